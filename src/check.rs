@@ -1,0 +1,215 @@
+//! The one analysis entry point: run every family, then apply config and suppressions.
+
+use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Scope, Suppression};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
+use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
+use crate::families::{self, FAMILIES};
+use crate::source::{Span, frontmatter};
+use crate::workspace::{FileKind, SourceFile, Workspace};
+
+/// Checks every file of the workspace; diagnostics come back sorted by file and position.
+pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
+    let mut raw = Vec::new();
+    for family in FAMILIES {
+        family.check(workspace, &mut raw);
+    }
+    let mut suppressions: Vec<Vec<Suppression>> = Vec::with_capacity(workspace.files().len());
+    let mut result = Vec::new();
+    for file in workspace.files() {
+        let (found, bad) = scan_suppressions(file);
+        suppressions.push(found);
+        for problem in bad {
+            result.push(Diagnostic::new(
+                InvalidSuppression,
+                file.id,
+                problem.span,
+                problem.message,
+            ));
+        }
+    }
+    for mut diagnostic in raw {
+        let file = workspace.file(diagnostic.file);
+        let Some(severity) = enabled(file, diagnostic.code) else {
+            continue;
+        };
+        diagnostic.severity = severity;
+        if !suppressed(
+            &mut suppressions[diagnostic.file.0 as usize],
+            file,
+            &diagnostic,
+        ) {
+            result.push(diagnostic);
+        }
+    }
+    for (file, found) in workspace.files().iter().zip(&suppressions) {
+        report_unused(file, found, &mut result);
+    }
+    let mut result: Vec<Diagnostic> = result
+        .into_iter()
+        .filter_map(|mut d| {
+            let file = workspace.file(d.file);
+            d.severity = enabled(file, d.code)?;
+            file.reported.then_some(d)
+        })
+        .collect();
+    result.sort_by(|a, b| {
+        let (fa, fb) = (workspace.file(a.file), workspace.file(b.file));
+        (&fa.display, a.span.start, a.code, &a.message).cmp(&(
+            &fb.display,
+            b.span.start,
+            b.code,
+            &b.message,
+        ))
+    });
+    result
+}
+
+/// The configured severity of `code` in `file`, or `None` when it is turned off there.
+fn enabled(file: &SourceFile, code: &str) -> Option<crate::diagnostic::Severity> {
+    let severity = file
+        .config
+        .severity(code, families::default_severity(code))?;
+    (!file.config.ignored_for(&file.path, code)).then_some(severity)
+}
+
+fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression>) {
+    let mut found = Vec::new();
+    let mut bad = Vec::new();
+    let text = &file.text;
+    match file.kind {
+        FileKind::Stage => {
+            if let Some(fm) = frontmatter::split(text) {
+                suppress::scan(
+                    text,
+                    &file.lines,
+                    fm.yaml,
+                    CommentStyle::Hash,
+                    &mut found,
+                    &mut bad,
+                );
+                if fm.close_fence.is_some() {
+                    suppress::scan(
+                        text,
+                        &file.lines,
+                        fm.body,
+                        CommentStyle::Html,
+                        &mut found,
+                        &mut bad,
+                    );
+                }
+            }
+        }
+        FileKind::StateMachine if !file.path.extension().is_some_and(|e| e == "json") => {
+            suppress::scan(
+                text,
+                &file.lines,
+                Span::new(0, text.len()),
+                CommentStyle::Hash,
+                &mut found,
+                &mut bad,
+            );
+        }
+        _ => {}
+    }
+    for suppression in &found {
+        for code in &suppression.codes {
+            if families::rule(&code.code).is_none() && !families::is_family(&code.code) {
+                let hint =
+                    crate::util::did_you_mean(&code.code, families::all_rules().map(|r| r.code))
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                bad.push(BadSuppression {
+                    span: code.span,
+                    message: format!("unknown rule code `{}`{hint}", code.code),
+                });
+            }
+        }
+    }
+    (found, bad)
+}
+
+fn suppressed(found: &mut [Suppression], file: &SourceFile, diagnostic: &Diagnostic) -> bool {
+    if diagnostic.code == UnusedSuppression || diagnostic.code == InvalidSuppression {
+        return false;
+    }
+    let line = file.lines.line_of(diagnostic.span.start);
+    let family = diagnostic.family();
+    for suppression in found.iter_mut() {
+        let applies = match suppression.scope {
+            Scope::File => true,
+            Scope::Line(l) => l == line,
+        };
+        if !applies {
+            continue;
+        }
+        if let Some(code) = suppression
+            .codes
+            .iter_mut()
+            .find(|c| c.code == diagnostic.code || c.code == family)
+        {
+            code.used = true;
+            return true;
+        }
+    }
+    false
+}
+
+fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnostic>) {
+    for suppression in found {
+        let known: Vec<_> = suppression
+            .codes
+            .iter()
+            .filter(|c| families::rule(&c.code).is_some() || families::is_family(&c.code))
+            .collect();
+        let unused: Vec<_> = known
+            .iter()
+            .filter(|c| !c.used && rule_enabled(file, &c.code))
+            .collect();
+        let all_unused = unused.len() == suppression.codes.len();
+        for code in unused {
+            let edit = if all_unused {
+                Edit {
+                    span: suppression.comment,
+                    replacement: String::new(),
+                }
+            } else {
+                Edit {
+                    span: code.span,
+                    replacement: String::new(),
+                }
+            };
+            let title = if all_unused {
+                "Remove the suppression comment"
+            } else {
+                "Remove the unused code"
+            };
+            out.push(
+                Diagnostic::new(
+                    UnusedSuppression,
+                    file.id,
+                    code.span,
+                    format!(
+                        "suppression of `{}` is unused: nothing here reports it; remove it",
+                        code.code
+                    ),
+                )
+                .with_fix(title, Applicability::Safe, vec![edit]),
+            );
+        }
+    }
+}
+
+/// A suppression for a rule the config turns off is not "unused".
+fn rule_enabled(file: &SourceFile, code: &str) -> bool {
+    match families::rule(code) {
+        Some(rule) => enabled(file, rule.code).is_some(),
+        None => families::all_rules()
+            .filter(|r| r.family() == code)
+            .any(|r| enabled(file, r.code).is_some()),
+    }
+}
+
+/// Convenience for tests and tools that hold one file's diagnostics.
+pub fn for_file(diagnostics: &[Diagnostic], file: FileId) -> impl Iterator<Item = &Diagnostic> {
+    diagnostics.iter().filter(move |d| d.file == file)
+}

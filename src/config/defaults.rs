@@ -1,0 +1,41 @@
+//! Documented defaults used when `stagelint.toml` does not say otherwise.
+
+/// The live tool set when `[tools] registered` is absent: Claude-style names used by the
+/// wiki examples plus the tool ids bundled with stud-cli.
+pub const DEFAULT_TOOLS: &[&str] = &[
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "Grep",
+    "Glob",
+    "Bash",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "NotebookEdit",
+    "Task",
+    "bash",
+    "glob",
+    "grep",
+    "read",
+    "edit",
+    "write",
+    "multi-edit",
+    "diff",
+    "lsp",
+    "web-fetch",
+    "http-request",
+    "memory",
+    "sleep",
+    "web-search",
+    "ask-user",
+    "catalog",
+    "context-compaction",
+];
+
+/// `resolutionPolicy` values accepted by default. The wiki shows only `retry-later`.
+pub const DEFAULT_RESOLUTION_POLICIES: &[&str] = &["retry-later", "fail", "skip"];
+
+/// `retryPolicy.backoff` values accepted by default. The wiki shows only `none`.
+pub const DEFAULT_BACKOFFS: &[&str] = &["none", "fixed", "linear", "exponential"];

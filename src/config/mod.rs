@@ -1,0 +1,258 @@
+//! `stagelint.toml`: discovery upward from a path, parsing with positions, resolved settings.
+
+mod defaults;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::diagnostic::Severity;
+use crate::source::{LineIndex, Span};
+use crate::template::stage::Dialect;
+
+pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
+
+/// File names looked for in each ancestor directory, in order.
+pub const CONFIG_NAMES: [&str; 2] = ["stagelint.toml", ".stagelint.toml"];
+
+/// The settings for the files under one config (or the defaults when there is none).
+#[derive(Debug)]
+pub struct Config {
+    /// The file these settings came from; `None` for the built-in defaults.
+    pub path: Option<PathBuf>,
+    /// Directory relative to which globs match.
+    pub root: PathBuf,
+    pub stage_globs: GlobSet,
+    /// The live tool set: bundled, discovered and MCP names.
+    pub tools: HashSet<String>,
+    pub dialect: Dialect,
+    pub resolution_policies: Vec<String>,
+    pub backoffs: Vec<String>,
+    /// Per code or per family (`sm`): a severity, or `None` for off.
+    pub rules: BTreeMap<String, Option<Severity>>,
+    pub per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+}
+
+/// A config that cannot be used; shown with its position and exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: invalid config: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.message
+        )
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    files: RawFiles,
+    #[serde(default)]
+    tools: RawTools,
+    #[serde(default)]
+    sm: RawSm,
+    #[serde(default)]
+    rules: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default, rename = "per-file-ignores")]
+    per_file_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawFiles {
+    #[serde(default)]
+    stages: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawTools {
+    registered: Option<Vec<String>>,
+    #[serde(default)]
+    extra: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawSm {
+    placeholder_dialect: Option<Spanned<String>>,
+    resolution_policies: Option<Vec<String>>,
+    backoffs: Option<Vec<String>>,
+}
+
+impl Config {
+    /// The built-in defaults, rooted at `root`.
+    pub fn defaults(root: &Path) -> Config {
+        Config {
+            path: None,
+            root: root.to_path_buf(),
+            stage_globs: GlobSet::empty(),
+            tools: DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect(),
+            dialect: Dialect::Mustache,
+            resolution_policies: DEFAULT_RESOLUTION_POLICIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            backoffs: DEFAULT_BACKOFFS.iter().map(|s| s.to_string()).collect(),
+            rules: BTreeMap::new(),
+            per_file_ignores: Vec::new(),
+        }
+    }
+
+    /// Parses config text; `path` is where it was read from (for globs and messages).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let root = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let lines = LineIndex::new(text);
+        let error = |span: Option<std::ops::Range<usize>>, message: String| {
+            let at = lines.line_col(text, span.map_or(0, |s| s.start));
+            ConfigError {
+                path: path.to_path_buf(),
+                line: at.line,
+                column: at.column,
+                message,
+            }
+        };
+        let raw: RawConfig =
+            toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
+        let mut config = Config::defaults(&root);
+        config.path = Some(path.to_path_buf());
+        config.stage_globs =
+            build_globs(&raw.files.stages).map_err(|(span, msg)| error(Some(span), msg))?;
+        if let Some(tools) = raw.tools.registered {
+            config.tools = tools.into_iter().collect();
+        }
+        config.tools.extend(raw.tools.extra);
+        if let Some(dialect) = raw.sm.placeholder_dialect {
+            config.dialect = match dialect.get_ref().as_str() {
+                "mustache" => Dialect::Mustache,
+                "dollar" => Dialect::Dollar,
+                other => {
+                    return Err(error(
+                        Some(dialect.span()),
+                        format!(
+                            "unknown placeholder-dialect `{other}`; expected \"mustache\" or \"dollar\""
+                        ),
+                    ));
+                }
+            };
+        }
+        if let Some(policies) = raw.sm.resolution_policies {
+            config.resolution_policies = policies;
+        }
+        if let Some(backoffs) = raw.sm.backoffs {
+            config.backoffs = backoffs;
+        }
+        for (code, level) in raw.rules {
+            check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
+            let level = match level.get_ref().as_str() {
+                "off" => None,
+                other => Some(Severity::parse(other).ok_or_else(|| {
+                    error(
+                        Some(level.span()),
+                        format!("unknown level `{other}`; expected \"error\", \"warning\", \"info\", \"hint\" or \"off\""),
+                    )
+                })?),
+            };
+            config.rules.insert(code.into_inner(), level);
+        }
+        for (glob, codes) in raw.per_file_ignores {
+            let set = build_globs(std::slice::from_ref(&glob))
+                .map_err(|(span, msg)| error(Some(span), msg))?;
+            let mut list = Vec::new();
+            for code in codes {
+                check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
+                list.push(code.into_inner());
+            }
+            config.per_file_ignores.push((set, list));
+        }
+        Ok(config)
+    }
+
+    /// Reads and parses the config at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read: {e}"),
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// The severity for `code` after `[rules]`, or `None` when the rule is off.
+    pub fn severity(&self, code: &str, default: Severity) -> Option<Severity> {
+        if let Some(level) = self.rules.get(code) {
+            return *level;
+        }
+        let family = code.split_once('/').map_or(code, |(f, _)| f);
+        match self.rules.get(family) {
+            Some(level) => *level,
+            None => Some(default),
+        }
+    }
+
+    /// Whether `per-file-ignores` turns `code` off for `path`.
+    pub fn ignored_for(&self, path: &Path, code: &str) -> bool {
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        let family = code.split_once('/').map_or(code, |(f, _)| f);
+        self.per_file_ignores.iter().any(|(set, codes)| {
+            set.is_match(relative) && codes.iter().any(|c| c == code || c == family)
+        })
+    }
+
+    /// Whether `[files] stages` names `path` as a stage definition.
+    pub fn is_stage_glob(&self, path: &Path) -> bool {
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        self.stage_globs.is_match(relative)
+    }
+}
+
+/// Finds the nearest config file at or above `dir`.
+pub fn discover(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .flat_map(|d| CONFIG_NAMES.iter().map(move |name| d.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (std::ops::Range<usize>, String)> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let parsed =
+            Glob::new(glob.get_ref()).map_err(|e| (glob.span(), format!("bad glob: {e}")))?;
+        builder.add(parsed);
+    }
+    builder
+        .build()
+        .map_err(|e| (0..0, format!("bad glob: {e}")))
+}
+
+fn check_code(code: &str) -> Result<(), String> {
+    if crate::families::rule(code).is_some() || crate::families::is_family(code) {
+        return Ok(());
+    }
+    let hint = crate::util::did_you_mean(code, crate::families::all_rules().map(|r| r.code))
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default();
+    Err(format!("unknown rule code `{code}`{hint}"))
+}
+
+/// Span of a byte range, for callers that report config problems as diagnostics.
+pub fn span_of(range: std::ops::Range<usize>) -> Span {
+    Span::new(range.start, range.end)
+}

@@ -1,0 +1,149 @@
+//! The one diagnostic type, severities, fixes, suppressions and the output renderers.
+
+pub mod render;
+pub mod suppress;
+
+use serde::Serialize;
+
+use crate::source::Span;
+
+/// How bad a finding is. Ordered: `Hint < Info < Warning < Error`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Hint,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Hint => "hint",
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        match text {
+            "hint" => Some(Severity::Hint),
+            "info" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+/// A secondary location: another file or place the finding involves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    /// Index of the file in the analysis' file table (`None` = the diagnostic's own file).
+    pub file: Option<FileId>,
+    pub span: Span,
+    pub message: String,
+}
+
+/// Identifies a file inside one analysis run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// One text replacement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+}
+
+/// Whether a fix may be applied without review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    Safe,
+    Unsafe,
+}
+
+/// A set of edits to the diagnostic's own file, with a title saying what it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub applicability: Applicability,
+    pub edits: Vec<Edit>,
+}
+
+/// One finding. `span` is the primary location in `file`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub file: FileId,
+    pub span: Span,
+    pub message: String,
+    pub related: Vec<Related>,
+    pub help: Option<String>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    /// A diagnostic at the rule's default severity; the collector remaps it from config later.
+    pub fn new(
+        code: &'static str,
+        file: FileId,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: crate::families::default_severity(code),
+            file,
+            span,
+            message: message.into(),
+            related: Vec::new(),
+            help: None,
+            fix: None,
+        }
+    }
+
+    pub fn with_related(
+        mut self,
+        file: FileId,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        self.related.push(Related {
+            file: Some(file),
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_fix(
+        mut self,
+        title: impl Into<String>,
+        applicability: Applicability,
+        edits: Vec<Edit>,
+    ) -> Diagnostic {
+        self.fix = Some(Fix {
+            title: title.into(),
+            applicability,
+            edits,
+        });
+        self
+    }
+
+    /// The family part of the code (`sm` for `sm/UnknownTool`).
+    pub fn family(&self) -> &'static str {
+        self.code
+            .split_once('/')
+            .map_or(self.code, |(family, _)| family)
+    }
+}

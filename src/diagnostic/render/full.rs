@@ -1,0 +1,96 @@
+//! The human format: source snippets with labels, via codespan-reporting.
+
+use std::io::{self, Write};
+use std::ops::Range;
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as Level};
+use codespan_reporting::files::{Error as FilesError, Files};
+use codespan_reporting::term::{self, termcolor::Buffer};
+
+use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::workspace::Workspace;
+
+/// Adapts the workspace to codespan's file database without copying text.
+struct Sources<'w>(&'w Workspace);
+
+impl<'w> Files<'w> for Sources<'w> {
+    type FileId = FileId;
+    type Name = &'w str;
+    type Source = &'w str;
+
+    fn name(&'w self, id: FileId) -> Result<&'w str, FilesError> {
+        Ok(&self.0.file(id).display)
+    }
+
+    fn source(&'w self, id: FileId) -> Result<&'w str, FilesError> {
+        Ok(&self.0.file(id).text)
+    }
+
+    fn line_index(&'w self, id: FileId, byte_index: usize) -> Result<usize, FilesError> {
+        Ok(self.0.file(id).lines.line_of(byte_index))
+    }
+
+    fn line_range(&'w self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
+        let file = self.0.file(id);
+        if line_index >= file.lines.line_count() {
+            return Err(FilesError::LineTooLarge {
+                given: line_index,
+                max: file.lines.line_count() - 1,
+            });
+        }
+        let start = file.lines.line_start(line_index);
+        let end = if line_index + 1 < file.lines.line_count() {
+            file.lines.line_start(line_index + 1)
+        } else {
+            file.text.len()
+        };
+        Ok(start..end)
+    }
+}
+
+pub fn render(
+    out: &mut dyn Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+    color: bool,
+) -> io::Result<()> {
+    let files = Sources(workspace);
+    let config = term::Config::default();
+    for d in diagnostics {
+        let mut buffer = if color {
+            Buffer::ansi()
+        } else {
+            Buffer::no_color()
+        };
+        term::emit_to_write_style(&mut buffer, &config, &files, &convert(d))
+            .map_err(io::Error::other)?;
+        out.write_all(buffer.as_slice())?;
+    }
+    Ok(())
+}
+
+fn convert(d: &Diagnostic) -> Report<FileId> {
+    let level = match d.severity {
+        Severity::Error => Level::Error,
+        Severity::Warning => Level::Warning,
+        Severity::Info => Level::Note,
+        Severity::Hint => Level::Help,
+    };
+    let mut labels = vec![Label::primary(d.file, d.span.start..d.span.end)];
+    labels.extend(d.related.iter().map(|r| {
+        Label::secondary(r.file.unwrap_or(d.file), r.span.start..r.span.end)
+            .with_message(&r.message)
+    }));
+    let mut notes = Vec::new();
+    if let Some(help) = &d.help {
+        notes.push(format!("help: {help}"));
+    }
+    if let Some(fix) = &d.fix {
+        notes.push(format!("fix available: {}", fix.title));
+    }
+    Report::new(level)
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_labels(labels)
+        .with_notes(notes)
+}

@@ -1,0 +1,133 @@
+//! Versioned JSON output (`version: 1`). Its structs are its own, so internal changes do not
+//! change the format.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::diagnostic::render::{Summary, range, rule_url};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::source::{LineCol, Span};
+use crate::workspace::{SourceFile, Workspace};
+
+#[derive(Serialize)]
+struct Output<'a> {
+    version: u32,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    path: &'a str,
+    code: &'static str,
+    severity: Severity,
+    message: &'a str,
+    range: Range,
+    related: Vec<JsonRelated<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<JsonFix<'a>>,
+    url: String,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    path: &'a str,
+    message: &'a str,
+    range: Range,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    title: &'a str,
+    applicability: Applicability,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    range: Range,
+    replacement: &'a str,
+}
+
+#[derive(Serialize)]
+struct Range {
+    start: Position,
+    end: Position,
+}
+
+#[derive(Serialize)]
+struct Position {
+    line: usize,
+    column: usize,
+}
+
+impl From<LineCol> for Position {
+    fn from(at: LineCol) -> Position {
+        Position {
+            line: at.line,
+            column: at.column,
+        }
+    }
+}
+
+fn to_range(file: &SourceFile, span: Span) -> Range {
+    let (start, end) = range(file, span);
+    Range {
+        start: start.into(),
+        end: end.into(),
+    }
+}
+
+pub fn render(
+    out: &mut dyn Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+) -> io::Result<()> {
+    let output = Output {
+        version: 1,
+        diagnostics: diagnostics.iter().map(|d| convert(workspace, d)).collect(),
+        summary: Summary::new(workspace, diagnostics),
+    };
+    serde_json::to_writer_pretty(&mut *out, &output)?;
+    writeln!(out)
+}
+
+fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
+    let file = workspace.file(d.file);
+    JsonDiagnostic {
+        path: &file.display,
+        code: d.code,
+        severity: d.severity,
+        message: &d.message,
+        range: to_range(file, d.span),
+        related: d
+            .related
+            .iter()
+            .map(|r| {
+                let other = workspace.file(r.file.unwrap_or(d.file));
+                JsonRelated {
+                    path: &other.display,
+                    message: &r.message,
+                    range: to_range(other, r.span),
+                }
+            })
+            .collect(),
+        help: d.help.as_deref(),
+        fix: d.fix.as_ref().map(|fix| JsonFix {
+            title: &fix.title,
+            applicability: fix.applicability,
+            edits: fix
+                .edits
+                .iter()
+                .map(|e| JsonEdit {
+                    range: to_range(file, e.span),
+                    replacement: &e.replacement,
+                })
+                .collect(),
+        }),
+        url: rule_url(d.code),
+    }
+}

@@ -1,0 +1,74 @@
+//! Output formats. Each takes the workspace (for paths and text) and the diagnostics.
+
+pub mod concise;
+pub mod full;
+pub mod json;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::{LineCol, Span};
+use crate::workspace::{SourceFile, Workspace};
+
+/// Counts shown after a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub hints: usize,
+}
+
+impl Summary {
+    pub fn new(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Summary {
+        let mut summary = Summary {
+            files: workspace.reported_files().count(),
+            ..Summary::default()
+        };
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::Info => summary.infos += 1,
+                Severity::Hint => summary.hints += 1,
+            }
+        }
+        summary
+    }
+
+    /// One closing line for people.
+    pub fn line(&self) -> String {
+        let checked = format!("{} file{} checked", self.files, plural(self.files));
+        let parts: Vec<String> = [
+            (self.errors, "error"),
+            (self.warnings, "warning"),
+            (self.infos, "info"),
+            (self.hints, "hint"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}{}", plural(n)))
+        .collect();
+        if parts.is_empty() {
+            format!("No findings ({checked}).")
+        } else {
+            format!("Found {} ({checked}).", parts.join(", "))
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// 1-based start and end positions of a span (columns in characters).
+pub fn range(file: &SourceFile, span: Span) -> (LineCol, LineCol) {
+    (
+        file.lines.line_col(&file.text, span.start),
+        file.lines.line_col(&file.text, span.end),
+    )
+}
+
+/// Where a rule's explanation lives, for links in editors and SARIF.
+pub fn rule_url(code: &str) -> String {
+    format!("https://stagelint.dev/rules/{code}")
+}

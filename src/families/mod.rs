@@ -1,0 +1,87 @@
+//! Rule families: each declares its rules once and checks the workspace files it owns.
+
+pub mod sm;
+pub mod stagelint;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::workspace::Workspace;
+
+/// What every rule says about itself; `stagelint rules`, `explain`, config validation and
+/// (later) SARIF descriptors and hover all read this.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub severity: Severity,
+    /// The rule's explanation in markdown (`# code`, a summary line, then sections).
+    pub doc: &'static str,
+    /// Whether the rule offers a fix on at least some findings.
+    pub fixable: bool,
+}
+
+impl RuleMeta {
+    /// The summary sentence: the first non-heading line of the doc.
+    pub fn summary(&self) -> &'static str {
+        self.doc
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !line.starts_with('#'))
+            .unwrap_or("")
+    }
+
+    pub fn family(&self) -> &'static str {
+        self.code
+            .split_once('/')
+            .map_or(self.code, |(family, _)| family)
+    }
+}
+
+/// A rule family. A family added later implements this and is listed in [`FAMILIES`]; the CLI
+/// (and the editor features built on the same analysis) pick it up from there.
+pub trait Family: Sync {
+    fn name(&self) -> &'static str;
+    fn rules(&self) -> &'static [RuleMeta];
+    /// Runs every rule of the family over the files it owns. Rules are pure: no IO, no config
+    /// filtering (the collector in `check` applies `[rules]` and suppressions).
+    fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>);
+}
+
+/// Every family, in a stable order.
+pub static FAMILIES: &[&dyn Family] = &[&stagelint::Stagelint, &sm::Sm];
+
+/// Declares a family's rule table from `Name => Severity` pairs; each rule's explanation is
+/// read from `docs/<Name>.md` next to the invoking module.
+macro_rules! declare_rules {
+    ($family:literal; $( $name:ident => $severity:ident $(, fix = $fix:literal)? ; )*) => {
+        pub static RULES: &[$crate::families::RuleMeta] = &[
+            $( $crate::families::RuleMeta {
+                code: concat!($family, "/", stringify!($name)),
+                severity: $crate::diagnostic::Severity::$severity,
+                doc: include_str!(concat!("docs/", stringify!($name), ".md")),
+                fixable: declare_rules!(@fix $($fix)?),
+            }, )*
+        ];
+        $( #[allow(non_upper_case_globals, dead_code)]
+           pub const $name: &str = concat!($family, "/", stringify!($name)); )*
+    };
+    (@fix) => { false };
+    (@fix $fix:literal) => { $fix };
+}
+pub(crate) use declare_rules;
+
+/// Every rule of every family.
+pub fn all_rules() -> impl Iterator<Item = &'static RuleMeta> {
+    FAMILIES.iter().flat_map(|family| family.rules().iter())
+}
+
+pub fn rule(code: &str) -> Option<&'static RuleMeta> {
+    all_rules().find(|rule| rule.code == code)
+}
+
+pub fn is_family(name: &str) -> bool {
+    FAMILIES.iter().any(|family| family.name() == name)
+}
+
+/// The declared severity of `code` (`Error` for a code no family declares, which a test forbids).
+pub fn default_severity(code: &str) -> Severity {
+    rule(code).map_or(Severity::Error, |rule| rule.severity)
+}

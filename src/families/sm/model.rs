@@ -1,0 +1,290 @@
+//! Typed, spanned views of stage definitions and state-machine files.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::diagnostic::FileId;
+use crate::source::frontmatter::{self, Frontmatter};
+use crate::source::{Node, Span, SyntaxError, Value, json, yaml};
+use crate::template::stage::{self as template, Tag};
+use crate::workspace::SourceFile;
+
+/// The eight fields every stage must declare, in the order the wiki lists them.
+pub const REQUIRED_FIELDS: [&str; 8] = [
+    "id",
+    "name",
+    "allowedTools",
+    "completionTool",
+    "completionSchema",
+    "retryPolicy",
+    "turnCap",
+    "resolutionPolicy",
+];
+
+/// Optional fields the contract defines, plus `next` (the stage's NextResult).
+pub const OPTIONAL_FIELDS: [&str; 4] = ["description", "inputsSchema", "tags", "next"];
+
+/// Fields of a StageResult, as `ctx.upstream[i].<field>` sees them.
+pub const STAGE_RESULT_FIELDS: [&str; 6] = [
+    "verdict",
+    "reason",
+    "parsed",
+    "capHit",
+    "attemptCount",
+    "output",
+];
+
+/// `ctx` names provided by core; everything else is SM-written.
+pub const CORE_CTX_FIELDS: [&str; 3] = ["upstream", "workflowRunId", "stageExecutionId"];
+
+/// One parsed stage definition.
+#[derive(Debug)]
+pub struct StageDoc<'w> {
+    pub file: &'w SourceFile,
+    /// `None` when the file has no frontmatter at all (only possible through `[files] stages`).
+    pub frontmatter: Option<Frontmatter>,
+    /// The frontmatter mapping with spans in file offsets; `None` when it did not parse.
+    pub root: Option<Node>,
+    pub syntax_errors: Vec<SyntaxError>,
+    pub tags: Vec<Tag>,
+}
+
+impl<'w> StageDoc<'w> {
+    pub fn parse(file: &'w SourceFile) -> StageDoc<'w> {
+        let text = &file.text;
+        let Some(fm) = frontmatter::split(text) else {
+            return StageDoc {
+                file,
+                frontmatter: None,
+                root: None,
+                syntax_errors: Vec::new(),
+                tags: Vec::new(),
+            };
+        };
+        let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
+        let root = parsed.root.map(|mut node| {
+            shift_node(&mut node, fm.yaml.start);
+            node
+        });
+        let syntax_errors = parsed
+            .errors
+            .into_iter()
+            .map(|mut e| {
+                e.span = e.span.shift(fm.yaml.start);
+                if let Some((span, _)) = &mut e.related {
+                    *span = span.shift(fm.yaml.start);
+                }
+                e
+            })
+            .collect();
+        let tags = match fm.close_fence {
+            Some(_) => template::parse(&text[fm.body.start..fm.body.end], fm.body.start),
+            None => Vec::new(),
+        };
+        StageDoc {
+            file,
+            frontmatter: Some(fm),
+            root,
+            syntax_errors,
+            tags,
+        }
+    }
+
+    pub fn id(&self) -> FileId {
+        self.file.id
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.file.config
+    }
+
+    /// The value under a top-level frontmatter key.
+    pub fn field(&self, key: &str) -> Option<&Node> {
+        self.root.as_ref()?.get(key)
+    }
+
+    /// The stage id when it is a string.
+    pub fn stage_id(&self) -> Option<(&str, Span)> {
+        let node = self.field("id")?;
+        Some((node.as_str()?, node.span))
+    }
+
+    pub fn completion_tool(&self) -> Option<(&str, Span)> {
+        let node = self.field("completionTool")?;
+        Some((node.as_str()?, node.span))
+    }
+
+    /// Where "the whole stage" findings point: the opening fence, else the file start.
+    pub fn anchor(&self) -> Span {
+        self.frontmatter
+            .as_ref()
+            .map_or(Span::empty(0), |fm| fm.open_fence)
+    }
+
+    /// The body text (empty when the frontmatter is unclosed).
+    pub fn body(&self) -> &str {
+        match &self.frontmatter {
+            Some(fm) if fm.close_fence.is_some() => &self.file.text[fm.body.start..fm.body.end],
+            _ => "",
+        }
+    }
+
+    /// The stage's `next`, when it has the right shape (type errors are `sm/FieldType`'s job).
+    pub fn next(&self) -> Option<NextPlan> {
+        NextPlan::read(self.field("next")?)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Execution {
+    Sequential,
+    Parallel,
+}
+
+/// A stage's declared successors.
+#[derive(Clone, Debug)]
+pub struct NextPlan {
+    pub span: Span,
+    pub stages: Vec<(String, Span)>,
+    /// Span of the `nextStages`/`stages` value, when present.
+    pub stages_span: Option<Span>,
+    pub execution: Execution,
+    pub execution_span: Option<Span>,
+    pub join: Option<(String, Span)>,
+    /// Span of the `join` key, for findings about the key itself.
+    pub join_key: Option<Span>,
+}
+
+impl NextPlan {
+    fn read(node: &Node) -> Option<NextPlan> {
+        node.as_map()?;
+        let list = node.get("nextStages").or_else(|| node.get("stages"));
+        let stages = list
+            .and_then(Node::as_seq)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|n| Some((n.as_str()?.to_string(), n.span)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let execution_node = node.get("execution");
+        let execution = match execution_node.and_then(Node::as_str) {
+            Some("parallel") => Execution::Parallel,
+            _ => Execution::Sequential,
+        };
+        let join_entry = node.entry("join");
+        let join = join_entry.and_then(|e| Some((e.value.as_str()?.to_string(), e.value.span)));
+        Some(NextPlan {
+            span: node.span,
+            stages,
+            stages_span: list.map(|n| n.span),
+            execution,
+            execution_span: execution_node.map(|n| n.span),
+            join,
+            join_key: join_entry.map(|e| e.key.span),
+        })
+    }
+}
+
+/// One `sm.yaml` / `sm.json`.
+#[derive(Debug)]
+pub struct SmDoc<'w> {
+    pub file: &'w SourceFile,
+    pub root: Option<Node>,
+    pub syntax_errors: Vec<SyntaxError>,
+}
+
+impl<'w> SmDoc<'w> {
+    pub fn parse(file: &'w SourceFile) -> SmDoc<'w> {
+        let parsed = if file.path.extension().is_some_and(|e| e == "json") {
+            json::parse(&file.text)
+        } else {
+            yaml::parse(&file.text)
+        };
+        SmDoc {
+            file,
+            root: parsed.root,
+            syntax_errors: parsed.errors,
+        }
+    }
+
+    /// The directory the state machine owns.
+    pub fn dir(&self) -> &Path {
+        self.file.path.parent().unwrap_or(Path::new("/"))
+    }
+
+    pub fn entry(&self) -> Option<(&str, Span)> {
+        let node = self.root.as_ref()?.get("entry")?;
+        Some((node.as_str()?, node.span))
+    }
+
+    /// The declared ctx fields, when `context` is declared with the right shape.
+    pub fn context(&self) -> Option<ContextDecl> {
+        let node = self.root.as_ref()?.get("context")?;
+        node.as_map()?;
+        let mut names = Vec::new();
+        for key in ["required", "optional"] {
+            if let Some(items) = node.get(key).and_then(Node::as_seq) {
+                names.extend(items.iter().filter_map(|n| n.as_str().map(str::to_string)));
+            }
+        }
+        Some(ContextDecl {
+            span: node.span,
+            names,
+        })
+    }
+}
+
+/// The SM's declared ctx fields.
+#[derive(Clone, Debug)]
+pub struct ContextDecl {
+    pub span: Span,
+    pub names: Vec<String>,
+}
+
+/// A state machine: its file (when there is one) and the stages under its directory.
+#[derive(Debug)]
+pub struct Machine<'a, 'w> {
+    pub sm: &'a SmDoc<'w>,
+    pub stages: Vec<&'a StageDoc<'w>>,
+}
+
+/// Groups stages under the nearest state-machine directory above them.
+pub fn group<'a, 'w>(sms: &'a [SmDoc<'w>], stages: &'a [StageDoc<'w>]) -> Vec<Machine<'a, 'w>> {
+    let mut machines: Vec<Machine<'a, 'w>> = sms
+        .iter()
+        .map(|sm| Machine {
+            sm,
+            stages: Vec::new(),
+        })
+        .collect();
+    for stage in stages {
+        let owner = machines
+            .iter_mut()
+            .filter(|m| stage.file.path.starts_with(m.sm.dir()))
+            .max_by_key(|m| m.sm.dir().components().count());
+        if let Some(machine) = owner {
+            machine.stages.push(stage);
+        }
+    }
+    machines
+}
+
+/// Moves every span in the tree by `offset` (the tree is depth-bounded by the reader).
+fn shift_node(node: &mut Node, offset: usize) {
+    node.span = node.span.shift(offset);
+    match &mut node.value {
+        Value::Seq(items) => items.iter_mut().for_each(|n| shift_node(n, offset)),
+        Value::Map(entries) => entries.iter_mut().for_each(|e| {
+            shift_node(&mut e.key, offset);
+            shift_node(&mut e.value, offset);
+        }),
+        _ => {}
+    }
+}
+
+/// The directory a path lives in, for grouping.
+pub fn parent_dir(path: &Path) -> PathBuf {
+    path.parent().map(Path::to_path_buf).unwrap_or_default()
+}

@@ -1,0 +1,533 @@
+//! Frontmatter shape: syntax, required fields, types, ids, turnCap, policies, unknown keys.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::sm::model::{OPTIONAL_FIELDS, REQUIRED_FIELDS, StageDoc};
+use crate::families::sm::{
+    FieldType, FrontmatterSyntax, InvalidResolutionPolicy, InvalidRetryPolicy, InvalidStageId,
+    MissingRequiredField, StageTurnCapTooLow, UnknownField,
+};
+use crate::source::{Node, Span, Value};
+use crate::util::{did_you_mean, is_kebab_case, to_kebab_case};
+
+/// Reports why the frontmatter cannot be read; returns whether the other rules can run.
+pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool {
+    let file = stage.id();
+    let Some(fm) = &stage.frontmatter else {
+        out.push(Diagnostic::new(
+            FrontmatterSyntax,
+            file,
+            Span::empty(0),
+            "this file is configured as a stage definition but has no frontmatter; start it with a `---` line",
+        ));
+        return false;
+    };
+    if fm.close_fence.is_none() {
+        out.push(Diagnostic::new(
+            FrontmatterSyntax,
+            file,
+            fm.open_fence,
+            "the frontmatter is never closed; add a `---` line after the last field",
+        ));
+        return false;
+    }
+    for error in &stage.syntax_errors {
+        let mut diagnostic = Diagnostic::new(
+            FrontmatterSyntax,
+            file,
+            error.span,
+            format!("invalid YAML: {}", error.message),
+        );
+        if let Some((span, message)) = &error.related {
+            diagnostic = diagnostic.with_related(file, *span, message.clone());
+        }
+        out.push(diagnostic);
+    }
+    match &stage.root {
+        None => stage.syntax_errors.is_empty(),
+        Some(root) if root.as_map().is_none() => {
+            out.push(Diagnostic::new(
+                FrontmatterSyntax,
+                file,
+                root.span,
+                format!(
+                    "the frontmatter must be a mapping of fields, but it is {}",
+                    root.type_name()
+                ),
+            ));
+            false
+        }
+        Some(_) => true,
+    }
+}
+
+pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+    check_missing(stage, out);
+    let Some(entries) = stage.root.as_ref().and_then(Node::as_map) else {
+        return;
+    };
+    let file = stage.id();
+    for entry in entries {
+        let Some(key) = entry.key_str() else {
+            out.push(Diagnostic::new(
+                FieldType,
+                file,
+                entry.key.span,
+                "frontmatter keys must be strings",
+            ));
+            continue;
+        };
+        let value = &entry.value;
+        match key {
+            "id" => {
+                if expect(stage, key, value, Expect::Text, out) {
+                    check_id(stage, value, out);
+                }
+            }
+            "name" | "completionTool" => {
+                expect(stage, key, value, Expect::Text, out);
+            }
+            "description" => {
+                expect(stage, key, value, Expect::String, out);
+            }
+            "resolutionPolicy" => {
+                if expect(stage, key, value, Expect::Text, out) {
+                    check_resolution_policy(stage, value, out);
+                }
+            }
+            "allowedTools" | "tags" => {
+                expect(stage, key, value, Expect::StringList, out);
+            }
+            "completionSchema" | "inputsSchema" => {
+                expect(stage, key, value, Expect::Mapping, out);
+            }
+            "turnCap" => {
+                if expect(stage, key, value, Expect::Integer, out)
+                    && value.as_i64().is_some_and(|n| n < 1)
+                {
+                    out.push(Diagnostic::new(
+                        StageTurnCapTooLow,
+                        file,
+                        value.span,
+                        format!("`turnCap` is {}; it must be at least 1 (it bounds the LLM turns of Act)", value.scalar_text()),
+                    ));
+                }
+            }
+            "retryPolicy" => {
+                if expect(stage, key, value, Expect::Mapping, out) {
+                    check_retry_policy(stage, entry.key.span, value, out);
+                }
+            }
+            "next" => {
+                if expect(stage, key, value, Expect::Mapping, out) {
+                    check_next(stage, value, out);
+                }
+            }
+            _ => unknown_key(
+                stage,
+                &entry.key,
+                key,
+                &known_fields(),
+                "stage frontmatter field",
+                out,
+            ),
+        }
+    }
+}
+
+fn known_fields() -> Vec<&'static str> {
+    REQUIRED_FIELDS
+        .iter()
+        .chain(OPTIONAL_FIELDS.iter())
+        .copied()
+        .collect()
+}
+
+/// Reports a key nobody reads, with a rename fix when it looks like a typo.
+pub(super) fn unknown_key(
+    stage: &StageDoc,
+    key_node: &Node,
+    key: &str,
+    known: &[&'static str],
+    what: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    out.push(unknown_key_diagnostic(
+        stage.id(),
+        key_node,
+        key,
+        known,
+        what,
+    ));
+}
+
+pub(crate) fn unknown_key_diagnostic(
+    file: crate::diagnostic::FileId,
+    key_node: &Node,
+    key: &str,
+    known: &[&'static str],
+    what: &str,
+) -> Diagnostic {
+    let suggestion = did_you_mean(key, known.iter().copied());
+    let message = match suggestion {
+        Some(s) => format!(
+            "unknown {what} `{key}`; did you mean `{s}`? The runtime ignores unknown keys silently"
+        ),
+        None => format!("unknown {what} `{key}`; the runtime ignores it"),
+    };
+    let diagnostic = Diagnostic::new(UnknownField, file, key_node.span, message);
+    match suggestion {
+        Some(s) => diagnostic.with_fix(
+            format!("Rename to `{s}`"),
+            Applicability::Unsafe,
+            vec![Edit {
+                span: key_node.span,
+                replacement: s.to_string(),
+            }],
+        ),
+        None => diagnostic,
+    }
+}
+
+fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+    let root = stage.root.as_ref();
+    let missing: Vec<&str> = REQUIRED_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| root.and_then(|r| r.get(f)).is_none())
+        .collect();
+    let Some(fm) = &stage.frontmatter else { return };
+    let Some(close) = fm.close_fence else { return };
+    let newline = if stage.file.text[..close.start].ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    for field in missing {
+        let line = format!("{field}: {}{newline}", placeholder(stage, field));
+        out.push(
+            Diagnostic::new(
+                MissingRequiredField,
+                stage.id(),
+                fm.open_fence,
+                format!(
+                    "missing required field `{field}` ({}); a stage without it fails Init",
+                    describe(field)
+                ),
+            )
+            .with_fix(
+                format!("Add `{field}`"),
+                Applicability::Unsafe,
+                vec![Edit {
+                    span: Span::empty(close.start),
+                    replacement: line,
+                }],
+            ),
+        );
+    }
+}
+
+fn describe(field: &str) -> &'static str {
+    match field {
+        "id" => "a kebab-case id unique in the state machine",
+        "name" => "a human-readable label",
+        "allowedTools" => "the tools this stage may call, `[]` for none",
+        "completionTool" => "the tool the model calls to finish the stage",
+        "completionSchema" => "a JSON Schema for the completion payload",
+        "retryPolicy" => "`{ maxAttempts, backoff }`",
+        "turnCap" => "a positive integer bounding the LLM turns of Act",
+        _ => "how CheckGate outcomes are handled, e.g. `retry-later`",
+    }
+}
+
+/// A sensible starting value for a missing field.
+fn placeholder(stage: &StageDoc, field: &str) -> String {
+    let stem = stage
+        .file
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("stage");
+    let id = stage
+        .stage_id()
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| to_kebab_case(stem));
+    match field {
+        "id" => id,
+        "name" => {
+            let mut chars = id.replace('-', " ").chars().collect::<Vec<_>>();
+            if let Some(first) = chars.first_mut() {
+                *first = first.to_ascii_uppercase();
+            }
+            chars.into_iter().collect()
+        }
+        "allowedTools" => "[]".into(),
+        "completionTool" => format!("submit_{}", id.replace('-', "_")),
+        "completionSchema" => "{ type: object }".into(),
+        "retryPolicy" => "{ maxAttempts: 1, backoff: none }".into(),
+        "turnCap" => "10".into(),
+        _ => stage
+            .config()
+            .resolution_policies
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "retry-later".into()),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Expect {
+    /// A non-empty string.
+    Text,
+    String,
+    StringList,
+    Mapping,
+    Integer,
+}
+
+/// Checks a value's type; returns whether it has the expected type.
+fn expect(
+    stage: &StageDoc,
+    key: &str,
+    value: &Node,
+    expect: Expect,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
+    let file = stage.id();
+    let wanted = match expect {
+        Expect::Text | Expect::String => "a string",
+        Expect::StringList => "a list of strings",
+        Expect::Mapping => "a mapping",
+        Expect::Integer => "an integer",
+    };
+    let ok = match (&value.value, expect) {
+        (Value::String(s), Expect::Text) => {
+            if s.trim().is_empty() {
+                out.push(Diagnostic::new(
+                    FieldType,
+                    file,
+                    value.span,
+                    format!("`{key}` is empty; give it a value"),
+                ));
+                return false;
+            }
+            true
+        }
+        (Value::String(_), Expect::String)
+        | (Value::Map(_), Expect::Mapping)
+        | (Value::Int(_), Expect::Integer) => true,
+        (Value::Seq(items), Expect::StringList) => {
+            let mut all = true;
+            for item in items.iter().filter(|item| item.as_str().is_none()) {
+                out.push(Diagnostic::new(
+                    FieldType,
+                    file,
+                    item.span,
+                    format!(
+                        "every `{key}` entry must be a string, but this one is {}",
+                        item.type_name()
+                    ),
+                ));
+                all = false;
+            }
+            return all;
+        }
+        _ => false,
+    };
+    if !ok {
+        let found = match &value.value {
+            Value::Null => "empty (null)".to_string(),
+            Value::Float(_) if matches!(expect, Expect::Integer) => {
+                format!("{} (not a whole number)", value.scalar_text())
+            }
+            Value::String(s) if matches!(expect, Expect::Integer) => format!("the string \"{s}\""),
+            _ => value.type_name().to_string(),
+        };
+        let hint = match expect {
+            Expect::StringList => " such as `[Read, Grep]`",
+            _ => "",
+        };
+        out.push(Diagnostic::new(
+            FieldType,
+            file,
+            value.span,
+            format!("`{key}` must be {wanted}{hint}, but it is {found}"),
+        ));
+    }
+    ok
+}
+
+fn check_id(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
+    let Some(id) = value.as_str() else { return };
+    if is_kebab_case(id) {
+        return;
+    }
+    let fixed = to_kebab_case(id);
+    let mut diagnostic = Diagnostic::new(
+        InvalidStageId,
+        stage.id(),
+        value.span,
+        format!(
+            "stage id `{id}` is not kebab-case (lowercase letters and digits joined by single `-`)"
+        ),
+    );
+    if is_kebab_case(&fixed) {
+        // Unsafe: `next`, `join` and `entry` elsewhere may still use the old id.
+        diagnostic = diagnostic.with_fix(
+            format!("Rename to `{fixed}`"),
+            Applicability::Unsafe,
+            vec![Edit {
+                span: value.span,
+                replacement: fixed,
+            }],
+        );
+    }
+    out.push(diagnostic);
+}
+
+fn check_resolution_policy(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
+    let Some(policy) = value.as_str() else { return };
+    let known = &stage.config().resolution_policies;
+    if known.iter().any(|k| k == policy) {
+        return;
+    }
+    let suggestion = did_you_mean(policy, known.iter().map(String::as_str));
+    let list = known
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut diagnostic = Diagnostic::new(
+        InvalidResolutionPolicy,
+        stage.id(),
+        value.span,
+        format!("unknown resolutionPolicy `{policy}`; expected one of {list}"),
+    )
+    .with_help(
+        "the accepted values are configurable with `[sm] resolution-policies` in stagelint.toml",
+    );
+    if let Some(s) = suggestion {
+        diagnostic = diagnostic.with_fix(
+            format!("Replace with `{s}`"),
+            Applicability::Unsafe,
+            vec![Edit {
+                span: value.span,
+                replacement: s.to_string(),
+            }],
+        );
+    }
+    out.push(diagnostic);
+}
+
+fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut Vec<Diagnostic>) {
+    let file = stage.id();
+    match value.get("maxAttempts") {
+        None => out.push(Diagnostic::new(
+            InvalidRetryPolicy,
+            file,
+            key_span,
+            "`retryPolicy` has no `maxAttempts`; add `maxAttempts: 1` (or more) to bound Assert → retry",
+        )),
+        Some(n) if n.as_i64().is_none_or(|n| n < 1) => out.push(Diagnostic::new(
+            InvalidRetryPolicy,
+            file,
+            n.span,
+            format!("`maxAttempts` must be an integer of at least 1, but it is {}", n.scalar_text()),
+        )),
+        Some(_) => {}
+    }
+    let known = &stage.config().backoffs;
+    let list = known
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match value.get("backoff") {
+        None => out.push(Diagnostic::new(
+            InvalidRetryPolicy,
+            file,
+            key_span,
+            format!("`retryPolicy` has no `backoff`; add one of {list}"),
+        )),
+        Some(b) => match b.as_str() {
+            Some(name) if known.iter().any(|k| k == name) => {}
+            _ => {
+                let suggestion = b
+                    .as_str()
+                    .and_then(|name| did_you_mean(name, known.iter().map(String::as_str)));
+                let hint = suggestion
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                out.push(
+                    Diagnostic::new(
+                        InvalidRetryPolicy,
+                        file,
+                        b.span,
+                        format!("unknown backoff `{}`{hint}; expected one of {list}", b.scalar_text()),
+                    )
+                    .with_help("the accepted values are configurable with `[sm] backoffs` in stagelint.toml"),
+                );
+            }
+        },
+    }
+    for entry in value.as_map().unwrap_or_default() {
+        let key = entry.key_str().unwrap_or("");
+        if key != "maxAttempts" && key != "backoff" {
+            unknown_key(
+                stage,
+                &entry.key,
+                key,
+                &["maxAttempts", "backoff"],
+                "retryPolicy key",
+                out,
+            );
+        }
+    }
+}
+
+fn check_next(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
+    let file = stage.id();
+    let mut list_seen = false;
+    for entry in value.as_map().unwrap_or_default() {
+        let key = entry.key_str().unwrap_or("");
+        match key {
+            "nextStages" | "stages" => {
+                if list_seen {
+                    out.push(Diagnostic::new(
+                        FieldType,
+                        file,
+                        entry.key.span,
+                        "`next` has both `nextStages` and its alias `stages`; keep one",
+                    ));
+                }
+                list_seen = true;
+                expect(stage, key, &entry.value, Expect::StringList, out);
+            }
+            "execution" => {
+                if expect(stage, key, &entry.value, Expect::Text, out)
+                    && !matches!(entry.value.as_str(), Some("sequential" | "parallel"))
+                {
+                    out.push(Diagnostic::new(
+                        FieldType,
+                        file,
+                        entry.value.span,
+                        format!(
+                            "`execution` must be `sequential` or `parallel`, not `{}`",
+                            entry.value.scalar_text()
+                        ),
+                    ));
+                }
+            }
+            "join" => {
+                expect(stage, key, &entry.value, Expect::Text, out);
+            }
+            _ => unknown_key(
+                stage,
+                &entry.key,
+                key,
+                &["nextStages", "stages", "execution", "join"],
+                "`next` key",
+                out,
+            ),
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! The state machine's shape: its file, stage ids, `entry`, `next`/`join` targets, reachability.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
+use crate::families::sm::rules::fields::unknown_key_diagnostic;
+use crate::families::sm::{
+    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, StageJoinDangling,
+    StateMachineInvalid, UnknownNextStage, UnreachableStage,
+};
+use crate::source::{Node, Span, Value};
+use crate::util::did_you_mean;
+
+const SM_KEYS: [&str; 6] = [
+    "entry",
+    "context",
+    "enabled",
+    "autoAttach",
+    "name",
+    "description",
+];
+
+/// The resolved graph, for the upstream rules.
+pub(super) struct Graph<'a, 'w> {
+    pub by_id: HashMap<&'a str, &'a StageDoc<'w>>,
+    pub entry: Option<&'a str>,
+    pub plans: Vec<(&'a StageDoc<'w>, NextPlan)>,
+}
+
+/// Runs the graph rules; returns the graph when the SM file is usable.
+pub(super) fn check<'a, 'w>(
+    machine: &Machine<'a, 'w>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<Graph<'a, 'w>> {
+    let usable = check_sm_file(machine, out);
+    let by_id = index_ids(machine, out);
+    let plans: Vec<(&StageDoc, NextPlan)> = machine
+        .stages
+        .iter()
+        .filter_map(|s| Some((*s, s.next()?)))
+        .collect();
+    for (stage, plan) in &plans {
+        check_plan(stage, plan, &by_id, out);
+    }
+    if !usable {
+        return None;
+    }
+    let entry = check_entry(machine, &by_id, out);
+    if let Some(entry) = entry {
+        check_reachable(machine, entry, &plans, out);
+    }
+    Some(Graph {
+        by_id,
+        entry,
+        plans,
+    })
+}
+
+fn check_sm_file(machine: &Machine, out: &mut Vec<Diagnostic>) -> bool {
+    let sm = machine.sm;
+    let file = sm.file.id;
+    for error in &sm.syntax_errors {
+        let mut diagnostic = Diagnostic::new(
+            StateMachineInvalid,
+            file,
+            error.span,
+            format!("invalid state machine file: {}", error.message),
+        );
+        if let Some((span, message)) = &error.related {
+            diagnostic = diagnostic.with_related(file, *span, message.clone());
+        }
+        out.push(diagnostic);
+    }
+    let Some(root) = &sm.root else {
+        if sm.syntax_errors.is_empty() {
+            out.push(Diagnostic::new(
+                StateMachineInvalid,
+                file,
+                Span::empty(0),
+                "the state machine file is empty; it needs at least `entry: <stage-id>`",
+            ));
+        }
+        return false;
+    };
+    let Some(entries) = root.as_map() else {
+        out.push(Diagnostic::new(
+            StateMachineInvalid,
+            file,
+            root.span,
+            format!(
+                "the state machine file must be a mapping, but it is {}",
+                root.type_name()
+            ),
+        ));
+        return false;
+    };
+    if root.get("entry").is_none() {
+        out.push(Diagnostic::new(
+            StateMachineInvalid,
+            file,
+            Span::new(root.span.start, root.span.start),
+            "the state machine has no `entry`; add `entry: <stage-id>` naming its first stage",
+        ));
+    }
+    for entry in entries {
+        let key = entry.key_str().unwrap_or("");
+        let value = &entry.value;
+        let problem = match key {
+            "entry" => value
+                .as_str()
+                .is_none_or(|s| s.is_empty())
+                .then_some("must be a stage id (a non-empty string)"),
+            "enabled" | "autoAttach" => {
+                (!matches!(value.value, Value::Bool(_))).then_some("must be `true` or `false`")
+            }
+            "name" | "description" => value.as_str().is_none().then_some("must be a string"),
+            "context" => check_context_shape(value),
+            _ => {
+                out.push(unknown_key_diagnostic(
+                    file,
+                    &entry.key,
+                    key,
+                    &SM_KEYS,
+                    "state machine key",
+                ));
+                None
+            }
+        };
+        if let Some(problem) = problem {
+            out.push(Diagnostic::new(
+                StateMachineInvalid,
+                file,
+                value.span,
+                format!("`{key}` {problem}"),
+            ));
+        }
+    }
+    true
+}
+
+fn check_context_shape(value: &Node) -> Option<&'static str> {
+    let Some(entries) = value.as_map() else {
+        return Some("must be a mapping with `required` and/or `optional` lists of field names");
+    };
+    for entry in entries {
+        let is_list = entry
+            .value
+            .as_seq()
+            .is_some_and(|items| items.iter().all(|i| i.as_str().is_some()));
+        if !matches!(entry.key_str(), Some("required" | "optional")) || !is_list {
+            return Some("must only hold `required` and `optional`, each a list of field names");
+        }
+    }
+    None
+}
+
+/// Maps ids to stages and reports ids used twice.
+fn index_ids<'a, 'w>(
+    machine: &Machine<'a, 'w>,
+    out: &mut Vec<Diagnostic>,
+) -> HashMap<&'a str, &'a StageDoc<'w>> {
+    let mut by_id: HashMap<&'a str, &'a StageDoc<'w>> = HashMap::new();
+    for stage in &machine.stages {
+        let Some((id, span)) = stage.stage_id() else {
+            continue;
+        };
+        match by_id.get(id) {
+            Some(first) => {
+                let first_span = first.stage_id().map_or(Span::empty(0), |(_, s)| s);
+                out.push(
+                    Diagnostic::new(
+                        DuplicateStageId,
+                        stage.id(),
+                        span,
+                        format!("stage id `{id}` is already used by `{}`; ids must be unique in a state machine", first.file.display),
+                    )
+                    .with_related(first.id(), first_span, "first defined here"),
+                );
+            }
+            None => {
+                by_id.insert(id, stage);
+            }
+        }
+    }
+    by_id
+}
+
+fn suggest_fix(
+    diagnostic: Diagnostic,
+    span: Span,
+    word: &str,
+    ids: &HashMap<&str, &StageDoc>,
+) -> Diagnostic {
+    match did_you_mean(word, ids.keys().copied()) {
+        Some(s) => diagnostic.with_fix(
+            format!("Replace with `{s}`"),
+            Applicability::Unsafe,
+            vec![Edit {
+                span,
+                replacement: s.to_string(),
+            }],
+        ),
+        None => diagnostic,
+    }
+}
+
+fn hint(word: &str, ids: &HashMap<&str, &StageDoc>) -> String {
+    match did_you_mean(word, ids.keys().copied()) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => String::new(),
+    }
+}
+
+fn check_plan(
+    stage: &StageDoc,
+    plan: &NextPlan,
+    ids: &HashMap<&str, &StageDoc>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let file = stage.id();
+    for (target, span) in &plan.stages {
+        if !ids.contains_key(target.as_str()) {
+            let diagnostic = Diagnostic::new(
+                UnknownNextStage,
+                file,
+                *span,
+                format!(
+                    "`{target}` is not a stage of this state machine{}",
+                    hint(target, ids)
+                ),
+            );
+            out.push(suggest_fix(diagnostic, *span, target, ids));
+        }
+    }
+    if plan.execution == Execution::Parallel && plan.stages.len() < 2 {
+        let span = plan.execution_span.unwrap_or(plan.span);
+        out.push(Diagnostic::new(
+            InvalidParallelPlan,
+            file,
+            span,
+            format!(
+                "`execution: parallel` needs at least two `nextStages`, but there {}; use `sequential` or add a sibling",
+                if plan.stages.len() == 1 { "is one".to_string() } else { format!("are {}", plan.stages.len()) }
+            ),
+        ));
+    }
+    let Some((join, join_span)) = &plan.join else {
+        return;
+    };
+    if plan.execution == Execution::Sequential {
+        out.push(Diagnostic::new(
+            InvalidParallelPlan,
+            file,
+            plan.join_key.unwrap_or(*join_span),
+            "`join` only applies to `execution: parallel`; a sequential next never joins. Remove `join` or make the plan parallel",
+        ));
+    }
+    if !ids.contains_key(join.as_str()) {
+        let diagnostic = Diagnostic::new(
+            StageJoinDangling,
+            file,
+            *join_span,
+            format!(
+                "join stage `{join}` is not a stage of this state machine{}",
+                hint(join, ids)
+            ),
+        );
+        out.push(suggest_fix(diagnostic, *join_span, join, ids));
+    } else if let Some((_, sibling_span)) = plan.stages.iter().find(|(s, _)| s == join) {
+        out.push(
+            Diagnostic::new(
+                JoinIsSibling,
+                file,
+                *join_span,
+                format!("`{join}` is both a parallel sibling and the join; the join runs after every sibling, so it must be another stage"),
+            )
+            .with_related(file, *sibling_span, "listed as a sibling here"),
+        );
+    }
+}
+
+fn check_entry<'a>(
+    machine: &Machine<'a, '_>,
+    ids: &HashMap<&'a str, &StageDoc>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<&'a str> {
+    let (entry, span) = machine.sm.entry()?;
+    if let Some((found, _)) = ids.get_key_value(entry) {
+        return Some(found);
+    }
+    let message = if ids.is_empty() {
+        format!(
+            "entry stage `{entry}` does not exist: no stage definition was found under this directory"
+        )
+    } else {
+        format!(
+            "entry stage `{entry}` is not a stage of this state machine{}",
+            hint(entry, ids)
+        )
+    };
+    out.push(suggest_fix(
+        Diagnostic::new(EntryStageMissing, machine.sm.file.id, span, message),
+        span,
+        entry,
+        ids,
+    ));
+    None
+}
+
+fn check_reachable(
+    machine: &Machine,
+    entry: &str,
+    plans: &[(&StageDoc, NextPlan)],
+    out: &mut Vec<Diagnostic>,
+) {
+    let edges: HashMap<&str, Vec<&str>> = plans
+        .iter()
+        .filter_map(|(stage, plan)| {
+            let (id, _) = stage.stage_id()?;
+            let targets = plan
+                .stages
+                .iter()
+                .map(|(s, _)| s.as_str())
+                .chain(plan.join.as_ref().map(|(j, _)| j.as_str()));
+            Some((id, targets.collect()))
+        })
+        .collect();
+    let mut seen: HashSet<&str> = HashSet::from([entry]);
+    let mut queue = VecDeque::from([entry]);
+    while let Some(id) = queue.pop_front() {
+        for next in edges.get(id).into_iter().flatten() {
+            if seen.insert(next) {
+                queue.push_back(next);
+            }
+        }
+    }
+    for stage in &machine.stages {
+        let Some((id, span)) = stage.stage_id() else {
+            continue;
+        };
+        if !seen.contains(id) {
+            out.push(Diagnostic::new(
+                UnreachableStage,
+                stage.id(),
+                span,
+                format!("stage `{id}` is never reached from the entry stage `{entry}`; add it to a `next` or remove it"),
+            )
+            .with_related(machine.sm.file.id, machine.sm.entry().map_or(Span::empty(0), |(_, s)| s), "entry declared here"));
+        }
+    }
+}

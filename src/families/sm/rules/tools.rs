@@ -1,0 +1,73 @@
+//! Tool names: `allowedTools` against the live tool set, the completion channel's name.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::sm::model::StageDoc;
+use crate::families::sm::{CompletionToolCollision, CompletionToolNotMentioned, UnknownTool};
+use crate::util::did_you_mean;
+
+pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+    let file = stage.id();
+    let tools = &stage.config().tools;
+    let completion = stage.completion_tool();
+    if let Some(items) = stage.field("allowedTools").and_then(|n| n.as_seq()) {
+        for item in items {
+            let Some(name) = item.as_str() else { continue };
+            if tools.contains(name) {
+                continue;
+            }
+            if completion.is_some_and(|(c, _)| c == name) {
+                out.push(Diagnostic::new(
+                    UnknownTool,
+                    file,
+                    item.span,
+                    format!("`{name}` is this stage's completion tool, not a registered tool; remove it from `allowedTools` (the completion channel is always injected)"),
+                ));
+                continue;
+            }
+            let suggestion = did_you_mean(name, tools.iter().map(String::as_str));
+            let message = match suggestion {
+                Some(s) => format!("`{name}` is not in the live tool set; did you mean `{s}`?"),
+                None => format!(
+                    "`{name}` is not in the live tool set; the stage fails Init on unknown tool names"
+                ),
+            };
+            let mut diagnostic = Diagnostic::new(UnknownTool, file, item.span, message)
+                .with_help("register extra tools (MCP servers, plugins) under `[tools] registered` or `extra` in stagelint.toml");
+            if let Some(s) = suggestion {
+                let replacement = if item.span.len() == name.len() {
+                    s.to_string()
+                } else {
+                    format!("\"{s}\"")
+                };
+                diagnostic = diagnostic.with_fix(
+                    format!("Replace with `{s}`"),
+                    Applicability::Unsafe,
+                    vec![Edit {
+                        span: item.span,
+                        replacement,
+                    }],
+                );
+            }
+            out.push(diagnostic);
+        }
+    }
+    let Some((name, span)) = completion else {
+        return;
+    };
+    if tools.contains(name) {
+        out.push(Diagnostic::new(
+            CompletionToolCollision,
+            file,
+            span,
+            format!("completionTool `{name}` has the name of a registered tool; core rejects the stage at Init. Pick a stage-local name such as `submit_{}`", stage.stage_id().map_or("result".to_string(), |(id, _)| id.replace('-', "_"))),
+        ));
+    }
+    if !stage.body().contains(name) {
+        out.push(Diagnostic::new(
+            CompletionToolNotMentioned,
+            file,
+            span,
+            format!("the body never mentions `{name}`; tell the model to call it when it is done, and with what"),
+        ));
+    }
+}

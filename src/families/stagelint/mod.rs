@@ -1,0 +1,44 @@
+//! The `stagelint/` family: findings about files and suppressions rather than about a format.
+
+use crate::diagnostic::Diagnostic;
+use crate::families::{Family, RuleMeta, declare_rules};
+use crate::source::Span;
+use crate::workspace::{FileKind, Workspace};
+
+declare_rules! { "stagelint";
+    IoError => Error;
+    UnusedSuppression => Warning, fix = true;
+    InvalidSuppression => Warning;
+}
+
+pub struct Stagelint;
+
+impl Family for Stagelint {
+    fn name(&self) -> &'static str {
+        "stagelint"
+    }
+
+    fn rules(&self) -> &'static [RuleMeta] {
+        RULES
+    }
+
+    /// Reports unreadable files. Suppression findings are made by the collector, which is the
+    /// only place that knows which suppressions were used.
+    fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        for file in workspace.files() {
+            if let FileKind::Unreadable { message, offset } = &file.kind {
+                let at = if *offset <= file.text.len() {
+                    *offset
+                } else {
+                    0
+                };
+                out.push(Diagnostic::new(
+                    IoError,
+                    file.id,
+                    Span::empty(at),
+                    message.clone(),
+                ));
+            }
+        }
+    }
+}

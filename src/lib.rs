@@ -1,0 +1,13 @@
+//! stagelint: a linter and language server for LLM agent-workflow definitions.
+//!
+//! Data flows one way: text → parsed, spanned model → workspace → rules → diagnostics →
+//! renderer. The CLI and (later) the language server call the same [`check::check`].
+
+pub mod check;
+pub mod config;
+pub mod diagnostic;
+pub mod families;
+pub mod source;
+pub mod template;
+pub mod util;
+pub mod workspace;

@@ -1,0 +1,177 @@
+//! The `stagelint` command line: parse arguments, call the library, map results to exit codes.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use stagelint::config::Config;
+use stagelint::diagnostic::Severity;
+use stagelint::diagnostic::render::{self, Summary};
+use stagelint::families;
+use stagelint::workspace::discover::{ConfigCache, discover};
+
+#[derive(Parser)]
+#[command(
+    name = "stagelint",
+    version,
+    about = "Lint LLM agent-workflow definitions: stage files, state machines"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check files and directories (default: the current directory).
+    Check(CheckArgs),
+    /// List every rule with its default severity.
+    Rules,
+    /// Explain a rule: what it checks, why, and an example.
+    Explain {
+        /// A rule code such as `sm/StageJoinDangling`.
+        code: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Files or directories to check.
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Full)]
+    format: Format,
+    /// Use this config file for every path instead of discovering `stagelint.toml`.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// When to color human output (`NO_COLOR` is honoured under `auto`).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Full,
+    Concise,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => run_check(args),
+        Command::Rules => run_rules(),
+        Command::Explain { code } => run_explain(&code),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            let _ = writeln!(io::stderr(), "stagelint: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_check(args: CheckArgs) -> Result<ExitCode, String> {
+    let forced = match &args.config {
+        Some(path) => Some(Config::load(path).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths
+    };
+    for path in &paths {
+        if !path.exists() {
+            return Err(format!("{}: no such file or directory", path.display()));
+        }
+    }
+    let mut configs = ConfigCache::new(forced);
+    let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
+    let diagnostics = stagelint::check::check(&workspace);
+    let summary = Summary::new(&workspace, &diagnostics);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let written = match args.format {
+        Format::Json => render::json::render(&mut out, &workspace, &diagnostics),
+        Format::Concise => render::concise::render(&mut out, &workspace, &diagnostics)
+            .and_then(|()| writeln!(out, "{}", summary.line())),
+        Format::Full => {
+            let color = match args.color {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => {
+                    io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                }
+            };
+            render::full::render(&mut out, &workspace, &diagnostics, color)
+                .and_then(|()| writeln!(out, "{}", summary.line()))
+        }
+    };
+    if let Err(error) = written {
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            return Err(format!("cannot write output: {error}"));
+        }
+    }
+    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_rules() -> Result<ExitCode, String> {
+    let mut out = io::stdout().lock();
+    let width = families::all_rules()
+        .map(|r| r.code.len())
+        .max()
+        .unwrap_or(0);
+    for rule in families::all_rules() {
+        let fix = if rule.fixable { "fix" } else { "   " };
+        let line = format!(
+            "{:width$}  {:7}  {fix}  {}",
+            rule.code,
+            rule.severity.as_str(),
+            rule.summary()
+        );
+        if writeln!(out, "{}", line.trim_end()).is_err() {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_explain(code: &str) -> Result<ExitCode, String> {
+    match families::rule(code) {
+        Some(rule) => {
+            let mut out = io::stdout().lock();
+            let _ = writeln!(
+                out,
+                "{}\n\nDefault severity: {}",
+                rule.doc.trim_end(),
+                rule.severity.as_str()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            let hint = stagelint::util::did_you_mean(code, families::all_rules().map(|r| r.code))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            Err(format!(
+                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all)"
+            ))
+        }
+    }
+}

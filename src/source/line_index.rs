@@ -1,0 +1,128 @@
+//! Byte offset to line/column conversion (UTF-8 columns for people, UTF-16 for SARIF and LSP).
+
+/// 1-based line, 1-based column counted in Unicode scalar values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Start offsets of every line of a text; built once per file.
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        LineIndex {
+            line_starts,
+            len: text.len(),
+        }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// 0-based line holding `offset` (offsets past the end clamp to the last line).
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.len);
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+
+    /// Byte offset where 0-based `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts.get(line).copied().unwrap_or(self.len)
+    }
+
+    /// Byte offset of the end of 0-based `line`, excluding its line break.
+    pub fn line_end(&self, text: &str, line: usize) -> usize {
+        let next = self.line_starts.get(line + 1).copied().unwrap_or(self.len);
+        let bytes = text.as_bytes();
+        let mut end = next;
+        if end > self.line_start(line) && bytes.get(end - 1) == Some(&b'\n') {
+            end -= 1;
+            if end > self.line_start(line) && bytes.get(end - 1) == Some(&b'\r') {
+                end -= 1;
+            }
+        }
+        end
+    }
+
+    /// 1-based line and column (in characters) of `offset`.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let offset = floor_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.line_start(line);
+        let column = text[start..offset].chars().count() + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// 1-based line and column counted in UTF-16 code units (SARIF `utf16CodeUnits`).
+    pub fn line_col_utf16(&self, text: &str, offset: usize) -> LineCol {
+        let offset = floor_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.line_start(line);
+        let column = text[start..offset]
+            .chars()
+            .map(char::len_utf16)
+            .sum::<usize>()
+            + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+}
+
+/// Largest char boundary `<= offset` (spans from other tools may land mid-character).
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_and_utf16_units() {
+        let text = "ab\né😀x\n";
+        let index = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(index.line_col(text, x), LineCol { line: 2, column: 3 });
+        assert_eq!(
+            index.line_col_utf16(text, x),
+            LineCol { line: 2, column: 4 }
+        );
+        assert_eq!(index.line_col(text, 0), LineCol { line: 1, column: 1 });
+        assert_eq!(
+            index.line_col(text, text.len()),
+            LineCol { line: 3, column: 1 }
+        );
+    }
+
+    #[test]
+    fn line_end_excludes_crlf() {
+        let text = "a\r\nbc\r\n";
+        let index = LineIndex::new(text);
+        assert_eq!(&text[index.line_start(1)..index.line_end(text, 1)], "bc");
+    }
+}

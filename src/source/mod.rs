@@ -1,0 +1,92 @@
+//! Source text, byte spans, line index, frontmatter split and spanned YAML/JSON trees.
+
+pub mod frontmatter;
+pub mod json;
+pub mod line_index;
+pub mod node;
+pub mod yaml;
+
+pub use line_index::{LineCol, LineIndex};
+pub use node::{Entry, Node, Value};
+
+/// A half-open byte range `start..end` into one file's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        debug_assert!(start <= end);
+        Span { start, end }
+    }
+
+    pub fn empty(at: usize) -> Span {
+        Span { start: at, end: at }
+    }
+
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// Moves the span by `offset` bytes (used when a sub-document starts inside a file).
+    pub fn shift(self, offset: usize) -> Span {
+        Span {
+            start: self.start + offset,
+            end: self.end + offset,
+        }
+    }
+
+    pub fn contains(self, offset: usize) -> bool {
+        self.start <= offset && offset <= self.end
+    }
+
+    pub fn cover(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// A parse problem: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub span: Span,
+    pub message: String,
+    /// Another place the problem involves (the first occurrence of a duplicate key).
+    pub related: Option<(Span, String)>,
+}
+
+impl SyntaxError {
+    pub fn new(span: Span, message: impl Into<String>) -> SyntaxError {
+        SyntaxError {
+            span,
+            message: message.into(),
+            related: None,
+        }
+    }
+
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> SyntaxError {
+        self.related = Some((span, message.into()));
+        self
+    }
+}
+
+/// What a reader returns: a tree when one could be built, and every problem found.
+/// Readers never fail and never panic; a document that does not parse has `root: None`.
+#[derive(Clone, Debug, Default)]
+pub struct Parsed {
+    pub root: Option<Node>,
+    pub errors: Vec<SyntaxError>,
+}
+
+/// Limits that keep hostile input bounded in time and memory.
+pub const MAX_DEPTH: usize = 128;
+/// Nodes that alias expansion may copy in one document before the reader gives up.
+pub const MAX_ALIAS_NODES: usize = 10_000;

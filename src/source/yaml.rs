@@ -1,0 +1,1041 @@
+//! YAML reader: builds the spanned `Node` tree from saphyr's event stream, with hard limits on depth and alias expansion.
+//!
+//! Decisions worth knowing:
+//! - Plain scalars resolve with the YAML 1.2 core schema; quoted and block scalars are strings.
+//!   Integers outside the `i64` range (decimal, `0x`, `0o`) become `Float`.
+//! - Tags: `!!str` and the non-specific `!` force a string; `!!null`, `!!bool`, `!!int` and
+//!   `!!float` resolve the text as that type (falling back to a string when it does not fit);
+//!   every other tag is ignored. Merge keys (`<<`) are ordinary keys.
+//! - An alias becomes a clone of its anchored node whose top span is the alias (`*name`);
+//!   nodes inside the clone keep the spans of the anchored text.
+//! - Duplicate keys compare by resolved value (`1` and `"1"` are different keys); collection keys
+//!   are never reported as duplicates.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
+
+use crate::source::{Entry, MAX_ALIAS_NODES, MAX_DEPTH, Node, Parsed, Span, SyntaxError, Value};
+
+/// Reads the first YAML document of `text`. Never panics; hostile input ends with one error.
+pub fn parse(text: &str) -> Parsed {
+    let offsets = Offsets::new(text);
+    // saphyr has internal `unwrap`s; a bug there must not take the linter (or the language server) down.
+    match catch_unwind(AssertUnwindSafe(|| read_events(text, &offsets))) {
+        Ok(Ok(events)) => build(text, events),
+        Ok(Err(error)) => Parsed {
+            root: None,
+            errors: vec![error],
+        },
+        Err(_) => Parsed {
+            root: None,
+            errors: vec![SyntaxError::new(
+                Span::empty(0),
+                "the YAML parser failed on this file; stagelint stops reading here",
+            )],
+        },
+    }
+}
+
+/// saphyr counts characters; spans are bytes.
+struct Offsets {
+    /// Byte offset of every char index (plus one past the end); `None` for ASCII text.
+    table: Option<Vec<usize>>,
+    len: usize,
+}
+
+impl Offsets {
+    fn new(text: &str) -> Offsets {
+        let table = (!text.is_ascii()).then(|| {
+            text.char_indices()
+                .map(|(i, _)| i)
+                .chain(std::iter::once(text.len()))
+                .collect()
+        });
+        Offsets {
+            table,
+            len: text.len(),
+        }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        match &self.table {
+            None => char_index.min(self.len),
+            Some(table) => table.get(char_index).copied().unwrap_or(self.len),
+        }
+    }
+
+    fn span(&self, span: saphyr_parser::Span) -> Span {
+        let start = self.byte(span.start.index());
+        let end = self.byte(span.end.index()).max(start);
+        Span::new(start, end)
+    }
+}
+
+/// The first pass: the validated events of the first document.
+struct Events<'a> {
+    events: Vec<(Event<'a>, Span)>,
+    /// Anchors some alias refers to; only these are kept for cloning.
+    referenced: HashSet<usize>,
+    second_document: Option<Span>,
+}
+
+/// A collection still open during the first pass.
+struct Open {
+    anchor: usize,
+    /// Nodes in the collection once aliases are expanded (itself included).
+    size: usize,
+    /// Collection levels in the collection (itself included).
+    height: usize,
+}
+
+/// Pulls events and enforces every limit before any tree is built, so the build never clones
+/// more than `MAX_ALIAS_NODES` nodes and never nests deeper than `MAX_DEPTH`.
+fn read_events<'a>(text: &'a str, offsets: &Offsets) -> Result<Events<'a>, SyntaxError> {
+    let mut parser = Parser::new_from_str(text);
+    let mut out = Events {
+        events: Vec::new(),
+        referenced: HashSet::new(),
+        second_document: None,
+    };
+    let mut open: Vec<Open> = Vec::new();
+    // Anchor id -> (size, height) once its node is complete; `None` while it is still open.
+    let mut anchors: HashMap<usize, Option<(usize, usize)>> = HashMap::new();
+    let mut expanded = 0usize;
+    let mut documents = 0usize;
+
+    while let Some(next) = parser.next_event() {
+        let (event, raw) = next.map_err(|error| scan_error(text, offsets, &error))?;
+        let span = offsets.span(raw);
+        // (anchor, size, height) of a node that is complete with this event.
+        let mut done = None;
+        match &event {
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    out.second_document = Some(point(text, span));
+                    break;
+                }
+            }
+            Event::Scalar(_, _, anchor, _) => done = Some((*anchor, 1, 0)),
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if open.len() >= MAX_DEPTH {
+                    return Err(too_deep(point(text, span)));
+                }
+                if *anchor > 0 {
+                    anchors.insert(*anchor, None);
+                }
+                open.push(Open {
+                    anchor: *anchor,
+                    size: 1,
+                    height: 1,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some(closed) = open.pop() {
+                    done = Some((closed.anchor, closed.size, closed.height));
+                }
+            }
+            Event::Alias(id) => match anchors.get(id) {
+                Some(Some((size, height))) => {
+                    expanded = expanded.saturating_add(*size);
+                    if expanded > MAX_ALIAS_NODES {
+                        return Err(SyntaxError::new(
+                            span,
+                            format!(
+                                "alias expansion exceeds {MAX_ALIAS_NODES} nodes (a YAML alias bomb?); stagelint stops reading here"
+                            ),
+                        ));
+                    }
+                    if open.len() + height > MAX_DEPTH {
+                        return Err(too_deep(span));
+                    }
+                    out.referenced.insert(*id);
+                    done = Some((0, *size, *height));
+                }
+                Some(None) => {
+                    return Err(SyntaxError::new(
+                        span,
+                        format!(
+                            "alias `{}` refers to a node that contains it",
+                            &text[span.start..span.end]
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(SyntaxError::new(
+                        span,
+                        format!("unknown alias `{}`", &text[span.start..span.end]),
+                    ));
+                }
+            },
+            _ => {}
+        }
+        if let Some((anchor, size, height)) = done {
+            if anchor > 0 {
+                anchors.insert(anchor, Some((size, height)));
+            }
+            if let Some(parent) = open.last_mut() {
+                parent.size = parent.size.saturating_add(size);
+                parent.height = parent.height.max(height + 1);
+            }
+        }
+        out.events.push((event, span));
+    }
+    Ok(out)
+}
+
+fn too_deep(span: Span) -> SyntaxError {
+    SyntaxError::new(
+        span,
+        format!("nesting deeper than {MAX_DEPTH} levels; stagelint stops reading here"),
+    )
+}
+
+/// A one-character span at `span.start` when `span` is empty (so editors show something).
+fn point(text: &str, span: Span) -> Span {
+    if !span.is_empty() {
+        return span;
+    }
+    match text.get(span.start..).and_then(|rest| rest.chars().next()) {
+        Some(c) if c != '\n' && c != '\r' => Span::new(span.start, span.start + c.len_utf8()),
+        _ => span,
+    }
+}
+
+fn scan_error(text: &str, offsets: &Offsets, error: &ScanError) -> SyntaxError {
+    let at = offsets.byte(error.marker().index());
+    let span = point(text, Span::empty(at));
+    let info = error.info();
+    let message = if info == "while parsing node, found unknown anchor" {
+        let rest = text.get(at..).unwrap_or("");
+        let name: String = rest
+            .chars()
+            .skip(1)
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+            .take(64)
+            .collect();
+        format!("unknown alias `*{name}`: no anchor `&{name}` is defined before it")
+    } else {
+        format!("invalid YAML: {}", readable(info))
+    };
+    SyntaxError::new(span, message)
+}
+
+/// Rephrases saphyr's libyaml-style messages: context last, backticks for characters.
+fn readable(info: &str) -> String {
+    let info = match info {
+        "unexpected eof" => "unexpected end of file",
+        "simple key expect ':'" => "expected `:` after a mapping key",
+        _ => info,
+    };
+    let contextual = info
+        .strip_prefix("while parsing ")
+        .or_else(|| info.strip_prefix("while scanning "))
+        .and_then(|rest| rest.split_once(", "));
+    let message = match contextual {
+        Some((context, what)) => format!("{what} (in {context})"),
+        None => info.to_string(),
+    };
+    // `'x'` and saphyr's "`x'" both become `x`.
+    let chars: Vec<char> = message.replace(": `", " `").chars().collect();
+    let mut out = String::with_capacity(message.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let quoted = matches!(chars[i], '\'' | '`')
+            && chars.get(i + 2) == Some(&'\'')
+            && chars.get(i + 1).is_some_and(|c| *c != '\'');
+        if quoted {
+            out.push('`');
+            out.push(chars[i + 1]);
+            out.push('`');
+            i += 3;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A collection being built in the second pass.
+struct Frame {
+    start: usize,
+    /// End of the start event, used only when the collection has no child.
+    start_end: usize,
+    anchor: usize,
+    /// End of the last child seen (duplicates included), for block collections.
+    last_end: Option<usize>,
+    kind: FrameKind,
+}
+
+enum FrameKind {
+    Seq(Vec<Node>),
+    Map {
+        entries: Vec<Entry>,
+        seen: HashMap<KeyId, usize>,
+        /// The key waiting for its value; `true` when it duplicates an earlier key.
+        key: Option<(Node, bool)>,
+    },
+}
+
+/// Identity of a scalar key for duplicate detection.
+#[derive(PartialEq, Eq, Hash)]
+enum KeyId {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(String),
+}
+
+impl KeyId {
+    fn of(node: &Node) -> Option<KeyId> {
+        Some(match &node.value {
+            Value::Null => KeyId::Null,
+            Value::Bool(b) => KeyId::Bool(*b),
+            Value::Int(n) => KeyId::Int(*n),
+            Value::Float(f) => KeyId::Float(f.to_bits()),
+            Value::String(s) => KeyId::Str(s.clone()),
+            Value::Seq(_) | Value::Map(_) => return None,
+        })
+    }
+}
+
+impl Frame {
+    fn new(span: Span, anchor: usize, kind: FrameKind) -> Frame {
+        Frame {
+            start: span.start,
+            start_end: span.end,
+            anchor,
+            last_end: None,
+            kind,
+        }
+    }
+
+    fn push(&mut self, node: Node, errors: &mut Vec<SyntaxError>) {
+        self.last_end = Some(
+            self.last_end
+                .map_or(node.span.end, |end| end.max(node.span.end)),
+        );
+        match &mut self.kind {
+            FrameKind::Seq(items) => items.push(node),
+            FrameKind::Map { entries, seen, key } => match key.take() {
+                None => {
+                    let id = KeyId::of(&node);
+                    let first = id
+                        .as_ref()
+                        .and_then(|id| seen.get(id))
+                        .and_then(|&i| entries.get(i));
+                    let duplicate = match first {
+                        Some(first) => {
+                            errors.push(
+                                SyntaxError::new(
+                                    node.span,
+                                    format!(
+                                        "duplicate key `{}`; the first one is used",
+                                        node.scalar_text()
+                                    ),
+                                )
+                                .with_related(first.key.span, "first defined here"),
+                            );
+                            true
+                        }
+                        None => false,
+                    };
+                    *key = Some((node, duplicate));
+                }
+                Some((_, true)) => {}
+                Some((key_node, false)) => {
+                    if let Some(id) = KeyId::of(&key_node) {
+                        seen.insert(id, entries.len());
+                    }
+                    entries.push(Entry {
+                        key: key_node,
+                        value: node,
+                    });
+                }
+            },
+        }
+    }
+
+    fn finish(self, text: &str, end_event: Span) -> Node {
+        // Flow collections end at their bracket; block ones at their last child.
+        let closing = text.get(end_event.start..end_event.end);
+        let end = if matches!(closing, Some("]" | "}")) {
+            end_event.end
+        } else {
+            self.last_end.unwrap_or(self.start_end)
+        };
+        let span = Span::new(self.start, end.max(self.start));
+        let value = match self.kind {
+            FrameKind::Seq(items) => Value::Seq(items),
+            FrameKind::Map { entries, .. } => Value::Map(entries),
+        };
+        Node::new(span, value)
+    }
+}
+
+/// The second pass: builds the tree with an explicit stack (input depth never becomes call depth).
+fn build(text: &str, events: Events<'_>) -> Parsed {
+    let mut errors = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchored: HashMap<usize, Node> = HashMap::new();
+    let mut root = None;
+
+    for (event, span) in events.events {
+        let (node, anchor, implicit) = match event {
+            Event::Scalar(value, style, anchor, tag) => {
+                let implicit =
+                    value.is_empty() && style == ScalarStyle::Plain && anchor == 0 && tag.is_none();
+                (
+                    scalar(text, value, style, tag.as_deref(), span),
+                    anchor,
+                    implicit,
+                )
+            }
+            Event::SequenceStart(anchor, _) => {
+                stack.push(Frame::new(span, anchor, FrameKind::Seq(Vec::new())));
+                continue;
+            }
+            Event::MappingStart(anchor, _) => {
+                let kind = FrameKind::Map {
+                    entries: Vec::new(),
+                    seen: HashMap::new(),
+                    key: None,
+                };
+                stack.push(Frame::new(span, anchor, kind));
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = stack.pop() else { continue };
+                let anchor = frame.anchor;
+                (frame.finish(text, span), anchor, false)
+            }
+            Event::Alias(id) => {
+                // The first pass guarantees the anchor exists; stay total anyway.
+                let mut node = anchored
+                    .get(&id)
+                    .cloned()
+                    .unwrap_or(Node::new(span, Value::Null));
+                node.span = span;
+                (node, 0, false)
+            }
+            _ => continue,
+        };
+        if anchor > 0 && events.referenced.contains(&anchor) {
+            anchored.insert(anchor, node.clone());
+        }
+        match stack.last_mut() {
+            Some(frame) => frame.push(node, &mut errors),
+            // An empty document (`---` alone) has no root.
+            None if implicit => {}
+            None => root = Some(node),
+        }
+    }
+
+    if let Some(span) = events.second_document {
+        errors.push(SyntaxError::new(
+            span,
+            "more than one YAML document; only the first is read",
+        ));
+    }
+    Parsed { root, errors }
+}
+
+fn scalar(
+    text: &str,
+    value: Cow<'_, str>,
+    style: ScalarStyle,
+    tag: Option<&Tag>,
+    span: Span,
+) -> Node {
+    let span = match style {
+        ScalarStyle::Literal | ScalarStyle::Folded => block_scalar_span(text, span),
+        // saphyr places implicit empty values on a neighbouring token; an empty span is honest.
+        ScalarStyle::Plain if value.is_empty() && tag.is_none() && span.len() > 0 => {
+            let props = text
+                .get(span.start..)
+                .is_some_and(|rest| rest.starts_with(['&', '!']));
+            if props { span } else { Span::empty(span.start) }
+        }
+        _ => span,
+    };
+    let resolved = match tag {
+        Some(tag) if tag.is_yaml_core_schema() => tagged(&tag.suffix, &value),
+        Some(tag) if tag.handle.is_empty() && tag.suffix == "!" => None,
+        _ if style == ScalarStyle::Plain => core_schema(&value),
+        _ => None,
+    };
+    Node::new(
+        span,
+        resolved.unwrap_or_else(|| Value::String(value.into_owned())),
+    )
+}
+
+/// saphyr's block scalar span starts at the content; ours starts at the `|`/`>` indicator
+/// and drops the trailing line breaks.
+fn block_scalar_span(text: &str, span: Span) -> Span {
+    let bytes = text.as_bytes();
+    let mut start = span.start;
+    if !matches!(bytes.get(start), Some(b'|' | b'>')) {
+        if let Some(header) = find_header(text, start) {
+            start = header.min(start);
+        }
+    }
+    let mut end = span.end.max(start);
+    while end > start + 1 && matches!(bytes.get(end - 1), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        end -= 1;
+    }
+    Span::new(start, end)
+}
+
+/// Offset of the block scalar indicator on the last non-blank line before `pos`.
+fn find_header(text: &str, pos: usize) -> Option<usize> {
+    let mut line_end = pos;
+    loop {
+        let before = text.get(..line_end)?;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = &before[line_start..];
+        if !line.trim().is_empty() {
+            return indicator(line).map(|i| line_start + i);
+        }
+        if line_start == 0 {
+            return None;
+        }
+        line_end = line_start - 1;
+    }
+}
+
+/// The last `|`/`>` of a header line that only indentation/chomping indicators and a comment follow.
+fn indicator(line: &str) -> Option<usize> {
+    line.char_indices()
+        .rev()
+        .filter(|(_, c)| matches!(c, '|' | '>'))
+        .find_map(|(i, _)| {
+            let rest = line[i + 1..]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-')
+                .trim_start_matches([' ', '\t', '\r']);
+            (rest.is_empty() || rest.starts_with('#')).then_some(i)
+        })
+}
+
+/// `!!null`, `!!bool`, `!!int`, `!!float`, `!!str`; `None` means "a string".
+fn tagged(suffix: &str, text: &str) -> Option<Value> {
+    let value = core_schema(text);
+    match (suffix, value) {
+        ("null", Some(Value::Null)) => Some(Value::Null),
+        ("bool", Some(Value::Bool(b))) => Some(Value::Bool(b)),
+        ("int", Some(Value::Int(n))) => Some(Value::Int(n)),
+        // An out-of-range integer already resolved to a float.
+        ("int", Some(Value::Float(f))) if is_int(text) => Some(Value::Float(f)),
+        ("float", Some(Value::Float(f))) => Some(Value::Float(f)),
+        ("float", Some(Value::Int(n))) => Some(Value::Float(n as f64)),
+        _ => None,
+    }
+}
+
+/// YAML 1.2 core schema resolution of a plain scalar; `None` means "a string".
+fn core_schema(text: &str) -> Option<Value> {
+    Some(match text {
+        "" | "~" | "null" | "Null" | "NULL" => Value::Null,
+        "true" | "True" | "TRUE" => Value::Bool(true),
+        "false" | "False" | "FALSE" => Value::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Value::Float(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => Value::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => Value::Float(f64::NAN),
+        _ => {
+            if let Some(digits) = text.strip_prefix("0x") {
+                return radix(digits, 16);
+            }
+            if let Some(digits) = text.strip_prefix("0o") {
+                return radix(digits, 8);
+            }
+            if is_int(text) {
+                return Some(match text.parse::<i64>() {
+                    Ok(n) => Value::Int(n),
+                    Err(_) => Value::Float(text.parse::<f64>().ok()?),
+                });
+            }
+            if is_float(text) {
+                return text.parse::<f64>().ok().map(Value::Float);
+            }
+            return None;
+        }
+    })
+}
+
+fn is_int(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+fn is_float(text: &str) -> bool {
+    let s = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) if int.is_empty() => !frac.is_empty() && all_digits(frac),
+        Some((int, frac)) => all_digits(int) && all_digits(frac),
+        None => !mantissa.is_empty() && all_digits(mantissa),
+    };
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && all_digits(e)
+    });
+    mantissa_ok && exponent_ok
+}
+
+fn radix(digits: &str, radix: u32) -> Option<Value> {
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    Some(match i64::from_str_radix(digits, radix) {
+        Ok(n) => Value::Int(n),
+        Err(_) => Value::Float(
+            digits
+                .chars()
+                .filter_map(|c| c.to_digit(radix))
+                .fold(0.0, |acc, d| acc * f64::from(radix) + f64::from(d)),
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn root(text: &str) -> Node {
+        let parsed = parse(text);
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+        parsed.root.expect("a root")
+    }
+
+    fn slice(text: &str, span: Span) -> &str {
+        &text[span.start..span.end]
+    }
+
+    fn only_error(text: &str) -> SyntaxError {
+        let parsed = parse(text);
+        assert!(parsed.root.is_none());
+        assert_eq!(parsed.errors.len(), 1, "{:?}", parsed.errors);
+        parsed.errors.into_iter().next().expect("one error")
+    }
+
+    #[test]
+    fn spans_count_bytes_on_non_ascii_text() {
+        let text = "é: \"ü\"\n😀: [x, {y: ñ}]\n";
+        let node = root(text);
+        let map = node.as_map().expect("map");
+        assert_eq!(slice(text, map[0].key.span), "é");
+        assert_eq!(slice(text, map[0].value.span), "\"ü\"");
+        assert_eq!(map[0].value.as_str(), Some("ü"));
+        assert_eq!(slice(text, map[1].key.span), "😀");
+        assert_eq!(slice(text, map[1].value.span), "[x, {y: ñ}]");
+        assert_eq!(
+            slice(text, node.pointer("/😀/1").expect("item").span),
+            "{y: ñ}"
+        );
+        assert_eq!(slice(text, node.pointer("/😀/1/y").expect("y").span), "ñ");
+        assert_eq!(node.span, Span::new(0, text.len() - 1));
+    }
+
+    #[test]
+    fn crlf_and_bom() {
+        let text = "\u{feff}a: 1\r\nb: \"x\r\n y\"\r\nc:\r\n  - z\r\n";
+        let node = root(text);
+        assert_eq!(slice(text, node.entry("a").expect("a").key.span), "a");
+        assert_eq!(node.entry("a").expect("a").key.span.start, 3);
+        assert_eq!(slice(text, node.get("b").expect("b").span), "\"x\r\n y\"");
+        assert_eq!(node.get("b").and_then(Node::as_str), Some("x y"));
+        assert_eq!(slice(text, node.get("c").expect("c").span), "- z");
+    }
+
+    #[test]
+    fn block_collections_span_to_their_last_child() {
+        let text = "top:\n  a: 1\n  b:\n    - x\n    - y  \n# trailing comment\nnext: 2\n";
+        let node = root(text);
+        assert_eq!(
+            slice(text, node.get("top").expect("top").span),
+            "a: 1\n  b:\n    - x\n    - y"
+        );
+        assert_eq!(node.span, Span::new(0, text.len() - 1));
+    }
+
+    #[test]
+    fn block_scalar_spans_start_at_the_indicator() {
+        let text =
+            "a: |  # note > here\n  one\n  two\n\nb: >-\n\n  folded\nc: |\nd: !!str |\n  t\n";
+        let node = root(text);
+        assert_eq!(
+            slice(text, node.get("a").expect("a").span),
+            "|  # note > here\n  one\n  two"
+        );
+        assert_eq!(node.get("a").and_then(Node::as_str), Some("one\ntwo\n"));
+        assert_eq!(
+            slice(text, node.get("b").expect("b").span),
+            ">-\n\n  folded"
+        );
+        assert_eq!(slice(text, node.get("c").expect("c").span), "|");
+        assert_eq!(slice(text, node.get("d").expect("d").span), "!!str |\n  t");
+    }
+
+    #[test]
+    fn empty_values_get_empty_spans() {
+        let text = "a:\nb: {c, d: }\n";
+        let node = root(text);
+        let a = node.get("a").expect("a");
+        assert_eq!(a.value, Value::Null);
+        assert!(a.span.is_empty());
+        let c = node.pointer("/b/c").expect("c");
+        assert_eq!(
+            (c.value.clone(), c.span),
+            (Value::Null, Span::empty(text.find('c').expect("c") + 1))
+        );
+    }
+
+    #[test]
+    fn core_schema_scalars() {
+        let text = "[~, null, Null, NULL, , true, True, TRUE, false, FALSE, 12, -3, +4, 0o17, 0x1F, \
+                    1.5, 1e3, -2.5E-1, .5, 1., .inf, -.inf, +.INF, .nan, 9223372036854775808, \
+                    0x1FFFFFFFFFFFFFFFF, yes, nULL, 0x, 0o8, 1_000, '1', \"true\", 1e, .]";
+        let node = root(text);
+        let items = node.as_seq().expect("seq");
+        let values: Vec<&Value> = items.iter().map(|n| &n.value).collect();
+        assert_eq!(values[..4], [&Value::Null; 4]);
+        assert_eq!(
+            values[5..10],
+            [
+                &Value::Bool(true),
+                &Value::Bool(true),
+                &Value::Bool(true),
+                &Value::Bool(false),
+                &Value::Bool(false)
+            ]
+        );
+        assert_eq!(
+            values[10..15],
+            [
+                &Value::Int(12),
+                &Value::Int(-3),
+                &Value::Int(4),
+                &Value::Int(15),
+                &Value::Int(31)
+            ]
+        );
+        assert_eq!(
+            values[15..20],
+            [
+                &Value::Float(1.5),
+                &Value::Float(1000.0),
+                &Value::Float(-0.25),
+                &Value::Float(0.5),
+                &Value::Float(1.0)
+            ]
+        );
+        assert_eq!(values[20], &Value::Float(f64::INFINITY));
+        assert_eq!(values[21], &Value::Float(f64::NEG_INFINITY));
+        assert_eq!(values[22], &Value::Float(f64::INFINITY));
+        assert!(matches!(values[23], Value::Float(f) if f.is_nan()));
+        assert_eq!(values[24], &Value::Float(9_223_372_036_854_775_808.0));
+        assert!(matches!(values[25], Value::Float(f) if *f > 3.6e19));
+        for (i, expected) in ["yes", "nULL", "0x", "0o8", "1_000", "1", "true", "1e", "."]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(items[26 + i].as_str(), Some(*expected));
+        }
+    }
+
+    #[test]
+    fn tags_str_int_and_non_specific() {
+        let text =
+            "a: !!str 12\nb: !!int \"7\"\nc: ! true\nd: !custom 5\ne: !!float 2\nf: !!int x\n";
+        let node = root(text);
+        assert_eq!(node.get("a").and_then(Node::as_str), Some("12"));
+        assert_eq!(node.get("b").and_then(Node::as_i64), Some(7));
+        assert_eq!(node.get("c").and_then(Node::as_str), Some("true"));
+        assert_eq!(node.get("d").and_then(Node::as_i64), Some(5));
+        assert_eq!(
+            node.get("e").map(|n| n.value.clone()),
+            Some(Value::Float(2.0))
+        );
+        assert_eq!(node.get("f").and_then(Node::as_str), Some("x"));
+    }
+
+    #[test]
+    fn non_string_keys_are_kept() {
+        let node = root("1: one\ntrue: yes\n~: nothing\n");
+        let map = node.as_map().expect("map");
+        assert_eq!(map[0].key.value, Value::Int(1));
+        assert_eq!(map[1].key.value, Value::Bool(true));
+        assert_eq!(map[2].key.value, Value::Null);
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_first_and_report_both_spans() {
+        let text = "name: first\nother: 1\nname: second\n\"name\": third\n1: a\n\"1\": b\n";
+        let parsed = parse(text);
+        let node = parsed.root.expect("root");
+        assert_eq!(node.get("name").and_then(Node::as_str), Some("first"));
+        assert_eq!(node.as_map().expect("map").len(), 4);
+        assert_eq!(parsed.errors.len(), 2);
+        let first = text.find("name").expect("first");
+        let second = text.rfind("name:").expect("second");
+        assert_eq!(
+            parsed.errors[0].message,
+            "duplicate key `name`; the first one is used"
+        );
+        assert_eq!(parsed.errors[0].span, Span::new(second, second + 4));
+        assert_eq!(
+            parsed.errors[0].related,
+            Some((Span::new(first, first + 4), "first defined here".into()))
+        );
+        assert_eq!(slice(text, parsed.errors[1].span), "\"name\"");
+    }
+
+    #[test]
+    fn aliases_expand_with_the_alias_span() {
+        let text = "base: &b {x: 1, y: [2]}\nuse: *b\n";
+        let node = root(text);
+        let used = node.get("use").expect("use");
+        assert_eq!(slice(text, used.span), "*b");
+        assert_eq!(used.pointer("/y/0").and_then(Node::as_i64), Some(2));
+        assert_eq!(slice(text, used.get("x").expect("x").span), "1");
+    }
+
+    #[test]
+    fn billion_laughs_stops_quickly() {
+        let mut text = String::from("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for (name, prev) in ["b", "c", "d", "e", "f", "g", "h", "i"]
+            .iter()
+            .zip(["a", "b", "c", "d", "e", "f", "g", "h"])
+        {
+            let refs = vec![format!("*{prev}"); 9].join(", ");
+            text.push_str(&format!("{name}: &{name} [{refs}]\n"));
+        }
+        let started = Instant::now();
+        let error = only_error(&text);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(
+            error.message,
+            "alias expansion exceeds 10000 nodes (a YAML alias bomb?); stagelint stops reading here"
+        );
+        assert!(
+            text[error.span.start..].starts_with("*d"),
+            "{:?}",
+            &text[error.span.start..]
+        );
+    }
+
+    #[test]
+    fn unknown_and_recursive_aliases() {
+        let error = only_error("a: 1\nb: *nope\n");
+        assert_eq!(
+            error.message,
+            "unknown alias `*nope`: no anchor `&nope` is defined before it"
+        );
+        assert_eq!(error.span, Span::new(8, 9));
+        let error = only_error("a: &x [1, *x]\n");
+        assert_eq!(
+            error.message,
+            "alias `*x` refers to a node that contains it"
+        );
+        assert_eq!(error.span, Span::new(10, 12));
+    }
+
+    #[test]
+    fn ten_thousand_levels_stop_at_the_limit() {
+        let message = "nesting deeper than 128 levels; stagelint stops reading here";
+        let flow = "[".repeat(10_000);
+        let started = Instant::now();
+        let error = only_error(&flow);
+        assert_eq!(error.message, message);
+        assert_eq!(error.span, Span::new(128, 129));
+        let block = "- ".repeat(10_000) + "x\n";
+        let error = only_error(&block);
+        assert_eq!(error.message, message);
+        assert_eq!(error.span, Span::new(256, 257));
+        let mut mapping = String::new();
+        for depth in 0..200 {
+            mapping.push_str(&" ".repeat(depth));
+            mapping.push_str("k:\n");
+        }
+        assert_eq!(only_error(&mapping).message, message);
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // 128 levels are fine.
+        let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert!(parse(&ok).errors.is_empty());
+    }
+
+    #[test]
+    fn aliases_cannot_nest_past_the_limit() {
+        let inner = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+        let text = format!("a: &a {inner}\nb: {}*a{}\n", "[".repeat(40), "]".repeat(40));
+        let error = only_error(&text);
+        assert!(error.message.starts_with("nesting deeper"));
+        assert_eq!(&text[error.span.start..error.span.end], "*a");
+    }
+
+    #[test]
+    fn empty_documents_have_no_root_and_no_error() {
+        for text in ["", "   \n", "# only a comment\n", "---\n", "--- # c\n...\n"] {
+            let parsed = parse(text);
+            assert!(parsed.root.is_none(), "{text:?}");
+            assert!(parsed.errors.is_empty(), "{text:?}: {:?}", parsed.errors);
+        }
+        assert_eq!(root("~").value, Value::Null);
+    }
+
+    #[test]
+    fn only_the_first_document_is_read() {
+        let text = "a: 1\n---\nb: 2\n";
+        let parsed = parse(text);
+        assert_eq!(
+            parsed.root.expect("root").get("a").and_then(Node::as_i64),
+            Some(1)
+        );
+        assert_eq!(parsed.errors.len(), 1);
+        assert_eq!(
+            parsed.errors[0].message,
+            "more than one YAML document; only the first is read"
+        );
+        assert_eq!(parsed.errors[0].span, Span::new(5, 8));
+        let parsed = parse("a: 1\n...\nb: 2\n");
+        assert_eq!(parsed.errors[0].span, Span::new(9, 10));
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_problem() {
+        let error = only_error("a: b: c\n");
+        assert_eq!(error.span, Span::new(4, 5));
+        assert_eq!(
+            error.message,
+            "invalid YAML: mapping values are not allowed in this context"
+        );
+        let error = only_error("é: [1, 2\n");
+        assert_eq!(error.span, Span::empty(10));
+        assert_eq!(
+            error.message,
+            "invalid YAML: expected `,` or `]` (in a flow sequence)"
+        );
+        let error = only_error("key: \"open\n");
+        assert!(
+            error.message.starts_with("invalid YAML: "),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn readable_messages() {
+        assert_eq!(
+            readable("unexpected character: `@'"),
+            "unexpected character `@`"
+        );
+        assert_eq!(
+            readable("while parsing a block mapping, did not find expected key"),
+            "did not find expected key (in a block mapping)"
+        );
+        assert_eq!(
+            readable("':' must be followed by a valid YAML whitespace"),
+            "`:` must be followed by a valid YAML whitespace"
+        );
+    }
+
+    mod prop {
+        use super::super::parse;
+        use crate::source::{Node, Span, Value};
+        use proptest::prelude::*;
+
+        const SEED: &str = "name: \"wörkflow\"\nsteps:\n  - id: a\n    run: |\n      echo hi\n  - {id: b, when: [x, 'y']}\nanchor: &x {k: 1}\nref: *x\n# comment\nemoji: 😀 ok\r\nlast: ~\n";
+
+        fn check_span(text: &str, span: Span) {
+            assert!(
+                span.start <= span.end && span.end <= text.len(),
+                "{span:?} in {}",
+                text.len()
+            );
+            assert!(
+                text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+                "{span:?}"
+            );
+        }
+
+        fn check(text: &str) {
+            let parsed = parse(text);
+            for error in &parsed.errors {
+                check_span(text, error.span);
+                if let Some((span, _)) = &error.related {
+                    check_span(text, *span);
+                }
+            }
+            let mut todo: Vec<&Node> = parsed.root.iter().collect();
+            while let Some(node) = todo.pop() {
+                check_span(text, node.span);
+                match &node.value {
+                    Value::Seq(items) => todo.extend(items),
+                    Value::Map(entries) => {
+                        todo.extend(entries.iter().flat_map(|e| [&e.key, &e.value]))
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        #[derive(Debug, Clone)]
+        enum Edit {
+            Insert(usize, char),
+            Delete(usize),
+            Replace(usize, char),
+        }
+
+        fn edit() -> impl Strategy<Value = Edit> {
+            let c = prop_oneof![
+                prop::sample::select(vec![
+                    ':', '-', '[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '"', '\'', '#',
+                    '\n', ' ', '\t', '?', '%', '@', '`', '\r', 'é', '😀', '\u{feff}'
+                ]),
+                any::<char>(),
+            ];
+            prop_oneof![
+                (any::<usize>(), c.clone()).prop_map(|(i, c)| Edit::Insert(i, c)),
+                any::<usize>().prop_map(Edit::Delete),
+                (any::<usize>(), c).prop_map(|(i, c)| Edit::Replace(i, c)),
+            ]
+        }
+
+        fn apply(seed: &str, edits: &[Edit]) -> String {
+            let mut chars: Vec<char> = seed.chars().collect();
+            for edit in edits {
+                let n = chars.len();
+                match *edit {
+                    Edit::Insert(i, c) => chars.insert(i % (n + 1), c),
+                    Edit::Delete(i) if n > 0 => {
+                        chars.remove(i % n);
+                    }
+                    Edit::Replace(i, c) if n > 0 => chars[i % n] = c,
+                    _ => {}
+                }
+            }
+            chars.into_iter().collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+            #[test]
+            fn never_panics_and_spans_stay_in_bounds(random in "\\PC{0,64}", edits in prop::collection::vec(edit(), 0..8)) {
+                check(&random);
+                check(&apply(SEED, &edits));
+            }
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Template parsers with spans: stage bodies (`{{ctx.x}}` and `${ctx.x}`).
+
+pub mod stage;

@@ -1,0 +1,115 @@
+//! Small helpers shared by rules: edit distance suggestions, case conversion.
+
+/// Edit distance counting a swap of two neighbours as one edit (optimal string alignment).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        d[i * width] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(width) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
+}
+
+/// The closest candidate when it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    let mut best: Option<(usize, &'a str)> = None;
+    for candidate in candidates {
+        if candidate == word {
+            continue;
+        }
+        let candidate_lower = candidate.to_lowercase();
+        // A case-only difference or a truncated word (`exec` for `execute`) is a near miss too.
+        let distance = if candidate_lower == lower {
+            0
+        } else if lower.chars().count() >= 3 && candidate_lower.starts_with(&lower) {
+            1
+        } else {
+            edit_distance(word, candidate)
+        };
+        let limit = (word.chars().count().max(candidate.chars().count()) / 3).max(1);
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// `PlanStage`, `plan_stage`, `Plan Stage` → `plan-stage`.
+pub fn to_kebab_case(text: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && prev_lower && !out.ends_with('-') {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
+            prev_lower = false;
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// Whether `text` is kebab-case: `^[a-z0-9]+(-[a-z0-9]+)*$`.
+pub fn is_kebab_case(text: &str) -> bool {
+    !text.is_empty()
+        && text.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            did_you_mean("turncap", ["turnCap", "tags"]),
+            Some("turnCap")
+        );
+        assert_eq!(did_you_mean("Raed", ["Read", "Write"]), Some("Read"));
+        assert_eq!(did_you_mean("zzzz", ["Read"]), None);
+        assert_eq!(did_you_mean("Grpe", ["Grep", "Glob"]), Some("Grep"));
+        assert_eq!(did_you_mean("exec", ["execute", "review"]), Some("execute"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn kebab() {
+        assert_eq!(to_kebab_case("PlanStage"), "plan-stage");
+        assert_eq!(to_kebab_case("plan_stage 2"), "plan-stage-2");
+        assert!(is_kebab_case("plan-2"));
+        assert!(!is_kebab_case("Plan"));
+        assert!(!is_kebab_case("a--b"));
+    }
+}

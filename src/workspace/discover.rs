@@ -1,0 +1,266 @@
+//! Walking the paths given on the command line into a [`Workspace`] (the only file-system reader).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{self, Config, ConfigError};
+use crate::workspace::{FileKind, Workspace, classify};
+
+/// Files larger than this are reported instead of read.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Finds and loads the config for each directory once.
+pub struct ConfigCache {
+    by_dir: HashMap<PathBuf, Arc<Config>>,
+    by_file: HashMap<PathBuf, Arc<Config>>,
+    /// Set by `--config`: one config for everything.
+    forced: Option<Arc<Config>>,
+}
+
+impl ConfigCache {
+    pub fn new(forced: Option<Config>) -> ConfigCache {
+        ConfigCache {
+            by_dir: HashMap::new(),
+            by_file: HashMap::new(),
+            forced: forced.map(Arc::new),
+        }
+    }
+
+    /// The config that governs files in `dir` (nearest `stagelint.toml` upward, else defaults).
+    pub fn for_dir(&mut self, dir: &Path) -> Result<Arc<Config>, ConfigError> {
+        if let Some(forced) = &self.forced {
+            return Ok(forced.clone());
+        }
+        if let Some(found) = self.by_dir.get(dir) {
+            return Ok(found.clone());
+        }
+        let config = match config::discover(dir) {
+            Some(path) => match self.by_file.get(&path) {
+                Some(loaded) => loaded.clone(),
+                None => {
+                    let loaded = Arc::new(Config::load(&path)?);
+                    self.by_file.insert(path, loaded.clone());
+                    loaded
+                }
+            },
+            None => Arc::new(Config::defaults(dir)),
+        };
+        self.by_dir.insert(dir.to_path_buf(), config.clone());
+        Ok(config)
+    }
+}
+
+/// Builds the workspace for `paths`: directories are walked honouring `.gitignore`
+/// (hidden directories such as `.agent/` are included, `.git` is not); files named explicitly
+/// are always read.
+pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspace, ConfigError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut workspace = Workspace::new();
+    let mut seen = std::collections::HashSet::new();
+    for root in paths {
+        if root.is_file() {
+            add_path(
+                &mut workspace,
+                root,
+                &cwd,
+                configs,
+                Role::Explicit,
+                &mut seen,
+            )?;
+        } else {
+            walk(&mut workspace, root, &cwd, configs, Role::Walked, &mut seen)?;
+        }
+    }
+    // A file checked on its own still belongs to its state machine: read the rest of the
+    // machine as context so cross-file rules see the whole graph.
+    for root in paths {
+        let absolute = if root.is_absolute() {
+            root.clone()
+        } else {
+            cwd.join(root)
+        };
+        let start = if root.is_file() {
+            absolute.parent().map(Path::to_path_buf)
+        } else {
+            Some(absolute)
+        };
+        if let Some(sm_dir) = start.as_deref().and_then(find_sm_dir) {
+            walk(
+                &mut workspace,
+                &sm_dir,
+                &cwd,
+                configs,
+                Role::Context,
+                &mut seen,
+            )?;
+        }
+    }
+    Ok(workspace)
+}
+
+/// How a file came to be read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Named on the command line: read whatever its name.
+    Explicit,
+    /// Found by walking a directory on the command line.
+    Walked,
+    /// Read only so cross-file rules see the whole state machine.
+    Context,
+}
+
+fn walk(
+    workspace: &mut Workspace,
+    root: &Path,
+    cwd: &Path,
+    configs: &mut ConfigCache,
+    role: Role,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<(), ConfigError> {
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .require_git(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let Ok(entry) = entry else { continue };
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            add_path(workspace, entry.path(), cwd, configs, role, seen)?;
+        }
+    }
+    Ok(())
+}
+
+/// The nearest directory at or above `dir` holding a state-machine file, not crossing a
+/// repository root.
+fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
+    for ancestor in dir.ancestors() {
+        if crate::workspace::SM_FILE_NAMES
+            .iter()
+            .any(|name| ancestor.join(name).is_file())
+        {
+            return Some(ancestor.to_path_buf());
+        }
+        if ancestor.join(".git").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+fn add_path(
+    workspace: &mut Workspace,
+    path: &Path,
+    cwd: &Path,
+    configs: &mut ConfigCache,
+    role: Role,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<(), ConfigError> {
+    if !could_be_ours(path) && role != Role::Explicit {
+        return Ok(());
+    }
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    if !seen.insert(absolute.clone()) {
+        return Ok(());
+    }
+    let dir = absolute.parent().unwrap_or(Path::new("/"));
+    let config = configs.for_dir(dir)?;
+    let display = display_path(path, cwd);
+    match read_text(&absolute) {
+        Ok(text) => {
+            if let Some(kind) = classify(&absolute, &text, &config) {
+                match role {
+                    Role::Context => workspace.add_context(absolute, display, text, kind, config),
+                    _ => workspace.add(absolute, display, text, kind, config),
+                };
+            }
+        }
+        Err(unreadable) if role != Role::Context => {
+            let kind = FileKind::Unreadable {
+                message: unreadable.message,
+                offset: unreadable.offset,
+            };
+            workspace.add(absolute, display, unreadable.lossy_text, kind, config);
+        }
+        Err(_) => {}
+    }
+    Ok(())
+}
+
+/// Only markdown and state-machine files are read during a walk.
+fn could_be_ours(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    crate::workspace::SM_FILE_NAMES.contains(&name)
+        || name.ends_with(".md")
+        || name.ends_with(".markdown")
+}
+
+fn display_path(path: &Path, cwd: &Path) -> String {
+    let shown = path.strip_prefix(cwd).unwrap_or(path);
+    shown.to_string_lossy().into_owned()
+}
+
+/// Why a file could not be read as text.
+#[derive(Debug)]
+pub struct Unreadable {
+    pub message: String,
+    /// Byte offset the problem concerns (0 when it is the whole file).
+    pub offset: usize,
+    /// The text with invalid sequences replaced, so the position can still be shown.
+    pub lossy_text: String,
+}
+
+impl Unreadable {
+    fn whole(message: String) -> Unreadable {
+        Unreadable {
+            message,
+            offset: 0,
+            lossy_text: String::new(),
+        }
+    }
+}
+
+/// Reads a file as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String, Unreadable> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Unreadable::whole(format!(
+            "file is {} bytes, larger than the 16 MiB stagelint reads",
+            meta.len()
+        )));
+    }
+    let bytes =
+        std::fs::read(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
+    decode(bytes)
+}
+
+/// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.
+pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
+    if let Some(nul) = bytes.iter().take(8192).position(|b| *b == 0) {
+        return Err(Unreadable {
+            message: "file looks binary (it contains a NUL byte); stagelint reads UTF-8 text only"
+                .into(),
+            offset: nul,
+            lossy_text: String::new(),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        // The replacement keeps every byte before `offset` in place, so the offset stays valid.
+        let lossy_text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+        Unreadable {
+            message: format!(
+                "file is not valid UTF-8 (invalid byte sequence at byte {offset}); save it as UTF-8"
+            ),
+            offset,
+            lossy_text,
+        }
+    })
+}

@@ -1,0 +1,146 @@
+//! The files of one analysis: their text, kind and config; discovery lives in `discover`.
+
+pub mod discover;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::diagnostic::FileId;
+use crate::source::LineIndex;
+
+/// What a file is to stagelint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// Markdown with stage frontmatter.
+    Stage,
+    /// `sm.yaml`, `sm.yml` or `sm.json`.
+    StateMachine,
+    /// Could not be read as UTF-8 text; the message says why and where.
+    Unreadable { message: String, offset: usize },
+}
+
+/// One file of the workspace with its text.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub id: FileId,
+    pub path: PathBuf,
+    /// The path as shown to people (as given, or relative to the current directory).
+    pub display: String,
+    pub text: String,
+    pub lines: LineIndex,
+    pub kind: FileKind,
+    pub config: Arc<Config>,
+    /// Whether findings in this file are reported. Files read only as context (the rest of
+    /// the state machine around a file named on the command line) are not.
+    pub reported: bool,
+}
+
+/// Every file taking part in one check.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    files: Vec<SourceFile>,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        Workspace::default()
+    }
+
+    /// Adds a file whose findings are reported; `kind` comes from [`classify`].
+    pub fn add(
+        &mut self,
+        path: PathBuf,
+        display: String,
+        text: String,
+        kind: FileKind,
+        config: Arc<Config>,
+    ) -> FileId {
+        let id = FileId(self.files.len() as u32);
+        let lines = LineIndex::new(&text);
+        self.files.push(SourceFile {
+            id,
+            path,
+            display,
+            text,
+            lines,
+            kind,
+            config,
+            reported: true,
+        });
+        id
+    }
+
+    /// Adds a file that other files need (cross-file rules) but whose own findings are not wanted.
+    pub fn add_context(
+        &mut self,
+        path: PathBuf,
+        display: String,
+        text: String,
+        kind: FileKind,
+        config: Arc<Config>,
+    ) -> FileId {
+        let id = self.add(path, display, text, kind, config);
+        self.files[id.0 as usize].reported = false;
+        id
+    }
+
+    /// The files whose findings are reported.
+    pub fn reported_files(&self) -> impl Iterator<Item = &SourceFile> {
+        self.files.iter().filter(|f| f.reported)
+    }
+
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+}
+
+/// Stage-defining frontmatter keys: any one of them makes a markdown file a stage definition.
+pub const STAGE_KEYS: [&str; 6] = [
+    "completionTool",
+    "completionSchema",
+    "turnCap",
+    "allowedTools",
+    "retryPolicy",
+    "resolutionPolicy",
+];
+
+/// State-machine file names.
+pub const SM_FILE_NAMES: [&str; 3] = ["sm.yaml", "sm.yml", "sm.json"];
+
+/// Decides the kind of a readable file, or `None` when stagelint has nothing to say about it.
+pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
+    let name = path.file_name()?.to_str()?;
+    if SM_FILE_NAMES.contains(&name) {
+        return Some(FileKind::StateMachine);
+    }
+    let is_markdown = path
+        .extension()
+        .is_some_and(|ext| ext == "md" || ext == "markdown");
+    if !is_markdown {
+        return None;
+    }
+    if config.is_stage_glob(path) || has_stage_keys(text) {
+        return Some(FileKind::Stage);
+    }
+    None
+}
+
+/// Looks for a stage key at the top level of the frontmatter, textually, so that a file whose
+/// YAML is broken is still recognised (and its syntax error reported).
+fn has_stage_keys(text: &str) -> bool {
+    let Some(fm) = crate::source::frontmatter::split(text) else {
+        return false;
+    };
+    text[fm.yaml.start..fm.yaml.end].lines().any(|line| {
+        STAGE_KEYS.iter().any(|key| {
+            line.strip_prefix(key)
+                .or_else(|| line.strip_prefix(&format!("\"{key}\"")[..]))
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+    })
+}
