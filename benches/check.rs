@@ -1,1 +1,77 @@
-fn main() {}
+//! End-to-end and per-phase benchmarks on a generated workspace of 2,000 stage files
+//! (100 state machines x 20 stages). Target: a full `check` under 300 ms on 2 cores.
+
+mod generator;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use stagelint::config::Config;
+use stagelint::source::{frontmatter, yaml};
+use stagelint::workspace::discover::{ConfigCache, discover};
+use stagelint::workspace::{FileKind, Workspace};
+
+fn workspace_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join("stagelint-bench-2000");
+    if !dir.join("sm-0099").join("stage-19.md").is_file() {
+        generator::generate(&dir, 100, 20);
+    }
+    dir
+}
+
+fn benches(c: &mut Criterion) {
+    let dir = workspace_dir();
+    let mut group = c.benchmark_group("2000-stages");
+    group.sample_size(20);
+
+    group.bench_function("discover+check (end to end)", |b| {
+        b.iter(|| {
+            let mut configs = ConfigCache::new(None);
+            let workspace = discover(std::slice::from_ref(&dir), &mut configs).expect("no config error");
+            let diagnostics = stagelint::check::check(&workspace);
+            assert!(diagnostics.is_empty(), "generated workspace must be clean");
+            workspace.files().len()
+        })
+    });
+
+    let mut configs = ConfigCache::new(None);
+    let workspace = discover(std::slice::from_ref(&dir), &mut configs).expect("no config error");
+    assert_eq!(workspace.files().iter().filter(|f| f.kind == FileKind::Stage).count(), 2000);
+    group.bench_function("check only (files in memory)", |b| b.iter(|| stagelint::check::check(&workspace).len()));
+
+    group.bench_function("frontmatter split + YAML parse", |b| {
+        b.iter(|| {
+            workspace
+                .files()
+                .iter()
+                .filter_map(|f| frontmatter::split(&f.text).map(|fm| yaml::parse(&f.text[fm.yaml.start..fm.yaml.end])))
+                .count()
+        })
+    });
+    group.finish();
+
+    let one = rebuild_one(&workspace);
+    c.bench_function("one stage file (parse + every rule)", |b| b.iter(|| stagelint::check::check(&one).len()));
+}
+
+/// A workspace holding just the first stage file, for the per-file figure.
+fn rebuild_one(from: &Workspace) -> Workspace {
+    let file = from.files().iter().find(|f| f.kind == FileKind::Stage).expect("a stage");
+    let mut one = Workspace::new();
+    one.add(
+        file.path.clone(),
+        file.display.clone(),
+        file.text.clone(),
+        FileKind::Stage,
+        Arc::new(Config::defaults(&dir_of(file))),
+    );
+    one
+}
+
+fn dir_of(file: &stagelint::workspace::SourceFile) -> PathBuf {
+    file.path.parent().map(PathBuf::from).unwrap_or_default()
+}
+
+criterion_group!(check, benches);
+criterion_main!(check);

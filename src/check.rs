@@ -19,12 +19,7 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
         let (found, bad) = scan_suppressions(file);
         suppressions.push(found);
         for problem in bad {
-            result.push(Diagnostic::new(
-                InvalidSuppression,
-                file.id,
-                problem.span,
-                problem.message,
-            ));
+            result.push(Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message));
         }
     }
     for mut diagnostic in raw {
@@ -33,11 +28,7 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
             continue;
         };
         diagnostic.severity = severity;
-        if !suppressed(
-            &mut suppressions[diagnostic.file.0 as usize],
-            file,
-            &diagnostic,
-        ) {
+        if !suppressed(&mut suppressions[diagnostic.file.0 as usize], file, &diagnostic) {
             result.push(diagnostic);
         }
     }
@@ -54,21 +45,14 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
         .collect();
     result.sort_by(|a, b| {
         let (fa, fb) = (workspace.file(a.file), workspace.file(b.file));
-        (&fa.display, a.span.start, a.code, &a.message).cmp(&(
-            &fb.display,
-            b.span.start,
-            b.code,
-            &b.message,
-        ))
+        (&fa.display, a.span.start, a.code, &a.message).cmp(&(&fb.display, b.span.start, b.code, &b.message))
     });
     result
 }
 
 /// The configured severity of `code` in `file`, or `None` when it is turned off there.
 fn enabled(file: &SourceFile, code: &str) -> Option<crate::diagnostic::Severity> {
-    let severity = file
-        .config
-        .severity(code, families::default_severity(code))?;
+    let severity = file.config.severity(code, families::default_severity(code))?;
     (!file.config.ignored_for(&file.path, code)).then_some(severity)
 }
 
@@ -79,45 +63,23 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
     match file.kind {
         FileKind::Stage => {
             if let Some(fm) = frontmatter::split(text) {
-                suppress::scan(
-                    text,
-                    &file.lines,
-                    fm.yaml,
-                    CommentStyle::Hash,
-                    &mut found,
-                    &mut bad,
-                );
+                suppress::scan(text, &file.lines, fm.yaml, CommentStyle::Hash, &mut found, &mut bad);
                 if fm.close_fence.is_some() {
-                    suppress::scan(
-                        text,
-                        &file.lines,
-                        fm.body,
-                        CommentStyle::Html,
-                        &mut found,
-                        &mut bad,
-                    );
+                    suppress::scan(text, &file.lines, fm.body, CommentStyle::Html, &mut found, &mut bad);
                 }
             }
         }
-        FileKind::StateMachine if !file.path.extension().is_some_and(|e| e == "json") => {
-            suppress::scan(
-                text,
-                &file.lines,
-                Span::new(0, text.len()),
-                CommentStyle::Hash,
-                &mut found,
-                &mut bad,
-            );
+        FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => {
+            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
         }
         _ => {}
     }
     for suppression in &found {
         for code in &suppression.codes {
             if families::rule(&code.code).is_none() && !families::is_family(&code.code) {
-                let hint =
-                    crate::util::did_you_mean(&code.code, families::all_rules().map(|r| r.code))
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_default();
+                let hint = crate::util::did_you_mean(&code.code, families::all_rules().map(|r| r.code))
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
                 bad.push(BadSuppression {
                     span: code.span,
                     message: format!("unknown rule code `{}`{hint}", code.code),
@@ -142,11 +104,7 @@ fn suppressed(found: &mut [Suppression], file: &SourceFile, diagnostic: &Diagnos
         if !applies {
             continue;
         }
-        if let Some(code) = suppression
-            .codes
-            .iter_mut()
-            .find(|c| c.code == diagnostic.code || c.code == family)
-        {
+        if let Some(code) = suppression.codes.iter_mut().find(|c| c.code == diagnostic.code || c.code == family) {
             code.used = true;
             return true;
         }
@@ -161,37 +119,21 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
             .iter()
             .filter(|c| families::rule(&c.code).is_some() || families::is_family(&c.code))
             .collect();
-        let unused: Vec<_> = known
-            .iter()
-            .filter(|c| !c.used && rule_enabled(file, &c.code))
-            .collect();
+        let unused: Vec<_> = known.iter().filter(|c| !c.used && rule_enabled(file, &c.code)).collect();
         let all_unused = unused.len() == suppression.codes.len();
         for code in unused {
             let edit = if all_unused {
-                Edit {
-                    span: suppression.comment,
-                    replacement: String::new(),
-                }
+                Edit { span: suppression.comment, replacement: String::new() }
             } else {
-                Edit {
-                    span: code.span,
-                    replacement: String::new(),
-                }
+                Edit { span: code.span, replacement: String::new() }
             };
-            let title = if all_unused {
-                "Remove the suppression comment"
-            } else {
-                "Remove the unused code"
-            };
+            let title = if all_unused { "Remove the suppression comment" } else { "Remove the unused code" };
             out.push(
                 Diagnostic::new(
                     UnusedSuppression,
                     file.id,
                     code.span,
-                    format!(
-                        "suppression of `{}` is unused: nothing here reports it; remove it",
-                        code.code
-                    ),
+                    format!("suppression of `{}` is unused: nothing here reports it; remove it", code.code),
                 )
                 .with_fix(title, Applicability::Safe, vec![edit]),
             );
@@ -203,9 +145,7 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
 fn rule_enabled(file: &SourceFile, code: &str) -> bool {
     match families::rule(code) {
         Some(rule) => enabled(file, rule.code).is_some(),
-        None => families::all_rules()
-            .filter(|r| r.family() == code)
-            .any(|r| enabled(file, r.code).is_some()),
+        None => families::all_rules().filter(|r| r.family() == code).any(|r| enabled(file, r.code).is_some()),
     }
 }
 

@@ -13,11 +13,7 @@ use stagelint::families;
 use stagelint::workspace::discover::{ConfigCache, discover};
 
 #[derive(Parser)]
-#[command(
-    name = "stagelint",
-    version,
-    about = "Lint LLM agent-workflow definitions: stage files, state machines"
-)]
+#[command(name = "stagelint", version, about = "Lint LLM agent-workflow definitions: stage files, state machines")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -86,11 +82,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, String> {
         Some(path) => Some(Config::load(path).map_err(|e| e.to_string())?),
         None => None,
     };
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths
-    };
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
     for path in &paths {
         if !path.exists() {
             return Err(format!("{}: no such file or directory", path.display()));
@@ -110,42 +102,27 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, String> {
             let color = match args.color {
                 Color::Always => true,
                 Color::Never => false,
-                Color::Auto => {
-                    io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                }
+                Color::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             };
             render::full::render(&mut out, &workspace, &diagnostics, color)
                 .and_then(|()| writeln!(out, "{}", summary.line()))
         }
     };
-    if let Err(error) = written {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            return Err(format!("cannot write output: {error}"));
-        }
+    if let Err(error) = written
+        && error.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(format!("cannot write output: {error}"));
     }
     let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn run_rules() -> Result<ExitCode, String> {
     let mut out = io::stdout().lock();
-    let width = families::all_rules()
-        .map(|r| r.code.len())
-        .max()
-        .unwrap_or(0);
+    let width = families::all_rules().map(|r| r.code.len()).max().unwrap_or(0);
     for rule in families::all_rules() {
         let fix = if rule.fixable { "fix" } else { "   " };
-        let line = format!(
-            "{:width$}  {:7}  {fix}  {}",
-            rule.code,
-            rule.severity.as_str(),
-            rule.summary()
-        );
+        let line = format!("{:width$}  {:7}  {fix}  {}", rule.code, rule.severity.as_str(), rule.summary());
         if writeln!(out, "{}", line.trim_end()).is_err() {
             break;
         }
@@ -157,21 +134,14 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
     match families::rule(code) {
         Some(rule) => {
             let mut out = io::stdout().lock();
-            let _ = writeln!(
-                out,
-                "{}\n\nDefault severity: {}",
-                rule.doc.trim_end(),
-                rule.severity.as_str()
-            );
+            let _ = writeln!(out, "{}\n\nDefault severity: {}", rule.doc.trim_end(), rule.severity.as_str());
             Ok(ExitCode::SUCCESS)
         }
         None => {
             let hint = stagelint::util::did_you_mean(code, families::all_rules().map(|r| r.code))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
-            Err(format!(
-                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all)"
-            ))
+            Err(format!("unknown rule code `{code}`{hint} (`stagelint rules` lists them all)"))
         }
     }
 }

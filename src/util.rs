@@ -15,9 +15,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[(i - 1) * width + j] + 1)
-                .min(d[i * width + j - 1] + 1)
-                .min(d[(i - 1) * width + j - 1] + cost);
+            let mut best =
+                (d[(i - 1) * width + j] + 1).min(d[i * width + j - 1] + 1).min(d[(i - 1) * width + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[(i - 2) * width + j - 2] + 1);
             }
@@ -28,10 +27,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate when it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_lowercase();
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in candidates {
@@ -79,12 +75,32 @@ pub fn to_kebab_case(text: &str) -> String {
 /// Whether `text` is kebab-case: `^[a-z0-9]+(-[a-z0-9]+)*$`.
 pub fn is_kebab_case(text: &str) -> bool {
     !text.is_empty()
-        && text.split('-').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
+        && text
+            .split('-')
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
+/// Maps `items` on all cores, keeping order. Small inputs run on the calling thread, where
+/// spawning would cost more than it saves.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> =
+            items.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>())).collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| match handle.join() {
+                Ok(results) => results,
+                // A panic in a worker is a bug; surface it on the caller's thread.
+                Err(payload) => std::panic::resume_unwind(payload),
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -93,10 +109,7 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(
-            did_you_mean("turncap", ["turnCap", "tags"]),
-            Some("turnCap")
-        );
+        assert_eq!(did_you_mean("turncap", ["turnCap", "tags"]), Some("turnCap"));
         assert_eq!(did_you_mean("Raed", ["Read", "Write"]), Some("Read"));
         assert_eq!(did_you_mean("zzzz", ["Read"]), None);
         assert_eq!(did_you_mean("Grpe", ["Grep", "Glob"]), Some("Grep"));

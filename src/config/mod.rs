@@ -5,7 +5,7 @@ mod defaults;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -47,14 +47,7 @@ pub struct ConfigError {
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: invalid config: {}",
-            self.path.display(),
-            self.line,
-            self.column,
-            self.message
-        )
+        write!(f, "{}:{}:{}: invalid config: {}", self.path.display(), self.line, self.column, self.message)
     }
 }
 
@@ -105,10 +98,7 @@ impl Config {
             stage_globs: GlobSet::empty(),
             tools: DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect(),
             dialect: Dialect::Mustache,
-            resolution_policies: DEFAULT_RESOLUTION_POLICIES
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            resolution_policies: DEFAULT_RESOLUTION_POLICIES.iter().map(|s| s.to_string()).collect(),
             backoffs: DEFAULT_BACKOFFS.iter().map(|s| s.to_string()).collect(),
             rules: BTreeMap::new(),
             per_file_ignores: Vec::new(),
@@ -121,19 +111,12 @@ impl Config {
         let lines = LineIndex::new(text);
         let error = |span: Option<std::ops::Range<usize>>, message: String| {
             let at = lines.line_col(text, span.map_or(0, |s| s.start));
-            ConfigError {
-                path: path.to_path_buf(),
-                line: at.line,
-                column: at.column,
-                message,
-            }
+            ConfigError { path: path.to_path_buf(), line: at.line, column: at.column, message }
         };
-        let raw: RawConfig =
-            toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
         let mut config = Config::defaults(&root);
         config.path = Some(path.to_path_buf());
-        config.stage_globs =
-            build_globs(&raw.files.stages).map_err(|(span, msg)| error(Some(span), msg))?;
+        config.stage_globs = build_globs(&raw.files.stages).map_err(|(span, msg)| error(Some(span), msg))?;
         if let Some(tools) = raw.tools.registered {
             config.tools = tools.into_iter().collect();
         }
@@ -145,9 +128,7 @@ impl Config {
                 other => {
                     return Err(error(
                         Some(dialect.span()),
-                        format!(
-                            "unknown placeholder-dialect `{other}`; expected \"mustache\" or \"dollar\""
-                        ),
+                        format!("unknown placeholder-dialect `{other}`; expected \"mustache\" or \"dollar\""),
                     ));
                 }
             };
@@ -165,15 +146,16 @@ impl Config {
                 other => Some(Severity::parse(other).ok_or_else(|| {
                     error(
                         Some(level.span()),
-                        format!("unknown level `{other}`; expected \"error\", \"warning\", \"info\", \"hint\" or \"off\""),
+                        format!(
+                            "unknown level `{other}`; expected \"error\", \"warning\", \"info\", \"hint\" or \"off\""
+                        ),
                     )
                 })?),
             };
             config.rules.insert(code.into_inner(), level);
         }
         for (glob, codes) in raw.per_file_ignores {
-            let set = build_globs(std::slice::from_ref(&glob))
-                .map_err(|(span, msg)| error(Some(span), msg))?;
+            let set = build_globs(std::slice::from_ref(&glob)).map_err(|(span, msg)| error(Some(span), msg))?;
             let mut list = Vec::new();
             for code in codes {
                 check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
@@ -186,6 +168,8 @@ impl Config {
 
     /// Reads and parses the config at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        // Globs match against absolute file paths, so the root must be absolute too.
+        let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
             line: 1,
@@ -211,9 +195,9 @@ impl Config {
     pub fn ignored_for(&self, path: &Path, code: &str) -> bool {
         let relative = path.strip_prefix(&self.root).unwrap_or(path);
         let family = code.split_once('/').map_or(code, |(f, _)| f);
-        self.per_file_ignores.iter().any(|(set, codes)| {
-            set.is_match(relative) && codes.iter().any(|c| c == code || c == family)
-        })
+        self.per_file_ignores
+            .iter()
+            .any(|(set, codes)| set.is_match(relative) && codes.iter().any(|c| c == code || c == family))
     }
 
     /// Whether `[files] stages` names `path` as a stage definition.
@@ -233,13 +217,13 @@ pub fn discover(dir: &Path) -> Option<PathBuf> {
 fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (std::ops::Range<usize>, String)> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
-        let parsed =
-            Glob::new(glob.get_ref()).map_err(|e| (glob.span(), format!("bad glob: {e}")))?;
+        let parsed = globset::GlobBuilder::new(glob.get_ref())
+            .literal_separator(true)
+            .build()
+            .map_err(|e| (glob.span(), format!("bad glob: {e}")))?;
         builder.add(parsed);
     }
-    builder
-        .build()
-        .map_err(|e| (0..0, format!("bad glob: {e}")))
+    builder.build().map_err(|e| (0..0, format!("bad glob: {e}")))
 }
 
 fn check_code(code: &str) -> Result<(), String> {

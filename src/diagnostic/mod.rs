@@ -89,12 +89,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic at the rule's default severity; the collector remaps it from config later.
-    pub fn new(
-        code: &'static str,
-        file: FileId,
-        span: Span,
-        message: impl Into<String>,
-    ) -> Diagnostic {
+    pub fn new(code: &'static str, file: FileId, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,
             severity: crate::families::default_severity(code),
@@ -107,17 +102,8 @@ impl Diagnostic {
         }
     }
 
-    pub fn with_related(
-        mut self,
-        file: FileId,
-        span: Span,
-        message: impl Into<String>,
-    ) -> Diagnostic {
-        self.related.push(Related {
-            file: Some(file),
-            span,
-            message: message.into(),
-        });
+    pub fn with_related(mut self, file: FileId, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.related.push(Related { file: Some(file), span, message: message.into() });
         self
     }
 
@@ -126,24 +112,13 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_fix(
-        mut self,
-        title: impl Into<String>,
-        applicability: Applicability,
-        edits: Vec<Edit>,
-    ) -> Diagnostic {
-        self.fix = Some(Fix {
-            title: title.into(),
-            applicability,
-            edits,
-        });
+    pub fn with_fix(mut self, title: impl Into<String>, applicability: Applicability, edits: Vec<Edit>) -> Diagnostic {
+        self.fix = Some(Fix { title: title.into(), applicability, edits });
         self
     }
 
     /// The family part of the code (`sm` for `sm/UnknownTool`).
     pub fn family(&self) -> &'static str {
-        self.code
-            .split_once('/')
-            .map_or(self.code, |(family, _)| family)
+        self.code.split_once('/').map_or(self.code, |(family, _)| family)
     }
 }

@@ -76,16 +76,9 @@ pub fn scan(
                 } else {
                     Scope::Line(line)
                 };
-                out.push(Suppression {
-                    comment,
-                    scope,
-                    codes,
-                });
+                out.push(Suppression { comment, scope, codes });
             }
-            Err(message) => bad.push(BadSuppression {
-                span: comment,
-                message,
-            }),
+            Err(message) => bad.push(BadSuppression { span: comment, message }),
         }
     }
 }
@@ -94,32 +87,46 @@ pub fn scan(
 fn find_directive(line: &str, style: CommentStyle) -> Option<(Span, usize)> {
     match style {
         CommentStyle::Hash => {
-            let bytes = line.as_bytes();
-            let mut from = 0;
-            while let Some(found) = line[from..].find('#') {
-                let at = from + found;
-                if at == 0 || bytes[at - 1] == b' ' || bytes[at - 1] == b'\t' {
-                    let rest = line[at + 1..].trim_start();
-                    if let Some(after) = rest.strip_prefix("stagelint:") {
-                        let directive = line.len() - after.len();
-                        return Some((Span::new(at, line.len()), directive));
-                    }
-                }
-                from = at + 1;
-            }
-            None
+            let at = yaml_comment_start(line)?;
+            let rest = line[at + 1..].trim_start();
+            let after = rest.strip_prefix("stagelint:")?;
+            let directive = line.len() - after.len();
+            Some((Span::new(at, line.len()), directive))
         }
         CommentStyle::Html => {
             let open = line.find("<!--")?;
             let rest = line[open + 4..].trim_start();
             let after = rest.strip_prefix("stagelint:")?;
             let directive = line.len() - after.len();
-            let close = line[directive..]
-                .find("-->")
-                .map_or(line.len(), |c| directive + c + 3);
+            let close = line[directive..].find("-->").map_or(line.len(), |c| directive + c + 3);
             Some((Span::new(open, close), directive))
         }
     }
+}
+
+/// Where a YAML comment starts on a line: a `#` at the start or after a blank, outside quotes.
+/// Multi-line quoted scalars are rare in frontmatter and are not tracked.
+fn yaml_comment_start(line: &str) -> Option<usize> {
+    let mut quote: Option<u8> = None;
+    let mut previous = b' ';
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'#' && (previous == b' ' || previous == b'\t') => return Some(i),
+            None if (b == b'"' || b == b'\'') && matches!(previous, b' ' | b'\t' | b'[' | b'{' | b',' | b':') => {
+                quote = Some(b)
+            }
+            None => {}
+        }
+        previous = b;
+        i += 1;
+    }
+    None
 }
 
 /// Parses ` ignore[a, b]` (or `ignore-file[...]`) starting at `offset` in the file.
@@ -131,9 +138,7 @@ fn parse_directive(text: &str, offset: usize) -> Result<(bool, Vec<SuppressedCod
     } else if let Some(rest) = trimmed.strip_prefix("ignore[") {
         (false, rest, "ignore[".len())
     } else {
-        return Err(
-            "expected `stagelint: ignore[code, ...]` or `stagelint: ignore-file[code, ...]`".into(),
-        );
+        return Err("expected `stagelint: ignore[code, ...]` or `stagelint: ignore-file[code, ...]`".into());
     };
     let Some(close) = rest.find(']') else {
         return Err("the code list is not closed with `]`".into());
@@ -167,14 +172,7 @@ mod tests {
     fn scan_all(text: &str, style: CommentStyle) -> (Vec<Suppression>, Vec<BadSuppression>) {
         let lines = LineIndex::new(text);
         let (mut ok, mut bad) = (Vec::new(), Vec::new());
-        scan(
-            text,
-            &lines,
-            Span::new(0, text.len()),
-            style,
-            &mut ok,
-            &mut bad,
-        );
+        scan(text, &lines, Span::new(0, text.len()), style, &mut ok, &mut bad);
         (ok, bad)
     }
 
@@ -187,10 +185,7 @@ mod tests {
         assert_eq!(ok[1].scope, Scope::Line(2));
         let codes: Vec<&str> = ok[1].codes.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["sm/FieldType", "sm"]);
-        assert_eq!(
-            &text[ok[1].codes[0].span.start..ok[1].codes[0].span.end],
-            "sm/FieldType"
-        );
+        assert_eq!(&text[ok[1].codes[0].span.start..ok[1].codes[0].span.end], "sm/FieldType");
     }
 
     #[test]
@@ -198,19 +193,25 @@ mod tests {
         let text = "x <!-- stagelint: ignore-file[sm/UpstreamEmpty] --> y\n";
         let (ok, _) = scan_all(text, CommentStyle::Html);
         assert_eq!(ok[0].scope, Scope::File);
-        assert_eq!(
-            &text[ok[0].comment.start..ok[0].comment.end],
-            "<!-- stagelint: ignore-file[sm/UpstreamEmpty] -->"
-        );
+        assert_eq!(&text[ok[0].comment.start..ok[0].comment.end], "<!-- stagelint: ignore-file[sm/UpstreamEmpty] -->");
     }
 
     #[test]
     fn malformed_directives() {
-        let (_, bad) = scan_all(
-            "# stagelint: ignroe[x]\n# stagelint: ignore[]\n# stagelint: ignore[a\n",
+        let (_, bad) =
+            scan_all("# stagelint: ignroe[x]\n# stagelint: ignore[]\n# stagelint: ignore[a\n", CommentStyle::Hash);
+        assert_eq!(bad.len(), 3);
+    }
+
+    #[test]
+    fn hash_inside_quotes_is_not_a_comment() {
+        let (ok, bad) = scan_all(
+            "description: \"use # stagelint: ignore[x] here\"\nb: 'it''s' # stagelint: ignore[sm]\n",
             CommentStyle::Hash,
         );
-        assert_eq!(bad.len(), 3);
+        assert!(bad.is_empty());
+        assert_eq!(ok.len(), 1);
+        assert_eq!(ok[0].scope, Scope::Line(1));
     }
 
     #[test]

@@ -21,17 +21,11 @@ pub struct RuleMeta {
 impl RuleMeta {
     /// The summary sentence: the first non-heading line of the doc.
     pub fn summary(&self) -> &'static str {
-        self.doc
-            .lines()
-            .map(str::trim)
-            .find(|line| !line.is_empty() && !line.starts_with('#'))
-            .unwrap_or("")
+        self.doc.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with('#')).unwrap_or("")
     }
 
     pub fn family(&self) -> &'static str {
-        self.code
-            .split_once('/')
-            .map_or(self.code, |(family, _)| family)
+        self.code.split_once('/').map_or(self.code, |(family, _)| family)
     }
 }
 

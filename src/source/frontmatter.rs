@@ -17,29 +17,21 @@ pub struct Frontmatter {
 
 /// Finds the frontmatter block; `None` when the first line (after an optional BOM) is not `---`.
 pub fn split(text: &str) -> Option<Frontmatter> {
-    let start = if text.starts_with('\u{feff}') {
-        '\u{feff}'.len_utf8()
-    } else {
-        0
-    };
+    let start = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
     let mut lines = Lines { text, pos: start };
     let (open_fence, first) = lines.next()?;
     if !is_fence(&text[open_fence.start..open_fence.end], &["---"]) {
         return None;
     }
     let yaml_start = first;
-    while let Some((line, next)) = lines.next() {
+    for (line, next) in lines {
         if is_fence(&text[line.start..line.end], &["---", "..."]) {
-            let body = if next > line.end {
-                Span::new(next, text.len())
-            } else {
-                Span::empty(text.len())
-            };
+            // A fence on the last line without a line break leaves an empty body at the end.
             return Some(Frontmatter {
                 open_fence,
                 yaml: Span::new(yaml_start, line.start),
                 close_fence: Some(line),
-                body,
+                body: Span::new(next, text.len()),
             });
         }
     }
@@ -83,17 +75,12 @@ impl Iterator for Lines<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::source::frontmatter::*;
 
     fn parts(text: &str) -> (String, String, Option<String>, String) {
         let fm = split(text).expect("frontmatter");
         let s = |span: Span| text[span.start..span.end].to_string();
-        (
-            s(fm.open_fence),
-            s(fm.yaml),
-            fm.close_fence.map(s),
-            s(fm.body),
-        )
+        (s(fm.open_fence), s(fm.yaml), fm.close_fence.map(s), s(fm.body))
     }
 
     #[test]
@@ -109,15 +96,7 @@ mod tests {
     #[test]
     fn crlf_spans_exclude_the_carriage_return() {
         let text = "---  \r\na: 1\r\n--- \t\r\nbody\r\n";
-        assert_eq!(
-            parts(text),
-            (
-                "---  ".into(),
-                "a: 1\r\n".into(),
-                Some("--- \t".into()),
-                "body\r\n".into()
-            )
-        );
+        assert_eq!(parts(text), ("---  ".into(), "a: 1\r\n".into(), Some("--- \t".into()), "body\r\n".into()));
     }
 
     #[test]
@@ -134,10 +113,7 @@ mod tests {
     fn unclosed_and_minimal_blocks() {
         let text = "---\na: 1\nb: 😀";
         let fm = split(text).expect("frontmatter");
-        assert_eq!(
-            (fm.yaml, fm.close_fence, fm.body),
-            (Span::new(4, text.len()), None, Span::empty(text.len()))
-        );
+        assert_eq!((fm.yaml, fm.close_fence, fm.body), (Span::new(4, text.len()), None, Span::empty(text.len())));
         for text in ["---", "---\n", "---\r\n", "--- "] {
             let fm = split(text).expect("frontmatter");
             assert!(fm.yaml.is_empty(), "{text:?}");
@@ -146,24 +122,14 @@ mod tests {
             assert_eq!(fm.body, Span::empty(text.len()));
         }
         let fm = split("---\n---").expect("frontmatter");
-        assert_eq!(
-            (fm.yaml, fm.close_fence, fm.body),
-            (Span::empty(4), Some(Span::new(4, 7)), Span::empty(7))
-        );
+        assert_eq!((fm.yaml, fm.close_fence, fm.body), (Span::empty(4), Some(Span::new(4, 7)), Span::empty(7)));
     }
 
     #[test]
     fn no_frontmatter() {
-        for text in [
-            "",
-            "# Title\n---\n",
-            " ---\n",
-            "----\n",
-            "--- x\n",
-            "\n---\n",
-            "\u{feff}\u{feff}---\n",
-            "---\ra: 1\r",
-        ] {
+        for text in
+            ["", "# Title\n---\n", " ---\n", "----\n", "--- x\n", "\n---\n", "\u{feff}\u{feff}---\n", "---\ra: 1\r"]
+        {
             assert_eq!(split(text), None, "{text:?}");
         }
     }
@@ -178,9 +144,10 @@ mod tests {
     }
 
     mod prop {
-        use super::super::split;
-        use crate::source::Span;
+        use crate::source::frontmatter::split;
         use proptest::prelude::*;
+
+        use crate::source::Span;
 
         fn check_span(text: &str, span: Span) {
             assert!(span.start <= span.end && span.end <= text.len());

@@ -1,35 +1,25 @@
 //! JSON reader: a hand-written, iterative RFC 8259 parser producing the spanned `Node` tree.
-//!
-//! Decisions worth knowing:
-//! - Integers in the `i64` range are `Int`; every other number is `Float` (`1e400` is infinity).
-//! - A lone surrogate escape (`\ud800`) becomes U+FFFD without an error, as most JSON readers do.
-//! - Duplicate keys keep the LAST value (like `JSON.parse`), in the position of the first key;
-//!   the later key is reported with the first one as related span.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::source::{Entry, MAX_DEPTH, Node, Parsed, Span, SyntaxError, Value};
 
-/// Reads one JSON value. Never panics; a syntax error gives `root: None` and that one error.
+/// Reads one JSON value; it never panics, and a syntax error gives `root: None` and that one error.
+///
+/// - Integers in the `i64` range are `Int`; every other number is `Float` (`1e400` is infinity).
+/// - A lone surrogate escape (`\ud800`) becomes U+FFFD without an error, as in most JSON readers.
+/// - Duplicate keys keep the last value (like `JSON.parse`) at the position of the first key.
+///   The later key is reported, with the first one as the related span.
+/// - A leading BOM is skipped; spans still count its three bytes.
 pub fn parse(text: &str) -> Parsed {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        errors: Vec::new(),
-    };
+    let mut reader = Reader { text, bytes: text.as_bytes(), pos: 0, errors: Vec::new() };
     if text.starts_with('\u{feff}') {
         reader.pos = '\u{feff}'.len_utf8();
     }
     match reader.run() {
-        Ok(root) => Parsed {
-            root: Some(root),
-            errors: reader.errors,
-        },
-        Err(error) => Parsed {
-            root: None,
-            errors: vec![error],
-        },
+        Ok(root) => Parsed { root: Some(root), errors: reader.errors },
+        Err(error) => Parsed { root: None, errors: vec![error] },
     }
 }
 
@@ -53,28 +43,56 @@ enum Kind {
     Array(Vec<Node>),
     Object {
         entries: Vec<Entry>,
-        index: HashMap<String, usize>,
+        /// Key -> entry, built once the object outgrows a linear scan.
+        index: Option<HashMap<String, usize>>,
         /// The key waiting for its value, and the entry it replaces when it is a duplicate.
         key: Option<(Node, Option<usize>)>,
     },
+}
+
+/// Objects up to this size look keys up by scanning, which allocates nothing.
+const LINEAR: usize = 16;
+
+fn find_key(entries: &[Entry], index: &mut Option<HashMap<String, usize>>, name: &str) -> Option<usize> {
+    if entries.len() <= LINEAR {
+        return entries.iter().position(|e| e.key.as_str() == Some(name));
+    }
+    let index = index.get_or_insert_with(|| {
+        let mut index = HashMap::with_capacity(entries.len() * 2);
+        for (i, entry) in entries.iter().enumerate() {
+            if let Some(key) = entry.key.as_str() {
+                index.entry(key.to_string()).or_insert(i);
+            }
+        }
+        index
+    });
+    index.get(name).copied()
+}
+
+/// At most 40 characters of `text` for a message.
+fn shorten(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
+        None => Cow::Borrowed(text),
+    }
+}
+
+fn trailing_comma(comma: usize) -> SyntaxError {
+    SyntaxError::new(Span::new(comma, comma + 1), "trailing comma is not allowed in JSON")
 }
 
 impl Frame {
     fn attach(&mut self, node: Node) {
         match &mut self.kind {
             Kind::Array(items) => items.push(node),
-            Kind::Object {
-                entries,
-                index,
-                key,
-            } => match key.take() {
+            Kind::Object { entries, index, key } => match key.take() {
                 Some((_, Some(first))) => {
                     if let Some(entry) = entries.get_mut(first) {
                         entry.value = node;
                     }
                 }
                 Some((key, None)) => {
-                    if let Some(name) = key.as_str() {
+                    if let (Some(index), Some(name)) = (index.as_mut(), key.as_str()) {
                         index.insert(name.to_string(), entries.len());
                     }
                     entries.push(Entry { key, value: node });
@@ -82,6 +100,22 @@ impl Frame {
                 None => {}
             },
         }
+    }
+
+    /// Holds `key_node` until its value arrives, reporting it when it repeats an earlier key.
+    fn set_key(&mut self, key_node: Node, errors: &mut Vec<SyntaxError>) {
+        let Kind::Object { entries, index, key } = &mut self.kind else {
+            return;
+        };
+        let name = key_node.as_str().unwrap_or_default();
+        let first = find_key(entries, index, name);
+        if let Some(entry) = first.and_then(|i| entries.get(i)) {
+            errors.push(
+                SyntaxError::new(key_node.span, format!("duplicate key `{}`; the last one is used", shorten(name)))
+                    .with_related(entry.key.span, "first defined here"),
+            );
+        }
+        *key = Some((key_node, first));
     }
 
     fn finish(self, end: usize) -> Node {
@@ -103,14 +137,15 @@ impl Frame {
 impl Reader<'_> {
     fn run(&mut self) -> Result<Node> {
         let mut stack: Vec<Frame> = Vec::new();
-        // Where the comma just before the value being read is, to name trailing commas.
+        // This is the comma just before the value being read, so that a trailing comma can be named.
         let mut after_comma: Option<usize> = None;
         loop {
             self.skip_ws();
             let start = self.pos;
-            let mut node = match self.peek() {
-                None => return Err(self.eof(&stack)),
-                Some(b'[') => {
+            let mut node = match (self.peek(), after_comma) {
+                (None, _) => return Err(self.eof(&stack)),
+                (Some(b']' | b'}'), Some(comma)) => return Err(trailing_comma(comma)),
+                (Some(b'['), _) => {
                     self.open(&mut stack, Kind::Array(Vec::new()))?;
                     self.skip_ws();
                     if self.peek() != Some(b']') {
@@ -120,12 +155,8 @@ impl Reader<'_> {
                     self.pos += 1;
                     self.close(&mut stack)
                 }
-                Some(b'{') => {
-                    let kind = Kind::Object {
-                        entries: Vec::new(),
-                        index: HashMap::new(),
-                        key: None,
-                    };
+                (Some(b'{'), _) => {
+                    let kind = Kind::Object { entries: Vec::new(), index: None, key: None };
                     self.open(&mut stack, kind)?;
                     self.skip_ws();
                     match self.peek() {
@@ -140,23 +171,16 @@ impl Reader<'_> {
                         }
                     }
                 }
-                Some(b'"') => {
+                (Some(b'"'), _) => {
                     let (value, span) = self.string()?;
                     Node::new(span, Value::String(value))
                 }
-                Some(b'-' | b'0'..=b'9') => self.number()?,
-                Some(b'a'..=b'z' | b'A'..=b'Z') => self.literal()?,
-                Some(b']' | b'}') if after_comma.is_some() => {
-                    let comma = after_comma.unwrap_or(start);
-                    return Err(SyntaxError::new(
-                        Span::new(comma, comma + 1),
-                        "trailing comma is not allowed in JSON",
-                    ));
-                }
-                Some(_) => return Err(self.unexpected(start)),
+                (Some(b'-' | b'0'..=b'9'), _) => self.number()?,
+                (Some(b'a'..=b'z' | b'A'..=b'Z'), _) => self.literal()?,
+                (Some(_), _) => return Err(self.unexpected(start)),
             };
 
-            // A value is complete: attach it and close every container that ends right here.
+            // A value is complete, so attach it and close every container that ends right here.
             loop {
                 let Some(frame) = stack.last_mut() else {
                     self.skip_ws();
@@ -172,16 +196,13 @@ impl Reader<'_> {
                 self.skip_ws();
                 match (self.peek(), is_array) {
                     (Some(b','), _) => {
-                        after_comma = Some(self.pos);
+                        let comma = self.pos;
                         self.pos += 1;
+                        after_comma = Some(comma);
                         if !is_array {
                             self.skip_ws();
                             if self.peek() == Some(b'}') {
-                                let comma = after_comma.unwrap_or(self.pos);
-                                return Err(SyntaxError::new(
-                                    Span::new(comma, comma + 1),
-                                    "trailing comma is not allowed in JSON",
-                                ));
+                                return Err(trailing_comma(comma));
                             }
                             self.key(&mut stack)?;
                             after_comma = None;
@@ -194,14 +215,10 @@ impl Reader<'_> {
                     }
                     (None, _) => return Err(self.eof(&stack)),
                     (Some(_), true) => {
-                        return Err(
-                            self.expected(self.pos, "expected `,` or `]` after an array element")
-                        );
+                        return Err(self.expected(self.pos, "expected `,` or `]` after an array element"));
                     }
                     (Some(_), false) => {
-                        return Err(
-                            self.expected(self.pos, "expected `,` or `}` after an object member")
-                        );
+                        return Err(self.expected(self.pos, "expected `,` or `}` after an object member"));
                     }
                 }
             }
@@ -247,10 +264,8 @@ impl Reader<'_> {
     fn eof(&self, stack: &[Frame]) -> SyntaxError {
         let error = SyntaxError::new(Span::empty(self.text.len()), "unexpected end of input");
         match stack.last() {
-            Some(frame) => error.with_related(
-                Span::new(frame.open, frame.open + 1),
-                format!("this {} is never closed", frame.noun()),
-            ),
+            Some(frame) => error
+                .with_related(Span::new(frame.open, frame.open + 1), format!("this {} is never closed", frame.noun())),
             None => error,
         }
     }
@@ -263,10 +278,7 @@ impl Reader<'_> {
                 format!("nesting deeper than {MAX_DEPTH} levels; stagelint stops reading here"),
             ));
         }
-        stack.push(Frame {
-            open: self.pos,
-            kind,
-        });
+        stack.push(Frame { open: self.pos, kind });
         self.pos += 1;
         Ok(())
     }
@@ -295,29 +307,9 @@ impl Reader<'_> {
             None => return Err(self.eof(stack)),
             Some(_) => return Err(self.expected(self.pos, "expected `:` after an object key")),
         }
-        let Some(Frame {
-            kind:
-                Kind::Object {
-                    entries,
-                    index,
-                    key,
-                },
-            ..
-        }) = stack.last_mut()
-        else {
-            return Ok(());
-        };
-        let first = index.get(&name).copied();
-        if let Some(entry) = first.and_then(|i| entries.get(i)) {
-            self.errors.push(
-                SyntaxError::new(
-                    span,
-                    format!("duplicate key `{name}`; the last one is used"),
-                )
-                .with_related(entry.key.span, "first defined here"),
-            );
+        if let Some(frame) = stack.last_mut() {
+            frame.set_key(Node::new(span, Value::String(name)), &mut self.errors);
         }
-        *key = Some((Node::new(span, Value::String(name)), first));
         Ok(())
     }
 
@@ -330,10 +322,7 @@ impl Reader<'_> {
         loop {
             match self.peek() {
                 None => {
-                    return Err(SyntaxError::new(
-                        Span::new(open, open + 1),
-                        "unterminated string",
-                    ));
+                    return Err(SyntaxError::new(Span::new(open, open + 1), "unterminated string"));
                 }
                 Some(b'"') => {
                     out.push_str(&self.text[run..self.pos]);
@@ -357,7 +346,7 @@ impl Reader<'_> {
                         format!("control character U+{b:04X} must be escaped in a JSON string"),
                     ));
                 }
-                // Only ASCII bytes stop the run, so every slice above falls on char boundaries.
+                // Only ASCII bytes stop the run, so every slice above falls on a char boundary.
                 Some(_) => self.pos += 1,
             }
         }
@@ -367,10 +356,7 @@ impl Reader<'_> {
     fn escape(&mut self, open: usize, out: &mut String) -> Result<()> {
         let at = self.pos;
         let Some(c) = self.text.get(at + 1..).and_then(|rest| rest.chars().next()) else {
-            return Err(SyntaxError::new(
-                Span::new(open, open + 1),
-                "unterminated string",
-            ));
+            return Err(SyntaxError::new(Span::new(open, open + 1), "unterminated string"));
         };
         let simple = match c {
             '"' => Some('"'),
@@ -389,22 +375,13 @@ impl Reader<'_> {
             return Ok(());
         }
         if c != 'u' {
-            let shown = if c.is_control() {
-                format!("U+{:04X}", u32::from(c))
-            } else {
-                c.to_string()
-            };
-            return Err(SyntaxError::new(
-                Span::new(at, at + 1 + c.len_utf8()),
-                format!("invalid escape `\\{shown}`"),
-            ));
+            let shown = if c.is_control() { format!("U+{:04X}", u32::from(c)) } else { c.to_string() };
+            return Err(SyntaxError::new(Span::new(at, at + 1 + c.len_utf8()), format!("invalid escape `\\{shown}`")));
         }
         let high = self.hex4(at)?;
         self.pos = at + 6;
-        if (0xD800..0xDC00).contains(&high)
-            && self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u")
-        {
-            // A following low surrogate completes the pair; anything else leaves `high` alone.
+        if (0xD800..0xDC00).contains(&high) && self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u") {
+            // A following low surrogate completes the pair, and anything else leaves `high` alone.
             let low = self.hex4(self.pos)?;
             if (0xDC00..0xE000).contains(&low) {
                 self.pos += 6;
@@ -421,10 +398,7 @@ impl Reader<'_> {
     fn hex4(&self, at: usize) -> Result<u32> {
         let mut code = 0;
         for i in 0..4 {
-            let digit = self
-                .bytes
-                .get(at + 2 + i)
-                .and_then(|&b| char::from(b).to_digit(16));
+            let digit = self.bytes.get(at + 2 + i).and_then(|&b| char::from(b).to_digit(16));
             match digit {
                 Some(d) => code = code * 16 + d,
                 None => {
@@ -484,16 +458,14 @@ impl Reader<'_> {
         }
         let span = Span::new(start, self.pos);
         let raw = &self.text[start..self.pos];
-        let int = if integer {
-            raw.parse::<i64>().ok()
-        } else {
-            None
-        };
+        let int = if integer { raw.parse::<i64>().ok() } else { None };
         let value = match int {
             Some(n) => Value::Int(n),
             None => match raw.parse::<f64>() {
                 Ok(f) => Value::Float(f),
-                Err(_) => return Err(SyntaxError::new(span, format!("invalid number `{raw}`"))),
+                Err(_) => {
+                    return Err(SyntaxError::new(span, format!("invalid number `{}`", shorten(raw))));
+                }
             },
         };
         Ok(Node::new(span, value))
@@ -513,7 +485,8 @@ impl Reader<'_> {
                 return Err(SyntaxError::new(
                     span,
                     format!(
-                        "invalid literal `{word}`; expected `true`, `false`, `null`, a number or a string"
+                        "invalid literal `{}`; expected `true`, `false`, `null`, a number or a string",
+                        shorten(word)
                     ),
                 ));
             }
@@ -524,8 +497,9 @@ impl Reader<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::time::{Duration, Instant};
+
+    use crate::source::json::*;
 
     fn root(text: &str) -> Node {
         let parsed = parse(text);
@@ -555,18 +529,9 @@ mod tests {
         assert_eq!(slice(text, map[0].value.span), "\"ü\"");
         assert_eq!(slice(text, map[1].key.span), "\"😀\"");
         assert_eq!(slice(text, map[1].value.span), "[1, {\"k\": null}]");
-        assert_eq!(
-            slice(text, node.pointer("/😀/1/k").expect("k").span),
-            "null"
-        );
-        assert_eq!(
-            slice(text, node.pointer("/😀/1").expect("obj").span),
-            "{\"k\": null}"
-        );
-        assert_eq!(
-            node.get("t").map(|n| n.value.clone()),
-            Some(Value::Bool(true))
-        );
+        assert_eq!(slice(text, node.pointer("/😀/1/k").expect("k").span), "null");
+        assert_eq!(slice(text, node.pointer("/😀/1").expect("obj").span), "{\"k\": null}");
+        assert_eq!(node.get("t").map(|n| n.value.clone()), Some(Value::Bool(true)));
     }
 
     #[test]
@@ -581,38 +546,14 @@ mod tests {
     fn escapes() {
         let text = r#"["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u20AC", "\ud83d\ude00", "\ud800x", "\udc00", "\ud800\u0041"]"#;
         let node = root(text);
-        let strings: Vec<&str> = node
-            .as_seq()
-            .expect("seq")
-            .iter()
-            .filter_map(Node::as_str)
-            .collect();
-        assert_eq!(
-            strings,
-            [
-                "a\"b\\c/d\u{8}\u{c}\n\r\t",
-                "é€",
-                "😀",
-                "\u{fffd}x",
-                "\u{fffd}",
-                "\u{fffd}A"
-            ]
-        );
+        let strings: Vec<&str> = node.as_seq().expect("seq").iter().filter_map(Node::as_str).collect();
+        assert_eq!(strings, ["a\"b\\c/d\u{8}\u{c}\n\r\t", "é€", "😀", "\u{fffd}x", "\u{fffd}", "\u{fffd}A"]);
         let e = error(r#"{"a": "x\qy"}"#);
-        assert_eq!(
-            (e.message.as_str(), e.span),
-            ("invalid escape `\\q`", Span::new(8, 10))
-        );
+        assert_eq!((e.message.as_str(), e.span), ("invalid escape `\\q`", Span::new(8, 10)));
         let e = error(r#""\é""#);
-        assert_eq!(
-            (e.message.as_str(), e.span),
-            ("invalid escape `\\é`", Span::new(1, 4))
-        );
+        assert_eq!((e.message.as_str(), e.span), ("invalid escape `\\é`", Span::new(1, 4)));
         let e = error(r#""\u12G4""#);
-        assert_eq!(
-            e.message,
-            "invalid escape `\\u12G`; `\\u` takes four hex digits"
-        );
+        assert_eq!(e.message, "invalid escape `\\u12G`; `\\u` takes four hex digits");
         assert_eq!(e.span, Span::new(1, 6));
     }
 
@@ -620,12 +561,7 @@ mod tests {
     fn numbers() {
         let text = "[0, -0, 12, -34, 9223372036854775807, -9223372036854775808, 9223372036854775808, 1.5, -2e3, 1E+2, 3e-1, 1e400]";
         let node = root(text);
-        let values: Vec<Value> = node
-            .as_seq()
-            .expect("seq")
-            .iter()
-            .map(|n| n.value.clone())
-            .collect();
+        let values: Vec<Value> = node.as_seq().expect("seq").iter().map(|n| n.value.clone()).collect();
         assert_eq!(
             values,
             [
@@ -644,25 +580,13 @@ mod tests {
             ]
         );
         let e = error("[01]");
-        assert_eq!(
-            (e.message.as_str(), e.span),
-            (
-                "leading zeros are not allowed in JSON numbers",
-                Span::new(1, 3)
-            )
-        );
+        assert_eq!((e.message.as_str(), e.span), ("leading zeros are not allowed in JSON numbers", Span::new(1, 3)));
         let e = error("-007");
         assert_eq!(e.span, Span::new(0, 4));
         assert_eq!(error("[-]").message, "expected a digit after `-`");
-        assert_eq!(
-            error("1.").message,
-            "expected a digit after the decimal point"
-        );
+        assert_eq!(error("1.").message, "expected a digit after the decimal point");
         let e = error("[1e+]");
-        assert_eq!(
-            (e.message.as_str(), e.span),
-            ("expected a digit in the exponent", Span::new(4, 5))
-        );
+        assert_eq!((e.message.as_str(), e.span), ("expected a digit in the exponent", Span::new(4, 5)));
         assert_eq!(error(".5").message, "unexpected character `.`");
         assert_eq!(error("+1").message, "unexpected character `+`");
     }
@@ -670,91 +594,36 @@ mod tests {
     #[test]
     fn syntax_errors_have_exact_positions() {
         let cases: &[(&str, &str, Span)] = &[
-            (
-                "{\"a\": 1 \"b\": 2}",
-                "expected `,` or `}` after an object member",
-                Span::new(8, 9),
-            ),
-            (
-                "[1 2]",
-                "expected `,` or `]` after an array element",
-                Span::new(3, 4),
-            ),
+            ("{\"a\": 1 \"b\": 2}", "expected `,` or `}` after an object member", Span::new(8, 9)),
+            ("[1 2]", "expected `,` or `]` after an array element", Span::new(3, 4)),
             ("{\"a\": \"x", "unterminated string", Span::new(6, 7)),
-            (
-                "[1, 2,]",
-                "trailing comma is not allowed in JSON",
-                Span::new(5, 6),
-            ),
-            (
-                "{\"a\": 1,\n}",
-                "trailing comma is not allowed in JSON",
-                Span::new(7, 8),
-            ),
+            ("[1, 2,]", "trailing comma is not allowed in JSON", Span::new(5, 6)),
+            ("{\"a\": 1,\n}", "trailing comma is not allowed in JSON", Span::new(7, 8)),
             ("", "unexpected end of input", Span::empty(0)),
             ("[1, ", "unexpected end of input", Span::empty(4)),
-            (
-                "{\"a\" 1}",
-                "expected `:` after an object key",
-                Span::new(5, 6),
-            ),
-            (
-                "{a: 1}",
-                "expected a string key in double quotes",
-                Span::new(1, 2),
-            ),
-            (
-                "[x]",
-                "invalid literal `x`; expected `true`, `false`, `null`, a number or a string",
-                Span::new(1, 2),
-            ),
+            ("{\"a\" 1}", "expected `:` after an object key", Span::new(5, 6)),
+            ("{a: 1}", "expected a string key in double quotes", Span::new(1, 2)),
+            ("[x]", "invalid literal `x`; expected `true`, `false`, `null`, a number or a string", Span::new(1, 2)),
             (
                 "[True]",
                 "invalid literal `True`; expected `true`, `false`, `null`, a number or a string",
                 Span::new(1, 5),
             ),
             ("[é]", "unexpected character `é`", Span::new(1, 3)),
-            (
-                "['a']",
-                "unexpected character `'`; JSON strings use double quotes",
-                Span::new(1, 2),
-            ),
-            (
-                "{} x",
-                "unexpected character `x` after the JSON value",
-                Span::new(3, 4),
-            ),
-            (
-                "[1]]",
-                "unexpected character `]` after the JSON value",
-                Span::new(3, 4),
-            ),
-            (
-                "\"a\u{1}b\"",
-                "control character U+0001 must be escaped in a JSON string",
-                Span::new(2, 3),
-            ),
-            (
-                "\"ab\ncd\"",
-                "unterminated string (a JSON string cannot contain a line break)",
-                Span::new(0, 1),
-            ),
+            ("['a']", "unexpected character `'`; JSON strings use double quotes", Span::new(1, 2)),
+            ("{} x", "unexpected character `x` after the JSON value", Span::new(3, 4)),
+            ("[1]]", "unexpected character `]` after the JSON value", Span::new(3, 4)),
+            ("\"a\u{1}b\"", "control character U+0001 must be escaped in a JSON string", Span::new(2, 3)),
+            ("\"ab\ncd\"", "unterminated string (a JSON string cannot contain a line break)", Span::new(0, 1)),
             ("[1,,2]", "unexpected character `,`", Span::new(3, 4)),
-            (
-                "\u{feff}\u{feff}1",
-                "unexpected character U+FEFF",
-                Span::new(3, 6),
-            ),
+            ("\u{feff}\u{feff}1", "unexpected character U+FEFF", Span::new(3, 6)),
         ];
         for (text, message, span) in cases {
             let e = error(text);
             assert_eq!((e.message.as_str(), e.span), (*message, *span), "{text:?}");
         }
         let e = error("{\"a\": [1, 2");
-        assert_eq!(
-            e.related,
-            Some((Span::new(6, 7), "this array is never closed".to_string()))
-        );
+        assert_eq!(e.related, Some((Span::new(6, 7), "this array is never closed".to_string())));
     }
 
     #[test]
@@ -771,10 +640,7 @@ mod tests {
         let e = &parsed.errors[0];
         assert_eq!(e.message, "duplicate key `a`; the last one is used");
         assert_eq!(e.span, Span::new(17, 20));
-        assert_eq!(
-            e.related,
-            Some((Span::new(1, 4), "first defined here".to_string()))
-        );
+        assert_eq!(e.related, Some((Span::new(1, 4), "first defined here".to_string())));
         // Keys compare after unescaping.
         assert_eq!(parse(r#"{"é": 1, "\u00e9": 2}"#).errors.len(), 1);
     }
@@ -784,15 +650,22 @@ mod tests {
         let started = Instant::now();
         for text in ["[".repeat(10_000), "{\"a\":".repeat(10_000)] {
             let e = error(&text);
-            assert_eq!(
-                e.message,
-                "nesting deeper than 128 levels; stagelint stops reading here"
-            );
+            assert_eq!(e.message, "nesting deeper than 128 levels; stagelint stops reading here");
             assert_eq!(&text[e.span.start..e.span.end], &text[..1]);
         }
         let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
         assert_eq!(root(&ok).span, Span::new(0, 256));
         assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn long_words_are_shortened_in_messages() {
+        let text = format!("[{}]", "é".repeat(50));
+        assert_eq!(error(&text).message, "unexpected character `é`");
+        let text = format!("[{}]", "x".repeat(1000));
+        let e = error(&text);
+        assert_eq!(e.span, Span::new(1, 1001));
+        assert!(e.message.starts_with(&format!("invalid literal `{}…`;", "x".repeat(40))));
     }
 
     #[test]
@@ -804,22 +677,16 @@ mod tests {
     }
 
     mod prop {
-        use super::super::parse;
-        use crate::source::{Node, Span, Value};
+        use crate::source::json::parse;
         use proptest::prelude::*;
+
+        use crate::source::{Node, Span, Value};
 
         const SEED: &str = "\u{feff}{\"name\": \"wörkflow 😀\", \"steps\": [{\"id\": \"a\", \"n\": -1.5e3}, {\"id\": \"b\\u00e9\\n\"}],\r\n \"ok\": true, \"none\": null, \"big\": 123456789012345678901}";
 
         fn check_span(text: &str, span: Span) {
-            assert!(
-                span.start <= span.end && span.end <= text.len(),
-                "{span:?} in {}",
-                text.len()
-            );
-            assert!(
-                text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
-                "{span:?}"
-            );
+            assert!(span.start <= span.end && span.end <= text.len(), "{span:?} in {}", text.len());
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
         }
 
         fn check(text: &str) {
@@ -836,9 +703,7 @@ mod tests {
                 check_span(text, node.span);
                 match &node.value {
                     Value::Seq(items) => todo.extend(items),
-                    Value::Map(entries) => {
-                        todo.extend(entries.iter().flat_map(|e| [&e.key, &e.value]))
-                    }
+                    Value::Map(entries) => todo.extend(entries.iter().flat_map(|e| [&e.key, &e.value])),
                     _ => {}
                 }
             }
@@ -863,8 +728,8 @@ mod tests {
         fn interesting() -> impl Strategy<Value = char> {
             prop_oneof![
                 prop::sample::select(vec![
-                    '"', '\\', 'u', '{', '}', '[', ']', ',', ':', '-', '0', '9', 'e', '.', '\n',
-                    '\u{1}', 'é', '😀', '\u{feff}'
+                    '"', '\\', 'u', '{', '}', '[', ']', ',', ':', '-', '0', '9', 'e', '.', '\n', '\u{1}', 'é', '😀',
+                    '\u{feff}'
                 ]),
                 any::<char>(),
             ]

@@ -22,10 +22,7 @@ impl LineIndex {
                 line_starts.push(i + 1);
             }
         }
-        LineIndex {
-            line_starts,
-            len: text.len(),
-        }
+        LineIndex { line_starts, len: text.len() }
     }
 
     pub fn line_count(&self) -> usize {
@@ -66,10 +63,7 @@ impl LineIndex {
         let line = self.line_of(offset);
         let start = self.line_start(line);
         let column = text[start..offset].chars().count() + 1;
-        LineCol {
-            line: line + 1,
-            column,
-        }
+        LineCol { line: line + 1, column }
     }
 
     /// 1-based line and column counted in UTF-16 code units (SARIF `utf16CodeUnits`).
@@ -77,15 +71,8 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.line_start(line);
-        let column = text[start..offset]
-            .chars()
-            .map(char::len_utf16)
-            .sum::<usize>()
-            + 1;
-        LineCol {
-            line: line + 1,
-            column,
-        }
+        let column = text[start..offset].chars().map(char::len_utf16).sum::<usize>() + 1;
+        LineCol { line: line + 1, column }
     }
 }
 
@@ -108,15 +95,9 @@ mod tests {
         let index = LineIndex::new(text);
         let x = text.find('x').unwrap();
         assert_eq!(index.line_col(text, x), LineCol { line: 2, column: 3 });
-        assert_eq!(
-            index.line_col_utf16(text, x),
-            LineCol { line: 2, column: 4 }
-        );
+        assert_eq!(index.line_col_utf16(text, x), LineCol { line: 2, column: 4 });
         assert_eq!(index.line_col(text, 0), LineCol { line: 1, column: 1 });
-        assert_eq!(
-            index.line_col(text, text.len()),
-            LineCol { line: 3, column: 1 }
-        );
+        assert_eq!(index.line_col(text, text.len()), LineCol { line: 3, column: 1 });
     }
 
     #[test]

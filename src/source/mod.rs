@@ -36,10 +36,7 @@ impl Span {
 
     /// Moves the span by `offset` bytes (used when a sub-document starts inside a file).
     pub fn shift(self, offset: usize) -> Span {
-        Span {
-            start: self.start + offset,
-            end: self.end + offset,
-        }
+        Span { start: self.start + offset, end: self.end + offset }
     }
 
     pub fn contains(self, offset: usize) -> bool {
@@ -47,10 +44,7 @@ impl Span {
     }
 
     pub fn cover(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
 }
 
@@ -65,11 +59,7 @@ pub struct SyntaxError {
 
 impl SyntaxError {
     pub fn new(span: Span, message: impl Into<String>) -> SyntaxError {
-        SyntaxError {
-            span,
-            message: message.into(),
-            related: None,
-        }
+        SyntaxError { span, message: message.into(), related: None }
     }
 
     pub fn with_related(mut self, span: Span, message: impl Into<String>) -> SyntaxError {

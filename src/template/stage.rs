@@ -171,9 +171,7 @@ fn shift(mut tag: Tag, offset: usize) -> Tag {
     if let TagKind::Path(path) = &mut tag.kind {
         for seg in &mut path.segments {
             match seg {
-                Segment::Field { span, .. } | Segment::Index { span, .. } => {
-                    *span = span.shift(offset)
-                }
+                Segment::Field { span, .. } | Segment::Index { span, .. } => *span = span.shift(offset),
             }
         }
     }
@@ -187,16 +185,14 @@ fn line_end(body: &str, from: usize) -> usize {
 fn mustache_tag(body: &str, start: usize) -> Tag {
     let eol = line_end(body, start);
     let line = &body[start..eol];
-    if line.starts_with("{{{") {
-        if let Some(close) = line[3..].find("}}}") {
-            let end = start + 3 + close + 3;
-            return Tag {
-                span: Span::new(start, end),
-                inner: Span::new(start + 3, end - 3),
-                dialect: Dialect::Mustache,
-                kind: TagKind::Control(Control::Unescaped),
-            };
-        }
+    if let Some(close) = line.strip_prefix("{{{").and_then(|rest| rest.find("}}}")) {
+        let end = start + 3 + close + 3;
+        return Tag {
+            span: Span::new(start, end),
+            inner: Span::new(start + 3, end - 3),
+            dialect: Dialect::Mustache,
+            kind: TagKind::Control(Control::Unescaped),
+        };
     }
     let Some(close) = line[2..].find("}}") else {
         let end = eol - usize::from(body[..eol].ends_with('\r'));
@@ -208,12 +204,7 @@ fn mustache_tag(body: &str, start: usize) -> Tag {
         };
     };
     let inner = Span::new(start + 2, start + 2 + close);
-    Tag {
-        span: Span::new(start, inner.end + 2),
-        inner,
-        dialect: Dialect::Mustache,
-        kind: classify(body, inner),
-    }
+    Tag { span: Span::new(start, inner.end + 2), inner, dialect: Dialect::Mustache, kind: classify(body, inner) }
 }
 
 fn dollar_tag(body: &str, start: usize) -> Option<Tag> {
@@ -223,8 +214,7 @@ fn dollar_tag(body: &str, start: usize) -> Option<Tag> {
     let text = body[inner.start..inner.end].trim_start();
     // Only ctx/stage roots are ours; `${HOME}` in a shell snippet is not a placeholder.
     let ours = ["ctx", "stage"].iter().any(|root| {
-        text.strip_prefix(root)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[', ' ', '}']))
+        text.strip_prefix(root).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[', ' ', '}']))
     });
     if !ours {
         return None;
@@ -233,12 +223,7 @@ fn dollar_tag(body: &str, start: usize) -> Option<Tag> {
         Ok(path) => TagKind::Path(path),
         Err(reason) => TagKind::BadPath(reason),
     };
-    Some(Tag {
-        span: Span::new(start, inner.end + 1),
-        inner,
-        dialect: Dialect::Dollar,
-        kind,
-    })
+    Some(Tag { span: Span::new(start, inner.end + 1), inner, dialect: Dialect::Dollar, kind })
 }
 
 fn trimmed(body: &str, span: Span) -> Span {
@@ -302,19 +287,13 @@ fn parse_path(body: &str, span: Span) -> Result<Path, String> {
     }
     loop {
         if i >= end || !is_name_start(bytes[i]) {
-            return Err(format!(
-                "expected a field name at `{}`",
-                &body[i.min(end)..end]
-            ));
+            return Err(format!("expected a field name at `{}`", &body[i.min(end)..end]));
         }
         let name_start = i;
         while i < end && is_name_char(bytes[i]) {
             i += 1;
         }
-        segments.push(Segment::Field {
-            name: body[name_start..i].to_string(),
-            span: Span::new(name_start, i),
-        });
+        segments.push(Segment::Field { name: body[name_start..i].to_string(), span: Span::new(name_start, i) });
         while i < end && bytes[i] == b'[' {
             let open = i;
             i += 1;
@@ -325,23 +304,15 @@ fn parse_path(body: &str, span: Span) -> Result<Path, String> {
             if i == digits || i >= end || bytes[i] != b']' {
                 return Err("an index must be a number in brackets, like `[0]`".into());
             }
-            let index = body[digits..i]
-                .parse::<usize>()
-                .map_err(|_| "the index is too large".to_string())?;
+            let index = body[digits..i].parse::<usize>().map_err(|_| "the index is too large".to_string())?;
             i += 1;
-            segments.push(Segment::Index {
-                index,
-                span: Span::new(open, i),
-            });
+            segments.push(Segment::Index { index, span: Span::new(open, i) });
         }
         if i == end {
             return Ok(Path { segments });
         }
         if bytes[i] != b'.' {
-            return Err(format!(
-                "unexpected `{}` in a placeholder path",
-                &body[i..end]
-            ));
+            return Err(format!("unexpected `{}` in a placeholder path", &body[i..end]));
         }
         i += 1;
     }
@@ -360,27 +331,17 @@ mod tests {
         let body = "Task: {{ ctx.upstream[1].parsed.summary }}!";
         let tags = parse(body, 10);
         assert_eq!(tags.len(), 1);
-        let TagKind::Path(path) = &tags[0].kind else {
-            panic!("not a path: {:?}", tags[0].kind)
-        };
+        let TagKind::Path(path) = &tags[0].kind else { panic!("not a path: {:?}", tags[0].kind) };
         assert_eq!(path.text(), "ctx.upstream[1].parsed.summary");
-        assert_eq!(tags[0].span, Span::new(16, 16 + 37));
+        assert_eq!(tags[0].span, Span::new(16, 16 + 36));
         let idx = &path.segments[2];
-        assert_eq!(
-            idx,
-            &Segment::Index {
-                index: 1,
-                span: Span::new(10 + 21, 10 + 24)
-            }
-        );
+        assert_eq!(idx, &Segment::Index { index: 1, span: Span::new(10 + 21, 10 + 24) });
     }
 
     #[test]
     fn classifies_control_flow() {
         use Control::*;
-        let got = kinds(
-            "{{#if x}}{{/if}}{{^y}}{{else}}{{! c}}{{> p}}{{{raw}}}{{upper ctx.x}}{{ctx.x | up}}{{a == b}}",
-        );
+        let got = kinds("{{#if x}}{{/if}}{{^y}}{{else}}{{! c}}{{> p}}{{{raw}}}{{upper ctx.x}}{{ctx.x | up}}{{a == b}}");
         let want = [
             Section("if x".into()),
             Close("if".into()),
@@ -393,10 +354,7 @@ mod tests {
             Pipe,
             Expression,
         ];
-        assert_eq!(
-            got,
-            want.into_iter().map(TagKind::Control).collect::<Vec<_>>()
-        );
+        assert_eq!(got, want.into_iter().map(TagKind::Control).collect::<Vec<_>>());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Walking the paths given on the command line into a [`Workspace`] (the only file-system reader).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -20,11 +20,7 @@ pub struct ConfigCache {
 
 impl ConfigCache {
     pub fn new(forced: Option<Config>) -> ConfigCache {
-        ConfigCache {
-            by_dir: HashMap::new(),
-            by_file: HashMap::new(),
-            forced: forced.map(Arc::new),
-        }
+        ConfigCache { by_dir: HashMap::new(), by_file: HashMap::new(), forced: forced.map(Arc::new) }
     }
 
     /// The config that governs files in `dir` (nearest `stagelint.toml` upward, else defaults).
@@ -56,44 +52,40 @@ impl ConfigCache {
 /// are always read.
 pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspace, ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut workspace = Workspace::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut pending = Pending { cwd, seen: HashSet::new(), files: Vec::new() };
     for root in paths {
         if root.is_file() {
-            add_path(
-                &mut workspace,
-                root,
-                &cwd,
-                configs,
-                Role::Explicit,
-                &mut seen,
-            )?;
+            pending.push(root, configs, Role::Explicit)?;
         } else {
-            walk(&mut workspace, root, &cwd, configs, Role::Walked, &mut seen)?;
+            pending.walk(root, configs, Role::Walked)?;
         }
     }
     // A file checked on its own still belongs to its state machine: read the rest of the
     // machine as context so cross-file rules see the whole graph.
     for root in paths {
-        let absolute = if root.is_absolute() {
-            root.clone()
-        } else {
-            cwd.join(root)
-        };
-        let start = if root.is_file() {
-            absolute.parent().map(Path::to_path_buf)
-        } else {
-            Some(absolute)
-        };
+        let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
+        let start = if root.is_file() { absolute.parent().map(Path::to_path_buf) } else { Some(absolute) };
         if let Some(sm_dir) = start.as_deref().and_then(find_sm_dir) {
-            walk(
-                &mut workspace,
-                &sm_dir,
-                &cwd,
-                configs,
-                Role::Context,
-                &mut seen,
-            )?;
+            pending.walk(&sm_dir, configs, Role::Context)?;
+        }
+    }
+    // Reading, decoding and classifying are independent per file.
+    let loaded = crate::util::par_map(&pending.files, |file| read_text(&file.path));
+    let mut workspace = Workspace::new();
+    for (file, text) in pending.files.into_iter().zip(loaded) {
+        match text {
+            Ok(text) => {
+                let Some(kind) = classify(&file.path, &text, &file.config) else { continue };
+                match file.role {
+                    Role::Context => workspace.add_context(file.path, file.display, text, kind, file.config),
+                    _ => workspace.add(file.path, file.display, text, kind, file.config),
+                };
+            }
+            Err(unreadable) if file.role != Role::Context => {
+                let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
+                workspace.add(file.path, file.display, unreadable.lossy_text, kind, file.config);
+            }
+            Err(_) => {}
         }
     }
     Ok(workspace)
@@ -110,37 +102,58 @@ enum Role {
     Context,
 }
 
-fn walk(
-    workspace: &mut Workspace,
-    root: &Path,
-    cwd: &Path,
-    configs: &mut ConfigCache,
+/// A file to read, with the config that governs it.
+struct PendingFile {
+    path: PathBuf,
+    display: String,
+    config: Arc<Config>,
     role: Role,
-    seen: &mut std::collections::HashSet<PathBuf>,
-) -> Result<(), ConfigError> {
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(false)
-        .require_git(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
-    for entry in walker {
-        let Ok(entry) = entry else { continue };
-        if entry.file_type().is_some_and(|t| t.is_file()) {
-            add_path(workspace, entry.path(), cwd, configs, role, seen)?;
+}
+
+/// The files found so far, in discovery order, each once.
+struct Pending {
+    cwd: PathBuf,
+    seen: HashSet<PathBuf>,
+    files: Vec<PendingFile>,
+}
+
+impl Pending {
+    fn walk(&mut self, root: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(|entry| entry.file_name() != ".git")
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        for entry in walker {
+            let Ok(entry) = entry else { continue };
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                self.push(entry.path(), configs, role)?;
+            }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn push(&mut self, path: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
+        if !could_be_ours(path) && role != Role::Explicit {
+            return Ok(());
+        }
+        let absolute = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
+        if !self.seen.insert(absolute.clone()) {
+            return Ok(());
+        }
+        let config = configs.for_dir(absolute.parent().unwrap_or(Path::new("/")))?;
+        let display = display_path(path, &self.cwd);
+        self.files.push(PendingFile { path: absolute, display, config, role });
+        Ok(())
+    }
 }
 
 /// The nearest directory at or above `dir` holding a state-machine file, not crossing a
 /// repository root.
 fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
     for ancestor in dir.ancestors() {
-        if crate::workspace::SM_FILE_NAMES
-            .iter()
-            .any(|name| ancestor.join(name).is_file())
-        {
+        if crate::workspace::SM_FILE_NAMES.iter().any(|name| ancestor.join(name).is_file()) {
             return Some(ancestor.to_path_buf());
         }
         if ancestor.join(".git").exists() {
@@ -150,60 +163,17 @@ fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
     None
 }
 
-fn add_path(
-    workspace: &mut Workspace,
-    path: &Path,
-    cwd: &Path,
-    configs: &mut ConfigCache,
-    role: Role,
-    seen: &mut std::collections::HashSet<PathBuf>,
-) -> Result<(), ConfigError> {
-    if !could_be_ours(path) && role != Role::Explicit {
-        return Ok(());
-    }
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
-    };
-    if !seen.insert(absolute.clone()) {
-        return Ok(());
-    }
-    let dir = absolute.parent().unwrap_or(Path::new("/"));
-    let config = configs.for_dir(dir)?;
-    let display = display_path(path, cwd);
-    match read_text(&absolute) {
-        Ok(text) => {
-            if let Some(kind) = classify(&absolute, &text, &config) {
-                match role {
-                    Role::Context => workspace.add_context(absolute, display, text, kind, config),
-                    _ => workspace.add(absolute, display, text, kind, config),
-                };
-            }
-        }
-        Err(unreadable) if role != Role::Context => {
-            let kind = FileKind::Unreadable {
-                message: unreadable.message,
-                offset: unreadable.offset,
-            };
-            workspace.add(absolute, display, unreadable.lossy_text, kind, config);
-        }
-        Err(_) => {}
-    }
-    Ok(())
-}
-
 /// Only markdown and state-machine files are read during a walk.
 fn could_be_ours(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    crate::workspace::SM_FILE_NAMES.contains(&name)
-        || name.ends_with(".md")
-        || name.ends_with(".markdown")
+    crate::workspace::SM_FILE_NAMES.contains(&name) || name.ends_with(".md") || name.ends_with(".markdown")
 }
 
+/// The path as given, or relative to the current directory, without `./` noise.
 fn display_path(path: &Path, cwd: &Path) -> String {
     let shown = path.strip_prefix(cwd).unwrap_or(path);
-    shown.to_string_lossy().into_owned()
+    let cleaned: PathBuf = shown.components().filter(|c| *c != std::path::Component::CurDir).collect();
+    cleaned.to_string_lossy().into_owned()
 }
 
 /// Why a file could not be read as text.
@@ -218,37 +188,30 @@ pub struct Unreadable {
 
 impl Unreadable {
     fn whole(message: String) -> Unreadable {
-        Unreadable {
-            message,
-            offset: 0,
-            lossy_text: String::new(),
-        }
+        Unreadable { message, offset: 0, lossy_text: String::new() }
     }
 }
 
 /// Reads a file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String, Unreadable> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
     if meta.len() > MAX_FILE_BYTES {
-        return Err(Unreadable::whole(format!(
-            "file is {} bytes, larger than the 16 MiB stagelint reads",
-            meta.len()
-        )));
+        return Err(Unreadable::whole(format!("file is {} bytes, larger than the 16 MiB stagelint reads", meta.len())));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
     decode(bytes)
 }
 
 /// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.
 pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
-    if let Some(nul) = bytes.iter().take(8192).position(|b| *b == 0) {
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        // Keep a lossy copy so the NUL can still be shown where it is.
+        let lossy_text = String::from_utf8_lossy(&bytes).into_owned();
+        let offset = lossy_text.find('\0').unwrap_or(0);
         return Err(Unreadable {
-            message: "file looks binary (it contains a NUL byte); stagelint reads UTF-8 text only"
-                .into(),
-            offset: nul,
-            lossy_text: String::new(),
+            message: "file looks binary (it contains a NUL byte); stagelint reads UTF-8 text only".into(),
+            offset,
+            lossy_text,
         });
     }
     String::from_utf8(bytes).map_err(|e| {
@@ -256,9 +219,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
         // The replacement keeps every byte before `offset` in place, so the offset stays valid.
         let lossy_text = String::from_utf8_lossy(e.as_bytes()).into_owned();
         Unreadable {
-            message: format!(
-                "file is not valid UTF-8 (invalid byte sequence at byte {offset}); save it as UTF-8"
-            ),
+            message: format!("file is not valid UTF-8 (invalid byte sequence at byte {offset}); save it as UTF-8"),
             offset,
             lossy_text,
         }

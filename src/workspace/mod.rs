@@ -48,26 +48,10 @@ impl Workspace {
     }
 
     /// Adds a file whose findings are reported; `kind` comes from [`classify`].
-    pub fn add(
-        &mut self,
-        path: PathBuf,
-        display: String,
-        text: String,
-        kind: FileKind,
-        config: Arc<Config>,
-    ) -> FileId {
+    pub fn add(&mut self, path: PathBuf, display: String, text: String, kind: FileKind, config: Arc<Config>) -> FileId {
         let id = FileId(self.files.len() as u32);
         let lines = LineIndex::new(&text);
-        self.files.push(SourceFile {
-            id,
-            path,
-            display,
-            text,
-            lines,
-            kind,
-            config,
-            reported: true,
-        });
+        self.files.push(SourceFile { id, path, display, text, lines, kind, config, reported: true });
         id
     }
 
@@ -100,14 +84,8 @@ impl Workspace {
 }
 
 /// Stage-defining frontmatter keys: any one of them makes a markdown file a stage definition.
-pub const STAGE_KEYS: [&str; 6] = [
-    "completionTool",
-    "completionSchema",
-    "turnCap",
-    "allowedTools",
-    "retryPolicy",
-    "resolutionPolicy",
-];
+pub const STAGE_KEYS: [&str; 6] =
+    ["completionTool", "completionSchema", "turnCap", "allowedTools", "retryPolicy", "resolutionPolicy"];
 
 /// State-machine file names.
 pub const SM_FILE_NAMES: [&str; 3] = ["sm.yaml", "sm.yml", "sm.json"];
@@ -118,9 +96,7 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     if SM_FILE_NAMES.contains(&name) {
         return Some(FileKind::StateMachine);
     }
-    let is_markdown = path
-        .extension()
-        .is_some_and(|ext| ext == "md" || ext == "markdown");
+    let is_markdown = path.extension().is_some_and(|ext| ext == "md" || ext == "markdown");
     if !is_markdown {
         return None;
     }
@@ -136,11 +112,17 @@ fn has_stage_keys(text: &str) -> bool {
     let Some(fm) = crate::source::frontmatter::split(text) else {
         return false;
     };
-    text[fm.yaml.start..fm.yaml.end].lines().any(|line| {
+    let yaml = &text[fm.yaml.start..fm.yaml.end];
+    let by_line = yaml.lines().any(|line| {
         STAGE_KEYS.iter().any(|key| {
-            line.strip_prefix(key)
-                .or_else(|| line.strip_prefix(&format!("\"{key}\"")[..]))
-                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            let quoted = line.strip_prefix('"').and_then(|l| l.strip_prefix(key)).and_then(|l| l.strip_prefix('"'));
+            line.strip_prefix(key).or(quoted).is_some_and(|rest| rest.trim_start().starts_with(':'))
         })
-    })
+    });
+    // Flow-style frontmatter (`{ turnCap: 3, ... }`) hides its keys from the line scan.
+    by_line
+        || (yaml.contains('{')
+            && crate::source::yaml::parse(yaml)
+                .root
+                .is_some_and(|root| STAGE_KEYS.iter().any(|key| root.get(key).is_some())))
 }

@@ -6,11 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::diagnostic::render::range;
 use crate::workspace::Workspace;
 
-pub fn render(
-    out: &mut dyn Write,
-    workspace: &Workspace,
-    diagnostics: &[Diagnostic],
-) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
     for d in diagnostics {
         let file = workspace.file(d.file);
         let (start, _) = range(file, d.span);

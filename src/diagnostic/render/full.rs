@@ -33,10 +33,7 @@ impl<'w> Files<'w> for Sources<'w> {
     fn line_range(&'w self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
         let file = self.0.file(id);
         if line_index >= file.lines.line_count() {
-            return Err(FilesError::LineTooLarge {
-                given: line_index,
-                max: file.lines.line_count() - 1,
-            });
+            return Err(FilesError::LineTooLarge { given: line_index, max: file.lines.line_count() - 1 });
         }
         let start = file.lines.line_start(line_index);
         let end = if line_index + 1 < file.lines.line_count() {
@@ -48,22 +45,12 @@ impl<'w> Files<'w> for Sources<'w> {
     }
 }
 
-pub fn render(
-    out: &mut dyn Write,
-    workspace: &Workspace,
-    diagnostics: &[Diagnostic],
-    color: bool,
-) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], color: bool) -> io::Result<()> {
     let files = Sources(workspace);
     let config = term::Config::default();
     for d in diagnostics {
-        let mut buffer = if color {
-            Buffer::ansi()
-        } else {
-            Buffer::no_color()
-        };
-        term::emit_to_write_style(&mut buffer, &config, &files, &convert(d))
-            .map_err(io::Error::other)?;
+        let mut buffer = if color { Buffer::ansi() } else { Buffer::no_color() };
+        term::emit_to_write_style(&mut buffer, &config, &files, &convert(d)).map_err(io::Error::other)?;
         out.write_all(buffer.as_slice())?;
     }
     Ok(())
@@ -77,10 +64,11 @@ fn convert(d: &Diagnostic) -> Report<FileId> {
         Severity::Hint => Level::Help,
     };
     let mut labels = vec![Label::primary(d.file, d.span.start..d.span.end)];
-    labels.extend(d.related.iter().map(|r| {
-        Label::secondary(r.file.unwrap_or(d.file), r.span.start..r.span.end)
-            .with_message(&r.message)
-    }));
+    labels.extend(
+        d.related
+            .iter()
+            .map(|r| Label::secondary(r.file.unwrap_or(d.file), r.span.start..r.span.end).with_message(&r.message)),
+    );
     let mut notes = Vec::new();
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
@@ -88,9 +76,5 @@ fn convert(d: &Diagnostic) -> Report<FileId> {
     if let Some(fix) = &d.fix {
         notes.push(format!("fix available: {}", fix.title));
     }
-    Report::new(level)
-        .with_code(d.code)
-        .with_message(&d.message)
-        .with_labels(labels)
-        .with_notes(notes)
+    Report::new(level).with_code(d.code).with_message(&d.message).with_labels(labels).with_notes(notes)
 }

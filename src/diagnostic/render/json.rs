@@ -66,26 +66,16 @@ struct Position {
 
 impl From<LineCol> for Position {
     fn from(at: LineCol) -> Position {
-        Position {
-            line: at.line,
-            column: at.column,
-        }
+        Position { line: at.line, column: at.column }
     }
 }
 
 fn to_range(file: &SourceFile, span: Span) -> Range {
     let (start, end) = range(file, span);
-    Range {
-        start: start.into(),
-        end: end.into(),
-    }
+    Range { start: start.into(), end: end.into() }
 }
 
-pub fn render(
-    out: &mut dyn Write,
-    workspace: &Workspace,
-    diagnostics: &[Diagnostic],
-) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
     let output = Output {
         version: 1,
         diagnostics: diagnostics.iter().map(|d| convert(workspace, d)).collect(),
@@ -108,11 +98,7 @@ fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a
             .iter()
             .map(|r| {
                 let other = workspace.file(r.file.unwrap_or(d.file));
-                JsonRelated {
-                    path: &other.display,
-                    message: &r.message,
-                    range: to_range(other, r.span),
-                }
+                JsonRelated { path: &other.display, message: &r.message, range: to_range(other, r.span) }
             })
             .collect(),
         help: d.help.as_deref(),
@@ -122,10 +108,7 @@ fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a
             edits: fix
                 .edits
                 .iter()
-                .map(|e| JsonEdit {
-                    range: to_range(file, e.span),
-                    replacement: &e.replacement,
-                })
+                .map(|e| JsonEdit { range: to_range(file, e.span), replacement: &e.replacement })
                 .collect(),
         }),
         url: rule_url(d.code),

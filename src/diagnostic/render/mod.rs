@@ -20,10 +20,7 @@ pub struct Summary {
 
 impl Summary {
     pub fn new(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Summary {
-        let mut summary = Summary {
-            files: workspace.reported_files().count(),
-            ..Summary::default()
-        };
+        let mut summary = Summary { files: workspace.reported_files().count(), ..Summary::default() };
         for d in diagnostics {
             match d.severity {
                 Severity::Error => summary.errors += 1,
@@ -38,16 +35,12 @@ impl Summary {
     /// One closing line for people.
     pub fn line(&self) -> String {
         let checked = format!("{} file{} checked", self.files, plural(self.files));
-        let parts: Vec<String> = [
-            (self.errors, "error"),
-            (self.warnings, "warning"),
-            (self.infos, "info"),
-            (self.hints, "hint"),
-        ]
-        .into_iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("{n} {what}{}", plural(n)))
-        .collect();
+        let parts: Vec<String> =
+            [(self.errors, "error"), (self.warnings, "warning"), (self.infos, "info"), (self.hints, "hint")]
+                .into_iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!("{n} {what}{}", plural(n)))
+                .collect();
         if parts.is_empty() {
             format!("No findings ({checked}).")
         } else {
@@ -62,10 +55,7 @@ fn plural(n: usize) -> &'static str {
 
 /// 1-based start and end positions of a span (columns in characters).
 pub fn range(file: &SourceFile, span: Span) -> (LineCol, LineCol) {
-    (
-        file.lines.line_col(&file.text, span.start),
-        file.lines.line_col(&file.text, span.end),
-    )
+    (file.lines.line_col(&file.text, span.start), file.lines.line_col(&file.text, span.end))
 }
 
 /// Where a rule's explanation lives, for links in editors and SARIF.

@@ -3,9 +3,13 @@
 pub mod model;
 mod rules;
 
+use std::collections::HashMap;
+
 use crate::diagnostic::Diagnostic;
 use crate::families::{Family, RuleMeta, declare_rules};
-use crate::workspace::{FileKind, Workspace};
+use crate::source::Span;
+use crate::util::par_map;
+use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::{SmDoc, StageDoc};
 
 declare_rules! { "sm";
@@ -53,23 +57,41 @@ impl Family for Sm {
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
-        let stages: Vec<StageDoc> = workspace
-            .files()
-            .iter()
-            .filter(|f| f.kind == FileKind::Stage)
-            .map(StageDoc::parse)
-            .collect();
-        let sms: Vec<SmDoc> = workspace
-            .files()
-            .iter()
-            .filter(|f| f.kind == FileKind::StateMachine)
-            .map(SmDoc::parse)
-            .collect();
-        for stage in &stages {
-            rules::check_stage(stage, out);
+        let stage_files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
+        // Parsing and the per-file rules are independent per file, so they run on all cores.
+        let parsed = par_map(&stage_files, |file| {
+            let stage = StageDoc::parse(file);
+            let mut found = Vec::new();
+            rules::check_stage(&stage, &mut found);
+            (stage, found)
+        });
+        let mut stages = Vec::with_capacity(parsed.len());
+        for (stage, found) in parsed {
+            out.extend(found);
+            stages.push(stage);
         }
+        let sms: Vec<SmDoc> =
+            workspace.files().iter().filter(|f| f.kind == FileKind::StateMachine).map(SmDoc::parse).collect();
+
         let machines = model::group(&sms, &stages);
+        let mut owners: HashMap<&std::path::Path, &SmDoc> = HashMap::new();
         for machine in &machines {
+            if let Some(first) = owners.get(machine.sm.dir()) {
+                out.push(
+                    Diagnostic::new(
+                        StateMachineInvalid,
+                        machine.sm.file.id,
+                        Span::empty(0),
+                        format!(
+                            "this directory already has a state machine file, `{}`; keep one of them",
+                            first.file.display
+                        ),
+                    )
+                    .with_related(first.file.id, Span::empty(0), "this one is used"),
+                );
+                continue;
+            }
+            owners.insert(machine.sm.dir(), machine.sm);
             rules::check_machine(machine, out);
         }
     }

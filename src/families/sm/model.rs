@@ -1,6 +1,7 @@
 //! Typed, spanned views of stage definitions and state-machine files.
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::Path;
 
 use crate::config::Config;
 use crate::diagnostic::FileId;
@@ -10,29 +11,14 @@ use crate::template::stage::{self as template, Tag};
 use crate::workspace::SourceFile;
 
 /// The eight fields every stage must declare, in the order the wiki lists them.
-pub const REQUIRED_FIELDS: [&str; 8] = [
-    "id",
-    "name",
-    "allowedTools",
-    "completionTool",
-    "completionSchema",
-    "retryPolicy",
-    "turnCap",
-    "resolutionPolicy",
-];
+pub const REQUIRED_FIELDS: [&str; 8] =
+    ["id", "name", "allowedTools", "completionTool", "completionSchema", "retryPolicy", "turnCap", "resolutionPolicy"];
 
 /// Optional fields the contract defines, plus `next` (the stage's NextResult).
 pub const OPTIONAL_FIELDS: [&str; 4] = ["description", "inputsSchema", "tags", "next"];
 
 /// Fields of a StageResult, as `ctx.upstream[i].<field>` sees them.
-pub const STAGE_RESULT_FIELDS: [&str; 6] = [
-    "verdict",
-    "reason",
-    "parsed",
-    "capHit",
-    "attemptCount",
-    "output",
-];
+pub const STAGE_RESULT_FIELDS: [&str; 6] = ["verdict", "reason", "parsed", "capHit", "attemptCount", "output"];
 
 /// `ctx` names provided by core; everything else is SM-written.
 pub const CORE_CTX_FIELDS: [&str; 3] = ["upstream", "workflowRunId", "stageExecutionId"];
@@ -53,13 +39,7 @@ impl<'w> StageDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> StageDoc<'w> {
         let text = &file.text;
         let Some(fm) = frontmatter::split(text) else {
-            return StageDoc {
-                file,
-                frontmatter: None,
-                root: None,
-                syntax_errors: Vec::new(),
-                tags: Vec::new(),
-            };
+            return StageDoc { file, frontmatter: None, root: None, syntax_errors: Vec::new(), tags: Vec::new() };
         };
         let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
         let root = parsed.root.map(|mut node| {
@@ -81,13 +61,7 @@ impl<'w> StageDoc<'w> {
             Some(_) => template::parse(&text[fm.body.start..fm.body.end], fm.body.start),
             None => Vec::new(),
         };
-        StageDoc {
-            file,
-            frontmatter: Some(fm),
-            root,
-            syntax_errors,
-            tags,
-        }
+        StageDoc { file, frontmatter: Some(fm), root, syntax_errors, tags }
     }
 
     pub fn id(&self) -> FileId {
@@ -116,9 +90,16 @@ impl<'w> StageDoc<'w> {
 
     /// Where "the whole stage" findings point: the opening fence, else the file start.
     pub fn anchor(&self) -> Span {
-        self.frontmatter
-            .as_ref()
-            .map_or(Span::empty(0), |fm| fm.open_fence)
+        self.frontmatter.as_ref().map_or(Span::empty(0), |fm| fm.open_fence)
+    }
+
+    /// The text of `span`, shortened for messages.
+    pub fn source_text(&self, span: Span) -> String {
+        let text = self.file.text.get(span.start..span.end).unwrap_or("").trim();
+        match text.char_indices().nth(40) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text.to_string(),
+        }
     }
 
     /// The body text (empty when the frontmatter is unclosed).
@@ -161,12 +142,7 @@ impl NextPlan {
         let list = node.get("nextStages").or_else(|| node.get("stages"));
         let stages = list
             .and_then(Node::as_seq)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|n| Some((n.as_str()?.to_string(), n.span)))
-                    .collect()
-            })
+            .map(|items| items.iter().filter_map(|n| Some((n.as_str()?.to_string(), n.span))).collect())
             .unwrap_or_default();
         let execution_node = node.get("execution");
         let execution = match execution_node.and_then(Node::as_str) {
@@ -202,11 +178,7 @@ impl<'w> SmDoc<'w> {
         } else {
             yaml::parse(&file.text)
         };
-        SmDoc {
-            file,
-            root: parsed.root,
-            syntax_errors: parsed.errors,
-        }
+        SmDoc { file, root: parsed.root, syntax_errors: parsed.errors }
     }
 
     /// The directory the state machine owns.
@@ -229,10 +201,7 @@ impl<'w> SmDoc<'w> {
                 names.extend(items.iter().filter_map(|n| n.as_str().map(str::to_string)));
             }
         }
-        Some(ContextDecl {
-            span: node.span,
-            names,
-        })
+        Some(ContextDecl { span: node.span, names })
     }
 }
 
@@ -252,20 +221,16 @@ pub struct Machine<'a, 'w> {
 
 /// Groups stages under the nearest state-machine directory above them.
 pub fn group<'a, 'w>(sms: &'a [SmDoc<'w>], stages: &'a [StageDoc<'w>]) -> Vec<Machine<'a, 'w>> {
-    let mut machines: Vec<Machine<'a, 'w>> = sms
-        .iter()
-        .map(|sm| Machine {
-            sm,
-            stages: Vec::new(),
-        })
-        .collect();
+    let mut machines: Vec<Machine<'a, 'w>> = sms.iter().map(|sm| Machine { sm, stages: Vec::new() }).collect();
+    // The first SM file of a directory owns it; a second one is reported by its own checks.
+    let mut by_dir: HashMap<&Path, usize> = HashMap::new();
+    for (index, sm) in sms.iter().enumerate() {
+        by_dir.entry(sm.dir()).or_insert(index);
+    }
     for stage in stages {
-        let owner = machines
-            .iter_mut()
-            .filter(|m| stage.file.path.starts_with(m.sm.dir()))
-            .max_by_key(|m| m.sm.dir().components().count());
-        if let Some(machine) = owner {
-            machine.stages.push(stage);
+        let owner = stage.file.path.ancestors().skip(1).find_map(|dir| by_dir.get(dir));
+        if let Some(&index) = owner {
+            machines[index].stages.push(stage);
         }
     }
     machines
@@ -282,9 +247,4 @@ fn shift_node(node: &mut Node, offset: usize) {
         }),
         _ => {}
     }
-}
-
-/// The directory a path lives in, for grouping.
-pub fn parent_dir(path: &Path) -> PathBuf {
-    path.parent().map(Path::to_path_buf).unwrap_or_default()
 }

@@ -27,17 +27,8 @@ impl Family for Stagelint {
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         for file in workspace.files() {
             if let FileKind::Unreadable { message, offset } = &file.kind {
-                let at = if *offset <= file.text.len() {
-                    *offset
-                } else {
-                    0
-                };
-                out.push(Diagnostic::new(
-                    IoError,
-                    file.id,
-                    Span::empty(at),
-                    message.clone(),
-                ));
+                let at = if *offset <= file.text.len() { *offset } else { 0 };
+                out.push(Diagnostic::new(IoError, file.id, Span::empty(at), message.clone()));
             }
         }
     }

@@ -3,8 +3,8 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::sm::model::{OPTIONAL_FIELDS, REQUIRED_FIELDS, StageDoc};
 use crate::families::sm::{
-    FieldType, FrontmatterSyntax, InvalidResolutionPolicy, InvalidRetryPolicy, InvalidStageId,
-    MissingRequiredField, StageTurnCapTooLow, UnknownField,
+    FieldType, FrontmatterSyntax, InvalidResolutionPolicy, InvalidRetryPolicy, InvalidStageId, MissingRequiredField,
+    StageTurnCapTooLow, UnknownField,
 };
 use crate::source::{Node, Span, Value};
 use crate::util::{did_you_mean, is_kebab_case, to_kebab_case};
@@ -31,12 +31,7 @@ pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool 
         return false;
     }
     for error in &stage.syntax_errors {
-        let mut diagnostic = Diagnostic::new(
-            FrontmatterSyntax,
-            file,
-            error.span,
-            format!("invalid YAML: {}", error.message),
-        );
+        let mut diagnostic = Diagnostic::new(FrontmatterSyntax, file, error.span, error.message.clone());
         if let Some((span, message)) = &error.related {
             diagnostic = diagnostic.with_related(file, *span, message.clone());
         }
@@ -49,10 +44,7 @@ pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool 
                 FrontmatterSyntax,
                 file,
                 root.span,
-                format!(
-                    "the frontmatter must be a mapping of fields, but it is {}",
-                    root.type_name()
-                ),
+                format!("the frontmatter must be a mapping of fields, but it is {}", root.type_name()),
             ));
             false
         }
@@ -68,12 +60,7 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     let file = stage.id();
     for entry in entries {
         let Some(key) = entry.key_str() else {
-            out.push(Diagnostic::new(
-                FieldType,
-                file,
-                entry.key.span,
-                "frontmatter keys must be strings",
-            ));
+            out.push(Diagnostic::new(FieldType, file, entry.key.span, "frontmatter keys must be strings"));
             continue;
         };
         let value = &entry.value;
@@ -101,14 +88,15 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                 expect(stage, key, value, Expect::Mapping, out);
             }
             "turnCap" => {
-                if expect(stage, key, value, Expect::Integer, out)
-                    && value.as_i64().is_some_and(|n| n < 1)
-                {
+                if expect(stage, key, value, Expect::Integer, out) && value.as_i64().is_some_and(|n| n < 1) {
                     out.push(Diagnostic::new(
                         StageTurnCapTooLow,
                         file,
                         value.span,
-                        format!("`turnCap` is {}; it must be at least 1 (it bounds the LLM turns of Act)", value.scalar_text()),
+                        format!(
+                            "`turnCap` is {}; it must be at least 1 (it bounds the LLM turns of Act)",
+                            shown(stage, value)
+                        ),
                     ));
                 }
             }
@@ -122,24 +110,13 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                     check_next(stage, value, out);
                 }
             }
-            _ => unknown_key(
-                stage,
-                &entry.key,
-                key,
-                &known_fields(),
-                "stage frontmatter field",
-                out,
-            ),
+            _ => unknown_key(stage, &entry.key, key, &known_fields(), "stage frontmatter field", out),
         }
     }
 }
 
 fn known_fields() -> Vec<&'static str> {
-    REQUIRED_FIELDS
-        .iter()
-        .chain(OPTIONAL_FIELDS.iter())
-        .copied()
-        .collect()
+    REQUIRED_FIELDS.iter().chain(OPTIONAL_FIELDS.iter()).copied().collect()
 }
 
 /// Reports a key nobody reads, with a rename fix when it looks like a typo.
@@ -151,13 +128,7 @@ pub(super) fn unknown_key(
     what: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    out.push(unknown_key_diagnostic(
-        stage.id(),
-        key_node,
-        key,
-        known,
-        what,
-    ));
+    out.push(unknown_key_diagnostic(stage.id(), key_node, key, known, what));
 }
 
 pub(crate) fn unknown_key_diagnostic(
@@ -169,9 +140,7 @@ pub(crate) fn unknown_key_diagnostic(
 ) -> Diagnostic {
     let suggestion = did_you_mean(key, known.iter().copied());
     let message = match suggestion {
-        Some(s) => format!(
-            "unknown {what} `{key}`; did you mean `{s}`? The runtime ignores unknown keys silently"
-        ),
+        Some(s) => format!("unknown {what} `{key}`; did you mean `{s}`? The runtime ignores unknown keys silently"),
         None => format!("unknown {what} `{key}`; the runtime ignores it"),
     };
     let diagnostic = Diagnostic::new(UnknownField, file, key_node.span, message);
@@ -179,10 +148,7 @@ pub(crate) fn unknown_key_diagnostic(
         Some(s) => diagnostic.with_fix(
             format!("Rename to `{s}`"),
             Applicability::Unsafe,
-            vec![Edit {
-                span: key_node.span,
-                replacement: s.to_string(),
-            }],
+            vec![Edit { span: key_node.span, replacement: s.to_string() }],
         ),
         None => diagnostic,
     }
@@ -190,18 +156,11 @@ pub(crate) fn unknown_key_diagnostic(
 
 fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     let root = stage.root.as_ref();
-    let missing: Vec<&str> = REQUIRED_FIELDS
-        .iter()
-        .copied()
-        .filter(|f| root.and_then(|r| r.get(f)).is_none())
-        .collect();
+    let missing: Vec<&str> =
+        REQUIRED_FIELDS.iter().copied().filter(|f| root.and_then(|r| r.get(f)).is_none()).collect();
     let Some(fm) = &stage.frontmatter else { return };
     let Some(close) = fm.close_fence else { return };
-    let newline = if stage.file.text[..close.start].ends_with("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
+    let newline = if stage.file.text[..close.start].ends_with("\r\n") { "\r\n" } else { "\n" };
     for field in missing {
         let line = format!("{field}: {}{newline}", placeholder(stage, field));
         out.push(
@@ -209,18 +168,12 @@ fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                 MissingRequiredField,
                 stage.id(),
                 fm.open_fence,
-                format!(
-                    "missing required field `{field}` ({}); a stage without it fails Init",
-                    describe(field)
-                ),
+                format!("missing required field `{field}` ({}); a stage without it fails Init", describe(field)),
             )
             .with_fix(
                 format!("Add `{field}`"),
                 Applicability::Unsafe,
-                vec![Edit {
-                    span: Span::empty(close.start),
-                    replacement: line,
-                }],
+                vec![Edit { span: Span::empty(close.start), replacement: line }],
             ),
         );
     }
@@ -241,16 +194,8 @@ fn describe(field: &str) -> &'static str {
 
 /// A sensible starting value for a missing field.
 fn placeholder(stage: &StageDoc, field: &str) -> String {
-    let stem = stage
-        .file
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("stage");
-    let id = stage
-        .stage_id()
-        .map(|(id, _)| id.to_string())
-        .unwrap_or_else(|| to_kebab_case(stem));
+    let stem = stage.file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("stage");
+    let id = stage.stage_id().map(|(id, _)| id.to_string()).unwrap_or_else(|| to_kebab_case(stem));
     match field {
         "id" => id,
         "name" => {
@@ -265,12 +210,7 @@ fn placeholder(stage: &StageDoc, field: &str) -> String {
         "completionSchema" => "{ type: object }".into(),
         "retryPolicy" => "{ maxAttempts: 1, backoff: none }".into(),
         "turnCap" => "10".into(),
-        _ => stage
-            .config()
-            .resolution_policies
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "retry-later".into()),
+        _ => stage.config().resolution_policies.first().cloned().unwrap_or_else(|| "retry-later".into()),
     }
 }
 
@@ -285,13 +225,7 @@ enum Expect {
 }
 
 /// Checks a value's type; returns whether it has the expected type.
-fn expect(
-    stage: &StageDoc,
-    key: &str,
-    value: &Node,
-    expect: Expect,
-    out: &mut Vec<Diagnostic>,
-) -> bool {
+fn expect(stage: &StageDoc, key: &str, value: &Node, expect: Expect, out: &mut Vec<Diagnostic>) -> bool {
     let file = stage.id();
     let wanted = match expect {
         Expect::Text | Expect::String => "a string",
@@ -302,19 +236,14 @@ fn expect(
     let ok = match (&value.value, expect) {
         (Value::String(s), Expect::Text) => {
             if s.trim().is_empty() {
-                out.push(Diagnostic::new(
-                    FieldType,
-                    file,
-                    value.span,
-                    format!("`{key}` is empty; give it a value"),
-                ));
+                out.push(Diagnostic::new(FieldType, file, value.span, format!("`{key}` is empty; give it a value")));
                 return false;
             }
             true
         }
-        (Value::String(_), Expect::String)
-        | (Value::Map(_), Expect::Mapping)
-        | (Value::Int(_), Expect::Integer) => true,
+        (Value::String(_), Expect::String) | (Value::Map(_), Expect::Mapping) | (Value::Int(_), Expect::Integer) => {
+            true
+        }
         (Value::Seq(items), Expect::StringList) => {
             let mut all = true;
             for item in items.iter().filter(|item| item.as_str().is_none()) {
@@ -322,10 +251,7 @@ fn expect(
                     FieldType,
                     file,
                     item.span,
-                    format!(
-                        "every `{key}` entry must be a string, but this one is {}",
-                        item.type_name()
-                    ),
+                    format!("every `{key}` entry must be a string, but this one is {}", item.type_name()),
                 ));
                 all = false;
             }
@@ -337,15 +263,12 @@ fn expect(
         let found = match &value.value {
             Value::Null => "empty (null)".to_string(),
             Value::Float(_) if matches!(expect, Expect::Integer) => {
-                format!("{} (not a whole number)", value.scalar_text())
+                format!("{} (not a whole number)", shown(stage, value))
             }
             Value::String(s) if matches!(expect, Expect::Integer) => format!("the string \"{s}\""),
             _ => value.type_name().to_string(),
         };
-        let hint = match expect {
-            Expect::StringList => " such as `[Read, Grep]`",
-            _ => "",
-        };
+        let hint = if key == "allowedTools" { " such as `[Read, Grep]`" } else { "" };
         out.push(Diagnostic::new(
             FieldType,
             file,
@@ -366,19 +289,15 @@ fn check_id(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
         InvalidStageId,
         stage.id(),
         value.span,
-        format!(
-            "stage id `{id}` is not kebab-case (lowercase letters and digits joined by single `-`)"
-        ),
+        format!("stage id `{id}` is not kebab-case (lowercase letters and digits joined by single `-`)"),
     );
-    if is_kebab_case(&fixed) {
+    // Non-ASCII letters would be dropped by the conversion; let the author choose.
+    if is_kebab_case(&fixed) && id.is_ascii() {
         // Unsafe: `next`, `join` and `entry` elsewhere may still use the old id.
         diagnostic = diagnostic.with_fix(
             format!("Rename to `{fixed}`"),
             Applicability::Unsafe,
-            vec![Edit {
-                span: value.span,
-                replacement: fixed,
-            }],
+            vec![Edit { span: value.span, replacement: fixed }],
         );
     }
     out.push(diagnostic);
@@ -391,28 +310,19 @@ fn check_resolution_policy(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnos
         return;
     }
     let suggestion = did_you_mean(policy, known.iter().map(String::as_str));
-    let list = known
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     let mut diagnostic = Diagnostic::new(
         InvalidResolutionPolicy,
         stage.id(),
         value.span,
         format!("unknown resolutionPolicy `{policy}`; expected one of {list}"),
     )
-    .with_help(
-        "the accepted values are configurable with `[sm] resolution-policies` in stagelint.toml",
-    );
+    .with_help("the accepted values are configurable with `[sm] resolution-policies` in stagelint.toml");
     if let Some(s) = suggestion {
         diagnostic = diagnostic.with_fix(
             format!("Replace with `{s}`"),
             Applicability::Unsafe,
-            vec![Edit {
-                span: value.span,
-                replacement: s.to_string(),
-            }],
+            vec![Edit { span: value.span, replacement: s.to_string() }],
         );
     }
     out.push(diagnostic);
@@ -431,16 +341,12 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
             InvalidRetryPolicy,
             file,
             n.span,
-            format!("`maxAttempts` must be an integer of at least 1, but it is {}", n.scalar_text()),
+            format!("`maxAttempts` must be an integer of at least 1, but it is {}", shown(stage, n)),
         )),
         Some(_) => {}
     }
     let known = &stage.config().backoffs;
-    let list = known
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     match value.get("backoff") {
         None => out.push(Diagnostic::new(
             InvalidRetryPolicy,
@@ -451,18 +357,14 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
         Some(b) => match b.as_str() {
             Some(name) if known.iter().any(|k| k == name) => {}
             _ => {
-                let suggestion = b
-                    .as_str()
-                    .and_then(|name| did_you_mean(name, known.iter().map(String::as_str)));
-                let hint = suggestion
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
+                let suggestion = b.as_str().and_then(|name| did_you_mean(name, known.iter().map(String::as_str)));
+                let hint = suggestion.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
                 out.push(
                     Diagnostic::new(
                         InvalidRetryPolicy,
                         file,
                         b.span,
-                        format!("unknown backoff `{}`{hint}; expected one of {list}", b.scalar_text()),
+                        format!("unknown backoff `{}`{hint}; expected one of {list}", shown(stage, b)),
                     )
                     .with_help("the accepted values are configurable with `[sm] backoffs` in stagelint.toml"),
                 );
@@ -472,14 +374,7 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
     for entry in value.as_map().unwrap_or_default() {
         let key = entry.key_str().unwrap_or("");
         if key != "maxAttempts" && key != "backoff" {
-            unknown_key(
-                stage,
-                &entry.key,
-                key,
-                &["maxAttempts", "backoff"],
-                "retryPolicy key",
-                out,
-            );
+            unknown_key(stage, &entry.key, key, &["maxAttempts", "backoff"], "retryPolicy key", out);
         }
     }
 }
@@ -510,24 +405,19 @@ fn check_next(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
                         FieldType,
                         file,
                         entry.value.span,
-                        format!(
-                            "`execution` must be `sequential` or `parallel`, not `{}`",
-                            entry.value.scalar_text()
-                        ),
+                        format!("`execution` must be `sequential` or `parallel`, not `{}`", shown(stage, &entry.value)),
                     ));
                 }
             }
             "join" => {
                 expect(stage, key, &entry.value, Expect::Text, out);
             }
-            _ => unknown_key(
-                stage,
-                &entry.key,
-                key,
-                &["nextStages", "stages", "execution", "join"],
-                "`next` key",
-                out,
-            ),
+            _ => unknown_key(stage, &entry.key, key, &["nextStages", "stages", "execution", "join"], "`next` key", out),
         }
     }
+}
+
+/// A value as the author wrote it, for messages (`"3"` stays quoted, `5.0` stays `5.0`).
+fn shown(stage: &StageDoc, node: &Node) -> String {
+    stage.source_text(node.span)
 }

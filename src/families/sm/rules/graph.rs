@@ -6,20 +6,13 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
 use crate::families::sm::rules::fields::unknown_key_diagnostic;
 use crate::families::sm::{
-    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, StageJoinDangling,
-    StateMachineInvalid, UnknownNextStage, UnreachableStage,
+    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, StageJoinDangling, StateMachineInvalid,
+    UnknownNextStage, UnreachableStage,
 };
 use crate::source::{Node, Span, Value};
 use crate::util::did_you_mean;
 
-const SM_KEYS: [&str; 6] = [
-    "entry",
-    "context",
-    "enabled",
-    "autoAttach",
-    "name",
-    "description",
-];
+const SM_KEYS: [&str; 7] = ["entry", "context", "enabled", "autoAttach", "name", "description", "$schema"];
 
 /// The resolved graph, for the upstream rules.
 pub(super) struct Graph<'a, 'w> {
@@ -29,17 +22,10 @@ pub(super) struct Graph<'a, 'w> {
 }
 
 /// Runs the graph rules; returns the graph when the SM file is usable.
-pub(super) fn check<'a, 'w>(
-    machine: &Machine<'a, 'w>,
-    out: &mut Vec<Diagnostic>,
-) -> Option<Graph<'a, 'w>> {
+pub(super) fn check<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> Option<Graph<'a, 'w>> {
     let usable = check_sm_file(machine, out);
     let by_id = index_ids(machine, out);
-    let plans: Vec<(&StageDoc, NextPlan)> = machine
-        .stages
-        .iter()
-        .filter_map(|s| Some((*s, s.next()?)))
-        .collect();
+    let plans: Vec<(&StageDoc, NextPlan)> = machine.stages.iter().filter_map(|s| Some((*s, s.next()?))).collect();
     for (stage, plan) in &plans {
         check_plan(stage, plan, &by_id, out);
     }
@@ -50,11 +36,7 @@ pub(super) fn check<'a, 'w>(
     if let Some(entry) = entry {
         check_reachable(machine, entry, &plans, out);
     }
-    Some(Graph {
-        by_id,
-        entry,
-        plans,
-    })
+    Some(Graph { by_id, entry, plans })
 }
 
 fn check_sm_file(machine: &Machine, out: &mut Vec<Diagnostic>) -> bool {
@@ -88,10 +70,7 @@ fn check_sm_file(machine: &Machine, out: &mut Vec<Diagnostic>) -> bool {
             StateMachineInvalid,
             file,
             root.span,
-            format!(
-                "the state machine file must be a mapping, but it is {}",
-                root.type_name()
-            ),
+            format!("the state machine file must be a mapping, but it is {}", root.type_name()),
         ));
         return false;
     };
@@ -107,33 +86,17 @@ fn check_sm_file(machine: &Machine, out: &mut Vec<Diagnostic>) -> bool {
         let key = entry.key_str().unwrap_or("");
         let value = &entry.value;
         let problem = match key {
-            "entry" => value
-                .as_str()
-                .is_none_or(|s| s.is_empty())
-                .then_some("must be a stage id (a non-empty string)"),
-            "enabled" | "autoAttach" => {
-                (!matches!(value.value, Value::Bool(_))).then_some("must be `true` or `false`")
-            }
-            "name" | "description" => value.as_str().is_none().then_some("must be a string"),
+            "entry" => value.as_str().is_none_or(|s| s.is_empty()).then_some("must be a stage id (a non-empty string)"),
+            "enabled" | "autoAttach" => (!matches!(value.value, Value::Bool(_))).then_some("must be `true` or `false`"),
+            "name" | "description" | "$schema" => value.as_str().is_none().then_some("must be a string"),
             "context" => check_context_shape(value),
             _ => {
-                out.push(unknown_key_diagnostic(
-                    file,
-                    &entry.key,
-                    key,
-                    &SM_KEYS,
-                    "state machine key",
-                ));
+                out.push(unknown_key_diagnostic(file, &entry.key, key, &SM_KEYS, "state machine key"));
                 None
             }
         };
         if let Some(problem) = problem {
-            out.push(Diagnostic::new(
-                StateMachineInvalid,
-                file,
-                value.span,
-                format!("`{key}` {problem}"),
-            ));
+            out.push(Diagnostic::new(StateMachineInvalid, file, value.span, format!("`{key}` {problem}")));
         }
     }
     true
@@ -144,10 +107,7 @@ fn check_context_shape(value: &Node) -> Option<&'static str> {
         return Some("must be a mapping with `required` and/or `optional` lists of field names");
     };
     for entry in entries {
-        let is_list = entry
-            .value
-            .as_seq()
-            .is_some_and(|items| items.iter().all(|i| i.as_str().is_some()));
+        let is_list = entry.value.as_seq().is_some_and(|items| items.iter().all(|i| i.as_str().is_some()));
         if !matches!(entry.key_str(), Some("required" | "optional")) || !is_list {
             return Some("must only hold `required` and `optional`, each a list of field names");
         }
@@ -156,10 +116,7 @@ fn check_context_shape(value: &Node) -> Option<&'static str> {
 }
 
 /// Maps ids to stages and reports ids used twice.
-fn index_ids<'a, 'w>(
-    machine: &Machine<'a, 'w>,
-    out: &mut Vec<Diagnostic>,
-) -> HashMap<&'a str, &'a StageDoc<'w>> {
+fn index_ids<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> HashMap<&'a str, &'a StageDoc<'w>> {
     let mut by_id: HashMap<&'a str, &'a StageDoc<'w>> = HashMap::new();
     for stage in &machine.stages {
         let Some((id, span)) = stage.stage_id() else {
@@ -173,7 +130,10 @@ fn index_ids<'a, 'w>(
                         DuplicateStageId,
                         stage.id(),
                         span,
-                        format!("stage id `{id}` is already used by `{}`; ids must be unique in a state machine", first.file.display),
+                        format!(
+                            "stage id `{id}` is already used by `{}`; ids must be unique in a state machine",
+                            first.file.display
+                        ),
                     )
                     .with_related(first.id(), first_span, "first defined here"),
                 );
@@ -186,20 +146,12 @@ fn index_ids<'a, 'w>(
     by_id
 }
 
-fn suggest_fix(
-    diagnostic: Diagnostic,
-    span: Span,
-    word: &str,
-    ids: &HashMap<&str, &StageDoc>,
-) -> Diagnostic {
+fn suggest_fix(diagnostic: Diagnostic, span: Span, word: &str, ids: &HashMap<&str, &StageDoc>) -> Diagnostic {
     match did_you_mean(word, ids.keys().copied()) {
         Some(s) => diagnostic.with_fix(
             format!("Replace with `{s}`"),
             Applicability::Unsafe,
-            vec![Edit {
-                span,
-                replacement: s.to_string(),
-            }],
+            vec![Edit { span, replacement: s.to_string() }],
         ),
         None => diagnostic,
     }
@@ -212,12 +164,7 @@ fn hint(word: &str, ids: &HashMap<&str, &StageDoc>) -> String {
     }
 }
 
-fn check_plan(
-    stage: &StageDoc,
-    plan: &NextPlan,
-    ids: &HashMap<&str, &StageDoc>,
-    out: &mut Vec<Diagnostic>,
-) {
+fn check_plan(stage: &StageDoc, plan: &NextPlan, ids: &HashMap<&str, &StageDoc>, out: &mut Vec<Diagnostic>) {
     let file = stage.id();
     for (target, span) in &plan.stages {
         if !ids.contains_key(target.as_str()) {
@@ -225,10 +172,7 @@ fn check_plan(
                 UnknownNextStage,
                 file,
                 *span,
-                format!(
-                    "`{target}` is not a stage of this state machine{}",
-                    hint(target, ids)
-                ),
+                format!("`{target}` is not a stage of this state machine{}", hint(target, ids)),
             );
             out.push(suggest_fix(diagnostic, *span, target, ids));
         }
@@ -261,10 +205,7 @@ fn check_plan(
             StageJoinDangling,
             file,
             *join_span,
-            format!(
-                "join stage `{join}` is not a stage of this state machine{}",
-                hint(join, ids)
-            ),
+            format!("join stage `{join}` is not a stage of this state machine{}", hint(join, ids)),
         );
         out.push(suggest_fix(diagnostic, *join_span, join, ids));
     } else if let Some((_, sibling_span)) = plan.stages.iter().find(|(s, _)| s == join) {
@@ -290,39 +231,21 @@ fn check_entry<'a>(
         return Some(found);
     }
     let message = if ids.is_empty() {
-        format!(
-            "entry stage `{entry}` does not exist: no stage definition was found under this directory"
-        )
+        format!("entry stage `{entry}` does not exist: no stage definition was found under this directory")
     } else {
-        format!(
-            "entry stage `{entry}` is not a stage of this state machine{}",
-            hint(entry, ids)
-        )
+        format!("entry stage `{entry}` is not a stage of this state machine{}", hint(entry, ids))
     };
-    out.push(suggest_fix(
-        Diagnostic::new(EntryStageMissing, machine.sm.file.id, span, message),
-        span,
-        entry,
-        ids,
-    ));
+    out.push(suggest_fix(Diagnostic::new(EntryStageMissing, machine.sm.file.id, span, message), span, entry, ids));
     None
 }
 
-fn check_reachable(
-    machine: &Machine,
-    entry: &str,
-    plans: &[(&StageDoc, NextPlan)],
-    out: &mut Vec<Diagnostic>,
-) {
+fn check_reachable(machine: &Machine, entry: &str, plans: &[(&StageDoc, NextPlan)], out: &mut Vec<Diagnostic>) {
     let edges: HashMap<&str, Vec<&str>> = plans
         .iter()
         .filter_map(|(stage, plan)| {
             let (id, _) = stage.stage_id()?;
-            let targets = plan
-                .stages
-                .iter()
-                .map(|(s, _)| s.as_str())
-                .chain(plan.join.as_ref().map(|(j, _)| j.as_str()));
+            let targets =
+                plan.stages.iter().map(|(s, _)| s.as_str()).chain(plan.join.as_ref().map(|(j, _)| j.as_str()));
             Some((id, targets.collect()))
         })
         .collect();
@@ -340,13 +263,21 @@ fn check_reachable(
             continue;
         };
         if !seen.contains(id) {
-            out.push(Diagnostic::new(
-                UnreachableStage,
-                stage.id(),
-                span,
-                format!("stage `{id}` is never reached from the entry stage `{entry}`; add it to a `next` or remove it"),
-            )
-            .with_related(machine.sm.file.id, machine.sm.entry().map_or(Span::empty(0), |(_, s)| s), "entry declared here"));
+            out.push(
+                Diagnostic::new(
+                    UnreachableStage,
+                    stage.id(),
+                    span,
+                    format!(
+                        "stage `{id}` is never reached from the entry stage `{entry}`; add it to a `next` or remove it"
+                    ),
+                )
+                .with_related(
+                    machine.sm.file.id,
+                    machine.sm.entry().map_or(Span::empty(0), |(_, s)| s),
+                    "entry declared here",
+                ),
+            );
         }
     }
 }

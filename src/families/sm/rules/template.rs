@@ -3,19 +3,16 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::sm::model::{CORE_CTX_FIELDS, Machine, StageDoc};
 use crate::families::sm::{
-    ForbiddenPlaceholder, MalformedPlaceholder, PlaceholderDialect, StageCtxUnresolved,
-    TemplateControlFlow, UnknownStageField,
+    ForbiddenPlaceholder, MalformedPlaceholder, PlaceholderDialect, StageCtxUnresolved, TemplateControlFlow,
+    UnknownStageField,
 };
 use crate::source::Node;
-use crate::template::stage::{Dialect, Path, Segment, Tag, TagKind};
+use crate::template::stage::{Control, Dialect, Path, Segment, Tag, TagKind};
 use crate::util::did_you_mean;
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     let dialect = stage.config().dialect;
-    let mixed = stage
-        .tags
-        .iter()
-        .any(|t| t.dialect == Dialect::Mustache && matches!(t.kind, TagKind::Path(_)))
+    let mixed = stage.tags.iter().any(|t| t.dialect == Dialect::Mustache && matches!(t.kind, TagKind::Path(_)))
         && stage.tags.iter().any(|t| t.dialect == Dialect::Dollar);
     for tag in &stage.tags {
         match &tag.kind {
@@ -41,34 +38,19 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                 TemplateControlFlow,
                 stage.id(),
                 tag.span,
-                format!(
-                    "{} is not supported: stage templates only substitute `ctx.*` and `stage.*` values, with no conditionals, loops, helpers or expressions; move the branching into the state machine",
-                    control.describe()
-                ),
+                format!("{} is not supported: {}", control.describe(), control_advice(control)),
             )),
             TagKind::Path(path) => check_path(stage, tag, path, dialect, mixed, out),
         }
     }
 }
 
-fn check_path(
-    stage: &StageDoc,
-    tag: &Tag,
-    path: &Path,
-    dialect: Dialect,
-    mixed: bool,
-    out: &mut Vec<Diagnostic>,
-) {
+fn check_path(stage: &StageDoc, tag: &Tag, path: &Path, dialect: Dialect, mixed: bool, out: &mut Vec<Diagnostic>) {
     let file = stage.id();
     if tag.dialect != dialect {
         let text = path.text();
-        let also = if mixed {
-            "; this body mixes both placeholder styles"
-        } else {
-            ""
-        };
-        out.push(
-            Diagnostic::new(
+        let also = if mixed { "; this body mixes both placeholder styles" } else { "" };
+        let diagnostic = Diagnostic::new(
                 PlaceholderDialect,
                 file,
                 tag.span,
@@ -78,14 +60,19 @@ fn check_path(
                     tag.dialect.as_str(),
                     dialect.as_str()
                 ),
-            )
-            .with_help("set `[sm] placeholder-dialect` in stagelint.toml to match your runtime")
-            .with_fix(
+                        )
+            .with_help("set `[sm] placeholder-dialect` in stagelint.toml to match your runtime");
+        // The dollar dialect substitutes only `${ctx.<name>}`; converting anything else would
+        // trade one verbatim placeholder for another.
+        if dialect == Dialect::Mustache || dollar_substitutes(path) {
+            out.push(diagnostic.with_fix(
                 format!("Convert to `{}`", dialect.render(&text)),
                 Applicability::Safe,
                 vec![Edit { span: tag.span, replacement: dialect.render(&text) }],
-            ),
-        );
+            ));
+        } else {
+            out.push(diagnostic);
+        }
     } else if dialect == Dialect::Dollar && !dollar_substitutes(path) {
         out.push(Diagnostic::new(
             MalformedPlaceholder,
@@ -138,13 +125,28 @@ fn check_path(
     }
 }
 
+/// What to do instead, by kind of mustache feature.
+fn control_advice(control: &Control) -> &'static str {
+    match control {
+        Control::Comment => {
+            "the engine has no comments, so this text reaches the model verbatim; use an HTML comment or delete it"
+        }
+        Control::Partial => "the engine cannot include other files; inline the text or split the stage",
+        Control::Unescaped => "the engine has no escaping modes; write `{{ctx.x}}`",
+        Control::Helper(_) | Control::Pipe | Control::Expression => {
+            "placeholders are plain paths with no helpers, filters or expressions; compute the value into `ctx` before Setup"
+        }
+        _ => {
+            "stage templates have no conditionals or loops; move the branching into the state machine (split the stage or prepare `ctx` before Setup)"
+        }
+    }
+}
+
 /// What the stud-cli code matches: `${ctx.<word>}` exactly.
 fn dollar_substitutes(path: &Path) -> bool {
     path.segments.len() == 2
         && path.root() == Some("ctx")
-        && path.segments[1]
-            .name()
-            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        && path.segments[1].name().is_some_and(|n| n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
 }
 
 fn check_stage_field(stage: &StageDoc, path: &Path, out: &mut Vec<Diagnostic>) {
@@ -158,22 +160,14 @@ fn check_stage_field(stage: &StageDoc, path: &Path, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(name) = segment.name() else { return };
-    let keys: Vec<&str> = stage
-        .root
-        .as_ref()
-        .and_then(Node::as_map)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|e| e.key_str())
-        .collect();
+    let keys: Vec<&str> =
+        stage.root.as_ref().and_then(Node::as_map).unwrap_or_default().iter().filter_map(|e| e.key_str()).collect();
     if keys.contains(&name) {
         return;
     }
     let suggestion = did_you_mean(name, keys.iter().copied());
     let message = match suggestion {
-        Some(s) => format!(
-            "`stage.{name}` is not a frontmatter field of this stage; did you mean `stage.{s}`?"
-        ),
+        Some(s) => format!("`stage.{name}` is not a frontmatter field of this stage; did you mean `stage.{s}`?"),
         None => {
             format!("`stage.{name}` is not a frontmatter field of this stage; it renders empty")
         }
@@ -183,10 +177,7 @@ fn check_stage_field(stage: &StageDoc, path: &Path, out: &mut Vec<Diagnostic>) {
         diagnostic = diagnostic.with_fix(
             format!("Replace with `{s}`"),
             Applicability::Unsafe,
-            vec![Edit {
-                span: segment.span(),
-                replacement: s.to_string(),
-            }],
+            vec![Edit { span: segment.span(), replacement: s.to_string() }],
         );
     }
     out.push(diagnostic);
@@ -215,14 +206,7 @@ pub(super) fn check_context(machine: &Machine, out: &mut Vec<Diagnostic>) {
             if context.names.iter().any(|n| n == name) {
                 continue;
             }
-            let suggestion = did_you_mean(
-                name,
-                context
-                    .names
-                    .iter()
-                    .map(String::as_str)
-                    .chain(CORE_CTX_FIELDS),
-            );
+            let suggestion = did_you_mean(name, context.names.iter().map(String::as_str).chain(CORE_CTX_FIELDS));
             let hint = suggestion.map(|s| format!("; did you mean `ctx.{s}`?")).unwrap_or_else(|| {
                 "; declare it under `context.required` or `context.optional` in the state machine file".into()
             });
@@ -241,10 +225,7 @@ pub(super) fn check_context(machine: &Machine, out: &mut Vec<Diagnostic>) {
                 diagnostic = diagnostic.with_fix(
                     format!("Replace with `ctx.{s}`"),
                     Applicability::Unsafe,
-                    vec![Edit {
-                        span: segment.span(),
-                        replacement: s.to_string(),
-                    }],
+                    vec![Edit { span: segment.span(), replacement: s.to_string() }],
                 );
             }
             out.push(diagnostic);

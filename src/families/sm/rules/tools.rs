@@ -27,25 +27,17 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
             let suggestion = did_you_mean(name, tools.iter().map(String::as_str));
             let message = match suggestion {
                 Some(s) => format!("`{name}` is not in the live tool set; did you mean `{s}`?"),
-                None => format!(
-                    "`{name}` is not in the live tool set; the stage fails Init on unknown tool names"
-                ),
+                None => format!("`{name}` is not in the live tool set; the stage fails Init on unknown tool names"),
             };
-            let mut diagnostic = Diagnostic::new(UnknownTool, file, item.span, message)
-                .with_help("register extra tools (MCP servers, plugins) under `[tools] registered` or `extra` in stagelint.toml");
+            let mut diagnostic = Diagnostic::new(UnknownTool, file, item.span, message).with_help(
+                "register extra tools (MCP servers, plugins) under `[tools] registered` or `extra` in stagelint.toml",
+            );
             if let Some(s) = suggestion {
-                let replacement = if item.span.len() == name.len() {
-                    s.to_string()
-                } else {
-                    format!("\"{s}\"")
-                };
+                let replacement = if item.span.len() == name.len() { s.to_string() } else { format!("\"{s}\"") };
                 diagnostic = diagnostic.with_fix(
                     format!("Replace with `{s}`"),
                     Applicability::Unsafe,
-                    vec![Edit {
-                        span: item.span,
-                        replacement,
-                    }],
+                    vec![Edit { span: item.span, replacement }],
                 );
             }
             out.push(diagnostic);

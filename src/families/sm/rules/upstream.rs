@@ -21,11 +21,7 @@ pub(super) fn check(machine: &Machine, graph: &Graph, out: &mut Vec<Diagnostic>)
         let Some((id, _)) = stage.stage_id() else {
             continue;
         };
-        if graph
-            .by_id
-            .get(id)
-            .is_none_or(|first| first.id() != stage.id())
-        {
+        if graph.by_id.get(id).is_none_or(|first| first.id() != stage.id()) {
             continue;
         }
         let incoming = incoming(graph, id);
@@ -36,9 +32,7 @@ pub(super) fn check(machine: &Machine, graph: &Graph, out: &mut Vec<Diagnostic>)
             let TagKind::Path(path) = &tag.kind else {
                 continue;
             };
-            if path.root() == Some("ctx")
-                && path.segments.get(1).and_then(Segment::name) == Some("upstream")
-            {
+            if path.root() == Some("ctx") && path.segments.get(1).and_then(Segment::name) == Some("upstream") {
                 check_reference(stage, path, &incoming, out);
             }
         }
@@ -48,10 +42,7 @@ pub(super) fn check(machine: &Machine, graph: &Graph, out: &mut Vec<Diagnostic>)
 fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
     let mut ways = Vec::new();
     if graph.entry == Some(id) {
-        ways.push(Incoming {
-            results: Vec::new(),
-            empty_reason: "it is the entry stage",
-        });
+        ways.push(Incoming { results: Vec::new(), empty_reason: "it is the entry stage" });
     }
     for (from, plan) in &graph.plans {
         let lookup = |name: &str| graph.by_id.get(name).copied();
@@ -60,50 +51,29 @@ fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
                 continue;
             }
             match plan.execution {
-                Execution::Parallel => ways.push(Incoming {
-                    results: Vec::new(),
-                    empty_reason: "it runs as a parallel sibling",
-                }),
+                Execution::Parallel => {
+                    ways.push(Incoming { results: Vec::new(), empty_reason: "it runs as a parallel sibling" })
+                }
                 // A sequential list runs in order; each stage receives the result before it.
                 Execution::Sequential => {
-                    let previous = if k == 0 {
-                        Some(*from)
-                    } else {
-                        lookup(&plan.stages[k - 1].0)
-                    };
-                    ways.push(Incoming {
-                        results: vec![previous],
-                        empty_reason: "",
-                    });
+                    let previous = if k == 0 { Some(*from) } else { lookup(&plan.stages[k - 1].0) };
+                    ways.push(Incoming { results: vec![previous], empty_reason: "" });
                 }
             }
         }
-        if plan.execution == Execution::Parallel && plan.join.as_ref().is_some_and(|(j, _)| j == id)
-        {
+        if plan.execution == Execution::Parallel && plan.join.as_ref().is_some_and(|(j, _)| j == id) {
             let results = plan.stages.iter().map(|(s, _)| lookup(s)).collect();
-            ways.push(Incoming {
-                results,
-                empty_reason: "",
-            });
+            ways.push(Incoming { results, empty_reason: "" });
         }
     }
     ways
 }
 
-fn check_reference(
-    stage: &StageDoc,
-    path: &Path,
-    incoming: &[Incoming],
-    out: &mut Vec<Diagnostic>,
-) {
+fn check_reference(stage: &StageDoc, path: &Path, incoming: &[Incoming], out: &mut Vec<Diagnostic>) {
     let file = stage.id();
     let max = incoming.iter().map(|w| w.results.len()).max().unwrap_or(0);
     if max == 0 {
-        let reason = incoming
-            .iter()
-            .map(|w| w.empty_reason)
-            .find(|r| !r.is_empty())
-            .unwrap_or("");
+        let reason = incoming.iter().map(|w| w.empty_reason).find(|r| !r.is_empty()).unwrap_or("");
         out.push(Diagnostic::new(
             UpstreamEmpty,
             file,
@@ -156,10 +126,7 @@ fn check_reference(
             diagnostic = diagnostic.with_fix(
                 format!("Replace with `{s}`"),
                 Applicability::Unsafe,
-                vec![Edit {
-                    span: field_segment.span(),
-                    replacement: s.to_string(),
-                }],
+                vec![Edit { span: field_segment.span(), replacement: s.to_string() }],
             );
         }
         out.push(diagnostic);
@@ -181,13 +148,7 @@ enum Lookup<'n> {
     },
 }
 
-fn check_parsed(
-    stage: &StageDoc,
-    path: &Path,
-    index: usize,
-    incoming: &[Incoming],
-    out: &mut Vec<Diagnostic>,
-) {
+fn check_parsed(stage: &StageDoc, path: &Path, index: usize, incoming: &[Incoming], out: &mut Vec<Diagnostic>) {
     let rest = &path.segments[4..];
     let mut missing = Vec::new();
     for way in incoming {
@@ -199,10 +160,7 @@ fn check_parsed(
         };
         match lookup(schema, rest) {
             Lookup::Found | Lookup::Unknown => return,
-            Lookup::Missing {
-                segment,
-                properties,
-            } => missing.push((*predecessor, segment, properties)),
+            Lookup::Missing { segment, properties } => missing.push((*predecessor, segment, properties)),
         }
     }
     // Report once, against the first predecessor; the others are related locations.
@@ -211,15 +169,9 @@ fn check_parsed(
     };
     let bad = &rest[*segment];
     let Some(name) = bad.name() else { return };
-    let names: Vec<&str> = properties
-        .as_map()
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|e| e.key_str())
-        .collect();
+    let names: Vec<&str> = properties.as_map().unwrap_or_default().iter().filter_map(|e| e.key_str()).collect();
     let predecessor_id = first.stage_id().map_or("?", |(id, _)| id);
-    let mut message =
-        format!("`{name}` is not a property of `{predecessor_id}`'s completionSchema");
+    let mut message = format!("`{name}` is not a property of `{predecessor_id}`'s completionSchema");
     match did_you_mean(name, names.iter().copied()) {
         Some(s) => message.push_str(&format!("; did you mean `{s}`?")),
         None if !names.is_empty() => message.push_str(&format!("; it has {}", names.join(", "))),
@@ -230,20 +182,14 @@ fn check_parsed(
         diagnostic = diagnostic.with_fix(
             format!("Replace with `{s}`"),
             Applicability::Unsafe,
-            vec![Edit {
-                span: bad.span(),
-                replacement: s.to_string(),
-            }],
+            vec![Edit { span: bad.span(), replacement: s.to_string() }],
         );
     }
     for (predecessor, _, properties) in &missing {
         let span = properties.span;
         let id = predecessor.stage_id().map_or("?", |(id, _)| id);
-        diagnostic = diagnostic.with_related(
-            predecessor.id(),
-            span,
-            format!("`{id}` declares its completion properties here"),
-        );
+        diagnostic =
+            diagnostic.with_related(predecessor.id(), span, format!("`{id}` declares its completion properties here"));
     }
     out.push(diagnostic);
 }
@@ -251,33 +197,21 @@ fn check_parsed(
 fn lookup<'n>(schema: &'n Node, path: &[Segment]) -> Lookup<'n> {
     let mut node = schema;
     for (i, segment) in path.iter().enumerate() {
-        if [
-            "allOf",
-            "anyOf",
-            "oneOf",
-            "$ref",
-            "if",
-            "patternProperties",
-            "$dynamicRef",
-        ]
-        .iter()
-        .any(|k| node.get(k).is_some())
+        if ["allOf", "anyOf", "oneOf", "$ref", "if", "patternProperties", "$dynamicRef"]
+            .iter()
+            .any(|k| node.get(k).is_some())
         {
             return Lookup::Unknown;
         }
         match segment {
             Segment::Field { name, .. } => {
-                let Some(properties) = node.get("properties").filter(|p| p.as_map().is_some())
-                else {
+                let Some(properties) = node.get("properties").filter(|p| p.as_map().is_some()) else {
                     return Lookup::Unknown;
                 };
                 match properties.get(name) {
                     Some(next) => node = next,
                     None => {
-                        return Lookup::Missing {
-                            segment: i,
-                            properties,
-                        };
+                        return Lookup::Missing { segment: i, properties };
                     }
                 }
             }

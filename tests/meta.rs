@@ -1,0 +1,98 @@
+//! Invariants of the rule registry and the shipped examples.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use stagelint::config::Config;
+use stagelint::diagnostic::Severity;
+use stagelint::families::{self, FAMILIES};
+
+#[test]
+fn codes_are_unique_and_well_formed() {
+    let mut seen = HashSet::new();
+    for rule in families::all_rules() {
+        assert!(seen.insert(rule.code), "duplicate code {}", rule.code);
+        let (family, name) = rule.code.split_once('/').expect("family/Name");
+        assert!(FAMILIES.iter().any(|f| f.name() == family), "{} has an unknown family", rule.code);
+        assert!(name.chars().next().is_some_and(|c| c.is_ascii_uppercase()), "{} is not PascalCase", rule.code);
+        assert!(name.chars().all(|c| c.is_ascii_alphanumeric()), "{} is not PascalCase", rule.code);
+    }
+}
+
+#[test]
+fn every_rule_is_documented() {
+    for rule in families::all_rules() {
+        let doc = rule.doc;
+        assert!(doc.starts_with(&format!("# {}\n", rule.code)), "{}: doc must start with `# {}`", rule.code, rule.code);
+        for section in ["## What it does", "## Why is this bad?", "## Example", "## Use instead"] {
+            assert!(doc.contains(section), "{}: doc lacks `{section}`", rule.code);
+        }
+        let summary = rule.summary();
+        assert!(!summary.is_empty() && !summary.ends_with('.'), "{}: summary `{summary}`", rule.code);
+        assert!(!doc.contains("TODO"), "{}: doc is unfinished", rule.code);
+    }
+}
+
+#[test]
+fn broken_example_shows_every_rule() {
+    let config = Config::defaults(&PathBuf::from("examples/broken"));
+    let (_, diagnostics) = common::check_with(&[PathBuf::from("examples/broken")], config);
+    let fired: HashSet<&str> = diagnostics.iter().map(|d| d.code).collect();
+    let missing: Vec<&str> = families::all_rules().map(|r| r.code).filter(|c| !fired.contains(c)).collect();
+    assert!(missing.is_empty(), "examples/broken does not show: {missing:?}");
+}
+
+#[test]
+fn clean_example_has_no_finding_at_all() {
+    let config = Config::defaults(&PathBuf::from("examples/code-review"));
+    let (workspace, diagnostics) = common::check_with(&[PathBuf::from("examples/code-review")], config);
+    assert!(diagnostics.is_empty(), "{}", common::render_full(&workspace, &diagnostics));
+    assert_eq!(workspace.files().len(), 6);
+}
+
+#[test]
+fn severities_match_the_issue_table() {
+    let expect = |code: &str, severity: Severity| {
+        assert_eq!(families::rule(code).map(|r| r.severity), Some(severity), "{code}");
+    };
+    expect("sm/UnknownField", Severity::Hint);
+    expect("sm/CompletionToolNotMentioned", Severity::Hint);
+    expect("sm/PlaceholderDialect", Severity::Warning);
+    expect("sm/UnreachableStage", Severity::Warning);
+    expect("sm/UpstreamEmpty", Severity::Warning);
+    expect("sm/UpstreamFieldUnknown", Severity::Warning);
+    expect("sm/UpstreamIndexOutOfRange", Severity::Error);
+    expect("sm/StageJoinDangling", Severity::Error);
+}
+
+#[test]
+fn shipped_schemas_are_valid_json_schemas() {
+    for entry in std::fs::read_dir("schemas").expect("schemas/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let schema: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+            assert!(jsonschema::meta::is_valid(&schema), "{} is not a valid JSON Schema", path.display());
+        }
+    }
+}
+
+#[test]
+fn stage_schema_accepts_the_clean_example_frontmatter() {
+    use stagelint::source::{frontmatter, yaml};
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/stage-frontmatter.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    for entry in std::fs::read_dir("examples/code-review").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let fm = frontmatter::split(&text).unwrap();
+            let node = yaml::parse(&text[fm.yaml.start..fm.yaml.end]).root.unwrap();
+            let errors: Vec<String> = validator.iter_errors(&node.to_json()).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        }
+    }
+}

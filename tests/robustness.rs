@@ -1,0 +1,199 @@
+//! No input may panic or hang the analysis: random and mutated inputs through every parser
+//! entry point and through the whole check, plus the classic hostile documents.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use stagelint::config::Config;
+use stagelint::source::{frontmatter, json, yaml};
+use stagelint::template::stage as template;
+use stagelint::workspace::{FileKind, Workspace, classify};
+
+const STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read, Grep]\ncompletionTool: submit_plan\ncompletionSchema:\n  type: object\n  properties:\n    summary: { type: string, $ref: '#/$defs/x' }\nretryPolicy: { maxAttempts: 2, backoff: none }\nturnCap: 20\nresolutionPolicy: retry-later\nnext: { nextStages: [review], execution: sequential }\n---\n\nTask: {{ctx.task}} {{ctx.upstream[0].parsed.summary}} ${ctx.x} {{stage.id}}\n<!-- stagelint: ignore[sm/UnknownTool] -->\nCall submit_plan.\n";
+const SM: &str = "entry: plan\ncontext:\n  required: [task]\n# stagelint: ignore[sm/UnknownField]\n";
+const SM_JSON: &str =
+    "{\"entry\": \"plan\", \"context\": {\"required\": [\"task\"]}, \"x\": [1, 2.5e3, true, null, \"\\u00e9\"]}";
+
+/// Runs the whole analysis over one state machine made of the given texts.
+fn check_texts(stage: &str, sm: &str, sm_name: &str) {
+    let config = Arc::new(Config::defaults(Path::new("/fuzz")));
+    let mut workspace = Workspace::new();
+    let stage_path = PathBuf::from("/fuzz/plan.md");
+    let kind = classify(&stage_path, stage, &config).unwrap_or(FileKind::Stage);
+    workspace.add(stage_path, "plan.md".into(), stage.to_string(), kind, config.clone());
+    workspace.add(
+        PathBuf::from(format!("/fuzz/{sm_name}")),
+        sm_name.into(),
+        sm.to_string(),
+        FileKind::StateMachine,
+        config,
+    );
+    let diagnostics = stagelint::check::check(&workspace);
+    let mut out = Vec::new();
+    stagelint::diagnostic::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
+    stagelint::diagnostic::render::json::render(&mut out, &workspace, &diagnostics).expect("render");
+    for d in &diagnostics {
+        let file = workspace.file(d.file);
+        assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
+    }
+}
+
+fn every_parser(text: &str) {
+    let _ = frontmatter::split(text);
+    let _ = yaml::parse(text);
+    let _ = json::parse(text);
+    let _ = template::parse(text, 0);
+    let _ = Config::parse(text, Path::new("/fuzz/stagelint.toml"));
+}
+
+/// Byte-level mutations that keep the text UTF-8: insert, delete or replace a char.
+fn mutate(seed: &str, edits: &[(usize, u8, char)]) -> String {
+    let mut chars: Vec<char> = seed.chars().collect();
+    for &(at, op, c) in edits {
+        if chars.is_empty() {
+            chars.push(c);
+            continue;
+        }
+        let at = at % chars.len();
+        match op % 3 {
+            0 => chars.insert(at, c),
+            1 => {
+                chars.remove(at);
+            }
+            _ => chars[at] = c,
+        }
+    }
+    chars.into_iter().collect()
+}
+
+fn interesting_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        Just('{'),
+        Just('}'),
+        Just('['),
+        Just(']'),
+        Just(':'),
+        Just('-'),
+        Just('\n'),
+        Just('\r'),
+        Just(' '),
+        Just('"'),
+        Just('\''),
+        Just('#'),
+        Just('&'),
+        Just('*'),
+        Just('!'),
+        Just('$'),
+        Just('|'),
+        Just('>'),
+        Just('\t'),
+        Just('é'),
+        Just('😀'),
+        Just('\u{feff}'),
+        any::<char>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_text_never_panics(text in "\\PC{0,200}") {
+        every_parser(&text);
+        check_texts(&text, &text, "sm.yaml");
+    }
+
+    #[test]
+    fn mutated_stage_files_never_panic(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {
+        let stage = mutate(STAGE, &edits);
+        every_parser(&stage);
+        check_texts(&stage, SM, "sm.yaml");
+    }
+
+    #[test]
+    fn mutated_state_machines_never_panic(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {
+        let sm = mutate(SM, &edits);
+        let sm_json = mutate(SM_JSON, &edits);
+        every_parser(&sm);
+        every_parser(&sm_json);
+        check_texts(STAGE, &sm, "sm.yaml");
+        check_texts(STAGE, &sm_json, "sm.json");
+    }
+}
+
+fn stage_with_frontmatter(extra: &str) -> String {
+    STAGE.replacen("---\nid: plan\n", &format!("---\n{extra}\nid: plan\n"), 1)
+}
+
+#[test]
+fn yaml_alias_bomb_is_reported_not_expanded() {
+    let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (i, name) in ["b", "c", "d", "e", "f", "g", "h", "i"].iter().enumerate() {
+        let prev = ["a", "b", "c", "d", "e", "f", "g", "h"][i];
+        let refs = vec![format!("*{prev}"); 9].join(",");
+        bomb.push_str(&format!("{name}: &{name} [{refs}]\n"));
+    }
+    let parsed = yaml::parse(&bomb);
+    assert!(parsed.root.is_none());
+    assert!(parsed.errors.iter().any(|e| e.message.contains("alias")), "{:?}", parsed.errors);
+    let stage = format!("---\n{bomb}completionTool: x\n---\nbody\n");
+    let config = Config::defaults(Path::new("/fuzz"));
+    let (workspace, diagnostics) = in_memory(&stage, config);
+    assert!(diagnostics.iter().any(|d| d.code == "sm/FrontmatterSyntax" && d.message.contains("alias")));
+    drop(workspace);
+}
+
+#[test]
+fn ten_thousand_levels_of_nesting_are_reported() {
+    let flow = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert!(yaml::parse(&flow).errors.iter().any(|e| e.message.contains("nesting")));
+    assert!(json::parse(&flow).errors.iter().any(|e| e.message.contains("nesting")));
+    let block: String = (0..10_000).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+    assert!(yaml::parse(&block).errors.iter().any(|e| e.message.contains("nesting")));
+    let stage = format!("---\ncompletionTool: x\ndeep: {flow}\n---\nbody\n");
+    let (_, diagnostics) = in_memory(&stage, Config::defaults(Path::new("/fuzz")));
+    assert!(diagnostics.iter().any(|d| d.code == "sm/FrontmatterSyntax" && d.message.contains("nesting")));
+}
+
+#[test]
+fn a_ten_megabyte_stage_file_is_checked() {
+    let line = "Some long prompt text with a {{ctx.task}} placeholder and ${HOME} in it.\n";
+    let body = line.repeat(10 * 1024 * 1024 / line.len());
+    let stage = format!("{}{body}", stage_with_frontmatter("description: big"));
+    assert!(stage.len() >= 10 * 1024 * 1024);
+    let (_, diagnostics) = in_memory(&stage, Config::defaults(Path::new("/fuzz")));
+    // The stage is valid apart from its standalone `next`; nothing may blow up on size.
+    assert!(diagnostics.iter().all(|d| d.code != "sm/FrontmatterSyntax"));
+}
+
+#[test]
+fn remote_schema_refs_are_reported_never_fetched() {
+    let stage = STAGE.replace("'#/$defs/x'", "'https://example.invalid/schema.json'");
+    let (_, diagnostics) = in_memory(&stage, Config::defaults(Path::new("/fuzz")));
+    let found = diagnostics
+        .iter()
+        .find(|d| d.code == "sm/StageCompletionSchemaInvalid" && d.message.contains("never fetched"))
+        .expect("remote $ref reported");
+    assert!(found.message.contains("https://example.invalid/schema.json"));
+}
+
+#[test]
+fn invalid_utf8_and_binary_files_are_findings() {
+    use stagelint::workspace::discover::decode;
+    let bad = decode(b"---\nname: Caf\xe9\n---\n".to_vec()).expect_err("not UTF-8");
+    assert_eq!(bad.offset, 13);
+    assert!(bad.message.contains("not valid UTF-8"));
+    let binary = decode(b"\x00\x01\x02".to_vec()).expect_err("binary");
+    assert!(binary.message.contains("binary"));
+}
+
+fn in_memory(stage: &str, config: Config) -> (Workspace, Vec<stagelint::diagnostic::Diagnostic>) {
+    let config = Arc::new(config);
+    let mut workspace = Workspace::new();
+    workspace.add(PathBuf::from("/fuzz/plan.md"), "plan.md".into(), stage.to_string(), FileKind::Stage, config);
+    let diagnostics = stagelint::check::check(&workspace);
+    (workspace, diagnostics)
+}
