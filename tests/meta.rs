@@ -96,3 +96,24 @@ fn stage_schema_accepts_the_clean_example_frontmatter() {
         }
     }
 }
+
+/// The README's rule table is generated from the registry; `UPDATE_README=1 cargo test` rewrites it.
+#[test]
+fn readme_rule_table_is_current() {
+    let mut table = String::from("| code | default | fix | finds |\n|---|---|---|---|\n");
+    for rule in families::all_rules() {
+        let fix = if rule.fixable { "yes" } else { "" };
+        table.push_str(&format!("| `{}` | {} | {fix} | {} |\n", rule.code, rule.severity.as_str(), rule.summary()));
+    }
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    let (start, end) = ("<!-- rules:start -->\n", "<!-- rules:end -->");
+    let from = readme.find(start).expect("rules:start marker") + start.len();
+    let to = readme.find(end).expect("rules:end marker");
+    if readme[from..to] != table {
+        if std::env::var_os("UPDATE_README").is_some() {
+            std::fs::write("README.md", format!("{}{table}{}", &readme[..from], &readme[to..])).expect("write");
+        } else {
+            panic!("README rule table is stale; run `UPDATE_README=1 cargo test --test meta`.\nExpected:\n{table}");
+        }
+    }
+}
