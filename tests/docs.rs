@@ -14,7 +14,8 @@
 //!   over unchanged from "Example".
 //!
 //! The rule under test is the only rule enabled (see `common::only`). Its Example must report
-//! it and its Use instead must not; Use instead must moreover be clean under every rule.
+//! it and its Use instead must not. Use instead must moreover be clean under every rule, except
+//! that a block of state-machine files only stands for a machine whose stages are not shown.
 
 mod common;
 
@@ -138,6 +139,10 @@ fn run(files: &BTreeMap<String, String>, code: Option<&str>) -> (tempfile::TempD
         }
     }
     let (workspace, diagnostics) = common::check_with(&[dir.path().to_path_buf()], config);
+    // A file the linter does not take for a stage or a state machine (say, a stage whose first
+    // line is not `---`) would make any "does not report" check pass for nothing.
+    let linted = files.keys().filter(|name| name.as_str() != "stagelint.toml").count();
+    assert_eq!(workspace.files().len(), linted, "not every file of the block is linted:\n{}", show(files));
     (dir, workspace, diagnostics)
 }
 
@@ -218,7 +223,10 @@ fn fixes_are_clean_under_every_rule() {
     let mut failures = Vec::new();
     for rule in families::all_rules() {
         let (_, fixed) = example_and_fix(rule);
-        let (_dir, workspace, diagnostics) = run(&fixed, None);
+        let (_dir, workspace, mut diagnostics) = run(&fixed, None);
+        if !fixed.keys().any(|name| name.ends_with(".md")) {
+            diagnostics.retain(|d| d.code != "sm/EntryStageMissing");
+        }
         if !diagnostics.is_empty() {
             failures.push(format!(
                 "{}: Use instead is not clean\n{}{}",

@@ -1,8 +1,20 @@
 //! Documented defaults used when `stagelint.toml` does not say otherwise.
 
-/// The live tool set when `[tools] registered` is absent: Claude-style names used by the
-/// wiki examples plus the tool ids bundled with stud-cli.
+/// The live tool set when `[tools] registered` is absent: the Claude-style names the wiki
+/// examples use (and the rest of that family), the tool ids bundled with stud-cli, and the
+/// names its code examples use.
 pub const DEFAULT_TOOLS: &[&str] = &[
+    "LS",
+    "BashOutput",
+    "KillShell",
+    "NotebookRead",
+    "Skill",
+    "SlashCommand",
+    "ExitPlanMode",
+    "AskUserQuestion",
+    "list",
+    "read_file",
+    "list_files",
     "Read",
     "Write",
     "Edit",

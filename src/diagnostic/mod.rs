@@ -117,6 +117,19 @@ impl Diagnostic {
         self
     }
 
+    /// Offers replacing `span` with a did-you-mean `suggestion`, when there is one. Unsafe:
+    /// the guess may be wrong, and a rename can change behaviour.
+    pub fn with_suggestion(self, span: Span, suggestion: Option<&str>) -> Diagnostic {
+        match suggestion {
+            Some(s) => self.with_fix(
+                format!("Replace with `{s}`"),
+                Applicability::Unsafe,
+                vec![Edit { span, replacement: s.to_string() }],
+            ),
+            None => self,
+        }
+    }
+
     /// The family part of the code (`sm` for `sm/UnknownTool`).
     pub fn family(&self) -> &'static str {
         self.code.split_once('/').map_or(self.code, |(family, _)| family)

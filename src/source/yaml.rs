@@ -255,7 +255,47 @@ fn scan_error(text: &str, offsets: &mut Offsets<'_>, error: &ScanError) -> Synta
     if info == "while parsing node, found unknown anchor" {
         return unknown_alias(text, at);
     }
-    SyntaxError::new(span, format!("invalid YAML: {}", readable(info)))
+    let error = SyntaxError::new(span, format!("invalid YAML: {}", readable(info)));
+    // An unclosed `[` or `{` makes saphyr complain about a later line; point back at it.
+    match unclosed_flow_bracket(text, at) {
+        Some(open) if !text[open..at].trim_end().ends_with(['[', '{']) && text[open..at].contains('\n') => {
+            let bracket = &text[open..open + 1];
+            error.with_related(Span::new(open, open + 1), format!("this `{bracket}` is never closed"))
+        }
+        _ => error,
+    }
+}
+
+/// The innermost `[`/`{` still open at `at`, skipping quoted scalars and comments.
+fn unclosed_flow_bracket(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut stack = Vec::new();
+    let mut i = 0;
+    let end = at.min(bytes.len());
+    while i < end {
+        match bytes[i] {
+            b'[' | b'{' => stack.push(i),
+            b']' | b'}' => {
+                stack.pop();
+            }
+            quote @ (b'"' | b'\'')
+                if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'[' | b'{' | b',' | b':' | b'\n') =>
+            {
+                i += 1;
+                while i < end && bytes[i] != quote && bytes[i] != b'\n' {
+                    i += usize::from(quote == b'"' && bytes[i] == b'\\') + 1;
+                }
+            }
+            b'#' if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+                while i < end && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    stack.pop()
 }
 
 /// The error for the alias `*name` that starts at `at`.
@@ -1016,5 +1056,15 @@ mod tests {
                 check(&apply(SEED, &edits));
             }
         }
+    }
+
+    #[test]
+    fn an_unclosed_flow_bracket_is_named_as_related() {
+        let text = "id: x\nallowedTools: [Read, \"a]b\" # ]\nturnCap: 3\n";
+        let parsed = parse(text);
+        let error = parsed.errors.first().expect("an error");
+        let (span, message) = error.related.clone().expect("related bracket");
+        assert_eq!(span.start, text.find('[').expect("bracket"));
+        assert_eq!(message, "this `[` is never closed");
     }
 }

@@ -143,15 +143,7 @@ pub(crate) fn unknown_key_diagnostic(
         Some(s) => format!("unknown {what} `{key}`; did you mean `{s}`? The runtime ignores unknown keys silently"),
         None => format!("unknown {what} `{key}`; the runtime ignores it"),
     };
-    let diagnostic = Diagnostic::new(UnknownField, file, key_node.span, message);
-    match suggestion {
-        Some(s) => diagnostic.with_fix(
-            format!("Rename to `{s}`"),
-            Applicability::Unsafe,
-            vec![Edit { span: key_node.span, replacement: s.to_string() }],
-        ),
-        None => diagnostic,
-    }
+    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion(key_node.span, suggestion)
 }
 
 fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
@@ -311,21 +303,14 @@ fn check_resolution_policy(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnos
     }
     let suggestion = did_you_mean(policy, known.iter().map(String::as_str));
     let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let mut diagnostic = Diagnostic::new(
+    let diagnostic = Diagnostic::new(
         InvalidResolutionPolicy,
         stage.id(),
         value.span,
         format!("unknown resolutionPolicy `{policy}`; expected one of {list}"),
     )
     .with_help("the accepted values are configurable with `[sm] resolution-policies` in stagelint.toml");
-    if let Some(s) = suggestion {
-        diagnostic = diagnostic.with_fix(
-            format!("Replace with `{s}`"),
-            Applicability::Unsafe,
-            vec![Edit { span: value.span, replacement: s.to_string() }],
-        );
-    }
-    out.push(diagnostic);
+    out.push(diagnostic.with_suggestion(value.span, suggestion));
 }
 
 fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut Vec<Diagnostic>) {

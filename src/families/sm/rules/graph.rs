@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::diagnostic::Diagnostic;
 use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
 use crate::families::sm::rules::fields::unknown_key_diagnostic;
 use crate::families::sm::{
@@ -147,14 +147,7 @@ fn index_ids<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> Ha
 }
 
 fn suggest_fix(diagnostic: Diagnostic, span: Span, word: &str, ids: &HashMap<&str, &StageDoc>) -> Diagnostic {
-    match did_you_mean(word, ids.keys().copied()) {
-        Some(s) => diagnostic.with_fix(
-            format!("Replace with `{s}`"),
-            Applicability::Unsafe,
-            vec![Edit { span, replacement: s.to_string() }],
-        ),
-        None => diagnostic,
-    }
+    diagnostic.with_suggestion(span, did_you_mean(word, ids.keys().copied()))
 }
 
 fn hint(word: &str, ids: &HashMap<&str, &StageDoc>) -> String {

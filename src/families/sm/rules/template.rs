@@ -172,15 +172,10 @@ fn check_stage_field(stage: &StageDoc, path: &Path, out: &mut Vec<Diagnostic>) {
             format!("`stage.{name}` is not a frontmatter field of this stage; it renders empty")
         }
     };
-    let mut diagnostic = Diagnostic::new(UnknownStageField, stage.id(), segment.span(), message);
-    if let Some(s) = suggestion {
-        diagnostic = diagnostic.with_fix(
-            format!("Replace with `{s}`"),
-            Applicability::Unsafe,
-            vec![Edit { span: segment.span(), replacement: s.to_string() }],
-        );
-    }
-    out.push(diagnostic);
+    out.push(
+        Diagnostic::new(UnknownStageField, stage.id(), segment.span(), message)
+            .with_suggestion(segment.span(), suggestion),
+    );
 }
 
 /// `{{ctx.x}}` must be declared in the SM's `context`, when the SM declares one.
@@ -210,7 +205,7 @@ pub(super) fn check_context(machine: &Machine, out: &mut Vec<Diagnostic>) {
             let hint = suggestion.map(|s| format!("; did you mean `ctx.{s}`?")).unwrap_or_else(|| {
                 "; declare it under `context.required` or `context.optional` in the state machine file".into()
             });
-            let mut diagnostic = Diagnostic::new(
+            let diagnostic = Diagnostic::new(
                 StageCtxUnresolved,
                 stage.id(),
                 segment.span(),
@@ -221,14 +216,7 @@ pub(super) fn check_context(machine: &Machine, out: &mut Vec<Diagnostic>) {
                 context.span,
                 "the state machine declares its ctx fields here",
             );
-            if let Some(s) = suggestion {
-                diagnostic = diagnostic.with_fix(
-                    format!("Replace with `ctx.{s}`"),
-                    Applicability::Unsafe,
-                    vec![Edit { span: segment.span(), replacement: s.to_string() }],
-                );
-            }
-            out.push(diagnostic);
+            out.push(diagnostic.with_suggestion(segment.span(), suggestion));
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `ctx.upstream[i]...`: what predecessors a stage can have, and what their results hold.
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::diagnostic::Diagnostic;
 use crate::families::sm::model::{Execution, Machine, STAGE_RESULT_FIELDS, StageDoc};
 use crate::families::sm::rules::graph::Graph;
 use crate::families::sm::{UpstreamEmpty, UpstreamFieldUnknown, UpstreamIndexOutOfRange};
@@ -116,20 +116,13 @@ fn check_reference(stage: &StageDoc, path: &Path, incoming: &[Incoming], out: &m
     if !STAGE_RESULT_FIELDS.contains(&field) {
         let suggestion = did_you_mean(field, STAGE_RESULT_FIELDS);
         let list = STAGE_RESULT_FIELDS.join(", ");
-        let mut diagnostic = Diagnostic::new(
+        let diagnostic = Diagnostic::new(
             UpstreamFieldUnknown,
             file,
             field_segment.span(),
             format!("a StageResult has no `{field}`; its fields are {list}"),
         );
-        if let Some(s) = suggestion {
-            diagnostic = diagnostic.with_fix(
-                format!("Replace with `{s}`"),
-                Applicability::Unsafe,
-                vec![Edit { span: field_segment.span(), replacement: s.to_string() }],
-            );
-        }
-        out.push(diagnostic);
+        out.push(diagnostic.with_suggestion(field_segment.span(), suggestion));
         return;
     }
     if field == "parsed" && path.segments.len() > 4 {
@@ -178,13 +171,7 @@ fn check_parsed(stage: &StageDoc, path: &Path, index: usize, incoming: &[Incomin
         None => {}
     }
     let mut diagnostic = Diagnostic::new(UpstreamFieldUnknown, stage.id(), bad.span(), message);
-    if let Some(s) = did_you_mean(name, names.iter().copied()) {
-        diagnostic = diagnostic.with_fix(
-            format!("Replace with `{s}`"),
-            Applicability::Unsafe,
-            vec![Edit { span: bad.span(), replacement: s.to_string() }],
-        );
-    }
+    diagnostic = diagnostic.with_suggestion(bad.span(), did_you_mean(name, names.iter().copied()));
     for (predecessor, _, properties) in &missing {
         let span = properties.span;
         let id = predecessor.stage_id().map_or("?", |(id, _)| id);
