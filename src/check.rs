@@ -1,7 +1,7 @@
 //! The one analysis entry point: run every family, then apply config and suppressions.
 
 use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Scope, Suppression};
-use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
 use crate::families::{self, FAMILIES};
 use crate::source::{Span, frontmatter};
@@ -24,7 +24,7 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
     }
     for mut diagnostic in raw {
         let file = workspace.file(diagnostic.file);
-        let Some(severity) = enabled(file, diagnostic.code) else {
+        let Some(severity) = enabled(file, diagnostic.code, diagnostic.severity) else {
             continue;
         };
         diagnostic.severity = severity;
@@ -39,7 +39,7 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
         .into_iter()
         .filter_map(|mut d| {
             let file = workspace.file(d.file);
-            d.severity = enabled(file, d.code)?;
+            d.severity = enabled(file, d.code, d.severity)?;
             file.reported.then_some(d)
         })
         .collect();
@@ -51,8 +51,9 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
 }
 
 /// The configured severity of `code` in `file`, or `None` when it is turned off there.
-fn enabled(file: &SourceFile, code: &str) -> Option<crate::diagnostic::Severity> {
-    let severity = file.config.severity(code, families::default_severity(code))?;
+/// `current` is what the rule said (usually its default; some rules grade findings).
+fn enabled(file: &SourceFile, code: &str, current: Severity) -> Option<Severity> {
+    let severity = file.config.severity(code, current)?;
     (!file.config.ignored_for(&file.path, code)).then_some(severity)
 }
 
@@ -74,9 +75,12 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
         }
         _ => {}
     }
-    for suppression in &found {
-        for code in &suppression.codes {
-            if families::rule(&code.code).is_none() && !families::is_family(&code.code) {
+    for suppression in &mut found {
+        for code in &mut suppression.codes {
+            // Aliases (`steps/R-A6`) suppress their primary code.
+            if let Some(rule) = families::rule(&code.code) {
+                code.code = rule.code.to_string();
+            } else if !families::is_family(&code.code) {
                 let hint = crate::util::did_you_mean(&code.code, families::all_rules().map(|r| r.code))
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_default();
@@ -144,8 +148,10 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
 /// A suppression for a rule the config turns off is not "unused".
 fn rule_enabled(file: &SourceFile, code: &str) -> bool {
     match families::rule(code) {
-        Some(rule) => enabled(file, rule.code).is_some(),
-        None => families::all_rules().filter(|r| r.family() == code).any(|r| enabled(file, r.code).is_some()),
+        Some(rule) => enabled(file, rule.code, rule.severity).is_some(),
+        None => {
+            families::all_rules().filter(|r| r.family() == code).any(|r| enabled(file, r.code, r.severity).is_some())
+        }
     }
 }
 

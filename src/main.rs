@@ -134,7 +134,13 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
     match families::rule(code) {
         Some(rule) => {
             let mut out = io::stdout().lock();
+            if rule.code != code {
+                let _ = writeln!(out, "`{code}` is reported as `{}`.\n", rule.code);
+            }
             let _ = writeln!(out, "{}\n\nDefault severity: {}", rule.doc.trim_end(), rule.severity.as_str());
+            if !rule.aliases.is_empty() {
+                let _ = writeln!(out, "Also known upstream as: {}", rule.aliases.join(", "));
+            }
             Ok(ExitCode::SUCCESS)
         }
         None => {

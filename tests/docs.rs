@@ -11,7 +11,7 @@
 //! - `# stagelint.toml` is the config for the whole block, loaded with `Config::load`;
 //!   without one the defaults apply.
 //! - "Use instead" shows only the files it changes or adds: a file it does not mention carries
-//!   over unchanged from "Example".
+//!   over unchanged from "Example" (so a fix cannot delete a file).
 //!
 //! The rule under test is the only rule enabled (see `common::only`). Its Example must report
 //! it and its Use instead must not. Use instead must moreover be clean under every rule, except
@@ -41,16 +41,19 @@ const ALSO_ENABLED: &[(&str, &[&str], &str)] = &[(
 
 const FILE_EXTENSIONS: [&str; 5] = [".md", ".yaml", ".yml", ".json", ".toml"];
 
-/// The name used for a block (or the start of one) that names no file.
+/// The name used for a block that names no file.
 const DEFAULT_FILE: &str = "stage.md";
 
+/// A block's files by name.
+type Files = BTreeMap<String, String>;
+
 /// The first fenced block under `## <section>`, or `None` when the section has none.
-fn fenced_block<'d>(doc: &'d str, section: &str) -> Option<&'d str> {
+fn fenced_block<'d>(doc: &'d str, section: &str) -> Result<Option<&'d str>, String> {
     let heading = format!("## {section}\n");
-    let start = doc.find(&heading)? + heading.len();
-    let rest = &doc[start..];
+    let Some(at) = doc.find(&heading) else { return Ok(None) };
+    let rest = &doc[at + heading.len()..];
     let rest = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
-    let open = rest.lines().position(|line| line.starts_with("```"))?;
+    let Some(open) = rest.lines().position(|line| line.starts_with("```")) else { return Ok(None) };
     let mut body_start = 0;
     for line in rest.split_inclusive('\n').take(open + 1) {
         body_start += line.len();
@@ -59,11 +62,11 @@ fn fenced_block<'d>(doc: &'d str, section: &str) -> Option<&'d str> {
     let mut len = 0;
     for line in body.split_inclusive('\n') {
         if line.trim_end() == "```" {
-            return Some(&body[..len]);
+            return Ok(Some(&body[..len]));
         }
         len += line.len();
     }
-    panic!("the fenced block under `## {section}` is never closed");
+    Err("the code block is never closed".into())
 }
 
 /// `# name.ext` at column 0: the file header convention described at the top.
@@ -73,8 +76,8 @@ fn file_header(line: &str) -> Option<&str> {
     (plain && FILE_EXTENSIONS.iter().any(|ext| name.ends_with(ext) && name.len() > ext.len())).then_some(name)
 }
 
-/// Splits a block into files, in order of appearance.
-fn split_files(block: &str) -> Result<BTreeMap<String, String>, String> {
+/// Splits a block into its files.
+fn split_files(block: &str) -> Result<Files, String> {
     let mut files: Vec<(String, String)> = Vec::new();
     let mut current = DEFAULT_FILE.to_string();
     let mut text = String::new();
@@ -87,13 +90,13 @@ fn split_files(block: &str) -> Result<BTreeMap<String, String>, String> {
         } else if line_in_file == 0 && line == "---" && current.ends_with(".md") {
             in_frontmatter = true;
         } else if let Some(name) = file_header(line) {
-            if !named && !text.trim().is_empty() {
-                return Err(format!("lines before the first `# {name}` belong to no named file"));
-            }
             if named {
                 files.push((current, std::mem::take(&mut text)));
+            } else if text.trim().is_empty() {
+                text.clear();
+            } else {
+                return Err(format!("lines before the first `# {name}` belong to no named file"));
             }
-            text.clear();
             current = name.to_string();
             line_in_file = 0;
             named = true;
@@ -104,7 +107,7 @@ fn split_files(block: &str) -> Result<BTreeMap<String, String>, String> {
         line_in_file += 1;
     }
     files.push((current, text));
-    let mut map = BTreeMap::new();
+    let mut map = Files::new();
     for (name, text) in files {
         if map.insert(name.clone(), text).is_some() {
             return Err(format!("`{name}` appears twice"));
@@ -113,127 +116,156 @@ fn split_files(block: &str) -> Result<BTreeMap<String, String>, String> {
     Ok(map)
 }
 
+/// The outcome of linting a set of files; the directory lives as long as the workspace.
+struct Linted {
+    _dir: tempfile::TempDir,
+    workspace: Workspace,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Linted {
+    fn reports(&self, code: &str) -> bool {
+        self.diagnostics.iter().any(|d| d.code == code)
+    }
+
+    fn render(&self) -> String {
+        common::render_full(&self.workspace, &self.diagnostics)
+    }
+}
+
 /// Writes `files` into a fresh directory and checks it with `code` alone enabled (`None`: with
 /// every rule at its default severity).
-fn run(files: &BTreeMap<String, String>, code: Option<&str>) -> (tempfile::TempDir, Workspace, Vec<Diagnostic>) {
+fn lint(files: &Files, code: Option<&str>) -> Result<Linted, String> {
     // Under the target directory, so no `sm.yaml` in a shared temp dir is taken for ours.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
     for (name, text) in files {
         let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         std::fs::write(&path, text).expect("write");
     }
-    let config_path = dir.path().join("stagelint.toml");
     let mut config = if files.contains_key("stagelint.toml") {
-        Config::load(&config_path).unwrap_or_else(|e| panic!("the block's stagelint.toml: {e}"))
+        Config::load(&dir.path().join("stagelint.toml")).map_err(|e| format!("the block's stagelint.toml: {e}"))?
     } else {
         Config::defaults(dir.path())
     };
     if let Some(code) = code {
         config = common::only(config, code);
-        for (rule, others, _) in ALSO_ENABLED.iter().filter(|(rule, _, _)| *rule == code) {
+        for (_, others, _) in ALSO_ENABLED.iter().filter(|(rule, ..)| *rule == code) {
             for other in *others {
-                let severity = families::rule(other).unwrap_or_else(|| panic!("{rule}: unknown code {other}")).severity;
+                let severity = families::rule(other).ok_or(format!("ALSO_ENABLED names unknown `{other}`"))?.severity;
                 config.rules.insert(other.to_string(), Some(severity));
             }
         }
     }
     let (workspace, diagnostics) = common::check_with(&[dir.path().to_path_buf()], config);
     // A file the linter does not take for a stage or a state machine (say, a stage whose first
-    // line is not `---`) would make any "does not report" check pass for nothing.
+    // line is not `---`) would let every "does not report" check pass for nothing.
     let linted = files.keys().filter(|name| name.as_str() != "stagelint.toml").count();
-    assert_eq!(workspace.files().len(), linted, "not every file of the block is linted:\n{}", show(files));
-    (dir, workspace, diagnostics)
+    if workspace.files().len() != linted {
+        let seen: Vec<&str> = workspace.files().iter().filter_map(|f| f.path.file_name()?.to_str()).collect();
+        return Err(format!("only {seen:?} of these files are linted:\n{}", show(files)));
+    }
+    Ok(Linted { _dir: dir, workspace, diagnostics })
 }
 
-fn show(files: &BTreeMap<String, String>) -> String {
+fn show(files: &Files) -> String {
     files.iter().map(|(name, text)| format!("--- {name}\n{text}")).collect()
 }
 
-/// The Example's files and the Use instead's files with the Example's carried over.
-fn example_and_fix(rule: &RuleMeta) -> (Option<BTreeMap<String, String>>, BTreeMap<String, String>) {
-    let code = rule.code;
-    let files = |section: &str| {
-        fenced_block(rule.doc, section)
-            .map(|block| split_files(block).unwrap_or_else(|e| panic!("{code}, `## {section}` block: {e}")))
+/// The Example's files (`None` without a code block) and the fixed set: the Example's files
+/// with those of Use instead put in place.
+fn example_and_fix(rule: &RuleMeta) -> Result<(Option<Files>, Files), String> {
+    let files = |section: &str| -> Result<Option<Files>, String> {
+        let block = fenced_block(rule.doc, section).map_err(|e| format!("`## {section}`: {e}"))?;
+        block.map(split_files).transpose().map_err(|e| format!("`## {section}`: {e}"))
     };
-    let example = files("Example");
-    let changed = files("Use instead").unwrap_or_else(|| panic!("{code}: `## Use instead` has no code block"));
-    let mut fixed = example.clone().unwrap_or_default();
-    for name in changed.keys() {
-        let carried = example.as_ref().is_some_and(|e| e.contains_key(name));
-        assert!(
-            name != DEFAULT_FILE || carried || example.is_none(),
-            "{code}: `## Use instead` adds an unnamed file while `## Example` names its files; name it with `# <file>`"
+    let example = files("Example")?;
+    let changed = files("Use instead")?.ok_or("`## Use instead` has no code block")?;
+    if let Some(example) = &example
+        && changed.contains_key(DEFAULT_FILE)
+        && !example.contains_key(DEFAULT_FILE)
+    {
+        return Err(
+            "`## Use instead` starts with an unnamed file, but `## Example` names its files; add `# <file>`".into()
         );
     }
+    let mut fixed = example.clone().unwrap_or_default();
     fixed.extend(changed);
-    (example, fixed)
+    Ok((example, fixed))
 }
 
-fn fires(code: &str, diagnostics: &[Diagnostic]) -> bool {
-    diagnostics.iter().any(|d| d.code == code)
+/// Checks one rule's doc; returns whether its Example ran.
+fn check_doc(rule: &RuleMeta, problems: &mut Vec<String>) -> bool {
+    let code = rule.code;
+    let (example, fixed) = match example_and_fix(rule) {
+        Ok(files) => files,
+        Err(e) => {
+            problems.push(e);
+            return false;
+        }
+    };
+    let mut example_ran = false;
+    if !NO_RUNNABLE_EXAMPLE.iter().any(|(c, _)| *c == code) {
+        match example.as_ref().ok_or("`## Example` has no code block".to_string()).and_then(|f| lint(f, Some(code))) {
+            Ok(linted) if linted.reports(code) => example_ran = true,
+            Ok(linted) => problems.push(format!(
+                "the Example does not report it:\n{}{}",
+                show(example.as_ref().expect("linted")),
+                linted.render()
+            )),
+            Err(e) => problems.push(format!("Example: {e}")),
+        }
+    }
+    match lint(&fixed, Some(code)) {
+        Ok(linted) if linted.reports(code) => {
+            problems.push(format!("Use instead still reports it:\n{}{}", show(&fixed), linted.render()))
+        }
+        Ok(_) => {}
+        Err(e) => problems.push(format!("Use instead: {e}")),
+    }
+    example_ran
 }
 
 #[test]
 fn examples_report_their_rule_and_fixes_do_not() {
     let listed = NO_RUNNABLE_EXAMPLE.iter().map(|(code, _)| *code).chain(ALSO_ENABLED.iter().map(|(code, ..)| *code));
     for code in listed {
-        assert!(families::rule(code).is_some(), "exception for unknown rule {code}");
+        assert!(families::rule(code).is_some(), "an exception names unknown rule {code}");
     }
     let mut failures = Vec::new();
-    let mut checked = 0;
+    let mut examples_run = 0;
     let total = families::all_rules().count();
     for rule in families::all_rules() {
-        let code = rule.code;
-        let (example, fixed) = example_and_fix(rule);
-        let skip_example = NO_RUNNABLE_EXAMPLE.iter().any(|(c, _)| *c == code);
-        if !skip_example {
-            match &example {
-                None => failures.push(format!("{code}: `## Example` has no code block")),
-                Some(files) => {
-                    let (_dir, workspace, diagnostics) = run(files, Some(code));
-                    if fires(code, &diagnostics) {
-                        checked += 1;
-                    } else {
-                        failures.push(format!(
-                            "{code}: the Example does not report it\n{}{}",
-                            show(files),
-                            common::render_full(&workspace, &diagnostics)
-                        ));
-                    }
-                }
-            }
-        }
-        let (_dir, workspace, diagnostics) = run(&fixed, Some(code));
-        if fires(code, &diagnostics) {
-            failures.push(format!(
-                "{code}: Use instead still reports it\n{}{}",
-                show(&fixed),
-                common::render_full(&workspace, &diagnostics)
-            ));
-        }
+        let mut problems = Vec::new();
+        examples_run += usize::from(check_doc(rule, &mut problems));
+        failures.extend(problems.into_iter().map(|p| format!("{}: {p}", rule.code)));
     }
     assert!(failures.is_empty(), "{} problem(s):\n\n{}", failures.len(), failures.join("\n\n"));
-    assert_eq!(checked, total - NO_RUNNABLE_EXAMPLE.len(), "every Example but the listed exceptions runs");
+    assert_eq!(examples_run, total - NO_RUNNABLE_EXAMPLE.len(), "every Example but the listed exceptions runs");
 }
 
 #[test]
 fn fixes_are_clean_under_every_rule() {
     let mut failures = Vec::new();
     for rule in families::all_rules() {
-        let (_, fixed) = example_and_fix(rule);
-        let (_dir, workspace, mut diagnostics) = run(&fixed, None);
-        if !fixed.keys().any(|name| name.ends_with(".md")) {
-            diagnostics.retain(|d| d.code != "sm/EntryStageMissing");
-        }
-        if !diagnostics.is_empty() {
-            failures.push(format!(
-                "{}: Use instead is not clean\n{}{}",
-                rule.code,
-                show(&fixed),
-                common::render_full(&workspace, &diagnostics)
-            ));
+        let Ok((_, fixed)) = example_and_fix(rule) else {
+            continue; // reported by the test above
+        };
+        match lint(&fixed, None) {
+            Ok(mut linted) => {
+                if !fixed.keys().any(|name| name.ends_with(".md")) {
+                    linted.diagnostics.retain(|d| d.code != "sm/EntryStageMissing");
+                }
+                if !linted.diagnostics.is_empty() {
+                    failures.push(format!(
+                        "{}: Use instead is not clean:\n{}{}",
+                        rule.code,
+                        show(&fixed),
+                        linted.render()
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("{}: Use instead: {e}", rule.code)),
         }
     }
     assert!(failures.is_empty(), "{} problem(s):\n\n{}", failures.len(), failures.join("\n\n"));
@@ -251,6 +283,19 @@ fn file_headers_follow_the_convention() {
     assert_eq!(file_header("# plan.md, saved in UTF-8"), None);
     assert_eq!(
         fenced_block("## Example\nprose\n```markdown\na\nb\n```\nmore\n## Use instead\n", "Example"),
-        Some("a\nb\n")
+        Ok(Some("a\nb\n"))
     );
+    assert!(fenced_block("## Example\n```\na\n", "Example").is_err());
+}
+
+#[test]
+fn a_block_config_applies_to_the_block() {
+    let block = "# stagelint.toml\n[sm]\nplaceholder-dialect = \"dollar\"\n# plan.md\n---\nid: plan\nname: Plan\n\
+                 allowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\n\
+                 retryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 10\nresolutionPolicy: fail\n---\n\
+                 Task: {{ctx.task}}. Call `submit_plan` when done.\n";
+    let files = split_files(block).unwrap();
+    let linted = lint(&files, Some("sm/PlaceholderDialect")).unwrap();
+    assert!(linted.reports("sm/PlaceholderDialect"), "{}", linted.render());
+    assert_eq!(linted.diagnostics.len(), 1, "only the rule under test runs: {}", linted.render());
 }

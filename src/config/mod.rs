@@ -152,14 +152,14 @@ impl Config {
                     )
                 })?),
             };
-            config.rules.insert(code.into_inner(), level);
+            config.rules.insert(primary_code(code.get_ref()), level);
         }
         for (glob, codes) in raw.per_file_ignores {
             let set = build_globs(std::slice::from_ref(&glob)).map_err(|(span, msg)| error(Some(span), msg))?;
             let mut list = Vec::new();
             for code in codes {
                 check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
-                list.push(code.into_inner());
+                list.push(primary_code(code.get_ref()));
             }
             config.per_file_ignores.push((set, list));
         }
@@ -224,6 +224,11 @@ fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (std::ops::Range<us
         builder.add(parsed);
     }
     builder.build().map_err(|e| (0..0, format!("bad glob: {e}")))
+}
+
+/// Aliases are stored under the code their rule reports.
+fn primary_code(code: &str) -> String {
+    crate::families::rule(code).map_or_else(|| code.to_string(), |rule| rule.code.to_string())
 }
 
 fn check_code(code: &str) -> Result<(), String> {

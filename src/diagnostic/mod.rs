@@ -107,6 +107,12 @@ impl Diagnostic {
         self
     }
 
+    /// For rules whose findings differ in weight (climpt grades some checks per case).
+    pub fn with_severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
+        self
+    }
+
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self

@@ -16,6 +16,9 @@ pub struct RuleMeta {
     pub doc: &'static str,
     /// Whether the rule offers a fix on at least some findings.
     pub fixable: bool,
+    /// Upstream ids that name the same check (`R-A6` for `SR-ENTRY-002`), without the family.
+    /// They work wherever a code is accepted: `[rules]`, suppressions, `explain`.
+    pub aliases: &'static [&'static str],
 }
 
 impl RuleMeta {
@@ -43,20 +46,26 @@ pub trait Family: Sync {
 pub static FAMILIES: &[&dyn Family] = &[&stagelint::Stagelint, &sm::Sm];
 
 /// Declares a family's rule table from `Name => Severity` pairs; each rule's explanation is
-/// read from `docs/<Name>.md` next to the invoking module.
+/// read from `docs/<Name>.md` next to the invoking module. A code that is not an identifier
+/// (climpt's `SR-VALID-003`) is written `SR_VALID_003 = "SR-VALID-003" => Error`.
 macro_rules! declare_rules {
-    ($family:literal; $( $name:ident => $severity:ident $(, fix = $fix:literal)? ; )*) => {
+    ($family:literal; $( $name:ident $(= $code:literal)? => $severity:ident $(, fix = $fix:literal)? $(, aliases = [$($alias:literal),*])? ; )*) => {
         pub static RULES: &[$crate::families::RuleMeta] = &[
             $( $crate::families::RuleMeta {
-                code: concat!($family, "/", stringify!($name)),
+                code: declare_rules!(@code $family, $name, [$($code)?]),
                 severity: $crate::diagnostic::Severity::$severity,
-                doc: include_str!(concat!("docs/", stringify!($name), ".md")),
+                doc: declare_rules!(@doc $name, [$($code)?]),
                 fixable: declare_rules!(@fix $($fix)?),
+                aliases: &[$($($alias),*)?],
             }, )*
         ];
         $( #[allow(non_upper_case_globals, dead_code)]
-           pub const $name: &str = concat!($family, "/", stringify!($name)); )*
+           pub const $name: &str = declare_rules!(@code $family, $name, [$($code)?]); )*
     };
+    (@code $family:literal, $name:ident, []) => { concat!($family, "/", stringify!($name)) };
+    (@code $family:literal, $name:ident, [$code:literal]) => { concat!($family, "/", $code) };
+    (@doc $name:ident, []) => { include_str!(concat!("docs/", stringify!($name), ".md")) };
+    (@doc $name:ident, [$code:literal]) => { include_str!(concat!("docs/", $code, ".md")) };
     (@fix) => { false };
     (@fix $fix:literal) => { $fix };
 }
@@ -67,8 +76,12 @@ pub fn all_rules() -> impl Iterator<Item = &'static RuleMeta> {
     FAMILIES.iter().flat_map(|family| family.rules().iter())
 }
 
+/// The rule for `code`, or for an alias of it (`steps/R-A6`).
 pub fn rule(code: &str) -> Option<&'static RuleMeta> {
-    all_rules().find(|rule| rule.code == code)
+    all_rules().find(|rule| rule.code == code).or_else(|| {
+        let (family, name) = code.split_once('/')?;
+        all_rules().find(|rule| rule.family() == family && rule.aliases.contains(&name))
+    })
 }
 
 pub fn is_family(name: &str) -> bool {

@@ -16,6 +16,16 @@ pub enum FileKind {
     Stage,
     /// `sm.yaml`, `sm.yml` or `sm.json`.
     StateMachine,
+    /// A climpt `steps_registry.json` (or the file `agent.json` names as its registry).
+    StepsRegistry,
+    /// A climpt `agent.json` next to a registry.
+    AgentJson,
+    /// A JSON Schema under a climpt agent's `schemas/` directory, or one a registry's `$schema` names.
+    JsonSchema,
+    /// A C3L prompt under a climpt agent's `prompts/` directory.
+    C3lPrompt,
+    /// A climpt breakdown config `.agent/climpt/config/<agent>-steps-{app,user}.yml`.
+    BreakdownConfig,
     /// Could not be read as UTF-8 text; the message says why and where.
     Unreadable { message: String, offset: usize },
 }
@@ -40,6 +50,10 @@ pub struct SourceFile {
 #[derive(Debug, Default)]
 pub struct Workspace {
     files: Vec<SourceFile>,
+    by_path: std::collections::HashMap<PathBuf, FileId>,
+    /// Paths known to exist though they were not read (prompt files are checked for existence
+    /// without reading all of them); rules ask [`Workspace::exists`] instead of the file system.
+    known_paths: std::collections::HashSet<PathBuf>,
 }
 
 impl Workspace {
@@ -51,8 +65,24 @@ impl Workspace {
     pub fn add(&mut self, path: PathBuf, display: String, text: String, kind: FileKind, config: Arc<Config>) -> FileId {
         let id = FileId(self.files.len() as u32);
         let lines = LineIndex::new(&text);
+        self.by_path.insert(path.clone(), id);
         self.files.push(SourceFile { id, path, display, text, lines, kind, config, reported: true });
         id
+    }
+
+    /// Records that `path` exists without reading it.
+    pub fn add_known_path(&mut self, path: PathBuf) {
+        self.known_paths.insert(path);
+    }
+
+    /// The file read at `path`, if any.
+    pub fn file_at(&self, path: &Path) -> Option<&SourceFile> {
+        self.by_path.get(path).map(|id| self.file(*id))
+    }
+
+    /// Whether `path` exists, as far as discovery saw.
+    pub fn exists(&self, path: &Path) -> bool {
+        self.by_path.contains_key(path) || self.known_paths.contains(path)
     }
 
     /// Adds a file that other files need (cross-file rules) but whose own findings are not wanted.
