@@ -2,6 +2,7 @@
 
 pub mod sm;
 pub mod stagelint;
+pub mod steps;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::workspace::Workspace;
@@ -43,7 +44,7 @@ pub trait Family: Sync {
 }
 
 /// Every family, in a stable order.
-pub static FAMILIES: &[&dyn Family] = &[&stagelint::Stagelint, &sm::Sm];
+pub static FAMILIES: &[&dyn Family] = &[&stagelint::Stagelint, &sm::Sm, &steps::Steps];
 
 /// Declares a family's rule table from `Name => Severity` pairs; each rule's explanation is
 /// read from `docs/<Name>.md` next to the invoking module. A code that is not an identifier

@@ -69,13 +69,55 @@ pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspac
             pending.walk(&sm_dir, configs, Role::Context)?;
         }
     }
-    // Reading, decoding and classifying are independent per file.
-    let loaded = crate::util::par_map(&pending.files, |file| read_text(&file.path));
+    // A climpt agent is its directory: registry, agent.json, schemas, prompts, and the
+    // breakdown config beside it. Whatever part was named, read the whole agent.
+    let roots: Vec<PathBuf> =
+        paths.iter().map(|p| if p.is_absolute() { p.clone() } else { pending.cwd.join(p) }).collect();
+    let mut agent_dirs: Vec<PathBuf> = pending
+        .files
+        .iter()
+        .filter(|f| f.path.file_name().is_some_and(|n| n == "steps_registry.json" || n == "agent.json"))
+        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .collect();
+    agent_dirs.extend(roots.iter().filter_map(|root| find_agent_dir(root)));
+    agent_dirs.sort();
+    agent_dirs.dedup();
+    for dir in &agent_dirs {
+        pending.walk_agent(dir, &roots, configs)?;
+    }
     let mut workspace = Workspace::new();
-    for (file, text) in pending.files.into_iter().zip(loaded) {
+    read_pending(&mut workspace, pending.files);
+    // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
+    let mut schema_refs = Pending { cwd: pending.cwd, seen: pending.seen, files: Vec::new() };
+    for target in declared_schemas(&workspace) {
+        schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
+    }
+    read_pending(&mut workspace, schema_refs.files);
+    Ok(workspace)
+}
+
+/// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
+fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>) {
+    // Reading, decoding and classifying are independent per file.
+    let loaded = crate::util::par_map(&files, |file| match file.kind {
+        KindHint::KnownOnly => Err(Unreadable::whole(String::new())),
+        _ => read_text(&file.path),
+    });
+    for (file, text) in files.into_iter().zip(loaded) {
+        if file.kind == KindHint::KnownOnly {
+            workspace.add_known_path(file.path);
+            continue;
+        }
         match text {
             Ok(text) => {
-                let Some(kind) = classify(&file.path, &text, &file.config) else { continue };
+                let kind = match file.kind {
+                    KindHint::Is(kind) => Some(kind),
+                    _ => classify(&file.path, &text, &file.config),
+                };
+                let Some(kind) = kind else {
+                    workspace.add_known_path(file.path);
+                    continue;
+                };
                 match file.role {
                     Role::Context => workspace.add_context(file.path, file.display, text, kind, file.config),
                     _ => workspace.add(file.path, file.display, text, kind, file.config),
@@ -85,10 +127,62 @@ pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspac
                 let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
                 workspace.add(file.path, file.display, unreadable.lossy_text, kind, file.config);
             }
-            Err(_) => {}
+            Err(_) => workspace.add_known_path(file.path),
         }
     }
-    Ok(workspace)
+}
+
+/// Local files named by `$schema` in registries and agent.json files.
+fn declared_schemas(workspace: &Workspace) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for file in workspace.files() {
+        if !matches!(file.kind, FileKind::StepsRegistry | FileKind::AgentJson) {
+            continue;
+        }
+        let Some(root) = crate::source::json::parse(&file.text).root else { continue };
+        let Some(target) = root.get("$schema").and_then(|n| n.as_str()) else { continue };
+        if target.contains("://") {
+            continue;
+        }
+        let Some(dir) = file.path.parent() else { continue };
+        let path = normalize(&dir.join(target));
+        if path.is_file() && workspace.file_at(&path).is_none() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Removes `.` and `..` components without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The nearest directory at or above `path` that is a climpt agent directory (holds
+/// `steps_registry.json` or `agent.json`), not crossing a repository root.
+fn find_agent_dir(path: &Path) -> Option<PathBuf> {
+    let start = if path.is_file() { path.parent()? } else { path };
+    for ancestor in start.ancestors() {
+        if ancestor.join("steps_registry.json").is_file() || ancestor.join("agent.json").is_file() {
+            return Some(ancestor.to_path_buf());
+        }
+        if ancestor.join(".git").exists() {
+            return None;
+        }
+    }
+    None
 }
 
 /// How a file came to be read.
@@ -102,12 +196,24 @@ enum Role {
     Context,
 }
 
+/// What discovery already knows about a file's kind.
+#[derive(Clone, PartialEq, Eq)]
+enum KindHint {
+    /// Decide from the name and content ([`classify`]).
+    Classify,
+    /// Decided by where the file sits (a schema or prompt of an agent).
+    Is(FileKind),
+    /// Only its existence matters (a prompt that is not markdown, a file rules may look up).
+    KnownOnly,
+}
+
 /// A file to read, with the config that governs it.
 struct PendingFile {
     path: PathBuf,
     display: String,
     config: Arc<Config>,
     role: Role,
+    kind: KindHint,
 }
 
 /// The files found so far, in discovery order, each once.
@@ -138,13 +244,88 @@ impl Pending {
         if !could_be_ours(path) && role != Role::Explicit {
             return Ok(());
         }
+        self.push_as(path, configs, role, None)
+    }
+
+    fn push_as(
+        &mut self,
+        path: &Path,
+        configs: &mut ConfigCache,
+        role: Role,
+        kind: Option<FileKind>,
+    ) -> Result<(), ConfigError> {
+        self.push_hinted(path, configs, role, kind.map_or(KindHint::Classify, KindHint::Is))
+    }
+
+    fn push_hinted(
+        &mut self,
+        path: &Path,
+        configs: &mut ConfigCache,
+        role: Role,
+        kind: KindHint,
+    ) -> Result<(), ConfigError> {
         let absolute = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
+        let absolute = normalize(&absolute);
+        if let Some(existing) = self.files.iter_mut().find(|f| f.path == absolute) {
+            // An agent walk knows better than name-based classification.
+            if matches!(kind, KindHint::Is(_)) && existing.kind == KindHint::Classify {
+                existing.kind = kind;
+            }
+            return Ok(());
+        }
         if !self.seen.insert(absolute.clone()) {
             return Ok(());
         }
         let config = configs.for_dir(absolute.parent().unwrap_or(Path::new("/")))?;
         let display = display_path(path, &self.cwd);
-        self.files.push(PendingFile { path: absolute, display, config, role });
+        self.files.push(PendingFile { path: absolute, display, config, role, kind });
+        Ok(())
+    }
+
+    /// Adds an agent directory's files: JSON (registry, agent.json, schemas), prompts, and the
+    /// breakdown config under `../climpt/config/`. Files under a checked root are reported.
+    fn walk_agent(&mut self, dir: &Path, roots: &[PathBuf], configs: &mut ConfigCache) -> Result<(), ConfigError> {
+        let role_of = |path: &Path| {
+            if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context }
+        };
+        let walker = ignore::WalkBuilder::new(dir)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(|entry| entry.file_name() != ".git")
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        let schemas = dir.join("schemas");
+        let prompts = dir.join("prompts");
+        for entry in walker.flatten() {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let kind = if path.starts_with(&prompts) && name.ends_with(".md") {
+                KindHint::Is(FileKind::C3lPrompt)
+            } else if path.starts_with(&schemas) && name.ends_with(".json") {
+                KindHint::Is(FileKind::JsonSchema)
+            } else if path.parent() == Some(dir) && name == "agent.json" {
+                KindHint::Is(FileKind::AgentJson)
+            } else if name.ends_with(".json") {
+                KindHint::Classify
+            } else {
+                KindHint::KnownOnly
+            };
+            self.push_hinted(path, configs, role_of(path), kind)?;
+        }
+        let Some(agent_name) = dir.file_name().and_then(|n| n.to_str()) else { return Ok(()) };
+        let Some(config_dir) = dir.parent().map(|p| p.join("climpt").join("config")) else { return Ok(()) };
+        for side in ["app", "user"] {
+            let path = config_dir.join(format!("{agent_name}-steps-{side}.yml"));
+            if path.is_file() {
+                self.push_hinted(&path, configs, role_of(&path), KindHint::Is(FileKind::BreakdownConfig))?;
+            } else if config_dir.is_dir() {
+                // Its absence is a finding; the directory's existence says the project uses breakdown.
+                self.push_hinted(&config_dir, configs, Role::Context, KindHint::KnownOnly)?;
+            }
+        }
         Ok(())
     }
 }
@@ -166,7 +347,11 @@ fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
 /// Only markdown and state-machine files are read during a walk.
 fn could_be_ours(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    crate::workspace::SM_FILE_NAMES.contains(&name) || name.ends_with(".md") || name.ends_with(".markdown")
+    crate::workspace::SM_FILE_NAMES.contains(&name)
+        || name.ends_with(".md")
+        || name.ends_with(".markdown")
+        || name == "agent.json"
+        || (name.ends_with(".json") && name.contains("registry"))
 }
 
 /// The path as given, or relative to the current directory, without `./` noise.
@@ -187,7 +372,7 @@ pub struct Unreadable {
 }
 
 impl Unreadable {
-    fn whole(message: String) -> Unreadable {
+    pub(crate) fn whole(message: String) -> Unreadable {
         Unreadable { message, offset: 0, lossy_text: String::new() }
     }
 }

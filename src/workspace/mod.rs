@@ -126,6 +126,9 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     if SM_FILE_NAMES.contains(&name) {
         return Some(FileKind::StateMachine);
     }
+    if name.ends_with(".json") {
+        return is_steps_registry(name, text).then_some(FileKind::StepsRegistry);
+    }
     let is_markdown = path.extension().is_some_and(|ext| ext == "md" || ext == "markdown");
     if !is_markdown {
         return None;
@@ -134,6 +137,19 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
         return Some(FileKind::Stage);
     }
     None
+}
+
+/// A climpt steps registry: by name, or a JSON object with `steps` and `agentId` at the top.
+fn is_steps_registry(name: &str, text: &str) -> bool {
+    if name == "steps_registry.json" {
+        return true;
+    }
+    if !(text.contains("\"steps\"") && text.contains("\"agentId\"")) {
+        return false;
+    }
+    crate::source::json::parse(text)
+        .root
+        .is_some_and(|root| root.get("steps").is_some() && root.get("agentId").is_some())
 }
 
 /// Looks for a stage key at the top level of the frontmatter, textually, so that a file whose

@@ -1,0 +1,31 @@
+//! The `steps/` rules, grouped by what they look at. Each group is `check(&Agent, out)`.
+
+pub(super) mod files;
+mod agent_json;
+mod entry;
+mod flow;
+mod gate;
+mod prompts;
+mod structure;
+mod transitions;
+mod validators;
+
+use crate::diagnostic::Diagnostic;
+use crate::families::steps::model::Agent;
+
+/// Rules over one agent (its registry and companions). Syntax findings are made per file
+/// before this runs; a registry that did not parse is skipped here.
+pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    if agent.registry.root.is_none() {
+        return;
+    }
+    files::check(agent, out);
+    entry::check(agent, out);
+    structure::check(agent, out);
+    agent_json::check(agent, out);
+    gate::check(agent, out);
+    transitions::check(agent, out);
+    flow::check(agent, out);
+    validators::check(agent, out);
+    prompts::check(agent, out);
+}
