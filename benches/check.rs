@@ -1,5 +1,6 @@
-//! End-to-end and per-phase benchmarks on a generated workspace of 2,000 stage files
-//! (100 state machines x 20 stages). Target: a full `check` under 300 ms on 2 cores.
+//! End-to-end and per-phase benchmarks on generated workspaces: 2,000 stage files (100 state
+//! machines x 20 stages; target: a full `check` under 300 ms on 2 cores) and a climpt agent
+//! with a 200-step registry and its schemas (target: under 20 ms).
 
 mod generator;
 
@@ -53,6 +54,23 @@ fn benches(c: &mut Criterion) {
 
     let one = rebuild_one(&workspace);
     c.bench_function("one stage file (parse + every rule)", |b| b.iter(|| stagelint::check::check(&one).len()));
+
+    let agent_root = std::env::temp_dir().join("stagelint-bench-agent-200");
+    if !agent_root.join(".agent/bench/steps_registry.json").is_file() {
+        generator::generate_agent(&agent_root, 200);
+    }
+    let mut configs = ConfigCache::new(None);
+    let agent = discover(std::slice::from_ref(&agent_root), &mut configs).expect("no config error");
+    c.bench_function("200-step registry with schemas (check, in memory)", |b| {
+        b.iter(|| stagelint::check::check(&agent).len())
+    });
+    c.bench_function("200-step registry with schemas (discover + check)", |b| {
+        b.iter(|| {
+            let mut configs = ConfigCache::new(None);
+            let agent = discover(std::slice::from_ref(&agent_root), &mut configs).expect("no config error");
+            stagelint::check::check(&agent).len()
+        })
+    });
 }
 
 /// A workspace holding just the first stage file, for the per-file figure.

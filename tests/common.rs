@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stagelint::config::Config;
+use stagelint::config::{Config, Level};
 use stagelint::diagnostic::Diagnostic;
 use stagelint::workspace::Workspace;
 use stagelint::workspace::discover::{ConfigCache, discover};
@@ -26,10 +26,10 @@ pub fn fixture_config(dir: &Path) -> Config {
 pub fn only(mut config: Config, code: &str) -> Config {
     config.rules.clear();
     for family in stagelint::families::FAMILIES {
-        config.rules.insert(family.name().to_string(), None);
+        config.rules.insert(family.name().to_string(), Level::Off);
     }
     let rule = stagelint::families::rule(code).expect("known code");
-    config.rules.insert(code.to_string(), Some(rule.severity));
+    config.rules.insert(rule.code.to_string(), Level::On);
     config
 }
 

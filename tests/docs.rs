@@ -152,8 +152,8 @@ fn lint(files: &Files, code: Option<&str>) -> Result<Linted, String> {
         config = common::only(config, code);
         for (_, others, _) in ALSO_ENABLED.iter().filter(|(rule, ..)| *rule == code) {
             for other in *others {
-                let severity = families::rule(other).ok_or(format!("ALSO_ENABLED names unknown `{other}`"))?.severity;
-                config.rules.insert(other.to_string(), Some(severity));
+                families::rule(other).ok_or(format!("ALSO_ENABLED names unknown `{other}`"))?;
+                config.rules.insert(other.to_string(), stagelint::config::Level::On);
             }
         }
     }

@@ -49,3 +49,59 @@ fn stage(s: usize, count: usize) -> String {
         "---\nid: stage-{s}\nname: Stage {s}\ndescription: Synthetic stage {s}\nallowedTools: [Read, Grep, Glob, Edit]\ncompletionTool: submit_{s}\ncompletionSchema:\n  type: object\n  required: [summary]\n  properties:\n    summary: {{ type: string }}\n    items:\n      type: array\n      items: {{ type: string }}\nretryPolicy:\n  maxAttempts: 2\n  backoff: none\nturnCap: 20\nresolutionPolicy: retry-later\ntags: [bench]\n{next}---\n\n# Stage {s} (`{{{{stage.id}}}}`)\n\n{upstream}{body}\nWhen done, call `submit_{s}` with a `summary`.\n"
     )
 }
+
+/// Writes a climpt agent `<root>/.agent/bench/` whose registry has `steps` steps (a chain of
+/// gated work steps ending in a closure step), one schema file with a schema per step sharing
+/// a cross-file `$ref`, and agent.json.
+pub fn generate_agent(root: &Path, steps: usize) {
+    let dir = root.join(".agent").join("bench");
+    std::fs::create_dir_all(dir.join("schemas")).expect("create dir");
+    let ids: Vec<String> = (0..steps)
+        .map(|i| if i + 1 == steps { "closure.bench".to_string() } else { format!("continuation.n{i}") })
+        .collect();
+    let mut registry_steps = Vec::new();
+    let mut schemas = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let closure = i + 1 == steps;
+        let (kind, c2, intents, transitions) = if closure {
+            (
+                "closure",
+                "closure",
+                "[\"closing\", \"repeat\"]",
+                format!("{{\"closing\": {{\"target\": null}}, \"repeat\": {{\"target\": \"{id}\"}}}}"),
+            )
+        } else {
+            let next = &ids[i + 1];
+            (
+                "work",
+                "continuation",
+                "[\"next\", \"repeat\"]",
+                format!("{{\"next\": {{\"target\": \"{next}\"}}, \"repeat\": {{\"target\": \"{id}\"}}}}"),
+            )
+        };
+        registry_steps.push(format!(
+            "    \"{id}\": {{\n      \"stepId\": \"{id}\",\n      \"name\": \"Step {i}\",\n      \"stepKind\": \"{kind}\",\n      \"c2\": \"{c2}\",\n      \"c3\": \"bench\",\n      \"edition\": \"default\",\n      \"uvVariables\": [],\n      \"usesStdin\": false,\n      \"outputSchemaRef\": {{ \"file\": \"bench.schema.json\", \"schema\": \"{id}\" }},\n      \"structuredGate\": {{\n        \"allowedIntents\": {intents},\n        \"intentSchemaRef\": \"#/properties/next_action/properties/action\",\n        \"intentField\": \"next_action.action\"\n      }},\n      \"transitions\": {transitions}\n    }}"
+        ));
+        schemas.push(format!(
+            "  \"{id}\": {{\n    \"type\": \"object\",\n    \"allOf\": [{{ \"$ref\": \"common.schema.json#/$defs/stepResponse\" }}],\n    \"properties\": {{\n      \"next_action\": {{\n        \"type\": \"object\",\n        \"properties\": {{ \"action\": {{ \"type\": \"string\", \"enum\": {intents} }}, \"reason\": {{ \"type\": \"string\" }} }},\n        \"required\": [\"action\"]\n      }}\n    }}\n  }}"
+        ));
+    }
+    let registry = format!(
+        "{{\n  \"agentId\": \"bench\",\n  \"version\": \"1.0.0\",\n  \"c1\": \"steps\",\n  \"entryStepMapping\": {{ \"count:iteration\": \"{}\" }},\n  \"steps\": {{\n{}\n  }}\n}}\n",
+        ids[0],
+        registry_steps.join(",\n")
+    );
+    std::fs::write(dir.join("steps_registry.json"), registry).expect("write registry");
+    std::fs::write(dir.join("schemas").join("bench.schema.json"), format!("{{\n{}\n}}\n", schemas.join(",\n")))
+        .expect("write schema");
+    std::fs::write(
+        dir.join("schemas").join("common.schema.json"),
+        "{\n  \"$defs\": {\n    \"stepResponse\": {\n      \"type\": \"object\",\n      \"required\": [\"stepId\", \"status\", \"summary\"],\n      \"properties\": {\n        \"stepId\": { \"type\": \"string\" },\n        \"status\": { \"enum\": [\"completed\", \"in_progress\", \"failed\", \"needs_retry\", \"skipped\"] },\n        \"summary\": { \"type\": \"string\" }\n      }\n    }\n  }\n}\n",
+    )
+    .expect("write common schema");
+    std::fs::write(
+        dir.join("agent.json"),
+        "{\n  \"version\": \"1.0.0\",\n  \"name\": \"bench\",\n  \"displayName\": \"Bench\",\n  \"description\": \"Generated\",\n  \"parameters\": {},\n  \"runner\": {\n    \"flow\": { \"prompts\": { \"registry\": \"steps_registry.json\" } },\n    \"verdict\": { \"type\": \"count:iteration\", \"config\": { \"maxIterations\": 5 } }\n  }\n}\n",
+    )
+    .expect("write agent.json");
+}

@@ -32,8 +32,17 @@ pub struct Config {
     pub resolution_policies: Vec<String>,
     pub backoffs: Vec<String>,
     /// Per code or per family (`sm`): a severity, or `None` for off.
-    pub rules: BTreeMap<String, Option<Severity>>,
+    pub rules: BTreeMap<String, Level>,
     pub per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+}
+
+/// A `[rules]` entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    /// Enabled with the severity the rule gives each finding (its default, or graded).
+    On,
+    Is(Severity),
 }
 
 /// A config that cannot be used; shown with its position and exit code 2.
@@ -142,12 +151,13 @@ impl Config {
         for (code, level) in raw.rules {
             check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
             let level = match level.get_ref().as_str() {
-                "off" => None,
-                other => Some(Severity::parse(other).ok_or_else(|| {
+                "off" => Level::Off,
+                "on" => Level::On,
+                other => Level::Is(Severity::parse(other).ok_or_else(|| {
                     error(
                         Some(level.span()),
                         format!(
-                            "unknown level `{other}`; expected \"error\", \"warning\", \"info\", \"hint\" or \"off\""
+                            "unknown level `{other}`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\""
                         ),
                     )
                 })?),
@@ -179,15 +189,14 @@ impl Config {
         Config::parse(&text, path)
     }
 
-    /// The severity for `code` after `[rules]`, or `None` when the rule is off.
-    pub fn severity(&self, code: &str, default: Severity) -> Option<Severity> {
-        if let Some(level) = self.rules.get(code) {
-            return *level;
-        }
+    /// The severity for `code` after `[rules]` (the code's own entry wins over its family's),
+    /// or `None` when the rule is off. `current` is what the rule reported.
+    pub fn severity(&self, code: &str, current: Severity) -> Option<Severity> {
         let family = code.split_once('/').map_or(code, |(f, _)| f);
-        match self.rules.get(family) {
-            Some(level) => *level,
-            None => Some(default),
+        match self.rules.get(code).or_else(|| self.rules.get(family)) {
+            Some(Level::Off) => None,
+            Some(Level::Is(severity)) => Some(*severity),
+            Some(Level::On) | None => Some(current),
         }
     }
 

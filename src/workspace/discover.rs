@@ -88,7 +88,8 @@ pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspac
     let mut workspace = Workspace::new();
     read_pending(&mut workspace, pending.files);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
-    let mut schema_refs = Pending { cwd: pending.cwd, seen: pending.seen, files: Vec::new() };
+    // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
+    let mut schema_refs = Pending { cwd: pending.cwd, seen: HashSet::new(), files: Vec::new() };
     for target in declared_schemas(&workspace) {
         schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
     }

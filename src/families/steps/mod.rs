@@ -135,7 +135,8 @@ impl Family for Steps {
             return;
         }
         let docs: Vec<Doc> = par_map(&files, |file| {
-            let parsed = if file.kind == FileKind::BreakdownConfig { yaml::parse(&file.text) } else { json::parse(&file.text) };
+            let parsed =
+                if file.kind == FileKind::BreakdownConfig { yaml::parse(&file.text) } else { json::parse(&file.text) };
             Doc { file, root: parsed.root, errors: parsed.errors }
         });
         for doc in &docs {
@@ -158,9 +159,15 @@ fn build_agent<'a, 'w>(
     let dir = model::agent_dir(registry.file);
     let schemas_dir = dir.join("schemas");
     let prompts_dir = dir.join("prompts");
-    let agent_json = by_path.get(dir.join("agent.json").as_path()).copied().filter(|d| d.file.kind == FileKind::AgentJson);
-    let schemas = docs.iter().filter(|d| d.file.kind == FileKind::JsonSchema && d.path().starts_with(&schemas_dir)).collect();
-    let prompts = workspace.files().iter().filter(|f| f.kind == FileKind::C3lPrompt && f.path.starts_with(&prompts_dir)).collect();
+    let agent_json =
+        by_path.get(dir.join("agent.json").as_path()).copied().filter(|d| d.file.kind == FileKind::AgentJson);
+    let schemas =
+        docs.iter().filter(|d| d.file.kind == FileKind::JsonSchema && d.path().starts_with(&schemas_dir)).collect();
+    let prompts = workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::C3lPrompt && f.path.starts_with(&prompts_dir))
+        .collect();
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let config_dir = dir.parent().map(|p| p.join("climpt").join("config")).unwrap_or_default();
     let breakdown = |side: &str| by_path.get(config_dir.join(format!("{name}-steps-{side}.yml")).as_path()).copied();

@@ -10,6 +10,18 @@ use crate::workspace::{SourceFile, Workspace};
 /// The seven intents a structured gate can route on.
 pub const INTENTS: [&str; 7] = ["next", "repeat", "jump", "handoff", "escalate", "closing", "abort"];
 
+/// What `StepGateInterpreter` maps the LLM's answer to (lower-cased) besides the intent names:
+/// output aliases, never valid in `allowedIntents` or as `transitions` keys.
+pub const INTENT_ALIASES: [(&str, &str); 7] = [
+    ("continue", "next"),
+    ("retry", "repeat"),
+    ("wait", "repeat"),
+    ("done", "closing"),
+    ("finished", "closing"),
+    ("pass", "next"),
+    ("fail", "repeat"),
+];
+
 /// climpt's `STEP_KIND_ALLOWED_INTENTS`. `abort` is in none of them: the docs call it always
 /// allowed, the validator rejects it in `allowedIntents` (SR-VALID-001).
 pub fn allowed_intents_for(kind: StepKind) -> &'static [&'static str] {
@@ -201,11 +213,15 @@ pub struct Agent<'a, 'w> {
 }
 
 impl<'a, 'w> Agent<'a, 'w> {
+    /// Seed when the registry has the seed-era top-level `userPromptsBase`/`schemasBase`, or when
+    /// every step carries `fallbackKey` (the seed schema required it). A `fallbackKey` on only
+    /// some steps is a leftover in a current registry (LegacyKey), not a seed-era file.
     pub fn dialect(&self) -> Dialect {
         let root = self.registry.root.as_ref();
         let legacy_top = ["userPromptsBase", "schemasBase"].iter().any(|k| root.and_then(|r| r.get(k)).is_some());
-        let legacy_step = self.steps().iter().any(|s| s.def.get("fallbackKey").is_some());
-        if legacy_top || legacy_step { Dialect::Seed } else { Dialect::Current }
+        let steps = self.steps();
+        let legacy_steps = !steps.is_empty() && steps.iter().all(|s| s.def.get("fallbackKey").is_some());
+        if legacy_top || legacy_steps { Dialect::Seed } else { Dialect::Current }
     }
 
     /// Every `steps` entry whose value is a mapping, in file order.
@@ -223,7 +239,13 @@ impl<'a, 'w> Agent<'a, 'w> {
     }
 
     pub fn step_ids(&self) -> Vec<&'a str> {
-        self.registry.get("steps").and_then(Node::as_map).unwrap_or_default().iter().filter_map(Entry::key_str).collect()
+        self.registry
+            .get("steps")
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Entry::key_str)
+            .collect()
     }
 
     pub fn schemas_dir(&self) -> PathBuf {
@@ -400,7 +422,12 @@ pub enum TargetVia {
 
 /// Every target a transition rule names: `target`, `fallback`, and `targets.*`.
 pub fn rule_targets(rule: &Node) -> Vec<Target<'_>> {
-    let conditional = rule.get("targets").and_then(Node::as_map).unwrap_or_default().iter().map(|e| (&e.value, TargetVia::Conditional));
+    let conditional = rule
+        .get("targets")
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .map(|e| (&e.value, TargetVia::Conditional));
     let direct = rule.get("target").map(|n| (n, TargetVia::Direct));
     let fallback = rule.get("fallback").map(|n| (n, TargetVia::Fallback));
     direct

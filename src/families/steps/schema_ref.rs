@@ -43,6 +43,9 @@ pub enum SchemaError<'a> {
 /// Refs followed in one chain before giving up (climpt has a depth limit too).
 const MAX_REF_DEPTH: usize = 32;
 
+/// Schema nodes one property search visits at most.
+const MAX_SEARCHED_NODES: usize = 4096;
+
 /// Finds `outputSchemaRef` `{file, schema}`: `schema` is a bare name looked up in `definitions`,
 /// then `$defs`, then the top level, or a `#/definitions/x` / `#/$defs/x` pointer.
 pub fn step_schema<'a>(agent: &Agent<'a, 'a>, file: &str, schema: &str) -> Result<Loc<'a>, SchemaError<'a>> {
@@ -88,7 +91,12 @@ pub fn resolve_ref<'a>(agent: &Agent<'a, 'a>, at: Loc<'a>, target: &str) -> Resu
     } else {
         let base = at.doc.path().parent().map(std::path::Path::to_path_buf).unwrap_or_else(|| agent.schemas_dir());
         let path = crate::workspace::discover::normalize(&base.join(file));
-        agent.schemas.iter().copied().find(|d| d.file.path == path).ok_or_else(|| unresolved("the file does not exist"))?
+        agent
+            .schemas
+            .iter()
+            .copied()
+            .find(|d| d.file.path == path)
+            .ok_or_else(|| unresolved("the file does not exist"))?
     };
     let root = doc.root.as_ref().ok_or_else(|| unresolved("the file does not parse"))?;
     let node = root.pointer(pointer).ok_or_else(|| unresolved("the pointer leads nowhere"))?;
@@ -97,7 +105,11 @@ pub fn resolve_ref<'a>(agent: &Agent<'a, 'a>, at: Loc<'a>, target: &str) -> Resu
 
 /// Walks a JSON Pointer literally from `start`, following `$ref` at every step (climpt inlines
 /// refs first, then walks without descending into `allOf`/`anyOf`).
-pub fn walk_pointer<'a>(agent: &Agent<'a, 'a>, start: Loc<'a>, pointer: &str) -> Result<Option<Loc<'a>>, SchemaError<'a>> {
+pub fn walk_pointer<'a>(
+    agent: &Agent<'a, 'a>,
+    start: Loc<'a>,
+    pointer: &str,
+) -> Result<Option<Loc<'a>>, SchemaError<'a>> {
     let mut loc = deref(agent, start)?;
     let Some(rest) = pointer.strip_prefix('/') else { return Ok(Some(loc)) };
     for raw in rest.split('/') {
@@ -117,7 +129,7 @@ pub fn walk_pointer<'a>(agent: &Agent<'a, 'a>, start: Loc<'a>, pointer: &str) ->
 pub fn property<'a>(agent: &Agent<'a, 'a>, start: Loc<'a>, dotted: &str) -> Result<Option<Loc<'a>>, SchemaError<'a>> {
     let mut loc = deref(agent, start)?;
     for segment in dotted.split('.') {
-        match find_property(agent, loc, segment, 0)? {
+        match find_property(agent, loc, segment, 0, &mut HashSet::new())? {
             Some(next) => loc = next,
             None => return Ok(None),
         }
@@ -125,23 +137,34 @@ pub fn property<'a>(agent: &Agent<'a, 'a>, start: Loc<'a>, dotted: &str) -> Resu
     Ok(Some(loc))
 }
 
-fn find_property<'a>(agent: &Agent<'a, 'a>, loc: Loc<'a>, name: &str, depth: usize) -> Result<Option<Loc<'a>>, SchemaError<'a>> {
+fn find_property<'a>(
+    agent: &Agent<'a, 'a>,
+    loc: Loc<'a>,
+    name: &str,
+    depth: usize,
+    seen: &mut HashSet<(FileId, usize)>,
+) -> Result<Option<Loc<'a>>, SchemaError<'a>> {
     if depth > MAX_REF_DEPTH {
         return Ok(None);
     }
     let loc = deref(agent, loc)?;
+    // Each schema node is searched once: members shared through `$ref`s (a hostile schema can
+    // fan out exponentially) are not searched again, and the search stays bounded.
+    if seen.len() > MAX_SEARCHED_NODES || !seen.insert((loc.file(), loc.node.span.start)) {
+        return Ok(None);
+    }
     if let Some(node) = loc.node.get("properties").and_then(|p| p.get(name)) {
         return deref(agent, Loc { doc: loc.doc, node }).map(Some);
     }
     // Arrays: `items.x` is not a dotted path climpt writes, but numeric segments index arrays.
-    if name.parse::<usize>().is_ok() {
-        if let Some(items) = loc.node.get("items") {
-            return deref(agent, Loc { doc: loc.doc, node: items }).map(Some);
-        }
+    if name.parse::<usize>().is_ok()
+        && let Some(items) = loc.node.get("items")
+    {
+        return deref(agent, Loc { doc: loc.doc, node: items }).map(Some);
     }
     for combinator in ["allOf", "anyOf", "oneOf"] {
         for member in loc.node.get(combinator).and_then(Node::as_seq).unwrap_or_default() {
-            if let Some(found) = find_property(agent, Loc { doc: loc.doc, node: member }, name, depth + 1)? {
+            if let Some(found) = find_property(agent, Loc { doc: loc.doc, node: member }, name, depth + 1, seen)? {
                 return Ok(Some(found));
             }
         }

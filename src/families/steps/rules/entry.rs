@@ -1,6 +1,164 @@
-//! The `steps/` entry rules (see the codes declared in `families/steps/mod.rs`).
+//! Entry points: `entryStep`, `entryStepMapping` and the agent's verdict type.
 
 use crate::diagnostic::Diagnostic;
-use crate::families::steps::model::Agent;
+use crate::families::steps::model::{Agent, VERDICT_TYPES};
+use crate::families::steps::{R_F3, SR_ENTRY_001, SR_ENTRY_002, SR_ENTRY_003, SR_GATE_002};
+use crate::source::Node;
+use crate::util::did_you_mean;
 
-pub(super) fn check(_agent: &Agent, _out: &mut Vec<Diagnostic>) {}
+pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let registry = agent.registry;
+    let Some(root) = registry.root.as_ref().filter(|r| r.as_map().is_some()) else { return };
+    let file = registry.id();
+    let entry_step = root.get("entryStep");
+    let mapping = root.entry("entryStepMapping");
+    if entry_step.is_none() && mapping.is_none() {
+        out.push(Diagnostic::new(
+            SR_ENTRY_001,
+            file,
+            registry.anchor(),
+            "the registry has neither `entryStep` nor `entryStepMapping`, so climpt cannot pick the first step (fatal at agent start); add `\"entryStep\": \"<step id>\"` or an `entryStepMapping` keyed by verdict type",
+        ));
+    }
+    let ids = agent.step_ids();
+    if let Some(node) = entry_step {
+        match node.as_str() {
+            Some(id) if agent.has_step(id) => {}
+            Some(id) => {
+                let suggestion = did_you_mean(id, ids.iter().copied());
+                out.push(
+                    Diagnostic::new(
+                        SR_ENTRY_002,
+                        file,
+                        node.span,
+                        format!(
+                            "`entryStep` `{id}` is not a step of this registry{}; climpt refuses to load it (fatal at agent start)",
+                            hint(suggestion)
+                        ),
+                    )
+                    .with_suggestion(inner(node), suggestion),
+                );
+            }
+            None => out.push(Diagnostic::new(
+                SR_ENTRY_002,
+                file,
+                node.span,
+                format!("`entryStep` must be a step id string, but it is {}", node.type_name()),
+            )),
+        }
+    }
+    if let Some(mapping) = mapping {
+        check_mapping(agent, &mapping.key, &mapping.value, &ids, out);
+    }
+    check_verdict_type(agent, out);
+}
+
+fn check_mapping(agent: &Agent, key: &Node, mapping: &Node, ids: &[&str], out: &mut Vec<Diagnostic>) {
+    let file = agent.registry.id();
+    let Some(entries) = mapping.as_map() else {
+        out.push(Diagnostic::new(
+            SR_ENTRY_003,
+            file,
+            mapping.span,
+            format!(
+                "`entryStepMapping` must map verdict types to step ids, like `{{ \"count:iteration\": \"initial.default\" }}`, but it is {}",
+                mapping.type_name()
+            ),
+        ));
+        return;
+    };
+    for entry in entries {
+        let verdict = entry.key.scalar_text();
+        // R-F3: a key the agent's verdict type can never equal.
+        if !VERDICT_TYPES.contains(&verdict.as_str()) {
+            let suggestion = did_you_mean(&verdict, VERDICT_TYPES);
+            out.push(Diagnostic::new(
+                R_F3,
+                file,
+                entry.key.span,
+                format!(
+                    "`entryStepMapping` key `{verdict}` is not a verdict type{}, so the entry is never used; keys are `runner.verdict.type` values: {}",
+                    hint(suggestion),
+                    VERDICT_TYPES.join(", ")
+                ),
+            ));
+        }
+        let value = &entry.value;
+        match value.as_str() {
+            Some(id) if agent.has_step(id) => {}
+            Some(id) => {
+                let suggestion = did_you_mean(id, ids.iter().copied());
+                out.push(
+                    Diagnostic::new(
+                        SR_ENTRY_003,
+                        file,
+                        value.span,
+                        format!(
+                            "`entryStepMapping[\"{verdict}\"]` names `{id}`, which is not a step of this registry{}; climpt refuses to load it (fatal at agent start)",
+                            hint(suggestion)
+                        ),
+                    )
+                    .with_suggestion(inner(value), suggestion),
+                );
+            }
+            None => out.push(Diagnostic::new(
+                SR_ENTRY_003,
+                file,
+                value.span,
+                format!("`entryStepMapping[\"{verdict}\"]` must be a step id string, but it is {}", value.type_name()),
+            )),
+        }
+    }
+    // SR-GATE-002: the agent's verdict type has no entry and there is no `entryStep` to fall back to.
+    if agent.registry.get("entryStep").is_some() {
+        return;
+    }
+    let Some((verdict, span, agent_file)) = agent.verdict_type() else { return };
+    if !VERDICT_TYPES.contains(&verdict) || mapping.get(verdict).is_some() {
+        return;
+    }
+    let mapped: Vec<String> = entries.iter().map(|e| format!("`{}`", e.key.scalar_text())).collect();
+    let listed = if mapped.is_empty() { "no verdict type".to_string() } else { mapped.join(", ") };
+    out.push(
+        Diagnostic::new(
+            SR_GATE_002,
+            file,
+            key.span,
+            format!(
+                "`entryStepMapping` has no entry for the agent's verdict type `{verdict}` (it maps {listed}) and there is no `entryStep`; the agent stops at its first iteration with SR-GATE-002"
+            ),
+        )
+        .with_related(agent_file, span, "the agent's verdict type")
+        .with_help(format!("add `\"{verdict}\": \"<step id>\"` to `entryStepMapping`, or an `entryStep`")),
+    );
+}
+
+/// R-F3: agent.json `runner.verdict.type` is one of the eight verdict types.
+fn check_verdict_type(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let Some(agent_json) = agent.agent_json else { return };
+    let Some(node) = agent_json.at("runner.verdict.type") else { return };
+    let message = match node.as_str() {
+        Some(verdict) if VERDICT_TYPES.contains(&verdict) => return,
+        Some(verdict) => format!(
+            "`runner.verdict.type` `{verdict}` is not a verdict type{}; use one of {} (climpt rejects the agent definition)",
+            hint(did_you_mean(verdict, VERDICT_TYPES)),
+            VERDICT_TYPES.join(", ")
+        ),
+        None => format!(
+            "`runner.verdict.type` must be a verdict type string, but it is {}; use one of {}",
+            node.type_name(),
+            VERDICT_TYPES.join(", ")
+        ),
+    };
+    out.push(Diagnostic::new(R_F3, agent_json.id(), node.span, message));
+}
+
+fn hint(suggestion: Option<&str>) -> String {
+    suggestion.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default()
+}
+
+/// A JSON string's text without its quotes, for a replacement that keeps them.
+fn inner(node: &Node) -> crate::source::Span {
+    let span = node.span;
+    if span.len() >= 2 { crate::source::Span::new(span.start + 1, span.end - 1) } else { span }
+}

@@ -1,8 +1,8 @@
 //! The `steps/` rules, grouped by what they look at. Each group is `check(&Agent, out)`.
 
-pub(super) mod files;
 mod agent_json;
 mod entry;
+pub(super) mod files;
 mod flow;
 mod gate;
 mod prompts;
@@ -28,4 +28,6 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     flow::check(agent, out);
     validators::check(agent, out);
     prompts::check(agent, out);
+    // Last: it skips what the rules above already report.
+    files::check_schema_violations(agent, out);
 }

@@ -1,6 +1,869 @@
-//! The `steps/` prompts rules (see the codes declared in `families/steps/mod.rs`).
+//! C3L prompts and UV variables: path templates, prompt and system prompt files, `{uv-*}` and
+//! `{input_text}` in prompt bodies, prompt frontmatter, UV supply channels, handoff inputs and
+//! the breakdown config (`<agent>-steps-{app,user}.yml`).
+//!
+//! Prompt-file checks run only when `<agent>/prompts/` exists: a registry alone (a test
+//! fixture, say) is checked for its own consistency only.
 
-use crate::diagnostic::Diagnostic;
-use crate::families::steps::model::Agent;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
 
-pub(super) fn check(_agent: &Agent, _out: &mut Vec<Diagnostic>) {}
+use super::validators::string_inner;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::families::steps::model::{
+    Agent, CONTINUATION_ONLY_UV_VARS, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, Dialect,
+    RUNTIME_SUPPLIED_UV_VARS, Step, rule_targets,
+};
+use crate::families::steps::{
+    BreakdownConfigMissing, C3lPatternMismatch, InitialContinuationMismatch, InputsFromUnresolved,
+    OptionalParamNoDefault, PR_C3L_001, PR_C3L_004, PR_RESOLVE_003, PR_RESOLVE_004, PR_RESOLVE_005, PR_SYSTEM_002,
+    PromptFrontmatterMismatch, R_A2, UnusedUvVariable,
+};
+use crate::source::{Entry, Node, Span, Value, frontmatter, yaml};
+use crate::template::c3l::{self, C3lKind};
+use crate::util::did_you_mean;
+use crate::workspace::SourceFile;
+
+/// The placeholders a C3L path template may use.
+const TEMPLATE_VARS: [&str; 5] = ["c1", "c2", "c3", "edition", "adaptation"];
+
+/// The agent's steps by id.
+type StepsById<'a> = HashMap<&'a str, Step<'a>>;
+
+pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let templates_ok = check_path_templates(agent, out);
+    let steps = agent.steps();
+    let by_id: StepsById = steps.iter().map(|s| (s.id, *s)).collect();
+    check_uv_supply(agent, &steps, &by_id, out);
+    check_initial_continuation(agent, &steps, &by_id, out);
+    check_inputs_from(agent, &steps, &by_id, out);
+    check_c3l_patterns(agent, out);
+    check_breakdown_files(agent, out);
+    if agent.prompts.is_empty() {
+        return;
+    }
+    check_system_prompt(agent, out);
+    if templates_ok {
+        for step in &steps {
+            check_step_prompt(agent, step, out);
+        }
+        check_retry_prompts(agent, out);
+    }
+}
+
+fn uses(value: &str, list: &[&str]) -> bool {
+    list.contains(&value)
+}
+
+fn names(list: &[&str]) -> String {
+    list.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// A path as climpt's messages show it: relative to the agent directory.
+fn shown(agent: &Agent, path: &Path) -> String {
+    path.strip_prefix(&agent.dir).unwrap_or(path).to_string_lossy().into_owned()
+}
+
+/// The `uvVariables` key of a step (the step's key when it has none).
+fn uv_key(step: &Step) -> Span {
+    step.def.entry("uvVariables").map_or(step.key.span, |e| e.key.span)
+}
+
+fn opening(node: &Node) -> Span {
+    Span::new(node.span.start, (node.span.start + 1).min(node.span.end))
+}
+
+// ---------------------------------------------------------------------------------------------
+// PR-C3L-001: path templates
+// ---------------------------------------------------------------------------------------------
+
+/// Reports bad `pathTemplate`/`pathTemplateNoAdaptation`; returns whether both are usable.
+fn check_path_templates(agent: &Agent, out: &mut Vec<Diagnostic>) -> bool {
+    let file = agent.registry.id();
+    let text = &agent.registry.file.text;
+    let mut ok = true;
+    for key in ["pathTemplate", "pathTemplateNoAdaptation"] {
+        let Some(node) = agent.registry.get(key) else { continue };
+        let Some(template) = node.as_str() else { continue };
+        let inner = string_inner(text, node);
+        let mapped = inner != node.span;
+        let at = |start: usize, end: usize| {
+            if mapped { Span::new(inner.start + start, inner.start + end) } else { node.span }
+        };
+        let mut rest = 0;
+        while let Some(open) = template[rest..].find('{').map(|i| rest + i) {
+            let Some(close) = template[open..].find('}').map(|i| open + i) else {
+                ok = false;
+                out.push(Diagnostic::new(
+                    PR_C3L_001,
+                    file,
+                    at(open, template.len()),
+                    format!(
+                        "`{key}` has a `{{` that is never closed, so no prompt path built from it resolves (PR-C3L-001)"
+                    ),
+                ));
+                break;
+            };
+            let name = &template[open + 1..close];
+            let allowed = TEMPLATE_VARS.contains(&name) && !(key == "pathTemplateNoAdaptation" && name == "adaptation");
+            if !allowed {
+                ok = false;
+                let message = if TEMPLATE_VARS.contains(&name) {
+                    "`pathTemplateNoAdaptation` serves steps without an adaptation, so `{adaptation}` has no value there and no prompt path built from it resolves (PR-C3L-001)".to_string()
+                } else {
+                    format!(
+                        "`{{{name}}}` in `{key}` is not a C3L path variable: it is never filled, so no prompt path built from the template resolves (PR-C3L-001); only `{{c1}}`, `{{c2}}`, `{{c3}}`, `{{edition}}` and `{{adaptation}}` are filled"
+                    )
+                };
+                let mut d = Diagnostic::new(PR_C3L_001, file, at(open, close + 1), message);
+                if let Some(near) = did_you_mean(name, TEMPLATE_VARS) {
+                    d = d.with_help(format!("did you mean `{{{near}}}`?"));
+                }
+                out.push(d);
+            }
+            rest = close + 1;
+        }
+        if !template.ends_with(".md") {
+            ok = false;
+            out.push(
+                Diagnostic::new(
+                    PR_C3L_001,
+                    file,
+                    node.span,
+                    format!("`{key}` must end in `.md`: C3L prompt files are markdown, so no prompt path built from it resolves (PR-C3L-001)"),
+                )
+                .with_help(format!(
+                    "climpt's default is `{}`",
+                    if key == "pathTemplate" { DEFAULT_PATH_TEMPLATE } else { DEFAULT_PATH_TEMPLATE_NO_ADAPTATION }
+                )),
+            );
+        }
+    }
+    ok
+}
+
+// ---------------------------------------------------------------------------------------------
+// UV supply: R-A2, PR-RESOLVE-003, OptionalParamNoDefault
+// ---------------------------------------------------------------------------------------------
+
+/// UV names a step's `inputs` produce (channel 4): `<stepId with . → _>_<key>`.
+fn handoff_uv_names(step: &Step) -> Vec<String> {
+    let inputs = step.get("inputs").and_then(Node::as_map).unwrap_or_default();
+    inputs
+        .iter()
+        .filter_map(|e| {
+            let from = e.value.get("from")?.as_str()?;
+            let dot = from.rfind('.').filter(|d| *d > 0)?;
+            Some(format!("{}_{}", from[..dot].replace('.', "_"), &from[dot + 1..]))
+        })
+        .collect()
+}
+
+/// The entry step climpt starts with for the configured verdict type.
+fn runtime_entry<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Option<&'a str> {
+    let mapped =
+        agent.verdict_type().and_then(|(verdict, ..)| agent.registry.get("entryStepMapping")?.get(verdict)?.as_str());
+    mapped.or_else(|| agent.registry.get("entryStep")?.as_str()).filter(|id| by_id.contains_key(id))
+}
+
+/// The steps a run can reach from its entry (transition targets, `repeat`, and the default
+/// `initial.X` → `continuation.X` transition). `None` when that cannot be told: no entry, or a
+/// reachable step may `jump` anywhere.
+fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Option<HashSet<&'a str>> {
+    let entry = runtime_entry(agent, by_id)?;
+    let mut seen: HashSet<&'a str> = HashSet::from([entry]);
+    let mut queue = VecDeque::from([entry]);
+    while let Some(id) = queue.pop_front() {
+        let Some(step) = by_id.get(id) else { continue };
+        if step.allows("jump") {
+            return None;
+        }
+        let mut next: Vec<&'a str> =
+            step.transitions().iter().flat_map(|(_, rule)| rule_targets(rule)).filter_map(|t| t.step).collect();
+        if let Some(suffix) = id.strip_prefix("initial.") {
+            next.extend(by_id.get_key_value(format!("continuation.{suffix}").as_str()).map(|(k, _)| *k));
+        }
+        for target in next {
+            if by_id.contains_key(target) && seen.insert(target) {
+                queue.push_back(target);
+            }
+        }
+    }
+    Some(seen)
+}
+
+fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsById<'a>, out: &mut Vec<Diagnostic>) {
+    let file = agent.registry.id();
+    let params = agent.parameter_names();
+    // PR-RESOLVE-003: needs no agent.json.
+    for step in steps.iter().filter(|s| s.id.starts_with("initial.")) {
+        for (var, span) in step.uv_variables() {
+            if uses(var, &CONTINUATION_ONLY_UV_VARS) && !params.contains(&var) {
+                out.push(
+                    Diagnostic::new(
+                        PR_RESOLVE_003,
+                        file,
+                        span,
+                        format!(
+                            "`{var}` is supplied only from the second iteration on, but `{}` is an initial step; climpt fails with PR-RESOLVE-003 on the first iteration",
+                            step.id
+                        ),
+                    )
+                    .with_help(format!(
+                        "remove `{var}` here and declare it in the matching `continuation.*` step"
+                    )),
+                );
+            }
+        }
+    }
+    let Some(agent_json) = agent.agent_json else { return };
+    if agent_json.root.is_none() {
+        return;
+    }
+    let live = live_steps(agent, by_id);
+    let entry = runtime_entry(agent, by_id);
+    let verdict = agent.verdict_type().map(|(v, ..)| v);
+    let param_map = agent_json.get("parameters").and_then(Node::as_map).unwrap_or_default();
+    // OptionalParamNoDefault: parameter name → the uvVariables items that use it.
+    let mut optional_uses: HashMap<&str, Vec<(&str, Span)>> = HashMap::new();
+    for step in steps {
+        let handoff = handoff_uv_names(step);
+        for (var, span) in step.uv_variables() {
+            if params.contains(&var) {
+                optional_uses.entry(var).or_default().push((step.id, span));
+                continue;
+            }
+            if uses(var, &RUNTIME_SUPPLIED_UV_VARS) || handoff.iter().any(|h| h == var) {
+                continue;
+            }
+            let mut d = Diagnostic::new(
+                R_A2,
+                file,
+                span,
+                format!(
+                    "`{var}` has no supply source: it is not an agent.json parameter, not a runtime variable and not a handoff input of `{}`; climpt fails with PR-RESOLVE-003 when the step runs",
+                    step.id
+                ),
+            );
+            let prefix = params.iter().find(|p| var.starts_with(&format!("{p}_")));
+            let near = prefix.copied().or_else(|| did_you_mean(var, params.iter().copied()));
+            d = match near {
+                Some(near) => d.with_help(format!(
+                    "UV names must equal parameter keys: did you mean `{near}`? Otherwise add `parameters.{var}` to agent.json or an `inputs` entry"
+                )),
+                None => d.with_help(format!(
+                    "add `parameters.{var}` to agent.json, or supply it through `inputs` from an earlier step"
+                )),
+            };
+            if let Some(live) = &live {
+                let latent = if step.is_section() {
+                    Some(format!("`{}` is a section the runner injects only in some modes", step.id))
+                } else if !live.contains(step.id) {
+                    Some(format!(
+                        "`{}` is not reached from the entry step `{}`{}",
+                        step.id,
+                        entry.unwrap_or("?"),
+                        verdict.map(|v| format!(" of verdict type `{v}`")).unwrap_or_default()
+                    ))
+                } else {
+                    None
+                };
+                if let Some(why) = latent {
+                    d.message.push_str(&format!(" ({why}, so this surfaces only when the agent runs another way)"));
+                    d = d.with_severity(Severity::Warning);
+                }
+            }
+            out.push(d);
+        }
+    }
+    for entry in param_map {
+        let Some(name) = entry.key_str() else { continue };
+        let Some(uses) = optional_uses.get(name) else { continue };
+        let def = &entry.value;
+        let required = matches!(def.get("required").map(|r| &r.value), Some(Value::Bool(true)));
+        if def.as_map().is_none() || required || def.get("default").is_some() {
+            continue;
+        }
+        let flag =
+            def.get("cli").and_then(Node::as_str).map(|c| format!("`{c}`")).unwrap_or_else(|| format!("`{name}`"));
+        let step_list: Vec<&str> = uses.iter().map(|(id, _)| *id).collect();
+        let who = if step_list.len() == 1 {
+            format!("step {} declares", names(&step_list))
+        } else {
+            format!("steps {} declare", names(&step_list))
+        };
+        let mut d = Diagnostic::new(
+            OptionalParamNoDefault,
+            agent_json.id(),
+            entry.key.span,
+            format!(
+                "parameter `{name}` is optional and has no `default`, but {who} it in `uvVariables`; a run without {flag} fails with PR-RESOLVE-003 at such a step"
+            ),
+        )
+        .with_help(format!("add a `default` to `parameters.{name}`, or mark it `\"required\": true`"));
+        for (id, span) in uses {
+            d = d.with_related(file, *span, format!("used by `{id}`"));
+        }
+        out.push(d);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// InitialContinuationMismatch
+// ---------------------------------------------------------------------------------------------
+
+/// InitialContinuationMismatch: `initial.X` and `continuation.X` declare the same UV variables.
+/// A missing `continuation.X` matters only to a step that takes the default transition, which
+/// SR-TRANS-003 (no gate) and R-B4 (`next` allowed without a rule) already report.
+fn check_initial_continuation(agent: &Agent, steps: &[Step], by_id: &StepsById, out: &mut Vec<Diagnostic>) {
+    let file = agent.registry.id();
+    for step in steps {
+        let Some(suffix) = step.id.strip_prefix("initial.") else { continue };
+        let continuation_id = format!("continuation.{suffix}");
+        let Some(continuation) = by_id.get(continuation_id.as_str()) else { continue };
+        let (initial_vars, continuation_vars) = (compared_vars(step), compared_vars(continuation));
+        if initial_vars == continuation_vars {
+            continue;
+        }
+        let only_initial: Vec<&str> = initial_vars.iter().copied().filter(|v| !continuation_vars.contains(v)).collect();
+        let only_continuation: Vec<&str> =
+            continuation_vars.iter().copied().filter(|v| !initial_vars.contains(v)).collect();
+        let mut parts = Vec::new();
+        if !only_initial.is_empty() {
+            parts.push(format!("only `{}` declares {}", step.id, names(&only_initial)));
+        }
+        if !only_continuation.is_empty() {
+            parts.push(format!("only `{continuation_id}` declares {}", names(&only_continuation)));
+        }
+        out.push(
+            Diagnostic::new(
+                InitialContinuationMismatch,
+                file,
+                uv_key(step),
+                format!(
+                    "`{}` and `{continuation_id}` declare different UV variables ({}); climpt runs them as one step in two phases (prefix substitution `initial.*` → `continuation.*`) and expects the same declarations",
+                    step.id,
+                    parts.join("; ")
+                ),
+            )
+            .with_related(file, uv_key(continuation), format!("`{continuation_id}` declares these"))
+            .with_help("declare the same variables in both; runtime-supplied ones (`completed_iterations`, `previous_summary`, …) are not compared"),
+        );
+    }
+}
+
+/// A step's UV variables as prefix substitution compares them: sorted, runtime-supplied ones left out.
+fn compared_vars<'a>(step: &Step<'a>) -> Vec<&'a str> {
+    let mut vars: Vec<&'a str> =
+        step.uv_variables().iter().map(|(n, _)| *n).filter(|n| !uses(n, &RUNTIME_SUPPLIED_UV_VARS)).collect();
+    vars.sort_unstable();
+    vars.dedup();
+    vars
+}
+
+// ---------------------------------------------------------------------------------------------
+// InputsFromUnresolved
+// ---------------------------------------------------------------------------------------------
+
+fn check_inputs_from(agent: &Agent, steps: &[Step], by_id: &StepsById, out: &mut Vec<Diagnostic>) {
+    let file = agent.registry.id();
+    let ids = agent.step_ids();
+    for step in steps {
+        let inputs = step.get("inputs").and_then(Node::as_map).unwrap_or_default();
+        for input in inputs {
+            let Some(name) = input.key_str() else { continue };
+            let spec = &input.value;
+            let Some(from_node) = spec.get("from") else { continue };
+            let Some(from) = from_node.as_str() else { continue };
+            if matches!(spec.get("required").map(|r| &r.value), Some(Value::Bool(false))) {
+                continue;
+            }
+            let lead = format!("input `{name}` of `{}` reads `{from}`", step.id);
+            let Some(dot) = from.rfind('.').filter(|d| *d > 0 && *d + 1 < from.len()) else {
+                out.push(
+                    Diagnostic::new(
+                        InputsFromUnresolved,
+                        file,
+                        from_node.span,
+                        format!("{lead}, which is not of the form `<stepId>.<key>`; the input is never filled"),
+                    )
+                    .with_help("write the source step id, a dot, and the handoff key: `initial.issue.number`"),
+                );
+                continue;
+            };
+            let (source_id, key) = (&from[..dot], &from[dot + 1..]);
+            let Some(source) = by_id.get(source_id) else {
+                let mut d = Diagnostic::new(
+                    InputsFromUnresolved,
+                    file,
+                    from_node.span,
+                    format!("{lead}, but `steps` has no `{source_id}`; the required input is never filled"),
+                );
+                if let Some(near) = did_you_mean(source_id, ids.iter().copied()) {
+                    d = d.with_help(format!("did you mean `{near}.{key}`?"));
+                }
+                out.push(d);
+                continue;
+            };
+            let Some(gate) = source.gate() else {
+                out.push(
+                    Diagnostic::new(
+                        InputsFromUnresolved,
+                        file,
+                        from_node.span,
+                        format!("{lead}, but `{source_id}` has no `structuredGate`, so it hands nothing off"),
+                    )
+                    .with_related(file, source.key.span, format!("`{source_id}`")),
+                );
+                continue;
+            };
+            let fields = gate.get("handoffFields");
+            let list: Vec<&str> =
+                fields.and_then(Node::as_seq).unwrap_or_default().iter().filter_map(Node::as_str).collect();
+            let problem = match fields.map(|f| &f.value) {
+                None | Some(Value::Null) => Some(format!("`{source_id}` declares no `handoffFields`")),
+                Some(Value::Seq(items)) if items.is_empty() => Some(format!("`{source_id}` has empty `handoffFields`")),
+                Some(_) if !list.iter().any(|f| f.rsplit('.').next() == Some(key)) => Some(format!(
+                    "no handoff field of `{source_id}` ends in `{key}` (it hands off {})",
+                    if list.is_empty() { "nothing".to_string() } else { names(&list) }
+                )),
+                Some(_) => None,
+            };
+            if let Some(problem) = problem {
+                let related = gate.entry("handoffFields").map_or(opening(gate), |e| e.key.span);
+                out.push(
+                    Diagnostic::new(
+                        InputsFromUnresolved,
+                        file,
+                        from_node.span,
+                        format!("{lead}, but {problem}; handoff data is stored under each field's last path segment"),
+                    )
+                    .with_related(file, related, format!("`{source_id}` handoff fields")),
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Breakdown config: C3lPatternMismatch, BreakdownConfigMissing
+// ---------------------------------------------------------------------------------------------
+
+/// The alternatives of a `^(a|b|c)$` pattern; `None` for any other shape.
+fn alternatives(pattern: &str) -> Option<Vec<&str>> {
+    let inner = pattern.strip_prefix("^(")?.strip_suffix(")$")?;
+    let alts: Vec<&str> = inner.split('|').collect();
+    let literal = |a: &&str| !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    alts.iter().all(literal).then_some(alts)
+}
+
+fn check_c3l_patterns(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let Some(user) = agent.breakdown_user else { return };
+    let user_name = user.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut checks = Vec::new();
+    for (field, kind) in [("c2", "directiveType"), ("c3", "layerType")] {
+        let Some(node) = user.at(&format!("params.two.{kind}.pattern")) else { continue };
+        let Some(pattern) = node.as_str() else { continue };
+        let Some(alts) = alternatives(pattern) else { continue };
+        checks.push((field, kind, pattern, node.span, alts));
+    }
+    if checks.is_empty() {
+        return;
+    }
+    let registry = agent.registry;
+    let mut owners: Vec<(String, &Node)> = agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def)).collect();
+    for entry in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
+        if entry.value.as_map().is_some() {
+            owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value));
+        }
+    }
+    for (owner, def) in owners {
+        for (field, kind, pattern, span, alts) in &checks {
+            let Some(node) = def.get(field) else { continue };
+            let Some(value) = node.as_str() else { continue };
+            if value.is_empty() || alts.contains(&value) {
+                continue;
+            }
+            let mut d = Diagnostic::new(
+                C3lPatternMismatch,
+                registry.id(),
+                node.span,
+                format!(
+                    "`{owner}.{field}` is `{value}`, which `{kind}.pattern` in {user_name} does not allow; breakdown cannot resolve the prompt path (PR-C3L-002)"
+                ),
+            )
+            .with_related(user.id(), *span, format!("`{pattern}` allows {}", names(alts)));
+            d = match did_you_mean(value, alts.iter().copied()) {
+                Some(near) => d.with_help(format!("did you mean `{near}`? Otherwise add `{value}` to the pattern")),
+                None => d.with_help(format!("add `{value}` to `{kind}.pattern`")),
+            };
+            out.push(d);
+        }
+    }
+}
+
+fn check_breakdown_files(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let Some(name) = agent.dir.file_name().and_then(|n| n.to_str()) else { return };
+    let Some(config_dir) = agent.dir.parent().map(|p| p.join("climpt").join("config")) else { return };
+    let present = agent.breakdown_app.is_some() || agent.breakdown_user.is_some();
+    if !present && !agent.workspace.exists(&config_dir) {
+        return;
+    }
+    for (side, doc, holds) in [
+        ("app", agent.breakdown_app, "the prompt root (`app_prompt.base_dir`)"),
+        ("user", agent.breakdown_user, "the allowed c2/c3 values (`directiveType`/`layerType` patterns)"),
+    ] {
+        if doc.is_some() {
+            continue;
+        }
+        out.push(
+            Diagnostic::new(
+                BreakdownConfigMissing,
+                agent.registry.id(),
+                agent.registry.anchor(),
+                format!(
+                    "this project has `.agent/climpt/config/` but no `{name}-steps-{side}.yml`, which holds {holds}; climpt loads the agent's C3L prompts through it, and its `--validate` reports it missing"
+                ),
+            )
+            .with_help(format!("create `.agent/climpt/config/{name}-steps-{side}.yml` (see the other agents' files there)")),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prompt files: PR-SYSTEM-002, PR-C3L-004 and the template checks
+// ---------------------------------------------------------------------------------------------
+
+fn check_system_prompt(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let configured = agent.agent_json.and_then(|a| a.at("runner.flow.systemPromptPath")).and_then(Node::as_str);
+    let relative = configured.unwrap_or("prompts/system.md");
+    let path = crate::workspace::discover::normalize(&agent.dir.join(relative));
+    if agent.workspace.exists(&path) {
+        return;
+    }
+    let source = if configured.is_some() { "`runner.flow.systemPromptPath` names" } else { "climpt reads" };
+    out.push(
+        Diagnostic::new(
+            PR_SYSTEM_002,
+            agent.registry.id(),
+            agent.registry.anchor(),
+            format!("the system prompt is missing: {source} `{relative}`, which does not exist; the agent fails at start (PR-SYSTEM-002)"),
+        )
+        .with_help(format!("create `{}` with the agent's role and rules", shown(agent, &path))),
+    );
+}
+
+fn check_step_prompt(agent: &Agent, step: &Step, out: &mut Vec<Diagnostic>) {
+    // A closure step with a `runner` spawns a subprocess instead of prompting the model.
+    if step.get("runner").is_some() {
+        return;
+    }
+    let filled = |key: &str| step.str_field(key).is_some_and(|v| !v.is_empty());
+    if !filled("c2") || !filled("c3") {
+        return;
+    }
+    let candidates = agent.prompt_candidates(step.def);
+    let Some(found) = candidates.iter().find(|p| agent.workspace.exists(p)) else {
+        // Seed-era climpt falls back to its embedded prompt for the step's `fallbackKey`
+        // (a bad key is FallbackKeyInvalid's finding).
+        let embedded = agent.dialect() == Dialect::Seed && step.str_field("fallbackKey").is_some();
+        if !embedded {
+            out.push(missing_prompt(agent, step, &candidates));
+        }
+        return;
+    };
+    if let Some(prompt) = agent.workspace.file_at(found) {
+        check_template(agent, step, prompt, out);
+        check_frontmatter(agent, step, prompt, out);
+    }
+}
+
+fn missing_prompt(agent: &Agent, step: &Step, candidates: &[PathBuf]) -> Diagnostic {
+    let first = candidates.first().map(|p| shown(agent, p)).unwrap_or_default();
+    let tried = candidates.iter().map(|p| format!("`{}`", shown(agent, p))).collect::<Vec<_>>().join(", ");
+    let mut help = format!("tried {tried}");
+    // Near misses: other prompts in the directory the step resolves to.
+    if let Some(dir) = candidates.first().and_then(|p| p.parent()) {
+        let siblings: Vec<String> = agent
+            .prompts
+            .iter()
+            .filter(|f| f.path.parent() == Some(dir))
+            .filter_map(|f| f.path.file_name().map(|n| format!("`{}`", n.to_string_lossy())))
+            .collect();
+        if !siblings.is_empty() {
+            help.push_str(&format!("; that directory has {}", siblings.join(", ")));
+        }
+    }
+    Diagnostic::new(
+        PR_C3L_004,
+        agent.registry.id(),
+        step.key.span,
+        format!(
+            "step `{}` has no prompt file: `{first}` does not exist; climpt fails with PR-C3L-004 when the step runs",
+            step.id
+        ),
+    )
+    .with_help(help)
+}
+
+/// The span of a prompt's body (after the frontmatter, when it is closed).
+fn body_span(text: &str) -> Span {
+    match frontmatter::split(text) {
+        Some(fm) if fm.close_fence.is_some() => fm.body,
+        _ => Span::new(0, text.len()),
+    }
+}
+
+fn check_template(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut Vec<Diagnostic>) {
+    let registry = agent.registry.id();
+    let declared = step.uv_variables();
+    let declared_names: Vec<&str> = declared.iter().map(|(n, _)| *n).collect();
+    let declaration = uv_key(step);
+    let placeholders = c3l::scan(&prompt.text, body_span(&prompt.text));
+    let mut used = HashSet::new();
+    let uses_stdin = matches!(step.get("usesStdin").map(|n| &n.value), Some(Value::Bool(true)));
+    let mut reported_stdin = false;
+    for placeholder in &placeholders {
+        match placeholder.kind {
+            C3lKind::Uv(name) => {
+                used.insert(name);
+                if declared_names.contains(&name) || uses(name, &RUNTIME_SUPPLIED_UV_VARS) {
+                    continue;
+                }
+                let mut d = Diagnostic::new(
+                    PR_RESOLVE_005,
+                    prompt.id,
+                    placeholder.span,
+                    format!(
+                        "`{{uv-{name}}}` is not declared in the `uvVariables` of step `{}`; climpt fails with PR-RESOLVE-005 when it resolves this prompt",
+                        step.id
+                    ),
+                )
+                .with_related(registry, declaration, format!("`{}` declares its UV variables here", step.id));
+                d = match did_you_mean(name, declared_names.iter().copied()) {
+                    Some(near) => {
+                        d.with_help(format!("did you mean `{{uv-{near}}}`? Otherwise add `{name}` to `uvVariables`"))
+                    }
+                    None => d.with_help(format!("add `\"{name}\"` to the step's `uvVariables`")),
+                };
+                out.push(d);
+            }
+            C3lKind::InputText if !uses_stdin && !reported_stdin => {
+                reported_stdin = true;
+                let related = step.get("usesStdin").map_or(step.key.span, |n| n.span);
+                out.push(
+                    Diagnostic::new(
+                        PR_RESOLVE_004,
+                        prompt.id,
+                        placeholder.span,
+                        format!(
+                            "`{{input_text}}` is filled from stdin only for steps with `usesStdin: true`, and step `{}` does not set it, so it is never filled",
+                            step.id
+                        ),
+                    )
+                    .with_related(registry, related, format!("set `\"usesStdin\": true` on `{}`", step.id)),
+                );
+            }
+            _ => {}
+        }
+    }
+    for (name, span) in &declared {
+        if used.contains(name) {
+            continue;
+        }
+        let mut d = Diagnostic::new(
+            UnusedUvVariable,
+            registry,
+            *span,
+            format!(
+                "step `{}` declares `{name}`, but its prompt `{}` has no `{{uv-{name}}}`; a declared variable must still be supplied at run time",
+                step.id,
+                shown(agent, &prompt.path)
+            ),
+        );
+        // `{name}` or `{{name}}` in the body: the author meant the UV variable.
+        let look_alike = placeholders.iter().find(|p| p.kind == C3lKind::Custom(name));
+        match look_alike {
+            Some(p) => {
+                let text = prompt.text.as_bytes();
+                let doubled = p.span.start > 0
+                    && text.get(p.span.start - 1) == Some(&b'{')
+                    && text.get(p.span.end) == Some(&b'}');
+                let written = if doubled { format!("{{{{{name}}}}}") } else { format!("{{{name}}}") };
+                let at = if doubled { Span::new(p.span.start - 1, p.span.end + 1) } else { p.span };
+                d = d
+                    .with_related(prompt.id, at, format!("`{written}` is not a UV placeholder"))
+                    .with_help(format!("the prompt writes `{written}`, which climpt does not fill from `uvVariables`; write `{{uv-{name}}}`"));
+            }
+            None => {
+                d = d.with_help(format!("use `{{uv-{name}}}` in the prompt, or remove `{name}` from `uvVariables`"))
+            }
+        }
+        out.push(d);
+    }
+}
+
+/// The frontmatter's `uvVariables`: (name, span in the prompt) for a list or a comma string.
+fn frontmatter_uv(prompt: &SourceFile) -> Option<(Span, Vec<(String, Span)>)> {
+    let fm = frontmatter::split(&prompt.text)?;
+    fm.close_fence?;
+    let root = yaml::parse(&prompt.text[fm.yaml.start..fm.yaml.end]).root?;
+    let entry: &Entry = root.entry("uvVariables")?;
+    let shift = |s: Span| s.shift(fm.yaml.start);
+    let items = match &entry.value.value {
+        Value::Seq(items) => items
+            .iter()
+            .filter_map(|n| Some((n.as_str()?.trim().to_string(), shift(n.span))))
+            .filter(|(n, _)| !n.is_empty())
+            .collect(),
+        Value::String(text) => text
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| (n.to_string(), shift(entry.value.span)))
+            .collect(),
+        _ => return None,
+    };
+    Some((shift(entry.key.span), items))
+}
+
+fn check_frontmatter(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut Vec<Diagnostic>) {
+    let Some((key_span, listed)) = frontmatter_uv(prompt) else { return };
+    let registry = agent.registry.id();
+    let declared = step.uv_variables();
+    let declaration = uv_key(step);
+    for (name, span) in &listed {
+        if declared.iter().any(|(d, _)| d == name) || uses(name, &RUNTIME_SUPPLIED_UV_VARS) {
+            continue;
+        }
+        out.push(
+            Diagnostic::new(
+                PromptFrontmatterMismatch,
+                prompt.id,
+                *span,
+                format!(
+                    "the frontmatter lists `{name}`, but step `{}` does not declare it in `uvVariables`; the registry supplies only what it declares",
+                    step.id
+                ),
+            )
+            .with_related(registry, declaration, format!("`{}` declares its UV variables here", step.id))
+            .with_help(format!("add `\"{name}\"` to the step's `uvVariables`, or remove it from the frontmatter")),
+        );
+    }
+    for (name, span) in &declared {
+        if listed.iter().any(|(l, _)| l == name) || uses(name, &RUNTIME_SUPPLIED_UV_VARS) {
+            continue;
+        }
+        out.push(
+            Diagnostic::new(
+                PromptFrontmatterMismatch,
+                prompt.id,
+                key_span,
+                format!(
+                    "step `{}` declares `{name}` in `uvVariables`, but this prompt's frontmatter does not list it",
+                    step.id
+                ),
+            )
+            .with_severity(Severity::Warning)
+            .with_related(registry, *span, format!("`{}` declares `{name}` here", step.id))
+            .with_help(format!("add `{name}` to the frontmatter's `uvVariables`")),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retry prompts of the completion loop
+// ---------------------------------------------------------------------------------------------
+
+fn string_node(text: &str) -> Node {
+    Node::new(Span::empty(0), Value::String(text.to_string()))
+}
+
+/// A step-like definition holding only C3L coordinates, for `Agent::prompt_candidates`.
+fn coordinates(fields: &[(&str, &str)]) -> Node {
+    let entries = fields.iter().map(|(k, v)| Entry { key: string_node(k), value: string_node(v) }).collect();
+    Node::new(Span::empty(0), Value::Map(entries))
+}
+
+fn check_retry_prompts(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    let registry = agent.registry;
+    let validators = registry.get("validators");
+    let patterns = registry.get("failurePatterns");
+    for vstep in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
+        let Some(key) = vstep.key_str() else { continue };
+        let field = |k: &str| vstep.value.get(k).and_then(Node::as_str).filter(|v| !v.is_empty());
+        let (Some(c2), Some(c3)) = (field("c2"), field("c3")) else { continue };
+        let mut seen = HashSet::new();
+        for condition in vstep.value.get("validationConditions").and_then(Node::as_seq).unwrap_or_default() {
+            let Some(reference) = condition.get("validator") else { continue };
+            let Some(validator) = reference.as_str() else { continue };
+            let Some(pattern_name) =
+                validators.and_then(|v| v.get(validator)).and_then(|v| v.get("failurePattern")).and_then(Node::as_str)
+            else {
+                continue;
+            };
+            let Some(pattern_entry) = patterns.and_then(|p| p.entry(pattern_name)) else { continue };
+            let Some(edition) = pattern_entry.value.get("edition").and_then(Node::as_str) else { continue };
+            if !seen.insert(pattern_name) {
+                continue;
+            }
+            let mut fields = vec![("c2", c2), ("c3", c3), ("edition", edition)];
+            if let Some(adaptation) = pattern_entry.value.get("adaptation").and_then(Node::as_str) {
+                fields.push(("adaptation", adaptation));
+            }
+            let mut candidates = agent.prompt_candidates(&coordinates(&fields));
+            for fallback in agent.prompt_candidates(&coordinates(&[("c2", c2), ("c3", c3), ("edition", "failed")])) {
+                if !candidates.contains(&fallback) {
+                    candidates.push(fallback);
+                }
+            }
+            if candidates.iter().any(|p| agent.workspace.exists(p)) {
+                continue;
+            }
+            let tried = candidates.iter().map(|p| format!("`{}`", shown(agent, p))).collect::<Vec<_>>().join(", ");
+            out.push(
+                Diagnostic::new(
+                    PR_C3L_004,
+                    registry.id(),
+                    reference.span,
+                    format!(
+                        "validation step `{key}` has no retry prompt for failure pattern `{pattern_name}` of validator `{validator}`; when the check fails, climpt sends its generic retry message instead"
+                    ),
+                )
+                .with_severity(Severity::Warning)
+                .with_related(registry.id(), pattern_entry.key.span, format!("failure pattern `{pattern_name}`"))
+                .with_help(format!("tried {tried}")),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::config::Config;
+    use crate::diagnostic::Severity;
+    use crate::workspace::discover::{ConfigCache, discover};
+
+    /// Severities of `code` in a fixture checked with the default config (the fixture runner
+    /// pins every rule to its default severity, which hides graded findings).
+    fn severities(case: &str, code: &str) -> Vec<Severity> {
+        let path = PathBuf::from("tests/fixtures/steps").join(case);
+        let mut configs = ConfigCache::new(Some(Config::defaults(&path)));
+        let workspace = discover(&[path], &mut configs).expect("fixture is discovered");
+        crate::check::check(&workspace).into_iter().filter(|d| d.code == code).map(|d| d.severity).collect()
+    }
+
+    #[test]
+    fn graded_findings_keep_their_severity() {
+        use Severity::{Error, Warning};
+        assert_eq!(severities("R-A2/bad-no-supply-source", "steps/R-A2"), [Error]);
+        assert_eq!(severities("R-A2/bad-step-of-another-mode", "steps/R-A2"), [Warning]);
+        assert_eq!(severities("PR-C3L-004/bad-missing-prompt", "steps/PR-C3L-004"), [Error]);
+        assert_eq!(severities("PR-C3L-004/bad-missing-retry-prompt", "steps/PR-C3L-004"), [Warning]);
+        let frontmatter = "steps/PromptFrontmatterMismatch";
+        assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-lists-undeclared", frontmatter), [Error]);
+        assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-misses-declared", frontmatter), [Warning]);
+    }
+}
