@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::steps::model::{Agent, Doc, VERDICT_TYPES};
-use crate::families::steps::rules::files::{brace, one_of, shown};
+use crate::families::steps::rules::files::{brace, not_one_of, one_of, shown};
 use crate::families::steps::{AC_VALID_001, R_F5, R_F6, R_F12, R_F15, R_F16, R_F17, R_F18, R_F19, SR_GATE_004};
 use crate::source::{Node, Value};
 use crate::util::did_you_mean;
@@ -129,19 +129,9 @@ fn check_parameters(doc: &Doc, out: &mut Vec<Diagnostic>) {
             continue;
         }
         if let Some(node) = def.get("type")
-            && node.as_str().is_none_or(|t| !PARAMETER_TYPES.contains(&t))
+            && let Some(problem) = not_one_of(node, "parameter type", &PARAMETER_TYPES)
         {
-            out.push(Diagnostic::new(
-                R_F5,
-                file,
-                node.span,
-                format!(
-                    "parameter `{name}`: `type` {} is not a parameter type{}; use {}",
-                    shown(node),
-                    hint(node.as_str().and_then(|t| did_you_mean(t, PARAMETER_TYPES))),
-                    one_of(&PARAMETER_TYPES)
-                ),
-            ));
+            out.push(Diagnostic::new(R_F5, file, node.span, format!("parameter `{name}`: `type` {problem}")));
         }
         if let Some(node) = def.get("cli")
             && node.as_str().is_none_or(|c| !is_cli_flag(c))
@@ -366,33 +356,18 @@ fn check_conditions(file: FileId, config: &Node, out: &mut Vec<Diagnostic>) {
 fn check_enums(doc: &Doc, out: &mut Vec<Diagnostic>) {
     let file = doc.id();
     if let Some(node) = doc.at("runner.logging.format")
-        && node.as_str().is_none_or(|f| !LOG_FORMATS.contains(&f))
+        && let Some(problem) = not_one_of(node, "log format", &LOG_FORMATS)
     {
-        out.push(Diagnostic::new(
-            R_F18,
-            file,
-            node.span,
-            format!(
-                "`runner.logging.format` {} is not a log format{}; use {}",
-                shown(node),
-                hint(node.as_str().and_then(|f| did_you_mean(f, LOG_FORMATS))),
-                one_of(&LOG_FORMATS)
-            ),
-        ));
+        out.push(Diagnostic::new(R_F18, file, node.span, format!("`runner.logging.format` {problem}")));
     }
     if let Some(node) = doc.at("runner.integrations.github.defaultClosureAction")
-        && node.as_str().is_none_or(|a| !CLOSURE_ACTIONS.contains(&a))
+        && let Some(problem) = not_one_of(node, "closure action", &CLOSURE_ACTIONS)
     {
         out.push(Diagnostic::new(
             R_F19,
             file,
             node.span,
-            format!(
-                "`defaultClosureAction` {} is not a closure action{}; use {} (default `close`)",
-                shown(node),
-                hint(node.as_str().and_then(|a| did_you_mean(a, CLOSURE_ACTIONS))),
-                one_of(&CLOSURE_ACTIONS)
-            ),
+            format!("`defaultClosureAction` {problem} (default `close`)"),
         ));
     }
 }

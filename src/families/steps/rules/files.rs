@@ -59,6 +59,20 @@ pub(super) fn is_semver(text: &str) -> bool {
 }
 
 /// "`a`, `b` or `c`".
+/// For a value outside a closed set, the message tail "`x` is not a <noun> (did you mean `y`?);
+/// use `a`, `b` or `c`"; `None` when the value is in the set.
+pub(super) fn not_one_of(node: &Node, noun: &str, allowed: &[&str]) -> Option<String> {
+    if node.as_str().is_some_and(|v| allowed.contains(&v)) {
+        return None;
+    }
+    let hint = node
+        .as_str()
+        .and_then(|v| crate::util::did_you_mean(v, allowed.iter().copied()))
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    Some(format!("{} is not a {noun}{hint}; use {}", shown(node), one_of(allowed)))
+}
+
 pub(super) fn one_of(values: &[&str]) -> String {
     let quoted: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
     match quoted.split_last() {

@@ -4,7 +4,7 @@
 
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::steps::model::{Agent, Step, StepKind};
-use crate::families::steps::rules::files::{brace, one_of, shown};
+use crate::families::steps::rules::files::{brace, not_one_of, one_of, shown};
 use crate::families::steps::{R_A5, R_B2, R_B11, R_E1, R_F13, R_F14, R_F20, SR_GATE_003, SR_VALID_004};
 use crate::source::{Node, Span, Value};
 use crate::util::did_you_mean;
@@ -238,23 +238,9 @@ fn check_fields(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
     }
     // R-F4: step-level permissionMode.
     if let Some(node) = def.get("permissionMode")
-        && node.as_str().is_none_or(|m| !PERMISSION_MODES.contains(&m))
+        && let Some(problem) = not_one_of(node, "permission mode", &PERMISSION_MODES)
     {
-        let hint = node
-            .as_str()
-            .and_then(|m| did_you_mean(m, PERMISSION_MODES))
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
-        out.push(structural(
-            file,
-            node.span,
-            format!(
-                "{owner}: `permissionMode` {} is not a permission mode{hint}; use {}",
-                shown(node),
-                one_of(&PERMISSION_MODES)
-            ),
-            Some("R-F4"),
-        ));
+        out.push(structural(file, node.span, format!("{owner}: `permissionMode` {problem}"), Some("R-F4")));
     }
     // R-F10: outputSchemaRef is `{ file, schema }`.
     if let Some(node) = def.get("outputSchemaRef") {
@@ -417,23 +403,13 @@ fn check_enums(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
         check_model(file, &format!("step `{}`: `model`", step.id), node, out);
     }
     if let Some(node) = step.gate().and_then(|g| g.get("targetMode"))
-        && node.as_str().is_none_or(|m| !TARGET_MODES.contains(&m))
+        && let Some(problem) = not_one_of(node, "target mode", &TARGET_MODES)
     {
-        let hint = node
-            .as_str()
-            .and_then(|m| did_you_mean(m, TARGET_MODES))
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
         out.push(Diagnostic::new(
             R_F14,
             file,
             node.span,
-            format!(
-                "step `{}`: `targetMode` {} is not a target mode{hint}; use {} (default `explicit`)",
-                step.id,
-                shown(node),
-                one_of(&TARGET_MODES)
-            ),
+            format!("step `{}`: `targetMode` {problem} (default `explicit`)", step.id),
         ));
     }
     if let Some(node) = step.get("priority")
@@ -449,20 +425,9 @@ fn check_enums(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
 }
 
 fn check_model(file: FileId, what: &str, node: &Node, out: &mut Vec<Diagnostic>) {
-    if node.as_str().is_some_and(|m| MODELS.contains(&m)) {
-        return;
+    if let Some(problem) = not_one_of(node, "model", &MODELS) {
+        out.push(Diagnostic::new(R_F13, file, node.span, format!("{what} {problem}")));
     }
-    let hint = node
-        .as_str()
-        .and_then(|m| did_you_mean(m, MODELS))
-        .map(|s| format!(" (did you mean `{s}`?)"))
-        .unwrap_or_default();
-    out.push(Diagnostic::new(
-        R_F13,
-        file,
-        node.span,
-        format!("{what} {} is not a model{hint}; use {}", shown(node), one_of(&MODELS)),
-    ));
 }
 
 /// R-F13 for agent.json `runner.flow.defaultModel`.
