@@ -54,6 +54,14 @@ fn broken_example_shows_every_rule() {
 }
 
 #[test]
+fn clean_climpt_example_has_no_finding_at_all() {
+    let root = PathBuf::from("examples/climpt");
+    let (workspace, diagnostics) = common::check_with(std::slice::from_ref(&root), Config::defaults(&root));
+    assert!(diagnostics.is_empty(), "{}", common::render_full(&workspace, &diagnostics));
+    assert!(workspace.files().iter().any(|f| f.kind == stagelint::workspace::FileKind::StepsRegistry));
+}
+
+#[test]
 fn clean_example_has_no_finding_at_all() {
     let config = Config::defaults(&PathBuf::from("examples/code-review"));
     let (workspace, diagnostics) = common::check_with(&[PathBuf::from("examples/code-review")], config);
