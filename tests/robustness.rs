@@ -41,6 +41,32 @@ fn check_texts(stage: &str, sm: &str, sm_name: &str) {
     }
 }
 
+const REGISTRY: &str = include_str!("../examples/climpt/.agent/fixer/steps_registry.json");
+const STEP_SCHEMA: &str = include_str!("../examples/climpt/.agent/fixer/schemas/fixer.schema.json");
+const AGENT_JSON: &str = include_str!("../examples/climpt/.agent/fixer/agent.json");
+
+/// Runs the whole analysis over one climpt agent made of the given texts.
+fn check_agent(registry: &str, schema: &str, agent: &str, prompt: &str) {
+    let config = Arc::new(Config::defaults(Path::new("/fuzz")));
+    let mut workspace = Workspace::new();
+    let dir = PathBuf::from("/fuzz/.agent/fixer");
+    let mut add = |path: PathBuf, text: &str, kind| {
+        let display = path.display().to_string();
+        workspace.add(path, display, text.to_string(), kind, config.clone());
+    };
+    add(dir.join("steps_registry.json"), registry, FileKind::StepsRegistry);
+    add(dir.join("schemas/fixer.schema.json"), schema, FileKind::JsonSchema);
+    add(dir.join("agent.json"), agent, FileKind::AgentJson);
+    add(dir.join("prompts/steps/initial/issue/f_default.md"), prompt, FileKind::C3lPrompt);
+    let diagnostics = stagelint::check::check(&workspace);
+    let mut out = Vec::new();
+    stagelint::diagnostic::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
+    for d in &diagnostics {
+        let file = workspace.file(d.file);
+        assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
+    }
+}
+
 fn every_parser(text: &str) {
     let _ = frontmatter::split(text);
     let _ = yaml::parse(text);
@@ -111,6 +137,13 @@ proptest! {
         let stage = mutate(STAGE, &edits);
         every_parser(&stage);
         check_texts(&stage, SM, "sm.yaml");
+    }
+
+    #[test]
+    fn mutated_climpt_agents_never_panic(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {
+        let prompt = "---\nuvVariables: [issue]\n---\nIssue {uv-issue} {input_text} {uv-x";
+        check_agent(&mutate(REGISTRY, &edits), STEP_SCHEMA, AGENT_JSON, prompt);
+        check_agent(REGISTRY, &mutate(STEP_SCHEMA, &edits), &mutate(AGENT_JSON, &edits), &mutate(prompt, &edits));
     }
 
     #[test]
