@@ -11,18 +11,26 @@ pub struct LineCol {
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
+    /// Per line: whether it is all ASCII, so columns are byte differences (no scan of long lines).
+    ascii: Vec<bool>,
     len: usize,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut line_starts = vec![0];
+        let mut ascii = Vec::new();
+        let mut line_ascii = true;
         for (i, b) in text.bytes().enumerate() {
+            line_ascii &= b.is_ascii();
             if b == b'\n' {
                 line_starts.push(i + 1);
+                ascii.push(line_ascii);
+                line_ascii = true;
             }
         }
-        LineIndex { line_starts, len: text.len() }
+        ascii.push(line_ascii);
+        LineIndex { line_starts, ascii, len: text.len() }
     }
 
     pub fn line_count(&self) -> usize {
@@ -62,7 +70,7 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.line_start(line);
-        let column = text[start..offset].chars().count() + 1;
+        let column = if self.ascii[line] { offset - start + 1 } else { text[start..offset].chars().count() + 1 };
         LineCol { line: line + 1, column }
     }
 
@@ -71,7 +79,11 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.line_start(line);
-        let column = text[start..offset].chars().map(char::len_utf16).sum::<usize>() + 1;
+        let column = if self.ascii[line] {
+            offset - start + 1
+        } else {
+            text[start..offset].chars().map(char::len_utf16).sum::<usize>() + 1
+        };
         LineCol { line: line + 1, column }
     }
 }
