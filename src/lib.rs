@@ -7,6 +7,9 @@ pub mod check;
 pub mod config;
 pub mod diagnostic;
 pub mod families;
+pub mod ide;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 pub mod source;
 pub mod template;
 pub mod util;

@@ -25,6 +25,9 @@ enum Command {
     Check(CheckArgs),
     /// List every rule with its default severity.
     Rules,
+    /// Run the language server on stdin/stdout.
+    #[cfg(feature = "lsp")]
+    Lsp,
     /// Explain a rule: what it checks, why, and an example.
     Explain {
         /// A rule code such as `sm/StageJoinDangling`.
@@ -66,6 +69,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => run_check(args),
         Command::Rules => run_rules(),
+        #[cfg(feature = "lsp")]
+        Command::Lsp => stagelint::lsp::run().map(|()| ExitCode::SUCCESS).map_err(|e| format!("language server: {e}")),
         Command::Explain { code } => run_explain(&code),
     };
     match result {

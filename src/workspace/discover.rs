@@ -51,6 +51,16 @@ impl ConfigCache {
 /// (hidden directories such as `.agent/` are included, `.git` is not); files named explicitly
 /// are always read.
 pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspace, ConfigError> {
+    discover_with_overlay(paths, configs, &HashMap::new())
+}
+
+/// [`discover`], where `overlay` holds texts that replace what is on disk (documents open in an
+/// editor, saved or not). Overlay files under a walked root are included even if not on disk.
+pub fn discover_with_overlay(
+    paths: &[PathBuf],
+    configs: &mut ConfigCache,
+    overlay: &HashMap<PathBuf, String>,
+) -> Result<Workspace, ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut pending = Pending { cwd, seen: HashSet::new(), files: Vec::new() };
     for root in paths {
@@ -59,6 +69,14 @@ pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspac
         } else {
             pending.walk(root, configs, Role::Walked)?;
         }
+    }
+    let mut unsaved: Vec<&PathBuf> = overlay
+        .keys()
+        .filter(|path| !path.is_file() && could_be_ours(path) && paths.iter().any(|root| path.starts_with(root)))
+        .collect();
+    unsaved.sort();
+    for path in unsaved {
+        pending.push(path, configs, Role::Walked)?;
     }
     // A file checked on its own still belongs to its state machine: read the rest of the
     // machine as context so cross-file rules see the whole graph.
@@ -86,22 +104,23 @@ pub fn discover(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<Workspac
         pending.walk_agent(dir, &roots, configs)?;
     }
     let mut workspace = Workspace::new();
-    read_pending(&mut workspace, pending.files);
+    read_pending(&mut workspace, pending.files, overlay);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = Pending { cwd: pending.cwd, seen: HashSet::new(), files: Vec::new() };
     for target in declared_schemas(&workspace) {
         schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
     }
-    read_pending(&mut workspace, schema_refs.files);
+    read_pending(&mut workspace, schema_refs.files, overlay);
     Ok(workspace)
 }
 
 /// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
-fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>) {
+fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &HashMap<PathBuf, String>) {
     // Reading, decoding and classifying are independent per file.
-    let loaded = crate::util::par_map(&files, |file| match file.kind {
-        KindHint::KnownOnly => Err(Unreadable::whole(String::new())),
+    let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
+        (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
+        (_, Some(text)) => Ok(text.clone()),
         _ => read_text(&file.path),
     });
     for (file, text) in files.into_iter().zip(loaded) {

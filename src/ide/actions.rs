@@ -1,0 +1,75 @@
+//! Quick fixes: each finding's own fix, and "Suppress `code` on this line".
+
+use crate::diagnostic::{Diagnostic, Edit};
+use crate::source::Span;
+use crate::workspace::{FileKind, SourceFile};
+
+/// One code action, in the diagnostic's file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub title: String,
+    pub edits: Vec<Edit>,
+    /// Index of the diagnostic it fixes, in the slice given.
+    pub diagnostic: usize,
+    /// A fix the diagnostic offered (rather than a suppression).
+    pub preferred: bool,
+}
+
+/// Actions for the findings of `file` that overlap `range`.
+pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -> Vec<Action> {
+    let mut out = Vec::new();
+    for (index, d) in diagnostics.iter().enumerate() {
+        if d.file != file.id || d.span.end < range.start || d.span.start > range.end {
+            continue;
+        }
+        if let Some(fix) = &d.fix {
+            out.push(Action { title: fix.title.clone(), edits: fix.edits.clone(), diagnostic: index, preferred: true });
+        }
+        if let Some(edit) = suppress_edit(file, d) {
+            out.push(Action {
+                title: format!("Suppress `{}` on this line", d.code),
+                edits: vec![edit],
+                diagnostic: index,
+                preferred: false,
+            });
+        }
+    }
+    out
+}
+
+/// A suppression comment on the line above the finding, in the syntax of the region it is in.
+fn suppress_edit(file: &SourceFile, d: &Diagnostic) -> Option<Edit> {
+    let text = &file.text;
+    let line = file.lines.line_of(d.span.start);
+    let start = file.lines.line_start(line);
+    let indent: String = text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let newline = if text[file.lines.line_end(text, line)..].starts_with("\r\n") { "\r\n" } else { "\n" };
+    let comment = match comment_style(file, d.span.start)? {
+        Style::Hash => format!("{indent}# stagelint: ignore[{}]{newline}", d.code),
+        Style::Html => format!("{indent}<!-- stagelint: ignore[{}] -->{newline}", d.code),
+    };
+    Some(Edit { span: Span::empty(start), replacement: comment })
+}
+
+enum Style {
+    Hash,
+    Html,
+}
+
+fn comment_style(file: &SourceFile, offset: usize) -> Option<Style> {
+    match file.kind {
+        FileKind::Stage => {
+            let fm = crate::source::frontmatter::split(&file.text)?;
+            if fm.yaml.contains(offset) && offset > fm.open_fence.end {
+                Some(Style::Hash)
+            } else if fm.close_fence.is_some_and(|c| offset >= c.end) {
+                Some(Style::Html)
+            } else {
+                None
+            }
+        }
+        // The same places `check` reads suppressions from.
+        FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => Some(Style::Hash),
+        _ => None,
+    }
+}

@@ -1,0 +1,148 @@
+//! The only place that knows LSP positions: byte offsets ↔ `Position` in the negotiated
+//! encoding, and our diagnostics ↔ protocol diagnostics.
+
+use tower_lsp_server::ls_types::{
+    self as lsp, CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Position,
+    Range, Uri,
+};
+
+use crate::diagnostic::{Diagnostic, Severity, render::rule_url};
+use crate::source::{LineIndex, Span, line_index::floor_char_boundary};
+use crate::workspace::{SourceFile, Workspace};
+
+/// How `Position.character` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf16,
+}
+
+impl Encoding {
+    pub fn kind(self) -> lsp::PositionEncodingKind {
+        match self {
+            Encoding::Utf8 => lsp::PositionEncodingKind::UTF8,
+            Encoding::Utf16 => lsp::PositionEncodingKind::UTF16,
+        }
+    }
+
+    /// UTF-8 when the client offers it (no conversion needed), else the protocol default.
+    pub fn negotiate(offered: Option<&[lsp::PositionEncodingKind]>) -> Encoding {
+        match offered {
+            Some(kinds) if kinds.contains(&lsp::PositionEncodingKind::UTF8) => Encoding::Utf8,
+            _ => Encoding::Utf16,
+        }
+    }
+}
+
+pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding) -> Position {
+    let offset = floor_char_boundary(text, offset);
+    let line = lines.line_of(offset);
+    let start = lines.line_start(line);
+    let character = match encoding {
+        Encoding::Utf8 => offset - start,
+        Encoding::Utf16 => text[start..offset].chars().map(char::len_utf16).sum(),
+    };
+    Position { line: line as u32, character: character as u32 }
+}
+
+/// The byte offset of `pos`; past the end of a line clamps to the line's end, past the last
+/// line to the end of text.
+pub fn offset(text: &str, lines: &LineIndex, pos: Position, encoding: Encoding) -> usize {
+    let line = pos.line as usize;
+    if line >= lines.line_count() {
+        return text.len();
+    }
+    let start = lines.line_start(line);
+    let end = lines.line_end(text, line);
+    let wanted = pos.character as usize;
+    match encoding {
+        Encoding::Utf8 => floor_char_boundary(text, (start + wanted).min(end)),
+        Encoding::Utf16 => {
+            let mut units = 0;
+            for (i, c) in text[start..end].char_indices() {
+                if units >= wanted {
+                    return start + i;
+                }
+                units += c.len_utf16();
+            }
+            end
+        }
+    }
+}
+
+pub fn range(file: &SourceFile, span: Span, encoding: Encoding) -> Range {
+    Range {
+        start: position(&file.text, &file.lines, span.start, encoding),
+        end: position(&file.text, &file.lines, span.end, encoding),
+    }
+}
+
+pub fn span(file: &SourceFile, range: Range, encoding: Encoding) -> Span {
+    let start = offset(&file.text, &file.lines, range.start, encoding);
+    let end = offset(&file.text, &file.lines, range.end, encoding);
+    Span::new(start.min(end), end.max(start))
+}
+
+/// The `file://` URI of a workspace file.
+pub fn uri(file: &SourceFile) -> Option<Uri> {
+    Uri::from_file_path(&file.path)
+}
+
+pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, encoding: Encoding) -> lsp::Diagnostic {
+    let file = workspace.file(d.file);
+    let severity = match d.severity {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
+    };
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            let other = workspace.file(r.file.unwrap_or(d.file));
+            Some(DiagnosticRelatedInformation {
+                location: Location { uri: uri(other)?, range: range(other, r.span, encoding) },
+                message: r.message.clone(),
+            })
+        })
+        .collect();
+    let mut message = d.message.clone();
+    if let Some(help) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    lsp::Diagnostic {
+        range: range(file, d.span, encoding),
+        severity: Some(severity),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        code_description: rule_url(d.code).parse().ok().map(|href| CodeDescription { href }),
+        source: Some("stagelint".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_round_trip_in_both_encodings() {
+        let text = "a: é😀x\nb\r\nlast";
+        let lines = LineIndex::new(text);
+        let x = text.find('x').unwrap_or(0);
+        let utf16 = position(text, &lines, x, Encoding::Utf16);
+        assert_eq!(utf16, Position { line: 0, character: 6 });
+        let utf8 = position(text, &lines, x, Encoding::Utf8);
+        assert_eq!(utf8, Position { line: 0, character: 9 });
+        assert_eq!(offset(text, &lines, utf16, Encoding::Utf16), x);
+        assert_eq!(offset(text, &lines, utf8, Encoding::Utf8), x);
+        // Past the end of a line clamps before its line break.
+        let b_end = offset(text, &lines, Position { line: 1, character: 99 }, Encoding::Utf16);
+        assert_eq!(&text[b_end..b_end + 2], "\r\n");
+        assert_eq!(offset(text, &lines, Position { line: 9, character: 0 }, Encoding::Utf16), text.len());
+    }
+}

@@ -1,0 +1,117 @@
+//! Open documents: ropey text, applied edits in order, and the version each edit produced.
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
+
+use crate::lsp::convert::Encoding;
+
+/// One document the client has open.
+#[derive(Debug, Clone)]
+pub struct OpenDocument {
+    pub rope: Rope,
+    pub version: i32,
+}
+
+impl OpenDocument {
+    pub fn new(text: &str, version: i32) -> OpenDocument {
+        OpenDocument { rope: Rope::from_str(text), version }
+    }
+
+    /// Applies one change (a range edit, or the whole text when `range` is absent).
+    pub fn apply(&mut self, change: &TextDocumentContentChangeEvent, encoding: Encoding) {
+        match change.range {
+            Some(range) => {
+                let start = self.char_index(range.start, encoding);
+                let end = self.char_index(range.end, encoding).max(start);
+                self.rope.remove(start..end);
+                self.rope.insert(start, &change.text);
+            }
+            None => self.rope = Rope::from_str(&change.text),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        self.rope.to_string()
+    }
+
+    /// The rope char index of `pos`, clamped like the protocol says (past a line's end means
+    /// the end of that line's content; past the last line means the end of the text).
+    fn char_index(&self, pos: Position, encoding: Encoding) -> usize {
+        let line = pos.line as usize;
+        if line >= self.rope.len_lines() {
+            return self.rope.len_chars();
+        }
+        let line_start = self.rope.line_to_char(line);
+        let slice = self.rope.line(line);
+        let mut content_chars = slice.len_chars();
+        while content_chars > 0 && matches!(slice.char(content_chars - 1), '\n' | '\r') {
+            content_chars -= 1;
+        }
+        let column = match encoding {
+            Encoding::Utf16 => slice.utf16_cu_to_char((pos.character as usize).min(slice.len_utf16_cu())),
+            Encoding::Utf8 => slice.byte_to_char((pos.character as usize).min(slice.len_bytes())),
+        };
+        line_start + column.min(content_chars)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower_lsp_server::ls_types::Range;
+
+    fn edit(line: u32, from: u32, to: u32, text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(Range { start: Position { line, character: from }, end: Position { line, character: to } }),
+            range_length: None,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn utf16_edits_after_astral_characters() {
+        let mut doc = OpenDocument::new("name: 😀x\nid: a\n", 1);
+        // `x` is at UTF-16 column 8 (the emoji is two code units).
+        doc.apply(&edit(0, 8, 9, "y"), Encoding::Utf16);
+        assert_eq!(doc.text(), "name: 😀y\nid: a\n");
+        doc.apply(&edit(1, 4, 5, "plan"), Encoding::Utf16);
+        assert_eq!(doc.text(), "name: 😀y\nid: plan\n");
+    }
+
+    #[test]
+    fn utf8_edits_and_full_replacement() {
+        let mut doc = OpenDocument::new("é: 1\n", 1);
+        doc.apply(&edit(0, 4, 5, "2"), Encoding::Utf8);
+        assert_eq!(doc.text(), "é: 2\n");
+        doc.apply(
+            &TextDocumentContentChangeEvent { range: None, range_length: None, text: "x".into() },
+            Encoding::Utf8,
+        );
+        assert_eq!(doc.text(), "x");
+    }
+
+    #[test]
+    fn random_edits_match_a_plain_string() {
+        // Apply the same edits to a String through UTF-16 columns computed by hand.
+        let mut doc = OpenDocument::new("a😀b\nçd\n", 1);
+        let mut plain = String::from("a😀b\nçd\n");
+        for (line, from, to, text) in [(0u32, 3u32, 4u32, "Z"), (1, 0, 1, "c"), (0, 0, 0, "💡"), (1, 2, 2, "!")] {
+            doc.apply(&edit(line, from, to, text), Encoding::Utf16);
+            let lines: Vec<&str> = plain.split('\n').collect();
+            let to_byte = |l: usize, col: u32| {
+                let mut units = 0;
+                let base: usize = lines[..l].iter().map(|s| s.len() + 1).sum();
+                for (i, c) in lines[l].char_indices() {
+                    if units >= col as usize {
+                        return base + i;
+                    }
+                    units += c.len_utf16();
+                }
+                base + lines[l].len()
+            };
+            let (a, b) = (to_byte(line as usize, from), to_byte(line as usize, to));
+            plain.replace_range(a..b, text);
+            assert_eq!(doc.text(), plain);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! `stagelint lsp`: protocol glue over the same analysis as `stagelint check`. Nothing here
+//! decides what is wrong; it keeps documents, schedules analysis and converts results.
+
+pub mod convert;
+pub mod documents;
+mod server;
+
+/// Serves LSP over stdin/stdout until the client exits.
+pub fn run() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let (service, socket) = tower_lsp_server::LspService::new(server::Backend::new);
+        // One handler at a time: edits must apply in the order they were sent.
+        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            .concurrency_level(1)
+            .serve(service)
+            .await;
+    });
+    Ok(())
+}

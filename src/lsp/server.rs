@@ -1,0 +1,341 @@
+//! The `LanguageServer` implementation. State changes happen under one lock with no `.await`
+//! inside; analysis runs on a blocking thread, one at a time, always on the newest texts.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::watch;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::diagnostic::Diagnostic as Finding;
+use crate::lsp::convert::{self, Encoding};
+use crate::lsp::documents::OpenDocument;
+use crate::workspace::Workspace;
+use crate::workspace::discover::{ConfigCache, discover_with_overlay};
+
+pub(super) struct Backend {
+    client: Client,
+    state: Arc<Mutex<State>>,
+    changed: watch::Sender<u64>,
+}
+
+#[derive(Default)]
+struct State {
+    encoding: Option<Encoding>,
+    roots: Vec<PathBuf>,
+    documents: HashMap<PathBuf, OpenDocument>,
+    /// The URI each open document was opened with (unsaved files have no path on disk).
+    uris: HashMap<PathBuf, Uri>,
+    /// Bumped on every change; an analysis publishes only if nothing changed meanwhile.
+    generation: u64,
+    latest: Option<Arc<Analysis>>,
+    /// Files that currently show diagnostics in the client.
+    published: HashSet<PathBuf>,
+    /// Whether the client lets us register a file watcher at `initialized`.
+    dynamic_watchers: bool,
+}
+
+/// One finished check over the workspace and the open documents.
+struct Analysis {
+    workspace: Workspace,
+    diagnostics: Vec<Finding>,
+}
+
+impl State {
+    fn encoding(&self) -> Encoding {
+        self.encoding.unwrap_or(Encoding::Utf16)
+    }
+}
+
+impl Backend {
+    pub(super) fn new(client: Client) -> Backend {
+        let (changed, receiver) = watch::channel(0);
+        let state = Arc::new(Mutex::new(State::default()));
+        tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver));
+        Backend { client, state, changed }
+    }
+
+    /// Records a change and wakes the analysis task (which coalesces bursts of changes).
+    fn touch(&self) {
+        let generation = {
+            let mut state = lock(&self.state);
+            state.generation += 1;
+            state.generation
+        };
+        let _ = self.changed.send(generation);
+    }
+
+    fn with_analysis<T>(
+        &self,
+        uri: &Uri,
+        f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, Encoding) -> T,
+    ) -> Option<T> {
+        let (analysis, encoding) = {
+            let state = lock(&self.state);
+            (state.latest.clone()?, state.encoding())
+        };
+        let path = path_of(uri)?;
+        let file = analysis.workspace.file_at(&path)?;
+        Some(f(&analysis, file, encoding))
+    }
+}
+
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    // A panic while holding the lock must not take the server down with it.
+    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn path_of(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(|p| crate::workspace::discover::normalize(&p))
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let offered = params.capabilities.general.as_ref().and_then(|g| g.position_encodings.as_deref());
+        let encoding = Encoding::negotiate(offered);
+        let mut roots: Vec<PathBuf> =
+            params.workspace_folders.unwrap_or_default().iter().filter_map(|folder| path_of(&folder.uri)).collect();
+        #[allow(deprecated)]
+        if roots.is_empty()
+            && let Some(root) = params.root_uri.as_ref().and_then(path_of)
+        {
+            roots.push(root);
+        }
+        let dynamic_watchers = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
+        {
+            let mut state = lock(&self.state);
+            state.encoding = Some(encoding);
+            state.roots = roots;
+            state.dynamic_watchers = dynamic_watchers;
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(encoding.kind()),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    ..TextDocumentSyncOptions::default()
+                })),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                    ..CodeActionOptions::default()
+                })),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo { name: "stagelint".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let watch = lock(&self.state).dynamic_watchers;
+        if watch {
+            // Files that are not open still feed cross-file rules; hear about their changes.
+            let options = DidChangeWatchedFilesRegistrationOptions {
+                watchers: vec![FileSystemWatcher {
+                    glob_pattern: GlobPattern::String("**/*.{md,markdown,yaml,yml,json,toml}".into()),
+                    kind: None,
+                }],
+            };
+            let registration = Registration {
+                id: "stagelint-watch".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(options).ok(),
+            };
+            if let Err(error) = self.client.register_capability(vec![registration]).await {
+                self.client.log_message(MessageType::WARNING, format!("stagelint: no file watcher: {error}")).await;
+            }
+        }
+        self.touch();
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let Some(path) = path_of(&doc.uri) else { return };
+        {
+            let mut state = lock(&self.state);
+            state.documents.insert(path.clone(), OpenDocument::new(&doc.text, doc.version));
+            state.uris.insert(path, doc.uri);
+        }
+        self.touch();
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let Some(path) = path_of(&params.text_document.uri) else { return };
+        {
+            let mut state = lock(&self.state);
+            let encoding = state.encoding();
+            let Some(doc) = state.documents.get_mut(&path) else { return };
+            // Versions only grow; an older change arriving late is dropped.
+            if params.text_document.version <= doc.version {
+                return;
+            }
+            for change in &params.content_changes {
+                doc.apply(change, encoding);
+            }
+            doc.version = params.text_document.version;
+        }
+        self.touch();
+    }
+
+    async fn did_save(&self, _: DidSaveTextDocumentParams) {
+        self.touch();
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let Some(path) = path_of(&params.text_document.uri) else { return };
+        {
+            let mut state = lock(&self.state);
+            state.documents.remove(&path);
+            state.uris.remove(&path);
+        }
+        self.touch();
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        self.touch();
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let at = params.text_document_position_params;
+        Ok(self
+            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+                let (span, markdown) = crate::ide::hover::diagnostics_at(&analysis.diagnostics, file.id, offset)?;
+                Some(Hover {
+                    contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
+                    range: Some(convert::range(file, span, encoding)),
+                })
+            })
+            .flatten())
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri.clone();
+        Ok(self.with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+            let span = convert::span(file, params.range, encoding);
+            crate::ide::actions::actions_for(&analysis.diagnostics, file, span)
+                .into_iter()
+                .map(|action| {
+                    let edits = action
+                        .edits
+                        .iter()
+                        .map(|e| TextEdit {
+                            range: convert::range(file, e.span, encoding),
+                            new_text: e.replacement.clone(),
+                        })
+                        .collect();
+                    let diagnostic =
+                        convert::diagnostic(&analysis.workspace, &analysis.diagnostics[action.diagnostic], encoding);
+                    CodeActionOrCommand::CodeAction(CodeAction {
+                        title: action.title,
+                        kind: Some(CodeActionKind::QUICKFIX),
+                        diagnostics: Some(vec![diagnostic]),
+                        edit: Some(WorkspaceEdit {
+                            changes: Some(HashMap::from([(uri.clone(), edits)])),
+                            ..WorkspaceEdit::default()
+                        }),
+                        is_preferred: Some(action.preferred),
+                        ..CodeAction::default()
+                    })
+                })
+                .collect()
+        }))
+    }
+}
+
+/// Waits for changes, analyses the newest state, publishes. Runs for the server's lifetime.
+async fn analysis_loop(client: Client, state: Arc<Mutex<State>>, mut changed: watch::Receiver<u64>) {
+    while changed.changed().await.is_ok() {
+        let (generation, roots, overlay, versions) = {
+            let state = lock(&state);
+            let overlay: HashMap<PathBuf, String> =
+                state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
+            let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+            (state.generation, state.roots.clone(), overlay, versions)
+        };
+        let paths: Vec<PathBuf> = if roots.is_empty() { overlay.keys().cloned().collect() } else { roots };
+        let result = tokio::task::spawn_blocking(move || analyse(&paths, &overlay)).await;
+        let analysis = match result {
+            Ok(Ok(analysis)) => Arc::new(analysis),
+            Ok(Err(message)) => {
+                client.show_message(MessageType::ERROR, message).await;
+                continue;
+            }
+            Err(_) => {
+                client
+                    .log_message(MessageType::ERROR, "stagelint: the analysis panicked; keeping the last results")
+                    .await;
+                continue;
+            }
+        };
+        let publish = {
+            let mut state = lock(&state);
+            if state.generation != generation {
+                // Newer text arrived while this ran: its analysis follows; publish nothing stale.
+                continue;
+            }
+            state.latest = Some(analysis.clone());
+            let encoding = state.encoding();
+            let batches = batches(&analysis, &state.uris, &versions, encoding);
+            let now: HashSet<PathBuf> = batches.iter().filter(|b| !b.2.is_empty()).map(|b| b.0.clone()).collect();
+            let mut out = batches;
+            for cleared in state.published.difference(&now) {
+                if let Some(uri) = state.uris.get(cleared).cloned().or_else(|| Uri::from_file_path(cleared)) {
+                    out.push((cleared.clone(), uri, Vec::new(), versions.get(cleared).copied()));
+                }
+            }
+            state.published = now;
+            out
+        };
+        for (_, uri, diagnostics, version) in publish {
+            client.publish_diagnostics(uri, diagnostics, version).await;
+        }
+    }
+}
+
+type Batch = (PathBuf, Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>);
+
+/// Diagnostics per reported file, with the document version they were computed for.
+fn batches(
+    analysis: &Analysis,
+    uris: &HashMap<PathBuf, Uri>,
+    versions: &HashMap<PathBuf, i32>,
+    encoding: Encoding,
+) -> Vec<Batch> {
+    let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
+    for d in &analysis.diagnostics {
+        by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, encoding));
+    }
+    analysis
+        .workspace
+        .reported_files()
+        .filter_map(|file| {
+            let uri = uris.get(&file.path).cloned().or_else(|| convert::uri(file))?;
+            let diagnostics = by_file.remove(&file.id).unwrap_or_default();
+            Some((file.path.clone(), uri, diagnostics, versions.get(&file.path).copied()))
+        })
+        .collect()
+}
+
+fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> std::result::Result<Analysis, String> {
+    let mut configs = ConfigCache::new(None);
+    let workspace = discover_with_overlay(paths, &mut configs, overlay).map_err(|e| e.to_string())?;
+    let diagnostics = crate::check::check(&workspace);
+    Ok(Analysis { workspace, diagnostics })
+}

@@ -1,0 +1,273 @@
+//! The language server as an editor sees it: the real binary over stdio, JSON-RPC framing,
+//! position encodings, incremental edits, cross-file re-checks, hover and quick fixes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    /// Notifications seen while waiting for something else.
+    backlog: Vec<Value>,
+    next_id: i64,
+}
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Client {
+    fn start() -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_stagelint"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, messages) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.expect("Content-Length header")];
+                reader.read_exact(&mut body).expect("body");
+                if tx.send(serde_json::from_slice(&body).expect("JSON body")).is_err() {
+                    return;
+                }
+            }
+        });
+        Client { child, stdin, messages, backlog: Vec::new(), next_id: 1 }
+    }
+
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let response = self.wait(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
+        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        response["result"].clone()
+    }
+
+    /// The next message matching `wanted`; answers server requests and keeps other messages.
+    fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&mut wanted) {
+            return self.backlog.remove(i);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.messages.recv_timeout(left).expect("message before timeout");
+            if message.get("method").is_some() && message.get("id").is_some() {
+                // A server-to-client request (registerCapability): acknowledge it.
+                let id = message["id"].clone();
+                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                self.backlog.push(message);
+                continue;
+            }
+            if wanted(&message) {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// The next diagnostics published for `uri` that satisfy `check`.
+    fn diagnostics(&mut self, uri: &str, check: impl Fn(&[Value]) -> bool) -> (Vec<Value>, Value) {
+        loop {
+            let message = self.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri);
+            let list = message["params"]["diagnostics"].as_array().cloned().unwrap_or_default();
+            if check(&list) {
+                return (list, message["params"]["version"].clone());
+            }
+        }
+    }
+
+    fn initialize(&mut self, root: &Path, encodings: &[&str]) -> Value {
+        let result = self.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri(root),
+                "workspaceFolders": [{"uri": uri(root), "name": "test"}],
+                "capabilities": {
+                    "general": {"positionEncodings": encodings},
+                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
+                }
+            }),
+        );
+        self.notify("initialized", json!({}));
+        result
+    }
+
+    fn open(&mut self, path: &Path, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
+        );
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown"}));
+        self.notify("exit", json!(null));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+    }
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+const STAGE: &str = "---\nid: plan\nname: Plan 😀\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n";
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("sm.yaml"), "entry: plan\n").expect("write");
+    std::fs::write(dir.path().join("plan.md"), STAGE).expect("write");
+    dir
+}
+
+#[test]
+fn negotiates_utf8_when_offered_else_utf16() {
+    let dir = workspace();
+    let mut client = Client::start();
+    let result = client.initialize(dir.path(), &["utf-8", "utf-16"]);
+    assert_eq!(result["capabilities"]["positionEncoding"], "utf-8");
+    assert_eq!(result["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
+    // Under UTF-8 the same finding starts at byte column 29 (the emoji is 4 bytes).
+    let path = dir.path().join("plan.md");
+    client.open(&path, &STAGE.replace("allowedTools: [Read]", "allowedTools: [Read, \"😀\", Raed]"));
+    let (list, _) = client.diagnostics(&uri(&path), |l| !l.is_empty());
+    let tool = list.iter().find(|d| d["message"].as_str().unwrap_or("").contains("Raed")).expect("UnknownTool");
+    assert_eq!(tool["range"]["start"], json!({"line": 3, "character": 29}));
+    let mut client = Client::start();
+    let result = client.initialize(dir.path(), &["utf-16"]);
+    assert_eq!(result["capabilities"]["positionEncoding"], "utf-16");
+}
+
+#[test]
+fn diagnostics_follow_incremental_edits_with_utf16_columns() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::start();
+    client.initialize(dir.path(), &["utf-16"]);
+    // Unknown tools after an emoji on the same line: columns must count UTF-16 units.
+    let broken = STAGE.replace("allowedTools: [Read]", "allowedTools: [Read, \"😀\", Raed]");
+    client.open(&path, &broken);
+    let (list, version) = client.diagnostics(&uri(&path), |l| !l.is_empty());
+    assert_eq!(version, 1);
+    let tool = list.iter().find(|d| d["message"].as_str().unwrap_or("").contains("Raed")).expect("UnknownTool");
+    assert_eq!(tool["code"], "sm/UnknownTool");
+    // `allowedTools: [Read, ` is 21 units and `"😀", ` is 6 (the emoji is a surrogate pair).
+    assert_eq!(tool["range"], json!({"start": {"line": 3, "character": 27}, "end": {"line": 3, "character": 31}}));
+    assert_eq!(tool["codeDescription"]["href"], "https://stagelint.dev/rules/sm/UnknownTool");
+    // An edit on the emoji line: replace `😀` (2 UTF-16 units at character 11) with `x`.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&path), "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 2, "character": 11}, "end": {"line": 2, "character": 13}}, "text": "x"},
+                        {"range": {"start": {"line": 3, "character": 21}, "end": {"line": 3, "character": 31}}, "text": "Grep"}
+        ]}),
+    );
+    let (list, version) = client.diagnostics(&uri(&path), |l| l.is_empty());
+    assert!(list.is_empty());
+    assert_eq!(version, 2);
+}
+
+#[test]
+fn editing_one_file_rechecks_the_files_that_depend_on_it() {
+    let dir = workspace();
+    let plan = dir.path().join("plan.md");
+    let sm = dir.path().join("sm.yaml");
+    let mut client = Client::start();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.open(&plan, STAGE);
+    client.diagnostics(&uri(&plan), |l| l.is_empty());
+    // Rename the stage without saving: `entry: plan` in sm.yaml (not open) now names nothing.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&plan), "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 8}}, "text": "planning"}
+        ]}),
+    );
+    let (list, _) = client.diagnostics(&uri(&sm), |l| l.iter().any(|d| d["code"] == "sm/EntryStageMissing"));
+    assert!(list[0]["message"].as_str().unwrap_or("").contains("did you mean `planning`"), "{list:?}");
+    // Renaming it back clears sm.yaml again.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&plan), "version": 3}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 12}}, "text": "plan"}
+        ]}),
+    );
+    client.diagnostics(&uri(&sm), |l| l.is_empty());
+}
+
+#[test]
+fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::start();
+    client.initialize(dir.path(), &["utf-16"]);
+    let broken = STAGE.replace("turnCap: 5", "turncap: 5\nturnCap: 5");
+    client.open(&path, &broken);
+    client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/UnknownField"));
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 7, "character": 2}}),
+    );
+    let text = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(text.contains("sm/UnknownField") && text.contains("## What it does"), "{text}");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&path)},
+               "range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 7}},
+               "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = actions.as_array().expect("actions").iter().filter_map(|a| a["title"].as_str()).collect();
+    assert!(titles.contains(&"Replace with `turnCap`"), "{titles:?}");
+    assert!(titles.contains(&"Suppress `sm/UnknownField` on this line"), "{titles:?}");
+    let suppress =
+        actions.as_array().unwrap().iter().find(|a| a["title"] == "Suppress `sm/UnknownField` on this line").unwrap();
+    let edit = &suppress["edit"]["changes"][uri(&path)][0];
+    assert_eq!(edit["newText"], "# stagelint: ignore[sm/UnknownField]\n");
+    assert_eq!(edit["range"]["start"], json!({"line": 7, "character": 0}));
+}
