@@ -4,7 +4,9 @@ pub mod sm;
 pub mod stagelint;
 pub mod steps;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::ide;
+use crate::source::Span;
 use crate::workspace::Workspace;
 
 /// What every rule says about itself; `stagelint rules`, `explain`, config validation and
@@ -41,6 +43,46 @@ pub trait Family: Sync {
     /// Runs every rule of the family over the files it owns. Rules are pure: no IO, no config
     /// filtering (the collector in `check` applies `[rules]` and suppressions).
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>);
+
+    // Editor features (see `crate::ide`). Each returns nothing for files the family does not
+    // own, so the server can ask every family.
+
+    fn completions(&self, _workspace: &Workspace, _at: ide::Cursor) -> Vec<ide::CompletionItem> {
+        Vec::new()
+    }
+
+    fn hover(&self, _workspace: &Workspace, _at: ide::Cursor) -> Option<ide::HoverInfo> {
+        None
+    }
+
+    fn definitions(&self, _workspace: &Workspace, _at: ide::Cursor) -> Vec<ide::Target> {
+        Vec::new()
+    }
+
+    fn references(&self, _workspace: &Workspace, _at: ide::Cursor) -> Vec<ide::Target> {
+        Vec::new()
+    }
+
+    /// `None` when the cursor is not on something of this family; `Some(Err)` to refuse.
+    fn prepare_rename(&self, _workspace: &Workspace, _at: ide::Cursor) -> Option<Result<Span, String>> {
+        None
+    }
+
+    fn rename(&self, _workspace: &Workspace, _at: ide::Cursor, _new_name: &str) -> Option<ide::RenameResult> {
+        None
+    }
+
+    fn symbols(&self, _workspace: &Workspace, _file: FileId) -> Vec<ide::Symbol> {
+        Vec::new()
+    }
+
+    fn links(&self, _workspace: &Workspace, _file: FileId) -> Vec<ide::Link> {
+        Vec::new()
+    }
+
+    fn folds(&self, _workspace: &Workspace, _file: FileId) -> Vec<ide::Fold> {
+        Vec::new()
+    }
 }
 
 /// Every family, in a stable order.

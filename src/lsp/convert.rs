@@ -6,7 +6,7 @@ use tower_lsp_server::ls_types::{
     Range, Uri,
 };
 
-use crate::diagnostic::{Diagnostic, Severity, render::rule_url};
+use crate::diagnostic::{Diagnostic, Edit, FileId, Severity, render::rule_url};
 use crate::source::{LineIndex, Span, line_index::floor_char_boundary};
 use crate::workspace::{SourceFile, Workspace};
 
@@ -122,6 +122,72 @@ pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, encoding: Encoding) -> 
         related_information: (!related.is_empty()).then_some(related),
         tags: None,
         data: None,
+    }
+}
+
+pub fn locations(workspace: &Workspace, targets: &[crate::ide::Target], encoding: Encoding) -> Vec<Location> {
+    targets
+        .iter()
+        .filter_map(|t| {
+            let file = workspace.file(t.file);
+            Some(Location { uri: uri(file)?, range: range(file, t.span, encoding) })
+        })
+        .collect()
+}
+
+pub fn workspace_edit(workspace: &Workspace, edits: &[(FileId, Edit)], encoding: Encoding) -> lsp::WorkspaceEdit {
+    let mut changes: std::collections::HashMap<Uri, Vec<lsp::TextEdit>> = std::collections::HashMap::new();
+    for (id, edit) in edits {
+        let file = workspace.file(*id);
+        let Some(uri) = uri(file) else { continue };
+        changes
+            .entry(uri)
+            .or_default()
+            .push(lsp::TextEdit { range: range(file, edit.span, encoding), new_text: edit.replacement.clone() });
+    }
+    lsp::WorkspaceEdit { changes: Some(changes), ..lsp::WorkspaceEdit::default() }
+}
+
+pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, encoding: Encoding) -> lsp::CompletionItem {
+    use crate::ide::CompletionKind;
+    let kind = match item.kind {
+        CompletionKind::Field => lsp::CompletionItemKind::FIELD,
+        CompletionKind::Value => lsp::CompletionItemKind::ENUM_MEMBER,
+        CompletionKind::Reference => lsp::CompletionItemKind::REFERENCE,
+        CompletionKind::Variable => lsp::CompletionItemKind::VARIABLE,
+    };
+    let new_text = item.insert.clone().unwrap_or_else(|| item.label.clone());
+    lsp::CompletionItem {
+        label: item.label,
+        kind: Some(kind),
+        detail: item.detail,
+        documentation: item.documentation.map(|value| {
+            lsp::Documentation::MarkupContent(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value })
+        }),
+        text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
+            range: range(file, item.replace, encoding),
+            new_text,
+        })),
+        ..lsp::CompletionItem::default()
+    }
+}
+
+#[allow(deprecated)]
+pub fn symbol(file: &SourceFile, symbol: crate::ide::Symbol, encoding: Encoding) -> lsp::DocumentSymbol {
+    let kind = match symbol.kind {
+        crate::ide::SymbolKind::Node => lsp::SymbolKind::CLASS,
+        crate::ide::SymbolKind::Field => lsp::SymbolKind::FIELD,
+    };
+    lsp::DocumentSymbol {
+        name: symbol.name,
+        detail: symbol.detail,
+        kind,
+        tags: None,
+        deprecated: None,
+        range: range(file, symbol.span, encoding),
+        selection_range: range(file, symbol.selection, encoding),
+        children: (!symbol.children.is_empty())
+            .then(|| symbol.children.into_iter().map(|c| self::symbol(file, c, encoding)).collect()),
     }
 }
 

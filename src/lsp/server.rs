@@ -11,6 +11,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::diagnostic::Diagnostic as Finding;
+use crate::ide;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
 use crate::workspace::Workspace;
@@ -20,6 +21,8 @@ pub(super) struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
     changed: watch::Sender<u64>,
+    /// The generation of the newest stored analysis, for requests that need fresh results.
+    analysed: watch::Receiver<u64>,
 }
 
 #[derive(Default)]
@@ -36,6 +39,8 @@ struct State {
     published: HashSet<PathBuf>,
     /// Whether the client lets us register a file watcher at `initialized`.
     dynamic_watchers: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
+    pull: bool,
 }
 
 /// One finished check over the workspace and the open documents.
@@ -53,9 +58,10 @@ impl State {
 impl Backend {
     pub(super) fn new(client: Client) -> Backend {
         let (changed, receiver) = watch::channel(0);
+        let (done, analysed) = watch::channel(0);
         let state = Arc::new(Mutex::new(State::default()));
-        tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver));
-        Backend { client, state, changed }
+        tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver, done));
+        Backend { client, state, changed, analysed }
     }
 
     /// Records a change and wakes the analysis task (which coalesces bursts of changes).
@@ -68,11 +74,17 @@ impl Backend {
         let _ = self.changed.send(generation);
     }
 
-    fn with_analysis<T>(
+    /// Runs `f` on the analysis of the newest text (waiting for it, briefly, when an edit is
+    /// still being analysed), for the file at `uri`.
+    async fn with_analysis<T>(
         &self,
         uri: &Uri,
         f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, Encoding) -> T,
     ) -> Option<T> {
+        let wanted = lock(&self.state).generation;
+        let mut analysed = self.analysed.clone();
+        // A slow analysis must not hang the editor: after a while, answer from the last results.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), analysed.wait_for(|g| *g >= wanted)).await;
         let (analysis, encoding) = {
             let state = lock(&self.state);
             (state.latest.clone()?, state.encoding())
@@ -104,6 +116,7 @@ impl LanguageServer for Backend {
         {
             roots.push(root);
         }
+        let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
         let dynamic_watchers = params
             .capabilities
             .workspace
@@ -116,6 +129,7 @@ impl LanguageServer for Backend {
             state.encoding = Some(encoding);
             state.roots = roots;
             state.dynamic_watchers = dynamic_watchers;
+            state.pull = pull;
         }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
@@ -127,6 +141,32 @@ impl LanguageServer for Backend {
                     ..TextDocumentSyncOptions::default()
                 })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(
+                        [".", "{", "[", ":", " ", "\"", "$"].iter().map(|c| c.to_string()).collect(),
+                    ),
+                    ..CompletionOptions::default()
+                }),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                diagnostic_provider: pull.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("stagelint".into()),
+                        inter_file_dependencies: true,
+                        workspace_diagnostics: false,
+                        ..DiagnosticOptions::default()
+                    })
+                }),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                     code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
                     ..CodeActionOptions::default()
@@ -216,51 +256,213 @@ impl LanguageServer for Backend {
         Ok(self
             .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
-                let (span, markdown) = crate::ide::hover::diagnostics_at(&analysis.diagnostics, file.id, offset)?;
+                let cursor = ide::Cursor { file: file.id, offset };
+                let family = ide::hover(&analysis.workspace, cursor);
+                let finding = ide::hover::diagnostics_at(&analysis.diagnostics, file.id, offset);
+                let (span, markdown) = match (family, finding) {
+                    (Some(info), Some((span, text))) => {
+                        (info.span.cover(span), format!("{text}\n\n---\n\n{}", info.markdown))
+                    }
+                    (Some(info), None) => (info.span, info.markdown),
+                    (None, Some(found)) => found,
+                    (None, None) => return None,
+                };
                 Some(Hover {
                     contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
                     range: Some(convert::range(file, span, encoding)),
                 })
             })
+            .await
             .flatten())
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
-        Ok(self.with_analysis(&params.text_document.uri, |analysis, file, encoding| {
-            let span = convert::span(file, params.range, encoding);
-            crate::ide::actions::actions_for(&analysis.diagnostics, file, span)
-                .into_iter()
-                .map(|action| {
-                    let edits = action
-                        .edits
-                        .iter()
-                        .map(|e| TextEdit {
-                            range: convert::range(file, e.span, encoding),
-                            new_text: e.replacement.clone(),
+        Ok(self
+            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+                let span = convert::span(file, params.range, encoding);
+                ide::actions::actions_for(&analysis.diagnostics, file, span)
+                    .into_iter()
+                    .map(|action| {
+                        let edits = action
+                            .edits
+                            .iter()
+                            .map(|e| TextEdit {
+                                range: convert::range(file, e.span, encoding),
+                                new_text: e.replacement.clone(),
+                            })
+                            .collect();
+                        let diagnostic = convert::diagnostic(
+                            &analysis.workspace,
+                            &analysis.diagnostics[action.diagnostic],
+                            encoding,
+                        );
+                        CodeActionOrCommand::CodeAction(CodeAction {
+                            title: action.title,
+                            kind: Some(CodeActionKind::QUICKFIX),
+                            diagnostics: Some(vec![diagnostic]),
+                            edit: Some(WorkspaceEdit {
+                                changes: Some(HashMap::from([(uri.clone(), edits)])),
+                                ..WorkspaceEdit::default()
+                            }),
+                            is_preferred: Some(action.preferred),
+                            ..CodeAction::default()
                         })
-                        .collect();
-                    let diagnostic =
-                        convert::diagnostic(&analysis.workspace, &analysis.diagnostics[action.diagnostic], encoding);
-                    CodeActionOrCommand::CodeAction(CodeAction {
-                        title: action.title,
-                        kind: Some(CodeActionKind::QUICKFIX),
-                        diagnostics: Some(vec![diagnostic]),
-                        edit: Some(WorkspaceEdit {
-                            changes: Some(HashMap::from([(uri.clone(), edits)])),
-                            ..WorkspaceEdit::default()
-                        }),
-                        is_preferred: Some(action.preferred),
-                        ..CodeAction::default()
                     })
-                })
-                .collect()
-        }))
+                    .collect()
+            })
+            .await)
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let at = params.text_document_position;
+        Ok(self
+            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+                let items: Vec<CompletionItem> =
+                    ide::completions(&analysis.workspace, ide::Cursor { file: file.id, offset })
+                        .into_iter()
+                        .map(|item| convert::completion(file, item, encoding))
+                        .collect();
+                (!items.is_empty()).then_some(CompletionResponse::Array(items))
+            })
+            .await
+            .flatten())
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let at = params.text_document_position_params;
+        Ok(self
+            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+                let targets = ide::definitions(&analysis.workspace, ide::Cursor { file: file.id, offset });
+                let locations = convert::locations(&analysis.workspace, &targets, encoding);
+                (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
+            })
+            .await
+            .flatten())
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let at = params.text_document_position;
+        Ok(self
+            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+                let cursor = ide::Cursor { file: file.id, offset };
+                let mut targets = ide::references(&analysis.workspace, cursor);
+                if params.context.include_declaration {
+                    targets.extend(ide::definitions(&analysis.workspace, cursor));
+                }
+                convert::locations(&analysis.workspace, &targets, encoding)
+            })
+            .await)
+    }
+
+    async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        let answer = self
+            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+                let offset = convert::offset(&file.text, &file.lines, params.position, encoding);
+                ide::prepare_rename(&analysis.workspace, ide::Cursor { file: file.id, offset })
+                    .map(|span| PrepareRenameResponse::Range(convert::range(file, span, encoding)))
+            })
+            .await;
+        match answer {
+            Some(Ok(range)) => Ok(Some(range)),
+            Some(Err(reason)) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(reason)),
+            None => Ok(None),
+        }
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let at = params.text_document_position;
+        let answer = self
+            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+                let edits: Vec<_> =
+                    ide::rename(&analysis.workspace, ide::Cursor { file: file.id, offset }, &params.new_name)?;
+                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding))
+            })
+            .await;
+        match answer {
+            Some(Ok(edit)) => Ok(Some(edit)),
+            Some(Err(reason)) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(reason)),
+            None => Ok(None),
+        }
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        Ok(self
+            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+                let symbols = ide::symbols(&analysis.workspace, file.id);
+                DocumentSymbolResponse::Nested(
+                    symbols.into_iter().map(|s| convert::symbol(file, s, encoding)).collect(),
+                )
+            })
+            .await)
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        Ok(self
+            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+                ide::links(&analysis.workspace, file.id)
+                    .into_iter()
+                    .filter_map(|link| {
+                        Some(DocumentLink {
+                            range: convert::range(file, link.span, encoding),
+                            target: Uri::from_file_path(&link.target),
+                            tooltip: None,
+                            data: None,
+                        })
+                    })
+                    .collect()
+            })
+            .await)
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        Ok(self
+            .with_analysis(&params.text_document.uri, |analysis, file, _| {
+                ide::folds(&analysis.workspace, file.id)
+                    .into_iter()
+                    .map(|fold| FoldingRange {
+                        start_line: fold.start_line as u32,
+                        end_line: fold.end_line as u32,
+                        kind: Some(FoldingRangeKind::Region),
+                        ..FoldingRange::default()
+                    })
+                    .collect()
+            })
+            .await)
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        let items = self
+            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+                analysis
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.file == file.id)
+                    .map(|d| convert::diagnostic(&analysis.workspace, d, encoding))
+                    .collect()
+            })
+            .await
+            .unwrap_or_default();
+        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+            RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: None, items },
+            },
+        )))
     }
 }
 
 /// Waits for changes, analyses the newest state, publishes. Runs for the server's lifetime.
-async fn analysis_loop(client: Client, state: Arc<Mutex<State>>, mut changed: watch::Receiver<u64>) {
+async fn analysis_loop(
+    client: Client,
+    state: Arc<Mutex<State>>,
+    mut changed: watch::Receiver<u64>,
+    done: watch::Sender<u64>,
+) {
     while changed.changed().await.is_ok() {
         let (generation, roots, overlay, versions) = {
             let state = lock(&state);
@@ -291,6 +493,10 @@ async fn analysis_loop(client: Client, state: Arc<Mutex<State>>, mut changed: wa
                 continue;
             }
             state.latest = Some(analysis.clone());
+            let _ = done.send(generation);
+            if state.pull {
+                continue;
+            }
             let encoding = state.encoding();
             let batches = batches(&analysis, &state.uris, &versions, encoding);
             let now: HashSet<PathBuf> = batches.iter().filter(|b| !b.2.is_empty()).map(|b| b.0.clone()).collect();
