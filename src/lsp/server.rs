@@ -406,13 +406,11 @@ impl LanguageServer for Backend {
             .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
                 ide::links(&analysis.workspace, file.id)
                     .into_iter()
-                    .filter_map(|link| {
-                        Some(DocumentLink {
-                            range: convert::range(file, link.span, encoding),
-                            target: Uri::from_file_path(&link.target),
-                            tooltip: None,
-                            data: None,
-                        })
+                    .map(|link| DocumentLink {
+                        range: convert::range(file, link.span, encoding),
+                        target: Uri::from_file_path(&link.target),
+                        tooltip: None,
+                        data: None,
                     })
                     .collect()
             })
