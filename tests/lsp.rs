@@ -91,8 +91,6 @@ impl Client {
                 // A server-to-client request (registerCapability): acknowledge it.
                 let id = message["id"].clone();
                 self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-                self.backlog.push(message);
-                continue;
             }
             if wanted(&message) {
                 return message;
@@ -270,4 +268,26 @@ fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     let edit = &suppress["edit"]["changes"][uri(&path)][0];
     assert_eq!(edit["newText"], "# stagelint: ignore[sm/UnknownField]\n");
     assert_eq!(edit["range"]["start"], json!({"line": 7, "character": 0}));
+}
+
+#[test]
+fn the_first_workspace_check_reports_progress() {
+    let dir = workspace();
+    let mut client = Client::start();
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(dir.path()),
+            "capabilities": {"window": {"workDoneProgress": true}}
+        }),
+    );
+    client.notify("initialized", json!({}));
+    let create = client.wait(|m| m["method"] == "window/workDoneProgress/create");
+    let token = create["params"]["token"].clone();
+    let begin = client.wait(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin");
+    assert_eq!(begin["params"]["token"], token);
+    assert!(begin["params"]["value"]["title"].as_str().unwrap_or("").contains("stagelint"));
+    let end = client.wait(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end");
+    assert_eq!(end["params"]["token"], token);
 }

@@ -41,6 +41,8 @@ struct State {
     dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
     pull: bool,
+    /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
+    progress: bool,
 }
 
 /// One finished check over the workspace and the open documents.
@@ -117,6 +119,7 @@ impl LanguageServer for Backend {
             roots.push(root);
         }
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
+        let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let dynamic_watchers = params
             .capabilities
             .workspace
@@ -130,6 +133,7 @@ impl LanguageServer for Backend {
             state.roots = roots;
             state.dynamic_watchers = dynamic_watchers;
             state.pull = pull;
+            state.progress = progress;
         }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
@@ -461,6 +465,7 @@ async fn analysis_loop(
     mut changed: watch::Receiver<u64>,
     done: watch::Sender<u64>,
 ) {
+    let mut first = true;
     while changed.changed().await.is_ok() {
         let (generation, roots, overlay, versions) = {
             let state = lock(&state);
@@ -470,7 +475,20 @@ async fn analysis_loop(
             (state.generation, state.roots.clone(), overlay, versions)
         };
         let paths: Vec<PathBuf> = if roots.is_empty() { overlay.keys().cloned().collect() } else { roots };
+        // The first check reads the whole workspace; show it as progress when the client can.
+        let indexing = if std::mem::take(&mut first) && lock(&state).progress {
+            let token = NumberOrString::String("stagelint-index".into());
+            match client.create_work_done_progress(token.clone()).await {
+                Ok(()) => Some(client.progress(token, "stagelint: checking the workspace").begin().await),
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
         let result = tokio::task::spawn_blocking(move || analyse(&paths, &overlay)).await;
+        if let Some(progress) = indexing {
+            progress.finish().await;
+        }
         let analysis = match result {
             Ok(Ok(analysis)) => Arc::new(analysis),
             Ok(Err(message)) => {
