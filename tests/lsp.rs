@@ -291,3 +291,38 @@ fn the_first_workspace_check_reports_progress() {
     let end = client.wait(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end");
     assert_eq!(end["params"]["token"], token);
 }
+
+#[test]
+fn a_change_rechecks_only_its_scope_and_watched_files_refresh_closed_ones() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for sm in ["a", "b"] {
+        std::fs::create_dir_all(dir.path().join(sm)).expect("mkdir");
+        std::fs::write(dir.path().join(sm).join("sm.yaml"), "entry: plan\n").expect("write");
+    }
+    let a = dir.path().join("a/plan.md");
+    let b = dir.path().join("b/plan.md");
+    std::fs::write(&a, STAGE).expect("write");
+    std::fs::write(&b, STAGE.replace("turnCap: 5", "turnCap: 0")).expect("write");
+    let mut client = Client::start();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.diagnostics(&uri(&b), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
+    client.open(&a, STAGE);
+    client.diagnostics(&uri(&a), |l| l.is_empty());
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&a), "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 7, "character": 9}, "end": {"line": 7, "character": 10}}, "text": "0"}
+        ]}),
+    );
+    client.diagnostics(&uri(&a), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
+    // Only `a/` was re-checked: nothing was sent again for `b/plan.md`.
+    assert!(
+        !client.backlog.iter().any(|m| m["params"]["uri"] == uri(&b)),
+        "b/plan.md was re-published: {:?}",
+        client.backlog
+    );
+    // Fix `b/plan.md` on disk (not open) and say so, as a file watcher would.
+    std::fs::write(&b, STAGE).expect("write");
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&b), "type": 2}]}));
+    client.diagnostics(&uri(&b), |l| l.is_empty());
+}

@@ -15,7 +15,7 @@ use crate::ide;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
 use crate::workspace::Workspace;
-use crate::workspace::discover::{ConfigCache, discover_with_overlay};
+use crate::workspace::discover::{ConfigCache, discover_with_overlay, scope_of};
 
 pub(super) struct Backend {
     client: Client,
@@ -34,9 +34,15 @@ struct State {
     uris: HashMap<PathBuf, Uri>,
     /// Bumped on every change; an analysis publishes only if nothing changed meanwhile.
     generation: u64,
-    latest: Option<Arc<Analysis>>,
-    /// Files that currently show diagnostics in the client.
-    published: HashSet<PathBuf>,
+    /// What changed since the last analysis started.
+    dirty: Dirty,
+    /// The last whole-workspace analysis.
+    root: Option<Arc<Analysis>>,
+    /// Newer analyses of single scopes (a state machine or agent directory, or one file),
+    /// made when a change touched only that scope.
+    scoped: HashMap<PathBuf, Arc<Analysis>>,
+    /// What each file currently shows in the client.
+    published: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
     /// Whether the client lets us register a file watcher at `initialized`.
     dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
@@ -51,9 +57,33 @@ struct Analysis {
     diagnostics: Vec<Finding>,
 }
 
+/// The scopes to re-check.
+#[derive(Default, Clone)]
+struct Dirty {
+    all: bool,
+    scopes: HashSet<PathBuf>,
+}
+
+impl Dirty {
+    fn is_empty(&self) -> bool {
+        !self.all && self.scopes.is_empty()
+    }
+
+    fn merge(&mut self, other: Dirty) {
+        self.all |= other.all;
+        self.scopes.extend(other.scopes);
+    }
+}
+
 impl State {
     fn encoding(&self) -> Encoding {
         self.encoding.unwrap_or(Encoding::Utf16)
+    }
+
+    /// The freshest analysis that covers `path`.
+    fn analysis_for(&self, path: &std::path::Path) -> Option<Arc<Analysis>> {
+        let scope = scope_of(path);
+        self.scoped.get(&scope).or(self.root.as_ref()).cloned()
     }
 }
 
@@ -66,10 +96,25 @@ impl Backend {
         Backend { client, state, changed, analysed }
     }
 
-    /// Records a change and wakes the analysis task (which coalesces bursts of changes).
-    fn touch(&self) {
+    /// Records that `changed` files changed (`None`: anything may have) and wakes the analysis
+    /// task, which coalesces bursts of changes.
+    fn touch(&self, changed: Option<&[PathBuf]>) {
         let generation = {
             let mut state = lock(&self.state);
+            match changed {
+                None => state.dirty.all = true,
+                Some(paths) => {
+                    for path in paths {
+                        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                        // A config governs everything below it.
+                        if crate::config::CONFIG_NAMES.contains(&name) {
+                            state.dirty.all = true;
+                        } else {
+                            state.dirty.scopes.insert(scope_of(path));
+                        }
+                    }
+                }
+            }
             state.generation += 1;
             state.generation
         };
@@ -87,11 +132,11 @@ impl Backend {
         let mut analysed = self.analysed.clone();
         // A slow analysis must not hang the editor: after a while, answer from the last results.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), analysed.wait_for(|g| *g >= wanted)).await;
+        let path = path_of(uri)?;
         let (analysis, encoding) = {
             let state = lock(&self.state);
-            (state.latest.clone()?, state.encoding())
+            (state.analysis_for(&path)?, state.encoding())
         };
-        let path = path_of(uri)?;
         let file = analysis.workspace.file_at(&path)?;
         Some(f(&analysis, file, encoding))
     }
@@ -201,7 +246,7 @@ impl LanguageServer for Backend {
                 self.client.log_message(MessageType::WARNING, format!("stagelint: no file watcher: {error}")).await;
             }
         }
-        self.touch();
+        self.touch(None);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -214,9 +259,9 @@ impl LanguageServer for Backend {
         {
             let mut state = lock(&self.state);
             state.documents.insert(path.clone(), OpenDocument::new(&doc.text, doc.version));
-            state.uris.insert(path, doc.uri);
+            state.uris.insert(path.clone(), doc.uri);
         }
-        self.touch();
+        self.touch(Some(&[path]));
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -234,11 +279,13 @@ impl LanguageServer for Backend {
             }
             doc.version = params.text_document.version;
         }
-        self.touch();
+        self.touch(Some(&[path]));
     }
 
-    async fn did_save(&self, _: DidSaveTextDocumentParams) {
-        self.touch();
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if let Some(path) = path_of(&params.text_document.uri) {
+            self.touch(Some(&[path]));
+        }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -248,11 +295,13 @@ impl LanguageServer for Backend {
             state.documents.remove(&path);
             state.uris.remove(&path);
         }
-        self.touch();
+        // The file on disk replaces the closed text.
+        self.touch(Some(&[path]));
     }
 
-    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
-        self.touch();
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let paths: Vec<PathBuf> = params.changes.iter().filter_map(|change| path_of(&change.uri)).collect();
+        self.touch(Some(&paths));
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
@@ -458,7 +507,8 @@ impl LanguageServer for Backend {
     }
 }
 
-/// Waits for changes, analyses the newest state, publishes. Runs for the server's lifetime.
+/// Waits for changes, analyses what they touched (the whole workspace at first, then only the
+/// changed scopes), publishes what changed. Runs for the server's lifetime.
 async fn analysis_loop(
     client: Client,
     state: Arc<Mutex<State>>,
@@ -467,14 +517,21 @@ async fn analysis_loop(
 ) {
     let mut first = true;
     while changed.changed().await.is_ok() {
-        let (generation, roots, overlay, versions) = {
-            let state = lock(&state);
+        let (generation, roots, overlay, versions, dirty) = {
+            let mut state = lock(&state);
+            let mut dirty = std::mem::take(&mut state.dirty);
+            if state.root.is_none() {
+                dirty.all = true;
+            }
             let overlay: HashMap<PathBuf, String> =
                 state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
             let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-            (state.generation, state.roots.clone(), overlay, versions)
+            (state.generation, state.roots.clone(), overlay, versions, dirty)
         };
-        let paths: Vec<PathBuf> = if roots.is_empty() { overlay.keys().cloned().collect() } else { roots };
+        if dirty.is_empty() {
+            let _ = done.send(generation);
+            continue;
+        }
         // The first check reads the whole workspace; show it as progress when the client can.
         let indexing = if std::mem::take(&mut first) && lock(&state).progress {
             let token = NumberOrString::String("stagelint-index".into());
@@ -485,12 +542,23 @@ async fn analysis_loop(
         } else {
             None
         };
-        let result = tokio::task::spawn_blocking(move || analyse(&paths, &overlay)).await;
+        let jobs: Vec<(Option<PathBuf>, Vec<PathBuf>)> = if dirty.all {
+            let paths = if roots.is_empty() { overlay.keys().cloned().collect() } else { roots };
+            vec![(None, paths)]
+        } else {
+            dirty.scopes.iter().map(|scope| (Some(scope.clone()), vec![scope.clone()])).collect()
+        };
+        let result = tokio::task::spawn_blocking(move || {
+            jobs.into_iter()
+                .map(|(scope, paths)| analyse(&paths, &overlay).map(|a| (scope, Arc::new(a))))
+                .collect::<std::result::Result<Vec<_>, String>>()
+        })
+        .await;
         if let Some(progress) = indexing {
             progress.finish().await;
         }
-        let analysis = match result {
-            Ok(Ok(analysis)) => Arc::new(analysis),
+        let analyses = match result {
+            Ok(Ok(analyses)) => analyses,
             Ok(Err(message)) => {
                 client.show_message(MessageType::ERROR, message).await;
                 continue;
@@ -505,54 +573,76 @@ async fn analysis_loop(
         let publish = {
             let mut state = lock(&state);
             if state.generation != generation {
-                // Newer text arrived while this ran: its analysis follows; publish nothing stale.
+                // Newer text arrived while this ran: its analysis follows, and redoes these scopes.
+                state.dirty.merge(dirty);
                 continue;
             }
-            state.latest = Some(analysis.clone());
-            let _ = done.send(generation);
-            if state.pull {
-                continue;
-            }
-            let encoding = state.encoding();
-            let batches = batches(&analysis, &state.uris, &versions, encoding);
-            let now: HashSet<PathBuf> = batches.iter().filter(|b| !b.2.is_empty()).map(|b| b.0.clone()).collect();
-            let mut out = batches;
-            for cleared in state.published.difference(&now) {
-                if let Some(uri) = state.uris.get(cleared).cloned().or_else(|| Uri::from_file_path(cleared)) {
-                    out.push((cleared.clone(), uri, Vec::new(), versions.get(cleared).copied()));
+            let mut out = Vec::new();
+            for (scope, analysis) in analyses {
+                match &scope {
+                    None => {
+                        state.root = Some(analysis.clone());
+                        state.scoped.clear();
+                    }
+                    Some(scope) => {
+                        state.scoped.insert(scope.clone(), analysis.clone());
+                    }
+                }
+                if !state.pull {
+                    out.extend(changed_batches(&mut state, scope.as_deref(), &analysis, &versions));
                 }
             }
-            state.published = now;
+            let _ = done.send(generation);
             out
         };
-        for (_, uri, diagnostics, version) in publish {
+        for (uri, diagnostics, version) in publish {
             client.publish_diagnostics(uri, diagnostics, version).await;
         }
     }
 }
 
-type Batch = (PathBuf, Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>);
-
-/// Diagnostics per reported file, with the document version they were computed for.
-fn batches(
+/// The (uri, diagnostics, version) to publish after `analysis` of `scope` (`None`: everything):
+/// files whose diagnostics changed, and files of the scope that no longer have any.
+fn changed_batches(
+    state: &mut State,
+    scope: Option<&std::path::Path>,
     analysis: &Analysis,
-    uris: &HashMap<PathBuf, Uri>,
     versions: &HashMap<PathBuf, i32>,
-    encoding: Encoding,
-) -> Vec<Batch> {
+) -> Vec<(Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>)> {
+    let encoding = state.encoding();
     let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
     for d in &analysis.diagnostics {
         by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, encoding));
     }
-    analysis
-        .workspace
-        .reported_files()
-        .filter_map(|file| {
-            let uri = uris.get(&file.path).cloned().or_else(|| convert::uri(file))?;
-            let diagnostics = by_file.remove(&file.id).unwrap_or_default();
-            Some((file.path.clone(), uri, diagnostics, versions.get(&file.path).copied()))
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut covered = HashSet::new();
+    for file in analysis.workspace.reported_files() {
+        covered.insert(file.path.clone());
+        let diagnostics = by_file.remove(&file.id).unwrap_or_default();
+                // Unchanged findings are not sent again; an open file hears once even when clean.
+        let before = state.published.get(&file.path);
+        let open = state.uris.contains_key(&file.path);
+        if before.map_or(diagnostics.is_empty() && !open, |b| *b == diagnostics) {
+            continue;
+        }
+        let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
+        out.push((uri, diagnostics.clone(), versions.get(&file.path).copied()));
+        state.published.insert(file.path.clone(), diagnostics);
+    }
+    // Files that showed findings and are gone from this scope (deleted, no longer ours).
+    let gone: Vec<PathBuf> = state
+        .published
+        .keys()
+        .filter(|path| !covered.contains(*path) && scope.is_none_or(|s| scope_of(path) == s))
+        .cloned()
+        .collect();
+    for path in gone {
+        if let Some(uri) = state.uris.get(&path).cloned().or_else(|| Uri::from_file_path(&path)) {
+            out.push((uri, Vec::new(), versions.get(&path).copied()));
+        }
+        state.published.remove(&path);
+    }
+    out
 }
 
 fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> std::result::Result<Analysis, String> {

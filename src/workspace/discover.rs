@@ -190,6 +190,27 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// What must be re-checked when `path` changes: its state machine or climpt agent directory,
+/// or the file alone. Editors use it to re-check only the files that depend on a change.
+pub fn scope_of(path: &Path) -> PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // `.agent/climpt/config/<agent>-steps-app.yml` belongs to `.agent/<agent>/`.
+    if let Some(agent) = name.strip_suffix("-steps-app.yml").or_else(|| name.strip_suffix("-steps-user.yml"))
+        && let Some(agents) = path.parent().and_then(Path::parent).and_then(Path::parent)
+    {
+        return agents.join(agent);
+    }
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let sm = find_sm_dir(dir);
+    let agent = find_agent_dir(path);
+    match (sm, agent) {
+        // The nearer one owns the file.
+        (Some(sm), Some(agent)) => if sm.starts_with(&agent) { sm } else { agent },
+        (Some(dir), None) | (None, Some(dir)) => dir,
+        (None, None) => path.to_path_buf(),
+    }
+}
+
 /// The nearest directory at or above `path` that is a climpt agent directory (holds
 /// `steps_registry.json` or `agent.json`), not crossing a repository root.
 fn find_agent_dir(path: &Path) -> Option<PathBuf> {
