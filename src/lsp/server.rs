@@ -619,7 +619,7 @@ fn changed_batches(
     for file in analysis.workspace.reported_files() {
         covered.insert(file.path.clone());
         let diagnostics = by_file.remove(&file.id).unwrap_or_default();
-                // Unchanged findings are not sent again; an open file hears once even when clean.
+        // Unchanged findings are not sent again; an open file hears once even when clean.
         let before = state.published.get(&file.path);
         let open = state.uris.contains_key(&file.path);
         if before.map_or(diagnostics.is_empty() && !open, |b| *b == diagnostics) {
