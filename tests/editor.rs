@@ -38,7 +38,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     let report = std::fs::read_to_string(&out).expect("the script wrote its report");
     let lines: Vec<&str> = report.lines().collect();
     assert_eq!(lines.first(), Some(&"found=true"), "{report}");
-        // The server sends UTF-16 columns (Neovim 0.7 offers nothing else); Neovim turns them into
+    // The server sends UTF-16 columns (Neovim 0.7 offers nothing else); Neovim turns them into
     // byte columns: `Raed` is at UTF-16 column 27 and byte column 29, after a 4-byte emoji.
     assert!(lines.contains(&"3:21:sm/UnknownTool"), "{report}");
     assert!(lines.contains(&"3:29:sm/UnknownTool"), "{report}");
