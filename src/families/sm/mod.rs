@@ -1,5 +1,6 @@
 //! The `sm/` family: stud-cli state-machine stage definitions and their `sm.yaml`.
 
+mod ide;
 pub mod model;
 mod rules;
 
@@ -54,6 +55,39 @@ impl Family for Sm {
 
     fn rules(&self) -> &'static [RuleMeta] {
         RULES
+    }
+
+    fn completions(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Vec<crate::ide::CompletionItem> {
+        ide::completions(workspace, at)
+    }
+
+    fn hover(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Option<crate::ide::HoverInfo> {
+        ide::hover(workspace, at)
+    }
+
+    fn definitions(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Vec<crate::ide::Target> {
+        ide::definitions(workspace, at)
+    }
+
+    fn references(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Vec<crate::ide::Target> {
+        ide::references(workspace, at)
+    }
+
+    fn prepare_rename(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Option<Result<Span, String>> {
+        ide::prepare_rename(workspace, at)
+    }
+
+    fn rename(
+        &self,
+        workspace: &Workspace,
+        at: crate::ide::Cursor,
+        new_name: &str,
+    ) -> Option<crate::ide::RenameResult> {
+        ide::rename(workspace, at, new_name)
+    }
+
+    fn symbols(&self, workspace: &Workspace, file: crate::diagnostic::FileId) -> Vec<crate::ide::Symbol> {
+        ide::symbols(workspace, file)
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {

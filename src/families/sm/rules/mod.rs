@@ -5,7 +5,7 @@ mod graph;
 mod schema;
 mod template;
 mod tools;
-mod upstream;
+pub(super) mod upstream;
 
 use crate::diagnostic::Diagnostic;
 use crate::families::sm::model::{Machine, StageDoc};

@@ -39,6 +39,23 @@ pub(super) fn check(machine: &Machine, graph: &Graph, out: &mut Vec<Diagnostic>)
     }
 }
 
+/// The stages whose result `ctx.upstream[index]` can be in the stage `id`, over every way into
+/// it, first way first (for the editor: completion, hover and navigation of `parsed` paths).
+pub(crate) fn predecessors<'a, 'w>(machine: &Machine<'a, 'w>, id: &str, index: usize) -> Vec<&'a StageDoc<'w>> {
+    let Some(graph) = super::graph::check(machine, &mut Vec::new()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<&'a StageDoc<'w>> = Vec::new();
+    for way in incoming(&graph, id) {
+        if let Some(Some(stage)) = way.results.get(index)
+            && !found.iter().any(|seen| seen.id() == stage.id())
+        {
+            found.push(stage);
+        }
+    }
+    found
+}
+
 fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
     let mut ways = Vec::new();
     if graph.entry == Some(id) {

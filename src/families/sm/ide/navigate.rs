@@ -1,0 +1,181 @@
+//! Navigation and rename. A stage's `id` value declares a stage id; `next.nextStages` (or
+//! `stages`), `next.join` and `sm.yaml` `entry` refer to one. Body placeholders lead to what
+//! they read: `ctx.upstream[i]` to the predecessor, `.parsed.x` to its completionSchema property,
+//! `stage.x` to the key, a declared `ctx.x` to its `sm.yaml` declaration.
+
+use super::{Scope, declared_in, schema_at, unquoted};
+use crate::diagnostic::{Edit, FileId};
+use crate::families::sm::model::StageDoc;
+use crate::ide::{Cursor, RenameResult, Target};
+use crate::source::Span;
+use crate::template::stage::{Segment, TagKind};
+use crate::util::is_kebab_case;
+use crate::workspace::{SourceFile, Workspace};
+
+/// A stage id written in the state machine.
+struct Occurrence {
+    file: FileId,
+    /// The id's text without quotes.
+    span: Span,
+    /// The whole scalar, quotes included (what the cursor may be on).
+    node: Span,
+    id: String,
+    declaration: bool,
+}
+
+impl Occurrence {
+    fn target(&self) -> Target {
+        Target { file: self.file, span: self.span }
+    }
+}
+
+/// Every stage id declared or referred to in the cursor file's state machine (or, for a stage
+/// outside any, in the file itself).
+fn occurrences(scope: &Scope) -> Vec<Occurrence> {
+    let stages: Vec<&StageDoc> = match scope.machine() {
+        Some(machine) => machine.stages,
+        None => scope.stages.iter().collect(),
+    };
+    let mut out = Vec::new();
+    let mut push = |file: &SourceFile, node: Span, id: &str, declaration: bool| {
+        let span = unquoted(&file.text, node);
+        out.push(Occurrence { file: file.id, span, node, id: id.to_string(), declaration });
+    };
+    for stage in stages {
+        if let Some((id, span)) = stage.stage_id() {
+            push(stage.file, span, id, true);
+        }
+        if let Some(plan) = stage.next() {
+            for (id, span) in plan.stages.iter().chain(&plan.join) {
+                push(stage.file, *span, id, false);
+            }
+        }
+    }
+    if let Some(sm) = scope.owner_sm()
+        && let Some((id, span)) = sm.entry()
+    {
+        push(sm.file, span, id, false);
+    }
+    out
+}
+
+fn under_cursor<'o>(scope: &Scope, all: &'o [Occurrence], offset: usize) -> Option<&'o Occurrence> {
+    all.iter().find(|o| o.file == scope.file.id && o.node.contains(offset))
+}
+
+pub(in crate::families::sm) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    let Some(scope) = Scope::at(workspace, at) else {
+        return Vec::new();
+    };
+    let all = occurrences(&scope);
+    if let Some(here) = under_cursor(&scope, &all, at.offset) {
+        return all.iter().filter(|o| o.declaration && o.id == here.id).map(Occurrence::target).collect();
+    }
+    match scope.stage() {
+        Some(stage) => placeholder_definitions(&scope, stage, at.offset),
+        None => Vec::new(),
+    }
+}
+
+fn placeholder_definitions(scope: &Scope, stage: &StageDoc, offset: usize) -> Vec<Target> {
+    let Some(TagKind::Path(path)) = stage.tags.iter().find(|t| t.span.contains(offset)).map(|t| &t.kind) else {
+        return Vec::new();
+    };
+    let segments = &path.segments;
+    let Some(last) = segments.iter().position(|s| s.span().contains(offset)) else {
+        return Vec::new();
+    };
+    let names: Vec<Option<&str>> = segments[..=last].iter().map(Segment::name).collect();
+    let here = |span: Span| Target { file: stage.id(), span };
+    match names.as_slice() {
+        [Some("stage"), Some(key)] => {
+            stage.root.as_ref().and_then(|r| r.entry(key)).map(|e| here(e.key.span)).into_iter().collect()
+        }
+        [Some("ctx"), Some(name)] => scope
+            .owner_sm()
+            .and_then(|sm| Some((sm.file, declared_in(sm, name)?.1)))
+            .map(|(file, item)| Target { file: file.id, span: unquoted(&file.text, item.span) })
+            .into_iter()
+            .collect(),
+        [Some("ctx"), Some("upstream"), None, rest @ ..] => {
+            let Segment::Index { index, .. } = segments[2] else {
+                return Vec::new();
+            };
+            let predecessors = scope.predecessors(stage, index);
+            match rest {
+                [] => predecessors
+                    .iter()
+                    .filter_map(|p| {
+                        let (_, span) = p.stage_id()?;
+                        Some(Target { file: p.id(), span: unquoted(&p.file.text, span) })
+                    })
+                    .collect(),
+                [Some("parsed"), .., Some(name)] => predecessors
+                    .iter()
+                    .filter_map(|p| {
+                        let parent = schema_at(p.field("completionSchema")?, &segments[4..last])?;
+                        let key = &parent.get("properties")?.entry(name)?.key;
+                        Some(Target { file: p.id(), span: unquoted(&p.file.text, key.span) })
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+pub(in crate::families::sm) fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    let Some(scope) = Scope::at(workspace, at) else {
+        return Vec::new();
+    };
+    let all = occurrences(&scope);
+    let Some(here) = under_cursor(&scope, &all, at.offset) else {
+        return Vec::new();
+    };
+    all.iter().filter(|o| !o.declaration && o.id == here.id).map(Occurrence::target).collect()
+}
+
+/// Why the cursor's position cannot be renamed.
+fn refusal(scope: &Scope) -> String {
+    match scope.stage() {
+        Some(stage) if stage.root.is_none() => {
+            "the frontmatter does not parse; fix it before renaming a stage id".into()
+        }
+        Some(_) => "only stage ids can be renamed in a stage definition: the `id` value, or an id in `next.nextStages` or `next.join`".into(),
+        None => "only stage ids can be renamed in a state machine file: the `entry` value".into(),
+    }
+}
+
+pub(in crate::families::sm) fn prepare_rename(workspace: &Workspace, at: Cursor) -> Option<Result<Span, String>> {
+    let scope = Scope::at(workspace, at)?;
+    let all = occurrences(&scope);
+    Some(under_cursor(&scope, &all, at.offset).map(|o| o.span).ok_or_else(|| refusal(&scope)))
+}
+
+pub(in crate::families::sm) fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> Option<RenameResult> {
+    let scope = Scope::at(workspace, at)?;
+    let all = occurrences(&scope);
+    let Some(here) = under_cursor(&scope, &all, at.offset) else {
+        return Some(Err(refusal(&scope)));
+    };
+    if !is_kebab_case(new_name) {
+        return Some(Err(format!(
+            "`{new_name}` is not a valid stage id: use lowercase kebab-case (a-z, 0-9, single hyphens), as in `run-tests`"
+        )));
+    }
+    if new_name == here.id {
+        return Some(Ok(Vec::new()));
+    }
+    if let Some(taken) = all.iter().find(|o| o.declaration && o.id == new_name) {
+        let display = &workspace.file(taken.file).display;
+        return Some(Err(format!("stage id `{new_name}` is already used by `{display}` in this state machine")));
+    }
+    let mut edits: Vec<(FileId, Edit)> = all
+        .iter()
+        .filter(|o| o.id == here.id)
+        .map(|o| (o.file, Edit { span: o.span, replacement: new_name.to_string() }))
+        .collect();
+    edits.sort_by_key(|(file, edit)| (*file, edit.span));
+    Some(Ok(edits))
+}
