@@ -205,7 +205,13 @@ pub fn scope_of(path: &Path) -> PathBuf {
     let agent = find_agent_dir(path);
     match (sm, agent) {
         // The nearer one owns the file.
-        (Some(sm), Some(agent)) => if sm.starts_with(&agent) { sm } else { agent },
+        (Some(sm), Some(agent)) => {
+            if sm.starts_with(&agent) {
+                sm
+            } else {
+                agent
+            }
+        }
         (Some(dir), None) | (None, Some(dir)) => dir,
         (None, None) => path.to_path_buf(),
     }
