@@ -1,15 +1,17 @@
 //! The `steps/` family: climpt agents — `steps_registry.json`, `agent.json`, step output
 //! schemas, C3L prompts and the breakdown config. Codes are climpt's own where it has one.
 
+mod ide;
 pub mod model;
 mod rules;
 pub mod schema_ref;
 
 use std::collections::HashMap;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::{Family, RuleMeta, declare_rules};
-use crate::source::{json, yaml};
+use crate::ide as editor;
+use crate::source::{Span, json, yaml};
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::{Agent, Doc};
@@ -147,6 +149,38 @@ impl Family for Steps {
             let agent = build_agent(workspace, registry, &docs, &by_path);
             rules::check_agent(&agent, out);
         }
+    }
+
+    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
+        ide::completions(workspace, at)
+    }
+
+    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
+        ide::hover(workspace, at)
+    }
+
+    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
+        ide::definitions(workspace, at)
+    }
+
+    fn references(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
+        ide::references(workspace, at)
+    }
+
+    fn prepare_rename(&self, workspace: &Workspace, at: editor::Cursor) -> Option<Result<Span, String>> {
+        ide::prepare_rename(workspace, at)
+    }
+
+    fn rename(&self, workspace: &Workspace, at: editor::Cursor, new_name: &str) -> Option<editor::RenameResult> {
+        ide::rename(workspace, at, new_name)
+    }
+
+    fn symbols(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Symbol> {
+        ide::symbols(workspace, file)
+    }
+
+    fn links(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Link> {
+        ide::links(workspace, file)
     }
 }
 
