@@ -326,3 +326,41 @@ fn a_change_rechecks_only_its_scope_and_watched_files_refresh_closed_ones() {
     client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&b), "type": 2}]}));
     client.diagnostics(&uri(&b), |l| l.is_empty());
 }
+
+#[test]
+fn a_quick_fix_can_edit_another_file() {
+    // allowedIntents lists `jump`; the schema's enum does not: the fix edits the schema file.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let agent = dir.path().join(".agent/fixer");
+    std::fs::create_dir_all(agent.join("schemas")).expect("mkdir");
+    let registry = include_str!("../examples/climpt/.agent/fixer/steps_registry.json").replacen(
+        "\"allowedIntents\": [\"next\", \"repeat\"]",
+        "\"allowedIntents\": [\"next\", \"repeat\", \"jump\"]",
+        1,
+    );
+    std::fs::write(agent.join("steps_registry.json"), &registry).expect("write");
+    std::fs::write(
+        agent.join("schemas/fixer.schema.json"),
+        include_str!("../examples/climpt/.agent/fixer/schemas/fixer.schema.json"),
+    )
+    .expect("write");
+    let path = agent.join("steps_registry.json");
+    let schema = agent.join("schemas/fixer.schema.json");
+    let mut client = Client::start();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.open(&path, &registry);
+    let (list, _) = client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "steps/SR-VALID-003"));
+    let finding = list.iter().find(|d| d["code"] == "steps/SR-VALID-003").expect("SR-VALID-003");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&path)}, "range": finding["range"], "context": {"diagnostics": []}}),
+    );
+    let fix = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"] == "Add `jump` to the schema's enum")
+        .unwrap_or_else(|| panic!("{actions}"));
+    let edits = &fix["edit"]["changes"][uri(&schema)];
+    assert_eq!(edits[0]["newText"], "[\"next\", \"repeat\", \"jump\"]", "{fix}");
+}

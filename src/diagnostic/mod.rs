@@ -66,12 +66,15 @@ pub enum Applicability {
     Unsafe,
 }
 
-/// A set of edits to the diagnostic's own file, with a title saying what it does.
+/// A set of edits to one file, with a title saying what it does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {
     pub title: String,
     pub applicability: Applicability,
     pub edits: Vec<Edit>,
+    /// The file the edits apply to, when it is not the diagnostic's own (a schema's enum for a
+    /// finding on a registry).
+    pub file: Option<FileId>,
 }
 
 /// One finding. `span` is the primary location in `file`.
@@ -119,7 +122,19 @@ impl Diagnostic {
     }
 
     pub fn with_fix(mut self, title: impl Into<String>, applicability: Applicability, edits: Vec<Edit>) -> Diagnostic {
-        self.fix = Some(Fix { title: title.into(), applicability, edits });
+        self.fix = Some(Fix { title: title.into(), applicability, edits, file: None });
+        self
+    }
+
+    /// A fix whose edits apply to another file than the diagnostic's.
+    pub fn with_fix_in(
+        mut self,
+        file: FileId,
+        title: impl Into<String>,
+        applicability: Applicability,
+        edits: Vec<Edit>,
+    ) -> Diagnostic {
+        self.fix = Some(Fix { title: title.into(), applicability, edits, file: Some(file) });
         self
     }
 

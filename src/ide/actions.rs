@@ -1,6 +1,6 @@
 //! Quick fixes: each finding's own fix, and "Suppress `code` on this line".
 
-use crate::diagnostic::{Diagnostic, Edit};
+use crate::diagnostic::{Diagnostic, Edit, FileId};
 use crate::source::Span;
 use crate::workspace::{FileKind, SourceFile};
 
@@ -8,6 +8,8 @@ use crate::workspace::{FileKind, SourceFile};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Action {
     pub title: String,
+    /// The file `edits` apply to.
+    pub file: FileId,
     pub edits: Vec<Edit>,
     /// Index of the diagnostic it fixes, in the slice given.
     pub diagnostic: usize,
@@ -23,11 +25,18 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
             continue;
         }
         if let Some(fix) = &d.fix {
-            out.push(Action { title: fix.title.clone(), edits: fix.edits.clone(), diagnostic: index, preferred: true });
+            out.push(Action {
+                title: fix.title.clone(),
+                file: fix.file.unwrap_or(d.file),
+                edits: fix.edits.clone(),
+                diagnostic: index,
+                preferred: true,
+            });
         }
         if let Some(edit) = suppress_edit(file, d) {
             out.push(Action {
                 title: format!("Suppress `{}` on this line", d.code),
+                file: file.id,
                 edits: vec![edit],
                 diagnostic: index,
                 preferred: false,

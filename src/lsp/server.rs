@@ -330,21 +330,13 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let uri = params.text_document.uri.clone();
         Ok(self
             .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
                 let span = convert::span(file, params.range, encoding);
                 ide::actions::actions_for(&analysis.diagnostics, file, span)
                     .into_iter()
                     .map(|action| {
-                        let edits = action
-                            .edits
-                            .iter()
-                            .map(|e| TextEdit {
-                                range: convert::range(file, e.span, encoding),
-                                new_text: e.replacement.clone(),
-                            })
-                            .collect();
+                        let edits: Vec<_> = action.edits.iter().map(|e| (action.file, e.clone())).collect();
                         let diagnostic = convert::diagnostic(
                             &analysis.workspace,
                             &analysis.diagnostics[action.diagnostic],
@@ -354,10 +346,7 @@ impl LanguageServer for Backend {
                             title: action.title,
                             kind: Some(CodeActionKind::QUICKFIX),
                             diagnostics: Some(vec![diagnostic]),
-                            edit: Some(WorkspaceEdit {
-                                changes: Some(HashMap::from([(uri.clone(), edits)])),
-                                ..WorkspaceEdit::default()
-                            }),
+                            edit: Some(convert::workspace_edit(&analysis.workspace, &edits, encoding)),
                             is_preferred: Some(action.preferred),
                             ..CodeAction::default()
                         })

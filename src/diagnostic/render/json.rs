@@ -42,6 +42,9 @@ struct JsonRelated<'a> {
 #[derive(Serialize)]
 struct JsonFix<'a> {
     title: &'a str,
+    /// Set when the edits apply to another file than the diagnostic's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
     applicability: Applicability,
     edits: Vec<JsonEdit<'a>>,
 }
@@ -102,14 +105,19 @@ fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a
             })
             .collect(),
         help: d.help.as_deref(),
-        fix: d.fix.as_ref().map(|fix| JsonFix {
-            title: &fix.title,
-            applicability: fix.applicability,
-            edits: fix
-                .edits
-                .iter()
-                .map(|e| JsonEdit { range: to_range(file, e.span), replacement: &e.replacement })
-                .collect(),
+        fix: d.fix.as_ref().map(|fix| {
+            let target = fix.file.map(|id| workspace.file(id));
+            let edited = target.unwrap_or(file);
+            JsonFix {
+                title: &fix.title,
+                path: target.map(|t| t.display.as_str()),
+                applicability: fix.applicability,
+                edits: fix
+                    .edits
+                    .iter()
+                    .map(|e| JsonEdit { range: to_range(edited, e.span), replacement: &e.replacement })
+                    .collect(),
+            }
         }),
         url: rule_url(d.code),
     }

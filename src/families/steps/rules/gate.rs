@@ -543,16 +543,17 @@ fn check_intent_enum<'a>(agent: &Agent<'a, 'a>, step: &Step<'a>, schema: Loc<'a>
     .with_help(
         "the LLM can only send what the enum lists and the gate only accepts what allowedIntents lists; climpt requires both to hold the same intents",
     );
-    // Dropping intents the enum cannot produce keeps the runtime behaviour (the LLM can never
-    // send them); adding intents would need transitions, so that is left to the author.
-    if allowed_lacks.is_empty() && !enum_values.is_empty() {
-        let kept: Vec<String> =
-            allowed_values.iter().filter(|i| enum_values.contains(i) || !listable(i)).map(|i| quote(i)).collect();
-        let replacement = format!("[{}]", kept.join(", "));
-        diagnostic = diagnostic.with_fix(
-            format!("Remove {} from allowedIntents (the schema's enum cannot produce it)", list(&enum_lacks)),
+    // The step already routes these intents (allowedIntents), so the schema should let the LLM
+    // send them: the fix edits the enum in the schema file. Intents the enum has and the step
+    // does not allow are left to the author (allowing them needs transitions too).
+    if !enum_lacks.is_empty() && enum_node.as_seq().is_some() {
+        let mut values: Vec<String> = enum_values.iter().map(|i| quote(i)).collect();
+        values.extend(enum_lacks.iter().map(|i| quote(i)));
+        diagnostic = diagnostic.with_fix_in(
+            target.file(),
+            format!("Add {} to the schema's enum", list(&enum_lacks)),
             Applicability::Unsafe,
-            vec![Edit { span: allowed_node.span, replacement }],
+            vec![Edit { span: enum_node.span, replacement: format!("[{}]", values.join(", ")) }],
         );
     }
     out.push(diagnostic);
