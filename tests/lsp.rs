@@ -364,3 +364,34 @@ fn a_quick_fix_can_edit_another_file() {
     let edits = &fix["edit"]["changes"][uri(&schema)];
     assert_eq!(edits[0]["newText"], "[\"next\", \"repeat\", \"jump\"]", "{fix}");
 }
+
+#[test]
+fn clients_that_pull_get_document_and_workspace_reports() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("plan.md"), STAGE.replace("turnCap: 5", "turnCap: 0")).expect("write");
+    let path = dir.path().join("plan.md");
+    let mut client = Client::start();
+    let result = client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(dir.path()),
+            "capabilities": {"textDocument": {"diagnostic": {"dynamicRegistration": false}}}
+        }),
+    );
+    assert_eq!(result["capabilities"]["diagnosticProvider"]["workspaceDiagnostics"], true);
+    client.notify("initialized", json!({}));
+    let report = client.request("workspace/diagnostic", json!({"previousResultIds": []}));
+    let items = report["items"].as_array().expect("items");
+    let plan = items.iter().find(|i| i["uri"] == uri(&path)).expect("plan.md, not open, is reported");
+    assert_eq!(plan["kind"], "full");
+    assert!(plan["items"].as_array().unwrap().iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"), "{plan}");
+    client.open(&path, STAGE);
+    let report = client.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri(&path)}}));
+    assert_eq!(report["kind"], "full");
+    assert_eq!(report["items"], json!([]), "the open text (fixed) wins over the file on disk");
+    assert!(
+        !client.backlog.iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "a pulling client gets no pushed diagnostics"
+    );
+}

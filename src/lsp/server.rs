@@ -212,7 +212,7 @@ impl LanguageServer for Backend {
                     DiagnosticServerCapabilities::Options(DiagnosticOptions {
                         identifier: Some("stagelint".into()),
                         inter_file_dependencies: true,
-                        workspace_diagnostics: false,
+                        workspace_diagnostics: true,
                         ..DiagnosticOptions::default()
                     })
                 }),
@@ -473,6 +473,43 @@ impl LanguageServer for Backend {
                     .collect()
             })
             .await)
+    }
+
+    async fn workspace_diagnostic(&self, _: WorkspaceDiagnosticParams) -> Result<WorkspaceDiagnosticReportResult> {
+        let wanted = lock(&self.state).generation;
+        let mut analysed = self.analysed.clone();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), analysed.wait_for(|g| *g >= wanted)).await;
+        let state = lock(&self.state);
+        let encoding = state.encoding();
+        // Each file from the freshest analysis that covers it.
+        let mut reports: HashMap<PathBuf, WorkspaceDocumentDiagnosticReport> = HashMap::new();
+        for analysis in state.root.iter().chain(state.scoped.values()) {
+            for file in analysis.workspace.reported_files() {
+                let Some(fresh) = state.analysis_for(&file.path) else { continue };
+                if !Arc::ptr_eq(&fresh, analysis) {
+                    continue;
+                }
+                let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
+                let items = analysis
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.file == file.id)
+                    .map(|d| convert::diagnostic(&analysis.workspace, d, encoding))
+                    .collect();
+                let version = state.documents.get(&file.path).map(|d| i64::from(d.version));
+                reports.insert(
+                    file.path.clone(),
+                    WorkspaceDocumentDiagnosticReport::Full(WorkspaceFullDocumentDiagnosticReport {
+                        uri,
+                        version,
+                        full_document_diagnostic_report: FullDocumentDiagnosticReport { result_id: None, items },
+                    }),
+                );
+            }
+        }
+        Ok(WorkspaceDiagnosticReportResult::Report(WorkspaceDiagnosticReport {
+            items: reports.into_values().collect(),
+        }))
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
