@@ -1,6 +1,7 @@
-//! The language server under a real editor: Neovim (headless) starts `stagelint lsp`, shows
-//! its diagnostics, and sends an incremental edit. CI installs Neovim (`.ci/run`); elsewhere
-//! the test says it was skipped when `nvim` is missing.
+//! The language server under a real editor: Neovim (headless), configured with the shipped
+//! `editors/neovim`, starts `stagelint lsp`, shows its diagnostics, sends an incremental edit,
+//! asks for a completion and a definition. CI installs Neovim (`.ci/run`); elsewhere the test
+//! says it was skipped when `nvim` is missing.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,7 +20,12 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     let stage = dir.path().join("plan.md");
     std::fs::write(
         &stage,
-        "---\nid: plan\nname: Plan\nallowedTools: [Read, \"😀\", Raed]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n",
+        "---\nid: plan\nname: Plan\nallowedTools: [Read, \"😀\", Raed]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\nnext:\n  nextStages: [review]\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("review.md"),
+        "---\nid: review\nname: Review\nallowedTools: []\ncompletionTool: submit_review\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nReview {{ctx.upstream[0].parsed}}. Call submit_review.\n",
     )
     .expect("write");
     let out = dir.path().join("out.txt");
@@ -28,6 +34,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-c"])
         .arg(format!("luafile {}", script.display()))
         .env("STAGELINT_BIN", env!("CARGO_BIN_EXE_stagelint"))
+        .env("STAGELINT_NVIM_CONFIG", Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/neovim"))
         .env("STAGE_FILE", &stage)
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
@@ -44,5 +51,8 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     assert!(lines.contains(&"3:29:sm/UnknownTool"), "{report}");
     assert!(lines.contains(&"cleared=true"), "{report}");
     let after: Vec<&&str> = lines.iter().skip_while(|l| !l.starts_with("cleared=")).skip(1).collect();
+    let after: Vec<&&str> = after.into_iter().take_while(|l| !l.contains('=')).collect();
     assert_eq!(after, vec![&"3:21:sm/UnknownTool"], "only the emoji entry is still unknown: {report}");
+    assert!(lines.contains(&"completion=review"), "stage ids are offered in nextStages: {report}");
+    assert!(lines.contains(&"definition=review.md:1:4"), "nextStages leads to review's id: {report}");
 }

@@ -1,21 +1,20 @@
--- Drives `stagelint lsp` from a real Neovim (0.7 or newer): open a broken stage, wait for
--- diagnostics, fix the line through a buffer edit (incremental sync), wait for them to clear.
+-- Drives `stagelint lsp` from a real Neovim (0.7 or newer) through the shipped configuration
+-- (editors/neovim): diagnostics, an incremental edit, a completion and a go-to-definition.
 local bin = os.getenv("STAGELINT_BIN")
 local file = os.getenv("STAGE_FILE")
 local out = os.getenv("OUT_FILE")
+local config_dir = os.getenv("STAGELINT_NVIM_CONFIG")
 local lines = {}
+
+package.path = config_dir .. "/lua/?.lua;" .. package.path
+vim.cmd("filetype on")
+require("stagelint").setup({ cmd = { bin, "lsp" } })
 
 local function code_of(d)
   return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or ""
 end
 
 vim.cmd("edit " .. file)
-local client = vim.lsp.start_client({
-  name = "stagelint",
-  cmd = { bin, "lsp" },
-  root_dir = vim.fn.fnamemodify(file, ":p:h"),
-})
-vim.lsp.buf_attach_client(0, client)
 
 local found = vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
 table.insert(lines, "found=" .. tostring(found))
@@ -36,6 +35,30 @@ for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(lines, string.format("%d:%d:%s", d.lnum, d.col, code_of(d)))
 end
 
+-- Completion of stage ids inside `nextStages: [` (line 10, 0-based 9, after the bracket).
+local uri = vim.uri_from_bufnr(0)
+local completion = vim.lsp.buf_request_sync(0, "textDocument/completion", {
+  textDocument = { uri = uri },
+  position = { line = 10, character = 15 },
+}, 10000)
+for _, response in pairs(completion or {}) do
+  local items = response.result and (response.result.items or response.result) or {}
+  for _, item in ipairs(items) do
+    table.insert(lines, "completion=" .. item.label)
+  end
+end
+
+-- Go to definition of `review` in `nextStages: [review]`.
+local definition = vim.lsp.buf_request_sync(0, "textDocument/definition", {
+  textDocument = { uri = uri },
+  position = { line = 10, character = 16 },
+}, 10000)
+for _, response in pairs(definition or {}) do
+  for _, location in ipairs(response.result or {}) do
+    table.insert(lines, string.format("definition=%s:%d:%d", vim.fn.fnamemodify(vim.uri_to_fname(location.uri), ":t"),
+      location.range.start.line, location.range.start.character))
+  end
+end
+
 vim.fn.writefile(lines, out)
-vim.lsp.stop_client(client)
 vim.cmd("qa!")
