@@ -1,0 +1,583 @@
+//! Every editor feature the language server offers, at the protocol level: the real binary
+//! over stdio, on a small `sm/` state machine and on the climpt `fixer` agent (`steps/`).
+//! Each answer is snapshotted with the temp dir replaced by `[ROOT]`.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A minimal JSON-RPC client over the server's stdio (a trimmed copy of the one in `lsp.rs`).
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+    /// Documents opened so far, with their last version.
+    versions: Vec<(PathBuf, i64)>,
+}
+
+impl Client {
+    fn start(root: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_stagelint"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, messages) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.expect("Content-Length header")];
+                reader.read_exact(&mut body).expect("body");
+                if tx.send(serde_json::from_slice(&body).expect("JSON body")).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut client = Client { child, stdin, messages, next_id: 1, versions: Vec::new() };
+        client.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri(root),
+                "workspaceFolders": [{"uri": uri(root), "name": "test"}],
+                "capabilities": {"general": {"positionEncodings": ["utf-16"]}}
+            }),
+        );
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The result of a request, or its error object.
+    fn try_request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.messages.recv_timeout(left).expect("answer before timeout");
+            if message.get("method").is_some() && message.get("id").is_some() {
+                // A server-to-client request: acknowledge it.
+                let id = message["id"].clone();
+                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            } else if message.get("id") == Some(&json!(id)) {
+                return match message.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(message["result"].clone()),
+                };
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.try_request(method, params).unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
+    /// Makes `text` the open text of `path` (opening it the first time).
+    fn set(&mut self, path: &Path, text: &str) {
+        match self.versions.iter_mut().find(|(p, _)| p == path) {
+            Some((_, version)) => {
+                *version += 1;
+                let version = *version;
+                self.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{"text": text}]}),
+                );
+            }
+            None => {
+                self.versions.push((path.to_path_buf(), 1));
+                let language = if path.extension().is_some_and(|e| e == "json") { "json" } else { "markdown" };
+                self.notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": uri(path), "languageId": language, "version": 1, "text": text}}),
+                );
+            }
+        }
+    }
+
+    /// Sets the text of `path` to `marked` without its `$0` and returns position params there.
+    fn at(&mut self, path: &Path, marked: &str) -> Value {
+        let offset = marked.find("$0").expect("a `$0` cursor");
+        let text = marked.replacen("$0", "", 1);
+        self.set(path, &text);
+        let before = &text[..offset];
+        let line = before.matches('\n').count();
+        let column: usize = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().map(char::len_utf16).sum();
+        json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": column}})
+    }
+
+    fn document(&mut self, method: &str, path: &Path) -> Value {
+        self.request(method, json!({"textDocument": {"uri": uri(path)}}))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown"}));
+        self.notify("exit", json!(null));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+    }
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+/// `value` with the temp dir replaced by `[ROOT]`, ready to snapshot. Objects keyed by URI
+/// (`WorkspaceEdit.changes`, a hash map in the server) are sorted so their order is stable.
+fn redact(root: &Path, value: &Value) -> Value {
+    let text = value.to_string().replace(&root.display().to_string(), "[ROOT]");
+    let mut value = serde_json::from_str(&text).expect("still JSON");
+    sort_uri_keys(&mut value);
+    value
+}
+
+fn sort_uri_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.keys().all(|k| k.starts_with("file://")) {
+                map.sort_keys();
+            }
+            map.values_mut().for_each(sort_uri_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_uri_keys),
+        _ => {}
+    }
+}
+
+fn labels(items: &Value) -> Vec<&str> {
+    items.as_array().expect("a completion list").iter().filter_map(|i| i["label"].as_str()).collect()
+}
+
+/// `text` with the first `from` replaced by `to`, which must occur.
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "`{from}` is in the text");
+    text.replacen(from, to, 1)
+}
+
+/// The (start line, start character) of a location or an edit's range.
+fn start(range: &Value) -> (u64, u64) {
+    (range["start"]["line"].as_u64().unwrap(), range["start"]["character"].as_u64().unwrap())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `sm/` family: plan → review.
+
+const SM: &str = "entry: plan\ncontext:\n  required: [task]\n";
+
+const PLAN: &str = "---
+id: plan
+name: Plan
+description: Decide what to do.
+allowedTools: [Read, Grep]
+completionTool: submit_plan
+completionSchema:
+  type: object
+  required: [summary]
+  properties:
+    summary: { type: string, description: One-line plan. }
+retryPolicy: { maxAttempts: 2, backoff: none }
+turnCap: 20
+resolutionPolicy: retry-later
+next:
+  nextStages: [review]
+---
+Task: {{ctx.task}}. Call submit_plan with a summary.
+";
+
+const REVIEW: &str = "---
+id: review
+name: Review
+allowedTools: [Read]
+completionTool: submit_review
+completionSchema:
+  type: object
+  properties:
+    approved: { type: boolean }
+retryPolicy: { maxAttempts: 1, backoff: none }
+turnCap: 10
+resolutionPolicy: fail
+---
+Plan: {{ctx.upstream[0].parsed.summary}}. Call submit_review.
+";
+
+struct Sm {
+    dir: tempfile::TempDir,
+    client: Client,
+}
+
+impl Sm {
+    fn new() -> Sm {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("sm.yaml"), SM).expect("write");
+        std::fs::write(dir.path().join("plan.md"), PLAN).expect("write");
+        std::fs::write(dir.path().join("review.md"), REVIEW).expect("write");
+        let client = Client::start(dir.path());
+        Sm { dir, client }
+    }
+
+    fn plan(&self) -> PathBuf {
+        self.dir.path().join("plan.md")
+    }
+
+    fn review(&self) -> PathBuf {
+        self.dir.path().join("review.md")
+    }
+
+    fn redact(&self, value: &Value) -> Value {
+        redact(self.dir.path(), value)
+    }
+}
+
+#[test]
+fn sm_completion() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let review = sm.review();
+
+    let at = sm.client.at(&plan, &edit(PLAN, "allowedTools: [Read, Grep]", "allowedTools: [Read, $0]"));
+    let tools = sm.client.request("textDocument/completion", at);
+    assert!(labels(&tools).contains(&"Grep"), "{tools}");
+    assert!(labels(&tools).contains(&"Bash"), "{tools}");
+    insta::assert_json_snapshot!("sm_completion_tools", sm.redact(&tools));
+
+    let at = sm.client.at(&plan, &edit(PLAN, "turnCap: 20\n", "turnCap: 20\n$0\n"));
+    let keys = sm.client.request("textDocument/completion", at);
+    // plan.md already has every other field: only the two optional ones left are offered.
+    assert_eq!(labels(&keys), ["inputsSchema", "tags"], "{keys}");
+    assert!(!labels(&keys).contains(&"turnCap"), "fields already present are not offered again: {keys}");
+    assert!(keys.as_array().unwrap().iter().all(|i| !i["documentation"].is_null()), "documented: {keys}");
+    insta::assert_json_snapshot!("sm_completion_keys", sm.redact(&keys));
+
+    sm.client.set(&plan, PLAN);
+    let at = sm.client.at(&plan, &edit(PLAN, "nextStages: [review]", "nextStages: [$0]"));
+    let stages = sm.client.request("textDocument/completion", at);
+    assert!(labels(&stages).contains(&"review"), "{stages}");
+    insta::assert_json_snapshot!("sm_completion_stages", sm.redact(&stages));
+
+    sm.client.set(&plan, PLAN);
+    let at = sm.client.at(&review, &edit(REVIEW, "parsed.summary}}", "parsed.$0}}"));
+    let properties = sm.client.request("textDocument/completion", at);
+    assert_eq!(labels(&properties), ["summary"], "{properties}");
+    insta::assert_json_snapshot!("sm_completion_upstream_properties", sm.redact(&properties));
+}
+
+#[test]
+fn sm_definition() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let review = sm.review();
+
+    let at = sm.client.at(&plan, &edit(PLAN, "nextStages: [review]", "nextStages: [rev$0iew]"));
+    let stage = sm.client.request("textDocument/definition", at);
+    assert_eq!(stage[0]["uri"], uri(&review), "{stage}");
+    assert_eq!(start(&stage[0]["range"]), (1, 4), "review.md's `id: review` value: {stage}");
+    insta::assert_json_snapshot!("sm_definition_next_stage", sm.redact(&stage));
+
+    let at = sm.client.at(&review, &edit(REVIEW, "parsed.summary", "parsed.sum$0mary"));
+    let property = sm.client.request("textDocument/definition", at);
+    assert_eq!(property[0]["uri"], uri(&plan), "{property}");
+    assert_eq!(property[0]["range"]["start"]["line"], 10, "plan's `summary:` property: {property}");
+    insta::assert_json_snapshot!("sm_definition_upstream_property", sm.redact(&property));
+}
+
+#[test]
+fn sm_references() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let review = sm.review();
+    let at = sm.client.at(&review, &edit(REVIEW, "id: review", "id: rev$0iew"));
+    let mut params = at.clone();
+    params["context"] = json!({"includeDeclaration": true});
+    let references = sm.client.request("textDocument/references", params);
+    let places: HashSet<(String, u64)> = references
+        .as_array()
+        .expect("locations")
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), start(&l["range"]).0))
+        .collect();
+    assert!(places.contains(&(uri(&plan), 15)), "plan's nextStages: {references}");
+    assert!(places.contains(&(uri(&review), 1)), "the declaration: {references}");
+    insta::assert_json_snapshot!("sm_references_stage_id", sm.redact(&references));
+
+    let mut params = at;
+    params["context"] = json!({"includeDeclaration": false});
+    let without = sm.client.request("textDocument/references", params);
+    assert!(!without.as_array().unwrap().iter().any(|l| l["uri"] == uri(&review)), "{without}");
+}
+
+#[test]
+fn sm_prepare_rename_and_rename() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let review = sm.review();
+
+    let at = sm.client.at(&review, &edit(REVIEW, "id: review", "id: rev$0iew"));
+    let range = sm.client.request("textDocument/prepareRename", at.clone());
+    assert_eq!(range, json!({"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 10}}));
+    insta::assert_json_snapshot!("sm_prepare_rename_stage_id", sm.redact(&range));
+
+    let elsewhere = sm.client.at(&review, &edit(REVIEW, "name: Review", "name: Rev$0iew"));
+    let refused = sm.client.try_request("textDocument/prepareRename", elsewhere).expect_err("refused");
+    assert_eq!(refused["code"], -32602, "invalid params: {refused}");
+    insta::assert_json_snapshot!("sm_prepare_rename_refused", sm.redact(&refused));
+
+    let mut params = sm.client.at(&review, &edit(REVIEW, "id: review", "id: rev$0iew"));
+    params["newName"] = json!("audit");
+    let rename = sm.client.request("textDocument/rename", params);
+    let changes = rename["changes"].as_object().expect("changes by URI");
+    assert_eq!(changes.len(), 2, "both files are edited: {rename}");
+    for path in [&plan, &review] {
+        let edits = changes[&uri(path)].as_array().expect("edits");
+        assert!(edits.iter().all(|e| e["newText"] == "audit"), "{rename}");
+    }
+    assert_eq!(start(&changes[&uri(&plan)][0]["range"]), (15, 15), "{rename}");
+    assert_eq!(start(&changes[&uri(&review)][0]["range"]), (1, 4), "{rename}");
+    insta::assert_json_snapshot!("sm_rename_stage_id", sm.redact(&rename));
+}
+
+#[test]
+fn sm_document_symbols_and_folding_ranges() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    sm.client.set(&plan, PLAN);
+    let symbols = sm.client.document("textDocument/documentSymbol", &plan);
+    assert!(!symbols.as_array().expect("symbols").is_empty(), "{symbols}");
+    assert!(symbols.to_string().contains("\"plan\""), "the stage id is in the outline: {symbols}");
+    insta::assert_json_snapshot!("sm_document_symbols", sm.redact(&symbols));
+
+    let folds = sm.client.document("textDocument/foldingRange", &plan);
+    // The frontmatter folds from its opening fence to its closing one (line 16); no family adds
+    // finer folds (completionSchema's block does not fold on its own).
+    assert_eq!(folds, json!([{"startLine": 0, "endLine": 16, "kind": "region"}]));
+    insta::assert_json_snapshot!("sm_folding_ranges", sm.redact(&folds));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `steps/` family: the climpt `fixer` agent.
+
+const REGISTRY: &str = include_str!("../examples/climpt/.agent/fixer/steps_registry.json");
+const FIXER: &str = "examples/climpt/.agent/fixer";
+
+struct Steps {
+    dir: tempfile::TempDir,
+    client: Client,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+impl Steps {
+    fn new() -> Steps {
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXER), &dir.path().join(".agent/fixer"));
+        let client = Client::start(dir.path());
+        Steps { dir, client }
+    }
+
+    fn registry(&self) -> PathBuf {
+        self.dir.path().join(".agent/fixer/steps_registry.json")
+    }
+
+    fn schema(&self) -> PathBuf {
+        self.dir.path().join(".agent/fixer/schemas/fixer.schema.json")
+    }
+
+    fn redact(&self, value: &Value) -> Value {
+        redact(self.dir.path(), value)
+    }
+}
+
+#[test]
+fn steps_completion() {
+    let mut steps = Steps::new();
+    let registry = steps.registry();
+
+    let marked = edit(REGISTRY, "\"next\": { \"target\": \"continuation.issue\" }", "\"next\": { \"target\": \"$0\" }");
+    let at = steps.client.at(&registry, &marked);
+    let targets = steps.client.request("textDocument/completion", at);
+    for step in ["initial.issue", "continuation.issue", "closure.issue"] {
+        assert!(labels(&targets).contains(&step), "{step}: {targets}");
+    }
+    insta::assert_json_snapshot!("steps_completion_targets", steps.redact(&targets));
+
+    // initial.issue allows `next` and `repeat`; with `next` written, a new key offers `repeat`.
+    let marked = edit(
+        REGISTRY,
+        "\"transitions\": { \"next\": { \"target\": \"continuation.issue\" }, \"repeat\": { \"target\": \"initial.issue\" } }",
+        "\"transitions\": { \"next\": { \"target\": \"continuation.issue\" },\n        \"$0\n      }",
+    );
+    let at = steps.client.at(&registry, &marked);
+    let intents = steps.client.request("textDocument/completion", at);
+    assert!(labels(&intents).contains(&"repeat"), "{intents}");
+    assert!(!labels(&intents).contains(&"handoff"), "not allowed in initial.issue: {intents}");
+    insta::assert_json_snapshot!("steps_completion_transition_intents", steps.redact(&intents));
+}
+
+#[test]
+fn steps_definition() {
+    let mut steps = Steps::new();
+    let registry = steps.registry();
+    let schema = steps.schema();
+    let schema_text = std::fs::read_to_string(&schema).expect("schema");
+
+    let marked = edit(
+        REGISTRY,
+        "\"next\": { \"target\": \"continuation.issue\" }",
+        "\"next\": { \"target\": \"contin$0uation.issue\" }",
+    );
+    let at = steps.client.at(&registry, &marked);
+    let step = steps.client.request("textDocument/definition", at);
+    assert_eq!(step[0]["uri"], uri(&registry), "{step}");
+    let key_line = REGISTRY.lines().position(|l| l.contains("\"continuation.issue\": {")).unwrap() as u64;
+    assert_eq!(step[0]["range"]["start"]["line"], key_line, "the step key: {step}");
+    insta::assert_json_snapshot!("steps_definition_transition_target", steps.redact(&step));
+
+    let marked = edit(
+        REGISTRY,
+        "\"intentSchemaRef\": \"#/properties/next_action/properties/action\"",
+        "\"intentSchemaRef\": \"#/properties/next_action/properties/act$0ion\"",
+    );
+    let at = steps.client.at(&registry, &marked);
+    let intent = steps.client.request("textDocument/definition", at);
+    assert_eq!(intent[0]["uri"], uri(&schema), "{intent}");
+    let line = intent[0]["range"]["start"]["line"].as_u64().unwrap() as usize;
+    // initial.issue's schema is the first with `next_action`; its enum is on that line.
+    let expected = schema_text.lines().position(|l| l.contains("\"enum\": [\"next\", \"repeat\"]")).unwrap();
+    assert_eq!(line, expected, "{intent}");
+    insta::assert_json_snapshot!("steps_definition_intent_schema_ref", steps.redact(&intent));
+
+    let marked = edit(REGISTRY, "\"file\": \"fixer.schema.json\"", "\"file\": \"fixer.sch$0ema.json\"");
+    let at = steps.client.at(&registry, &marked);
+    let file = steps.client.request("textDocument/definition", at);
+    assert_eq!(file[0]["uri"], uri(&schema), "{file}");
+    insta::assert_json_snapshot!("steps_definition_output_schema_file", steps.redact(&file));
+}
+
+#[test]
+fn steps_references_and_rename() {
+    let mut steps = Steps::new();
+    let registry = steps.registry();
+    let marked = edit(REGISTRY, "\"continuation.issue\": {", "\"continuation$0.issue\": {");
+
+    let mut params = steps.client.at(&registry, &marked);
+    params["context"] = json!({"includeDeclaration": false});
+    let references = steps.client.request("textDocument/references", params);
+    let list = references.as_array().expect("locations");
+    // Referenced by initial's `next` target and by its own `repeat` target.
+    assert!(list.len() >= 2, "{references}");
+    assert!(list.iter().all(|l| l["uri"] == uri(&registry)), "{references}");
+    insta::assert_json_snapshot!("steps_references_step_key", steps.redact(&references));
+
+    let at = steps.client.at(&registry, &marked);
+    let range = steps.client.request("textDocument/prepareRename", at.clone());
+    insta::assert_json_snapshot!("steps_prepare_rename_step_key", steps.redact(&range));
+
+    let elsewhere = edit(REGISTRY, "\"agentId\": \"fixer\"", "\"agent$0Id\": \"fixer\"");
+    let at_elsewhere = steps.client.at(&registry, &elsewhere);
+    let refused = steps.client.try_request("textDocument/prepareRename", at_elsewhere).expect_err("refused");
+    insta::assert_json_snapshot!("steps_prepare_rename_refused", steps.redact(&refused));
+
+    let mut params = steps.client.at(&registry, &marked);
+    params["newName"] = json!("continuation.work");
+    let rename = steps.client.request("textDocument/rename", params);
+    let changes = rename["changes"].as_object().expect("changes by URI");
+    let edits = changes[&uri(&registry)].as_array().expect("registry edits");
+    // The key, its `stepId`, and the two transition targets that name it.
+    let text_after = apply(REGISTRY, edits);
+    // Every mention of the step is renamed; `outputSchemaRef.schema` names a schema, not a step.
+    assert_eq!(edits.len(), 4, "{rename}");
+    assert_eq!(text_after.matches("\"continuation.work\"").count(), 4, "{text_after}");
+    assert_eq!(text_after.matches("\"continuation.issue\"").count(), 1, "{text_after}");
+    assert!(text_after.contains("\"schema\": \"continuation.issue\""), "{text_after}");
+    insta::assert_json_snapshot!("steps_rename_step_key", steps.redact(&rename));
+}
+
+/// `text` with LSP `edits` (ASCII text, UTF-16 positions) applied.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let offset =
+        |p: &Value| line_starts[p["line"].as_u64().unwrap() as usize] + p["character"].as_u64().unwrap() as usize;
+    let mut spans: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap()))
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = text.to_string();
+    for (from, to, new) in spans {
+        out.replace_range(from..to, new);
+    }
+    out
+}
+
+#[test]
+fn steps_document_symbols_and_links() {
+    let mut steps = Steps::new();
+    let registry = steps.registry();
+    steps.client.set(&registry, REGISTRY);
+    let symbols = steps.client.document("textDocument/documentSymbol", &registry);
+    let text = symbols.to_string();
+    for step in ["initial.issue", "continuation.issue", "closure.issue"] {
+        assert!(text.contains(step), "{step} is in the outline: {symbols}");
+    }
+    insta::assert_json_snapshot!("steps_document_symbols", steps.redact(&symbols));
+
+    let links = steps.client.document("textDocument/documentLink", &registry);
+    let targets: Vec<&str> = links.as_array().expect("links").iter().filter_map(|l| l["target"].as_str()).collect();
+    assert!(targets.contains(&uri(&steps.schema()).as_str()), "{links}");
+    insta::assert_json_snapshot!("steps_document_links", steps.redact(&links));
+}
