@@ -1,0 +1,455 @@
+//! Editor-perceived latency of `stagelint lsp`: the release binary over stdio, driven by a
+//! small JSON-RPC client, on generated workspaces. Run with
+//!
+//! ```text
+//! cargo bench --bench lsp_latency
+//! ```
+//!
+//! `cargo bench` builds the `stagelint` binary with the bench profile (release settings) and
+//! hands its path to benches as `CARGO_BIN_EXE_stagelint`, so nothing is built here.
+//!
+//! Scenarios (targets in brackets):
+//! 1. one 2,000-line stage open, 200 keystroke edits: edit -> the publish for its version
+//!    [p50 < 10 ms, p95 < 30 ms]; every edit changes the findings (odd edits type the `{` that
+//!    turns `{env.X}}` into the forbidden `{{env.X}}`, even edits delete it again);
+//! 2. a 2,000-file workspace (100 machines x 20 stages): renaming an open stage's `id` ->
+//!    the referring stage's diagnostics, and back, 50 times [< 50 ms];
+//! 3. 200 completions after `allowedTools: [` [p95 < 20 ms];
+//! 4. `initialize` -> first diagnostics on the 2,000-file workspace with one broken stage per
+//!    machine, 5 fresh servers [< 300 ms];
+//!
+//! plus the servers' peak RSS (VmHWM) [< 150 MB]. Every wait has a timeout.
+
+#[allow(dead_code)]
+mod generator;
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The longest any single reply or notification may take before the bench gives up.
+const WAIT: Duration = Duration::from_secs(15);
+const MACHINES: usize = 100;
+const STAGES: usize = 20;
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_stagelint"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start `stagelint lsp`");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, messages) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse::<usize>().ok();
+                    }
+                }
+                let Some(length) = length else { return };
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let Ok(message) = serde_json::from_slice::<Value>(&body) else { return };
+                if tx.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Server { child, stdin, messages, next_id: 1 }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write to server");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request; returns its id.
+    fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        let response = self.wait(method, |m| m["id"] == json!(id) && m.get("method").is_none());
+        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        response["result"].clone()
+    }
+
+    /// The next message matching `wanted`, dropping the others (and answering server requests).
+    fn wait(&mut self, what: &str, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .messages
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("timed out after {WAIT:?} waiting for {what}"));
+            if message.get("method").is_some() && message.get("id").is_some() {
+                let id = message["id"].clone();
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            }
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// The params of the next `publishDiagnostics` for `uri` that satisfy `check`.
+    fn published(&mut self, uri: &str, check: impl Fn(&Value) -> bool) -> Value {
+        self.wait(&format!("diagnostics for {uri}"), |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri && check(&m["params"])
+        })["params"]
+            .take()
+    }
+
+    fn initialize(&mut self, root: &Path) {
+        self.request(
+            "initialize",
+            json!({
+                "processId": std::process::id(),
+                "rootUri": uri(root),
+                "workspaceFolders": [{"uri": uri(root), "name": "bench"}],
+                "capabilities": {"general": {"positionEncodings": ["utf-16"]}}
+            }),
+        );
+        self.notify("initialized", json!({}));
+    }
+
+    fn open(&mut self, path: &Path, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
+        );
+    }
+
+    /// One incremental change: replace `[start, end)` on `line` (UTF-16 columns) with `text`.
+    fn change(&mut self, path: &Path, version: i32, line: usize, start: usize, end: usize, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{
+                "range": {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}},
+                "text": text
+            }]}),
+        );
+    }
+
+    /// Peak resident set size so far, in KiB.
+    fn peak_rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "shutdown"}));
+        self.notify("exit", json!(null));
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn diagnostics(params: &Value) -> &[Value] {
+    params["diagnostics"].as_array().map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn has_code(params: &Value, code: &str) -> bool {
+    diagnostics(params).iter().any(|d| d["code"] == code)
+}
+
+/// Latency samples and their nearest-rank percentiles.
+struct Samples {
+    name: &'static str,
+    values: Vec<Duration>,
+}
+
+impl Samples {
+    fn new(name: &'static str) -> Samples {
+        Samples { name, values: Vec::new() }
+    }
+
+    fn percentile(&self, p: f64) -> Duration {
+        let mut sorted = self.values.clone();
+        sorted.sort();
+        let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+        sorted[rank.clamp(1, sorted.len()) - 1]
+    }
+
+    fn max(&self) -> Duration {
+        self.values.iter().copied().max().unwrap_or_default()
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+/// The `(line, column)` of every `{env.` in `text` (ASCII, so UTF-16 columns are byte columns).
+fn env_sites(text: &str) -> Vec<(usize, usize)> {
+    text.lines().enumerate().filter_map(|(n, line)| line.find("{env.").map(|col| (n, col))).collect()
+}
+
+/// A valid stage whose body has 2,000 lines; each body line carries an inert `{env.Vn}}`
+/// (one brace short of a placeholder) and every fifth line real `ctx` placeholders.
+fn long_stage() -> String {
+    let mut text = String::from(
+        "---\nid: stage-0\nname: Long stage\ndescription: A stage with a 2,000-line body\nallowedTools: [Read, Grep, Glob, Edit]\ncompletionTool: submit_0\ncompletionSchema:\n  type: object\n  required: [summary]\n  properties:\n    summary: { type: string }\nretryPolicy:\n  maxAttempts: 2\n  backoff: none\nturnCap: 20\nresolutionPolicy: retry-later\n---\n",
+    );
+    text.push_str("# Long stage\n");
+    for i in 0..1998 {
+        if i % 5 == 0 {
+            text.push_str(&format!(
+                "Step {i}: work on {{{{ctx.task}}}} in branch {{{{ctx.branch}}}}; the literal {{env.V{i}}}}} stays text.\n"
+            ));
+        } else {
+            text.push_str(&format!(
+                "Step {i}: keep the change small, explain it, and leave {{env.V{i}}}}} alone as plain text.\n"
+            ));
+        }
+    }
+    text.push_str("When done, call `submit_0` with a `summary`.\n");
+    text
+}
+
+const SM_YAML: &str = "entry: stage-0\ncontext:\n  required: [task]\n  optional: [branch]\n";
+
+/// Scenario 1: keystrokes in one 2,000-line stage.
+fn long_file(samples: &mut Samples) -> Option<u64> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = long_stage();
+    std::fs::write(dir.path().join("sm.yaml"), SM_YAML).expect("write sm.yaml");
+    let path = dir.path().join("stage-0.md");
+    std::fs::write(&path, &text).expect("write stage");
+    let sites = env_sites(&text);
+    assert!(sites.len() >= 1998, "every body line has a `{{env.` site");
+
+    let mut server = Server::start();
+    server.initialize(dir.path());
+    server.open(&path, &text);
+    let first = server.published(&uri(&path), |p| p["version"] == 1);
+    assert!(diagnostics(&first).is_empty(), "the long stage must start clean: {first}");
+
+    for k in 0..200usize {
+        let version = k as i32 + 2;
+        // Pairs of edits at spread-out lines: type `{`, then delete it.
+        let (line, col) = sites[(k / 2 * 397) % sites.len()];
+        let start = Instant::now();
+        if k % 2 == 0 {
+            server.change(&path, version, line, col, col, "{");
+        } else {
+            server.change(&path, version, line, col, col + 1, "");
+        }
+        let params = server.published(&uri(&path), |p| p["version"] == version);
+        samples.values.push(start.elapsed());
+        let expected = if k % 2 == 0 { 1 } else { 0 };
+        assert_eq!(diagnostics(&params).len(), expected, "edit {k}: {params}");
+        if expected == 1 {
+            assert!(has_code(&params, "sm/ForbiddenPlaceholder"), "edit {k}: {params}");
+        }
+    }
+    server.peak_rss_kib()
+}
+
+/// The 2,000-file workspace, with `turnCap: 0` in the last stage of every machine.
+fn big_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    generator::generate(dir.path(), MACHINES, STAGES);
+    for m in 0..MACHINES {
+        let path = broken_stage(dir.path(), m);
+        let text = std::fs::read_to_string(&path).expect("read stage");
+        assert!(text.contains("\nturnCap: 20\n"));
+        std::fs::write(&path, text.replace("\nturnCap: 20\n", "\nturnCap: 0\n")).expect("write stage");
+    }
+    dir
+}
+
+fn broken_stage(root: &Path, machine: usize) -> std::path::PathBuf {
+    root.join(format!("sm-{machine:04}")).join(format!("stage-{}.md", STAGES - 1))
+}
+
+/// Waits until every machine's broken stage has been published with its finding; returns when
+/// the first diagnostics (for any file) arrived.
+fn wait_for_all_broken(server: &mut Server, root: &Path) -> Instant {
+    let wanted: HashSet<String> = (0..MACHINES).map(|m| uri(&broken_stage(root, m))).collect();
+    let mut seen = HashSet::new();
+    let mut first = None;
+    while seen.len() < wanted.len() {
+        let message =
+            server.wait("the broken stages' diagnostics", |m| m["method"] == "textDocument/publishDiagnostics");
+        first.get_or_insert_with(Instant::now);
+        let params = &message["params"];
+        if let Some(uri) = params["uri"].as_str()
+            && wanted.contains(uri)
+            && has_code(params, "sm/StageTurnCapTooLow")
+        {
+            seen.insert(uri.to_string());
+        }
+    }
+    first.unwrap_or_else(Instant::now)
+}
+
+/// Scenario 4: fresh servers, `initialize` -> first diagnostics (and -> all broken stages).
+fn startup(root: &Path, first: &mut Samples, all: &mut Samples) -> Option<u64> {
+    let mut peak = None;
+    for _ in 0..5 {
+        let mut server = Server::start();
+        let start = Instant::now();
+        server.initialize(root);
+        let first_publish = wait_for_all_broken(&mut server, root);
+        all.values.push(start.elapsed());
+        first.values.push(first_publish - start);
+        peak = peak.max(server.peak_rss_kib());
+    }
+    peak
+}
+
+/// Scenarios 2 and 3 on one server over the 2,000-file workspace.
+fn cross_file_and_completion(
+    root: &Path,
+    rename: &mut Samples,
+    revert: &mut Samples,
+    complete: &mut Samples,
+) -> Option<u64> {
+    let mut server = Server::start();
+    server.initialize(root);
+    wait_for_all_broken(&mut server, root);
+
+    // `stage-4` fans out to `stage-5` and `stage-6`; renaming `stage-5` leaves it dangling.
+    let machine = root.join("sm-0050");
+    let renamed = machine.join("stage-5.md");
+    let referrer = uri(&machine.join("stage-4.md"));
+    let text = std::fs::read_to_string(&renamed).expect("read stage");
+    assert_eq!(text.lines().nth(1), Some("id: stage-5"));
+    server.open(&renamed, &text);
+    server.published(&uri(&renamed), |p| p["version"] == 1 && diagnostics(p).is_empty());
+
+    let mut version = 1;
+    for _ in 0..50 {
+        version += 1;
+        let start = Instant::now();
+        server.change(&renamed, version, 1, 11, 11, "x");
+        server.published(&referrer, |p| has_code(p, "sm/UnknownNextStage"));
+        rename.values.push(start.elapsed());
+
+        version += 1;
+        let start = Instant::now();
+        server.change(&renamed, version, 1, 11, 12, "");
+        server.published(&referrer, |p| diagnostics(p).is_empty());
+        revert.values.push(start.elapsed());
+    }
+    // No need to wait for the renamed file's own publish: completion answers from the analysis
+    // of the newest text (the server waits for it).
+
+    // `allowedTools: [Read, ...` is line 4; the cursor goes right after `[`.
+    assert_eq!(text.lines().nth(4).map(|l| &l[..15]), Some("allowedTools: ["));
+    let params = json!({"textDocument": {"uri": uri(&renamed)}, "position": {"line": 4, "character": 15}});
+    for i in 0..200 {
+        let start = Instant::now();
+        let result = server.request("textDocument/completion", params.clone());
+        complete.values.push(start.elapsed());
+        if i == 0 {
+            let items = result.as_array().or_else(|| result["items"].as_array()).map_or(0, Vec::len);
+            assert!(items > 0, "completion after `allowedTools: [` offered nothing: {result}");
+        }
+    }
+    server.peak_rss_kib()
+}
+
+fn main() {
+    // `cargo bench` passes `--bench` (and maybe a filter); there is nothing to choose here.
+    let began = Instant::now();
+
+    let mut edit = Samples::new("1. 2,000-line file: edit -> publish (200)");
+    let rss_long = long_file(&mut edit);
+
+    let root = big_workspace();
+    let mut init_first = Samples::new("4. initialize -> first diagnostics (5)");
+    let mut init_all = Samples::new("4b. initialize -> all 100 broken stages (5)");
+    let rss_start = startup(root.path(), &mut init_first, &mut init_all);
+
+    let mut rename = Samples::new("2. cross-file: rename id -> referrer (50)");
+    let mut revert = Samples::new("2b. cross-file: revert id -> referrer (50)");
+    let mut complete = Samples::new("3. completion `allowedTools: [` (200)");
+    let rss_big = cross_file_and_completion(root.path(), &mut rename, &mut revert, &mut complete);
+
+    let rows: [(&Samples, &str); 6] = [
+        (&edit, "p50 < 10, p95 < 30"),
+        (&rename, "< 50"),
+        (&revert, "< 50"),
+        (&complete, "p95 < 20"),
+        (&init_first, "< 300"),
+        (&init_all, "-"),
+    ];
+    println!();
+    println!("stagelint lsp latency (ms; {} CPUs)", std::thread::available_parallelism().map_or(0, |n| n.get()));
+    println!("{:<46} {:>8} {:>8} {:>8} {:>8}   target (ms)", "scenario", "p50", "p95", "p99", "max");
+    println!("{}", "-".repeat(100));
+    for (samples, target) in rows {
+        println!(
+            "{:<46} {:>8} {:>8} {:>8} {:>8}   {target}",
+            samples.name,
+            ms(samples.percentile(50.0)),
+            ms(samples.percentile(95.0)),
+            ms(samples.percentile(99.0)),
+            ms(samples.max()),
+        );
+    }
+    println!();
+    let mib = |kib: Option<u64>| kib.map_or("n/a".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+    println!("peak RSS (VmHWM), target < 150 MB:");
+    println!("  2,000-line file server:                 {}", mib(rss_long));
+    println!("  2,000-file workspace, startup (max of 5): {}", mib(rss_start));
+    println!("  2,000-file workspace, edits+completion:   {}", mib(rss_big));
+    println!();
+    println!("total bench time: {:.1} s", began.elapsed().as_secs_f64());
+}
