@@ -10,6 +10,7 @@ pub mod families;
 pub mod ide;
 #[cfg(feature = "lsp")]
 pub mod lsp;
+pub mod runtime;
 pub mod source;
 pub mod template;
 pub mod util;
