@@ -1,6 +1,7 @@
 //! `stagelint lsp`: protocol glue over the same analysis as `stagelint check`. Nothing here
 //! decides what is wrong; it keeps documents, schedules analysis and converts results.
 
+mod analysis;
 pub mod convert;
 pub mod documents;
 mod server;

@@ -1,7 +1,7 @@
 //! The `LanguageServer` implementation. State changes happen under one lock with no `.await`
 //! inside; analysis runs on a blocking thread, one at a time, always on the newest texts.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -10,12 +10,11 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::diagnostic::Diagnostic as Finding;
 use crate::ide;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
-use crate::workspace::Workspace;
-use crate::workspace::discover::{ConfigCache, discover_with_overlay, scope_of};
+use crate::lsp::analysis::{Analysis, Dirty, analysis_loop};
+use crate::workspace::discover::scope_of;
 
 pub(super) struct Backend {
     client: Client,
@@ -26,64 +25,40 @@ pub(super) struct Backend {
 }
 
 #[derive(Default)]
-struct State {
-    encoding: Option<Encoding>,
-    roots: Vec<PathBuf>,
-    documents: HashMap<PathBuf, OpenDocument>,
+pub(super) struct State {
+    pub(super) encoding: Option<Encoding>,
+    pub(super) roots: Vec<PathBuf>,
+    pub(super) documents: HashMap<PathBuf, OpenDocument>,
     /// The URI each open document was opened with (unsaved files have no path on disk).
-    uris: HashMap<PathBuf, Uri>,
+    pub(super) uris: HashMap<PathBuf, Uri>,
     /// Bumped on every change; an analysis publishes only if nothing changed meanwhile.
-    generation: u64,
+    pub(super) generation: u64,
     /// What changed since the last analysis started.
-    dirty: Dirty,
-    /// The last whole-workspace analysis.
-    root: Option<Arc<Analysis>>,
-    /// Newer analyses of single scopes (a state machine or agent directory, or one file),
-    /// made when a change touched only that scope.
-    scoped: HashMap<PathBuf, Arc<Analysis>>,
+    pub(super) dirty: Dirty,
+    /// The newest analysis of each scope (a state machine or agent directory, or a loose file);
+    /// one analysis may cover several scopes.
+    pub(super) scoped: HashMap<PathBuf, Arc<Analysis>>,
+    /// The whole workspace has been checked once.
+    pub(super) indexed: bool,
     /// What each file currently shows in the client.
-    published: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
+    pub(super) published: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
     /// Whether the client lets us register a file watcher at `initialized`.
-    dynamic_watchers: bool,
+    pub(super) dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
-    pull: bool,
+    pub(super) pull: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
-    progress: bool,
-}
-
-/// One finished check over the workspace and the open documents.
-struct Analysis {
-    workspace: Workspace,
-    diagnostics: Vec<Finding>,
-}
-
-/// The scopes to re-check.
-#[derive(Default, Clone)]
-struct Dirty {
-    all: bool,
-    scopes: HashSet<PathBuf>,
-}
-
-impl Dirty {
-    fn is_empty(&self) -> bool {
-        !self.all && self.scopes.is_empty()
-    }
-
-    fn merge(&mut self, other: Dirty) {
-        self.all |= other.all;
-        self.scopes.extend(other.scopes);
-    }
+    pub(super) progress: bool,
 }
 
 impl State {
-    fn encoding(&self) -> Encoding {
+    pub(super) fn encoding(&self) -> Encoding {
         self.encoding.unwrap_or(Encoding::Utf16)
     }
 
     /// The freshest analysis that covers `path`.
-    fn analysis_for(&self, path: &std::path::Path) -> Option<Arc<Analysis>> {
+    pub(super) fn analysis_for(&self, path: &std::path::Path) -> Option<Arc<Analysis>> {
         let scope = scope_of(path);
-        self.scoped.get(&scope).or(self.root.as_ref()).cloned()
+        self.scoped.get(&scope).cloned()
     }
 }
 
@@ -142,7 +117,7 @@ impl Backend {
     }
 }
 
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     // A panic while holding the lock must not take the server down with it.
     state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -483,7 +458,7 @@ impl LanguageServer for Backend {
         let encoding = state.encoding();
         // Each file from the freshest analysis that covers it.
         let mut reports: HashMap<PathBuf, WorkspaceDocumentDiagnosticReport> = HashMap::new();
-        for analysis in state.root.iter().chain(state.scoped.values()) {
+        for analysis in state.scoped.values() {
             for file in analysis.workspace.reported_files() {
                 let Some(fresh) = state.analysis_for(&file.path) else { continue };
                 if !Arc::ptr_eq(&fresh, analysis) {
@@ -531,149 +506,4 @@ impl LanguageServer for Backend {
             },
         )))
     }
-}
-
-/// Waits for changes, analyses what they touched (the whole workspace at first, then only the
-/// changed scopes), publishes what changed. Runs for the server's lifetime.
-async fn analysis_loop(
-    client: Client,
-    state: Arc<Mutex<State>>,
-    mut changed: watch::Receiver<u64>,
-    done: watch::Sender<u64>,
-) {
-    let mut first = true;
-    while changed.changed().await.is_ok() {
-        let (generation, roots, overlay, versions, dirty) = {
-            let mut state = lock(&state);
-            let mut dirty = std::mem::take(&mut state.dirty);
-            if state.root.is_none() {
-                dirty.all = true;
-            }
-            let overlay: HashMap<PathBuf, String> =
-                state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
-            let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-            (state.generation, state.roots.clone(), overlay, versions, dirty)
-        };
-        if dirty.is_empty() {
-            let _ = done.send(generation);
-            continue;
-        }
-        // The first check reads the whole workspace; show it as progress when the client can.
-        let indexing = if std::mem::take(&mut first) && lock(&state).progress {
-            let token = NumberOrString::String("stagelint-index".into());
-            match client.create_work_done_progress(token.clone()).await {
-                Ok(()) => Some(client.progress(token, "stagelint: checking the workspace").begin().await),
-                Err(_) => None,
-            }
-        } else {
-            None
-        };
-        let jobs: Vec<(Option<PathBuf>, Vec<PathBuf>)> = if dirty.all {
-            let paths = if roots.is_empty() { overlay.keys().cloned().collect() } else { roots };
-            vec![(None, paths)]
-        } else {
-            dirty.scopes.iter().map(|scope| (Some(scope.clone()), vec![scope.clone()])).collect()
-        };
-        let result = tokio::task::spawn_blocking(move || {
-            jobs.into_iter()
-                .map(|(scope, paths)| analyse(&paths, &overlay).map(|a| (scope, Arc::new(a))))
-                .collect::<std::result::Result<Vec<_>, String>>()
-        })
-        .await;
-        if let Some(progress) = indexing {
-            progress.finish().await;
-        }
-        let analyses = match result {
-            Ok(Ok(analyses)) => analyses,
-            Ok(Err(message)) => {
-                client.show_message(MessageType::ERROR, message).await;
-                continue;
-            }
-            Err(_) => {
-                client
-                    .log_message(MessageType::ERROR, "stagelint: the analysis panicked; keeping the last results")
-                    .await;
-                continue;
-            }
-        };
-        let publish = {
-            let mut state = lock(&state);
-            if state.generation != generation {
-                // Newer text arrived while this ran: its analysis follows, and redoes these scopes.
-                state.dirty.merge(dirty);
-                continue;
-            }
-            let mut out = Vec::new();
-            for (scope, analysis) in analyses {
-                match &scope {
-                    None => {
-                        state.root = Some(analysis.clone());
-                        state.scoped.clear();
-                    }
-                    Some(scope) => {
-                        state.scoped.insert(scope.clone(), analysis.clone());
-                    }
-                }
-                if !state.pull {
-                    out.extend(changed_batches(&mut state, scope.as_deref(), &analysis, &versions));
-                }
-            }
-            let _ = done.send(generation);
-            out
-        };
-        for (uri, diagnostics, version) in publish {
-            client.publish_diagnostics(uri, diagnostics, version).await;
-        }
-    }
-}
-
-/// The (uri, diagnostics, version) to publish after `analysis` of `scope` (`None`: everything):
-/// files whose diagnostics changed, and files of the scope that no longer have any.
-fn changed_batches(
-    state: &mut State,
-    scope: Option<&std::path::Path>,
-    analysis: &Analysis,
-    versions: &HashMap<PathBuf, i32>,
-) -> Vec<(Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>)> {
-    let encoding = state.encoding();
-    let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
-    for d in &analysis.diagnostics {
-        by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, encoding));
-    }
-    let mut out = Vec::new();
-    let mut covered = HashSet::new();
-    for file in analysis.workspace.reported_files() {
-        covered.insert(file.path.clone());
-        let diagnostics = by_file.remove(&file.id).unwrap_or_default();
-        // Unchanged findings are not sent again; an open file hears once even when clean.
-        let before = state.published.get(&file.path);
-        let open = state.uris.contains_key(&file.path);
-        if before.map_or(diagnostics.is_empty() && !open, |b| *b == diagnostics) {
-            continue;
-        }
-        let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
-        out.push((uri, diagnostics.clone(), versions.get(&file.path).copied()));
-        state.published.insert(file.path.clone(), diagnostics);
-    }
-    // Files that showed findings and are gone from this scope (deleted, no longer ours).
-    let gone: Vec<PathBuf> = state
-        .published
-        .keys()
-        .filter(|path| !covered.contains(*path) && scope.is_none_or(|s| scope_of(path) == s))
-        .cloned()
-        .collect();
-    for path in gone {
-        if let Some(uri) = state.uris.get(&path).cloned().or_else(|| Uri::from_file_path(&path)) {
-            out.push((uri, Vec::new(), versions.get(&path).copied()));
-        }
-        state.published.remove(&path);
-    }
-    out
-}
-
-fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> std::result::Result<Analysis, String> {
-    let mut configs = ConfigCache::new(None);
-    let workspace = discover_with_overlay(paths, &mut configs, overlay).map_err(|e| e.to_string())?;
-    let diagnostics = crate::check::check(&workspace);
-    Ok(Analysis { workspace, diagnostics })
 }

@@ -190,6 +190,45 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// The scopes ([`scope_of`]) of the files a walk of `roots` would read, sorted and each once.
+/// The language server indexes a workspace scope by scope, so it can publish as it goes.
+pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = std::collections::BTreeSet::new();
+    // Files of one directory share a scope (except breakdown configs, named after their agent).
+    let mut by_dir: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+    for root in roots {
+        if root.is_file() {
+            found.insert(scope_of(&normalize(root)));
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(|entry| entry.file_name() != ".git")
+            .build();
+        for entry in walker.flatten() {
+            let path = entry.path();
+            if !entry.file_type().is_some_and(|t| t.is_file()) || !could_be_ours(path) {
+                continue;
+            }
+            let path = normalize(path);
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let special = name.ends_with("-steps-app.yml") || name.ends_with("-steps-user.yml");
+            let Some(dir) = path.parent().filter(|_| !special) else {
+                found.insert(scope_of(&path));
+                continue;
+            };
+            let shared = by_dir.entry(dir.to_path_buf()).or_insert_with(|| {
+                let scope = scope_of(&path);
+                (scope != path).then_some(scope)
+            });
+            // A loose file (no state machine or agent around it) is its own scope.
+            found.insert(shared.clone().unwrap_or(path));
+        }
+    }
+    found.into_iter().collect()
+}
+
 /// What must be re-checked when `path` changes: its state machine or climpt agent directory,
 /// or the file alone. Editors use it to re-check only the files that depend on a change.
 pub fn scope_of(path: &Path) -> PathBuf {

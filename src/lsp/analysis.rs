@@ -1,0 +1,210 @@
+//! The analysis task: waits for changes, re-checks the scopes they touched (everything at first,
+//! in batches so diagnostics appear while the workspace is still being read), stores the
+//! results and publishes what changed. Runs for the server's lifetime, one analysis at a time.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::watch;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{MessageType, NumberOrString, Uri};
+
+use crate::diagnostic::Diagnostic as Finding;
+use crate::lsp::convert;
+use crate::lsp::server::{State, lock};
+use crate::workspace::Workspace;
+use crate::workspace::discover::{ConfigCache, discover_with_overlay, scope_of, scopes};
+
+/// The first index is cut into this many batches, each published when done.
+const BATCHES: usize = 8;
+
+/// One finished check of some scopes, with the open documents' texts.
+pub(super) struct Analysis {
+    pub(super) workspace: Workspace,
+    pub(super) diagnostics: Vec<Finding>,
+}
+
+/// The scopes to re-check.
+#[derive(Default, Clone)]
+pub(super) struct Dirty {
+    /// Everything (the first index, a config change).
+    pub(super) all: bool,
+    pub(super) scopes: HashSet<PathBuf>,
+}
+
+impl Dirty {
+    fn is_empty(&self) -> bool {
+        !self.all && self.scopes.is_empty()
+    }
+}
+
+type Published = Vec<(Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>)>;
+
+pub(super) async fn analysis_loop(
+    client: Client,
+    state: Arc<Mutex<State>>,
+    mut changed: watch::Receiver<u64>,
+    done: watch::Sender<u64>,
+) {
+    let mut first = true;
+    while changed.changed().await.is_ok() {
+        let (generation, roots, overlay, versions, dirty, progress) = {
+            let mut state = lock(&state);
+            let mut dirty = std::mem::take(&mut state.dirty);
+            dirty.all |= !state.indexed;
+            let overlay: HashMap<PathBuf, String> =
+                state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
+            let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+            (state.generation, state.roots.clone(), Arc::new(overlay), versions, dirty, state.progress)
+        };
+        if dirty.is_empty() {
+            let _ = done.send(generation);
+            continue;
+        }
+        let all = dirty.all;
+        let wanted = if all {
+            let overlay = overlay.clone();
+            let listed = tokio::task::spawn_blocking(move || {
+                let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+                wanted.extend(scopes(&roots));
+                wanted
+            })
+            .await;
+            listed.unwrap_or_default()
+        } else {
+            dirty.scopes
+        };
+        let mut wanted: Vec<PathBuf> = wanted.into_iter().collect();
+        wanted.sort();
+        // The first check reads the whole workspace; show it as progress when the client can.
+        let indexing = if std::mem::take(&mut first) && progress {
+            let token = NumberOrString::String("stagelint-index".into());
+            match client.create_work_done_progress(token.clone()).await {
+                Ok(()) => Some(
+                    client.progress(token, "stagelint: checking the workspace").with_percentage(0).begin().await,
+                ),
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
+        let size = if all { wanted.len().div_ceil(BATCHES).max(1) } else { wanted.len().max(1) };
+        let batches: Vec<Vec<PathBuf>> = wanted.chunks(size).map(<[PathBuf]>::to_vec).collect();
+        let count = batches.len();
+        for (index, batch) in batches.into_iter().enumerate() {
+            let paths = batch.clone();
+            let texts = overlay.clone();
+            let result = tokio::task::spawn_blocking(move || analyse(&paths, &texts)).await;
+            let analysis = match result {
+                Ok(Ok(analysis)) => Arc::new(analysis),
+                Ok(Err(message)) => {
+                    client.show_message(MessageType::ERROR, message).await;
+                    continue;
+                }
+                Err(_) => {
+                    let message = "stagelint: the analysis panicked; keeping the last results";
+                    client.log_message(MessageType::ERROR, message).await;
+                    continue;
+                }
+            };
+            let publish = store(&state, &batch, &analysis, &versions);
+            for (uri, diagnostics, version) in publish {
+                client.publish_diagnostics(uri, diagnostics, version).await;
+            }
+            if let Some(progress) = &indexing {
+                let percent = u32::try_from((index + 1) * 100 / count).unwrap_or(100);
+                progress.report(percent).await;
+            }
+        }
+        if let Some(progress) = indexing {
+            progress.finish().await;
+        }
+        let publish = if all { forget_gone(&state, &wanted) } else { Vec::new() };
+        for (uri, diagnostics, version) in publish {
+            client.publish_diagnostics(uri, diagnostics, version).await;
+        }
+        lock(&state).indexed = true;
+        let _ = done.send(generation);
+    }
+}
+
+/// Stores `analysis` for the scopes of `batch` and returns what to publish, unless a change
+/// arrived meanwhile for one of them: then the batch is redone with the newer text.
+fn store(state: &Mutex<State>, batch: &[PathBuf], analysis: &Arc<Analysis>, versions: &HashMap<PathBuf, i32>) -> Published {
+    let mut state = lock(state);
+    if state.dirty.all || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
+        state.dirty.scopes.extend(batch.iter().cloned());
+        return Vec::new();
+    }
+    for scope in batch {
+        state.scoped.insert(scope.clone(), analysis.clone());
+    }
+    if state.pull { Vec::new() } else { changed_batches(&mut state, batch, analysis, versions) }
+}
+
+/// After a whole-workspace check: drops analyses of scopes that are gone and clears the
+/// diagnostics of files nothing covers any more.
+fn forget_gone(state: &Mutex<State>, wanted: &[PathBuf]) -> Published {
+    let mut state = lock(state);
+    let keep: HashSet<&PathBuf> = wanted.iter().collect();
+    let dirty = state.dirty.scopes.clone();
+    state.scoped.retain(|scope, _| keep.contains(scope) || dirty.contains(scope));
+    let gone: Vec<PathBuf> = state.published.keys().filter(|path| state.analysis_for(path).is_none()).cloned().collect();
+    let mut out = Vec::new();
+    for path in gone {
+        state.published.remove(&path);
+        if let Some(uri) = state.uris.get(&path).cloned().or_else(|| Uri::from_file_path(&path)) {
+            out.push((uri, Vec::new(), None));
+        }
+    }
+    out
+}
+
+/// The (uri, diagnostics, version) to publish after `analysis` of `scopes`: files whose
+/// diagnostics changed, and files of those scopes that no longer have any.
+fn changed_batches(
+    state: &mut State,
+    scopes: &[PathBuf],
+    analysis: &Analysis,
+    versions: &HashMap<PathBuf, i32>,
+) -> Published {
+    let encoding = state.encoding();
+    let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
+    for d in &analysis.diagnostics {
+        by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, encoding));
+    }
+    let mut out = Vec::new();
+    let mut covered = HashSet::new();
+    for file in analysis.workspace.reported_files() {
+        covered.insert(file.path.clone());
+        let diagnostics = by_file.remove(&file.id).unwrap_or_default();
+        // Unchanged findings are not sent again; an open file hears once even when clean.
+        let before = state.published.get(&file.path);
+        let open = state.uris.contains_key(&file.path);
+        if before.map_or(diagnostics.is_empty() && !open, |b| *b == diagnostics) {
+            continue;
+        }
+        let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
+        out.push((uri, diagnostics.clone(), versions.get(&file.path).copied()));
+        state.published.insert(file.path.clone(), diagnostics);
+    }
+    // Files that showed findings and are gone from these scopes (deleted, no longer ours).
+    let in_scopes = |path: &Path| scopes.iter().any(|s| scope_of(path) == *s);
+    let gone: Vec<PathBuf> =
+        state.published.keys().filter(|path| !covered.contains(*path) && in_scopes(path)).cloned().collect();
+    for path in gone {
+        if let Some(uri) = state.uris.get(&path).cloned().or_else(|| Uri::from_file_path(&path)) {
+            out.push((uri, Vec::new(), versions.get(&path).copied()));
+        }
+        state.published.remove(&path);
+    }
+    out
+}
+
+fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> Result<Analysis, String> {
+    let mut configs = ConfigCache::new(None);
+    let workspace = discover_with_overlay(paths, &mut configs, overlay).map_err(|e| e.to_string())?;
+    let diagnostics = crate::check::check(&workspace);
+    Ok(Analysis { workspace, diagnostics })
+}
