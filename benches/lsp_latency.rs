@@ -22,181 +22,36 @@
 
 #[allow(dead_code)]
 mod generator;
+#[path = "../tests/lsp_client/mod.rs"]
+mod lsp_client;
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// The longest any single reply or notification may take before the bench gives up.
-const WAIT: Duration = Duration::from_secs(15);
+use lsp_client::{Client, uri};
+
 const MACHINES: usize = 100;
 const STAGES: usize = 20;
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    messages: Receiver<Value>,
-    next_id: i64,
+/// The release server over stdio, through the tests' client (unmatched messages are dropped).
+fn start_server() -> Client {
+    let mut client = Client::spawn();
+    client.keep_backlog = false;
+    client
 }
 
-impl Server {
-    fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stagelint"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start `stagelint lsp`");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, messages) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let Some(length) = length else { return };
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let Ok(message) = serde_json::from_slice::<Value>(&body) else { return };
-                if tx.send(message).is_err() {
-                    return;
-                }
-            }
-        });
-        Server { child, stdin, messages, next_id: 1 }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write to server");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Sends a request; returns its id.
-    fn send_request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send_request(method, params);
-        let response = self.wait(method, |m| m["id"] == json!(id) && m.get("method").is_none());
-        assert!(response.get("error").is_none(), "{method} failed: {response}");
-        response["result"].clone()
-    }
-
-    /// The next message matching `wanted`, dropping the others (and answering server requests).
-    fn wait(&mut self, what: &str, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self
-                .messages
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("timed out after {WAIT:?} waiting for {what}"));
-            if message.get("method").is_some() && message.get("id").is_some() {
-                let id = message["id"].clone();
-                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
-            }
-            if wanted(&message) {
-                return message;
-            }
-        }
-    }
-
-    /// The params of the next `publishDiagnostics` for `uri` that satisfy `check`.
-    fn published(&mut self, uri: &str, check: impl Fn(&Value) -> bool) -> Value {
-        self.wait(&format!("diagnostics for {uri}"), |m| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri && check(&m["params"])
-        })["params"]
-            .take()
-    }
-
-    fn initialize(&mut self, root: &Path) {
-        self.request(
-            "initialize",
-            json!({
-                "processId": std::process::id(),
-                "rootUri": uri(root),
-                "workspaceFolders": [{"uri": uri(root), "name": "bench"}],
-                "capabilities": {"general": {"positionEncodings": ["utf-16"]}}
-            }),
-        );
-        self.notify("initialized", json!({}));
-    }
-
-    fn open(&mut self, path: &Path, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
-        );
-    }
-
-    /// One incremental change: replace `[start, end)` on `line` (UTF-16 columns) with `text`.
-    fn change(&mut self, path: &Path, version: i32, line: usize, start: usize, end: usize, text: &str) {
-        self.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{
-                "range": {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}},
-                "text": text
-            }]}),
-        );
-    }
-
-    /// Peak resident set size so far, in KiB.
-    fn peak_rss_kib(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-        line.split_whitespace().nth(1)?.parse().ok()
-    }
+fn initialize(server: &mut Client, root: &Path) {
+    server.initialize_with(root, json!({"general": {"positionEncodings": ["utf-16"]}}));
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "shutdown"}));
-        self.notify("exit", json!(null));
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
+/// The server's peak resident set size so far, in KiB.
+fn peak_rss_kib(server: &Client) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid()?)).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn diagnostics(params: &Value) -> &[Value] {
@@ -273,14 +128,14 @@ fn long_file(samples: &mut Samples) -> Option<u64> {
     let sites = env_sites(&text);
     assert!(sites.len() >= 1998, "every body line has a `{{env.` site");
 
-    let mut server = Server::start();
-    server.initialize(dir.path());
+    let mut server = start_server();
+    initialize(&mut server, dir.path());
     server.open(&path, &text);
     let first = server.published(&uri(&path), |p| p["version"] == 1);
     assert!(diagnostics(&first).is_empty(), "the long stage must start clean: {first}");
 
     for k in 0..200usize {
-        let version = k as i32 + 2;
+        let version = k as i64 + 2;
         // Pairs of edits at spread-out lines: type `{`, then delete it.
         let (line, col) = sites[(k / 2 * 397) % sites.len()];
         let start = Instant::now();
@@ -297,7 +152,7 @@ fn long_file(samples: &mut Samples) -> Option<u64> {
             assert!(has_code(&params, "sm/ForbiddenPlaceholder"), "edit {k}: {params}");
         }
     }
-    server.peak_rss_kib()
+    peak_rss_kib(&server)
 }
 
 /// The 2,000-file workspace, with `turnCap: 0` in the last stage of every machine.
@@ -319,7 +174,7 @@ fn broken_stage(root: &Path, machine: usize) -> std::path::PathBuf {
 
 /// Waits until every machine's broken stage has been published with its finding; returns when
 /// the first diagnostics (for any file) arrived.
-fn wait_for_all_broken(server: &mut Server, root: &Path) -> Instant {
+fn wait_for_all_broken(server: &mut Client, root: &Path) -> Instant {
     let wanted: HashSet<String> = (0..MACHINES).map(|m| uri(&broken_stage(root, m))).collect();
     let mut seen = HashSet::new();
     let mut first = None;
@@ -342,13 +197,13 @@ fn wait_for_all_broken(server: &mut Server, root: &Path) -> Instant {
 fn startup(root: &Path, first: &mut Samples, all: &mut Samples) -> Option<u64> {
     let mut peak = None;
     for _ in 0..5 {
-        let mut server = Server::start();
+        let mut server = start_server();
         let start = Instant::now();
-        server.initialize(root);
+        initialize(&mut server, root);
         let first_publish = wait_for_all_broken(&mut server, root);
         all.values.push(start.elapsed());
         first.values.push(first_publish - start);
-        peak = peak.max(server.peak_rss_kib());
+        peak = peak.max(peak_rss_kib(&server));
     }
     peak
 }
@@ -360,8 +215,8 @@ fn cross_file_and_completion(
     revert: &mut Samples,
     complete: &mut Samples,
 ) -> Option<u64> {
-    let mut server = Server::start();
-    server.initialize(root);
+    let mut server = start_server();
+    initialize(&mut server, root);
     wait_for_all_broken(&mut server, root);
 
     // `stage-4` fans out to `stage-5` and `stage-6`; renaming `stage-5` leaves it dangling.
@@ -373,7 +228,7 @@ fn cross_file_and_completion(
     server.open(&renamed, &text);
     server.published(&uri(&renamed), |p| p["version"] == 1 && diagnostics(p).is_empty());
 
-    let mut version = 1;
+    let mut version: i64 = 1;
     for _ in 0..50 {
         version += 1;
         let start = Instant::now();
@@ -402,7 +257,7 @@ fn cross_file_and_completion(
             assert!(items > 0, "completion after `allowedTools: [` offered nothing: {result}");
         }
     }
-    server.peak_rss_kib()
+    peak_rss_kib(&server)
 }
 
 fn main() {

@@ -57,3 +57,27 @@ pub fn lines_and_codes(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Vec
         })
         .collect()
 }
+
+/// Writes `files` (paths relative to `dir`) with the first `$0` removed; returns where it was,
+/// as the normalized path and the byte offset, for an editor-feature cursor.
+pub fn write_marked<N: AsRef<Path>, S: AsRef<str>>(dir: &Path, files: &[(N, S)]) -> Option<(PathBuf, usize)> {
+    let mut marked = None;
+    for (name, text) in files {
+        let text = text.as_ref();
+        let path = stagelint::workspace::discover::normalize(&dir.join(name));
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        if let Some(offset) = text.find("$0") {
+            marked = Some((path.clone(), offset));
+        }
+        std::fs::write(&path, text.replacen("$0", "", 1)).expect("write");
+    }
+    marked
+}
+
+/// The cursor at `marked` (from [`write_marked`]) in `workspace`.
+pub fn cursor_at(workspace: &Workspace, marked: Option<(PathBuf, usize)>) -> Option<stagelint::ide::Cursor> {
+    marked.map(|(path, offset)| stagelint::ide::Cursor {
+        file: workspace.file_at(&path).unwrap_or_else(|| panic!("{} was read", path.display())).id,
+        offset,
+    })
+}

@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::check_with;
 use stagelint::config::Config;
 use stagelint::diagnostic::FileId;
@@ -138,23 +136,11 @@ impl Fixture {
 
 fn fixture<S: AsRef<str>>(files: &[(&str, S)]) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut marked = None;
-    for (name, text) in files {
-        let text = text.as_ref();
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
-        if let Some(offset) = text.find("$0") {
-            marked = Some((PathBuf::from(name), offset));
-        }
-        std::fs::write(&path, text.replacen("$0", "", 1)).expect("write");
-    }
+    let marked = common::write_marked(dir.path(), files);
     let mut config = Config::defaults(dir.path());
     config.tools = ["Read", "Grep", "Glob", "Bash"].into_iter().map(String::from).collect();
     let (workspace, _) = check_with(&[dir.path().to_path_buf()], config);
-    let cursor = marked.map(|(name, offset)| {
-        let file = workspace.files().iter().find(|f| f.path.ends_with(&name)).expect("marked file").id;
-        Cursor { file, offset }
-    });
+    let cursor = common::cursor_at(&workspace, marked);
     Fixture { _dir: dir, workspace, cursor }
 }
 

@@ -218,24 +218,9 @@ fn fixture(overrides: &[(&str, String)]) -> Fixture {
             None => files.push((name, text.clone())),
         }
     }
-    let mut marked = None;
-    for (name, text) in &files {
-        let path = stagelint::workspace::discover::normalize(&agent.join(name));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let text = match text.find("$0") {
-            Some(offset) => {
-                marked = Some((path.clone(), offset));
-                text.replacen("$0", "", 1)
-            }
-            None => text.clone(),
-        };
-        std::fs::write(&path, text).unwrap();
-    }
+    let marked = common::write_marked(&agent, &files);
     let (workspace, _) = common::check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
-    let cursor = marked.map(|(path, offset)| Cursor {
-        file: workspace.file_at(&path).unwrap_or_else(|| panic!("{} was read", path.display())).id,
-        offset,
-    });
+    let cursor = common::cursor_at(&workspace, marked);
     Fixture { dir, agent, workspace, cursor }
 }
 

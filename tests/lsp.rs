@@ -1,159 +1,11 @@
 //! The language server as an editor sees it: the real binary over stdio, JSON-RPC framing,
 //! position encodings, incremental edits, cross-file re-checks, hover and quick fixes.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+mod lsp_client;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    messages: Receiver<Value>,
-    /// Notifications seen while waiting for something else.
-    backlog: Vec<Value>,
-    next_id: i64,
-}
-
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stagelint"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("server starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, messages) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.expect("Content-Length header")];
-                reader.read_exact(&mut body).expect("body");
-                if tx.send(serde_json::from_slice(&body).expect("JSON body")).is_err() {
-                    return;
-                }
-            }
-        });
-        Client { child, stdin, messages, backlog: Vec::new(), next_id: 1 }
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response = self.wait(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
-        assert!(response.get("error").is_none(), "{method} failed: {response}");
-        response["result"].clone()
-    }
-
-    /// The next message matching `wanted`; answers server requests and keeps other messages.
-    fn wait(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-        if let Some(i) = self.backlog.iter().position(&mut wanted) {
-            return self.backlog.remove(i);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self.messages.recv_timeout(left).expect("message before timeout");
-            if message.get("method").is_some() && message.get("id").is_some() {
-                // A server-to-client request (registerCapability): acknowledge it.
-                let id = message["id"].clone();
-                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-            }
-            if wanted(&message) {
-                return message;
-            }
-            self.backlog.push(message);
-        }
-    }
-
-    /// The next diagnostics published for `uri` that satisfy `check`.
-    fn diagnostics(&mut self, uri: &str, check: impl Fn(&[Value]) -> bool) -> (Vec<Value>, Value) {
-        loop {
-            let message = self.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri);
-            let list = message["params"]["diagnostics"].as_array().cloned().unwrap_or_default();
-            if check(&list) {
-                return (list, message["params"]["version"].clone());
-            }
-        }
-    }
-
-    fn initialize(&mut self, root: &Path, encodings: &[&str]) -> Value {
-        let result = self.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": uri(root),
-                "workspaceFolders": [{"uri": uri(root), "name": "test"}],
-                "capabilities": {
-                    "general": {"positionEncodings": encodings},
-                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
-                }
-            }),
-        );
-        self.notify("initialized", json!({}));
-        result
-    }
-
-    fn open(&mut self, path: &Path, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
-        );
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown"}));
-        self.notify("exit", json!(null));
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-    }
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
-}
+use lsp_client::{Client, uri};
 
 const STAGE: &str = "---\nid: plan\nname: Plan 😀\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n";
 
@@ -167,7 +19,7 @@ fn workspace() -> tempfile::TempDir {
 #[test]
 fn negotiates_utf8_when_offered_else_utf16() {
     let dir = workspace();
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     let result = client.initialize(dir.path(), &["utf-8", "utf-16"]);
     assert_eq!(result["capabilities"]["positionEncoding"], "utf-8");
     assert_eq!(result["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
@@ -177,7 +29,7 @@ fn negotiates_utf8_when_offered_else_utf16() {
     let (list, _) = client.diagnostics(&uri(&path), |l| !l.is_empty());
     let tool = list.iter().find(|d| d["message"].as_str().unwrap_or("").contains("Raed")).expect("UnknownTool");
     assert_eq!(tool["range"]["start"], json!({"line": 3, "character": 29}));
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     let result = client.initialize(dir.path(), &["utf-16"]);
     assert_eq!(result["capabilities"]["positionEncoding"], "utf-16");
 }
@@ -186,7 +38,7 @@ fn negotiates_utf8_when_offered_else_utf16() {
 fn diagnostics_follow_incremental_edits_with_utf16_columns() {
     let dir = workspace();
     let path = dir.path().join("plan.md");
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
     // Unknown tools after an emoji on the same line: columns must count UTF-16 units.
     let broken = STAGE.replace("allowedTools: [Read]", "allowedTools: [Read, \"😀\", Raed]");
@@ -216,7 +68,7 @@ fn editing_one_file_rechecks_the_files_that_depend_on_it() {
     let dir = workspace();
     let plan = dir.path().join("plan.md");
     let sm = dir.path().join("sm.yaml");
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
     client.open(&plan, STAGE);
     client.diagnostics(&uri(&plan), |l| l.is_empty());
@@ -243,7 +95,7 @@ fn editing_one_file_rechecks_the_files_that_depend_on_it() {
 fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     let dir = workspace();
     let path = dir.path().join("plan.md");
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
     let broken = STAGE.replace("turnCap: 5", "turncap: 5\nturnCap: 5");
     client.open(&path, &broken);
@@ -271,9 +123,16 @@ fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
 }
 
 #[test]
-fn the_first_workspace_check_reports_progress() {
-    let dir = workspace();
-    let mut client = Client::start();
+fn the_first_workspace_check_reports_progress_and_publishes_batch_by_batch() {
+    // Ten machines, each with one broken stage: indexed in batches, each published when done.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for n in 0..10 {
+        let sm = dir.path().join(format!("sm-{n}"));
+        std::fs::create_dir(&sm).expect("mkdir");
+        std::fs::write(sm.join("sm.yaml"), "entry: plan\n").expect("write");
+        std::fs::write(sm.join("plan.md"), STAGE.replace("turnCap: 5", "turnCap: 0")).expect("write");
+    }
+    let mut client = Client::spawn();
     client.request(
         "initialize",
         json!({
@@ -283,13 +142,30 @@ fn the_first_workspace_check_reports_progress() {
         }),
     );
     client.notify("initialized", json!({}));
-    let create = client.wait(|m| m["method"] == "window/workDoneProgress/create");
+    let create = client.wait("window/workDoneProgress/create", |m| m["method"] == "window/workDoneProgress/create");
     let token = create["params"]["token"].clone();
-    let begin = client.wait(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin");
+    let begin = client.wait("$/progress", |m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin");
     assert_eq!(begin["params"]["token"], token);
     assert!(begin["params"]["value"]["title"].as_str().unwrap_or("").contains("stagelint"));
-    let end = client.wait(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end");
+    let end = client.wait("$/progress", |m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end");
     assert_eq!(end["params"]["token"], token);
+    // Everything before `end` is in the backlog, in arrival order.
+    let kinds: Vec<String> = client
+        .backlog()
+        .iter()
+        .filter_map(|m| match m["method"].as_str() {
+            Some("$/progress") => Some(format!("report {}", m["params"]["value"]["percentage"])),
+            Some("textDocument/publishDiagnostics") => Some("publish".to_string()),
+            _ => None,
+        })
+        .collect();
+    let reports: Vec<&String> = kinds.iter().filter(|k| k.starts_with("report")).collect();
+    assert!(reports.len() >= 2, "several batches: {kinds:?}");
+    assert_eq!(reports.last().map(|r| r.as_str()), Some("report 100"), "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| *k == "publish").count(), 10, "every broken stage: {kinds:?}");
+    // The first batch is published before the last one is reported done.
+    let first_publish = kinds.iter().position(|k| k == "publish").expect("a publish");
+    assert!(first_publish < kinds.iter().position(|k| k == "report 100").expect("100%"), "{kinds:?}");
 }
 
 #[test]
@@ -303,7 +179,7 @@ fn a_change_rechecks_only_its_scope_and_watched_files_refresh_closed_ones() {
     let b = dir.path().join("b/plan.md");
     std::fs::write(&a, STAGE).expect("write");
     std::fs::write(&b, STAGE.replace("turnCap: 5", "turnCap: 0")).expect("write");
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
     client.diagnostics(&uri(&b), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
     client.open(&a, STAGE);
@@ -317,9 +193,9 @@ fn a_change_rechecks_only_its_scope_and_watched_files_refresh_closed_ones() {
     client.diagnostics(&uri(&a), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
     // Only `a/` was re-checked: nothing was sent again for `b/plan.md`.
     assert!(
-        !client.backlog.iter().any(|m| m["params"]["uri"] == uri(&b)),
+        !client.backlog().iter().any(|m| m["params"]["uri"] == uri(&b)),
         "b/plan.md was re-published: {:?}",
-        client.backlog
+        client.backlog()
     );
     // Fix `b/plan.md` on disk (not open) and say so, as a file watcher would.
     std::fs::write(&b, STAGE).expect("write");
@@ -346,7 +222,7 @@ fn a_quick_fix_can_edit_another_file() {
     .expect("write");
     let path = agent.join("steps_registry.json");
     let schema = agent.join("schemas/fixer.schema.json");
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
     client.open(&path, &registry);
     let (list, _) = client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "steps/SR-VALID-003"));
@@ -370,7 +246,7 @@ fn clients_that_pull_get_document_and_workspace_reports() {
     let dir = workspace();
     std::fs::write(dir.path().join("plan.md"), STAGE.replace("turnCap: 5", "turnCap: 0")).expect("write");
     let path = dir.path().join("plan.md");
-    let mut client = Client::start();
+    let mut client = Client::spawn();
     let result = client.request(
         "initialize",
         json!({
@@ -391,7 +267,7 @@ fn clients_that_pull_get_document_and_workspace_reports() {
     assert_eq!(report["kind"], "full");
     assert_eq!(report["items"], json!([]), "the open text (fixed) wins over the file on disk");
     assert!(
-        !client.backlog.iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        !client.backlog().iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
         "a pulling client gets no pushed diagnostics"
     );
 }

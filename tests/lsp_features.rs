@@ -1,192 +1,40 @@
-//! Every editor feature the language server offers, at the protocol level: the real binary
-//! over stdio, on a small `sm/` state machine and on the climpt `fixer` agent (`steps/`).
-//! Each answer is snapshotted with the temp dir replaced by `[ROOT]`.
+//! Every editor feature the language server offers, at the protocol level: the server runs in
+//! this process and is driven over a socket pair with real JSON-RPC framing, on a small `sm/`
+//! state machine and on the climpt `fixer` agent (`steps/`). Each answer is snapshotted with the
+//! temp dir replaced by `[ROOT]`.
+
+mod lsp_client;
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+use lsp_client::{Client, redact, uri};
 
-/// A minimal JSON-RPC client over the server's stdio (a trimmed copy of the one in `lsp.rs`).
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    messages: Receiver<Value>,
-    next_id: i64,
-    /// Documents opened so far, with their last version.
-    versions: Vec<(PathBuf, i64)>,
+/// The server in this process, initialized on `root` with UTF-16 positions and ordered
+/// `documentChanges` in workspace edits.
+fn server(root: &Path) -> Client {
+    let mut client = Client::in_process();
+    client.initialize_with(
+        root,
+        json!({
+            "general": {"positionEncodings": ["utf-16"]},
+            "workspace": {"workspaceEdit": {"documentChanges": true}}
+        }),
+    );
+    client
 }
 
-impl Client {
-    fn start(root: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stagelint"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("server starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, messages) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.expect("Content-Length header")];
-                reader.read_exact(&mut body).expect("body");
-                if tx.send(serde_json::from_slice(&body).expect("JSON body")).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut client = Client { child, stdin, messages, next_id: 1, versions: Vec::new() };
-        client.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": uri(root),
-                "workspaceFolders": [{"uri": uri(root), "name": "test"}],
-                "capabilities": {"general": {"positionEncodings": ["utf-16"]}}
-            }),
-        );
-        client.notify("initialized", json!({}));
-        client
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// The result of a request, or its error object.
-    fn try_request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self.messages.recv_timeout(left).expect("answer before timeout");
-            if message.get("method").is_some() && message.get("id").is_some() {
-                // A server-to-client request: acknowledge it.
-                let id = message["id"].clone();
-                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-            } else if message.get("id") == Some(&json!(id)) {
-                return match message.get("error") {
-                    Some(error) => Err(error.clone()),
-                    None => Ok(message["result"].clone()),
-                };
-            }
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.try_request(method, params).unwrap_or_else(|e| panic!("{method} failed: {e}"))
-    }
-
-    /// Makes `text` the open text of `path` (opening it the first time).
-    fn set(&mut self, path: &Path, text: &str) {
-        match self.versions.iter_mut().find(|(p, _)| p == path) {
-            Some((_, version)) => {
-                *version += 1;
-                let version = *version;
-                self.notify(
-                    "textDocument/didChange",
-                    json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{"text": text}]}),
-                );
-            }
-            None => {
-                self.versions.push((path.to_path_buf(), 1));
-                let language = if path.extension().is_some_and(|e| e == "json") { "json" } else { "markdown" };
-                self.notify(
-                    "textDocument/didOpen",
-                    json!({"textDocument": {"uri": uri(path), "languageId": language, "version": 1, "text": text}}),
-                );
-            }
-        }
-    }
-
-    /// Sets the text of `path` to `marked` without its `$0` and returns position params there.
-    fn at(&mut self, path: &Path, marked: &str) -> Value {
-        let offset = marked.find("$0").expect("a `$0` cursor");
-        let text = marked.replacen("$0", "", 1);
-        self.set(path, &text);
-        let before = &text[..offset];
-        let line = before.matches('\n').count();
-        let column: usize = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().map(char::len_utf16).sum();
-        json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": column}})
-    }
-
-    fn document(&mut self, method: &str, path: &Path) -> Value {
-        self.request(method, json!({"textDocument": {"uri": uri(path)}}))
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown"}));
-        self.notify("exit", json!(null));
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-    }
-}
-
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
-}
-
-/// `value` with the temp dir replaced by `[ROOT]`, ready to snapshot. Objects keyed by URI
-/// (`WorkspaceEdit.changes`, a hash map in the server) are sorted so their order is stable.
-fn redact(root: &Path, value: &Value) -> Value {
-    let text = value.to_string().replace(&root.display().to_string(), "[ROOT]");
-    let mut value = serde_json::from_str(&text).expect("still JSON");
-    sort_uri_keys(&mut value);
-    value
-}
-
-fn sort_uri_keys(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if map.keys().all(|k| k.starts_with("file://")) {
-                map.sort_keys();
-            }
-            map.values_mut().for_each(sort_uri_keys);
-        }
-        Value::Array(items) => items.iter_mut().for_each(sort_uri_keys),
-        _ => {}
-    }
+/// The edits of a workspace edit by URI, checking they come as `documentChanges` in path order.
+fn document_changes(edit: &Value) -> serde_json::Map<String, Value> {
+    let documents = edit["documentChanges"].as_array().expect("ordered documentChanges");
+    let uris: Vec<&str> = documents.iter().filter_map(|d| d["textDocument"]["uri"].as_str()).collect();
+    assert!(uris.is_sorted(), "files in path order: {uris:?}");
+    documents
+        .iter()
+        .map(|d| (d["textDocument"]["uri"].as_str().unwrap_or("").to_string(), d["edits"].clone()))
+        .collect()
 }
 
 fn labels(items: &Value) -> Vec<&str> {
@@ -256,7 +104,7 @@ impl Sm {
         std::fs::write(dir.path().join("sm.yaml"), SM).expect("write");
         std::fs::write(dir.path().join("plan.md"), PLAN).expect("write");
         std::fs::write(dir.path().join("review.md"), REVIEW).expect("write");
-        let client = Client::start(dir.path());
+        let client = server(dir.path());
         Sm { dir, client }
     }
 
@@ -369,7 +217,7 @@ fn sm_prepare_rename_and_rename() {
     let mut params = sm.client.at(&review, &edit(REVIEW, "id: review", "id: rev$0iew"));
     params["newName"] = json!("audit");
     let rename = sm.client.request("textDocument/rename", params);
-    let changes = rename["changes"].as_object().expect("changes by URI");
+    let changes = document_changes(&rename);
     assert_eq!(changes.len(), 2, "both files are edited: {rename}");
     for path in [&plan, &review] {
         let edits = changes[&uri(path)].as_array().expect("edits");
@@ -425,7 +273,7 @@ impl Steps {
     fn new() -> Steps {
         let dir = tempfile::tempdir().expect("temp dir");
         copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXER), &dir.path().join(".agent/fixer"));
-        let client = Client::start(dir.path());
+        let client = server(dir.path());
         Steps { dir, client }
     }
 
@@ -535,7 +383,7 @@ fn steps_references_and_rename() {
     let mut params = steps.client.at(&registry, &marked);
     params["newName"] = json!("continuation.work");
     let rename = steps.client.request("textDocument/rename", params);
-    let changes = rename["changes"].as_object().expect("changes by URI");
+    let changes = document_changes(&rename);
     let edits = changes[&uri(&registry)].as_array().expect("registry edits");
     // The key, its `stepId`, and the two transition targets that name it.
     let text_after = apply(REGISTRY, edits);

@@ -81,9 +81,9 @@ pub(super) async fn analysis_loop(
         let indexing = if std::mem::take(&mut first) && progress {
             let token = NumberOrString::String("stagelint-index".into());
             match client.create_work_done_progress(token.clone()).await {
-                Ok(()) => Some(
-                    client.progress(token, "stagelint: checking the workspace").with_percentage(0).begin().await,
-                ),
+                Ok(()) => {
+                    Some(client.progress(token, "stagelint: checking the workspace").with_percentage(0).begin().await)
+                }
                 Err(_) => None,
             }
         } else {
@@ -131,7 +131,12 @@ pub(super) async fn analysis_loop(
 
 /// Stores `analysis` for the scopes of `batch` and returns what to publish, unless a change
 /// arrived meanwhile for one of them: then the batch is redone with the newer text.
-fn store(state: &Mutex<State>, batch: &[PathBuf], analysis: &Arc<Analysis>, versions: &HashMap<PathBuf, i32>) -> Published {
+fn store(
+    state: &Mutex<State>,
+    batch: &[PathBuf],
+    analysis: &Arc<Analysis>,
+    versions: &HashMap<PathBuf, i32>,
+) -> Published {
     let mut state = lock(state);
     if state.dirty.all || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
         state.dirty.scopes.extend(batch.iter().cloned());
@@ -150,7 +155,8 @@ fn forget_gone(state: &Mutex<State>, wanted: &[PathBuf]) -> Published {
     let keep: HashSet<&PathBuf> = wanted.iter().collect();
     let dirty = state.dirty.scopes.clone();
     state.scoped.retain(|scope, _| keep.contains(scope) || dirty.contains(scope));
-    let gone: Vec<PathBuf> = state.published.keys().filter(|path| state.analysis_for(path).is_none()).cloned().collect();
+    let gone: Vec<PathBuf> =
+        state.published.keys().filter(|path| state.analysis_for(path).is_none()).cloned().collect();
     let mut out = Vec::new();
     for path in gone {
         state.published.remove(&path);

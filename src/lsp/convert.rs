@@ -135,17 +135,34 @@ pub fn locations(workspace: &Workspace, targets: &[crate::ide::Target], encoding
         .collect()
 }
 
-pub fn workspace_edit(workspace: &Workspace, edits: &[(FileId, Edit)], encoding: Encoding) -> lsp::WorkspaceEdit {
-    let mut changes: std::collections::HashMap<Uri, Vec<lsp::TextEdit>> = std::collections::HashMap::new();
+/// A workspace edit, as ordered `documentChanges` (files in path order) when the client
+/// supports them, else the `changes` map.
+pub fn workspace_edit(
+    workspace: &Workspace,
+    edits: &[(FileId, Edit)],
+    encoding: Encoding,
+    document_changes: bool,
+) -> lsp::WorkspaceEdit {
+    let mut by_file: std::collections::BTreeMap<&std::path::Path, (Uri, Vec<lsp::TextEdit>)> =
+        std::collections::BTreeMap::new();
     for (id, edit) in edits {
         let file = workspace.file(*id);
         let Some(uri) = uri(file) else { continue };
-        changes
-            .entry(uri)
-            .or_default()
-            .push(lsp::TextEdit { range: range(file, edit.span, encoding), new_text: edit.replacement.clone() });
+        let text_edit = lsp::TextEdit { range: range(file, edit.span, encoding), new_text: edit.replacement.clone() };
+        by_file.entry(&file.path).or_insert_with(|| (uri, Vec::new())).1.push(text_edit);
     }
-    lsp::WorkspaceEdit { changes: Some(changes), ..lsp::WorkspaceEdit::default() }
+    if !document_changes {
+        let changes = by_file.into_values().collect();
+        return lsp::WorkspaceEdit { changes: Some(changes), ..lsp::WorkspaceEdit::default() };
+    }
+    let edits = by_file
+        .into_values()
+        .map(|(uri, edits)| lsp::TextDocumentEdit {
+            text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri, version: None },
+            edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+        })
+        .collect();
+    lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Edits(edits)), ..lsp::WorkspaceEdit::default() }
 }
 
 pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, encoding: Encoding) -> lsp::CompletionItem {

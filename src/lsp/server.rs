@@ -11,9 +11,9 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::ide;
+use crate::lsp::analysis::{Analysis, Dirty, analysis_loop};
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
-use crate::lsp::analysis::{Analysis, Dirty, analysis_loop};
 use crate::workspace::discover::scope_of;
 
 pub(super) struct Backend {
@@ -46,6 +46,8 @@ pub(super) struct State {
     pub(super) dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
     pub(super) pull: bool,
+    /// The client takes ordered `documentChanges` in workspace edits.
+    pub(super) document_changes: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
     pub(super) progress: bool,
 }
@@ -138,6 +140,13 @@ impl LanguageServer for Backend {
         {
             roots.push(root);
         }
+        let document_changes = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.workspace_edit.as_ref())
+            .and_then(|e| e.document_changes)
+            .unwrap_or(false);
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let dynamic_watchers = params
@@ -153,6 +162,7 @@ impl LanguageServer for Backend {
             state.roots = roots;
             state.dynamic_watchers = dynamic_watchers;
             state.pull = pull;
+            state.document_changes = document_changes;
             state.progress = progress;
         }
         Ok(InitializeResult {
@@ -305,6 +315,7 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let document_changes = lock(&self.state).document_changes;
         Ok(self
             .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
                 let span = convert::span(file, params.range, encoding);
@@ -321,7 +332,12 @@ impl LanguageServer for Backend {
                             title: action.title,
                             kind: Some(CodeActionKind::QUICKFIX),
                             diagnostics: Some(vec![diagnostic]),
-                            edit: Some(convert::workspace_edit(&analysis.workspace, &edits, encoding)),
+                            edit: Some(convert::workspace_edit(
+                                &analysis.workspace,
+                                &edits,
+                                encoding,
+                                document_changes,
+                            )),
                             is_preferred: Some(action.preferred),
                             ..CodeAction::default()
                         })
@@ -392,12 +408,13 @@ impl LanguageServer for Backend {
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let at = params.text_document_position;
+        let document_changes = lock(&self.state).document_changes;
         let answer = self
             .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
                 let edits: Vec<_> =
                     ide::rename(&analysis.workspace, ide::Cursor { file: file.id, offset }, &params.new_name)?;
-                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding))
+                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding, document_changes))
             })
             .await;
         match answer {
