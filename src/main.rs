@@ -28,6 +28,8 @@ enum Command {
     /// Run the language server on stdin/stdout.
     #[cfg(feature = "lsp")]
     Lsp,
+    /// Run a stage or a whole state machine against a recorded provider (a cassette).
+    DryRun(DryRunArgs),
     /// Explain a rule: what it checks, why, and an example.
     Explain {
         /// A rule code such as `sm/StageJoinDangling`.
@@ -48,6 +50,30 @@ struct CheckArgs {
     /// When to color human output (`NO_COLOR` is honoured under `auto`).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+}
+
+#[derive(clap::Args)]
+struct DryRunArgs {
+    /// A stage file, or a state machine (its directory or `sm.yaml`).
+    path: PathBuf,
+    /// The cassette (default: `<stage-id>.cassette.yaml` beside each stage).
+    #[arg(long)]
+    cassette: Option<PathBuf>,
+    /// Output: a readable timeline, or the JSON Lines event stream.
+    #[arg(long, value_enum, default_value_t = RunFormat::Full)]
+    format: RunFormat,
+    /// Request drift (an edited prompt or tool set) fails the run.
+    #[arg(long)]
+    strict: bool,
+    /// Use this config file instead of discovering `stagelint.toml`.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RunFormat {
+    Full,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -71,6 +97,7 @@ fn main() -> ExitCode {
         Command::Rules => run_rules(),
         #[cfg(feature = "lsp")]
         Command::Lsp => stagelint::lsp::run().map(|()| ExitCode::SUCCESS).map_err(|e| format!("language server: {e}")),
+        Command::DryRun(args) => run_dry_run(args),
         Command::Explain { code } => run_explain(&code),
     };
     match result {
@@ -120,6 +147,30 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, String> {
     }
     let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
+    let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
+    let mut configs = ConfigCache::new(forced);
+    let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
+    let overlay = std::collections::HashMap::new();
+    let (workspace, run) =
+        stagelint::runtime::dry_run_path(&args.path, args.cassette.as_deref(), options, &mut configs, &overlay)?;
+    let mut out = io::stdout().lock();
+    let written = match args.format {
+        RunFormat::Json => out.write_all(run.trace.to_json_lines().as_bytes()),
+        RunFormat::Full => {
+            let color = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes())
+                .and_then(|()| render::full::render(&mut out, &workspace, &run.findings, color))
+        }
+    };
+    if let Err(error) = written
+        && error.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(format!("cannot write output: {error}"));
+    }
+    Ok(ExitCode::from(run.exit_code()))
 }
 
 fn run_rules() -> Result<ExitCode, String> {

@@ -34,6 +34,9 @@ pub struct Config {
     /// Per code or per family (`sm`): a severity, or `None` for off.
     pub rules: BTreeMap<String, Level>,
     pub per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    /// `[dry-run] cassettes`: directories searched for `<stage-id>.cassette.yaml`, after the
+    /// stage's own directory.
+    pub cassette_dirs: Vec<PathBuf>,
 }
 
 /// A `[rules]` entry.
@@ -73,6 +76,15 @@ struct RawConfig {
     rules: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default, rename = "per-file-ignores")]
     per_file_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    #[serde(default, rename = "dry-run")]
+    dry_run: RawDryRun,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawDryRun {
+    #[serde(default)]
+    cassettes: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -111,6 +123,7 @@ impl Config {
             backoffs: DEFAULT_BACKOFFS.iter().map(|s| s.to_string()).collect(),
             rules: BTreeMap::new(),
             per_file_ignores: Vec::new(),
+            cassette_dirs: Vec::new(),
         }
     }
 
@@ -173,6 +186,7 @@ impl Config {
             }
             config.per_file_ignores.push((set, list));
         }
+        config.cassette_dirs = raw.dry_run.cassettes.iter().map(|dir| root.join(dir)).collect();
         Ok(config)
     }
 

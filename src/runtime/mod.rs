@@ -1,3 +1,255 @@
-//! The embedded runtime: the state-machine stage lifecycle, run against a recorded provider.
+//! The embedded runtime: the state-machine stage lifecycle, run against a recorded provider
+//! (a cassette) for `stagelint dry-run`, the editor's code lens and `cassette/` findings.
+//!
+//! It reads definitions from the [`Workspace`] (already in memory) and answers every tool
+//! from the cassette: no network, no shell, no file system.
 
+pub mod cassette;
+pub mod digest;
+pub mod engine;
+pub mod events;
+mod machine;
+pub mod messages;
 pub mod provider;
+pub mod report;
+pub mod stage;
+mod target;
+
+pub use target::dry_run_path;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::families::sm::model::{SmDoc, StageDoc};
+use crate::runtime::cassette::Cassette;
+use crate::runtime::engine::{Env, Run};
+use crate::runtime::events::Trace;
+use crate::workspace::{FileKind, SourceFile, Workspace};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Request drift fails the dry-run.
+    pub strict: bool,
+    /// When a stage fails Init, add the stage's lint errors to the findings (the CLI does; the
+    /// `cassette/` rules, which run inside the check, do not).
+    pub explain_init: bool,
+}
+
+/// The outcome of one dry-run.
+#[derive(Debug)]
+pub struct DryRun {
+    /// What was run: `stage plan` or `machine code-review`.
+    pub title: String,
+    pub cassette: Option<FileId>,
+    pub trace: Trace,
+    /// Mismatches and cassette problems (on cassette lines), and lint errors of stages that
+    /// fail Init.
+    pub findings: Vec<Diagnostic>,
+    pub passed: u32,
+    pub failed: u32,
+    /// An authoring error stopped the run (a stage fails Init, the cassette is unusable).
+    pub authoring_error: bool,
+}
+
+impl DryRun {
+    /// 0: ran and every expectation held; 1: a mismatch (or drift under `--strict`); 2: an
+    /// authoring error.
+    pub fn exit_code(&self) -> u8 {
+        if self.authoring_error {
+            2
+        } else if self.findings.iter().any(|d| d.severity == Severity::Error) {
+            1
+        } else {
+            0
+        }
+    }
+
+    fn failed_to_start(title: String, cassette: Option<FileId>, findings: Vec<Diagnostic>) -> DryRun {
+        DryRun { title, cassette, trace: Trace::default(), findings, passed: 0, failed: 0, authoring_error: true }
+    }
+}
+
+/// The cassette for a stage by convention: `<id>.cassette.{yaml,yml,json}` beside the stage,
+/// then in each `[dry-run] cassettes` directory.
+pub fn cassette_path_for(stage: &SourceFile, id: &str) -> Option<PathBuf> {
+    let dir = stage.path.parent()?;
+    let dirs = std::iter::once(dir.to_path_buf()).chain(stage.config.cassette_dirs.iter().cloned());
+    for dir in dirs {
+        for ext in ["yaml", "yml", "json"] {
+            let path = dir.join(format!("{id}.cassette.{ext}"));
+            if path.is_file() {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+/// The same lookup against files already in `workspace` (no file system), for rules and the
+/// editor.
+pub fn cassette_in_workspace(workspace: &Workspace, stage: &SourceFile, id: &str) -> Option<FileId> {
+    let dir = stage.path.parent()?;
+    let dirs = std::iter::once(dir.to_path_buf()).chain(stage.config.cassette_dirs.iter().cloned());
+    for dir in dirs {
+        for ext in ["yaml", "yml", "json"] {
+            if let Some(file) = workspace.file_at(&dir.join(format!("{id}.cassette.{ext}"))) {
+                return Some(file.id);
+            }
+        }
+    }
+    None
+}
+
+/// Reads the cassette file `id` of `workspace`.
+pub fn read_cassette(file: &SourceFile) -> (Cassette, Vec<Diagnostic>) {
+    let json = file.path.extension().is_some_and(|e| e == "json");
+    let (cassette, errors) = cassette::read(&file.text, json);
+    let mut findings = crate::families::cassette::problems(file.id, &cassette);
+    for error in errors {
+        findings.push(Diagnostic::new(crate::families::cassette::MalformedTurn, file.id, error.span, error.message));
+    }
+    (cassette, findings)
+}
+
+/// Dry-runs the stage in `stage_file` against the cassette in `cassette_file`.
+pub fn stage(workspace: &Workspace, stage_file: FileId, cassette_file: FileId, options: Options) -> DryRun {
+    let file = workspace.file(stage_file);
+    let doc = StageDoc::parse(file);
+    let title = format!("stage {}", doc.stage_id().map_or_else(|| file.display.clone(), |(id, _)| id.to_string()));
+    let (cassette, problems) = read_cassette(workspace.file(cassette_file));
+    if problems.iter().any(|d| d.severity == Severity::Error) {
+        return DryRun::failed_to_start(title, Some(cassette_file), problems);
+    }
+    let spec = match stage::StageSpec::read(&doc) {
+        Ok(spec) => spec,
+        Err(unusable) => {
+            let mut findings = problems;
+            findings.push(
+                Diagnostic::new(
+                    crate::families::cassette::StageInitFailed,
+                    stage_file,
+                    unusable.span,
+                    unusable.message,
+                )
+                .with_help("`stagelint check` on the stage explains what is wrong"),
+            );
+            if options.explain_init {
+                findings.extend(lint_errors(workspace, &[stage_file]));
+            }
+            return DryRun::failed_to_start(title, Some(cassette_file), findings);
+        }
+    };
+    let Some(stage_cassette) = cassette.for_stage(&spec.id) else {
+        let mut findings = problems;
+        findings.push(unknown_stage(workspace, cassette_file, &cassette, &spec.id));
+        return DryRun::failed_to_start(title, Some(cassette_file), findings);
+    };
+    let mut run = new_run(workspace, file, cassette_file, options);
+    run.findings.extend(problems);
+    let ctx = stage_cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
+    let ended = run.stage(&spec, &stage_cassette, ctx, 1);
+    if let engine::Ended::Exited(_) = &ended {
+        let next = spec.next.as_ref().map_or_else(|| json!({"terminate": true}), stage::Next::to_json);
+        run.trace.emit("StageNext", json!({"stage": spec.id, "next": next, "evaluated": false}));
+    }
+    let stages = [stage_file];
+    let explain = options.explain_init.then_some(&stages[..]);
+    finish(workspace, run, title, cassette_file, matches!(ended, engine::Ended::InitFailed), explain)
+}
+
+/// Dry-runs the state machine of `sm_file` from its entry stage. `cassette_file` is a machine
+/// cassette; without one, each stage's cassette is found by convention.
+pub fn machine(workspace: &Workspace, sm_file: FileId, cassette_file: Option<FileId>, options: Options) -> DryRun {
+    machine::run(workspace, sm_file, cassette_file, options)
+}
+
+fn new_run<'w>(workspace: &'w Workspace, stage: &'w SourceFile, cassette_file: FileId, options: Options) -> Run<'w> {
+    let env = Env { tools: &stage.config.tools, dialect: stage.config.dialect, cassette_file, strict: options.strict };
+    let cassette_json = cassette_json(workspace.file(cassette_file));
+    Run::new(env, cassette_json)
+}
+
+fn cassette_json(file: &SourceFile) -> serde_json::Value {
+    let parsed = if file.path.extension().is_some_and(|e| e == "json") {
+        crate::source::json::parse(&file.text)
+    } else {
+        crate::source::yaml::parse(&file.text)
+    };
+    parsed.root.map_or(serde_json::Value::Null, |root| root.to_json())
+}
+
+fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &str) -> Diagnostic {
+    let source = workspace.file(file);
+    let (span, named) = match &cassette.stage.stage {
+        Some((name, span)) => (*span, format!("`{name}`")),
+        None => (crate::source::Span::empty(0), "no stage".to_string()),
+    };
+    let message = if cassette.is_machine() {
+        format!("the machine cassette has no `stages.{id}` entry")
+    } else {
+        format!("this cassette replays {named}, not stage `{id}`")
+    };
+    Diagnostic::new(crate::families::cassette::UnknownStage, source.id, span, message)
+}
+
+fn finish(
+    workspace: &Workspace,
+    run: Run,
+    title: String,
+    cassette: FileId,
+    init_failed: bool,
+    explain: Option<&[FileId]>,
+) -> DryRun {
+    let mut run = run;
+    let mut findings = std::mem::take(&mut run.findings);
+    if init_failed && let Some(stages) = explain {
+        findings.extend(lint_errors(workspace, stages));
+    }
+    for finding in &findings {
+        let file = workspace.file(finding.file);
+        let at = file.lines.line_col(&file.text, finding.span.start);
+        run.trace.emit(
+            "DryRunMismatch",
+            json!({
+                "code": finding.code, "severity": finding.severity.as_str(), "file": file.display,
+                "line": at.line, "column": at.column, "message": finding.message,
+            }),
+        );
+    }
+    let (passed, failed) = (run.passed, run.failed);
+    let drift = findings.iter().filter(|d| d.code == crate::families::cassette::RequestDrift).count();
+    run.trace.emit(
+        "DryRunSummary",
+        json!({
+            "expectations": {"passed": passed, "failed": failed},
+            "drift": drift,
+            "mismatches": findings.iter().filter(|d| d.severity == Severity::Error).count(),
+        }),
+    );
+    DryRun { title, cassette: Some(cassette), trace: run.trace, findings, passed, failed, authoring_error: init_failed }
+}
+
+/// Error-level lint findings of `stages` (the reasons a stage fails Init).
+fn lint_errors(workspace: &Workspace, stages: &[FileId]) -> Vec<Diagnostic> {
+    crate::check::check(workspace)
+        .into_iter()
+        .filter(|d| stages.contains(&d.file) && d.severity == Severity::Error)
+        .collect()
+}
+
+/// Whether `path` is a cassette file.
+pub fn is_cassette(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(cassette::is_cassette_name)
+}
+
+/// Every cassette file of `workspace`.
+pub fn cassettes(workspace: &Workspace) -> impl Iterator<Item = &SourceFile> {
+    workspace.files().iter().filter(|f| f.kind == FileKind::Cassette)
+}
+
+/// The state-machine file of `sm` parsed (for callers that hold only the id).
+pub fn sm_doc(workspace: &Workspace, sm: FileId) -> SmDoc<'_> {
+    SmDoc::parse(workspace.file(sm))
+}

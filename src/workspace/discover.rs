@@ -438,6 +438,7 @@ fn could_be_ours(path: &Path) -> bool {
         || name.ends_with(".markdown")
         || name == "agent.json"
         || (name.ends_with(".json") && name.contains("registry"))
+        || crate::runtime::cassette::is_cassette_name(name)
 }
 
 /// The path as given, or relative to the current directory, without `./` noise.

@@ -26,6 +26,8 @@ pub enum FileKind {
     C3lPrompt,
     /// A climpt breakdown config `.agent/climpt/config/<agent>-steps-{app,user}.yml`.
     BreakdownConfig,
+    /// A dry-run cassette, `*.cassette.yaml|yml|json`.
+    Cassette,
     /// Could not be read as UTF-8 text; the message says why and where.
     Unreadable { message: String, offset: usize },
 }
@@ -125,6 +127,9 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     let name = path.file_name()?.to_str()?;
     if SM_FILE_NAMES.contains(&name) {
         return Some(FileKind::StateMachine);
+    }
+    if crate::runtime::cassette::is_cassette_name(name) {
+        return Some(FileKind::Cassette);
     }
     if name.ends_with(".json") {
         return is_steps_registry(name, text).then_some(FileKind::StepsRegistry);

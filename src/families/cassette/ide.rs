@@ -1,0 +1,166 @@
+//! Editor features for cassettes: values after a key (works on half-typed YAML: it reads the
+//! line, not the tree), key documentation on hover, and `stage:` → the stage definition.
+
+use crate::families::sm::model::StageDoc;
+use crate::ide::{CompletionItem, CompletionKind, Cursor, HoverInfo, Target};
+use crate::runtime::cassette::{ACT_ENDS, BRANCHES, OUTCOMES};
+use crate::source::Span;
+use crate::workspace::{FileKind, Workspace};
+
+/// Keys with the values they take and what they mean.
+const KEYS: &[(&str, &[&str], &str)] = &[
+    ("cassette", &["1"], "The cassette format version. Always `1`."),
+    ("stage", &[], "The `id` of the stage this cassette replays."),
+    ("ctx", &[], "The StageContext given to Setup: SM fields, `upstream`, pinned `workflowRunId`/`stageExecutionId`."),
+    (
+        "grantStageTool",
+        &["deny", "approve", "defer"],
+        "How out-of-envelope tool calls are answered when a turn has no `grant:` (default: deny, as with no interactor).",
+    ),
+    (
+        "onDrift",
+        &["warn", "fail"],
+        "What a changed request fingerprint does: a warning, or a failure (also `--strict`).",
+    ),
+    ("checkGate", &["proceed", "retry", "skip"], "The scripted CheckGate outcome; anything but `proceed` skips Act."),
+    (
+        "assert",
+        &["ok", "retry", "skip", "fail"],
+        "A scripted Assert outcome (the SM's assert hook); default: `capHit ? retry : ok`.",
+    ),
+    ("stop", &["tool_use", "end_turn", "max_tokens", "refusal"], "Why the model stopped."),
+    ("branch", &BRANCHES, "The Act branch the runtime must take for this turn."),
+    (
+        "outcome",
+        &OUTCOMES,
+        "What happens to a tool call: dispatched (allowed), approved, denied or deferred (out of envelope).",
+    ),
+    ("act", &ACT_ENDS, "How Act must end in this attempt."),
+    ("attempts", &[], "Attempts in order; each holds the model turns Act consumes in order."),
+    ("turns", &[], "One model response per turn, consumed in order within the attempt."),
+    ("response", &[], "What the model said: `stop` and `content` blocks (`text`, `toolCall`, `thinking`)."),
+    ("toolCall", &[], "A tool call: `{id, name, args}` (or `argsRaw` for arguments that are not JSON)."),
+    ("grant", &[], "Answers to grantStageTool proposals in this turn, by call id."),
+    ("results", &[], "Tool results for dispatched calls in this turn, by call id (they win over `tools:`)."),
+    ("expect", &[], "What the runtime must do with this turn: `{branch, call, outcome, calls, errorAt}`."),
+    ("expectEnd", &[], "How Act and Assert must end this attempt: `{act, assert}`."),
+    ("expectResult", &[], "The StageResult the stage must exit with: verdict, capHit, attemptCount, parsed, reason."),
+    ("request", &[], "Fingerprints of the request when the turn was recorded; a difference is reported as drift."),
+    ("tools", &[], "Closed-world tool fakes: `Tool: [{args, result}]` or `{anyArgs: true, result}`."),
+    ("stages", &[], "A machine cassette: each stage id with its own `attempts`, `tools`, `expectResult`."),
+];
+
+fn is_cassette(workspace: &Workspace, at: Cursor) -> bool {
+    workspace.file(at.file).kind == FileKind::Cassette
+}
+
+/// `(key, value start, value so far)` on the cursor's line, for `key: val|`.
+fn key_before(text: &str, offset: usize) -> Option<(&str, usize, &str)> {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..offset];
+    let trimmed = line.trim_start().trim_start_matches("- ").trim_start_matches('{').trim_start();
+    let (key, value) = trimmed.rsplit_once(':')?;
+    let key = key.rsplit([',', '{', ' ']).next()?.trim();
+    let value_text = value.trim_start();
+    let start = offset - value_text.len();
+    Some((key, start, value_text))
+}
+
+pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
+    if !is_cassette(workspace, at) {
+        return Vec::new();
+    }
+    let file = workspace.file(at.file);
+    let Some((key, start, typed)) = key_before(&file.text, at.offset) else { return Vec::new() };
+    let values: Vec<String> = match key {
+        "name" => file.config.tools.iter().cloned().chain(stage_tools(workspace, at)).collect(),
+        "stage" => stage_ids(workspace, at),
+        _ => KEYS
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map(|(_, v, _)| v.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default(),
+    };
+    let mut values: Vec<String> = values.into_iter().filter(|v| v.starts_with(typed)).collect();
+    values.sort();
+    values.dedup();
+    let doc = KEYS.iter().find(|(k, _, _)| *k == key).map(|(_, _, d)| d.to_string());
+    values
+        .into_iter()
+        .map(|value| CompletionItem {
+            label: value.clone(),
+            kind: CompletionKind::Value,
+            detail: Some(key.to_string()),
+            documentation: doc.clone(),
+            insert: Some(value),
+            replace: Span::new(start, at.offset),
+        })
+        .collect()
+}
+
+/// Completion tools of the stages near the cassette (a `toolCall` may name them).
+fn stage_tools(workspace: &Workspace, at: Cursor) -> Vec<String> {
+    near_stages(workspace, at).filter_map(|doc| doc.completion_tool().map(|(t, _)| t.to_string())).collect()
+}
+
+fn stage_ids(workspace: &Workspace, at: Cursor) -> Vec<String> {
+    near_stages(workspace, at).filter_map(|doc| doc.stage_id().map(|(id, _)| id.to_string())).collect()
+}
+
+fn near_stages(workspace: &Workspace, at: Cursor) -> impl Iterator<Item = StageDoc<'_>> {
+    let dir = workspace.file(at.file).path.parent().map(std::path::Path::to_path_buf);
+    workspace
+        .files()
+        .iter()
+        .filter(move |f| f.kind == FileKind::Stage && dir.as_deref().is_some_and(|d| f.path.starts_with(d)))
+        .map(StageDoc::parse)
+}
+
+pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
+    if !is_cassette(workspace, at) {
+        return None;
+    }
+    let text = &workspace.file(at.file).text;
+    let (start, end) = word_at(text, at.offset)?;
+    let word = &text[start..end];
+    if !text[end..].starts_with(':') {
+        return None;
+    }
+    let (_, values, doc) = KEYS.iter().find(|(k, _, _)| *k == word)?;
+    let mut markdown = format!("**`{word}`** (cassette)\n\n{doc}");
+    if !values.is_empty() {
+        markdown.push_str(&format!(
+            "\n\nValues: {}",
+            values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Some(HoverInfo { span: Span::new(start, end), markdown })
+}
+
+/// `stage: <id>` → the stage definition's `id:`.
+pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    if !is_cassette(workspace, at) {
+        return Vec::new();
+    }
+    let text = &workspace.file(at.file).text;
+    let Some((start, end)) = word_at(text, at.offset) else { return Vec::new() };
+    let Some((key, _, _)) = key_before(text, start) else { return Vec::new() };
+    if key != "stage" && key != "stages" {
+        return Vec::new();
+    }
+    let word = &text[start..end];
+    near_stages(workspace, at)
+        .filter_map(|doc| {
+            let (id, span) = doc.stage_id()?;
+            (id == word).then(|| Target { file: doc.id(), span })
+        })
+        .collect()
+}
+
+/// The identifier-ish word around `offset`.
+fn word_at(text: &str, offset: usize) -> Option<(usize, usize)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let start = text[..offset].rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
+    let end = text[offset..].find(|c: char| !is_word(c)).map_or(text.len(), |i| offset + i);
+    (start < end).then_some((start, end))
+}

@@ -1,0 +1,227 @@
+//! The `cassette/` family: dry-run cassettes (`*.cassette.yaml|yml|json`) are linted like any
+//! other file. Structural rules read the cassette alone; replay rules run the embedded
+//! runtime against the stage (or machine) the cassette belongs to and report where the
+//! recording and the definitions disagree, while the author types.
+
+mod ide;
+
+use std::collections::BTreeMap;
+
+use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::families::sm::model::StageDoc;
+use crate::families::{Family, RuleMeta, declare_rules};
+use crate::ide as editor;
+use crate::runtime::cassette::{Cassette, Reply, StageCassette};
+use crate::runtime::{self, Options};
+use crate::source::Span;
+use crate::util::did_you_mean;
+use crate::workspace::{FileKind, SourceFile, Workspace};
+
+declare_rules! { "cassette";
+    UnknownKey => Warning, fix = true;
+    InvalidVersion => Error;
+    MalformedTurn => Error;
+    InvalidValue => Error, fix = true;
+    UnknownStage => Error;
+    UnknownCallId => Error;
+    DuplicateCallId => Error;
+    UnknownTool => Warning, fix = true;
+    ContextIncomplete => Error;
+    StageInitFailed => Warning;
+    CassetteExhausted => Error;
+    CassetteUnconsumed => Warning;
+    RequestDrift => Warning, fix = true;
+    ExpectationFailed => Error;
+    ToolFakeMissing => Error;
+    ResultIgnored => Warning;
+}
+
+/// Codes only a replay can find.
+const REPLAY: [&str; 8] = [
+    ContextIncomplete,
+    StageInitFailed,
+    CassetteExhausted,
+    CassetteUnconsumed,
+    RequestDrift,
+    ExpectationFailed,
+    ToolFakeMissing,
+    ResultIgnored,
+];
+
+pub struct Cassettes;
+
+impl Family for Cassettes {
+    fn name(&self) -> &'static str {
+        "cassette"
+    }
+
+    fn rules(&self) -> &'static [RuleMeta] {
+        RULES
+    }
+
+    fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        for file in runtime::cassettes(workspace) {
+            let (cassette, found) = runtime::read_cassette(file);
+            let broken = found.iter().any(|d| d.severity == Severity::Error);
+            out.extend(found);
+            let mut own = Vec::new();
+            call_ids(file.id, &cassette, &mut own);
+            tools(file, &cassette, &mut own);
+            let broken = broken || own.iter().any(|d| d.severity == Severity::Error);
+            out.extend(own);
+            if !broken {
+                replay(workspace, file, &cassette, out);
+            }
+        }
+    }
+
+    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
+        ide::completions(workspace, at)
+    }
+
+    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
+        ide::hover(workspace, at)
+    }
+
+    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
+        ide::definitions(workspace, at)
+    }
+}
+
+/// The structural problems the reader found, as findings.
+pub fn problems(file: FileId, cassette: &Cassette) -> Vec<Diagnostic> {
+    cassette
+        .problems
+        .iter()
+        .map(|p| {
+            let code =
+                RULES.iter().find(|r| r.code.ends_with(&format!("/{}", p.rule))).map_or(MalformedTurn, |r| r.code);
+            Diagnostic::new(code, file, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
+        })
+        .collect()
+}
+
+fn stage_parts(cassette: &Cassette) -> Vec<&StageCassette> {
+    std::iter::once(&cassette.stage).chain(cassette.stages.iter().map(|(_, _, s)| s)).collect()
+}
+
+/// Call ids are unique in a cassette; `grant`, `results` and `expect` name calls of their turn.
+fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+    for part in stage_parts(cassette) {
+        for turn in part.attempts.iter().flat_map(|a| &a.turns) {
+            for (id, span) in &turn.call_spans {
+                if let Some(first) = seen.get(id.as_str()) {
+                    let message = format!(
+                        "call id `{id}` is used twice; results, grants and expectations could not tell them apart"
+                    );
+                    out.push(
+                        Diagnostic::new(DuplicateCallId, file, *span, message)
+                            .with_related(file, *first, "first used here")
+                            .with_help("number calls `c1`, `c2`, … in the order they appear"),
+                    );
+                } else {
+                    seen.insert(id, *span);
+                }
+            }
+            let Reply::Response(response) = &turn.reply else { continue };
+            let ids: Vec<&str> = response.calls().map(|c| c.id.as_str()).collect();
+            let mut unknown = |id: &str, span: Span, what: &str| {
+                if !ids.contains(&id) {
+                    let hint = did_you_mean(id, ids.iter().copied())
+                        .map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+                    let message = format!("{what} names call `{id}`, which this turn's response does not make{hint}");
+                    out.push(Diagnostic::new(UnknownCallId, file, span, message));
+                }
+            };
+            for (id, (_, span)) in &turn.grant {
+                unknown(id, *span, "`grant`");
+            }
+            for (id, (_, span)) in &turn.results {
+                unknown(id, *span, "`results`");
+            }
+            for expect in &turn.expect {
+                for id in expect.call.iter().chain(expect.calls.iter().flatten()) {
+                    unknown(id, expect.span, "an expectation");
+                }
+            }
+        }
+    }
+}
+
+/// A fake for a tool outside the live tool set can never be dispatched.
+fn tools(file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
+    let known = &file.config.tools;
+    for part in stage_parts(cassette) {
+        for (name, span) in &part.tool_keys {
+            if known.contains(name) {
+                continue;
+            }
+            let suggestion = did_you_mean(name, known.iter().map(String::as_str));
+            let hint = suggestion.map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+            let message =
+                format!("`tools.{name}` fakes a tool that is not in the live tool set, so no call can reach it{hint}");
+            out.push(Diagnostic::new(UnknownTool, file.id, *span, message).with_suggestion(*span, suggestion));
+        }
+    }
+}
+
+/// Replays the cassette against its stage or machine and keeps what the replay found in it.
+fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
+    let options = Options { strict: false, explain_init: false };
+    let result = if cassette.is_machine() {
+        let Some(sm) = owning_machine(workspace, file) else {
+            let message =
+                "a machine cassette (`stages:`) must sit in a state machine's directory, beside its `sm.yaml`";
+            out.push(Diagnostic::new(UnknownStage, file.id, Span::empty(0), message));
+            return;
+        };
+        runtime::machine(workspace, sm, Some(file.id), options)
+    } else {
+        let Some((id, span)) = &cassette.stage.stage else { return };
+        let Some(stage) = stage_for(workspace, file, id) else {
+            let known: Vec<String> = stage_ids_near(workspace, file);
+            let hint = did_you_mean(id, known.iter().map(String::as_str));
+            let message = match hint {
+                Some(s) => format!("no stage `{id}` uses this cassette; did you mean `{s}`?"),
+                None => format!("no stage `{id}` uses this cassette: put it beside the stage as `{id}.cassette.yaml`"),
+            };
+            out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion(*span, hint));
+            return;
+        };
+        runtime::stage(workspace, stage, file.id, options)
+    };
+    out.extend(result.findings.into_iter().filter(|d| d.file == file.id && REPLAY.contains(&d.code)));
+}
+
+/// The stage with `id` whose cassette, by convention, is `file`.
+fn stage_for(workspace: &Workspace, file: &SourceFile, id: &str) -> Option<FileId> {
+    workspace.files().iter().filter(|f| f.kind == FileKind::Stage).find_map(|stage| {
+        let doc = StageDoc::parse(stage);
+        let (stage_id, _) = doc.stage_id()?;
+        (stage_id == id && runtime::cassette_in_workspace(workspace, stage, id) == Some(file.id)).then_some(stage.id)
+    })
+}
+
+fn stage_ids_near(workspace: &Workspace, file: &SourceFile) -> Vec<String> {
+    let dir = file.path.parent();
+    workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::Stage && f.path.parent() == dir)
+        .filter_map(|f| StageDoc::parse(f).stage_id().map(|(id, _)| id.to_string()))
+        .collect()
+}
+
+/// The state-machine file of the directory holding `file`, or the nearest above it.
+fn owning_machine(workspace: &Workspace, file: &SourceFile) -> Option<FileId> {
+    let dir = file.path.parent()?;
+    workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::StateMachine)
+        .filter_map(|f| Some((f.path.parent()?, f.id)))
+        .filter(|(sm_dir, _)| dir.starts_with(sm_dir))
+        .max_by_key(|(sm_dir, _)| sm_dir.components().count())
+        .map(|(_, id)| id)
+}

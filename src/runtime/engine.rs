@@ -1,0 +1,859 @@
+//! One stage execution: Setup → Init → CheckGate → Act → Assert (→ retry) → Exit, against a
+//! cassette. Every branch of the completion channel follows `spec/domain.md` §1.3–1.5 and
+//! `spec/dryrun.md` §3.3; what happened is recorded as events, and every difference from
+//! what the cassette expects becomes a finding on the cassette's lines.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::{Value as Json, json};
+
+use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::families::cassette as rules;
+use crate::runtime::cassette::{Decision, Expect, FakeResult, Gate, Reply, StageCassette, Turn, Verdict};
+use crate::runtime::digest::{args_digest, canonical, fingerprint};
+use crate::runtime::events::Trace;
+use crate::runtime::messages;
+use crate::runtime::provider::{Block, Message, Request, Response, ToolCall, ToolResult, ToolSpec};
+use crate::runtime::stage::StageSpec;
+use crate::source::Span;
+use crate::template::stage::Dialect;
+
+/// What a stage execution needs besides the stage and its cassette.
+pub struct Env<'a> {
+    /// The live tool set (`[tools]` in config).
+    pub tools: &'a HashSet<String>,
+    pub dialect: Dialect,
+    /// Where mismatch findings point.
+    pub cassette_file: FileId,
+    /// Drift is an error, not a warning.
+    pub strict: bool,
+}
+
+/// The typed StageResult of seed 000.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageResult {
+    pub verdict: Verdict,
+    pub reason: String,
+    pub parsed: Option<Json>,
+    pub cap_hit: bool,
+    pub attempt_count: u32,
+}
+
+impl StageResult {
+    pub fn to_json(&self) -> Json {
+        json!({
+            "verdict": self.verdict.as_str(),
+            "reason": self.reason,
+            "parsed": self.parsed,
+            "capHit": self.cap_hit,
+            "attemptCount": self.attempt_count,
+        })
+    }
+}
+
+/// How a stage execution ended.
+#[derive(Clone, Debug)]
+pub enum Ended {
+    /// Ran to Exit with this result.
+    Exited(StageResult),
+    /// Setup or Init failed: an authoring error.
+    InitFailed,
+    /// The cassette ran out; the run cannot go on.
+    Aborted,
+}
+
+/// The state one run (a stage or a machine) shares across stage executions.
+pub struct Run<'a> {
+    pub env: Env<'a>,
+    pub trace: Trace,
+    pub findings: Vec<Diagnostic>,
+    /// The cassette as JSON, for `$ref` in `expectResult`.
+    pub cassette_json: Json,
+    /// Expectations checked and failed, for the summary.
+    pub passed: u32,
+    pub failed: u32,
+}
+
+/// One reason a stage fails Setup or Init.
+#[derive(Clone, Debug)]
+pub struct InitFailure {
+    pub reason: &'static str,
+    pub detail: String,
+    /// Where in the stage file, when it is one place.
+    pub at: Option<Span>,
+    /// Caused by the context the cassette supplies, not by the stage.
+    pub from_ctx: bool,
+}
+
+impl InitFailure {
+    fn new(reason: &'static str, detail: String) -> InitFailure {
+        InitFailure { reason, detail, at: None, from_ctx: false }
+    }
+}
+
+/// How Act ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ActEnd {
+    Completed,
+    CapHit,
+    ProviderTransient,
+    ProviderCapability,
+    Gated(Gate),
+    Exhausted,
+}
+
+impl ActEnd {
+    fn as_str(self) -> &'static str {
+        match self {
+            ActEnd::Completed => "completed",
+            ActEnd::CapHit => "capHit",
+            ActEnd::ProviderTransient | ActEnd::ProviderCapability => "providerError",
+            ActEnd::Gated(_) => "gated",
+            ActEnd::Exhausted => "cassetteExhausted",
+        }
+    }
+}
+
+/// What the runtime did in one turn, for `expect:`.
+#[derive(Clone, Debug, Default)]
+struct Observed {
+    branch: &'static str,
+    call: Option<String>,
+    calls: Vec<String>,
+    outcome: Option<&'static str>,
+    error_at: Vec<String>,
+}
+
+impl Observed {
+    fn describe(&self) -> String {
+        let mut text = self.branch.to_string();
+        if let Some(call) = &self.call {
+            text.push_str(&format!(" {call}"));
+        }
+        if !self.calls.is_empty() {
+            text.push_str(&format!(" [{}]", self.calls.join(", ")));
+        }
+        if let Some(outcome) = self.outcome {
+            text.push_str(&format!(" ({outcome})"));
+        }
+        if !self.error_at.is_empty() {
+            text.push_str(&format!(" at {}", self.error_at.join(", ")));
+        }
+        text
+    }
+
+    fn satisfies(&self, expect: &Expect) -> bool {
+        self.branch == expect.branch
+            && expect.call.as_ref().is_none_or(|c| self.call.as_ref() == Some(c))
+            && expect.outcome.as_deref().is_none_or(|o| self.outcome == Some(o))
+            && expect.calls.as_ref().is_none_or(|calls| {
+                let mut want = calls.clone();
+                let mut have = self.calls.clone();
+                want.sort();
+                have.sort();
+                want == have
+            })
+            && expect.error_at.as_ref().is_none_or(|at| self.error_at.contains(at))
+    }
+}
+
+impl<'a> Run<'a> {
+    pub fn new(env: Env<'a>, cassette_json: Json) -> Run<'a> {
+        Run { env, trace: Trace::default(), findings: Vec::new(), cassette_json, passed: 0, failed: 0 }
+    }
+
+    fn finding(&mut self, code: &'static str, span: Span, message: String) {
+        self.findings.push(self.diagnostic(code, span, message));
+    }
+
+    fn diagnostic(&self, code: &'static str, span: Span, message: String) -> Diagnostic {
+        Diagnostic::new(code, self.env.cassette_file, span, message)
+    }
+
+    /// Runs `stage` with `ctx` against `cassette`. `execution` numbers repeated executions of
+    /// the same stage in one run, for its pinned `stageExecutionId`.
+    pub fn stage(&mut self, stage: &StageSpec, cassette: &StageCassette, ctx: Json, execution: u32) -> Ended {
+        let ctx = pin_ids(ctx, &stage.id, execution);
+        self.trace.emit(
+            "StageSetup",
+            json!({
+                "stage": stage.id,
+                "ids": {"workflowRunId": ctx["workflowRunId"], "stageExecutionId": ctx["stageExecutionId"]},
+                "ctxKeys": ctx.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
+                "upstream": ctx["upstream"].as_array().map_or(0, Vec::len),
+                "maxAttempts": stage.max_attempts,
+                "turnCap": stage.turn_cap,
+            }),
+        );
+        let system = match self.setup_and_init(stage, &ctx) {
+            Ok(system) => system,
+            Err(failures) => {
+                self.report_init_failed(stage, cassette, failures);
+                return Ended::InitFailed;
+            }
+        };
+        let tools = tool_specs(stage);
+        let mut transcript = vec![Message::User(messages::start(stage))];
+        let mut result = StageResult {
+            verdict: Verdict::Fail,
+            reason: String::new(),
+            parsed: None,
+            cap_hit: false,
+            attempt_count: 0,
+        };
+        let mut used_turns: Vec<usize> = Vec::new();
+        let mut proposals = 0;
+        for attempt in 1..=stage.max_attempts {
+            result.attempt_count = attempt;
+            let scripted = cassette.attempts.get(attempt as usize - 1);
+            let gate = scripted.and_then(|a| a.check_gate).or(cassette.check_gate).map_or(Gate::Proceed, |(g, _)| g);
+            let gate_name = match gate {
+                Gate::Proceed => "proceed",
+                Gate::Retry => "retry",
+                Gate::Skip => "skip",
+            };
+            self.trace.emit("StageCheckGate", json!({"attempt": attempt, "outcome": gate_name}));
+            let (end, turns) = if gate == Gate::Proceed {
+                let mut act =
+                    Act { stage, cassette, system: &system, tools: &tools, attempt, proposals: &mut proposals };
+                self.act(&mut act, &mut transcript, &mut result)
+            } else {
+                (ActEnd::Gated(gate), 0)
+            };
+            used_turns.push(turns);
+            if end == ActEnd::Exhausted {
+                self.unconsumed(cassette, &used_turns);
+                return Ended::Aborted;
+            }
+            if gate == Gate::Proceed {
+                self.trace.emit(
+                    "ActEnded",
+                    json!({"attempt": attempt, "end": end.as_str(), "turns": turns, "turnCap": stage.turn_cap}),
+                );
+            }
+            result.cap_hit = end == ActEnd::CapHit;
+            let verdict = match (scripted.and_then(|a| a.assert), end) {
+                (Some((verdict, _)), _) => verdict,
+                (None, ActEnd::Gated(Gate::Skip)) => Verdict::Skip,
+                (None, ActEnd::Gated(_) | ActEnd::CapHit | ActEnd::ProviderTransient) => Verdict::Retry,
+                (None, ActEnd::ProviderCapability) => Verdict::Fail,
+                (None, _) => Verdict::Ok,
+            };
+            let reason = match end {
+                ActEnd::Completed => "completed",
+                ActEnd::CapHit => "capHit",
+                ActEnd::ProviderTransient => "providerTransient",
+                ActEnd::ProviderCapability => "providerCapability",
+                ActEnd::Gated(_) => "checkGate",
+                ActEnd::Exhausted => "cassetteExhausted",
+            };
+            let via = if scripted.and_then(|a| a.assert).is_some() { "cassette.assert" } else { "default" };
+            self.trace.emit(
+                "StageAssertOutcome",
+                json!({"attempt": attempt, "verdict": verdict.as_str(), "reason": reason, "via": via}),
+            );
+            if let Some(end_expect) = scripted.and_then(|a| a.expect_end.clone()) {
+                if let Some((act, span)) = &end_expect.act {
+                    self.expect_value(*span, "Act to end with", act, end.as_str());
+                }
+                if let Some((assert, span)) = &end_expect.assert {
+                    self.expect_value(*span, "Assert to return", assert, verdict.as_str());
+                }
+            }
+            result.verdict = verdict;
+            result.reason = reason.to_string();
+            if verdict != Verdict::Retry {
+                break;
+            }
+            if attempt == stage.max_attempts {
+                result.verdict = Verdict::Fail;
+                result.reason = format!("retry budget exhausted ({} attempts)", stage.max_attempts);
+                break;
+            }
+            let message = messages::retry(stage, attempt + 1, reason);
+            self.trace.emit("RetryAppended", json!({"attempt": attempt + 1, "reason": reason}));
+            transcript.push(Message::User(message));
+        }
+        self.unconsumed(cassette, &used_turns);
+        self.trace.emit("StageExited", json!({"stage": stage.id, "result": result.to_json()}));
+        self.expect_result(cassette, &result);
+        Ended::Exited(result)
+    }
+
+    /// Setup (tools, inputsSchema) and Init (render); the rendered system prompt, or every
+    /// reason it fails (each also emitted as `StageInitFailed`).
+    fn setup_and_init(&mut self, stage: &StageSpec, ctx: &Json) -> Result<String, Vec<InitFailure>> {
+        let mut failures: Vec<InitFailure> = Vec::new();
+        for tool in &stage.allowed_tools {
+            if !self.env.tools.contains(tool) {
+                failures.push(InitFailure::new(
+                    "UnknownTool",
+                    format!("`{tool}` in allowedTools is not in the live tool set"),
+                ));
+            }
+        }
+        if self.env.tools.contains(&stage.completion_tool) {
+            let message = format!("completionTool `{}` collides with a registered tool", stage.completion_tool);
+            failures.push(InitFailure::new("CompletionToolCollision", message));
+        }
+        if jsonschema::options().build(&stage.completion_schema).is_err() {
+            failures.push(InitFailure::new(
+                "CompletionSchemaInvalid",
+                "completionSchema is not a valid JSON Schema".into(),
+            ));
+        }
+        if let Some(schema) = &stage.inputs_schema {
+            match jsonschema::options().build(schema) {
+                Ok(validator) => {
+                    for (i, upstream) in ctx["upstream"].as_array().into_iter().flatten().enumerate() {
+                        if let Some(error) = validator.iter_errors(upstream).next() {
+                            let at = error.instance_path().to_string();
+                            let detail = format!("ctx.upstream[{i}]{at}: {error}");
+                            failures.push(InitFailure {
+                                reason: "InputsSchemaInvalid",
+                                detail,
+                                at: None,
+                                from_ctx: true,
+                            });
+                        }
+                    }
+                }
+                Err(_) => failures
+                    .push(InitFailure::new("InputsSchemaInvalid", "inputsSchema is not a valid JSON Schema".into())),
+            }
+        }
+        let rendered = stage.render(ctx, self.env.dialect);
+        for (path, span) in &rendered.unresolved {
+            let detail = format!("`{path}` has no value in the stage context");
+            failures.push(InitFailure { reason: "UnresolvedPlaceholder", detail, at: Some(*span), from_ctx: true });
+        }
+        if !failures.is_empty() {
+            for failure in &failures {
+                self.trace.emit(
+                    "StageInitFailed",
+                    json!({"stage": stage.id, "reason": failure.reason, "detail": failure.detail}),
+                );
+            }
+            return Err(failures);
+        }
+        self.trace.emit(
+            "StageInitRendered",
+            json!({
+                "bodySha256": fingerprint(&rendered.text),
+                "length": rendered.text.chars().count(),
+                "placeholders": rendered.resolved,
+                "verbatim": rendered.verbatim,
+            }),
+        );
+        Ok(rendered.text)
+    }
+
+    /// One finding per reason: what the cassette's ctx lacks is the cassette's defect
+    /// (`ContextIncomplete`); what the stage gets wrong only stops the replay (`StageInitFailed`).
+    fn report_init_failed(&mut self, stage: &StageSpec, cassette: &StageCassette, failures: Vec<InitFailure>) {
+        let stage_span = cassette.stage.as_ref().map_or(Span::empty(cassette.span.start), |(_, s)| *s);
+        for failure in failures {
+            let finding = if failure.from_ctx {
+                let span = cassette.ctx.as_ref().map_or(stage_span, |(_, s)| *s);
+                let message = format!("stage `{}` would fail Init with this ctx: {}", stage.id, failure.detail);
+                self.diagnostic(rules::ContextIncomplete, span, message)
+                    .with_related(stage.file, failure.at.unwrap_or(stage.anchor), "needed here")
+                    .with_help("add the missing value to the cassette's `ctx:` (for a successor stage, `ctx.upstream`)")
+            } else {
+                let message = format!(
+                    "stage `{}` fails Init ({}), so this cassette cannot be replayed: {}",
+                    stage.id, failure.reason, failure.detail
+                );
+                self.diagnostic(rules::StageInitFailed, stage_span, message)
+                    .with_related(stage.file, stage.anchor, "the stage")
+                    .with_help("`stagelint check` on the stage explains the reason; fix the stage, then replay")
+            };
+            self.findings.push(finding);
+        }
+    }
+
+    /// The Act loop of one attempt; returns how it ended and how many turns it used.
+    fn act(&mut self, act: &mut Act, transcript: &mut Vec<Message>, result: &mut StageResult) -> (ActEnd, usize) {
+        let turns = act.cassette.attempts.get(act.attempt as usize - 1).map_or(&[][..], |a| &a.turns[..]);
+        let mut used = 0;
+        loop {
+            let index = used;
+            let request = Request {
+                system: act.system.to_string(),
+                tools: act.tools.to_vec(),
+                messages: transcript.clone(),
+                attempt: act.attempt,
+                turn: index as u32 + 1,
+            };
+            let Some(turn) = turns.get(index) else {
+                self.exhausted(act, index);
+                return (ActEnd::Exhausted, used);
+            };
+            used += 1;
+            self.drift(turn, &request, act.stage);
+            let response = match &turn.reply {
+                Reply::Error(error) => {
+                    self.trace.emit(
+                        "ProviderError",
+                        json!({"attempt": act.attempt, "turn": used, "class": error.class, "code": error.code}),
+                    );
+                    let observed = vec![Observed { branch: "providerError", ..Observed::default() }];
+                    self.expectations(turn, &observed);
+                    let end = if error.class == "ProviderCapability" {
+                        ActEnd::ProviderCapability
+                    } else {
+                        ActEnd::ProviderTransient
+                    };
+                    return (end, used);
+                }
+                Reply::Response(response) => response,
+            };
+            self.trace.emit("ProviderResponse", provider_event(act.attempt, used, response));
+            transcript.push(Message::Assistant(response.content.clone()));
+            let (observed, results, completed) = self.classify(act, turn, response, used, result);
+            if !results.is_empty() {
+                transcript.push(Message::ToolResults(results));
+            }
+            if let Some(steer) = observed.iter().find(|o| o.branch == "steer").map(|_| messages::steer(act.stage)) {
+                transcript.push(Message::User(steer));
+            }
+            self.expectations(turn, &observed);
+            if completed {
+                return (ActEnd::Completed, used);
+            }
+            if used as u32 >= act.stage.turn_cap {
+                return (ActEnd::CapHit, used);
+            }
+        }
+    }
+
+    /// Classifies a response exactly as seed 000 does, before any gate, and answers it.
+    fn classify(
+        &mut self,
+        act: &mut Act,
+        turn: &Turn,
+        response: &Response,
+        number: usize,
+        result: &mut StageResult,
+    ) -> (Vec<Observed>, Vec<ToolResult>, bool) {
+        let attempt = act.attempt;
+        let stage = act.stage;
+        let calls: Vec<&ToolCall> = response.calls().collect();
+        let completions = calls.iter().filter(|c| c.name == stage.completion_tool).count();
+        let mut results = Vec::new();
+        let mut observed = Vec::new();
+        let mut synthesized: Vec<&str> = Vec::new();
+        if calls.is_empty() {
+            self.trace.emit("SteeringAppended", json!({"attempt": attempt, "turn": number}));
+            observed.push(Observed { branch: "steer", ..Observed::default() });
+        } else if completions >= 1 && calls.len() > 1 {
+            let ids: Vec<String> = calls.iter().map(|c| c.id.clone()).collect();
+            for call in &calls {
+                results.push(ToolResult { call_id: call.id.clone(), content: messages::batch(stage), is_error: true });
+                synthesized.push(&call.id);
+            }
+            self.trace.emit("BatchRejected", json!({"attempt": attempt, "turn": number, "calls": ids}));
+            observed.push(Observed { branch: "batchRejected", calls: ids, ..Observed::default() });
+        } else if completions == 1 {
+            let call = calls[0];
+            synthesized.push(&call.id);
+            match parse_completion(stage, call) {
+                Ok(parsed) => {
+                    self.trace.emit("CompletionAccepted", json!({"attempt": attempt, "turn": number, "call": call.id}));
+                    observed.push(Observed {
+                        branch: "completion",
+                        call: Some(call.id.clone()),
+                        ..Observed::default()
+                    });
+                    result.parsed = Some(parsed);
+                    self.ignored(turn, &synthesized);
+                    return (observed, results, true);
+                }
+                Err(errors) => {
+                    let listed: Vec<Json> = errors.iter().map(|(at, msg)| json!({"at": at, "msg": msg})).collect();
+                    self.trace.emit(
+                        "CompletionParseFailed",
+                        json!({"attempt": attempt, "turn": number, "call": call.id, "errors": listed}),
+                    );
+                    results.push(ToolResult {
+                        call_id: call.id.clone(),
+                        content: messages::parse_failure(stage, &errors),
+                        is_error: true,
+                    });
+                    observed.push(Observed {
+                        branch: "parseFailure",
+                        call: Some(call.id.clone()),
+                        error_at: errors.into_iter().map(|(at, _)| at).collect(),
+                        ..Observed::default()
+                    });
+                }
+            }
+        } else {
+            for call in &calls {
+                let allowed = stage.allowed_tools.contains(&call.name);
+                let outcome = if allowed {
+                    "dispatched"
+                } else {
+                    *act.proposals += 1;
+                    match self.grant(act, turn, call, number) {
+                        Decision::Approve => "approved",
+                        Decision::Deny => "denied",
+                        Decision::Defer => "deferred",
+                    }
+                };
+                let answer = if matches!(outcome, "dispatched" | "approved") {
+                    self.dispatch(attempt, number, turn, act.cassette, call)
+                } else {
+                    synthesized.push(&call.id);
+                    FakeResult { content: messages::denied(stage, &call.name), is_error: true }
+                };
+                results.push(ToolResult {
+                    call_id: call.id.clone(),
+                    content: answer.content,
+                    is_error: answer.is_error,
+                });
+                observed.push(Observed {
+                    branch: "tool",
+                    call: Some(call.id.clone()),
+                    outcome: Some(outcome),
+                    ..Observed::default()
+                });
+            }
+        }
+        self.ignored(turn, &synthesized);
+        (observed, results, false)
+    }
+
+    /// An out-of-envelope call: a `grantStageTool` proposal answered by the cassette
+    /// (`grant:` for the call, else `interactor.grantStageTool`, else deny: no interactor).
+    fn grant(&mut self, act: &Act, turn: &Turn, call: &ToolCall, number: usize) -> Decision {
+        let (decision, via) = match (turn.grant.get(&call.id), act.cassette.grant_default) {
+            (Some((decision, _)), _) => (*decision, "cassette.grant"),
+            (None, Some(decision)) => (decision, "cassette.interactor"),
+            (None, None) => (Decision::Deny, "no interactor"),
+        };
+        let digest = args_digest(call.args.as_ref().unwrap_or(&Json::Null));
+        let proposal = format!("p{}", act.proposals);
+        self.trace.emit(
+            "GrantRequested",
+            json!({
+                "attempt": act.attempt, "turn": number, "call": call.id, "tool": call.name,
+                "proposalId": proposal, "argsDigest": digest,
+            }),
+        );
+        if decision == Decision::Approve {
+            // A single-use token bound to exactly this proposal: consumed by this dispatch.
+            self.trace.emit(
+                "GrantApproved",
+                json!({"attempt": act.attempt, "turn": number, "call": call.id, "proposalId": proposal, "via": via}),
+            );
+        } else {
+            self.trace.emit(
+                "ToolCallDenied",
+                json!({
+                    "attempt": act.attempt, "turn": number, "call": call.id, "tool": call.name,
+                    "argsDigest": digest, "decision": decision.as_str(), "via": via,
+                }),
+            );
+        }
+        decision
+    }
+
+    /// Answers a dispatched call from the turn's `results`, else the `tools:` table; with
+    /// neither, the closed world says no (`cassette/ToolFakeMissing`).
+    fn dispatch(
+        &mut self,
+        attempt: u32,
+        number: usize,
+        turn: &Turn,
+        cassette: &StageCassette,
+        call: &ToolCall,
+    ) -> FakeResult {
+        self.trace
+            .emit("ToolCallStarted", json!({"attempt": attempt, "turn": number, "call": call.id, "tool": call.name}));
+        let args = call.args.clone().unwrap_or(Json::Null);
+        let found = turn.results.get(&call.id).map(|(r, _)| (r.clone(), "turn.results")).or_else(|| {
+            let fakes = cassette.tools.get(&call.name)?;
+            let exact = fakes.iter().find(|f| f.args.as_ref().is_some_and(|a| canonical(a) == canonical(&args)));
+            exact.or_else(|| fakes.iter().find(|f| f.args.is_none())).map(|f| (f.result.clone(), "tools"))
+        });
+        match found {
+            Some((result, via)) => {
+                let name = if result.is_error { "ToolCallFailed" } else { "ToolCallSucceeded" };
+                self.trace.emit(
+                    name,
+                    json!({"attempt": attempt, "turn": number, "call": call.id, "bytes": result.content.len(), "via": via}),
+                );
+                result
+            }
+            None => {
+                let span = turn.call_spans.get(&call.id).copied().unwrap_or(turn.span);
+                let message = format!(
+                    "`{}` ({}) is dispatched but the cassette has no result for it; add `results: {{{}: …}}` to the turn or a `tools.{}` fake",
+                    call.name, call.id, call.id, call.name
+                );
+                self.finding(rules::ToolFakeMissing, span, message);
+                self.trace.emit(
+                    "ToolCallFailed",
+                    json!({"attempt": attempt, "turn": number, "call": call.id, "bytes": 0, "via": "missing"}),
+                );
+                FakeResult { content: messages::FAKE_MISSING.into(), is_error: true }
+            }
+        }
+    }
+
+    /// Results the cassette supplies for calls the runtime answers itself.
+    fn ignored(&mut self, turn: &Turn, synthesized: &[&str]) {
+        for id in synthesized {
+            if let Some((_, span)) = turn.results.get(*id) {
+                let message = format!(
+                    "the result for `{id}` is never used: the runtime answers this call itself (denied, rejected or the completion tool)"
+                );
+                self.finding(rules::ResultIgnored, *span, message);
+            }
+        }
+    }
+
+    fn expectations(&mut self, turn: &Turn, observed: &[Observed]) {
+        for expect in &turn.expect {
+            if observed.iter().any(|o| o.satisfies(expect)) {
+                self.passed += 1;
+                continue;
+            }
+            self.failed += 1;
+            let actual: Vec<String> = observed.iter().map(Observed::describe).collect();
+            let mut wanted = Observed {
+                branch: BRANCH_NAMES.iter().find(|b| **b == expect.branch).copied().unwrap_or("?"),
+                call: expect.call.clone(),
+                calls: expect.calls.clone().unwrap_or_default(),
+                outcome: None,
+                error_at: expect.error_at.iter().cloned().collect(),
+            }
+            .describe();
+            if let Some(outcome) = &expect.outcome {
+                wanted.push_str(&format!(" ({outcome})"));
+            }
+            let message = format!("expected {wanted}, but the runtime took {}", actual.join("; "));
+            self.finding(rules::ExpectationFailed, expect.span, message);
+        }
+    }
+
+    fn expect_value(&mut self, span: Span, what: &str, expected: &str, actual: &str) {
+        if expected == actual {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            let message = format!("expected {what} `{expected}`, but it was `{actual}`");
+            self.finding(rules::ExpectationFailed, span, message);
+        }
+    }
+
+    fn expect_result(&mut self, cassette: &StageCassette, result: &StageResult) {
+        let Some(expect) = &cassette.expect_result else { return };
+        let actual = result.to_json();
+        for (field, wanted, span) in &expect.fields {
+            let wanted = match wanted.get("$ref").and_then(Json::as_str) {
+                Some(reference) => {
+                    let pointer = reference.trim_start_matches('#');
+                    self.cassette_json.pointer(pointer).cloned().unwrap_or(Json::Null)
+                }
+                None => wanted.clone(),
+            };
+            let got = actual.get(field).cloned().unwrap_or(Json::Null);
+            if canonical(&wanted) == canonical(&got) {
+                self.passed += 1;
+            } else {
+                self.failed += 1;
+                let message =
+                    format!("expected StageResult `{field}` to be {}, but it is {}", short(&wanted), short(&got));
+                self.finding(rules::ExpectationFailed, *span, message);
+            }
+        }
+    }
+
+    /// Compares the request with the digests recorded with the turn.
+    fn drift(&mut self, turn: &Turn, request: &Request, stage: &StageSpec) {
+        let Some(recorded) = &turn.request else { return };
+        let now = fingerprints(request);
+        for (component, value, span) in &recorded.components {
+            let Some(current) = now.get(component.as_str()) else { continue };
+            if canonical(value) == canonical(current) {
+                continue;
+            }
+            let what = match component.as_str() {
+                "system" => "the rendered system prompt (stage body or ctx) changed",
+                "tools" => "the tool manifest (allowedTools, completionTool or completionSchema) changed",
+                "messages" => "the transcript before this turn changed",
+                "count" => "the number of messages before this turn changed",
+                _ => "this request component changed",
+            };
+            let message = format!(
+                "request drift: {what} since this turn was recorded (now {}, recorded {})",
+                short(current),
+                short(value)
+            );
+            let severity = if self.env.strict { Severity::Error } else { Severity::Warning };
+            let replacement = match current {
+                Json::String(s) => format!("\"{s}\""),
+                other => other.to_string(),
+            };
+            let finding = self
+                .diagnostic(rules::RequestDrift, *span, message)
+                .with_related(stage.file, stage.anchor, "the stage whose request changed")
+                .with_severity(severity)
+                .with_fix(
+                    "Accept the new digest",
+                    crate::diagnostic::Applicability::Safe,
+                    vec![crate::diagnostic::Edit { span: *span, replacement }],
+                )
+                .with_help("replay is turn by turn, so drift alone does not fail a dry-run; re-record, or accept the new digest");
+            self.findings.push(finding);
+        }
+    }
+
+    fn exhausted(&mut self, act: &Act, index: usize) {
+        let attempts = &act.cassette.attempts;
+        let span = match attempts.get(act.attempt as usize - 1) {
+            Some(attempt) => attempt.span,
+            None => act.cassette.attempts_span.unwrap_or(act.cassette.span),
+        };
+        let message = format!(
+            "the runtime needs turn {} of attempt {}, but the cassette has {} there; record more turns or lower turnCap/maxAttempts",
+            index + 1,
+            act.attempt,
+            attempts.get(act.attempt as usize - 1).map_or(0, |a| a.turns.len()),
+        );
+        self.finding(rules::CassetteExhausted, span, message);
+    }
+
+    /// Turns and attempts the stage never asked for.
+    fn unconsumed(&mut self, cassette: &StageCassette, used: &[usize]) {
+        for (index, attempt) in cassette.attempts.iter().enumerate() {
+            let taken = used.get(index).copied().unwrap_or(0);
+            if attempt.turns.len() <= taken {
+                continue;
+            }
+            let left = attempt.turns.len() - taken;
+            let first = &attempt.turns[taken];
+            let message = if used.len() <= index {
+                format!("attempt {} is never run ({left} turns unused): the stage ended earlier", index + 1)
+            } else {
+                format!("{left} turn(s) of attempt {} are never replayed: Act ended after turn {taken}", index + 1)
+            };
+            let span = if used.len() <= index { attempt.span } else { first.span };
+            self.finding(rules::CassetteUnconsumed, span, message);
+        }
+    }
+}
+
+const BRANCH_NAMES: [&str; 6] = crate::runtime::cassette::BRANCHES;
+
+/// The per-attempt inputs of Act.
+struct Act<'s> {
+    stage: &'s StageSpec,
+    cassette: &'s StageCassette,
+    system: &'s str,
+    tools: &'s [ToolSpec],
+    attempt: u32,
+    proposals: &'s mut u32,
+}
+
+/// The tools offered to the model: allowed tools, then the stage-local completion tool.
+pub fn tool_specs(stage: &StageSpec) -> Vec<ToolSpec> {
+    let mut tools: Vec<ToolSpec> = stage
+        .allowed_tools
+        .iter()
+        .map(|name| ToolSpec { name: name.clone(), description: String::new(), input_schema: json!({}) })
+        .collect();
+    tools.push(ToolSpec {
+        name: stage.completion_tool.clone(),
+        description: messages::completion_description(stage),
+        input_schema: stage.completion_schema.clone(),
+    });
+    tools
+}
+
+/// The request's digests, by component.
+pub fn fingerprints(request: &Request) -> BTreeMap<&'static str, Json> {
+    let tools: Vec<Json> = request
+        .tools
+        .iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+        .collect();
+    let messages: Vec<Json> = request.messages.iter().map(message_json).collect();
+    BTreeMap::from([
+        ("system", json!(fingerprint(&request.system))),
+        ("tools", json!(fingerprint(&canonical(&Json::Array(tools))))),
+        ("messages", json!(fingerprint(&canonical(&Json::Array(messages))))),
+        ("count", json!(request.messages.len())),
+    ])
+}
+
+fn message_json(message: &Message) -> Json {
+    match message {
+        Message::User(text) => json!({"role": "user", "text": text}),
+        Message::Assistant(content) => {
+            let response = Response { stop: crate::runtime::provider::Stop::EndTurn, content: content.clone() };
+            json!({"role": "assistant", "content": response.to_cassette_json()["content"]})
+        }
+        Message::ToolResults(results) => json!({
+            "role": "tool",
+            "results": results.iter().map(|r| json!({"callId": r.call_id, "content": r.content, "isError": r.is_error})).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+fn provider_event(attempt: u32, turn: usize, response: &Response) -> Json {
+    let text: Vec<&str> = response
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            Block::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<Json> = response.calls().map(|c| json!({"id": c.id, "name": c.name})).collect();
+    let mut event = json!({"attempt": attempt, "turn": turn, "stop": response.stop.as_str(), "toolCalls": calls});
+    if !text.is_empty() {
+        event["text"] = json!(text.join("\n"));
+    }
+    event
+}
+
+/// Validates a completion payload; the errors as (JSON pointer, message).
+fn parse_completion(stage: &StageSpec, call: &ToolCall) -> Result<Json, Vec<(String, String)>> {
+    let Some(args) = &call.args else {
+        let raw = call.args_raw.as_deref().unwrap_or("");
+        return Err(vec![(String::new(), format!("the arguments are not JSON: {}", short(&json!(raw))))]);
+    };
+    let Ok(validator) = jsonschema::options().build(&stage.completion_schema) else {
+        return Err(vec![(String::new(), "completionSchema does not compile".into())]);
+    };
+    let errors: Vec<(String, String)> =
+        validator.iter_errors(args).map(|e| (e.instance_path().to_string(), e.to_string())).collect();
+    if errors.is_empty() { Ok(args.clone()) } else { Err(errors) }
+}
+
+/// `workflowRunId` and `stageExecutionId` from the cassette's ctx, else pinned, never random.
+fn pin_ids(mut ctx: Json, stage: &str, execution: u32) -> Json {
+    if !ctx.is_object() {
+        ctx = json!({});
+    }
+    let map = ctx.as_object_mut().expect("an object");
+    map.entry("workflowRunId").or_insert_with(|| json!("wr-dryrun"));
+    let fresh = json!(format!("se-{stage}-{execution}"));
+    if execution > 1 || !map.contains_key("stageExecutionId") {
+        map.insert("stageExecutionId".into(), fresh);
+    }
+    map.entry("upstream").or_insert_with(|| json!([]));
+    ctx
+}
+
+/// A value for a message, at most 60 characters.
+fn short(value: &Json) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}

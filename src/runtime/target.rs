@@ -1,0 +1,61 @@
+//! From paths to a dry-run: reads the definitions (through `workspace::discover`, the one
+//! place that touches the file system) and picks a stage or a machine run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::runtime::{DryRun, Options, cassette_path_for};
+use crate::workspace::discover::{ConfigCache, discover_with_overlay, normalize};
+use crate::workspace::{FileKind, SM_FILE_NAMES, Workspace};
+
+/// Dry-runs `path` (a stage file, a state-machine file or its directory) against `cassette`
+/// (default: by convention). `overlay` holds unsaved editor texts.
+pub fn dry_run_path(
+    path: &Path,
+    cassette: Option<&Path>,
+    options: Options,
+    configs: &mut ConfigCache,
+    overlay: &HashMap<PathBuf, String>,
+) -> Result<(Workspace, DryRun), String> {
+    let path = normalize(&std::path::absolute(path).map_err(|e| e.to_string())?);
+    let sm_file = if path.is_dir() {
+        let found = SM_FILE_NAMES.iter().map(|name| path.join(name)).find(|p| p.is_file());
+        Some(found.ok_or_else(|| format!("{}: no sm.yaml or sm.json here", path.display()))?)
+    } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| SM_FILE_NAMES.contains(&n)) {
+        Some(path.clone())
+    } else {
+        None
+    };
+    let cassette =
+        cassette.map(|c| std::path::absolute(c).map(|c| normalize(&c))).transpose().map_err(|e| e.to_string())?;
+    let mut roots = vec![sm_file.as_deref().and_then(Path::parent).map_or(path.clone(), Path::to_path_buf)];
+    roots.extend(cassette.clone());
+    let mut workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
+    if let Some(sm) = sm_file {
+        let sm = workspace.file_at(&sm).ok_or_else(|| format!("{}: not read", sm.display()))?.id;
+        let cassette = cassette.and_then(|c| workspace.file_at(&c).map(|f| f.id));
+        let run = crate::runtime::machine(&workspace, sm, cassette, options);
+        return Ok((workspace, run));
+    }
+    let stage = workspace.file_at(&path).ok_or_else(|| format!("{}: not read", path.display()))?;
+    if stage.kind != FileKind::Stage {
+        return Err(format!("{}: not a stage definition or a state machine", path.display()));
+    }
+    let doc = crate::families::sm::model::StageDoc::parse(stage);
+    let id = doc.stage_id().map(|(id, _)| id.to_string()).unwrap_or_default();
+    let cassette = match cassette {
+        Some(c) => c,
+        None => cassette_path_for(stage, &id).ok_or_else(|| {
+            format!("{}: no cassette: pass --cassette, or add `{id}.cassette.yaml` beside the stage", path.display())
+        })?,
+    };
+    if workspace.file_at(&cassette).is_none() {
+        roots.push(cassette.clone());
+        workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
+    }
+    let stage = workspace.file_at(&path).map(|f| f.id).ok_or("the stage vanished")?;
+    let cassette =
+        workspace.file_at(&cassette).map(|f| f.id).ok_or_else(|| format!("{}: cannot read", cassette.display()))?;
+    let run = crate::runtime::stage(&workspace, stage, cassette, options);
+    Ok((workspace, run))
+}
