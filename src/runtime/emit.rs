@@ -117,8 +117,9 @@ fn literal_ok(s: &str) -> bool {
         && s.chars().any(|c| !c.is_whitespace())
         && !s.trim_start_matches('\n').starts_with([' ', '\t'])
         && s.chars().all(|c| c == '\n' || (c != '\t' && c != '\r' && !needs_escape(c)))
-        // A line holding only spaces would be read as part of the indentation.
-        && s.split('\n').all(|line| line.is_empty() || !line.chars().all(|c| c == ' '))
+        // Trailing spaces are invisible and editors strip them; a space-only line would also
+        // read as indentation. Such text is quoted instead.
+        && s.split('\n').all(|line| !line.ends_with(' '))
 }
 
 /// Plain (unquoted) is fine when the text cannot be read as another type, an indicator or a comment.
