@@ -211,7 +211,8 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
     for path in &args.inputs {
         let (name, text) = if path.as_os_str() == "-" {
             let mut text = String::new();
-            io::Read::read_to_string(&mut io::stdin(), &mut text).map_err(|e| format!("cannot read standard input: {e}"))?;
+            io::Read::read_to_string(&mut io::stdin(), &mut text)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
             ("-".to_string(), text)
         } else {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -154,7 +154,15 @@ fn hostile_lines_are_skipped_with_their_line_numbers() {
     let warnings: Vec<&str> = imported.warnings.iter().map(|w| w.split(": ").next().unwrap_or("")).collect();
     assert_eq!(
         warnings,
-        ["hostile.jsonl:1", "hostile.jsonl:9", "hostile.jsonl:3", "hostile.jsonl:4", "hostile.jsonl:6", "hostile.jsonl:7", "hostile.jsonl:8"],
+        [
+            "hostile.jsonl:1",
+            "hostile.jsonl:9",
+            "hostile.jsonl:3",
+            "hostile.jsonl:4",
+            "hostile.jsonl:6",
+            "hostile.jsonl:7",
+            "hostile.jsonl:8"
+        ],
         "{:#?}",
         imported.warnings
     );
@@ -181,14 +189,28 @@ fn nothing_usable_is_an_error_that_says_what_a_line_must_be() {
 fn sample_request() -> Request {
     Request {
         system: "Be brief.".into(),
-        tools: vec![ToolSpec { name: "Read".into(), description: "Read a file".into(), input_schema: json!({"type": "object"}) }],
+        tools: vec![ToolSpec {
+            name: "Read".into(),
+            description: "Read a file".into(),
+            input_schema: json!({"type": "object"}),
+        }],
         messages: vec![
             Message::User("Start.".into()),
             Message::Assistant(vec![
                 Block::Thinking("hidden".into()),
                 Block::Text("Reading.".into()),
-                Block::ToolCall(ToolCall { id: "k1".into(), name: "Read".into(), args: Some(json!({"path": "a"})), args_raw: None }),
-                Block::ToolCall(ToolCall { id: "k2".into(), name: "Read".into(), args: None, args_raw: Some("{bad".into()) }),
+                Block::ToolCall(ToolCall {
+                    id: "k1".into(),
+                    name: "Read".into(),
+                    args: Some(json!({"path": "a"})),
+                    args_raw: None,
+                }),
+                Block::ToolCall(ToolCall {
+                    id: "k2".into(),
+                    name: "Read".into(),
+                    args: None,
+                    args_raw: Some("{bad".into()),
+                }),
             ]),
             Message::ToolResults(vec![
                 ToolResult { call_id: "k1".into(), content: "A".into(), is_error: false },
@@ -216,7 +238,8 @@ fn request_bodies_follow_each_apis_rules() {
     assert_eq!(messages[2]["content"][2], json!({"type": "text", "text": "Go on."}));
 
     let chat = WireFormat::OpenAiChat.request_body(&request, "m");
-    let roles: Vec<&str> = chat["messages"].as_array().into_iter().flatten().filter_map(|m| m["role"].as_str()).collect();
+    let roles: Vec<&str> =
+        chat["messages"].as_array().into_iter().flatten().filter_map(|m| m["role"].as_str()).collect();
     assert_eq!(roles, ["system", "user", "assistant", "tool", "tool", "user"]);
     assert_eq!(chat["messages"][2]["tool_calls"][1]["function"]["arguments"], "{bad");
     assert_eq!(chat["messages"][2]["tool_calls"][0]["function"]["arguments"], r#"{"path":"a"}"#);
@@ -230,8 +253,14 @@ fn request_bodies_follow_each_apis_rules() {
         .flatten()
         .map(|i| i["type"].as_str().or(i["role"].as_str()).unwrap_or("?"))
         .collect();
-    assert_eq!(kinds, ["user", "assistant", "function_call", "function_call", "function_call_output", "function_call_output", "user"]);
-    assert_eq!(responses["tools"][0], json!({"type": "function", "name": "Read", "description": "Read a file", "parameters": {"type": "object"}}));
+    assert_eq!(
+        kinds,
+        ["user", "assistant", "function_call", "function_call", "function_call_output", "function_call_output", "user"]
+    );
+    assert_eq!(
+        responses["tools"][0],
+        json!({"type": "function", "name": "Read", "description": "Read a file", "parameters": {"type": "object"}})
+    );
 
     // Every format reads its own results back (OpenAI has no error flag).
     for format in WireFormat::ALL {
@@ -247,7 +276,10 @@ fn parsed_responses_keep_thinking_text_and_calls_in_order() {
     let imported = import_fixture("openai-responses.jsonl", None);
     let first = &turns(&imported)[0]["response"];
     assert_eq!(first["stop"], "tool_use");
-    assert_eq!(first["content"][0]["thinking"], "**Finding refresh**\n\nI need the refresh function and the token type.");
+    assert_eq!(
+        first["content"][0]["thinking"],
+        "**Finding refresh**\n\nI need the refresh function and the token type."
+    );
     assert_eq!(first["content"][2]["toolCall"]["args"], json!({"path": "src/auth/token.rs"}));
     let direct = WireFormat::AnthropicMessages
         .parse_response(&json!({"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn"}))
@@ -260,11 +292,59 @@ fn parsed_responses_keep_thinking_text_and_calls_in_order() {
 #[test]
 fn awkward_strings_round_trip() {
     let strings = [
-        "yes", "No", "NULL", "~", "true", "1.0", "1e3", "0x1F", ".inf", "-.5", "+1", "-", "- item", "key: value", "#comment",
-        "a #b", "trailing:", "'single'", "\"double\"", "[list]", "{map}", "*alias", "&anchor", "!tag", "%directive", "@at",
-        "`tick`", "|pipe", ">fold", "?q", " lead", "trail ", "", "tab\tin", "cr\r\nlf", "line\n", "two\n\n", "\nlead\nbreak",
-        "  indented\nblock", "a\n  b\n", "ends\n\n\n", "spaces\n   \nline", "del\u{7f}", "nel\u{85}x", "bom\u{feff}",
-        "ls\u{2028}ps", "ünïcødé 😀", "null\nnull", "---", "...", "<<", "=", "multi\nline # not a comment\n- not a list",
+        "yes",
+        "No",
+        "NULL",
+        "~",
+        "true",
+        "1.0",
+        "1e3",
+        "0x1F",
+        ".inf",
+        "-.5",
+        "+1",
+        "-",
+        "- item",
+        "key: value",
+        "#comment",
+        "a #b",
+        "trailing:",
+        "'single'",
+        "\"double\"",
+        "[list]",
+        "{map}",
+        "*alias",
+        "&anchor",
+        "!tag",
+        "%directive",
+        "@at",
+        "`tick`",
+        "|pipe",
+        ">fold",
+        "?q",
+        " lead",
+        "trail ",
+        "",
+        "tab\tin",
+        "cr\r\nlf",
+        "line\n",
+        "two\n\n",
+        "\nlead\nbreak",
+        "  indented\nblock",
+        "a\n  b\n",
+        "ends\n\n\n",
+        "spaces\n   \nline",
+        "del\u{7f}",
+        "nel\u{85}x",
+        "bom\u{feff}",
+        "ls\u{2028}ps",
+        "ünïcødé 😀",
+        "null\nnull",
+        "---",
+        "...",
+        "<<",
+        "=",
+        "multi\nline # not a comment\n- not a list",
     ];
     let value = Value::Object(strings.iter().map(|s| ((*s).to_string(), json!([s, {"v": s}]))).collect());
     yaml_round_trip(&value);
@@ -297,7 +377,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(5, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec(("[ -~\\n]{0,8}", inner), 0..5).prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            prop::collection::vec(("[ -~\\n]{0,8}", inner), 0..5)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
         ]
     })
 }
@@ -370,6 +451,9 @@ fn cli_exits_2_on_unusable_input() {
         assert!(output.stdout.is_empty());
         assert!(String::from_utf8_lossy(&output.stderr).starts_with("stagelint: "));
     }
-    let output = stagelint().args(["cassette", "import", "--stage", "plan", "--provider", "gemini", "x"]).output().expect("runs");
+    let output = stagelint()
+        .args(["cassette", "import", "--stage", "plan", "--provider", "gemini", "x"])
+        .output()
+        .expect("runs");
     assert_eq!(output.status.code(), Some(2), "clap rejects an unknown provider");
 }

@@ -56,7 +56,8 @@ pub fn import(inputs: &[Input], options: &ImportOptions) -> Result<Imported, Str
     for (at, value) in &values {
         match (value.get("request"), value.get("response")) {
             (Some(request), Some(response)) => exchanges.push(Exchange { at: at.clone(), request, response }),
-            _ => warnings.push(format!("{at}: skipped: not an exchange (expected an object with `request` and `response`)")),
+            _ => warnings
+                .push(format!("{at}: skipped: not an exchange (expected an object with `request` and `response`)")),
         }
     }
     let format = match options.format {

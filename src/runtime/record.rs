@@ -119,7 +119,9 @@ impl Provider for LiveProvider {
             return Err(api_error(code, Some(status)));
         };
         if !ok {
-            return Err(error_body(&parsed, Some(status)).unwrap_or_else(|| api_error(&format!("http_{status}"), Some(status))));
+            return Err(
+                error_body(&parsed, Some(status)).unwrap_or_else(|| api_error(&format!("http_{status}"), Some(status)))
+            );
         }
         self.api.parse_response(&parsed).map_err(|error| match error {
             WireError::Api(error) => error,

@@ -33,7 +33,8 @@ pub enum WireError {
 pub const ANTHROPIC_MAX_TOKENS: u32 = 8192;
 
 impl WireFormat {
-    pub const ALL: [WireFormat; 3] = [WireFormat::AnthropicMessages, WireFormat::OpenAiChat, WireFormat::OpenAiResponses];
+    pub const ALL: [WireFormat; 3] =
+        [WireFormat::AnthropicMessages, WireFormat::OpenAiChat, WireFormat::OpenAiResponses];
 
     /// The name used in cassettes (`provenance.provider`) and on the command line.
     pub fn name(self) -> &'static str {
@@ -121,7 +122,12 @@ impl WireFormat {
 pub fn api_error(code: &str, status: Option<u16>) -> ProviderError {
     let transient_code = matches!(
         code,
-        "overloaded_error" | "rate_limit_error" | "api_error" | "timeout_error" | "rate_limit_exceeded" | "server_error"
+        "overloaded_error"
+            | "rate_limit_error"
+            | "api_error"
+            | "timeout_error"
+            | "rate_limit_exceeded"
+            | "server_error"
     );
     let transient_status = matches!(status, Some(408 | 409 | 429 | 500..=599));
     let class = if transient_code || transient_status { "ProviderTransient" } else { "ProviderCapability" };

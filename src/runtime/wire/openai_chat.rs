@@ -93,7 +93,8 @@ fn assistant_message(blocks: &[Block]) -> Value {
             _ => None,
         })
         .collect();
-    let mut message = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { text.join("\n").into() }});
+    let mut message =
+        json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { text.join("\n").into() }});
     if !calls.is_empty() {
         message["tool_calls"] = calls.into();
     }

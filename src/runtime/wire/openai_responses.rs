@@ -23,7 +23,9 @@ pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
             Some("message") => {
                 for part in item.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
                     match str_field(part, "type") {
-                        Some("output_text") => content.push(Block::Text(str_field(part, "text").unwrap_or_default().into())),
+                        Some("output_text") => {
+                            content.push(Block::Text(str_field(part, "text").unwrap_or_default().into()))
+                        }
                         Some("refusal") => {
                             refused = true;
                             content.push(Block::Text(str_field(part, "refusal").unwrap_or_default().into()));
@@ -83,7 +85,9 @@ pub(super) fn request_body(request: &Request, model: &str) -> Value {
                 Block::Thinking(_) => None,
             })),
             Message::ToolResults(results) => input.extend(
-                results.iter().map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.content})),
+                results
+                    .iter()
+                    .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.content})),
             ),
         }
     }
