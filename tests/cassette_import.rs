@@ -457,3 +457,21 @@ fn cli_exits_2_on_unusable_input() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(2), "clap rejects an unknown provider");
 }
+
+proptest! {
+    /// Hostile exchanges (any JSON as request and response, in every format) never panic.
+    #[test]
+    fn any_exchange_is_handled(request in arb_json(), response in arb_json(), shaped in arb_json()) {
+        for format in WireFormat::ALL {
+            let _ = format.parse_response(&response);
+            let _ = format.request_results(&request);
+            // Plausible outer shapes with random insides reach deeper into the adapters.
+            let _ = format.parse_response(&json!({"content": [shaped], "choices": [{"message": shaped}], "output": [shaped]}));
+            let _ = format.request_results(&json!({"messages": [{"content": [shaped]}, shaped], "input": [shaped]}));
+        }
+        let text = format!("{}\n{}\n", json!({"request": request, "response": response}), json!({"request": shaped, "response": shaped}));
+        if let Ok(imported) = import(&[Input { name: "p".into(), text }], &ImportOptions { stage: "s".into(), format: None }) {
+            yaml_round_trip(&imported.cassette);
+        }
+    }
+}

@@ -37,17 +37,7 @@ fn write_map(out: &mut String, map: &Map<String, Value>, indent: usize, inline: 
             out.push_str(&key_text(key));
         }
         out.push(':');
-        match value {
-            Value::Object(inner) if !inner.is_empty() => {
-                out.push('\n');
-                write_map(out, inner, indent + 2, false);
-            }
-            Value::Array(items) if !items.is_empty() => {
-                out.push('\n');
-                write_seq(out, items, indent + 2, false);
-            }
-            scalar => write_scalar(out, scalar, indent + 2),
-        }
+        write_child(out, value, indent + 2, false);
     }
 }
 
@@ -57,17 +47,24 @@ fn write_seq(out: &mut String, items: &[Value], indent: usize, inline: bool) {
             push_indent(out, indent);
         }
         out.push('-');
-        match item {
-            Value::Object(map) if !map.is_empty() => {
-                out.push(' ');
-                write_map(out, map, indent + 2, true);
-            }
-            Value::Array(inner) if !inner.is_empty() => {
-                out.push(' ');
-                write_seq(out, inner, indent + 2, true);
-            }
-            scalar => write_scalar(out, scalar, indent + 2),
+        write_child(out, item, indent + 2, true);
+    }
+}
+
+/// The value after `key:` or `-`: a collection on the next lines at `indent`, or (`inline`, after
+/// `-`) starting on this line; a scalar on this line.
+fn write_child(out: &mut String, value: &Value, indent: usize, inline: bool) {
+    let separator = if inline { ' ' } else { '\n' };
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push(separator);
+            write_map(out, map, indent, inline);
         }
+        Value::Array(items) if !items.is_empty() => {
+            out.push(separator);
+            write_seq(out, items, indent, inline);
+        }
+        scalar => write_scalar(out, scalar, indent),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ANTHROPIC_MAX_TOKENS, WireError, error_body, inferred_stop, str_field, text_of};
+use super::{ANTHROPIC_MAX_TOKENS, WireError, error_body, inferred_stop, list, results_in, str_field};
 use crate::runtime::provider::{Block, Message, Request, Response, Stop, ToolCall, ToolResult};
 
 pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
@@ -98,18 +98,6 @@ fn assistant_block(block: &Block) -> Option<Value> {
 }
 
 pub(super) fn request_results(body: &Value) -> Vec<ToolResult> {
-    let messages = body.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    messages
-        .iter()
-        .filter_map(|m| m.get("content").and_then(Value::as_array))
-        .flatten()
-        .filter(|block| str_field(block, "type") == Some("tool_result"))
-        .filter_map(|block| {
-            Some(ToolResult {
-                call_id: str_field(block, "tool_use_id")?.into(),
-                content: text_of(block.get("content").unwrap_or(&Value::Null)),
-                is_error: block.get("is_error").and_then(Value::as_bool).unwrap_or(false),
-            })
-        })
-        .collect()
+    let blocks = list(body, "messages").iter().flat_map(|m| list(m, "content"));
+    results_in(blocks, ("type", "tool_result"), "tool_use_id", "content")
 }

@@ -179,6 +179,32 @@ fn text_of(content: &Value) -> String {
     }
 }
 
+/// The tool results among `items`: those whose `field` is `value`, with the call id under `id` and
+/// the text under `content` (an optional `is_error` flag is read where the API has one).
+fn results_in<'a>(
+    items: impl IntoIterator<Item = &'a Value>,
+    (field, value): (&str, &str),
+    id: &str,
+    content: &str,
+) -> Vec<ToolResult> {
+    items
+        .into_iter()
+        .filter(|item| str_field(item, field) == Some(value))
+        .filter_map(|item| {
+            Some(ToolResult {
+                call_id: str_field(item, id)?.into(),
+                content: text_of(item.get(content).unwrap_or(&Value::Null)),
+                is_error: item.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+            })
+        })
+        .collect()
+}
+
+/// The list under `key`, or nothing.
+fn list<'a>(body: &'a Value, key: &str) -> &'a [Value] {
+    body.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}
+
 fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }

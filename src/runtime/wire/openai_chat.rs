@@ -2,7 +2,10 @@
 
 use serde_json::{Value, json};
 
-use super::{WireError, arguments_text, call_from_text, error_body, inferred_stop, openai_tools, str_field, text_of};
+use super::{
+    WireError, arguments_text, call_from_text, error_body, inferred_stop, list, openai_tools, results_in, str_field,
+    text_of,
+};
 use crate::runtime::provider::{Block, Message, Request, Response, Stop, ToolResult};
 
 pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
@@ -34,7 +37,7 @@ pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
     if let Some(refusal) = refusal {
         content.push(Block::Text(refusal.into()));
     }
-    for call in message.get("tool_calls").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+    for call in list(message, "tool_calls") {
         let function = call.get("function").unwrap_or(&Value::Null);
         let (Some(id), Some(name)) = (str_field(call, "id"), str_field(function, "name")) else {
             return Err(WireError::Shape("a tool call needs an `id` and a `function.name`".into()));
@@ -102,16 +105,5 @@ fn assistant_message(blocks: &[Block]) -> Value {
 }
 
 pub(super) fn request_results(body: &Value) -> Vec<ToolResult> {
-    let messages = body.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    messages
-        .iter()
-        .filter(|m| str_field(m, "role") == Some("tool"))
-        .filter_map(|m| {
-            Some(ToolResult {
-                call_id: str_field(m, "tool_call_id")?.into(),
-                content: text_of(m.get("content").unwrap_or(&Value::Null)),
-                is_error: false,
-            })
-        })
-        .collect()
+    results_in(list(body, "messages"), ("role", "tool"), "tool_call_id", "content")
 }

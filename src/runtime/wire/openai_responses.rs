@@ -2,7 +2,10 @@
 
 use serde_json::{Value, json};
 
-use super::{WireError, api_error, arguments_text, call_from_text, error_body, openai_tools, str_field, text_of};
+use super::{
+    WireError, api_error, arguments_text, call_from_text, error_body, list, openai_tools, results_in, str_field,
+    text_of,
+};
 use crate::runtime::provider::{Block, Message, Request, Response, Stop, ToolResult};
 
 pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
@@ -21,7 +24,7 @@ pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
     for item in items {
         match str_field(item, "type") {
             Some("message") => {
-                for part in item.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+                for part in list(item, "content") {
                     match str_field(part, "type") {
                         Some("output_text") => {
                             content.push(Block::Text(str_field(part, "text").unwrap_or_default().into()))
@@ -103,16 +106,5 @@ pub(super) fn request_body(request: &Request, model: &str) -> Value {
 }
 
 pub(super) fn request_results(body: &Value) -> Vec<ToolResult> {
-    let input = body.get("input").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    input
-        .iter()
-        .filter(|item| str_field(item, "type") == Some("function_call_output"))
-        .filter_map(|item| {
-            Some(ToolResult {
-                call_id: str_field(item, "call_id")?.into(),
-                content: text_of(item.get("output").unwrap_or(&Value::Null)),
-                is_error: false,
-            })
-        })
-        .collect()
+    results_in(list(body, "input"), ("type", "function_call_output"), "call_id", "output")
 }
