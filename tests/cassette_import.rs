@@ -12,7 +12,8 @@ use stagelint::runtime::import::{ImportOptions, Imported, Input, import};
 use stagelint::runtime::provider::{Block, Message, Request, Stop, ToolCall, ToolResult, ToolSpec};
 use stagelint::runtime::wire::WireFormat;
 
-const DIR: &str = "tests/fixtures/cassette_import";
+// Not under tests/fixtures/, whose folders are rule families (tests/rules.rs).
+const DIR: &str = "tests/exchanges";
 
 fn fixture(name: &str) -> Input {
     let path = Path::new(DIR).join(name);
