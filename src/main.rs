@@ -35,6 +35,11 @@ enum Command {
         /// A rule code such as `sm/StageJoinDangling`.
         code: String,
     },
+    /// Work with dry-run cassettes.
+    Cassette {
+        #[command(subcommand)]
+        command: CassetteCommand,
+    },
 }
 
 #[derive(clap::Args)]
@@ -99,6 +104,7 @@ fn main() -> ExitCode {
         Command::Lsp => stagelint::lsp::run().map(|()| ExitCode::SUCCESS).map_err(|e| format!("language server: {e}")),
         Command::DryRun(args) => run_dry_run(args),
         Command::Explain { code } => run_explain(&code),
+        Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),
     };
     match result {
         Ok(code) => code,
@@ -206,4 +212,89 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
             Err(format!("unknown rule code `{code}`{hint} (`stagelint rules` lists them all)"))
         }
     }
+}
+
+#[derive(Subcommand)]
+enum CassetteCommand {
+    /// Turn recorded provider exchanges (JSON Lines of {"request", "response"}) into a stage cassette.
+    Import(ImportArgs),
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// JSON Lines files, oldest exchange first; `-` reads standard input.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The stage id the cassette is for.
+    #[arg(long)]
+    stage: String,
+    /// The wire format (default: detected from the exchanges).
+    #[arg(long, value_enum)]
+    provider: Option<WireArg>,
+    /// Write the cassette here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = CassetteFormat::Yaml)]
+    format: CassetteFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum WireArg {
+    #[value(name = "anthropic-messages")]
+    AnthropicMessages,
+    #[value(name = "openai-chat")]
+    OpenaiChat,
+    #[value(name = "openai-responses")]
+    OpenaiResponses,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CassetteFormat {
+    Yaml,
+    Json,
+}
+
+fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
+    use stagelint::runtime::import::{ImportOptions, Input, import};
+    use stagelint::runtime::wire::WireFormat;
+
+    let mut inputs = Vec::new();
+    for path in &args.inputs {
+        let (name, text) = if path.as_os_str() == "-" {
+            let mut text = String::new();
+            io::Read::read_to_string(&mut io::stdin(), &mut text)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            ("-".to_string(), text)
+        } else {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            (path.display().to_string(), text)
+        };
+        inputs.push(Input { name, text });
+    }
+    let format = args.provider.map(|p| match p {
+        WireArg::AnthropicMessages => WireFormat::AnthropicMessages,
+        WireArg::OpenaiChat => WireFormat::OpenAiChat,
+        WireArg::OpenaiResponses => WireFormat::OpenAiResponses,
+    });
+    let imported = import(&inputs, &ImportOptions { stage: args.stage, format })?;
+    let mut err = io::stderr().lock();
+    for warning in &imported.warnings {
+        let _ = writeln!(err, "stagelint: warning: {warning}");
+    }
+    let text = match args.format {
+        CassetteFormat::Yaml => stagelint::runtime::emit::to_yaml(&imported.cassette),
+        CassetteFormat::Json => format!("{:#}\n", imported.cassette),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => {
+            if let Err(error) = io::stdout().lock().write_all(text.as_bytes())
+                && error.kind() != io::ErrorKind::BrokenPipe
+            {
+                return Err(format!("cannot write output: {error}"));
+            }
+        }
+    }
+    let _ = writeln!(err, "stagelint: imported {} turn(s) from {}", imported.turns, imported.format.name());
+    Ok(ExitCode::SUCCESS)
 }

@@ -6,14 +6,20 @@
 
 pub mod cassette;
 pub mod digest;
+pub mod emit;
 pub mod engine;
 pub mod events;
+pub mod import;
 mod machine;
 pub mod messages;
 pub mod provider;
+#[cfg(feature = "record")]
+pub mod record;
 pub mod report;
 pub mod stage;
 mod target;
+pub mod turns;
+pub mod wire;
 
 pub use target::dry_run_path;
 
