@@ -8,6 +8,13 @@ use crate::runtime::{DryRun, Options, cassette_path_for};
 use crate::workspace::discover::{ConfigCache, discover_with_overlay, normalize};
 use crate::workspace::{FileKind, SM_FILE_NAMES, Workspace};
 
+/// Machine cassette names, beside `sm.yaml`.
+pub const MACHINE_CASSETTES: [&str; 3] = ["sm.cassette.yaml", "sm.cassette.yml", "sm.cassette.json"];
+
+fn sm_dir(workspace: &Workspace, sm: crate::diagnostic::FileId) -> PathBuf {
+    workspace.file(sm).path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
 /// Dry-runs `path` (a stage file, a state-machine file or its directory) against `cassette`
 /// (default: by convention). `overlay` holds unsaved editor texts.
 pub fn dry_run_path(
@@ -33,7 +40,14 @@ pub fn dry_run_path(
     let mut workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
     if let Some(sm) = sm_file {
         let sm = workspace.file_at(&sm).ok_or_else(|| format!("{}: not read", sm.display()))?.id;
-        let cassette = cassette.and_then(|c| workspace.file_at(&c).map(|f| f.id));
+        // A machine cassette is passed, or sits beside the state machine as `sm.cassette.yaml`;
+        // else each stage's own cassette is used.
+        let cassette = match cassette {
+            Some(c) => workspace.file_at(&c).map(|f| f.id),
+            None => MACHINE_CASSETTES
+                .iter()
+                .find_map(|name| workspace.file_at(&sm_dir(&workspace, sm).join(name)).map(|f| f.id)),
+        };
         let run = crate::runtime::machine(&workspace, sm, cassette, options);
         return Ok((workspace, run));
     }

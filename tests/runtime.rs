@@ -1,0 +1,590 @@
+//! The runtime, branch by branch, written from the spec's sentences (`spec/domain.md` §1.3–1.5,
+//! `spec/dryrun.md` §3.3). Each test runs a stage (or a machine) against a small cassette and
+//! asserts the exact event sequence, with the fields that matter.
+
+mod common;
+
+use serde_json::Value;
+use stagelint::config::Config;
+use stagelint::runtime::{self, DryRun, Options};
+use stagelint::workspace::Workspace;
+
+const PLAN: &str = "---
+id: plan
+name: Plan
+allowedTools: [Read, Grep]
+completionTool: submit_plan
+completionSchema:
+  type: object
+  required: [summary, steps]
+  properties:
+    summary: { type: string }
+    steps: { type: array, items: { type: string } }
+retryPolicy: { maxAttempts: 2, backoff: none }
+turnCap: 3
+resolutionPolicy: retry-later
+---
+Plan: {{ctx.task}}. Call `submit_plan` when done.
+";
+
+const DONE: &str = "{ toolCall: { id: cX, name: submit_plan, args: { summary: s, steps: [a] } } }";
+
+/// A stage cassette for `plan` with `ctx: {task: t}`, the given extra top-level YAML and turns
+/// per attempt (each turn a flow-mapping `response:` value or a whole turn mapping).
+fn cassette(extra: &str, attempts: &[&[&str]]) -> String {
+    let mut text = format!("cassette: 1\nstage: plan\nctx: {{ task: t }}\n{extra}attempts:\n");
+    for (i, turns) in attempts.iter().enumerate() {
+        let empty = if turns.is_empty() { " []" } else { "" };
+        text.push_str(&format!("  - attempt: {}\n    turns:{empty}\n", i + 1));
+        for turn in *turns {
+            if turn.starts_with("response:") || turn.starts_with("error:") {
+                text.push_str(&format!("      - {turn}\n"));
+            } else {
+                text.push_str(&format!("      - response: {{ stop: tool_use, content: [ {turn} ] }}\n"));
+            }
+        }
+    }
+    text
+}
+
+fn call(id: &str, name: &str, args: &str) -> String {
+    format!("{{ toolCall: {{ id: {id}, name: {name}, args: {args} }} }}")
+}
+
+fn done(id: &str) -> String {
+    DONE.replace("cX", id)
+}
+
+struct Ran {
+    _dir: tempfile::TempDir,
+    workspace: Workspace,
+    run: DryRun,
+}
+
+fn run_files(files: &[(&str, &str)], target: &str, options: Options) -> Ran {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        std::fs::write(path, text).expect("write");
+    }
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
+    let overlay = std::collections::HashMap::new();
+    let (workspace, run) =
+        runtime::dry_run_path(&dir.path().join(target), None, options, &mut configs, &overlay).expect("dry-run starts");
+    Ran { _dir: dir, workspace, run }
+}
+
+fn run_stage(stage: &str, cassette: &str) -> Ran {
+    let options = Options { strict: false, explain_init: true };
+    run_files(&[("plan.md", stage), ("plan.cassette.yaml", cassette)], "plan.md", options)
+}
+
+/// Each event as `Name field=value …` with the fields a test cares about.
+fn events(run: &DryRun) -> Vec<String> {
+    run.trace
+        .events
+        .iter()
+        .filter(|e| !matches!(e.name, "DryRunSummary" | "DryRunMismatch"))
+        .map(|e| {
+            let mut line = e.name.to_string();
+            for key in ["attempt", "turn", "call", "calls", "outcome", "end", "turns", "verdict", "reason", "decision", "via", "stage"] {
+                if let Some(value) = e.data.get(key) {
+                    let value = match value {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    line.push_str(&format!(" {key}={value}"));
+                }
+            }
+            line
+        })
+        .collect()
+}
+
+fn codes(run: &DryRun) -> Vec<&'static str> {
+    run.findings.iter().map(|d| d.code).collect()
+}
+
+fn result(run: &DryRun) -> Value {
+    run.trace.events.iter().rev().find(|e| e.name == "StageExited").map_or(Value::Null, |e| e.data["result"].clone())
+}
+
+const SETUP: [&str; 3] = [
+    "StageSetup stage=plan",
+    "StageInitRendered",
+    "StageCheckGate attempt=1 outcome=proceed",
+];
+
+fn with_setup(rest: &[&str]) -> Vec<String> {
+    SETUP.iter().chain(rest).map(|s| s.to_string()).collect()
+}
+
+// ---- Act: the completion channel ----
+
+#[test]
+fn a_valid_completion_ends_act_and_assert_says_ok() {
+    let ran = run_stage(PLAN, &cassette("", &[&[&done("c1")]]));
+    assert_eq!(
+        events(&ran.run),
+        with_setup(&[
+            "ProviderResponse attempt=1 turn=1",
+            "CompletionAccepted attempt=1 turn=1 call=c1",
+            "ActEnded attempt=1 end=completed turns=1",
+            "StageAssertOutcome attempt=1 verdict=ok reason=completed via=default",
+            "StageExited stage=plan",
+            "StageNext stage=plan",
+        ])
+    );
+    assert_eq!(result(&ran.run)["parsed"], serde_json::json!({"summary": "s", "steps": ["a"]}));
+    assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
+}
+
+#[test]
+fn a_payload_that_fails_the_schema_is_returned_as_a_tool_result_and_act_continues() {
+    let bad = call("c1", "submit_plan", "{ summary: s, steps: one }");
+    // The second request holds: start, the assistant turn, the parse error as a tool result.
+    let second = format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ count: 3 }}", done("c2"));
+    let ran = run_stage(PLAN, &cassette("", &[&[&bad, &second]]));
+    assert_eq!(
+        events(&ran.run),
+        with_setup(&[
+            "ProviderResponse attempt=1 turn=1",
+            "CompletionParseFailed attempt=1 turn=1 call=c1",
+            "ProviderResponse attempt=1 turn=2",
+            "CompletionAccepted attempt=1 turn=2 call=c2",
+            "ActEnded attempt=1 end=completed turns=2",
+            "StageAssertOutcome attempt=1 verdict=ok reason=completed via=default",
+            "StageExited stage=plan",
+            "StageNext stage=plan",
+        ])
+    );
+    let failed = ran.run.trace.events.iter().find(|e| e.name == "CompletionParseFailed").expect("event");
+    assert_eq!(failed.data["errors"][0]["at"], "/steps");
+    assert!(codes(&ran.run).is_empty(), "no drift: the tool result is on the transcript: {:?}", ran.run.findings);
+}
+
+#[test]
+fn arguments_that_are_not_json_are_a_parse_failure_not_a_crash() {
+    let raw = "{ toolCall: { id: c1, name: submit_plan, argsRaw: '{\"summary\": \"x\", \"steps\": [\"a\"' } }";
+    let ran = run_stage(PLAN, &cassette("", &[&[raw, &done("c2")]]));
+    let failed = ran.run.trace.events.iter().find(|e| e.name == "CompletionParseFailed").expect("parse failure");
+    assert!(failed.data["errors"][0]["msg"].as_str().unwrap_or("").contains("not JSON"), "{failed:?}");
+    assert_eq!(result(&ran.run)["verdict"], "ok");
+}
+
+#[test]
+fn plain_text_is_answered_with_a_steering_message_and_counts_as_a_turn() {
+    let text = "response: { stop: end_turn, content: [ { text: thinking aloud } ] }";
+    // Start, the text reply, the steering message.
+    let second = format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ count: 3 }}", done("c1"));
+    let ran = run_stage(PLAN, &cassette("", &[&[text, &second]]));
+    assert_eq!(
+        events(&ran.run)[3..6],
+        ["ProviderResponse attempt=1 turn=1", "SteeringAppended attempt=1 turn=1", "ProviderResponse attempt=1 turn=2"]
+    );
+    assert!(codes(&ran.run).is_empty(), "{:?}", ran.run.findings);
+}
+
+#[test]
+fn the_completion_tool_with_siblings_rejects_the_whole_batch_and_dispatches_nothing() {
+    let batch = format!("{}, {}", call("c1", "Read", "{ path: a }"), done("c2"));
+    let ran = run_stage(PLAN, &cassette("", &[&[&batch, &done("c3")]]));
+    let all = events(&ran.run);
+    assert_eq!(all[3..5], ["ProviderResponse attempt=1 turn=1", "BatchRejected attempt=1 turn=1 calls=[\"c1\",\"c2\"]"]);
+    assert!(!all.iter().any(|e| e.starts_with("ToolCallStarted")), "nothing dispatched: {all:#?}");
+    assert_eq!(result(&ran.run)["verdict"], "ok");
+}
+
+#[test]
+fn two_completion_calls_are_rejected_the_same_way() {
+    let batch = format!("{}, {}", done("c1"), done("c2"));
+    let ran = run_stage(PLAN, &cassette("", &[&[&batch, &done("c3")]]));
+    assert_eq!(events(&ran.run)[4], "BatchRejected attempt=1 turn=1 calls=[\"c1\",\"c2\"]");
+}
+
+#[test]
+fn an_allowed_tool_is_dispatched_to_the_turns_result_before_the_fake_table() {
+    let tools = "tools:\n  Read:\n    - { args: { path: a }, result: from-table }\n    - { anyArgs: true, result: any }\n";
+    let with_result =
+        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        results: {{ c1: {{ content: inline }} }}", call("c1", "Read", "{ path: a }"));
+    let from_table = call("c2", "Read", "{ path: a }");
+    let any = call("c3", "Read", "{ path: b }");
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&with_result, &from_table, &any], &[&done("c4")]]));
+    let dispatched: Vec<String> = events(&ran.run).into_iter().filter(|e| e.starts_with("ToolCallSucceeded")).collect();
+    assert_eq!(
+        dispatched,
+        [
+            "ToolCallSucceeded attempt=1 turn=1 call=c1 via=turn.results",
+            "ToolCallSucceeded attempt=1 turn=2 call=c2 via=tools",
+            "ToolCallSucceeded attempt=1 turn=3 call=c3 via=tools",
+        ]
+    );
+}
+
+#[test]
+fn a_dispatched_call_without_a_recorded_result_is_a_closed_world_error() {
+    let ran = run_stage(PLAN, &cassette("", &[&[&call("c1", "Grep", "{ pattern: x }"), &done("c2")]]));
+    assert_eq!(codes(&ran.run), ["cassette/ToolFakeMissing"]);
+    assert!(events(&ran.run).contains(&"ToolCallFailed attempt=1 turn=1 call=c1 via=missing".to_string()));
+    assert_eq!(ran.run.exit_code(), 1);
+}
+
+#[test]
+fn an_out_of_envelope_call_is_denied_without_an_interactor() {
+    let ran = run_stage(PLAN, &cassette("", &[&[&call("c1", "Edit", "{ path: a }"), &done("c2")]]));
+    assert_eq!(
+        events(&ran.run)[4..6],
+        ["GrantRequested attempt=1 turn=1 call=c1", "ToolCallDenied attempt=1 turn=1 call=c1 decision=deny via=no interactor"]
+    );
+    let requested = ran.run.trace.events.iter().find(|e| e.name == "GrantRequested").expect("proposal");
+    // argsDigest is SHA-256 over the canonical arguments.
+    assert_eq!(requested.data["argsDigest"], runtime::digest::args_digest(&serde_json::json!({"path": "a"})));
+    assert_eq!(requested.data["proposalId"], "p1");
+}
+
+#[test]
+fn grants_come_from_the_turn_then_the_interactor() {
+    let tools = "interactor: { grantStageTool: approve }\ntools:\n  Edit:\n    - { anyArgs: true, result: edited }\n";
+    let denied_here =
+        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        grant: {{ c1: deny }}", call("c1", "Edit", "{ path: a }"));
+    let approved = call("c2", "Edit", "{ path: a }");
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&denied_here, &approved, &done("c3")]]));
+    let grants: Vec<String> =
+        events(&ran.run).into_iter().filter(|e| e.starts_with("Grant") || e.starts_with("ToolCall")).collect();
+    assert_eq!(
+        grants,
+        [
+            "GrantRequested attempt=1 turn=1 call=c1",
+            "ToolCallDenied attempt=1 turn=1 call=c1 decision=deny via=cassette.grant",
+            // The same tool and arguments need a fresh grant: a token covers one proposal.
+            "GrantRequested attempt=1 turn=2 call=c2",
+            "GrantApproved attempt=1 turn=2 call=c2 via=cassette.interactor",
+            "ToolCallStarted attempt=1 turn=2 call=c2",
+            "ToolCallSucceeded attempt=1 turn=2 call=c2 via=tools",
+        ]
+    );
+    let proposals: Vec<&Value> =
+        ran.run.trace.events.iter().filter(|e| e.name == "GrantRequested").map(|e| &e.data["proposalId"]).collect();
+    assert_eq!(proposals, ["p1", "p2"]);
+}
+
+#[test]
+fn turn_cap_ends_act_with_cap_hit_and_the_default_assert_retries_with_a_fresh_count() {
+    let read = call("c1", "Read", "{ path: a }");
+    let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&read, &read.replace("c1", "c2"), &read.replace("c1", "c3")], &[&done("c4")]]));
+    let all = events(&ran.run);
+    let wanted = [
+        "ActEnded attempt=1 end=capHit turns=3",
+        "StageAssertOutcome attempt=1 verdict=retry reason=capHit via=default",
+        "RetryAppended attempt=2 reason=capHit",
+        "StageCheckGate attempt=2 outcome=proceed",
+        "ProviderResponse attempt=2 turn=1",
+    ];
+    let at = all.iter().position(|e| e == wanted[0]).expect("cap hit");
+    assert_eq!(all[at..at + 5], wanted);
+    // Retry re-enters Act without re-rendering the body.
+    assert_eq!(all.iter().filter(|e| e.starts_with("StageInitRendered")).count(), 1);
+    let result = result(&ran.run);
+    assert_eq!((result["verdict"].as_str(), result["attemptCount"].as_u64(), result["capHit"].as_bool()), (Some("ok"), Some(2), Some(false)));
+}
+
+#[test]
+fn a_valid_completion_on_the_last_turn_wins_over_the_cap() {
+    let read = call("c1", "Read", "{ path: a }");
+    let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&read, &read.replace("c1", "c2"), &done("c3")]]));
+    assert!(events(&ran.run).contains(&"ActEnded attempt=1 end=completed turns=3".to_string()));
+}
+
+#[test]
+fn retry_on_the_last_attempt_fails_the_stage() {
+    let text = "response: { stop: end_turn, content: [ { text: hm } ] }";
+    let ran = run_stage(PLAN, &cassette("", &[&[text, text, text], &[text, text, text]]));
+    let result = result(&ran.run);
+    assert_eq!(result["verdict"], "fail");
+    assert_eq!(result["capHit"], true);
+    assert_eq!(result["reason"], "retry budget exhausted (2 attempts)");
+}
+
+#[test]
+fn a_scripted_assert_and_check_gate_replace_the_defaults() {
+    let gated = "checkGate: skip\n";
+    let ran = run_stage(PLAN, &cassette(gated, &[&[]]));
+    assert_eq!(
+        events(&ran.run),
+        with_setup(&[]).into_iter().map(|e| e.replace("outcome=proceed", "outcome=skip")).chain([
+            "StageAssertOutcome attempt=1 verdict=skip reason=checkGate via=default".to_string(),
+            "StageExited stage=plan".to_string(),
+            "StageNext stage=plan".to_string(),
+        ]).collect::<Vec<_>>()
+    );
+    let scripted = cassette("", &[&[&done("c1")]]).replace("  - attempt: 1\n", "  - attempt: 1\n    assert: fail\n");
+    let ran = run_stage(PLAN, &scripted);
+    assert!(events(&ran.run).contains(&"StageAssertOutcome attempt=1 verdict=fail reason=completed via=cassette.assert".to_string()));
+}
+
+#[test]
+fn a_transient_provider_error_ends_act_and_retries() {
+    let error = "error: { class: ProviderTransient, code: rate_limited }";
+    let ran = run_stage(PLAN, &cassette("", &[&[error], &[&done("c1")]]));
+    let all = events(&ran.run);
+    assert!(all.contains(&"ActEnded attempt=1 end=providerError turns=1".to_string()), "{all:#?}");
+    assert!(all.contains(&"StageAssertOutcome attempt=1 verdict=retry reason=providerTransient via=default".to_string()));
+    assert_eq!(result(&ran.run)["verdict"], "ok");
+}
+
+// ---- Setup and Init ----
+
+#[test]
+fn init_fails_on_unknown_tools_collisions_and_unresolved_placeholders() {
+    let stage = PLAN
+        .replace("allowedTools: [Read, Grep]", "allowedTools: [Read, Teleport]")
+        .replace("completionTool: submit_plan", "completionTool: Glob")
+        .replace("{{ctx.task}}", "{{ctx.task}} {{ctx.branch}}");
+    let ran = run_stage(&stage, &cassette("", &[&[&done("c1")]]));
+    let reasons: Vec<&str> = ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").map(|e| e.str("reason")).collect();
+    assert_eq!(reasons, ["UnknownTool", "CompletionToolCollision", "UnresolvedPlaceholder"]);
+    assert!(!events(&ran.run).iter().any(|e| e.starts_with("ProviderResponse")), "nothing runs after Init fails");
+    assert_eq!(ran.run.exit_code(), 2);
+    // The CLI explains with the lint findings of the stage.
+    assert!(codes(&ran.run).contains(&"sm/UnknownTool"), "{:?}", codes(&ran.run));
+    assert!(codes(&ran.run).contains(&"cassette/ContextIncomplete"), "{:?}", codes(&ran.run));
+}
+
+#[test]
+fn setup_validates_each_upstream_result_against_inputs_schema() {
+    let stage = PLAN.replace(
+        "turnCap: 3",
+        "turnCap: 3\ninputsSchema: { type: object, required: [parsed], properties: { parsed: { type: object } } }",
+    );
+    let bad = cassette("", &[&[&done("c1")]]).replace("ctx: { task: t }", "ctx: { task: t, upstream: [ { verdict: ok } ] }");
+    let ran = run_stage(&stage, &bad);
+    let failed = ran.run.trace.events.iter().find(|e| e.name == "StageInitFailed").expect("init failed");
+    assert_eq!(failed.str("reason"), "InputsSchemaInvalid");
+    assert!(failed.str("detail").starts_with("ctx.upstream[0]"), "{failed:?}");
+    let good = bad.replace("{ verdict: ok }", "{ verdict: ok, parsed: {} }");
+    assert_eq!(run_stage(&stage, &good).run.exit_code(), 0);
+}
+
+#[test]
+fn ids_are_pinned_never_random() {
+    let ran = run_stage(&PLAN.replace("{{ctx.task}}", "{{ctx.task}} {{ctx.stageExecutionId}}"), &cassette("", &[&[&done("c1")]]));
+    let setup = &ran.run.trace.events[0];
+    assert_eq!(setup.data["ids"], serde_json::json!({"workflowRunId": "wr-dryrun", "stageExecutionId": "se-plan-1"}));
+}
+
+// ---- the cassette against the run ----
+
+#[test]
+fn running_out_of_turns_and_leaving_turns_unused_are_reported_on_the_cassette() {
+    let text = "response: { stop: end_turn, content: [ { text: hm } ] }";
+    let short = run_stage(PLAN, &cassette("", &[&[text]]));
+    assert_eq!(codes(&short.run), ["cassette/CassetteExhausted"]);
+    assert_eq!(short.run.exit_code(), 1);
+    let long = run_stage(PLAN, &cassette("", &[&[&done("c1"), text], &[text]]));
+    assert_eq!(codes(&long.run), ["cassette/CassetteUnconsumed", "cassette/CassetteUnconsumed"]);
+    assert_eq!(long.run.exit_code(), 0, "unused turns are a warning");
+}
+
+#[test]
+fn expectations_are_checked_per_turn_per_attempt_and_on_the_result() {
+    let turn = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        expect: [ {{ branch: tool, call: c1, outcome: dispatched }} ]",
+        call("c1", "Edit", "{ path: a }")
+    );
+    let mut text = cassette("", &[&[&turn, &done("c2")]]);
+    text.push_str("    expectEnd: { act: capHit, assert: ok }\nexpectResult: { verdict: ok, attemptCount: 1 }\n");
+    let ran = run_stage(PLAN, &text);
+    let messages: Vec<&str> = ran.run.findings.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "expected tool c1 (dispatched), but the runtime took tool c1 (denied)",
+            "expected Act to end with `capHit`, but it was `completed`",
+        ]
+    );
+    assert_eq!((ran.run.passed, ran.run.failed), (3, 2));
+    assert_eq!(ran.run.exit_code(), 1);
+}
+
+#[test]
+fn an_edited_prompt_is_drift_a_warning_unless_strict() {
+    let first = format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ system: \"sha256:0000000000000000\" }}", done("c1"));
+    let text = cassette("", &[&[&first]]);
+    let ran = run_stage(PLAN, &text);
+    assert_eq!(codes(&ran.run), ["cassette/RequestDrift"]);
+    assert_eq!(ran.run.exit_code(), 0);
+    let strict = run_files(
+        &[("plan.md", PLAN), ("plan.cassette.yaml", &text)],
+        "plan.md",
+        Options { strict: true, explain_init: true },
+    );
+    assert_eq!(strict.run.exit_code(), 1);
+    // The fix writes the current digest; with it the drift is gone.
+    let fix = ran.run.findings[0].fix.as_ref().expect("a fix");
+    let fixed = text.replace("\"sha256:0000000000000000\"", &fix.edits[0].replacement);
+    assert!(codes(&run_stage(PLAN, &fixed).run).is_empty());
+}
+
+#[test]
+fn the_same_dry_run_twice_is_byte_identical() {
+    let text = cassette("tools:\n  Read:\n    - { anyArgs: true, result: x }\n", &[&[&call("c1", "Edit", "{ a: 1 }"), &call("c2", "Read", "{}"), &done("c3")]]);
+    let a = run_stage(PLAN, &text);
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(a._dir.path())));
+    let overlay = std::collections::HashMap::new();
+    let options = Options { strict: false, explain_init: true };
+    let (workspace, b) =
+        runtime::dry_run_path(&a._dir.path().join("plan.md"), None, options, &mut configs, &overlay).expect("runs");
+    assert_eq!(a.run.trace.to_json_lines(), b.trace.to_json_lines());
+    assert_eq!(runtime::report::timeline(&a.workspace, &a.run), runtime::report::timeline(&workspace, &b));
+}
+
+// ---- Next: a whole machine ----
+
+fn stage(id: &str, next: &str, body: &str) -> String {
+    format!(
+        "---\nid: {id}\nname: {id}\nallowedTools: []\ncompletionTool: done_{u}\ncompletionSchema: {{ type: object, properties: {{ note: {{ type: string }} }} }}\nretryPolicy: {{ maxAttempts: 1, backoff: none }}\nturnCap: 2\nresolutionPolicy: fail\n{next}---\n{body} Call `done_{u}`.\n",
+        u = id.replace('-', "_")
+    )
+}
+
+/// A machine cassette where each listed stage completes with `{note: <id>}`, except `fails`,
+/// which answers in plain text until its turnCap (2) is hit.
+fn machine_cassette(stages: &[&str], fails: Option<&str>) -> String {
+    let mut text = "cassette: 1\nctx: { task: t }\nstages:\n".to_string();
+    for id in stages {
+        let u = id.replace('-', "_");
+        text.push_str(&format!("  {id}:\n    attempts:\n      - turns:\n"));
+        if Some(*id) == fails {
+            text.push_str(&"          - response: { stop: end_turn, content: [ { text: no } ] }\n".repeat(2));
+        } else {
+            text.push_str(&format!(
+                "          - response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: {id}-c1, name: done_{u}, args: {{ note: {id} }} }} }} ] }}\n"
+            ));
+        }
+    }
+    text
+}
+
+fn run_machine(files: &[(&str, String)]) -> Ran {
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    run_files(&files, ".", Options::default())
+}
+
+fn stages_run(run: &DryRun) -> Vec<String> {
+    run.trace
+        .events
+        .iter()
+        .filter(|e| matches!(e.name, "StageSetup" | "StageCancelled" | "MachineFinished"))
+        .map(|e| match e.name {
+            "StageSetup" => format!("{} upstream={}", e.str("stage"), e.num("upstream")),
+            "StageCancelled" => format!("cancelled {}", e.str("stage")),
+            _ => format!("finished {} {}", e.str("outcome"), e.str("code")).trim_end().to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn sequential_successors_see_the_previous_result_as_upstream() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")),
+        ("build.md", stage("build", "", "Plan said {{ctx.upstream[0].parsed.note}}.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan", "build"], None)),
+    ];
+    let ran = run_machine(&files);
+    assert_eq!(stages_run(&ran.run), ["plan upstream=0", "build upstream=1", "finished completed"]);
+    assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
+}
+
+#[test]
+fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [test, lint], execution: parallel, join: review }\n", "Task {{ctx.task}}.")),
+        ("test.md", stage("test", "", "Test {{ctx.task}}.")),
+        ("lint.md", stage("lint", "", "Lint {{ctx.task}}.")),
+        ("review.md", stage("review", "", "Tests {{ctx.upstream[0].parsed.note}}, lint {{ctx.upstream[1].parsed.note}}.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "review"], None)),
+    ];
+    let ran = run_machine(&files);
+    assert_eq!(
+        stages_run(&ran.run),
+        ["plan upstream=0", "test upstream=0", "lint upstream=0", "review upstream=2", "finished completed"]
+    );
+    let rendered = ran.run.trace.events.iter().filter(|e| e.name == "StageInitRendered").last().expect("join rendered");
+    assert_eq!(rendered.data["placeholders"], serde_json::json!(["ctx.upstream[0].parsed.note", "ctx.upstream[1].parsed.note"]));
+}
+
+#[test]
+fn a_failing_sibling_cancels_the_rest_and_the_join_never_runs() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [test, lint, docs], execution: parallel, join: review }\n", "Task {{ctx.task}}.")),
+        ("test.md", stage("test", "", "Test.")),
+        ("lint.md", stage("lint", "", "Lint.")),
+        ("docs.md", stage("docs", "", "Docs.")),
+        ("review.md", stage("review", "", "Review.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "docs", "review"], Some("lint"))),
+    ];
+    let ran = run_machine(&files);
+    assert_eq!(
+        stages_run(&ran.run),
+        [
+            "plan upstream=0",
+            "test upstream=0",
+            "lint upstream=0",
+            "cancelled docs",
+            "finished failed ExtensionHost/ParallelSiblingFailure",
+        ]
+    );
+    // Stage outcomes are not dry-run outcomes: the cassette did what it said, so no mismatch
+    // except the docs and review turns nobody asked for.
+    assert!(ran.run.findings.iter().all(|d| d.code == "cassette/CassetteUnconsumed"), "{:?}", ran.run.findings);
+}
+
+#[test]
+fn a_join_runs_only_when_every_sibling_said_ok() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [test, lint], execution: parallel, join: review }\n", "Task.")),
+        ("test.md", stage("test", "", "Test.")),
+        ("lint.md", stage("lint", "", "Lint.")),
+        ("review.md", stage("review", "", "Review.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "review"], None).replace("  lint:\n    attempts:\n      - turns:", "  lint:\n    attempts:\n      - assert: skip\n        turns:")),
+    ];
+    let ran = run_machine(&files);
+    assert_eq!(
+        stages_run(&ran.run),
+        ["plan upstream=0", "test upstream=0", "lint upstream=0", "finished failed ExtensionHost/JoinPreconditionViolated"]
+    );
+}
+
+#[test]
+fn stage_cassettes_found_by_convention_drive_a_machine_run() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")),
+        ("build.md", stage("build", "", "Build.")),
+        ("plan.cassette.yaml", "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: done_plan, args: {} } } ] }\n".to_string()),
+        ("build.cassette.yaml", "cassette: 1\nstage: build\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: done_build, args: {} } } ] }\n".to_string()),
+    ];
+    let ran = run_machine(&files);
+    assert_eq!(stages_run(&ran.run), ["plan upstream=0", "build upstream=1", "finished completed"]);
+}
+
+#[test]
+fn a_next_cycle_stops_after_a_bounded_number_of_executions() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [plan] }\n", "Again.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan"], None)),
+    ];
+    let ran = run_machine(&files);
+    let last = stages_run(&ran.run).pop().expect("finished");
+    assert_eq!(last, "finished stopped");
+    assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageSetup").count(), 64);
+}
+
