@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use serde_json::Value;
 use stagelint::config::Config;
 use stagelint::runtime::{self, DryRun, Options};
@@ -588,3 +590,32 @@ fn a_next_cycle_stops_after_a_bounded_number_of_executions() {
     assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageSetup").count(), 64);
 }
 
+
+// ---- the shipped examples, as snapshots ----
+
+fn example(cassette: Option<&str>) -> (Workspace, DryRun) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let overlay = std::collections::HashMap::new();
+    let cassette = cassette.map(|c| root.join(c));
+    let options = Options { strict: true, explain_init: true };
+    runtime::dry_run_path(&root.join("examples/code-review"), cassette.as_deref(), options, &mut configs, &overlay)
+        .expect("the example runs")
+}
+
+#[test]
+fn the_example_machine_passes_every_expectation() {
+    let (workspace, run) = example(None);
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    assert_eq!((run.passed, run.failed), (26, 0));
+    insta::assert_snapshot!("code_review_timeline", runtime::report::timeline(&workspace, &run));
+    insta::assert_snapshot!("code_review_events", run.trace.to_json_lines());
+}
+
+#[test]
+fn the_failing_sibling_example_stops_before_the_join() {
+    let (workspace, run) = example(Some("examples/code-review/failing-lint.cassette.yaml"));
+    assert_eq!(run.exit_code(), 0, "the cassette expects the failure: {:?}", run.findings);
+    assert!(!run.trace.events.iter().any(|e| e.name == "StageSetup" && e.str("stage") == "review"));
+    insta::assert_snapshot!("code_review_failing_lint_timeline", runtime::report::timeline(&workspace, &run));
+}
