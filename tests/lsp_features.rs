@@ -429,3 +429,66 @@ fn steps_document_symbols_and_links() {
     assert!(targets.contains(&uri(&steps.schema()).as_str()), "{links}");
     insta::assert_json_snapshot!("steps_document_links", steps.redact(&links));
 }
+
+// ---- the dry-run code lens and its command ----
+
+const DRY_STAGE: &str = "---
+id: plan
+name: Plan
+allowedTools: [Read]
+completionTool: submit_plan
+completionSchema: { type: object, required: [summary], properties: { summary: { type: string } } }
+retryPolicy: { maxAttempts: 1, backoff: none }
+turnCap: 3
+resolutionPolicy: retry-later
+---
+Plan {{ctx.task}}. Call `submit_plan`.
+";
+
+/// One turn that completes, expected (wrongly) to be a parse failure.
+const DRY_CASSETTE: &str = "cassette: 1
+stage: plan
+ctx: { task: t }
+attempts:
+  - turns:
+      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: submit_plan, args: { summary: s } } } ] }
+        expect: [ { branch: parseFailure, call: c1 } ]
+";
+
+#[test]
+fn a_stage_with_a_cassette_gets_a_dry_run_lens_whose_command_reports_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stage = dir.path().join("plan.md");
+    let cassette = dir.path().join("plan.cassette.yaml");
+    std::fs::write(&stage, DRY_STAGE).expect("write");
+    std::fs::write(&cassette, DRY_CASSETTE).expect("write");
+    std::fs::write(dir.path().join("lone.md"), DRY_STAGE.replace("id: plan", "id: lone")).expect("write");
+    let mut client = server(dir.path());
+    client.set(&stage, DRY_STAGE);
+    let lenses = client.document("textDocument/codeLens", &stage);
+    insta::assert_json_snapshot!("dry_run_code_lens", redact(dir.path(), &lenses));
+    assert_eq!(lenses[0]["range"]["start"], json!({"line": 1, "character": 4}), "on the `id:` value");
+    // No cassette, no lens.
+    let lone = dir.path().join("lone.md");
+    client.set(&lone, &DRY_STAGE.replace("id: plan", "id: lone"));
+    assert_eq!(client.document("textDocument/codeLens", &lone), json!([]));
+
+    let command = lenses[0]["command"].clone();
+    let result = client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    assert_eq!(result["exitCode"], 1, "{result}");
+    assert_eq!(result["expectations"], json!({"passed": 0, "failed": 1}));
+    let report = std::fs::read_to_string(result["report"].as_str().expect("a report file")).expect("report");
+    assert!(report.contains("t1   submit_plan(c1)"), "{report}");
+    let message = client.wait("the summary", |m| m["method"] == "window/showMessage");
+    assert_eq!(message["params"]["message"], result["summary"]);
+    assert!(result["summary"].as_str().unwrap_or("").starts_with("stagelint dry-run stage plan: mismatch"), "{result}");
+    let (list, _) = client.diagnostics(&uri(&cassette), |l| l.iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
+    let failed = list.iter().find(|d| d["code"] == "cassette/ExpectationFailed").expect("on the cassette");
+    assert_eq!(failed["range"]["start"]["line"], 6, "on the `expect:` entry");
+
+    let refused = client.try_request("workspace/executeCommand", json!({"command": "nope", "arguments": []}));
+    assert!(refused.is_err());
+}

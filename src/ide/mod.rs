@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod hover;
+pub mod lens;
 
 use std::path::PathBuf;
 

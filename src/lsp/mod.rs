@@ -2,6 +2,7 @@
 //! decides what is wrong; it keeps documents, schedules analysis and converts results.
 
 mod analysis;
+mod dry_run;
 pub mod convert;
 pub mod documents;
 mod server;

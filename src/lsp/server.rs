@@ -48,6 +48,8 @@ pub(super) struct State {
     pub(super) pull: bool,
     /// The client takes ordered `documentChanges` in workspace edits.
     pub(super) document_changes: bool,
+    /// The client opens documents we ask it to (`window/showDocument`): the dry-run report.
+    pub(super) show_document: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
     pub(super) progress: bool,
 }
@@ -124,7 +126,7 @@ pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn path_of(uri: &Uri) -> Option<PathBuf> {
+pub(super) fn path_of(uri: &Uri) -> Option<PathBuf> {
     uri.to_file_path().map(|p| crate::workspace::discover::normalize(&p))
 }
 
@@ -147,6 +149,12 @@ impl LanguageServer for Backend {
             .and_then(|w| w.workspace_edit.as_ref())
             .and_then(|e| e.document_changes)
             .unwrap_or(false);
+        let show_document = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.show_document.as_ref())
+            .is_some_and(|d| d.support);
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let dynamic_watchers = params
@@ -163,6 +171,7 @@ impl LanguageServer for Backend {
             state.dynamic_watchers = dynamic_watchers;
             state.pull = pull;
             state.document_changes = document_changes;
+            state.show_document = show_document;
             state.progress = progress;
         }
         Ok(InitializeResult {
@@ -193,6 +202,11 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![ide::lens::DRY_RUN_COMMAND.to_string()],
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
                 diagnostic_provider: pull.then(|| {
                     DiagnosticServerCapabilities::Options(DiagnosticOptions {
                         identifier: Some("stagelint".into()),
@@ -449,6 +463,39 @@ impl LanguageServer for Backend {
                     .collect()
             })
             .await)
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        Ok(self
+            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+                ide::lens::lenses(&analysis.workspace, file.id)
+                    .into_iter()
+                    .map(|lens| CodeLens {
+                        range: convert::range(file, lens.span, encoding),
+                        command: Some(Command {
+                            title: lens.title,
+                            command: ide::lens::DRY_RUN_COMMAND.to_string(),
+                            arguments: Some(vec![serde_json::json!(params.text_document.uri.as_str())]),
+                        }),
+                        data: None,
+                    })
+                    .collect()
+            })
+            .await)
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != ide::lens::DRY_RUN_COMMAND {
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!("unknown command `{}`", params.command)));
+        }
+        let uri = params
+            .arguments
+            .first()
+            .and_then(|a| a.as_str())
+            .and_then(|text| text.parse::<Uri>().ok())
+            .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("expected the stage's URI as the argument"))?;
+        let path = path_of(&uri).ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("not a file URI"))?;
+        crate::lsp::dry_run::run(&self.client, &self.state, path).await.map(Some)
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {

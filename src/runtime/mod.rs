@@ -18,6 +18,8 @@ pub mod record;
 pub mod report;
 pub mod stage;
 mod target;
+
+pub use target::MACHINE_CASSETTES;
 pub mod turns;
 pub mod wire;
 

@@ -252,8 +252,16 @@ pub fn scope_of(path: &Path) -> PathBuf {
             }
         }
         (Some(dir), None) | (None, Some(dir)) => dir,
+        // A loose stage and the cassettes beside it change together.
+        (None, None) if has_cassette(dir) => dir.to_path_buf(),
         (None, None) => path.to_path_buf(),
     }
+}
+
+fn has_cassette(dir: &Path) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|entry| {
+        entry.file_name().to_str().is_some_and(crate::runtime::cassette::is_cassette_name)
+    })
 }
 
 /// The nearest directory at or above `path` that is a climpt agent directory (holds

@@ -1,0 +1,120 @@
+//! `stagelint.dryRun` (the code lens command): runs the same dry-run as the CLI on a blocking
+//! thread with progress, publishes its findings on the cassette's lines, writes the timeline
+//! to a file the client is asked to show, and answers with a JSON summary.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::{MessageType, NumberOrString, ShowDocumentParams, Uri};
+
+use crate::lsp::convert;
+use crate::lsp::server::{State, lock};
+use crate::runtime::{Options, dry_run_path, report};
+use crate::workspace::discover::ConfigCache;
+
+pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBuf) -> Result<Value> {
+    let (overlay, progress, show_document, encoding) = {
+        let state = lock(state);
+        let overlay: HashMap<PathBuf, String> = state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
+        (overlay, state.progress, state.show_document, state.encoding())
+    };
+    let token = NumberOrString::String(format!("stagelint-dry-run-{}", path.display()));
+    let progress = if progress && client.create_work_done_progress(token.clone()).await.is_ok() {
+        Some(client.progress(token, "stagelint: dry-run").with_message(path.display().to_string()).begin().await)
+    } else {
+        None
+    };
+    let ran = tokio::task::spawn_blocking(move || {
+        let mut configs = ConfigCache::new(None);
+        let options = Options { strict: false, explain_init: true };
+        let (workspace, run) = dry_run_path(&path, None, options, &mut configs, &overlay)?;
+        let mut text = report::timeline(&workspace, &run);
+        let mut rendered = Vec::new();
+        let _ = crate::diagnostic::render::concise::render(&mut rendered, &workspace, &run.findings);
+        text.push_str(&String::from_utf8_lossy(&rendered));
+        let mut by_file: HashMap<PathBuf, (Uri, Vec<_>)> = HashMap::new();
+        for finding in &run.findings {
+            let file = workspace.file(finding.file);
+            let Some(uri) = convert::uri(file) else { continue };
+            let entry = by_file.entry(file.path.clone()).or_insert_with(|| (uri, Vec::new()));
+            entry.1.push(convert::diagnostic(&workspace, finding, encoding));
+        }
+        let summary = summary_line(&run);
+        Ok::<_, String>((run.title.clone(), text, by_file, summary, run.exit_code(), run.passed, run.failed))
+    })
+    .await;
+    if let Some(progress) = progress {
+        progress.finish().await;
+    }
+    let (title, text, by_file, summary, exit, passed, failed) = match ran {
+        Ok(Ok(ran)) => ran,
+        Ok(Err(message)) => {
+            client.show_message(MessageType::ERROR, format!("stagelint dry-run: {message}")).await;
+            return Err(Error::invalid_params(message));
+        }
+        Err(_) => return Err(Error::internal_error()),
+    };
+    // Findings join what the file already shows (the live check reports most of them too).
+    let mut publish = Vec::new();
+    {
+        let mut state = lock(state);
+        for (path, (uri, found)) in by_file {
+            let shown = state.published.entry(path.clone()).or_default();
+            for diagnostic in found {
+                if !shown.contains(&diagnostic) {
+                    shown.push(diagnostic);
+                }
+            }
+            let version = state.documents.get(&path).map(|d| d.version);
+            let uri = state.uris.get(&path).cloned().unwrap_or(uri);
+            publish.push((uri, state.published[&path].clone(), version));
+        }
+    }
+    for (uri, diagnostics, version) in publish {
+        client.publish_diagnostics(uri, diagnostics, version).await;
+    }
+    let report_path = write_report(&title, &text);
+    if show_document && let Some(uri) = report_path.as_ref().and_then(|p| Uri::from_file_path(p)) {
+        let params = ShowDocumentParams { uri, external: Some(false), take_focus: Some(true), selection: None };
+        let _ = client.show_document(params).await;
+    }
+    let level = if exit == 0 { MessageType::INFO } else { MessageType::WARNING };
+    client.log_message(MessageType::LOG, text).await;
+    client.show_message(level, summary.clone()).await;
+    Ok(json!({
+        "title": title,
+        "exitCode": exit,
+        "expectations": {"passed": passed, "failed": failed},
+        "summary": summary,
+        "report": report_path.map(|p| p.display().to_string()),
+    }))
+}
+
+fn summary_line(run: &crate::runtime::DryRun) -> String {
+    let outcome = match run.exit_code() {
+        0 => "passed",
+        1 => "mismatch",
+        _ => "authoring error",
+    };
+    format!(
+        "stagelint dry-run {}: {outcome} · expectations {}/{} · findings {}",
+        run.title,
+        run.passed,
+        run.passed + run.failed,
+        run.findings.len()
+    )
+}
+
+/// The timeline as a file in the temp directory, for `window/showDocument`.
+fn write_report(title: &str, text: &str) -> Option<PathBuf> {
+    let dir = std::env::temp_dir().join("stagelint-dry-run");
+    std::fs::create_dir_all(&dir).ok()?;
+    let name: String = title.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let path = dir.join(format!("{name}.txt"));
+    std::fs::write(&path, text).ok()?;
+    Some(path)
+}
