@@ -28,6 +28,11 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         "---\nid: review\nname: Review\nallowedTools: []\ncompletionTool: submit_review\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nReview {{ctx.upstream[0].parsed}}. Call submit_review.\n",
     )
     .expect("write");
+    std::fs::write(
+        dir.path().join("review.cassette.yaml"),
+        "cassette: 1\nstage: review\nctx: { upstream: [ { verdict: ok, parsed: { summary: s } } ] }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: submit_review, args: {} } } ] }\n        expect: [ { branch: completion, call: c1 } ]\n",
+    )
+    .expect("write");
     let out = dir.path().join("out.txt");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/nvim_lsp.lua");
     let status = Command::new("nvim")
@@ -36,6 +41,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("STAGELINT_BIN", env!("CARGO_BIN_EXE_stagelint"))
         .env("STAGELINT_NVIM_CONFIG", Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/neovim"))
         .env("STAGE_FILE", &stage)
+        .env("REVIEW_FILE", dir.path().join("review.md"))
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
@@ -55,4 +61,12 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     assert_eq!(after, vec![&"3:21:sm/UnknownTool"], "only the emoji entry is still unknown: {report}");
     assert!(lines.contains(&"completion=review"), "stage ids are offered in nextStages: {report}");
     assert!(lines.contains(&"definition=review.md:1:4"), "nextStages leads to review's id: {report}");
+    assert!(
+        lines.contains(&"lens=1:stagelint.dryRun:▶ Dry-run (review.cassette.yaml)"),
+        "a dry-run lens on review's `id:` line: {report}"
+    );
+    assert!(
+        lines.contains(&"dry-run=true:stagelint dry-run stage review: passed · expectations 1/1 · findings 0"),
+        ":StagelintDryRun ran the lens command and got its summary: {report}"
+    );
 }

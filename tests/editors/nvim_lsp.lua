@@ -60,5 +60,19 @@ for _, response in pairs(definition or {}) do
   end
 end
 
+-- The dry-run lens on review.md (it has review.cassette.yaml beside it), then its command.
+vim.cmd("edit " .. os.getenv("REVIEW_FILE"))
+local review_uri = vim.uri_from_bufnr(0)
+vim.wait(20000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 50)
+local lenses = vim.lsp.buf_request_sync(0, "textDocument/codeLens", { textDocument = { uri = review_uri } }, 10000)
+for _, response in pairs(lenses or {}) do
+  for _, lens in ipairs(response.result or {}) do
+    table.insert(lines, string.format("lens=%d:%s:%s", lens.range.start.line, lens.command.command, lens.command.title))
+  end
+end
+vim.cmd("StagelintDryRun")
+local ran = vim.wait(20000, function() return vim.g.stagelint_dry_run ~= nil end, 50)
+table.insert(lines, "dry-run=" .. tostring(ran) .. ":" .. tostring(vim.g.stagelint_dry_run))
+
 vim.fn.writefile(lines, out)
 vim.cmd("qa!")

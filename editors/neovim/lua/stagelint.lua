@@ -3,6 +3,7 @@
 -- Neovim 0.11+ uses vim.lsp.config/vim.lsp.enable; older versions (0.7+) start the client
 -- from a FileType autocommand, one client per project root.
 local M = {}
+local opts_open_report = true
 
 M.filetypes = { "markdown", "yaml", "json" }
 M.root_markers = { "stagelint.toml", ".stagelint.toml", ".git" }
@@ -22,8 +23,32 @@ local function root_dir(bufnr)
   return dir
 end
 
+-- Runs the dry-run code lens command for the current buffer (a stage or sm.yaml): the summary
+-- goes to vim.notify and g:stagelint_dry_run, and the report opens in a split.
+function M.dry_run(bufnr)
+  bufnr = bufnr or 0
+  local params = { command = "stagelint.dryRun", arguments = { vim.uri_from_bufnr(bufnr) } }
+  vim.lsp.buf_request(bufnr, "workspace/executeCommand", params, function(err, result)
+    if err then
+      vim.g.stagelint_dry_run = "error: " .. (err.message or tostring(err))
+      vim.notify("stagelint dry-run: " .. vim.g.stagelint_dry_run, vim.log.levels.ERROR)
+      return
+    end
+    vim.g.stagelint_dry_run = result.summary
+    local level = result.exitCode == 0 and vim.log.levels.INFO or vim.log.levels.WARN
+    vim.notify(result.summary, level)
+    if result.report and opts_open_report ~= false then
+      vim.cmd("split " .. vim.fn.fnameescape(result.report))
+    end
+  end)
+end
+
 function M.setup(opts)
   opts = opts or {}
+  opts_open_report = opts.open_report
+  vim.api.nvim_create_user_command("StagelintDryRun", function()
+    M.dry_run(0)
+  end, { desc = "stagelint: dry-run this stage or state machine against its cassette" })
   local cmd = opts.cmd or { "stagelint", "lsp" }
   if vim.lsp.config and vim.lsp.enable then
     vim.lsp.config("stagelint", { cmd = cmd, filetypes = M.filetypes, root_markers = M.root_markers })
