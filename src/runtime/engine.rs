@@ -743,7 +743,7 @@ impl<'a> Run<'a> {
             let left = attempt.turns.len() - taken;
             let first = &attempt.turns[taken];
             let message = if used.len() <= index {
-                format!("attempt {} is never run ({left} turns unused): the stage ended earlier", index + 1)
+                format!("attempt {} is never run ({left} turn(s) unused): the stage ended earlier", index + 1)
             } else {
                 format!("{left} turn(s) of attempt {} are never replayed: Act ended after turn {taken}", index + 1)
             };
