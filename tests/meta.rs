@@ -134,3 +134,96 @@ fn readme_rule_table_is_current() {
         }
     }
 }
+
+/// The cassette files of `tests/fixtures/cassette/<Rule>/<case>/`, with their rule and case names.
+fn fixture_cassettes() -> Vec<(String, String, PathBuf)> {
+    let mut out = Vec::new();
+    for rule in std::fs::read_dir("tests/fixtures/cassette").expect("cassette fixtures") {
+        let rule = rule.expect("entry").path();
+        for case in std::fs::read_dir(&rule).expect("rule dir") {
+            let case = case.expect("entry").path();
+            for file in std::fs::read_dir(&case).expect("case dir") {
+                let path = file.expect("entry").path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                if stagelint::runtime::cassette::is_cassette_name(name) {
+                    let names = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+                    out.push((names(&rule), names(&case), path));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Schema errors of a cassette file, read as stagelint reads it (YAML or JSON).
+fn cassette_schema_errors(validator: &jsonschema::Validator, path: &std::path::Path) -> Vec<String> {
+    use stagelint::source::{json, yaml};
+    let text = std::fs::read_to_string(path).expect("readable");
+    let parsed = if path.extension().is_some_and(|e| e == "json") { json::parse(&text) } else { yaml::parse(&text) };
+    let Some(root) = parsed.root.filter(|_| parsed.errors.is_empty()) else { return vec!["does not parse".into()] };
+    validator.iter_errors(&root.to_json()).map(|e| format!("{}: {e}", e.instance_path())).collect()
+}
+
+#[test]
+fn cassette_schema_accepts_clean_cassettes_and_rejects_malformed_ones() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/cassette.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    // Rules whose bad fixtures the schema alone must reject: they read the cassette and nothing else.
+    const STRUCTURAL: [&str; 4] = ["UnknownKey", "InvalidVersion", "MalformedTurn", "InvalidValue"];
+    let (mut accepted, mut rejected) = (0, 0);
+    for (rule, case, path) in fixture_cassettes() {
+        let errors = cassette_schema_errors(&validator, &path);
+        if case.starts_with("ok") {
+            assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+            accepted += 1;
+        } else if STRUCTURAL.contains(&rule.as_str()) {
+            assert!(!errors.is_empty(), "{} is malformed but the schema accepts it", path.display());
+            rejected += 1;
+        }
+    }
+    assert!(accepted >= 16 && rejected >= 10, "accepted {accepted}, rejected {rejected}");
+    // A JSON cassette and a machine cassette are cassettes too.
+    let machine = serde_json::json!({
+        "cassette": 1,
+        "ctx": {"task": "t"},
+        "stages": {"plan": {"attempts": [{"turns": [{"response": {"content": [
+            {"toolCall": {"id": "c1", "name": "submit_plan", "args": {"steps": []}}}]}}]}]}}
+    });
+    assert!(validator.is_valid(&machine));
+    for bad in [
+        serde_json::json!({"cassette": 1, "stage": "plan", "stages": {}}),
+        serde_json::json!({"cassette": 1, "stage": "plan", "attempts": [{"turns": [{"expect": {"branch": "steer"}}]}]}),
+        serde_json::json!({"cassette": 1, "stage": "plan", "tools": {"Read": [{"args": {}}]}}),
+    ] {
+        assert!(!validator.is_valid(&bad), "{bad}");
+    }
+}
+
+#[test]
+fn cassette_schema_describes_every_property() {
+    fn walk(node: &serde_json::Value, at: &str, missing: &mut Vec<String>) {
+        match node {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Object(props)) = map.get("properties") {
+                    for (key, prop) in props {
+                        if prop.get("$ref").is_none() && prop.get("description").is_none() {
+                            missing.push(format!("{at}/properties/{key}"));
+                        }
+                    }
+                }
+                for (key, value) in map {
+                    walk(value, &format!("{at}/{key}"), missing);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, at, missing)),
+            _ => {}
+        }
+    }
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/cassette.schema.json").unwrap()).unwrap();
+    let mut missing = Vec::new();
+    walk(&schema, "", &mut missing);
+    assert!(missing.is_empty(), "properties without a description: {missing:?}");
+}

@@ -615,6 +615,14 @@ impl Reader {
                 Some(("thinking", value)) => content.push(Block::Thinking(value.scalar_text())),
                 Some(("toolCall", call)) => {
                     if let Some((tool_call, span)) = self.tool_call(call) {
+                        if spans.contains_key(&tool_call.id) {
+                            let message = format!(
+                                "call id `{}` is used twice in this response; results, grants and expectations could not tell the calls apart",
+                                tool_call.id
+                            );
+                            self.problem("DuplicateCallId", span, message);
+                            continue;
+                        }
                         spans.insert(tool_call.id.clone(), span);
                         content.push(Block::ToolCall(tool_call));
                     }

@@ -390,7 +390,7 @@ impl<'a> Run<'a> {
                 return (ActEnd::Exhausted, used);
             };
             used += 1;
-            self.drift(turn, &request, act.stage);
+            self.drift(turn, &request, act.stage, act.cassette);
             let response = match &turn.reply {
                 Reply::Error(error) => {
                     self.trace.emit(
@@ -672,7 +672,7 @@ impl<'a> Run<'a> {
     }
 
     /// Compares the request with the digests recorded with the turn.
-    fn drift(&mut self, turn: &Turn, request: &Request, stage: &StageSpec) {
+    fn drift(&mut self, turn: &Turn, request: &Request, stage: &StageSpec, cassette: &StageCassette) {
         let Some(recorded) = &turn.request else { return };
         let now = fingerprints(request);
         for (component, value, span) in &recorded.components {
@@ -692,7 +692,14 @@ impl<'a> Run<'a> {
                 short(current),
                 short(value)
             );
-            let severity = if self.env.strict { Severity::Error } else { Severity::Warning };
+            // `--strict` or the cassette's own `match.onDrift: fail` make drift an error.
+            let fails = self.env.strict || cassette.drift_fails == Some(true);
+            let severity = if fails { Severity::Error } else { Severity::Warning };
+            let help = if fails {
+                "drift fails this replay (`--strict` or `match.onDrift: fail`); re-record, or accept the new digest"
+            } else {
+                "replay is turn by turn, so drift alone does not fail a dry-run; re-record, or accept the new digest"
+            };
             let replacement = match current {
                 Json::String(s) => format!("\"{s}\""),
                 other => other.to_string(),
@@ -706,7 +713,7 @@ impl<'a> Run<'a> {
                     crate::diagnostic::Applicability::Safe,
                     vec![crate::diagnostic::Edit { span: *span, replacement }],
                 )
-                .with_help("replay is turn by turn, so drift alone does not fail a dry-run; re-record, or accept the new digest");
+                .with_help(help);
             self.findings.push(finding);
         }
     }
@@ -736,7 +743,7 @@ impl<'a> Run<'a> {
             let left = attempt.turns.len() - taken;
             let first = &attempt.turns[taken];
             let message = if used.len() <= index {
-                format!("attempt {} is never run ({left} turns unused): the stage ended earlier", index + 1)
+                format!("attempt {} is never run ({left} turn(s) unused): the stage ended earlier", index + 1)
             } else {
                 format!("{left} turn(s) of attempt {} are never replayed: Act ended after turn {taken}", index + 1)
             };

@@ -103,7 +103,8 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     run.findings.extend(problems);
     let lookup = Lookup { machine: machine_cassette.as_ref().map(|(f, (c, _))| (*f, c)), per_stage: &per_stage };
     let initial = lookup.cassette(&entry).and_then(|(_, c)| c.ctx.map(|(ctx, _)| ctx)).unwrap_or_else(|| json!({}));
-    let mut machine = Machine { run, specs: &specs, lookup, executions: BTreeMap::new(), total: 0, init_failed: false };
+    let mut machine =
+        Machine { workspace, run, specs: &specs, lookup, executions: BTreeMap::new(), total: 0, init_failed: false };
     machine.trace_start(&entry);
     machine.from(&entry, initial);
     let init_failed = machine.init_failed;
@@ -132,6 +133,7 @@ impl Lookup<'_> {
 }
 
 struct Machine<'a, 'w> {
+    workspace: &'w Workspace,
     run: Run<'w>,
     specs: &'a BTreeMap<String, StageSpec>,
     lookup: Lookup<'a>,
@@ -250,6 +252,8 @@ impl Machine<'_, '_> {
         *count += 1;
         let execution = *count;
         self.run.env.cassette_file = file;
+        // `$ref` in `expectResult` points into the cassette this stage is replayed from.
+        self.run.cassette_json = super::cassette_json(self.workspace.file(file));
         match self.run.stage(spec, &cassette, ctx, execution) {
             Ended::Exited(result) => Some(result),
             Ended::InitFailed => {
