@@ -31,7 +31,8 @@ fn generate(dir: &Path) {
         cassette.push_str(&format!("  {id}:\n    attempts:\n      - turns:\n"));
         for turn in 0..tool_turns {
             call += 1;
-            let (tool, args) = if turn % 2 == 0 { ("Read", "{ path: src/main.rs }") } else { ("Grep", "{ pattern: main }") };
+            let (tool, args) =
+                if turn % 2 == 0 { ("Read", "{ path: src/main.rs }") } else { ("Grep", "{ pattern: main }") };
             cassette.push_str(&format!(
                 "          - response: {{ stop: tool_use, content: [ {{ text: step {turn} }}, {{ toolCall: {{ id: c{call}, name: {tool}, args: {args} }} }} ] }}\n            expect: [ {{ branch: tool, call: c{call}, outcome: dispatched }} ]\n"
             ));

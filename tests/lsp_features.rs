@@ -474,10 +474,8 @@ fn a_stage_with_a_cassette_gets_a_dry_run_lens_whose_command_reports_back() {
     assert_eq!(client.document("textDocument/codeLens", &lone), json!([]));
 
     let command = lenses[0]["command"].clone();
-    let result = client.request(
-        "workspace/executeCommand",
-        json!({"command": command["command"], "arguments": command["arguments"]}),
-    );
+    let result = client
+        .request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]}));
     assert_eq!(result["exitCode"], 1, "{result}");
     assert_eq!(result["expectations"], json!({"passed": 0, "failed": 1}));
     let report = std::fs::read_to_string(result["report"].as_str().expect("a report file")).expect("report");
@@ -485,7 +483,8 @@ fn a_stage_with_a_cassette_gets_a_dry_run_lens_whose_command_reports_back() {
     let message = client.wait("the summary", |m| m["method"] == "window/showMessage");
     assert_eq!(message["params"]["message"], result["summary"]);
     assert!(result["summary"].as_str().unwrap_or("").starts_with("stagelint dry-run stage plan: mismatch"), "{result}");
-    let (list, _) = client.diagnostics(&uri(&cassette), |l| l.iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
+    let (list, _) =
+        client.diagnostics(&uri(&cassette), |l| l.iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
     let failed = list.iter().find(|d| d["code"] == "cassette/ExpectationFailed").expect("on the cassette");
     assert_eq!(failed["range"]["start"]["line"], 6, "on the `expect:` entry");
 

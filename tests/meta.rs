@@ -66,7 +66,8 @@ fn clean_example_has_no_finding_at_all() {
     let config = Config::defaults(&PathBuf::from("examples/code-review"));
     let (workspace, diagnostics) = common::check_with(&[PathBuf::from("examples/code-review")], config);
     assert!(diagnostics.is_empty(), "{}", common::render_full(&workspace, &diagnostics));
-    assert_eq!(workspace.files().len(), 6);
+    // Six stage and machine files, and two cassettes (replayed by the check).
+    assert_eq!(workspace.files().len(), 8);
 }
 
 #[test]

@@ -90,7 +90,10 @@ fn events(run: &DryRun) -> Vec<String> {
         .filter(|e| !matches!(e.name, "DryRunSummary" | "DryRunMismatch"))
         .map(|e| {
             let mut line = e.name.to_string();
-            for key in ["attempt", "turn", "call", "calls", "outcome", "end", "turns", "verdict", "reason", "decision", "via", "stage"] {
+            for key in [
+                "attempt", "turn", "call", "calls", "outcome", "end", "turns", "verdict", "reason", "decision", "via",
+                "stage",
+            ] {
                 if let Some(value) = e.data.get(key) {
                     let value = match value {
                         Value::String(s) => s.clone(),
@@ -112,11 +115,7 @@ fn result(run: &DryRun) -> Value {
     run.trace.events.iter().rev().find(|e| e.name == "StageExited").map_or(Value::Null, |e| e.data["result"].clone())
 }
 
-const SETUP: [&str; 3] = [
-    "StageSetup stage=plan",
-    "StageInitRendered",
-    "StageCheckGate attempt=1 outcome=proceed",
-];
+const SETUP: [&str; 3] = ["StageSetup stage=plan", "StageInitRendered", "StageCheckGate attempt=1 outcome=proceed"];
 
 fn with_setup(rest: &[&str]) -> Vec<String> {
     SETUP.iter().chain(rest).map(|s| s.to_string()).collect()
@@ -146,7 +145,8 @@ fn a_valid_completion_ends_act_and_assert_says_ok() {
 fn a_payload_that_fails_the_schema_is_returned_as_a_tool_result_and_act_continues() {
     let bad = call("c1", "submit_plan", "{ summary: s, steps: one }");
     // The second request holds: start, the assistant turn, the parse error as a tool result.
-    let second = format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ count: 3 }}", done("c2"));
+    let second =
+        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ count: 3 }}", done("c2"));
     let ran = run_stage(PLAN, &cassette("", &[&[&bad, &second]]));
     assert_eq!(
         events(&ran.run),
@@ -179,7 +179,8 @@ fn arguments_that_are_not_json_are_a_parse_failure_not_a_crash() {
 fn plain_text_is_answered_with_a_steering_message_and_counts_as_a_turn() {
     let text = "response: { stop: end_turn, content: [ { text: thinking aloud } ] }";
     // Start, the text reply, the steering message.
-    let second = format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ count: 3 }}", done("c1"));
+    let second =
+        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ count: 3 }}", done("c1"));
     let ran = run_stage(PLAN, &cassette("", &[&[text, &second]]));
     assert_eq!(
         events(&ran.run)[3..6],
@@ -193,7 +194,10 @@ fn the_completion_tool_with_siblings_rejects_the_whole_batch_and_dispatches_noth
     let batch = format!("{}, {}", call("c1", "Read", "{ path: a }"), done("c2"));
     let ran = run_stage(PLAN, &cassette("", &[&[&batch, &done("c3")]]));
     let all = events(&ran.run);
-    assert_eq!(all[3..5], ["ProviderResponse attempt=1 turn=1", "BatchRejected attempt=1 turn=1 calls=[\"c1\",\"c2\"]"]);
+    assert_eq!(
+        all[3..5],
+        ["ProviderResponse attempt=1 turn=1", "BatchRejected attempt=1 turn=1 calls=[\"c1\",\"c2\"]"]
+    );
     assert!(!all.iter().any(|e| e.starts_with("ToolCallStarted")), "nothing dispatched: {all:#?}");
     assert_eq!(result(&ran.run)["verdict"], "ok");
 }
@@ -207,9 +211,12 @@ fn two_completion_calls_are_rejected_the_same_way() {
 
 #[test]
 fn an_allowed_tool_is_dispatched_to_the_turns_result_before_the_fake_table() {
-    let tools = "tools:\n  Read:\n    - { args: { path: a }, result: from-table }\n    - { anyArgs: true, result: any }\n";
-    let with_result =
-        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        results: {{ c1: {{ content: inline }} }}", call("c1", "Read", "{ path: a }"));
+    let tools =
+        "tools:\n  Read:\n    - { args: { path: a }, result: from-table }\n    - { anyArgs: true, result: any }\n";
+    let with_result = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        results: {{ c1: {{ content: inline }} }}",
+        call("c1", "Read", "{ path: a }")
+    );
     let from_table = call("c2", "Read", "{ path: a }");
     let any = call("c3", "Read", "{ path: b }");
     let ran = run_stage(PLAN, &cassette(tools, &[&[&with_result, &from_table, &any], &[&done("c4")]]));
@@ -237,7 +244,10 @@ fn an_out_of_envelope_call_is_denied_without_an_interactor() {
     let ran = run_stage(PLAN, &cassette("", &[&[&call("c1", "Edit", "{ path: a }"), &done("c2")]]));
     assert_eq!(
         events(&ran.run)[4..6],
-        ["GrantRequested attempt=1 turn=1 call=c1", "ToolCallDenied attempt=1 turn=1 call=c1 decision=deny via=no interactor"]
+        [
+            "GrantRequested attempt=1 turn=1 call=c1",
+            "ToolCallDenied attempt=1 turn=1 call=c1 decision=deny via=no interactor"
+        ]
     );
     let requested = ran.run.trace.events.iter().find(|e| e.name == "GrantRequested").expect("proposal");
     // argsDigest is SHA-256 over the canonical arguments.
@@ -248,8 +258,10 @@ fn an_out_of_envelope_call_is_denied_without_an_interactor() {
 #[test]
 fn grants_come_from_the_turn_then_the_interactor() {
     let tools = "interactor: { grantStageTool: approve }\ntools:\n  Edit:\n    - { anyArgs: true, result: edited }\n";
-    let denied_here =
-        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        grant: {{ c1: deny }}", call("c1", "Edit", "{ path: a }"));
+    let denied_here = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        grant: {{ c1: deny }}",
+        call("c1", "Edit", "{ path: a }")
+    );
     let approved = call("c2", "Edit", "{ path: a }");
     let ran = run_stage(PLAN, &cassette(tools, &[&[&denied_here, &approved, &done("c3")]]));
     let grants: Vec<String> =
@@ -275,7 +287,10 @@ fn grants_come_from_the_turn_then_the_interactor() {
 fn turn_cap_ends_act_with_cap_hit_and_the_default_assert_retries_with_a_fresh_count() {
     let read = call("c1", "Read", "{ path: a }");
     let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";
-    let ran = run_stage(PLAN, &cassette(tools, &[&[&read, &read.replace("c1", "c2"), &read.replace("c1", "c3")], &[&done("c4")]]));
+    let ran = run_stage(
+        PLAN,
+        &cassette(tools, &[&[&read, &read.replace("c1", "c2"), &read.replace("c1", "c3")], &[&done("c4")]]),
+    );
     let all = events(&ran.run);
     let wanted = [
         "ActEnded attempt=1 end=capHit turns=3",
@@ -289,7 +304,10 @@ fn turn_cap_ends_act_with_cap_hit_and_the_default_assert_retries_with_a_fresh_co
     // Retry re-enters Act without re-rendering the body.
     assert_eq!(all.iter().filter(|e| e.starts_with("StageInitRendered")).count(), 1);
     let result = result(&ran.run);
-    assert_eq!((result["verdict"].as_str(), result["attemptCount"].as_u64(), result["capHit"].as_bool()), (Some("ok"), Some(2), Some(false)));
+    assert_eq!(
+        (result["verdict"].as_str(), result["attemptCount"].as_u64(), result["capHit"].as_bool()),
+        (Some("ok"), Some(2), Some(false))
+    );
 }
 
 #[test]
@@ -316,15 +334,22 @@ fn a_scripted_assert_and_check_gate_replace_the_defaults() {
     let ran = run_stage(PLAN, &cassette(gated, &[&[]]));
     assert_eq!(
         events(&ran.run),
-        with_setup(&[]).into_iter().map(|e| e.replace("outcome=proceed", "outcome=skip")).chain([
-            "StageAssertOutcome attempt=1 verdict=skip reason=checkGate via=default".to_string(),
-            "StageExited stage=plan".to_string(),
-            "StageNext stage=plan".to_string(),
-        ]).collect::<Vec<_>>()
+        with_setup(&[])
+            .into_iter()
+            .map(|e| e.replace("outcome=proceed", "outcome=skip"))
+            .chain([
+                "StageAssertOutcome attempt=1 verdict=skip reason=checkGate via=default".to_string(),
+                "StageExited stage=plan".to_string(),
+                "StageNext stage=plan".to_string(),
+            ])
+            .collect::<Vec<_>>()
     );
     let scripted = cassette("", &[&[&done("c1")]]).replace("  - attempt: 1\n", "  - attempt: 1\n    assert: fail\n");
     let ran = run_stage(PLAN, &scripted);
-    assert!(events(&ran.run).contains(&"StageAssertOutcome attempt=1 verdict=fail reason=completed via=cassette.assert".to_string()));
+    assert!(
+        events(&ran.run)
+            .contains(&"StageAssertOutcome attempt=1 verdict=fail reason=completed via=cassette.assert".to_string())
+    );
 }
 
 #[test]
@@ -333,7 +358,9 @@ fn a_transient_provider_error_ends_act_and_retries() {
     let ran = run_stage(PLAN, &cassette("", &[&[error], &[&done("c1")]]));
     let all = events(&ran.run);
     assert!(all.contains(&"ActEnded attempt=1 end=providerError turns=1".to_string()), "{all:#?}");
-    assert!(all.contains(&"StageAssertOutcome attempt=1 verdict=retry reason=providerTransient via=default".to_string()));
+    assert!(
+        all.contains(&"StageAssertOutcome attempt=1 verdict=retry reason=providerTransient via=default".to_string())
+    );
     assert_eq!(result(&ran.run)["verdict"], "ok");
 }
 
@@ -346,7 +373,8 @@ fn init_fails_on_unknown_tools_collisions_and_unresolved_placeholders() {
         .replace("completionTool: submit_plan", "completionTool: Glob")
         .replace("{{ctx.task}}", "{{ctx.task}} {{ctx.branch}}");
     let ran = run_stage(&stage, &cassette("", &[&[&done("c1")]]));
-    let reasons: Vec<&str> = ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").map(|e| e.str("reason")).collect();
+    let reasons: Vec<&str> =
+        ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").map(|e| e.str("reason")).collect();
     assert_eq!(reasons, ["UnknownTool", "CompletionToolCollision", "UnresolvedPlaceholder"]);
     assert!(!events(&ran.run).iter().any(|e| e.starts_with("ProviderResponse")), "nothing runs after Init fails");
     assert_eq!(ran.run.exit_code(), 2);
@@ -361,7 +389,8 @@ fn setup_validates_each_upstream_result_against_inputs_schema() {
         "turnCap: 3",
         "turnCap: 3\ninputsSchema: { type: object, required: [parsed], properties: { parsed: { type: object } } }",
     );
-    let bad = cassette("", &[&[&done("c1")]]).replace("ctx: { task: t }", "ctx: { task: t, upstream: [ { verdict: ok } ] }");
+    let bad =
+        cassette("", &[&[&done("c1")]]).replace("ctx: { task: t }", "ctx: { task: t, upstream: [ { verdict: ok } ] }");
     let ran = run_stage(&stage, &bad);
     let failed = ran.run.trace.events.iter().find(|e| e.name == "StageInitFailed").expect("init failed");
     assert_eq!(failed.str("reason"), "InputsSchemaInvalid");
@@ -372,7 +401,10 @@ fn setup_validates_each_upstream_result_against_inputs_schema() {
 
 #[test]
 fn ids_are_pinned_never_random() {
-    let ran = run_stage(&PLAN.replace("{{ctx.task}}", "{{ctx.task}} {{ctx.stageExecutionId}}"), &cassette("", &[&[&done("c1")]]));
+    let ran = run_stage(
+        &PLAN.replace("{{ctx.task}}", "{{ctx.task}} {{ctx.stageExecutionId}}"),
+        &cassette("", &[&[&done("c1")]]),
+    );
     let setup = &ran.run.trace.events[0];
     assert_eq!(setup.data["ids"], serde_json::json!({"workflowRunId": "wr-dryrun", "stageExecutionId": "se-plan-1"}));
 }
@@ -413,7 +445,10 @@ fn expectations_are_checked_per_turn_per_attempt_and_on_the_result() {
 
 #[test]
 fn an_edited_prompt_is_drift_a_warning_unless_strict() {
-    let first = format!("response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ system: \"sha256:0000000000000000\" }}", done("c1"));
+    let first = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ system: \"sha256:0000000000000000\" }}",
+        done("c1")
+    );
     let text = cassette("", &[&[&first]]);
     let ran = run_stage(PLAN, &text);
     assert_eq!(codes(&ran.run), ["cassette/RequestDrift"]);
@@ -432,7 +467,10 @@ fn an_edited_prompt_is_drift_a_warning_unless_strict() {
 
 #[test]
 fn the_same_dry_run_twice_is_byte_identical() {
-    let text = cassette("tools:\n  Read:\n    - { anyArgs: true, result: x }\n", &[&[&call("c1", "Edit", "{ a: 1 }"), &call("c2", "Read", "{}"), &done("c3")]]);
+    let text = cassette(
+        "tools:\n  Read:\n    - { anyArgs: true, result: x }\n",
+        &[&[&call("c1", "Edit", "{ a: 1 }"), &call("c2", "Read", "{}"), &done("c3")]],
+    );
     let a = run_stage(PLAN, &text);
     let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(a._dir.path())));
     let overlay = std::collections::HashMap::new();
@@ -505,10 +543,20 @@ fn sequential_successors_see_the_previous_result_as_upstream() {
 fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
     let files = [
         ("sm.yaml", "entry: plan\n".to_string()),
-        ("plan.md", stage("plan", "next: { nextStages: [test, lint], execution: parallel, join: review }\n", "Task {{ctx.task}}.")),
+        (
+            "plan.md",
+            stage(
+                "plan",
+                "next: { nextStages: [test, lint], execution: parallel, join: review }\n",
+                "Task {{ctx.task}}.",
+            ),
+        ),
         ("test.md", stage("test", "", "Test {{ctx.task}}.")),
         ("lint.md", stage("lint", "", "Lint {{ctx.task}}.")),
-        ("review.md", stage("review", "", "Tests {{ctx.upstream[0].parsed.note}}, lint {{ctx.upstream[1].parsed.note}}.")),
+        (
+            "review.md",
+            stage("review", "", "Tests {{ctx.upstream[0].parsed.note}}, lint {{ctx.upstream[1].parsed.note}}."),
+        ),
         ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "review"], None)),
     ];
     let ran = run_machine(&files);
@@ -517,14 +565,24 @@ fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
         ["plan upstream=0", "test upstream=0", "lint upstream=0", "review upstream=2", "finished completed"]
     );
     let rendered = ran.run.trace.events.iter().filter(|e| e.name == "StageInitRendered").last().expect("join rendered");
-    assert_eq!(rendered.data["placeholders"], serde_json::json!(["ctx.upstream[0].parsed.note", "ctx.upstream[1].parsed.note"]));
+    assert_eq!(
+        rendered.data["placeholders"],
+        serde_json::json!(["ctx.upstream[0].parsed.note", "ctx.upstream[1].parsed.note"])
+    );
 }
 
 #[test]
 fn a_failing_sibling_cancels_the_rest_and_the_join_never_runs() {
     let files = [
         ("sm.yaml", "entry: plan\n".to_string()),
-        ("plan.md", stage("plan", "next: { nextStages: [test, lint, docs], execution: parallel, join: review }\n", "Task {{ctx.task}}.")),
+        (
+            "plan.md",
+            stage(
+                "plan",
+                "next: { nextStages: [test, lint, docs], execution: parallel, join: review }\n",
+                "Task {{ctx.task}}.",
+            ),
+        ),
         ("test.md", stage("test", "", "Test.")),
         ("lint.md", stage("lint", "", "Lint.")),
         ("docs.md", stage("docs", "", "Docs.")),
@@ -555,12 +613,23 @@ fn a_join_runs_only_when_every_sibling_said_ok() {
         ("test.md", stage("test", "", "Test.")),
         ("lint.md", stage("lint", "", "Lint.")),
         ("review.md", stage("review", "", "Review.")),
-        ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "review"], None).replace("  lint:\n    attempts:\n      - turns:", "  lint:\n    attempts:\n      - assert: skip\n        turns:")),
+        (
+            "sm.cassette.yaml",
+            machine_cassette(&["plan", "test", "lint", "review"], None).replace(
+                "  lint:\n    attempts:\n      - turns:",
+                "  lint:\n    attempts:\n      - assert: skip\n        turns:",
+            ),
+        ),
     ];
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),
-        ["plan upstream=0", "test upstream=0", "lint upstream=0", "finished failed ExtensionHost/JoinPreconditionViolated"]
+        [
+            "plan upstream=0",
+            "test upstream=0",
+            "lint upstream=0",
+            "finished failed ExtensionHost/JoinPreconditionViolated"
+        ]
     );
 }
 
@@ -589,7 +658,6 @@ fn a_next_cycle_stops_after_a_bounded_number_of_executions() {
     assert_eq!(last, "finished stopped");
     assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageSetup").count(), 64);
 }
-
 
 // ---- the shipped examples, as snapshots ----
 

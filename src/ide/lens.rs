@@ -26,7 +26,9 @@ pub fn lenses(workspace: &Workspace, file: FileId) -> Vec<Lens> {
         FileKind::Stage => {
             let doc = StageDoc::parse(source);
             let Some((id, span)) = doc.stage_id() else { return Vec::new() };
-            let Some(cassette) = crate::runtime::cassette_in_workspace(workspace, source, id) else { return Vec::new() };
+            let Some(cassette) = crate::runtime::cassette_in_workspace(workspace, source, id) else {
+                return Vec::new();
+            };
             let name = file_name(workspace, cassette);
             vec![Lens { span, title: format!("▶ Dry-run ({name})"), cassette }]
         }

@@ -2,9 +2,9 @@
 //! decides what is wrong; it keeps documents, schedules analysis and converts results.
 
 mod analysis;
-mod dry_run;
 pub mod convert;
 pub mod documents;
+mod dry_run;
 mod server;
 
 /// Serves LSP over stdin/stdout until the client exits.

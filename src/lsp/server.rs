@@ -149,12 +149,8 @@ impl LanguageServer for Backend {
             .and_then(|w| w.workspace_edit.as_ref())
             .and_then(|e| e.document_changes)
             .unwrap_or(false);
-        let show_document = params
-            .capabilities
-            .window
-            .as_ref()
-            .and_then(|w| w.show_document.as_ref())
-            .is_some_and(|d| d.support);
+        let show_document =
+            params.capabilities.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|d| d.support);
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let dynamic_watchers = params
@@ -486,14 +482,15 @@ impl LanguageServer for Backend {
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
         if params.command != ide::lens::DRY_RUN_COMMAND {
-            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!("unknown command `{}`", params.command)));
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                "unknown command `{}`",
+                params.command
+            )));
         }
-        let uri = params
-            .arguments
-            .first()
-            .and_then(|a| a.as_str())
-            .and_then(|text| text.parse::<Uri>().ok())
-            .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("expected the stage's URI as the argument"))?;
+        let uri =
+            params.arguments.first().and_then(|a| a.as_str()).and_then(|text| text.parse::<Uri>().ok()).ok_or_else(
+                || tower_lsp_server::jsonrpc::Error::invalid_params("expected the stage's URI as the argument"),
+            )?;
         let path = path_of(&uri).ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("not a file URI"))?;
         crate::lsp::dry_run::run(&self.client, &self.state, path).await.map(Some)
     }

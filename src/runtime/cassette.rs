@@ -93,6 +93,7 @@ impl Cassette {
             merged.ctx = self.stage.ctx.clone();
             merged.grant_default = merged.grant_default.or(self.stage.grant_default);
             merged.drift_fails = merged.drift_fails.or(self.stage.drift_fails);
+            merged.check_gate = merged.check_gate.or(self.stage.check_gate);
             for (tool, fakes) in &self.stage.tools {
                 merged.tools.entry(tool.clone()).or_insert_with(|| fakes.clone());
             }
@@ -336,6 +337,10 @@ impl Reader {
                     }
                 }
                 None => self.problem("MalformedTurn", stages.span, "`stages` maps stage ids to their turns"),
+            }
+            if let Some(entry) = root.entry("expectResult") {
+                let message = "`expectResult` of a machine cassette belongs to a stage: move it under `stages.<id>`";
+                self.problem("UnknownKey", entry.key.span, message);
             }
             if root.get("stage").is_some() || root.get("attempts").is_some() {
                 let span = root.entry("stages").map_or(stages.span, |e| e.key.span);

@@ -259,9 +259,11 @@ pub fn scope_of(path: &Path) -> PathBuf {
 }
 
 fn has_cassette(dir: &Path) -> bool {
-    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|entry| {
-        entry.file_name().to_str().is_some_and(crate::runtime::cassette::is_cassette_name)
-    })
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| entry.file_name().to_str().is_some_and(crate::runtime::cassette::is_cassette_name))
 }
 
 /// The nearest directory at or above `path` that is a climpt agent directory (holds
