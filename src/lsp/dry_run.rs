@@ -78,7 +78,7 @@ pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBu
         client.publish_diagnostics(uri, diagnostics, version).await;
     }
     let report_path = write_report(&title, &text);
-    if show_document && let Some(uri) = report_path.as_ref().and_then(|p| Uri::from_file_path(p)) {
+    if show_document && let Some(uri) = report_path.as_ref().and_then(Uri::from_file_path) {
         let params = ShowDocumentParams { uri, external: Some(false), take_focus: Some(true), selection: None };
         let _ = client.show_document(params).await;
     }
