@@ -564,8 +564,7 @@ fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
         stages_run(&ran.run),
         ["plan upstream=0", "test upstream=0", "lint upstream=0", "review upstream=2", "finished completed"]
     );
-    let rendered =
-        ran.run.trace.events.iter().filter(|e| e.name == "StageInitRendered").next_back().expect("join rendered");
+    let rendered = ran.run.trace.events.iter().rfind(|e| e.name == "StageInitRendered").expect("join rendered");
     assert_eq!(
         rendered.data["placeholders"],
         serde_json::json!(["ctx.upstream[0].parsed.note", "ctx.upstream[1].parsed.note"])
