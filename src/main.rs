@@ -73,6 +73,33 @@ struct DryRunArgs {
     /// Use this config file instead of discovering `stagelint.toml`.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Record a new cassette from a live endpoint instead of replaying (feature `record`).
+    #[cfg(feature = "record")]
+    #[command(flatten)]
+    record: RecordArgs,
+}
+
+#[cfg(feature = "record")]
+#[derive(clap::Args)]
+struct RecordArgs {
+    /// Record: run the stage against `--endpoint` and write what it answered as a cassette.
+    #[arg(long, requires_all = ["endpoint", "api", "model"])]
+    record: bool,
+    /// Base URL of an Anthropic- or OpenAI-compatible API (refused under `CI` unless local).
+    #[arg(long)]
+    endpoint: Option<String>,
+    /// The wire format: anthropic-messages, openai-chat or openai-responses.
+    #[arg(long)]
+    api: Option<String>,
+    #[arg(long)]
+    model: Option<String>,
+    /// The environment variable holding the API key.
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Where to write the cassette (default: `<stage-id>.cassette.yaml` beside the stage, which
+    /// must not exist yet).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -156,6 +183,10 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, String> {
 }
 
 fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
+    #[cfg(feature = "record")]
+    if args.record.record {
+        return run_record(&args);
+    }
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
@@ -297,4 +328,46 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
     }
     let _ = writeln!(err, "stagelint: imported {} turn(s) from {}", imported.turns, imported.format.name());
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(feature = "record")]
+fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
+    use stagelint::runtime::wire::WireFormat;
+    let record = &args.record;
+    let api_name = record.api.as_deref().unwrap_or_default();
+    let api = WireFormat::parse(api_name).ok_or_else(|| format!("unknown --api `{api_name}`"))?;
+    let model = record.model.clone().unwrap_or_default();
+    let key = record.api_key_env.as_ref().and_then(|var| std::env::var(var).ok());
+    let endpoint = record.endpoint.clone().unwrap_or_default();
+    let mut provider = stagelint::runtime::record::LiveProvider::new(&endpoint, api, &model, key)?;
+    let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
+    let mut configs = ConfigCache::new(forced);
+    let mut paths = vec![args.path.clone()];
+    paths.extend(args.cassette.clone());
+    let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
+    let absolute = |p: &std::path::Path| {
+        stagelint::workspace::discover::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    let stage = workspace.file_at(&absolute(&args.path)).ok_or("the stage was not read")?;
+    let seed = args.cassette.as_deref().and_then(|c| workspace.file_at(&absolute(c))).map(|f| f.id);
+    let provenance = serde_json::json!({"source": "recorded", "provider": api.name(), "model": model, "tool": format!("stagelint {}", env!("CARGO_PKG_VERSION"))});
+    let (run, cassette) =
+        stagelint::runtime::recording::record_stage(&workspace, stage.id, seed, &mut provider, provenance)?;
+    let id = cassette["stage"].as_str().unwrap_or("stage").to_string();
+    let output = match &record.output {
+        Some(path) => path.clone(),
+        None => {
+            let path = stage.path.with_file_name(format!("{id}.cassette.yaml"));
+            if path.exists() {
+                return Err(format!("{} exists; pass --output to choose where the recording goes", path.display()));
+            }
+            path
+        }
+    };
+    std::fs::write(&output, stagelint::runtime::emit::to_yaml(&cassette))
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());
+    let _ = writeln!(out, "recorded {}", output.display());
+    Ok(ExitCode::from(run.exit_code()))
 }

@@ -249,3 +249,41 @@ fn ci_allows_only_this_machine() {
     assert!(check_endpoint("api.openai.com", false).expect_err("no scheme").contains("http://"));
     assert!(check_endpoint("http://", false).is_err());
 }
+
+/// `stagelint dry-run --record` end to end: a stage run against the mock, written as a
+/// cassette, which then replays green under `--strict`.
+#[test]
+fn the_cli_records_a_cassette_that_replays_green() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stage = dir.path().join("plan.md");
+    std::fs::write(
+        &stage,
+        "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object, required: [summary], properties: { summary: { type: string } } }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\nPlan. Call `submit_plan`.\n",
+    )
+    .expect("write");
+    let read = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_A", "name": "Read", "input": {"path": "src/lib.rs"}}]});
+    let done = json!({"id": "msg_2", "type": "message", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_B", "name": "submit_plan", "input": {"summary": "s"}}]});
+    let (base, seen) = mock(vec![(200, read.to_string()), (200, done.to_string())]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(["dry-run", "--record", "--endpoint", &base, "--api", "anthropic-messages", "--model", "m"])
+        .arg(&stage)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let first = seen.recv().expect("a request");
+    assert_eq!(first.path, "/v1/messages");
+    assert_eq!(first.body["tools"][1]["name"], "submit_plan", "the completion tool is offered: {}", first.body);
+    let cassette = std::fs::read_to_string(dir.path().join("plan.cassette.yaml")).expect("written beside the stage");
+    assert!(cassette.contains("id: c1") && cassette.contains("name: Read"), "{cassette}");
+    assert!(cassette.contains("TODO: recorded without running `Read`"), "{cassette}");
+    let replay = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(["dry-run", "--strict"])
+        .arg(&stage)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{stdout}");
+    assert!(stdout.contains("expectations 2/2"), "{stdout}");
+}

@@ -687,3 +687,60 @@ fn the_failing_sibling_example_stops_before_the_join() {
     assert!(!run.trace.events.iter().any(|e| e.name == "StageSetup" && e.str("stage") == "review"));
     insta::assert_snapshot!("code_review_failing_lint_timeline", runtime::report::timeline(&workspace, &run));
 }
+
+// ---- recording ----
+
+/// Answers with scripted responses, in order.
+struct Scripted(Vec<runtime::provider::Response>);
+
+impl runtime::provider::Provider for Scripted {
+    fn respond(
+        &mut self,
+        _: &runtime::provider::Request,
+    ) -> Result<runtime::provider::Response, runtime::provider::ProviderError> {
+        Ok(self.0.remove(0))
+    }
+}
+
+fn tool_use(id: &str, name: &str, args: Value) -> runtime::provider::Response {
+    use runtime::provider::{Block, Response, Stop, ToolCall};
+    Response {
+        stop: Stop::ToolUse,
+        content: vec![Block::ToolCall(ToolCall { id: id.into(), name: name.into(), args: Some(args), args_raw: None })],
+    }
+}
+
+#[test]
+fn a_fresh_recording_replays_green() {
+    use runtime::provider::{Block, Response, Stop};
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("plan.md"), PLAN).expect("write");
+    let seed = "cassette: 1\nstage: plan\nctx: { task: t }\ntools:\n  Grep:\n    - { anyArgs: true, result: found }\nattempts: []\n";
+    std::fs::write(dir.path().join("seed.cassette.yaml"), seed).expect("write");
+    let mut provider = Scripted(vec![
+        tool_use("c1", "Edit", serde_json::json!({"path": "a"})),
+        tool_use("c2", "Read", serde_json::json!({"path": "a"})),
+        Response { stop: Stop::EndTurn, content: vec![Block::Text("thinking".into())] },
+        tool_use("c3", "submit_plan", serde_json::json!({"summary": "s", "steps": ["a"]})),
+    ]);
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
+    let workspace = stagelint::workspace::discover::discover(&[dir.path().to_path_buf()], &mut configs).expect("read");
+    let stage = workspace.file_at(&dir.path().join("plan.md")).expect("stage").id;
+    let seed = workspace.file_at(&dir.path().join("seed.cassette.yaml")).expect("seed").id;
+    let provenance = serde_json::json!({"source": "recorded", "provider": "scripted"});
+    let (run, cassette) =
+        runtime::recording::record_stage(&workspace, stage, Some(seed), &mut provider, provenance).expect("records");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    let yaml = runtime::emit::to_yaml(&cassette);
+    // Read has no fake: the recording gives it a placeholder to fill in, never a real run.
+    assert!(yaml.contains("TODO: recorded without running `Read`"), "{yaml}");
+    insta::assert_snapshot!("recorded_cassette", yaml);
+    std::fs::remove_file(dir.path().join("seed.cassette.yaml")).expect("rm");
+    std::fs::write(dir.path().join("plan.cassette.yaml"), &yaml).expect("write");
+    let options = Options { strict: true, explain_init: true };
+    let (_, replay) =
+        runtime::dry_run_path(&dir.path().join("plan.md"), None, options, &mut configs, &Default::default())
+            .expect("replays");
+    assert_eq!(replay.exit_code(), 0, "strict replay of a fresh recording: {:?}", replay.findings);
+    assert_eq!((replay.passed, replay.failed), (4, 0));
+}

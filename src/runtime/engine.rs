@@ -72,6 +72,19 @@ pub struct Run<'a> {
     /// Expectations checked and failed, for the summary.
     pub passed: u32,
     pub failed: u32,
+    /// Recording: turns come from this provider instead of the cassette, and are kept.
+    pub live: Option<Live<'a>>,
+    /// Recording: placeholder results given in the current turn, by call id.
+    recorded_results: serde_json::Map<String, Json>,
+}
+
+/// A live provider and what it answered, for writing a cassette.
+pub struct Live<'a> {
+    pub provider: &'a mut dyn crate::runtime::provider::Provider,
+    /// Per stage execution (stage id), per attempt: the recorded turns in cassette form.
+    pub recorded: Vec<(String, Vec<Vec<Json>>)>,
+    /// Tool calls seen so far, for normalized ids.
+    pub calls: u32,
 }
 
 /// One reason a stage fails Setup or Init.
@@ -142,6 +155,23 @@ impl Observed {
         text
     }
 
+    fn to_expect(&self) -> Json {
+        let mut out = json!({"branch": self.branch});
+        if let Some(call) = &self.call {
+            out["call"] = json!(call);
+        }
+        if !self.calls.is_empty() {
+            out["calls"] = json!(self.calls);
+        }
+        if let Some(outcome) = self.outcome {
+            out["outcome"] = json!(outcome);
+        }
+        if let Some(at) = self.error_at.first() {
+            out["errorAt"] = json!(at);
+        }
+        out
+    }
+
     fn satisfies(&self, expect: &Expect) -> bool {
         self.branch == expect.branch
             && expect.call.as_ref().is_none_or(|c| self.call.as_ref() == Some(c))
@@ -159,7 +189,16 @@ impl Observed {
 
 impl<'a> Run<'a> {
     pub fn new(env: Env<'a>, cassette_json: Json) -> Run<'a> {
-        Run { env, trace: Trace::default(), findings: Vec::new(), cassette_json, passed: 0, failed: 0 }
+        Run {
+            env,
+            trace: Trace::default(),
+            findings: Vec::new(),
+            cassette_json,
+            passed: 0,
+            failed: 0,
+            live: None,
+            recorded_results: serde_json::Map::new(),
+        }
     }
 
     fn finding(&mut self, code: &'static str, span: Span, message: String) {
@@ -185,6 +224,9 @@ impl<'a> Run<'a> {
                 "turnCap": stage.turn_cap,
             }),
         );
+        if let Some(live) = &mut self.live {
+            live.recorded.push((stage.id.clone(), Vec::new()));
+        }
         let system = match self.setup_and_init(stage, &ctx) {
             Ok(system) => system,
             Err(failures) => {
@@ -385,7 +427,13 @@ impl<'a> Run<'a> {
                 attempt: act.attempt,
                 turn: index as u32 + 1,
             };
-            let Some(turn) = turns.get(index) else {
+            let live_turn;
+            let turn = if self.live.is_some() {
+                live_turn = self.ask_live(&request);
+                &live_turn
+            } else if let Some(turn) = turns.get(index) {
+                turn
+            } else {
                 self.exhausted(act, index);
                 return (ActEnd::Exhausted, used);
             };
@@ -399,6 +447,12 @@ impl<'a> Run<'a> {
                     );
                     let observed = vec![Observed { branch: "providerError", ..Observed::default() }];
                     self.expectations(turn, &observed);
+                    if let Some(live) = &mut self.live
+                        && let Some((_, attempts)) = live.recorded.last_mut()
+                    {
+                        let error = json!({"error": {"class": error.class, "code": error.code}});
+                        slot(attempts, act.attempt).push(error);
+                    }
                     let end = if error.class == "ProviderCapability" {
                         ActEnd::ProviderCapability
                     } else {
@@ -418,6 +472,7 @@ impl<'a> Run<'a> {
                 transcript.push(Message::User(steer));
             }
             self.expectations(turn, &observed);
+            self.record(act, &request, response, &observed);
             if completed {
                 return (ActEnd::Completed, used);
             }
@@ -425,6 +480,53 @@ impl<'a> Run<'a> {
                 return (ActEnd::CapHit, used);
             }
         }
+    }
+
+    /// Asks the live provider for the next turn (recording).
+    fn ask_live(&mut self, request: &Request) -> Turn {
+        let live = self.live.as_mut().expect("recording");
+        let reply = match live.provider.respond(request) {
+            Ok(mut response) => {
+                // Ids are normalized as they arrive (`c1`, `c2`, … per run), so the transcript,
+                // the fingerprints and the written cassette all use the same ones.
+                for block in &mut response.content {
+                    if let Block::ToolCall(call) = block {
+                        live.calls += 1;
+                        call.id = format!("c{}", live.calls);
+                    }
+                }
+                Reply::Response(response)
+            }
+            Err(error) => Reply::Error(error),
+        };
+        Turn {
+            span: Span::default(),
+            reply,
+            call_spans: BTreeMap::new(),
+            grant: BTreeMap::new(),
+            results: BTreeMap::new(),
+            expect: Vec::new(),
+            request: None,
+        }
+    }
+
+    /// Keeps a live turn in cassette form: the response, the results the fakes gave, the
+    /// request's fingerprints and what the runtime did (as `expect`, so the new cassette is a
+    /// passing conformance test).
+    fn record(&mut self, act: &Act, request: &Request, response: &Response, observed: &[Observed]) {
+        let results = std::mem::take(&mut self.recorded_results);
+        let Some(live) = &mut self.live else { return };
+        let Some((_, attempts)) = live.recorded.last_mut() else { return };
+        let mut turn = serde_json::Map::new();
+        turn.insert("response".into(), response.to_cassette_json());
+        if !results.is_empty() {
+            turn.insert("results".into(), Json::Object(results));
+        }
+        let expect: Vec<Json> = observed.iter().map(Observed::to_expect).collect();
+        turn.insert("expect".into(), Json::Array(expect));
+        let request = fingerprints(request).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        turn.insert("request".into(), Json::Object(request));
+        slot(attempts, act.attempt).push(Json::Object(turn));
     }
 
     /// Classifies a response exactly as seed 000 does, before any gate, and answers it.
@@ -585,6 +687,16 @@ impl<'a> Run<'a> {
                     json!({"attempt": attempt, "turn": number, "call": call.id, "bytes": result.content.len(), "via": via}),
                 );
                 result
+            }
+            None if self.live.is_some() => {
+                // Recording never runs a real tool: the author fills in the placeholder.
+                let content = messages::record_placeholder(&call.name);
+                self.recorded_results.insert(call.id.clone(), json!({"content": content}));
+                self.trace.emit(
+                    "ToolCallSucceeded",
+                    json!({"attempt": attempt, "turn": number, "call": call.id, "bytes": content.len(), "via": "placeholder"}),
+                );
+                FakeResult { content, is_error: false }
             }
             None => {
                 let span = turn.call_spans.get(&call.id).copied().unwrap_or(turn.span);
@@ -763,6 +875,14 @@ struct Act<'s> {
     tools: &'s [ToolSpec],
     attempt: u32,
     proposals: &'s mut u32,
+}
+
+/// The recorded turns of `attempt` (1-based), created on first use.
+fn slot(attempts: &mut Vec<Vec<Json>>, attempt: u32) -> &mut Vec<Json> {
+    while attempts.len() < attempt as usize {
+        attempts.push(Vec::new());
+    }
+    &mut attempts[attempt as usize - 1]
 }
 
 /// The tools offered to the model: allowed tools, then the stage-local completion tool.

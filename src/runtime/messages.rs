@@ -56,3 +56,8 @@ pub fn retry(stage: &StageSpec, attempt: u32, reason: &str) -> String {
 pub fn completion_description(stage: &StageSpec) -> String {
     format!("Ends stage `{}`: call it alone, with a payload matching completionSchema.", stage.id)
 }
+
+/// The result a recording gives a call no fake answers (never a real tool run).
+pub fn record_placeholder(tool: &str) -> String {
+    format!("TODO: recorded without running `{tool}`; replace this with the result the tool would give")
+}

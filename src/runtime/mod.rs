@@ -15,6 +15,7 @@ pub mod messages;
 pub mod provider;
 #[cfg(feature = "record")]
 pub mod record;
+pub mod recording;
 pub mod report;
 pub mod stage;
 mod target;
@@ -179,7 +180,7 @@ fn new_run<'w>(workspace: &'w Workspace, stage: &'w SourceFile, cassette_file: F
     Run::new(env, cassette_json)
 }
 
-fn cassette_json(file: &SourceFile) -> serde_json::Value {
+pub(crate) fn cassette_json(file: &SourceFile) -> serde_json::Value {
     let parsed = if file.path.extension().is_some_and(|e| e == "json") {
         crate::source::json::parse(&file.text)
     } else {

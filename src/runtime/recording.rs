@@ -1,0 +1,70 @@
+//! Recording: runs a stage with a live provider in place of the cassette's turns and writes
+//! what happened as a new cassette. Tools still never run: the seed cassette's `tools:` answer
+//! what they can and everything else gets a placeholder result to fill in. The written
+//! cassette carries request fingerprints and the branches the runtime took as `expect:`, so
+//! replaying it right away passes.
+
+use serde_json::{Map, Value as Json, json};
+
+use crate::diagnostic::FileId;
+use crate::families::sm::model::StageDoc;
+use crate::runtime::cassette::StageCassette;
+use crate::runtime::engine::{Env, Live, Run};
+use crate::runtime::provider::Provider;
+use crate::runtime::stage::StageSpec;
+use crate::runtime::{DryRun, Options, read_cassette};
+use crate::workspace::Workspace;
+
+/// Records stage `stage_file` against `provider`. `seed` is an existing cassette whose `ctx`,
+/// `interactor` and `tools` are reused. Returns the run and the new cassette as JSON.
+pub fn record_stage(
+    workspace: &Workspace,
+    stage_file: FileId,
+    seed: Option<FileId>,
+    provider: &mut dyn Provider,
+    provenance: Json,
+) -> Result<(DryRun, Json), String> {
+    let file = workspace.file(stage_file);
+    let doc = StageDoc::parse(file);
+    let spec = StageSpec::read(&doc).map_err(|e| format!("{}: {}", file.display, e.message))?;
+    let (cassette, seed_json) = match seed {
+        Some(id) => {
+            let (cassette, problems) = read_cassette(workspace.file(id));
+            if let Some(problem) = problems.first() {
+                return Err(format!("{}: {}", workspace.file(id).display, problem.message));
+            }
+            let part = cassette.for_stage(&spec.id).unwrap_or_else(|| cassette.stage.clone());
+            (part, super::cassette_json(workspace.file(id)))
+        }
+        None => (StageCassette::default(), Json::Null),
+    };
+    let env = Env { tools: &file.config.tools, dialect: file.config.dialect, cassette_file: stage_file, strict: false };
+    let mut run = Run::new(env, Json::Null);
+    run.live = Some(Live { provider, recorded: Vec::new(), calls: 0 });
+    let ctx = cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
+    let ended = run.stage(&spec, &cassette, ctx.clone(), 1);
+    let recorded = run.live.take().map(|live| live.recorded).unwrap_or_default();
+    let attempts: Vec<Json> = recorded
+        .into_iter()
+        .flat_map(|(_, attempts)| attempts)
+        .enumerate()
+        .map(|(i, turns)| json!({"attempt": i + 1, "turns": turns}))
+        .collect();
+    let mut out = Map::new();
+    out.insert("cassette".into(), json!(1));
+    out.insert("stage".into(), json!(spec.id));
+    out.insert("provenance".into(), provenance);
+    out.insert("ctx".into(), ctx);
+    for key in ["interactor", "match", "tools"] {
+        if let Some(value) = seed_json.get(key) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    out.insert("attempts".into(), Json::Array(attempts));
+    let options = Options { strict: false, explain_init: true };
+    let init_failed = matches!(ended, super::engine::Ended::InitFailed);
+    let stages = [stage_file];
+    let explain = options.explain_init.then_some(&stages[..]);
+    let title = format!("record stage {}", spec.id);
+    Ok((super::finish(workspace, run, title, stage_file, init_failed, explain), Json::Object(out)))
+}
