@@ -223,7 +223,14 @@ fn run_rules() -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Topics `explain` knows besides rule codes.
+const TOPICS: &[(&str, &str)] = &[("dry-run", include_str!("../docs/dry-run.md"))];
+
 fn run_explain(code: &str) -> Result<ExitCode, String> {
+    if let Some((_, text)) = TOPICS.iter().find(|(name, _)| *name == code) {
+        let _ = writeln!(io::stdout().lock(), "{}", text.trim_end());
+        return Ok(ExitCode::SUCCESS);
+    }
     match families::rule(code) {
         Some(rule) => {
             let mut out = io::stdout().lock();
@@ -240,7 +247,7 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
             let hint = stagelint::util::did_you_mean(code, families::all_rules().map(|r| r.code))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
-            Err(format!("unknown rule code `{code}`{hint} (`stagelint rules` lists them all)"))
+            Err(format!("unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime)"))
         }
     }
 }
