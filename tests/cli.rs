@@ -37,7 +37,7 @@ fn write(dir: &Path, name: &str, text: &str) {
 fn clean_example_exits_zero() {
     let output = stagelint(&["check", "examples/code-review"], repo());
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    assert_eq!(stdout(&output).trim(), "No findings (6 files checked).");
+    assert_eq!(stdout(&output).trim(), "No findings (8 files checked).");
 }
 
 #[test]

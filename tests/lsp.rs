@@ -92,6 +92,37 @@ fn editing_one_file_rechecks_the_files_that_depend_on_it() {
 }
 
 #[test]
+fn editing_a_stage_replays_its_cassette_and_updates_the_cassettes_diagnostics() {
+    let dir = workspace();
+    let plan = dir.path().join("plan.md");
+    let cassette = dir.path().join("plan.cassette.yaml");
+    // Read is allowed, so the call is dispatched, as the cassette expects.
+    std::fs::write(
+        &cassette,
+        "cassette: 1\nstage: plan\nctx: { task: t }\ntools:\n  Read:\n    - { anyArgs: true, result: x }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: Read, args: {} } } ] }\n        expect: [ { branch: tool, call: c1, outcome: dispatched } ]\n      - response: { stop: tool_use, content: [ { toolCall: { id: c2, name: submit_plan, args: {} } } ] }\n",
+    )
+    .expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.open(&plan, STAGE);
+    client.diagnostics(&uri(&plan), |l| l.is_empty());
+    // Take Read away without saving: the cassette (not open) now sees a denial it did not expect.
+    let narrowed = STAGE.replace("allowedTools: [Read]", "allowedTools: []");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&plan), "version": 2}, "contentChanges": [{"text": narrowed}]}),
+    );
+    let (list, _) =
+        client.diagnostics(&uri(&cassette), |l| l.iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
+    assert_eq!(list[0]["range"]["start"]["line"], 9, "on the `expect:` of turn 1: {list:?}");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&plan), "version": 3}, "contentChanges": [{"text": STAGE}]}),
+    );
+    client.diagnostics(&uri(&cassette), |l| l.is_empty());
+}
+
+#[test]
 fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     let dir = workspace();
     let path = dir.path().join("plan.md");
