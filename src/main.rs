@@ -247,7 +247,9 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
             let hint = stagelint::util::did_you_mean(code, families::all_rules().map(|r| r.code))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
-            Err(format!("unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime)"))
+            Err(format!(
+                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime)"
+            ))
         }
     }
 }

@@ -123,8 +123,54 @@ fn interesting_char() -> impl Strategy<Value = char> {
     ]
 }
 
+const MACHINE: [(&str, &str); 7] = [
+    ("sm.yaml", include_str!("../examples/code-review/sm.yaml")),
+    ("plan.md", include_str!("../examples/code-review/plan.md")),
+    ("execute.md", include_str!("../examples/code-review/execute.md")),
+    ("test.md", include_str!("../examples/code-review/test.md")),
+    ("lint.md", include_str!("../examples/code-review/lint.md")),
+    ("review.md", include_str!("../examples/code-review/review.md")),
+    ("sm.cassette.yaml", include_str!("../examples/code-review/sm.cassette.yaml")),
+];
+
+/// The example machine with `mutated` replacing one file: the check (which replays the
+/// cassette) and a dry-run of the machine must not panic, and every span must be in range.
+fn dry_run_machine(mutated: (&str, &str)) {
+    let config = Arc::new(Config::defaults(Path::new("/fuzz")));
+    let mut workspace = Workspace::new();
+    for (name, text) in MACHINE {
+        let text = if name == mutated.0 { mutated.1 } else { text };
+        let path = PathBuf::from(format!("/fuzz/{name}"));
+        let kind = classify(&path, text, &config).unwrap_or(FileKind::Stage);
+        workspace.add(path, name.into(), text.to_string(), kind, config.clone());
+    }
+    let diagnostics = stagelint::check::check(&workspace);
+    let sm = workspace.files()[0].id;
+    let cassette = workspace.files()[6].id;
+    let options = stagelint::runtime::Options { strict: true, explain_init: true };
+    let run = stagelint::runtime::machine(&workspace, sm, Some(cassette), options);
+    let _ = stagelint::runtime::report::timeline(&workspace, &run);
+    for d in diagnostics.iter().chain(&run.findings) {
+        let file = workspace.file(d.file);
+        assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_cassettes_and_stages_never_panic_the_runtime(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {
+        dry_run_machine(("sm.cassette.yaml", &mutate(MACHINE[6].1, &edits)));
+        dry_run_machine(("execute.md", &mutate(MACHINE[2].1, &edits)));
+        let (cassette, _) = stagelint::runtime::cassette::read(&mutate(MACHINE[6].1, &edits), false);
+        let _ = cassette.for_stage("plan");
+    }
+
+    #[test]
+    fn random_text_as_a_cassette_never_panics(text in "\\PC{0,300}") {
+        dry_run_machine(("sm.cassette.yaml", &text));
+    }
 
     #[test]
     fn random_text_never_panics(text in "\\PC{0,200}") {
