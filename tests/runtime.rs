@@ -508,6 +508,19 @@ fn machine_cassette(stages: &[&str], fails: Option<&str>) -> String {
     text
 }
 
+/// `plan` fanning out to `siblings` in parallel, joined by `review` (with `review_body`).
+fn fan_out(siblings: &[&str], review_body: &str, cassette: String) -> Vec<(String, String)> {
+    let next = format!("next: {{ nextStages: [{}], execution: parallel, join: review }}\n", siblings.join(", "));
+    let mut files = vec![
+        ("sm.yaml".to_string(), "entry: plan\n".to_string()),
+        ("plan.md".to_string(), stage("plan", &next, "Task {{ctx.task}}.")),
+        ("review.md".to_string(), stage("review", "", review_body)),
+        ("sm.cassette.yaml".to_string(), cassette),
+    ];
+    files.extend(siblings.iter().map(|id| (format!("{id}.md"), stage(id, "", "Work on {{ctx.task}}."))));
+    files
+}
+
 fn run_machine(files: &[(&str, String)]) -> Ran {
     let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
     run_files(&files, ".", Options::default())
@@ -541,24 +554,9 @@ fn sequential_successors_see_the_previous_result_as_upstream() {
 
 #[test]
 fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
-    let files = [
-        ("sm.yaml", "entry: plan\n".to_string()),
-        (
-            "plan.md",
-            stage(
-                "plan",
-                "next: { nextStages: [test, lint], execution: parallel, join: review }\n",
-                "Task {{ctx.task}}.",
-            ),
-        ),
-        ("test.md", stage("test", "", "Test {{ctx.task}}.")),
-        ("lint.md", stage("lint", "", "Lint {{ctx.task}}.")),
-        (
-            "review.md",
-            stage("review", "", "Tests {{ctx.upstream[0].parsed.note}}, lint {{ctx.upstream[1].parsed.note}}."),
-        ),
-        ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "review"], None)),
-    ];
+    let review = "Tests {{ctx.upstream[0].parsed.note}}, lint {{ctx.upstream[1].parsed.note}}.";
+    let files = fan_out(&["test", "lint"], review, machine_cassette(&["plan", "test", "lint", "review"], None));
+    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),
@@ -573,22 +571,9 @@ fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
 
 #[test]
 fn a_failing_sibling_cancels_the_rest_and_the_join_never_runs() {
-    let files = [
-        ("sm.yaml", "entry: plan\n".to_string()),
-        (
-            "plan.md",
-            stage(
-                "plan",
-                "next: { nextStages: [test, lint, docs], execution: parallel, join: review }\n",
-                "Task {{ctx.task}}.",
-            ),
-        ),
-        ("test.md", stage("test", "", "Test.")),
-        ("lint.md", stage("lint", "", "Lint.")),
-        ("docs.md", stage("docs", "", "Docs.")),
-        ("review.md", stage("review", "", "Review.")),
-        ("sm.cassette.yaml", machine_cassette(&["plan", "test", "lint", "docs", "review"], Some("lint"))),
-    ];
+    let cassette = machine_cassette(&["plan", "test", "lint", "docs", "review"], Some("lint"));
+    let files = fan_out(&["test", "lint", "docs"], "Review.", cassette);
+    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),
@@ -607,20 +592,12 @@ fn a_failing_sibling_cancels_the_rest_and_the_join_never_runs() {
 
 #[test]
 fn a_join_runs_only_when_every_sibling_said_ok() {
-    let files = [
-        ("sm.yaml", "entry: plan\n".to_string()),
-        ("plan.md", stage("plan", "next: { nextStages: [test, lint], execution: parallel, join: review }\n", "Task.")),
-        ("test.md", stage("test", "", "Test.")),
-        ("lint.md", stage("lint", "", "Lint.")),
-        ("review.md", stage("review", "", "Review.")),
-        (
-            "sm.cassette.yaml",
-            machine_cassette(&["plan", "test", "lint", "review"], None).replace(
-                "  lint:\n    attempts:\n      - turns:",
-                "  lint:\n    attempts:\n      - assert: skip\n        turns:",
-            ),
-        ),
-    ];
+    let cassette = machine_cassette(&["plan", "test", "lint", "review"], None).replace(
+        "  lint:\n    attempts:\n      - turns:",
+        "  lint:\n    attempts:\n      - assert: skip\n        turns:",
+    );
+    let files = fan_out(&["test", "lint"], "Review.", cassette);
+    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),
