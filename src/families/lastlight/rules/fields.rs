@@ -132,7 +132,11 @@ impl Walker<'_, '_> {
                 let from_config = self.engine == Engine::Head && node.get("from").is_some();
                 if !from_config && node.as_i64().is_none_or(|n| n < min) {
                     let expected = if min == 0 { "a whole number of 0 or more" } else { "a whole number greater than 0" };
-                    out.push(wrong(expected));
+                    let d = match node.as_i64() {
+                        Some(n) => Diagnostic::new(FieldType, id, node.span, format!("`{}` must be {expected}, not {n}", field.name)),
+                        None => wrong(expected),
+                    };
+                    out.push(d);
                 }
             }
             Ty::Enum(values) => {

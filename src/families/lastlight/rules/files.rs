@@ -44,12 +44,12 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                         id,
                         span,
                         format!(
-                            "Prompt template not found: `{}` (relative to the workflow directory){hint}",
+                            "Prompt template not found: `{}` (relative to the workflows directory){hint}",
                             reference.text
                         ),
                     )
                     .with_suggestion(span, suggestion)
-                    .with_help("create the file, or fix the path; it is resolved against the directory of this workflow file"),
+                    .with_help("create the file, or fix the path; it is resolved against the workflows directory (the nearest ancestor named `workflows`, else this file's directory)"),
                 );
             }
             Err(PathProblem::Empty) => {

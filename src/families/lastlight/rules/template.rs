@@ -213,23 +213,28 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
 
 fn unknown(ctx: &Ctx, known: &Known, scope: Scope, segment: &Segment, what: &str, out: &mut Vec<Diagnostic>) {
     let name = segment.name.as_str();
-    let candidates: Vec<&str> = known
-        .variables
-        .iter()
-        .map(String::as_str)
-        .chain(ctx.producers.by_name.keys().copied())
-        .chain(LOOP_VARIABLES.iter().map(|(n, _)| *n))
-        .collect();
+    let phase_only = !what.ends_with(':');
+    let variables = known.variables.iter().map(String::as_str).chain(LOOP_VARIABLES.iter().map(|(n, _)| *n));
+    let candidates: Vec<&str> = if phase_only {
+        ctx.producers.by_name.keys().copied().collect()
+    } else {
+        variables.chain(ctx.producers.by_name.keys().copied()).collect()
+    };
     let suggestion = did_you_mean(name, candidates.iter().copied());
     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
-    let message = if what.ends_with(':') {
+    let message = if !phase_only {
         format!("`{name}` is {what} it renders as an empty string{hint}")
     } else {
         format!("`{name}`: {what} `{name}`, so this renders as an empty string{hint}")
     };
+    let help = if phase_only {
+        "name a phase or `output_var` of this workflow"
+    } else {
+        "if the dispatcher passes it in `request.extra`, declare it in stagelint.toml: `[lastlight] extra-variables = [\"…\"]`"
+    };
     let d = Diagnostic::new(UnknownVariable, scope.file, segment.span, message)
         .with_suggestion(segment.span, suggestion)
-        .with_help("if the dispatcher passes it in `request.extra`, declare it in stagelint.toml: `[lastlight] extra-variables = [\"…\"]`");
+        .with_help(help);
     push(out, scope, ctx, d);
 }
 
