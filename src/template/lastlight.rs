@@ -160,7 +160,9 @@ fn classify(inner: &str, base: usize, engine: Engine) -> TagKind {
         && matches!(first, '#' | '/' | '^' | '>' | '!' | '&')
     {
         let word_end = inner[1..].find(char::is_whitespace).map_or(inner.len(), |n| n + 1);
-        return TagKind::Unknown { name: Segment { name: inner[..word_end].to_string(), span: Span::new(base, base + word_end) } };
+        return TagKind::Unknown {
+            name: Segment { name: inner[..word_end].to_string(), span: Span::new(base, base + word_end) },
+        };
     }
     if let Some((word, arg)) = inner.split_once(' ') {
         let name = Segment { name: word.to_string(), span: Span::new(base, base + word.len()) };
@@ -180,7 +182,10 @@ fn classify(inner: &str, base: usize, engine: Engine) -> TagKind {
         };
     }
     if engine.helpers().contains(&inner) && inner == "approvalUrl" {
-        return TagKind::Helper { name: Segment { name: inner.into(), span: Span::new(base, base + inner.len()) }, arg: None };
+        return TagKind::Helper {
+            name: Segment { name: inner.into(), span: Span::new(base, base + inner.len()) },
+            arg: None,
+        };
     }
     match key(inner, base, engine) {
         Ok(path) => TagKind::Var(path),
@@ -234,11 +239,7 @@ pub fn blocks(tags: &[Tag]) -> Blocks {
                 }
                 open.push(index);
             }
-            TagKind::IfClose => {
-                if open.pop().is_none() {
-                    out.orphans.push(index);
-                }
-            }
+            TagKind::IfClose if open.pop().is_none() => out.orphans.push(index),
             _ => {}
         }
     }

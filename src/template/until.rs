@@ -42,9 +42,10 @@ pub fn parse(text: &str) -> Result<Condition, String> {
     let value = match right {
         "true" => Literal::Bool(true),
         "false" => Literal::Bool(false),
-        _ => Literal::Text(quoted(right).ok_or_else(|| {
-            format!("`{right}` must be `true`, `false` or a quoted string (`'{right}'`)")
-        })?),
+        _ => Literal::Text(
+            quoted(right)
+                .ok_or_else(|| format!("`{right}` must be `true`, `false` or a quoted string (`'{right}'`)"))?,
+        ),
     };
     Ok(Condition::Compare { path: path.to_string(), equal, value })
 }

@@ -89,7 +89,9 @@ impl Family for Lastlight {
         // A prompt used by several phases or workflows is checked once per use; keep one of each
         // finding that does not depend on the use.
         let mut seen = HashSet::new();
-        all.retain(|d| seen.insert((d.code, d.file, d.span, d.message.clone(), d.related.first().map(|r| (r.file, r.span)))));
+        all.retain(|d| {
+            seen.insert((d.code, d.file, d.span, d.message.clone(), d.related.first().map(|r| (r.file, r.span))))
+        });
         out.extend(all);
     }
 

@@ -120,7 +120,10 @@ impl<'a> Phase<'a> {
     }
 
     pub fn depends_on(&self) -> Vec<&'a Node> {
-        self.get("depends_on").and_then(Node::as_seq).map(|s| s.iter().filter(|n| n.as_str().is_some()).collect()).unwrap_or_default()
+        self.get("depends_on")
+            .and_then(Node::as_seq)
+            .map(|s| s.iter().filter(|n| n.as_str().is_some()).collect())
+            .unwrap_or_default()
     }
 
     pub fn output_var(&self) -> Option<&'a Node> {
@@ -354,8 +357,10 @@ pub const LOOP_VARIABLES: &[(&str, &str)] = &[
 ];
 
 /// Variables of loop messages only.
-pub const EVENT_VARIABLES: &[(&str, &str)] =
-    &[("cycle", "The current review cycle (loop messages only)."), ("maxCycles", "`loop.max_cycles` (loop messages only).")];
+pub const EVENT_VARIABLES: &[(&str, &str)] = &[
+    ("cycle", "The current review cycle (loop messages only)."),
+    ("maxCycles", "`loop.max_cycles` (loop messages only)."),
+];
 
 /// The documentation of a context variable the engine sets, if it is one.
 pub fn variable_doc(name: &str, head: bool) -> Option<&'static str> {

@@ -68,11 +68,19 @@ pub const MESSAGES: &[Field] = &[
     field("on_failure", Ty::Template, "Posted when the phase fails."),
     field("on_skipped_done", Ty::Template, "Posted when the phase is skipped because an earlier run completed it."),
     field("on_blocked", Ty::Template, "Posted when `on_output.contains_BLOCKED` stops the workflow."),
-    field("on_blocked_bypassed", Ty::Template, "Posted when a BLOCKED output is bypassed by `unless_label` or `unless_title_matches`."),
+    field(
+        "on_blocked_bypassed",
+        Ty::Template,
+        "Posted when a BLOCKED output is bypassed by `unless_label` or `unless_title_matches`.",
+    ),
 ];
 
 pub const LOOP_MESSAGES: &[Field] = &[
-    field("on_cycle_start", Ty::Template, "Posted when a review cycle starts; `{{cycle}}` and `{{maxCycles}}` are set."),
+    field(
+        "on_cycle_start",
+        Ty::Template,
+        "Posted when a review cycle starts; `{{cycle}}` and `{{maxCycles}}` are set.",
+    ),
     field("on_approved", Ty::Template, "Posted when the reviewer answers `VERDICT: APPROVED`."),
     field("on_request_changes", Ty::Template, "Posted when the reviewer answers `VERDICT: REQUEST_CHANGES`."),
     field("on_max_cycles", Ty::Template, "Posted when `max_cycles` fix cycles ran without approval."),
@@ -82,32 +90,64 @@ pub const LOOP_MESSAGES: &[Field] = &[
 ];
 
 pub const ON_REQUEST_CHANGES: &[Field] = &[
-    field("fix_prompt", Ty::Path, "Prompt template of the fix phase (`<phase>_fix_<n>`), relative to the workflow directory."),
-    field("fix_model", Ty::Template, "Model of the fix phase; defaults to `models.<phase>_fix`, then the phase's model."),
+    field(
+        "fix_prompt",
+        Ty::Path,
+        "Prompt template of the fix phase (`<phase>_fix_<n>`), relative to the workflow directory.",
+    ),
+    field(
+        "fix_model",
+        Ty::Template,
+        "Model of the fix phase; defaults to `models.<phase>_fix`, then the phase's model.",
+    ),
     field("fix_variant", Ty::Template, "Reasoning variant of the fix phase."),
-    field("re_review_prompt", Ty::Path, "Prompt template of the re-review after each fix, relative to the workflow directory."),
+    field(
+        "re_review_prompt",
+        Ty::Path,
+        "Prompt template of the re-review after each fix, relative to the workflow directory.",
+    ),
 ];
 
 pub const LOOP: &[Field] = &[
-    field("max_cycles", Ty::PositiveInt, "How many fix cycles run at most before the workflow proceeds with the issues noted."),
+    field(
+        "max_cycles",
+        Ty::PositiveInt,
+        "How many fix cycles run at most before the workflow proceeds with the issues noted.",
+    ),
     field("on_request_changes", Ty::Map(ON_REQUEST_CHANGES), "What runs when the reviewer asks for changes."),
-    field("approval_gate", Ty::Str, "Gate to pause at before fixing; it pauses only if the server config enables it (`approval.<gate>: true`)."),
+    field(
+        "approval_gate",
+        Ty::Str,
+        "Gate to pause at before fixing; it pauses only if the server config enables it (`approval.<gate>: true`).",
+    ),
     head("approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
     field("messages", Ty::Map(LOOP_MESSAGES), "Messages posted during the review/fix cycle."),
 ];
 
 pub const SOFT_FAILURE: &[Field] = &[
     field("retries", Ty::Count, "How often a soft-failed iteration is retried."),
-    field("then", Ty::Enum(SOFT_FAILURE_THEN), "What happens when the retries are used up: `fail` the phase or `complete` it."),
+    field(
+        "then",
+        Ty::Enum(SOFT_FAILURE_THEN),
+        "What happens when the retries are used up: `fail` the phase or `complete` it.",
+    ),
 ];
 
 pub const GENERIC_LOOP: &[Field] = &[
     field("max_iterations", Ty::PositiveInt, "How many iterations run at most."),
-    field("until", Ty::Str, "Condition checked after each iteration: `output.contains('X')`, `path == true|false|'v'` or `path != …`. Anything else is always false."),
+    field(
+        "until",
+        Ty::Str,
+        "Condition checked after each iteration: `output.contains('X')`, `path == true|false|'v'` or `path != …`. Anything else is always false.",
+    ),
     field("until_bash", Ty::Str, "Shell command run after each iteration (not rendered); exit code 0 ends the loop."),
     field("interactive", Ty::Bool, "Whether each iteration waits for a human in the thread."),
     field("gate_message", Ty::Template, "Message posted when an interactive iteration waits."),
-    field("gate_kind", Ty::Enum(GATE_KINDS), "`approve` waits for approve/reject; `reply` waits for any reply, merged into `scratch[scratch_key]`."),
+    field(
+        "gate_kind",
+        Ty::Enum(GATE_KINDS),
+        "`approve` waits for approve/reject; `reply` waits for any reply, merged into `scratch[scratch_key]`.",
+    ),
     field("scratch_key", Ty::Str, "Where replies are stored in `scratch` for `gate_kind: reply`."),
     field("fresh_context", Ty::Bool, "Start every iteration without `previousOutput`."),
     head("on_soft_failure", Ty::Map(SOFT_FAILURE), "Retry policy for iterations that fail softly."),
@@ -117,7 +157,11 @@ pub const OUTPUT_RULE: &[Field] = &[
     field("action", Ty::Enum(ACTIONS), "What to do when the marker is found: `fail`, `continue` or `pause`."),
     field("message", Ty::Template, "Failure message (default `BLOCKED`)."),
     field("unless_label", Ty::Str, "Bypass when the issue carries this label."),
-    field("unless_title_matches", Ty::Str, "Bypass when the issue title matches this case-insensitive regex (at most 200 characters)."),
+    field(
+        "unless_title_matches",
+        Ty::Str,
+        "Bypass when the issue title matches this case-insensitive regex (at most 200 characters).",
+    ),
     field("bypass_message", Ty::Template, "Posted when the rule is bypassed."),
 ];
 
@@ -131,26 +175,58 @@ pub const ON_SUCCESS: &[Field] =
     &[field("set_phase", Ty::Str, "Marks the workflow with this phase when the phase succeeds (`complete` ends it).")];
 
 pub const PHASE: &[Field] = &[
-    field("name", Ty::Str, "Phase name: unique in the workflow; the key of its output in `phaseOutputs` and `${name.output}`."),
+    field(
+        "name",
+        Ty::Str,
+        "Phase name: unique in the workflow; the key of its output in `phaseOutputs` and `${name.output}`.",
+    ),
     field("label", Ty::Str, "Dashboard label; defaults to the name."),
-    field("type", Ty::Enum(PHASE_TYPES), "`agent` (default) runs an agent session; `context` is a dashboard checkpoint; `bash` and `script` run deterministic code (current engine)."),
+    field(
+        "type",
+        Ty::Enum(PHASE_TYPES),
+        "`agent` (default) runs an agent session; `context` is a dashboard checkpoint; `bash` and `script` run deterministic code (current engine).",
+    ),
     field("prompt", Ty::Path, "Prompt template file, relative to the workflow directory."),
     field("skill", Ty::Str, "One skill to stage for the agent (sugar for `skills: [x]`)."),
-    field("skills", Ty::StrList, "Skills to stage for the agent; the first is primary. Each resolves to `skills/<name>/SKILL.md`."),
+    field(
+        "skills",
+        Ty::StrList,
+        "Skills to stage for the agent; the first is primary. Each resolves to `skills/<name>/SKILL.md`.",
+    ),
     field("model", Ty::Template, "Model for the phase, often `{{models.<phase>}}`."),
-    field("variant", Ty::Template, "Reasoning variant (`off`, `minimal`, `low`, `medium`, `high`, `xhigh`), often `{{variants.<phase>}}`."),
+    field(
+        "variant",
+        Ty::Template,
+        "Reasoning variant (`off`, `minimal`, `low`, `medium`, `high`, `xhigh`), often `{{variants.<phase>}}`.",
+    ),
     field("unrestricted_egress", Ty::Bool, "Allow network access beyond the allowlist."),
     field("web_search", Ty::Bool, "Give the agent web search."),
-    field("approval_gate", Ty::Str, "Gate to pause at after the phase; it pauses only if the server config enables it (`approval.<gate>: true`)."),
+    field(
+        "approval_gate",
+        Ty::Str,
+        "Gate to pause at after the phase; it pauses only if the server config enables it (`approval.<gate>: true`).",
+    ),
     field("approval_gate_message", Ty::Template, "Message posted when the phase pauses at its gate."),
     head("approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
     field("messages", Ty::Map(MESSAGES), "Messages posted as the phase runs."),
-    field("loop", Ty::Map(LOOP), "Reviewer/fix cycle: the prompt reviews, `fix_prompt` fixes, `re_review_prompt` reviews again."),
-    field("generic_loop", Ty::Map(GENERIC_LOOP), "Repeat the phase until a condition holds or `max_iterations` is reached."),
+    field(
+        "loop",
+        Ty::Map(LOOP),
+        "Reviewer/fix cycle: the prompt reviews, `fix_prompt` fixes, `re_review_prompt` reviews again.",
+    ),
+    field(
+        "generic_loop",
+        Ty::Map(GENERIC_LOOP),
+        "Repeat the phase until a condition holds or `max_iterations` is reached.",
+    ),
     field("on_output", Ty::Map(ON_OUTPUT), "Guards on the phase's output."),
     field("on_success", Ty::Map(ON_SUCCESS), "What happens when the phase succeeds."),
     field("depends_on", Ty::StrList, "Phases that must finish first; any phase with it runs the workflow as a DAG."),
-    field("trigger_rule", Ty::Enum(TRIGGER_RULES), "When the phase runs, from its dependencies' outcomes (default `all_success`)."),
+    field(
+        "trigger_rule",
+        Ty::Enum(TRIGGER_RULES),
+        "When the phase runs, from its dependencies' outcomes (default `all_success`).",
+    ),
     field("output_var", Ty::Str, "Another name for the phase's output in `phaseOutputs`."),
     head("command", Ty::Template, "Shell command of a `bash` phase; rendered, then refused if a `{{` is left."),
     head("script", Ty::Str, "Source of a `script` phase."),
@@ -158,7 +234,11 @@ pub const PHASE: &[Field] = &[
     head("timeout_seconds", Ty::PositiveInt, "Time limit of a `bash`/`script` phase or of `until_bash`."),
     head("requires_sandbox", Ty::Enum(SANDBOXES), "Sandbox backend the phase needs."),
     head("sandbox_image", Ty::Enum(SANDBOX_IMAGES), "Sandbox image the phase needs."),
-    head("skip_if", Ty::StrOrList, "Skip the phase when any of these `until`-grammar conditions holds (checked when it becomes ready)."),
+    head(
+        "skip_if",
+        Ty::StrOrList,
+        "Skip the phase when any of these `until`-grammar conditions holds (checked when it becomes ready).",
+    ),
 ];
 
 pub const CLASSIFICATION: &[Field] = &[
@@ -175,7 +255,11 @@ pub const CHAT: &[Field] = &[
 ];
 
 pub const WORKFLOW: &[Field] = &[
-    field("kind", Ty::Str, "Free category label (`build`, `triage`, `review`…); `cron` makes the file a cron schedule."),
+    field(
+        "kind",
+        Ty::Str,
+        "Free category label (`build`, `triage`, `review`…); `cron` makes the file a cron schedule.",
+    ),
     field("name", Ty::Str, "Workflow name: the key other files and crons look it up by."),
     field("description", Ty::Str, "What the workflow does."),
     field("trigger", Ty::Str, "Informational trigger name."),
@@ -218,8 +302,7 @@ pub fn json_schema() -> Json {
 }
 
 fn object(fields: &[Field], required: &[&str]) -> Json {
-    let properties: serde_json::Map<String, Json> =
-        fields.iter().map(|f| (f.name.to_string(), property(f))).collect();
+    let properties: serde_json::Map<String, Json> = fields.iter().map(|f| (f.name.to_string(), property(f))).collect();
     json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
 }
 

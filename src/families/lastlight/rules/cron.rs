@@ -37,11 +37,9 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &m
     let Some(name) = node.as_str() else { return };
     // Workflows are looked up by `name`, then by file name, in the cron's directory.
     let dir = doc.dir();
-    let agents: Vec<&WorkflowDoc> =
-        all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.dir() == dir).collect();
-    let found = agents.iter().any(|w| {
-        w.name() == Some(name) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(name)
-    });
+    let agents: Vec<&WorkflowDoc> = all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.dir() == dir).collect();
+    let found =
+        agents.iter().any(|w| w.name() == Some(name) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(name));
     if found {
         return;
     }
@@ -100,7 +98,9 @@ fn check_part(part: &str, what: &str, min: u32, max: u32) -> Result<(), String> 
             "day of week" => DAYS.iter().position(|d| *d == lower).map(|i| i as u32),
             _ => None,
         };
-        let n = named.or_else(|| text.parse().ok()).ok_or_else(|| format!("`{text}` is not a value of the {what} field"))?;
+        let n = named
+            .or_else(|| text.parse().ok())
+            .ok_or_else(|| format!("`{text}` is not a value of the {what} field"))?;
         if n < min || n > max {
             return Err(format!("{n} is out of range for the {what} field ({min}-{max})"));
         }

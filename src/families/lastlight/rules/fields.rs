@@ -56,8 +56,13 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, out: &mut Vec<Diagnosti
             if item.get("name").is_none() {
                 let span = item.as_map().and_then(|m| m.first()).map_or(item.span, |e| e.key.span);
                 out.push(
-                    Diagnostic::new(MissingName, doc.file.id, span, "this phase has no `name`; the engine rejects the workflow")
-                        .with_help("add `name: <name>`: outputs, `depends_on` and resumes key on it"),
+                    Diagnostic::new(
+                        MissingName,
+                        doc.file.id,
+                        span,
+                        "this phase has no `name`; the engine rejects the workflow",
+                    )
+                    .with_help("add `name: <name>`: outputs, `depends_on` and resumes key on it"),
                 );
             }
         }
@@ -76,13 +81,17 @@ impl Walker<'_, '_> {
             let Some(key) = entry.key_str() else { continue };
             let known = fields.iter().find(|f| f.name == key);
             match known {
-                Some(field) if !(field.head_only && self.engine == Engine::Seed) => self.value(field, &entry.value, out),
+                Some(field) if !(field.head_only && self.engine == Engine::Seed) => {
+                    self.value(field, &entry.value, out)
+                }
                 Some(_) => out.push(
                     Diagnostic::new(
                         UnknownKey,
                         id,
                         entry.key.span,
-                        format!("`{key}` is only known to the current engine; the seed-era engine strips it without a word"),
+                        format!(
+                            "`{key}` is only known to the current engine; the seed-era engine strips it without a word"
+                        ),
                     )
                     .with_help("remove it, or set `[lastlight] engine = \"head\"` if you run the current engine"),
                 ),
@@ -131,9 +140,15 @@ impl Walker<'_, '_> {
                 let min = if matches!(field.ty, Ty::Count) { 0 } else { 1 };
                 let from_config = self.engine == Engine::Head && node.get("from").is_some();
                 if !from_config && node.as_i64().is_none_or(|n| n < min) {
-                    let expected = if min == 0 { "a whole number of 0 or more" } else { "a whole number greater than 0" };
+                    let expected =
+                        if min == 0 { "a whole number of 0 or more" } else { "a whole number greater than 0" };
                     let d = match node.as_i64() {
-                        Some(n) => Diagnostic::new(FieldType, id, node.span, format!("`{}` must be {expected}, not {n}", field.name)),
+                        Some(n) => Diagnostic::new(
+                            FieldType,
+                            id,
+                            node.span,
+                            format!("`{}` must be {expected}, not {n}", field.name),
+                        ),
                         None => wrong(expected),
                     };
                     out.push(d);
@@ -338,8 +353,15 @@ fn generic_loop(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
     }
     if node.get("until").is_none() && node.get("until_bash").is_none() {
         out.push(
-            Diagnostic::new(GenericLoopNoUntil, id, entry.key.span, "generic_loop requires at least one of: until, until_bash")
-                .with_help("add `until: \"output.contains('DONE')\"` or an `until_bash:` command whose exit code 0 ends the loop"),
+            Diagnostic::new(
+                GenericLoopNoUntil,
+                id,
+                entry.key.span,
+                "generic_loop requires at least one of: until, until_bash",
+            )
+            .with_help(
+                "add `until: \"output.contains('DONE')\"` or an `until_bash:` command whose exit code 0 ends the loop",
+            ),
         );
     }
     if let Some(until_node) = node.get("until")
@@ -409,7 +431,9 @@ fn on_output(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             span,
             "`contains_READY` is accepted by the schema but the runner never evaluates it; this rule has no effect",
         )
-        .with_help("remove it, or use `requires_marker: \"READY\"` (current engine) to fail the phase without the marker"),
+        .with_help(
+            "remove it, or use `requires_marker: \"READY\"` (current engine) to fail the phase without the marker",
+        ),
     );
 }
 

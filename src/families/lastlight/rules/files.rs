@@ -52,9 +52,12 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                     .with_help("create the file, or fix the path; it is resolved against the workflows directory (the nearest ancestor named `workflows`, else this file's directory)"),
                 );
             }
-            Err(PathProblem::Empty) => {
-                out.push(Diagnostic::new(PromptNotFound, id, span, format!("Prompt path is empty: `{}` names no file", reference.key)))
-            }
+            Err(PathProblem::Empty) => out.push(Diagnostic::new(
+                PromptNotFound,
+                id,
+                span,
+                format!("Prompt path is empty: `{}` names no file", reference.key),
+            )),
             Err(problem) => {
                 let why = if problem == PathProblem::Absolute { "an absolute path" } else { "a path that leaves it" };
                 out.push(
@@ -170,15 +173,25 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
     let first_line = Span::new(0, text.find('\n').unwrap_or(text.len()));
     let Some(fm) = frontmatter::split(text).filter(|fm| fm.close_fence.is_some()) else {
         out.push(
-            Diagnostic::new(SkillFrontmatter, id, first_line, "this SKILL.md has no `---` frontmatter; the skill loader skips it")
-                .with_help("start the file with `---`, `name: <name>`, `description: <when to use it>`, `---`"),
+            Diagnostic::new(
+                SkillFrontmatter,
+                id,
+                first_line,
+                "this SKILL.md has no `---` frontmatter; the skill loader skips it",
+            )
+            .with_help("start the file with `---`, `name: <name>`, `description: <when to use it>`, `---`"),
         );
         return;
     };
     let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
     let Some(root) = parsed.root.filter(|r| r.as_map().is_some()) else {
         let span = parsed.errors.first().map_or(fm.open_fence, |e| e.span.shift(fm.yaml.start));
-        out.push(Diagnostic::new(SkillFrontmatter, id, span, "the frontmatter is not a YAML mapping; the skill loader skips it"));
+        out.push(Diagnostic::new(
+            SkillFrontmatter,
+            id,
+            span,
+            "the frontmatter is not a YAML mapping; the skill loader skips it",
+        ));
         return;
     };
     let shifted = |node: &Node| node.span.shift(fm.yaml.start);
@@ -210,14 +223,22 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
     }
     match root.get("description") {
         None => out.push(
-            Diagnostic::new(SkillFrontmatter, id, fm.open_fence, "the frontmatter has no `description`; the skill loader skips the skill")
-                .with_help("add `description:` saying what the skill does and when to use it"),
+            Diagnostic::new(
+                SkillFrontmatter,
+                id,
+                fm.open_fence,
+                "the frontmatter has no `description`; the skill loader skips the skill",
+            )
+            .with_help("add `description:` saying what the skill does and when to use it"),
         ),
         Some(node) => match node.as_str() {
             None => out.push(Diagnostic::new(SkillFrontmatter, id, shifted(node), "`description` must be a string")),
-            Some(d) if d.trim().is_empty() => {
-                out.push(Diagnostic::new(SkillFrontmatter, id, shifted(node), "`description` is empty; the skill loader skips the skill"))
-            }
+            Some(d) if d.trim().is_empty() => out.push(Diagnostic::new(
+                SkillFrontmatter,
+                id,
+                shifted(node),
+                "`description` is empty; the skill loader skips the skill",
+            )),
             Some(d) if d.chars().count() > 1024 => out.push(Diagnostic::new(
                 SkillFrontmatter,
                 id,
@@ -230,7 +251,12 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
     if let Some(node) = root.get("disable-model-invocation")
         && !matches!(node.value, Value::Bool(_))
     {
-        out.push(Diagnostic::new(SkillFrontmatter, id, shifted(node), "`disable-model-invocation` must be `true` or `false`"));
+        out.push(Diagnostic::new(
+            SkillFrontmatter,
+            id,
+            shifted(node),
+            "`disable-model-invocation` must be `true` or `false`",
+        ));
     }
 }
 

@@ -58,7 +58,9 @@ fn collisions(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                     OutputVarCollision,
                     id,
                     node.span,
-                    format!("output_var `{name}` is also {what}; both write `phaseOutputs.{name}` and the last writer wins"),
+                    format!(
+                        "output_var `{name}` is also {what}; both write `phaseOutputs.{name}` and the last writer wins"
+                    ),
                 )
                 .with_related(id, other.span, format!("`{name}` is {what} here"))
                 .with_help("pick an output_var no other phase uses"),

@@ -9,8 +9,8 @@ use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{
-    LoopVariableOutsideLoop, NestedIf, PhaseOrder, TemplateMarkerInShell, TemplateSyntax, UnbalancedIf,
-    UnknownHelper, UnknownVariable,
+    LoopVariableOutsideLoop, NestedIf, PhaseOrder, TemplateMarkerInShell, TemplateSyntax, UnbalancedIf, UnknownHelper,
+    UnknownVariable,
 };
 use crate::source::Span;
 use crate::template::lastlight::{self as tpl, Engine, Segment, Tag, TagKind};
@@ -34,7 +34,8 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     for template in model::yaml_templates(ctx.root) {
         let region = model::template_region(text, template.node);
         let tags = tpl::parse(text.get(region.start..region.end).unwrap_or(""), region.start, engine);
-        let scope = Scope { phase: template.phase, loop_message: template.loop_message, file: ctx.file().id, used_at: None };
+        let scope =
+            Scope { phase: template.phase, loop_message: template.loop_message, file: ctx.file().id, used_at: None };
         if template.shell {
             shell(ctx.file().id, text, region, &tags, out);
         } else {
@@ -44,9 +45,16 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     }
     for reference in model::prompt_references(ctx.root) {
         let Ok(path) = model::resolve_prompt(ctx.doc.prompt_base(), reference.text) else { continue };
-        let Some(prompt) = ctx.workspace.file_at(&path).filter(|f| f.kind == FileKind::WorkflowPrompt) else { continue };
+        let Some(prompt) = ctx.workspace.file_at(&path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
+            continue;
+        };
         let tags = tpl::parse(&prompt.text, 0, engine);
-        let scope = Scope { phase: Some(reference.phase), loop_message: false, file: prompt.id, used_at: Some(reference.node.span) };
+        let scope = Scope {
+            phase: Some(reference.phase),
+            loop_message: false,
+            file: prompt.id,
+            used_at: Some(reference.node.span),
+        };
         variables(ctx, &known, scope, &tags, out);
     }
 }
@@ -73,14 +81,24 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
     }
     for index in &blocks.unclosed {
         out.push(
-            Diagnostic::new(UnbalancedIf, file, tags[*index].span, "this `{{#if}}` is never closed; the engine leaves it in the prompt verbatim")
-                .with_help("close the block with `{{/if}}`"),
+            Diagnostic::new(
+                UnbalancedIf,
+                file,
+                tags[*index].span,
+                "this `{{#if}}` is never closed; the engine leaves it in the prompt verbatim",
+            )
+            .with_help("close the block with `{{/if}}`"),
         );
     }
     for index in &blocks.orphans {
         out.push(
-            Diagnostic::new(UnbalancedIf, file, tags[*index].span, "`{{/if}}` without an open `{{#if}}`; the engine leaves it in the prompt verbatim")
-                .with_help("remove it, or open the block with `{{#if key}}`"),
+            Diagnostic::new(
+                UnbalancedIf,
+                file,
+                tags[*index].span,
+                "`{{/if}}` without an open `{{#if}}`; the engine leaves it in the prompt verbatim",
+            )
+            .with_help("remove it, or open the block with `{{#if key}}`"),
         );
     }
     for tag in tags {
@@ -88,14 +106,22 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
             TagKind::Unknown { name } => {
                 let helpers = engine.helpers();
                 let bare = name.name.trim_start_matches(['#', '/']);
-                let suggestion = did_you_mean(bare, helpers.iter().copied()).filter(|_| !name.name.starts_with(['#', '/']));
-                let what = if name.name.starts_with(['#', '/', '^', '>', '!', '&']) { "block or mustache feature" } else { "helper" };
+                let suggestion =
+                    did_you_mean(bare, helpers.iter().copied()).filter(|_| !name.name.starts_with(['#', '/']));
+                let what = if name.name.starts_with(['#', '/', '^', '>', '!', '&']) {
+                    "block or mustache feature"
+                } else {
+                    "helper"
+                };
                 out.push(
                     Diagnostic::new(
                         UnknownHelper,
                         file,
                         tag.span,
-                        format!("`{}` is not a {what} the engine knows; the tag stays in the prompt verbatim", name.name),
+                        format!(
+                            "`{}` is not a {what} the engine knows; the tag stays in the prompt verbatim",
+                            name.name
+                        ),
                     )
                     .with_suggestion(name.span, suggestion)
                     .with_help(format!(
@@ -157,7 +183,9 @@ impl Known {
         variables.extend(ctx.config().lastlight.variables.iter().cloned());
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
-            for cron in ctx.all.iter().filter(|d| d.is_cron() && d.get("workflow").and_then(|n| n.as_str()) == Some(name)) {
+            for cron in
+                ctx.all.iter().filter(|d| d.is_cron() && d.get("workflow").and_then(|n| n.as_str()) == Some(name))
+            {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
                     variables.extend(entry.key_str().map(str::to_string));
                 }
@@ -272,7 +300,10 @@ fn loop_variable(ctx: &Ctx, scope: Scope, segment: &Segment, out: &mut Vec<Diagn
     let phase = scope.phase.and_then(|i| ctx.phases.iter().find(|p| p.index == i));
     let message = match (name, phase) {
         ("fixCycle", Some(p)) if p.has_loop() => return,
-        ("fixCycle", _) => "`fixCycle` is set only in phases with a `loop:` (reviewer/fix cycle); here it renders as an empty string".to_string(),
+        ("fixCycle", _) => {
+            "`fixCycle` is set only in phases with a `loop:` (reviewer/fix cycle); here it renders as an empty string"
+                .to_string()
+        }
         ("previousOutput", Some(p)) if p.has_generic_loop() => match p.fresh_context() {
             None => return,
             Some(fresh) => {
