@@ -130,7 +130,7 @@ fn dependencies(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 /// Each dependency cycle once (as phase indexes, in dependency order), via strongly connected
 /// components.
 fn cycles(phases: &[Phase]) -> Vec<Vec<usize>> {
-    let index_of: HashMap<&str, usize> = phases.iter().filter_map(|p| Some((p.name()?, p.index))).collect();
+    let index_of = first_index(phases);
     let deps: HashMap<usize, Vec<usize>> = phases
         .iter()
         .map(|p| (p.index, p.depends_on().iter().filter_map(|d| index_of.get(d.as_str()?).copied()).collect()))
@@ -153,7 +153,9 @@ fn cycles(phases: &[Phase]) -> Vec<Vec<usize>> {
             let edges = deps.get(&node).map(Vec::as_slice).unwrap_or_default();
             if let Some(&dep) = edges.get(next) {
                 stack.push((node, next + 1));
-                if on_path.contains(&dep) {
+                if dep == node {
+                    // A self-dependency is DependsOnSelf.
+                } else if on_path.contains(&dep) {
                     let start = path.iter().position(|n| *n == dep).unwrap_or(0);
                     let cycle: Vec<usize> = path[start..].to_vec();
                     if !out.iter().any(|c: &Vec<usize>| same_cycle(c, &cycle)) {
@@ -167,6 +169,17 @@ fn cycles(phases: &[Phase]) -> Vec<Vec<usize>> {
                 on_path.remove(&node);
                 done.insert(node);
             }
+        }
+    }
+    out
+}
+
+/// Phase name → index of the first phase with that name (duplicates are reported elsewhere).
+fn first_index<'a>(phases: &[Phase<'a>]) -> HashMap<&'a str, usize> {
+    let mut out = HashMap::new();
+    for phase in phases {
+        if let Some(name) = phase.name() {
+            out.entry(name).or_insert(phase.index);
         }
     }
     out
@@ -187,7 +200,7 @@ pub(super) fn runs_before(phases: &[Phase], dag: bool) -> Vec<HashSet<usize>> {
         }
         return out;
     }
-    let index_of: HashMap<&str, usize> = phases.iter().filter_map(|p| Some((p.name()?, p.index))).collect();
+    let index_of = first_index(phases);
     for phase in phases {
         let mut seen = HashSet::new();
         let mut stack = vec![phase.index];
