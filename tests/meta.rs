@@ -198,7 +198,8 @@ fn lastlight_schema_accepts_the_clean_example_and_the_corpus() {
 #[test]
 fn clean_lastlight_example_has_no_finding_at_all() {
     let root = PathBuf::from("examples/lastlight");
-    let (workspace, diagnostics) = common::check_with(std::slice::from_ref(&root), Config::defaults(&root));
+    let config = Config::load(&root.join("stagelint.toml")).expect("the example's config");
+    let (workspace, diagnostics) = common::check_with(std::slice::from_ref(&root), config);
     assert!(diagnostics.is_empty(), "{}", common::render_full(&workspace, &diagnostics));
     let kinds: HashSet<String> = workspace.files().iter().map(|f| format!("{:?}", f.kind)).collect();
     assert!(kinds.contains("Workflow") && kinds.contains("WorkflowPrompt") && kinds.contains("Skill"), "{kinds:?}");

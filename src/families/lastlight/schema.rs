@@ -289,14 +289,15 @@ pub const CRON: &[Field] = &[
 pub fn json_schema() -> Json {
     let agent = object(WORKFLOW, &["name", "phases"]);
     let cron = object(CRON, &["kind", "name", "schedule"]);
+    let kind_cron = json!({ "const": "cron", "description": "`kind: cron` makes the file a cron schedule." });
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": "https://github.com/stagelint/stagelint/schemas/lastlight-workflow.schema.json",
         "title": "Last Light workflow",
         "description": "A Last Light agent workflow (`phases`) or cron schedule (`kind: cron`). Generated from stagelint's lastlight tables; unknown keys are reported because the engine strips them silently.",
         "oneOf": [
-            { "allOf": [{ "properties": { "kind": { "const": "cron" } }, "required": ["kind"] }, cron] },
-            { "allOf": [{ "not": { "properties": { "kind": { "const": "cron" } }, "required": ["kind"] } }, agent] }
+            { "allOf": [{ "properties": { "kind": kind_cron }, "required": ["kind"] }, cron] },
+            { "allOf": [{ "not": { "properties": { "kind": kind_cron }, "required": ["kind"] } }, agent] }
         ]
     })
 }
