@@ -291,8 +291,8 @@ pub fn json_schema() -> Json {
     let cron = object(CRON, &["kind", "name", "schedule"]);
     let kind_cron = json!({ "const": "cron", "description": "`kind: cron` makes the file a cron schedule." });
     json!({
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "$id": "https://github.com/stagelint/stagelint/schemas/lastlight-workflow.schema.json",
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://stagelint.dev/schemas/lastlight-workflow.schema.json",
         "title": "Last Light workflow",
         "description": "A Last Light agent workflow (`phases`) or cron schedule (`kind: cron`). Generated from stagelint's lastlight tables; unknown keys are reported because the engine strips them silently.",
         "oneOf": [
