@@ -56,8 +56,10 @@ const SHARED: &[(&str, &str, &str, usize)] = &[
 
 #[test]
 fn seed_era_corpus_findings_are_the_checked_ones() {
-    let mut expected: Vec<(String, &str, &str, usize)> =
-        SHARED.iter().map(|(p, s, c, n)| (format!("workflows/{}", p.trim_start_matches("workflows/")), *s, *c, *n)).collect();
+    let mut expected: Vec<(String, &str, &str, usize)> = SHARED
+        .iter()
+        .map(|(p, s, c, n)| (format!("workflows/{}", p.trim_start_matches("workflows/")), *s, *c, *n))
+        .collect();
     expected.extend([
         // A real defect of the seed-era engine: its key regex is `\w+(\.\w+)*`, so
         // `{{models.pr-fix}}` is never replaced and the phase asks for a model literally named
@@ -67,7 +69,8 @@ fn seed_era_corpus_findings_are_the_checked_ones() {
         // prompt only if the PR-fix dispatcher passes it in `request.extra`.
         ("workflows/prompts/pr-fix.md".to_string(), "warning", "lastlight/UnknownVariable", 1),
     ]);
-    let expected: Vec<(&str, &str, &str, usize)> = expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
+    let expected: Vec<(&str, &str, &str, usize)> =
+        expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
     assert_findings("tests/corpus/lastlight/_at-dd02adf", "[lastlight]\nengine = \"seed\"\n", &expected);
 }
 
@@ -85,7 +88,8 @@ extra-variables = ["attempt", "baseBranch", "baseChecksState", "botMention", "ch
 fn current_corpus_findings_are_the_checked_ones() {
     let expected: Vec<(String, &str, &str, usize)> =
         SHARED.iter().map(|(p, s, c, n)| (format!("server/{p}"), *s, *c, *n)).collect();
-    let expected: Vec<(&str, &str, &str, usize)> = expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
+    let expected: Vec<(&str, &str, &str, usize)> =
+        expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
     assert_findings("tests/corpus/lastlight/apps", HEAD_EXTRAS, &expected);
 }
 
