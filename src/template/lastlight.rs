@@ -271,7 +271,7 @@ mod tests {
         assert_eq!(tags.len(), 3);
         assert!(matches!(&tags[0].kind, TagKind::Var(p) if p[0].name == "issueDir" && p[0].span == Span::new(4, 12)));
         assert!(matches!(&tags[1].kind, TagKind::PhaseOutput(s) if s.name == "plan" && s.span == Span::new(19, 23)));
-        assert!(matches!(&tags[2].kind, TagKind::Var(p) if p.len() == 2 && p[1].span == Span::new(45, 54)));
+        assert!(matches!(&tags[2].kind, TagKind::Var(p) if p.len() == 2 && p[1].span == Span::new(41, 50)));
         assert!(parse("echo ${HOME} ${x:-y}", 0, Engine::Head).is_empty());
     }
 

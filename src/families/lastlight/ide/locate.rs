@@ -128,7 +128,7 @@ pub(super) fn locate(text: &str, offset: usize) -> Option<Located> {
         return Some(Located { place: Place::Value(path), partial, present });
     }
     let trimmed = head.trim_start();
-    if !(trimmed.is_empty() || trimmed == "-") {
+    if !(trimmed.is_empty() || trimmed.trim_end() == "-") {
         return None;
     }
     let column = head.len();
