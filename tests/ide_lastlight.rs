@@ -180,7 +180,7 @@ fn references_of_a_phase_span_the_workflow_and_its_prompts() {
     let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "name: plan", 7))]);
     let mut shown: Vec<(String, String)> = ide::references(&f.workspace, f.at()).iter().map(|t| f.show(t)).collect();
     shown.sort();
-    assert_eq!(shown.len(), 5, "{shown:?}");
+    assert_eq!(shown.len(), 4, "the uses, without the definition: {shown:?}");
     assert_eq!(shown.iter().filter(|(file, _)| file == "execute.md").count(), 2);
     assert!(shown.iter().all(|(_, text)| text == "plan"));
 }

@@ -139,8 +139,12 @@ pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
 
 pub(super) fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     let Some((hit, all)) = occurrence_at(workspace, at) else { return Vec::new() };
-    let mut out: Vec<Target> =
-        all.iter().filter(|o| o.name == hit.name).map(|o| Target { file: o.file, span: o.span }).collect();
+    // Uses only: the server adds the declaration (`definitions`) when the client asks for it.
+    let mut out: Vec<Target> = all
+        .iter()
+        .filter(|o| o.name == hit.name && !o.definition)
+        .map(|o| Target { file: o.file, span: o.span })
+        .collect();
     out.dedup();
     out
 }
