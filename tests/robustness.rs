@@ -59,9 +59,16 @@ fn check_agent(registry: &str, schema: &str, agent: &str, prompt: &str) {
     add(dir.join("schemas/fixer.schema.json"), schema, FileKind::JsonSchema);
     add(dir.join("agent.json"), agent, FileKind::AgentJson);
     add(dir.join("prompts/steps/initial/issue/f_default.md"), prompt, FileKind::C3lPrompt);
-    let diagnostics = stagelint::check::check(&workspace);
-    let mut out = Vec::new();
-    stagelint::diagnostic::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
+    check_and_render(&workspace);
+}
+
+/// Checks, renders (when the output is of readable size) and asserts every span is in range.
+fn check_and_render(workspace: &Workspace) {
+    let diagnostics = stagelint::check::check(workspace);
+    if diagnostics.len() < 1_000 {
+        let mut out = Vec::new();
+        stagelint::diagnostic::render::full::render(&mut out, workspace, &diagnostics, false).expect("render");
+    }
     for d in &diagnostics {
         let file = workspace.file(d.file);
         assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
@@ -86,21 +93,13 @@ fn check_lastlight(workflow: &str, cron: &str, prompt: &str, skill: &str) {
     add(dir.join("cron-build.yaml"), cron, FileKind::Workflow);
     add(dir.join("prompts/plan.md"), prompt, FileKind::WorkflowPrompt);
     add(PathBuf::from("/fuzz/skills/planning/SKILL.md"), skill, FileKind::Skill);
-    let diagnostics = stagelint::check::check(&workspace);
-    if diagnostics.len() < 1_000 {
-        let mut out = Vec::new();
-        stagelint::diagnostic::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
-    }
-    for d in &diagnostics {
-        let file = workspace.file(d.file);
-        assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
-    }
+    check_and_render(&workspace);
     // The editor features too, on files of editing size.
     for file in workspace.files().iter().filter(|f| f.text.len() < 10_000) {
         let _ = stagelint::ide::symbols(&workspace, file.id);
         let _ = stagelint::ide::folds(&workspace, file.id);
         let _ = stagelint::ide::links(&workspace, file.id);
-        for offset in (0..=file.text.len()).step_by(7).filter(|o| file.text.is_char_boundary(*o)) {
+        for offset in (0..=file.text.len()).step_by(37).filter(|o| file.text.is_char_boundary(*o)) {
             let at = stagelint::ide::Cursor { file: file.id, offset };
             let _ = stagelint::ide::completions(&workspace, at);
             let _ = stagelint::ide::hover(&workspace, at);
