@@ -73,6 +73,27 @@ fn benches(c: &mut Criterion) {
     });
 }
 
+/// 200 Last Light workflow files with their prompts, a skill and crons.
+fn lastlight(c: &mut Criterion) {
+    let root = std::env::temp_dir().join("stagelint-bench-lastlight-200");
+    if !root.join("workflows/flow-199.yaml").is_file() {
+        generator::generate_lastlight(&root, 200);
+    }
+    let mut configs = ConfigCache::new(None);
+    let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
+    assert!(stagelint::check::check(&workspace).is_empty(), "the generated project is clean");
+    c.bench_function("200 lastlight workflows with prompts (check, in memory)", |b| {
+        b.iter(|| stagelint::check::check(&workspace).len())
+    });
+    c.bench_function("200 lastlight workflows with prompts (discover + check)", |b| {
+        b.iter(|| {
+            let mut configs = ConfigCache::new(None);
+            let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
+            stagelint::check::check(&workspace).len()
+        })
+    });
+}
+
 /// A workspace holding just the first stage file, for the per-file figure.
 fn rebuild_one(from: &Workspace) -> Workspace {
     let file = from.files().iter().find(|f| f.kind == FileKind::Stage).expect("a stage");
@@ -91,5 +112,5 @@ fn dir_of(file: &stagelint::workspace::SourceFile) -> PathBuf {
     file.path.parent().map(PathBuf::from).unwrap_or_default()
 }
 
-criterion_group!(check, benches);
+criterion_group!(check, benches, lastlight);
 criterion_main!(check);

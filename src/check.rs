@@ -62,7 +62,7 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
     let mut bad = Vec::new();
     let text = &file.text;
     match file.kind {
-        FileKind::Stage => {
+        FileKind::Stage | FileKind::Skill => {
             if let Some(fm) = frontmatter::split(text) {
                 suppress::scan(text, &file.lines, fm.yaml, CommentStyle::Hash, &mut found, &mut bad);
                 if fm.close_fence.is_some() {
@@ -72,6 +72,12 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
         }
         FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => {
             suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
+        }
+        FileKind::Workflow => {
+            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
+        }
+        FileKind::WorkflowPrompt => {
+            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Html, &mut found, &mut bad);
         }
         _ => {}
     }

@@ -491,3 +491,109 @@ fn a_stage_with_a_cassette_gets_a_dry_run_lens_whose_command_reports_back() {
     let refused = client.try_request("workspace/executeCommand", json!({"command": "nope", "arguments": []}));
     assert!(refused.is_err());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The `lastlight/` family: the shipped clean example (workflow, prompts, skill).
+
+const LL_BUILD: &str = include_str!("../examples/lastlight/workflows/build.yaml");
+const LL_IMPLEMENT: &str = include_str!("../examples/lastlight/workflows/prompts/implement.md");
+
+struct Lastlight {
+    dir: tempfile::TempDir,
+    client: Client,
+}
+
+impl Lastlight {
+    fn new() -> Lastlight {
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_dir(Path::new("examples/lastlight"), dir.path());
+        let client = server(dir.path());
+        Lastlight { dir, client }
+    }
+
+    fn build(&self) -> PathBuf {
+        self.dir.path().join("workflows/build.yaml")
+    }
+
+    fn implement(&self) -> PathBuf {
+        self.dir.path().join("workflows/prompts/implement.md")
+    }
+
+    fn redact(&self, value: &Value) -> Value {
+        redact(self.dir.path(), value)
+    }
+}
+
+#[test]
+fn lastlight_completion() {
+    let mut ll = Lastlight::new();
+    let build = ll.build();
+    let at = ll.client.at(&build, &edit(LL_BUILD, "    variant: high\n", "    variant: high\n    dep$0\n"));
+    let keys = ll.client.request("textDocument/completion", at);
+    assert!(labels(&keys).contains(&"depends_on"), "{keys}");
+    assert!(!labels(&keys).contains(&"prompt"), "present keys are not offered: {keys}");
+    insta::assert_json_snapshot!("lastlight_completion_phase_keys", ll.redact(&keys));
+
+    let at = ll.client.at(&build, &edit(LL_BUILD, "    variant: high\n", "    variant: high\n    depends_on: [$0]\n"));
+    let phases = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&phases), ["phase_0", "plan", "implement", "review", "pr"], "{phases}");
+
+    ll.client.set(&build, LL_BUILD);
+    let implement = ll.implement();
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "${$0"));
+    let outputs = ll.client.request("textDocument/completion", at);
+    assert!(labels(&outputs).contains(&"plan") && !labels(&outputs).contains(&"branch"), "{outputs}");
+    insta::assert_json_snapshot!("lastlight_completion_phase_outputs", ll.redact(&outputs));
+}
+
+#[test]
+fn lastlight_definition_and_hover() {
+    let mut ll = Lastlight::new();
+    let build = ll.build();
+    let implement = ll.implement();
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "${pl$0an.output}"));
+    let definition = ll.client.request("textDocument/definition", at.clone());
+    assert_eq!(definition[0]["uri"], uri(&build), "{definition}");
+    assert_eq!(start(&definition[0]["range"]), (10, 10), "`- name: plan`: {definition}");
+    insta::assert_json_snapshot!("lastlight_definition_phase_output", ll.redact(&definition));
+    let hover = ll.client.request("textDocument/hover", at);
+    assert!(hover.to_string().contains("Output of phase `plan`"), "{hover}");
+}
+
+#[test]
+fn lastlight_references_and_rename() {
+    let mut ll = Lastlight::new();
+    let build = ll.build();
+    let implement = ll.implement();
+    let mut params = ll.client.at(&build, &edit(LL_BUILD, "- name: plan", "- name: pl$0an"));
+    params["context"] = json!({"includeDeclaration": true});
+    let references = ll.client.request("textDocument/references", params);
+    let files: HashSet<&str> = references.as_array().unwrap().iter().map(|l| l["uri"].as_str().unwrap()).collect();
+    assert!(files.contains(uri(&implement).as_str()) && files.contains(uri(&build).as_str()), "{references}");
+    insta::assert_json_snapshot!("lastlight_references_phase", ll.redact(&references));
+
+    let mut params = ll.client.at(&build, &edit(LL_BUILD, "- name: plan", "- name: pl$0an"));
+    params["newName"] = json!("design");
+    let rename = ll.client.request("textDocument/rename", params);
+    let changes = document_changes(&rename);
+    let renamed = apply(LL_IMPLEMENT, changes[&uri(&implement)].as_array().unwrap());
+    assert!(renamed.contains("${design.output}"), "{renamed}");
+    insta::assert_json_snapshot!("lastlight_rename_phase", ll.redact(&rename));
+}
+
+#[test]
+fn lastlight_document_symbols_links_and_folds() {
+    let mut ll = Lastlight::new();
+    let build = ll.build();
+    ll.client.set(&build, LL_BUILD);
+    let symbols = ll.client.document("textDocument/documentSymbol", &build);
+    for phase in ["phase_0", "plan", "implement", "review", "pr"] {
+        assert!(symbols.to_string().contains(&format!("\"{phase}\"")), "{phase}: {symbols}");
+    }
+    insta::assert_json_snapshot!("lastlight_document_symbols", ll.redact(&symbols));
+    let links = ll.client.document("textDocument/documentLink", &build);
+    assert_eq!(links.as_array().unwrap().len(), 7, "6 prompt paths and the skill: {links}");
+    insta::assert_json_snapshot!("lastlight_document_links", ll.redact(&links));
+    let folds = ll.client.document("textDocument/foldingRange", &build);
+    assert_eq!(folds.as_array().unwrap().len(), 5, "one per phase: {folds}");
+}

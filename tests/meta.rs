@@ -228,3 +228,87 @@ fn cassette_schema_describes_every_property() {
     walk(&schema, "", &mut missing);
     assert!(missing.is_empty(), "properties without a description: {missing:?}");
 }
+
+/// `schemas/lastlight-workflow.schema.json` is generated from the family's field tables;
+/// `UPDATE_SCHEMAS=1 cargo test --test meta` rewrites it.
+#[test]
+fn lastlight_schema_is_current_and_documents_every_field() {
+    let generated = stagelint::families::lastlight::schema::json_schema();
+    let text = format!("{}\n", serde_json::to_string_pretty(&generated).expect("serializable"));
+    let path = "schemas/lastlight-workflow.schema.json";
+    let shipped = std::fs::read_to_string(path).unwrap_or_default();
+    if shipped != text {
+        if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+            std::fs::write(path, &text).expect("write");
+        } else {
+            panic!("{path} is stale; run `UPDATE_SCHEMAS=1 cargo test --test meta`");
+        }
+    }
+    fn walk(value: &serde_json::Value, at: &str, missing: &mut Vec<String>) {
+        if let Some(properties) = value.get("properties").and_then(|p| p.as_object()) {
+            for (key, property) in properties {
+                if property.get("description").and_then(|d| d.as_str()).is_none_or(str::is_empty) {
+                    missing.push(format!("{at}/{key}"));
+                }
+                walk(property, &format!("{at}/{key}"), missing);
+            }
+        }
+        for key in ["items", "allOf", "oneOf"] {
+            match value.get(key) {
+                Some(serde_json::Value::Array(items)) => items.iter().for_each(|i| walk(i, at, missing)),
+                Some(item) => walk(item, at, missing),
+                None => {}
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&generated, "", &mut missing);
+    assert!(missing.is_empty(), "fields without a description: {missing:?}");
+}
+
+#[test]
+fn lastlight_schema_accepts_the_clean_example_and_the_corpus() {
+    use stagelint::source::yaml;
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/lastlight-workflow.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    let mut checked = 0;
+    for dir in ["examples/lastlight/workflows", "tests/corpus/lastlight/apps/server/workflows"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "yaml") {
+                let node = yaml::parse(&std::fs::read_to_string(&path).unwrap()).root.unwrap();
+                let errors: Vec<String> = validator.iter_errors(&node.to_json()).map(|e| e.to_string()).collect();
+                assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20);
+    let typo = yaml::parse("name: x\nphases:\n  - name: a\n    depend_on: [b]\n").root.unwrap();
+    assert!(!validator.is_valid(&typo.to_json()));
+}
+
+#[test]
+fn clean_lastlight_example_has_no_finding_at_all() {
+    let root = PathBuf::from("examples/lastlight");
+    let config = Config::load(&root.join("stagelint.toml")).expect("the example's config");
+    let (workspace, diagnostics) = common::check_with(std::slice::from_ref(&root), config);
+    assert!(diagnostics.is_empty(), "{}", common::render_full(&workspace, &diagnostics));
+    let kinds: HashSet<String> = workspace.files().iter().map(|f| format!("{:?}", f.kind)).collect();
+    assert!(kinds.contains("Workflow") && kinds.contains("WorkflowPrompt") && kinds.contains("Skill"), "{kinds:?}");
+}
+
+#[test]
+fn broken_lastlight_example_shows_most_rules() {
+    let root = PathBuf::from("examples/broken/lastlight");
+    let (_, diagnostics) = common::check_with(std::slice::from_ref(&root), Config::defaults(&root));
+    let fired: HashSet<&str> = diagnostics.iter().filter(|d| d.family() == "lastlight").map(|d| d.code).collect();
+    // YamlSyntax would hide the rest of its file; every other rule is shown.
+    let missing: Vec<&str> = families::all_rules()
+        .filter(|r| r.family() == "lastlight" && r.code != "lastlight/YamlSyntax")
+        .map(|r| r.code)
+        .filter(|c| !fired.contains(c))
+        .collect();
+    assert!(missing.is_empty(), "examples/broken/lastlight does not show: {missing:?}");
+}

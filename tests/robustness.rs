@@ -9,6 +9,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use stagelint::config::Config;
 use stagelint::source::{frontmatter, json, yaml};
+use stagelint::template::lastlight;
 use stagelint::template::stage as template;
 use stagelint::workspace::{FileKind, Workspace, classify};
 
@@ -58,12 +59,52 @@ fn check_agent(registry: &str, schema: &str, agent: &str, prompt: &str) {
     add(dir.join("schemas/fixer.schema.json"), schema, FileKind::JsonSchema);
     add(dir.join("agent.json"), agent, FileKind::AgentJson);
     add(dir.join("prompts/steps/initial/issue/f_default.md"), prompt, FileKind::C3lPrompt);
-    let diagnostics = stagelint::check::check(&workspace);
-    let mut out = Vec::new();
-    stagelint::diagnostic::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
+    check_and_render(&workspace);
+}
+
+/// Checks, renders (when the output is of readable size) and asserts every span is in range.
+fn check_and_render(workspace: &Workspace) {
+    let diagnostics = stagelint::check::check(workspace);
+    if diagnostics.len() < 1_000 {
+        let mut out = Vec::new();
+        stagelint::diagnostic::render::full::render(&mut out, workspace, &diagnostics, false).expect("render");
+    }
     for d in &diagnostics {
         let file = workspace.file(d.file);
         assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
+    }
+}
+
+const LL_BUILD: &str = include_str!("../examples/lastlight/workflows/build.yaml");
+const LL_CRON: &str = include_str!("../examples/lastlight/workflows/cron-build.yaml");
+const LL_PROMPT: &str = include_str!("../examples/lastlight/workflows/prompts/plan.md");
+const LL_SKILL: &str = include_str!("../examples/lastlight/skills/planning/SKILL.md");
+
+/// Runs the whole analysis over one Last Light project made of the given texts.
+fn check_lastlight(workflow: &str, cron: &str, prompt: &str, skill: &str) {
+    let config = Arc::new(Config::defaults(Path::new("/fuzz")));
+    let mut workspace = Workspace::new();
+    let dir = PathBuf::from("/fuzz/workflows");
+    let mut add = |path: PathBuf, text: &str, kind| {
+        let display = path.display().to_string();
+        workspace.add(path, display, text.to_string(), kind, config.clone());
+    };
+    add(dir.join("build.yaml"), workflow, FileKind::Workflow);
+    add(dir.join("cron-build.yaml"), cron, FileKind::Workflow);
+    add(dir.join("prompts/plan.md"), prompt, FileKind::WorkflowPrompt);
+    add(PathBuf::from("/fuzz/skills/planning/SKILL.md"), skill, FileKind::Skill);
+    check_and_render(&workspace);
+    // The editor features too, on files of editing size.
+    for file in workspace.files().iter().filter(|f| f.text.len() < 10_000) {
+        let _ = stagelint::ide::symbols(&workspace, file.id);
+        let _ = stagelint::ide::folds(&workspace, file.id);
+        let _ = stagelint::ide::links(&workspace, file.id);
+        for offset in (0..=file.text.len()).step_by(37).filter(|o| file.text.is_char_boundary(*o)) {
+            let at = stagelint::ide::Cursor { file: file.id, offset };
+            let _ = stagelint::ide::completions(&workspace, at);
+            let _ = stagelint::ide::hover(&workspace, at);
+            let _ = stagelint::ide::references(&workspace, at);
+        }
     }
 }
 
@@ -72,6 +113,11 @@ fn every_parser(text: &str) {
     let _ = yaml::parse(text);
     let _ = json::parse(text);
     let _ = template::parse(text, 0);
+    for engine in [lastlight::Engine::Head, lastlight::Engine::Seed] {
+        let tags = lastlight::parse(text, 0, engine);
+        let _ = lastlight::blocks(&tags);
+    }
+    let _ = stagelint::template::until::parse(text);
     let _ = Config::parse(text, Path::new("/fuzz/stagelint.toml"));
 }
 
@@ -176,6 +222,7 @@ proptest! {
     fn random_text_never_panics(text in "\\PC{0,200}") {
         every_parser(&text);
         check_texts(&text, &text, "sm.yaml");
+        check_lastlight(&text, &text, &text, &text);
     }
 
     #[test]
@@ -190,6 +237,14 @@ proptest! {
         let prompt = "---\nuvVariables: [issue]\n---\nIssue {uv-issue} {input_text} {uv-x";
         check_agent(&mutate(REGISTRY, &edits), STEP_SCHEMA, AGENT_JSON, prompt);
         check_agent(REGISTRY, &mutate(STEP_SCHEMA, &edits), &mutate(AGENT_JSON, &edits), &mutate(prompt, &edits));
+    }
+
+    #[test]
+    fn mutated_lastlight_projects_never_panic(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {
+        let workflow = mutate(LL_BUILD, &edits);
+        every_parser(&workflow);
+        check_lastlight(&workflow, LL_CRON, LL_PROMPT, LL_SKILL);
+        check_lastlight(LL_BUILD, &mutate(LL_CRON, &edits), &mutate(LL_PROMPT, &edits), &mutate(LL_SKILL, &edits));
     }
 
     #[test]
@@ -275,4 +330,14 @@ fn in_memory(stage: &str, config: Config) -> (Workspace, Vec<stagelint::diagnost
     workspace.add(PathBuf::from("/fuzz/plan.md"), "plan.md".into(), stage.to_string(), FileKind::Stage, config);
     let diagnostics = stagelint::check::check(&workspace);
     (workspace, diagnostics)
+}
+
+#[test]
+fn hostile_lastlight_workflows_are_findings() {
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nname: bomb\nphases: []\n";
+    check_lastlight(bomb, LL_CRON, LL_PROMPT, LL_SKILL);
+    let deep = format!("name: deep\nphases:\n  - name: a\n    prompt: {}x{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    check_lastlight(&deep, LL_CRON, LL_PROMPT, LL_SKILL);
+    let huge_prompt = "{{#if a}}{{b}}${c.output}{{ x }}\n".repeat(20_000);
+    check_lastlight(LL_BUILD, LL_CRON, &huge_prompt, LL_SKILL);
 }

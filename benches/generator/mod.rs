@@ -105,3 +105,37 @@ pub fn generate_agent(root: &Path, steps: usize) {
     )
     .expect("write agent.json");
 }
+
+/// Writes a Last Light project `<root>/workflows/` with `workflows` workflow files (five phases
+/// each: a context checkpoint, a planner, a DAG fan-out of two agents, a reviewer loop), a
+/// cron per ten workflows, three prompt files per workflow and a shared skill.
+pub fn generate_lastlight(root: &Path, workflows: usize) {
+    let dir = root.join("workflows");
+    std::fs::create_dir_all(dir.join("prompts")).expect("create dir");
+    std::fs::create_dir_all(root.join("skills/planning")).expect("create dir");
+    std::fs::write(
+        root.join("skills/planning/SKILL.md"),
+        "---\nname: planning\ndescription: Plan a change before writing code.\n---\nPlan.\n",
+    )
+    .expect("write");
+    for w in 0..workflows {
+        let yaml = format!(
+            "kind: build\nname: flow-{w}\ndescription: Generated workflow {w}\nphases:\n  - name: phase_0\n    type: context\n    depends_on: []\n  - name: plan\n    prompt: prompts/plan-{w}.md\n    skills: [planning]\n    model: \"{{{{models.plan}}}}\"\n    output_var: plan_text\n    depends_on: [phase_0]\n    messages:\n      on_start: \"Planning #{{{{issueNumber}}}} on `{{{{branch}}}}`\"\n  - name: build\n    prompt: prompts/build-{w}.md\n    depends_on: [plan]\n  - name: docs\n    prompt: prompts/build-{w}.md\n    depends_on: [plan]\n  - name: review\n    prompt: prompts/review-{w}.md\n    depends_on: [build, docs]\n    output_var: verdict\n    loop:\n      max_cycles: 2\n      on_request_changes:\n        fix_prompt: prompts/build-{w}.md\n        re_review_prompt: prompts/review-{w}.md\n      messages:\n        on_cycle_start: \"Cycle {{{{cycle}}}} of {{{{maxCycles}}}}\"\n"
+        );
+        std::fs::write(dir.join(format!("flow-{w}.yaml")), yaml).expect("write");
+        let plan = format!(
+            "# Plan {w}\n\n{{{{#if issueTitle}}}}**{{{{issueTitle}}}}**{{{{/if}}}}\n\n{{{{issueBody}}}}\n\nWrite the plan to `{{{{issueDir}}}}/plan.md` in {{{{owner}}}}/{{{{repo}}}}.\n"
+        );
+        std::fs::write(dir.join(format!("prompts/plan-{w}.md")), plan).expect("write");
+        let build = "Implement this plan on `{{branch}}`:\n\n${plan.output}\n";
+        std::fs::write(dir.join(format!("prompts/build-{w}.md")), build).expect("write");
+        let review = "Review `{{branch}}` against {{plan_text}}.\nAnswer `VERDICT: APPROVED` or `VERDICT: REQUEST_CHANGES` first.\n";
+        std::fs::write(dir.join(format!("prompts/review-{w}.md")), review).expect("write");
+        if w % 10 == 0 {
+            let cron = format!(
+                "kind: cron\nname: nightly-{w}\nschedule: \"0 2 * * 1-5\"\nworkflow: flow-{w}\ncontext:\n  mode: nightly\n"
+            );
+            std::fs::write(dir.join(format!("cron-{w}.yaml")), cron).expect("write");
+        }
+    }
+}

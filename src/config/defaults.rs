@@ -51,3 +51,9 @@ pub const DEFAULT_RESOLUTION_POLICIES: &[&str] = &["retry-later", "fail", "skip"
 
 /// `retryPolicy.backoff` values accepted by default. The wiki shows only `none`.
 pub const DEFAULT_BACKOFFS: &[&str] = &["none", "fixed", "linear", "exponential"];
+
+/// Last Light template variables that reach the context through `request.extra` in the
+/// upstream project's own dispatchers (the spec names these); `[lastlight] variables` replaces
+/// this list and `extra-variables` adds to it.
+pub const DEFAULT_EXTRA_VARIABLES: &[&str] =
+    &["failedChecks", "ciSection", "mode", "combinedContext", "workflowMode", "workflowName", "workflowRequest"];

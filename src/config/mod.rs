@@ -11,9 +11,10 @@ use toml::Spanned;
 
 use crate::diagnostic::Severity;
 use crate::source::{LineIndex, Span};
+use crate::template::lastlight::Engine;
 use crate::template::stage::Dialect;
 
-pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
+pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
 
 /// File names looked for in each ancestor directory, in order.
 pub const CONFIG_NAMES: [&str; 2] = ["stagelint.toml", ".stagelint.toml"];
@@ -26,6 +27,10 @@ pub struct Config {
     /// Directory relative to which globs match.
     pub root: PathBuf,
     pub stage_globs: GlobSet,
+    /// `[files] workflows`: YAML files checked as Last Light workflows whatever their content.
+    pub workflow_globs: GlobSet,
+    /// `[lastlight]` settings.
+    pub lastlight: Lastlight,
     /// The live tool set: bundled, discovered and MCP names.
     pub tools: HashSet<String>,
     pub dialect: Dialect,
@@ -37,6 +42,17 @@ pub struct Config {
     /// `[dry-run] cassettes`: directories searched for `<stage-id>.cassette.yaml`, after the
     /// stage's own directory.
     pub cassette_dirs: Vec<PathBuf>,
+}
+
+/// `[lastlight]`: which engine renders the templates and what the project adds to it.
+#[derive(Debug, Clone)]
+pub struct Lastlight {
+    pub engine: Engine,
+    /// Template variables the project passes in `request.extra` (and cron `context:`), on top
+    /// of the engine's own.
+    pub variables: Vec<String>,
+    /// Approval gates enabled in the server config (`approval.<gate>: true`).
+    pub approval_gates: Vec<String>,
 }
 
 /// A `[rules]` entry.
@@ -73,6 +89,8 @@ struct RawConfig {
     #[serde(default)]
     sm: RawSm,
     #[serde(default)]
+    lastlight: RawLastlight,
+    #[serde(default)]
     rules: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default, rename = "per-file-ignores")]
     per_file_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
@@ -92,6 +110,19 @@ struct RawDryRun {
 struct RawFiles {
     #[serde(default)]
     stages: Vec<Spanned<String>>,
+    #[serde(default)]
+    workflows: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawLastlight {
+    engine: Option<Spanned<String>>,
+    variables: Option<Vec<String>>,
+    #[serde(default)]
+    extra_variables: Vec<String>,
+    #[serde(default)]
+    approval_gates: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -117,6 +148,12 @@ impl Config {
             path: None,
             root: root.to_path_buf(),
             stage_globs: GlobSet::empty(),
+            workflow_globs: GlobSet::empty(),
+            lastlight: Lastlight {
+                engine: Engine::Head,
+                variables: DEFAULT_EXTRA_VARIABLES.iter().map(|s| s.to_string()).collect(),
+                approval_gates: Vec::new(),
+            },
             tools: DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect(),
             dialect: Dialect::Mustache,
             resolution_policies: DEFAULT_RESOLUTION_POLICIES.iter().map(|s| s.to_string()).collect(),
@@ -139,6 +176,24 @@ impl Config {
         let mut config = Config::defaults(&root);
         config.path = Some(path.to_path_buf());
         config.stage_globs = build_globs(&raw.files.stages).map_err(|(span, msg)| error(Some(span), msg))?;
+        config.workflow_globs = build_globs(&raw.files.workflows).map_err(|(span, msg)| error(Some(span), msg))?;
+        if let Some(engine) = raw.lastlight.engine {
+            config.lastlight.engine = match engine.get_ref().as_str() {
+                "head" => Engine::Head,
+                "seed" => Engine::Seed,
+                other => {
+                    return Err(error(
+                        Some(engine.span()),
+                        format!("unknown lastlight engine `{other}`; expected \"head\" or \"seed\""),
+                    ));
+                }
+            };
+        }
+        if let Some(variables) = raw.lastlight.variables {
+            config.lastlight.variables = variables;
+        }
+        config.lastlight.variables.extend(raw.lastlight.extra_variables);
+        config.lastlight.approval_gates = raw.lastlight.approval_gates;
         if let Some(tools) = raw.tools.registered {
             config.tools = tools.into_iter().collect();
         }
@@ -221,6 +276,12 @@ impl Config {
         self.per_file_ignores
             .iter()
             .any(|(set, codes)| set.is_match(relative) && codes.iter().any(|c| c == code || c == family))
+    }
+
+    /// Whether `[files] workflows` names `path` as a Last Light workflow.
+    pub fn is_workflow_glob(&self, path: &Path) -> bool {
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        self.workflow_globs.is_match(relative)
     }
 
     /// Whether `[files] stages` names `path` as a stage definition.

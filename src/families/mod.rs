@@ -1,6 +1,7 @@
 //! Rule families: each declares its rules once and checks the workspace files it owns.
 
 pub mod cassette;
+pub mod lastlight;
 pub mod sm;
 pub mod stagelint;
 pub mod steps;
@@ -87,7 +88,8 @@ pub trait Family: Sync {
 }
 
 /// Every family, in a stable order.
-pub static FAMILIES: &[&dyn Family] = &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &cassette::Cassettes];
+pub static FAMILIES: &[&dyn Family] =
+    &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &lastlight::Lastlight, &cassette::Cassettes];
 
 /// Declares a family's rule table from `Name => Severity` pairs; each rule's explanation is
 /// read from `docs/<Name>.md` next to the invoking module. A code that is not an identifier

@@ -67,7 +67,7 @@ enum Style {
 
 fn comment_style(file: &SourceFile, offset: usize) -> Option<Style> {
     match file.kind {
-        FileKind::Stage => {
+        FileKind::Stage | FileKind::Skill => {
             let fm = crate::source::frontmatter::split(&file.text)?;
             if fm.yaml.contains(offset) && offset > fm.open_fence.end {
                 Some(Style::Hash)
@@ -79,6 +79,8 @@ fn comment_style(file: &SourceFile, offset: usize) -> Option<Style> {
         }
         // The same places `check` reads suppressions from.
         FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => Some(Style::Hash),
+        FileKind::Workflow => Some(Style::Hash),
+        FileKind::WorkflowPrompt => Some(Style::Html),
         _ => None,
     }
 }

@@ -1,4 +1,7 @@
-//! Template parsers with spans: stage bodies (`{{ctx.x}}` and `${ctx.x}`).
+//! Template parsers with spans: stage bodies (`{{ctx.x}}` and `${ctx.x}`), C3L prompts, Last
+//! Light prompts and its `until:` conditions.
 
 pub mod c3l;
+pub mod lastlight;
 pub mod stage;
+pub mod until;

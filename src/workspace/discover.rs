@@ -103,8 +103,22 @@ pub fn discover_with_overlay(
     for dir in &agent_dirs {
         pending.walk_agent(dir, &roots, configs)?;
     }
+    // A Last Light workflow directory is one unit: crons name workflows, and prompts are read
+    // through the workflows that use them. Whatever part was named, read the whole directory.
+    for root in &roots {
+        if let Some(dir) = find_workflows_dir(root) {
+            pending.walk(&dir, configs, Role::Context)?;
+        }
+    }
     let mut workspace = Workspace::new();
     read_pending(&mut workspace, pending.files, overlay);
+    // The prompts and skills that workflows name are read as what they are, whatever their name.
+    let mut referenced = Pending { cwd: pending.cwd.clone(), seen: HashSet::new(), files: Vec::new() };
+    for (path, kind) in workflow_references(&workspace) {
+        let role = if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context };
+        referenced.push_as(&path, configs, role, Some(kind))?;
+    }
+    read_pending(&mut workspace, referenced.files, overlay);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = Pending { cwd: pending.cwd, seen: HashSet::new(), files: Vec::new() };
@@ -150,6 +164,45 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
             Err(_) => workspace.add_known_path(file.path),
         }
     }
+}
+
+/// The existing prompt and skill files that Last Light workflows name and the walk did not read.
+fn workflow_references(workspace: &Workspace) -> Vec<(PathBuf, FileKind)> {
+    use crate::families::lastlight::model;
+    let mut out = Vec::new();
+    for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
+        let Some(dir) = file.path.parent() else { continue };
+        let Some(root) = crate::source::yaml::parse(&file.text).root else { continue };
+        for reference in model::prompt_references(&root) {
+            if let Ok(path) = model::resolve_prompt(model::prompt_base(&file.path), reference.text)
+                && path.is_file()
+            {
+                out.push((path, FileKind::WorkflowPrompt));
+            }
+        }
+        for skill in model::skill_references(&root) {
+            if let Some(path) = model::skill_candidates(dir, skill.text).into_iter().find(|p| p.is_file()) {
+                out.push((path, FileKind::Skill));
+            }
+        }
+    }
+    out.retain(|(path, _)| workspace.file_at(path).is_none());
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
+/// The nearest directory named `workflows` at or above `path`, not crossing a repository root.
+fn find_workflows_dir(path: &Path) -> Option<PathBuf> {
+    for ancestor in path.ancestors() {
+        if ancestor.file_name().is_some_and(|n| n == "workflows") && ancestor.is_dir() {
+            return Some(ancestor.to_path_buf());
+        }
+        if ancestor.join(".git").exists() {
+            return None;
+        }
+    }
+    None
 }
 
 /// Local files named by `$schema` in registries and agent.json files.
@@ -242,6 +295,12 @@ pub fn scope_of(path: &Path) -> PathBuf {
     let dir = path.parent().unwrap_or(Path::new("/"));
     let sm = find_sm_dir(dir);
     let agent = find_agent_dir(path);
+    if sm.is_none()
+        && agent.is_none()
+        && let Some(workflows) = find_workflows_dir(dir)
+    {
+        return workflows;
+    }
     match (sm, agent) {
         // The nearer one owns the file.
         (Some(sm), Some(agent)) => {
@@ -440,10 +499,12 @@ fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Only markdown and state-machine files are read during a walk.
+/// Only markdown, YAML (state machines, workflows) and climpt JSON files are read during a walk.
 fn could_be_ours(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     crate::workspace::SM_FILE_NAMES.contains(&name)
+        || name.ends_with(".yaml")
+        || name.ends_with(".yml")
         || name.ends_with(".md")
         || name.ends_with(".markdown")
         || name == "agent.json"

@@ -26,6 +26,13 @@ pub enum FileKind {
     C3lPrompt,
     /// A climpt breakdown config `.agent/climpt/config/<agent>-steps-{app,user}.yml`.
     BreakdownConfig,
+    /// A Last Light workflow (`phases:` or `kind: cron` at the top, or `[files] workflows`).
+    Workflow,
+    /// A Last Light prompt template that a workflow's `prompt:`, `fix_prompt:` or
+    /// `re_review_prompt:` names.
+    WorkflowPrompt,
+    /// An agent skill, `skills/<name>/SKILL.md` (also under `.claude/` or `.agents/`).
+    Skill,
     /// A dry-run cassette, `*.cassette.yaml|yml|json`.
     Cassette,
     /// Could not be read as UTF-8 text; the message says why and where.
@@ -101,6 +108,11 @@ impl Workspace {
         id
     }
 
+    /// Every path discovery saw: the files read and the paths only known to exist.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|f| f.path.as_path()).chain(self.known_paths.iter().map(PathBuf::as_path))
+    }
+
     /// The files whose findings are reported.
     pub fn reported_files(&self) -> impl Iterator<Item = &SourceFile> {
         self.files.iter().filter(|f| f.reported)
@@ -134,6 +146,9 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     if name.ends_with(".json") {
         return is_steps_registry(name, text).then_some(FileKind::StepsRegistry);
     }
+    if name.ends_with(".yaml") || name.ends_with(".yml") {
+        return (config.is_workflow_glob(path) || is_workflow(text)).then_some(FileKind::Workflow);
+    }
     let is_markdown = path.extension().is_some_and(|ext| ext == "md" || ext == "markdown");
     if !is_markdown {
         return None;
@@ -141,7 +156,25 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     if config.is_stage_glob(path) || has_stage_keys(text) {
         return Some(FileKind::Stage);
     }
+    if name == "SKILL.md" && is_skill_path(path) {
+        return Some(FileKind::Skill);
+    }
     None
+}
+
+/// A Last Light workflow: `phases:` or `kind: cron` at column 0, read textually so a file whose
+/// YAML is broken is still recognised (and its syntax error reported).
+pub fn is_workflow(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_end();
+        line.strip_prefix("phases:").is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '#']))
+            || line.strip_prefix("kind:").is_some_and(|rest| matches!(rest.trim().trim_matches(['"', '\'']), "cron"))
+    })
+}
+
+/// `<dir>/skills/<name>/SKILL.md`.
+fn is_skill_path(path: &Path) -> bool {
+    path.parent().and_then(Path::parent).and_then(Path::file_name).is_some_and(|dir| dir == "skills")
 }
 
 /// A climpt steps registry: by name, or a JSON object with `steps` and `agentId` at the top.

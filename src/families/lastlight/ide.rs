@@ -1,0 +1,406 @@
+//! Editor features for Last Light workflows and their prompts: completion of keys, enum values,
+//! phase names and template variables; hover; navigation and rename of phase names across a
+//! workflow and its prompt files; outline, links and folds.
+
+mod locate;
+
+use std::path::PathBuf;
+
+use crate::diagnostic::{Edit, FileId};
+use crate::families::lastlight::model::{self, Phase, WorkflowDoc};
+use crate::families::lastlight::schema::{self, Ty};
+use crate::ide::{
+    CompletionItem, CompletionKind, Cursor, Fold, HoverInfo, Link, RenameResult, Symbol, SymbolKind, Target,
+};
+use crate::source::{Node, Span};
+use crate::template::lastlight::{self as tpl, Engine, TagKind};
+use crate::workspace::{FileKind, SourceFile, Workspace};
+use locate::Place;
+
+/// A phase name written somewhere: its definition, a `depends_on` entry or a template reference.
+#[derive(Clone, Debug)]
+struct Occurrence {
+    file: FileId,
+    span: Span,
+    name: String,
+    definition: bool,
+}
+
+/// The workflows a file belongs to: itself, or those whose phases use it as a prompt.
+fn workflows_of<'w>(workspace: &'w Workspace, file: &SourceFile) -> Vec<WorkflowDoc<'w>> {
+    let docs = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow);
+    match file.kind {
+        FileKind::Workflow => docs.filter(|f| f.id == file.id).map(WorkflowDoc::parse).collect(),
+        FileKind::WorkflowPrompt => docs
+            .map(WorkflowDoc::parse)
+            .filter(|doc| prompt_files(workspace, doc).iter().any(|(_, f)| *f == file.id))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The prompt files a workflow uses, with the phase index using each.
+fn prompt_files(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<(usize, FileId)> {
+    let Some(root) = doc.root.as_ref() else { return Vec::new() };
+    model::prompt_references(root)
+        .into_iter()
+        .filter_map(|r| {
+            let path = model::resolve_prompt(doc.prompt_base(), r.text).ok()?;
+            Some((r.phase, workspace.file_at(&path)?.id))
+        })
+        .collect()
+}
+
+fn engine(file: &SourceFile) -> Engine {
+    file.config.lastlight.engine
+}
+
+/// The text span of a string scalar without its quotes.
+fn inner(text: &str, node: &Node) -> Span {
+    model::template_region(text, node)
+}
+
+/// Every occurrence of a phase name in a workflow and its prompt files.
+fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
+    let Some(root) = doc.root.as_ref() else { return Vec::new() };
+    let text = &doc.file.text;
+    let phases = model::phases(root);
+    let names: Vec<&str> = phases.iter().filter_map(Phase::name).collect();
+    let mut out = Vec::new();
+    let mut push = |file: FileId, span: Span, name: &str, definition: bool| {
+        if names.contains(&name) {
+            out.push(Occurrence { file, span, name: name.to_string(), definition });
+        }
+    };
+    for phase in &phases {
+        if let Some(node) = phase.name_node() {
+            push(doc.file.id, inner(text, node), node.as_str().unwrap_or_default(), true);
+        }
+        for dep in phase.depends_on() {
+            push(doc.file.id, inner(text, dep), dep.as_str().unwrap_or_default(), false);
+        }
+    }
+    let mut templates: Vec<(FileId, Vec<tpl::Tag>)> = Vec::new();
+    for template in model::yaml_templates(root) {
+        let region = model::template_region(text, template.node);
+        templates.push((doc.file.id, tpl::parse(&text[region.start..region.end], region.start, engine(doc.file))));
+    }
+    let mut seen = Vec::new();
+    for (_, id) in prompt_files(workspace, doc) {
+        if !seen.contains(&id) {
+            seen.push(id);
+            templates.push((id, tpl::parse(&workspace.file(id).text, 0, engine(doc.file))));
+        }
+    }
+    for (file, tags) in templates {
+        for tag in tags {
+            let segment = match &tag.kind {
+                TagKind::PhaseOutput(segment) => Some(segment),
+                TagKind::Var(path) | TagKind::IfOpen { key: path, .. } => match path.first() {
+                    Some(first) if first.name == "phaseOutputs" => path.get(1),
+                    first => first,
+                },
+                _ => None,
+            };
+            if let Some(segment) = segment {
+                push(file, segment.span, &segment.name, false);
+            }
+        }
+    }
+    out
+}
+
+/// The occurrence under the cursor and all occurrences of its workflows.
+fn occurrence_at(workspace: &Workspace, at: Cursor) -> Option<(Occurrence, Vec<Occurrence>)> {
+    let file = workspace.file(at.file);
+    for doc in workflows_of(workspace, file) {
+        let all = occurrences(workspace, &doc);
+        if let Some(hit) = all.iter().find(|o| o.file == at.file && o.span.contains(at.offset)).cloned() {
+            return Some((hit, all));
+        }
+    }
+    None
+}
+
+pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    if let Some((hit, all)) = occurrence_at(workspace, at) {
+        return all
+            .iter()
+            .filter(|o| o.definition && o.name == hit.name)
+            .map(|o| Target { file: o.file, span: o.span })
+            .collect();
+    }
+    links(workspace, at.file)
+        .into_iter()
+        .filter(|link| link.span.contains(at.offset))
+        .filter_map(|link| Some(Target { file: workspace.file_at(&link.target)?.id, span: Span::empty(0) }))
+        .collect()
+}
+
+pub(super) fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    let Some((hit, all)) = occurrence_at(workspace, at) else { return Vec::new() };
+    // Uses only: the server adds the declaration (`definitions`) when the client asks for it.
+    let mut out: Vec<Target> = all
+        .iter()
+        .filter(|o| o.name == hit.name && !o.definition)
+        .map(|o| Target { file: o.file, span: o.span })
+        .collect();
+    out.dedup();
+    out
+}
+
+pub(super) fn prepare_rename(workspace: &Workspace, at: Cursor) -> Option<Result<Span, String>> {
+    if let Some((hit, _)) = occurrence_at(workspace, at) {
+        return Some(Ok(hit.span));
+    }
+    let file = workspace.file(at.file);
+    if !matches!(file.kind, FileKind::Workflow | FileKind::WorkflowPrompt) {
+        return None;
+    }
+    let tags = tpl::parse(&file.text, 0, engine(file));
+    let tag = tags.iter().find(|t| t.span.contains(at.offset))?;
+    let name = tpl::reads(tag).and_then(|p| p.first()).map(|s| s.name.clone()).unwrap_or_default();
+    Some(Err(format!("`{name}` is not a phase name of a workflow using this file; only phase names can be renamed")))
+}
+
+pub(super) fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> Option<RenameResult> {
+    let (hit, all) = occurrence_at(workspace, at)?;
+    if new_name.is_empty() || !new_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Some(Err(format!(
+            "`{new_name}` cannot be a phase name: `${{name.output}}` only matches letters, digits and `_`"
+        )));
+    }
+    if all.iter().any(|o| o.definition && o.name == new_name) {
+        return Some(Err(format!("a phase named `{new_name}` already exists")));
+    }
+    let mut edits: Vec<(FileId, Edit)> = all
+        .iter()
+        .filter(|o| o.name == hit.name)
+        .map(|o| (o.file, Edit { span: o.span, replacement: new_name.to_string() }))
+        .collect();
+    edits.sort_by_key(|(file, edit)| (*file, edit.span));
+    edits.dedup();
+    Some(Ok(edits))
+}
+
+pub(super) fn symbols(workspace: &Workspace, file: FileId) -> Vec<Symbol> {
+    let source = workspace.file(file);
+    if source.kind != FileKind::Workflow {
+        return Vec::new();
+    }
+    let doc = WorkflowDoc::parse(source);
+    doc.phases()
+        .iter()
+        .map(|phase| {
+            let name = phase.name().unwrap_or("(unnamed)").to_string();
+            let selection = phase.name_node().map_or(phase.node.span, |n| inner(&source.text, n));
+            let label = phase.get("label").and_then(Node::as_str);
+            let detail = Some(match label {
+                Some(label) => format!("{} · {label}", phase.kind()),
+                None => phase.kind().to_string(),
+            });
+            Symbol { name, detail, kind: SymbolKind::Node, span: phase.node.span, selection, children: Vec::new() }
+        })
+        .collect()
+}
+
+pub(super) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
+    let source = workspace.file(file);
+    if source.kind != FileKind::Workflow {
+        return Vec::new();
+    }
+    let doc = WorkflowDoc::parse(source);
+    let Some(root) = doc.root.as_ref() else { return Vec::new() };
+    let mut out = Vec::new();
+    for reference in model::prompt_references(root) {
+        if let Ok(target) = model::resolve_prompt(doc.prompt_base(), reference.text)
+            && workspace.exists(&target)
+        {
+            out.push(Link { span: inner(&source.text, reference.node), target });
+        }
+    }
+    for reference in model::skill_references(root) {
+        let found: Option<PathBuf> =
+            model::skill_candidates(doc.dir(), reference.text).into_iter().find(|p| workspace.exists(p));
+        if let Some(target) = found {
+            out.push(Link { span: inner(&source.text, reference.node), target });
+        }
+    }
+    out
+}
+
+pub(super) fn folds(workspace: &Workspace, file: FileId) -> Vec<Fold> {
+    let source = workspace.file(file);
+    let lines = &source.lines;
+    let fold = |span: Span| {
+        let end = source.text[..span.end].trim_end().len();
+        let (start_line, end_line) = (lines.line_of(span.start), lines.line_of(end));
+        (end_line > start_line).then_some(Fold { start_line, end_line })
+    };
+    match source.kind {
+        FileKind::Workflow => {
+            let doc = WorkflowDoc::parse(source);
+            doc.phases().iter().filter_map(|p| fold(p.node.span)).collect()
+        }
+        FileKind::WorkflowPrompt => {
+            let tags = tpl::parse(&source.text, 0, engine(source));
+            let mut open = Vec::new();
+            let mut out = Vec::new();
+            for tag in &tags {
+                match tag.kind {
+                    TagKind::IfOpen { .. } => open.push(tag.span.start),
+                    TagKind::IfClose => {
+                        if let Some(start) = open.pop() {
+                            out.extend(fold(Span::new(start, tag.span.end)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Names a template in `file` may read, with what each is.
+fn variables(workspace: &Workspace, file: &SourceFile) -> Vec<(String, String)> {
+    let head = engine(file) == Engine::Head;
+    let engine_vars: &[(&str, &str)] = if head { model::HEAD_VARIABLES } else { &[] };
+    let mut out: Vec<(String, String)> = model::BASE_VARIABLES
+        .iter()
+        .chain(engine_vars)
+        .chain(model::LOOP_VARIABLES)
+        .map(|(n, d)| (n.to_string(), d.to_string()))
+        .collect();
+    out.extend(
+        file.config
+            .lastlight
+            .variables
+            .iter()
+            .map(|v| (v.clone(), "Declared in stagelint.toml (`request.extra`).".into())),
+    );
+    for doc in workflows_of(workspace, file) {
+        for phase in doc.phases() {
+            let Some(name) = phase.name() else { continue };
+            out.push((
+                name.to_string(),
+                format!("Output of phase `{name}` of workflow `{}`.", doc.name().unwrap_or("?")),
+            ));
+            if let Some(alias) = phase.output_var().and_then(Node::as_str) {
+                out.push((alias.to_string(), format!("Output of phase `{name}` (its `output_var`).")));
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(n, _)| seen.insert(n.clone()));
+    out
+}
+
+pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
+    let file = workspace.file(at.file);
+    if !matches!(file.kind, FileKind::Workflow | FileKind::WorkflowPrompt) || !file.text.is_char_boundary(at.offset) {
+        return Vec::new();
+    }
+    if let Some((partial, dollar)) = locate::template_at(&file.text, at.offset) {
+        let phases_only = dollar;
+        return variables(workspace, file)
+            .into_iter()
+            .filter(|(_, doc)| !phases_only || doc.starts_with("Output of phase"))
+            .map(|(label, doc)| CompletionItem {
+                insert: dollar.then(|| format!("{label}.output}}")),
+                label,
+                kind: CompletionKind::Variable,
+                detail: None,
+                documentation: Some(doc),
+                replace: partial,
+            })
+            .collect();
+    }
+    if file.kind != FileKind::Workflow {
+        return Vec::new();
+    }
+    let Some(located) = locate::locate(&file.text, at.offset) else { return Vec::new() };
+    let cron = file.text.lines().any(|l| l.trim_end() == "kind: cron");
+    match located.place {
+        Place::Key(path) => {
+            let path: Vec<&str> = path.iter().map(String::as_str).collect();
+            let Some(fields) = schema::fields_at(&path, cron) else { return Vec::new() };
+            fields
+                .iter()
+                .filter(|f| !located.present.iter().any(|p| p == f.name))
+                .filter(|f| !f.head_only || engine(file) == Engine::Head)
+                .map(|f| CompletionItem {
+                    label: f.name.to_string(),
+                    kind: CompletionKind::Field,
+                    detail: None,
+                    documentation: Some(f.doc.to_string()),
+                    insert: Some(format!("{}: ", f.name)),
+                    replace: located.partial,
+                })
+                .collect()
+        }
+        Place::Value(path) => {
+            let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+            let value = |label: &str, kind, doc: Option<String>| CompletionItem {
+                label: label.to_string(),
+                kind,
+                detail: None,
+                documentation: doc,
+                insert: None,
+                replace: located.partial,
+            };
+            if keys.last() == Some(&"depends_on") {
+                let doc = WorkflowDoc::parse(file);
+                return doc
+                    .phases()
+                    .iter()
+                    .filter_map(Phase::name)
+                    .filter(|n| !located.present.iter().any(|p| p == n))
+                    .map(|n| value(n, CompletionKind::Reference, Some(format!("Phase `{n}`."))))
+                    .collect();
+            }
+            match schema::field_at(&keys, cron).map(|f| &f.ty) {
+                Some(Ty::Enum(values)) => values.iter().map(|v| value(v, CompletionKind::Value, None)).collect(),
+                Some(Ty::Bool) => ["true", "false"].iter().map(|v| value(v, CompletionKind::Value, None)).collect(),
+                _ if keys.last() == Some(&"variant") => {
+                    schema::VARIANTS.iter().map(|v| value(v, CompletionKind::Value, None)).collect()
+                }
+                _ => Vec::new(),
+            }
+        }
+    }
+}
+
+pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
+    let file = workspace.file(at.file);
+    if !matches!(file.kind, FileKind::Workflow | FileKind::WorkflowPrompt) || !file.text.is_char_boundary(at.offset) {
+        return None;
+    }
+    let tags = tpl::parse(&file.text, 0, engine(file));
+    if let Some(tag) = tags.iter().find(|t| t.span.contains(at.offset)) {
+        let segment = match &tag.kind {
+            TagKind::PhaseOutput(s) => Some(s),
+            _ => tpl::reads(tag).and_then(|p| {
+                let first = p.first()?;
+                if first.name == "phaseOutputs" { p.get(1).or(Some(first)) } else { Some(first) }
+            }),
+        };
+        let segment = segment?;
+        let doc = variables(workspace, file).into_iter().find(|(n, _)| *n == segment.name).map(|(_, d)| d);
+        let markdown = match doc {
+            Some(doc) => format!("`{}`: {doc}", segment.name),
+            None => format!("`{}` is not set by the engine: it renders as an empty string", segment.name),
+        };
+        return Some(HoverInfo { span: segment.span, markdown });
+    }
+    if file.kind != FileKind::Workflow {
+        return None;
+    }
+    let (path, span) = locate::key_at(&file.text, at.offset)?;
+    let cron = file.text.lines().any(|l| l.trim_end() == "kind: cron");
+    let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+    let field = schema::field_at(&keys, cron)?;
+    let engine_note = if field.head_only { "\n\nCurrent engine only." } else { "" };
+    Some(HoverInfo { span, markdown: format!("**{}**\n\n{}{engine_note}", field.name, field.doc) })
+}

@@ -1,0 +1,133 @@
+//! The `lastlight/` family: Last Light workflow YAML (agent workflows and crons), the prompt
+//! templates they name, and agent skills.
+
+mod ide;
+pub mod model;
+mod rules;
+pub mod schema;
+
+use std::collections::HashSet;
+
+use crate::diagnostic::{Diagnostic, FileId};
+use crate::families::{Family, RuleMeta, declare_rules};
+use crate::ide as editor;
+use crate::source::Span;
+use crate::util::par_map;
+use crate::workspace::{FileKind, SourceFile, Workspace};
+use model::WorkflowDoc;
+
+declare_rules! { "lastlight";
+    // The file and its keys.
+    YamlSyntax => Error;
+    UnknownKey => Warning, fix = true;
+    FieldType => Error;
+    InvalidEnum => Error, fix = true;
+    MissingName => Error;
+    EmptyPhases => Error;
+    // Phases.
+    SkillAndSkills => Error;
+    NoPromptOrSkill => Error;
+    PhaseTypeField => Error;
+    GenericLoopNoUntil => Error;
+    UntilGrammar => Warning;
+    SkipIfGrammar => Warning;
+    TemplateMarkerInShell => Error;
+    NeverEvaluated => Info;
+    ApprovalGateUnknown => Info;
+    // Names and the phase graph.
+    DuplicatePhase => Error;
+    OutputVarCollision => Warning;
+    DependsOnUnknown => Error, fix = true;
+    DependsOnSelf => Error;
+    DependsOnCycle => Error;
+    // Files: prompts and skills.
+    PromptNotFound => Error, fix = true;
+    PromptPathEscapes => Error;
+    InvalidSkillName => Error;
+    SkillNotFound => Error, fix = true;
+    SkillFrontmatter => Warning;
+    // Templates.
+    NestedIf => Warning;
+    UnbalancedIf => Warning;
+    UnknownHelper => Warning;
+    TemplateSyntax => Warning;
+    UnknownVariable => Warning, fix = true;
+    PhaseOrder => Warning;
+    LoopVariableOutsideLoop => Warning;
+    VerdictMarkerMissing => Warning;
+    // Crons.
+    CronWorkflowUnknown => Error, fix = true;
+    CronSchedule => Error;
+}
+
+pub struct Lastlight;
+
+impl Family for Lastlight {
+    fn name(&self) -> &'static str {
+        "lastlight"
+    }
+
+    fn rules(&self) -> &'static [RuleMeta] {
+        RULES
+    }
+
+    fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
+        let docs: Vec<WorkflowDoc> = par_map(&files, |file| WorkflowDoc::parse(file));
+        let found = par_map(&docs, |doc| {
+            let mut found = Vec::new();
+            rules::check_workflow(workspace, doc, &docs, &mut found);
+            found
+        });
+        let mut all: Vec<Diagnostic> = found.into_iter().flatten().collect();
+        let prompts: Vec<&SourceFile> =
+            workspace.files().iter().filter(|f| f.kind == FileKind::WorkflowPrompt).collect();
+        all.extend(par_map(&prompts, |file| rules::check_prompt_file(file)).into_iter().flatten());
+        for file in workspace.files().iter().filter(|f| f.kind == FileKind::Skill) {
+            rules::check_skill(file, &mut all);
+        }
+        // A prompt used by several phases or workflows is checked once per use; keep one of each
+        // finding that does not depend on the use.
+        let mut seen = HashSet::new();
+        all.retain(|d| {
+            seen.insert((d.code, d.file, d.span, d.message.clone(), d.related.first().map(|r| (r.file, r.span))))
+        });
+        out.extend(all);
+    }
+
+    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
+        ide::completions(workspace, at)
+    }
+
+    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
+        ide::hover(workspace, at)
+    }
+
+    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
+        ide::definitions(workspace, at)
+    }
+
+    fn references(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
+        ide::references(workspace, at)
+    }
+
+    fn prepare_rename(&self, workspace: &Workspace, at: editor::Cursor) -> Option<Result<Span, String>> {
+        ide::prepare_rename(workspace, at)
+    }
+
+    fn rename(&self, workspace: &Workspace, at: editor::Cursor, new_name: &str) -> Option<editor::RenameResult> {
+        ide::rename(workspace, at, new_name)
+    }
+
+    fn symbols(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Symbol> {
+        ide::symbols(workspace, file)
+    }
+
+    fn links(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Link> {
+        ide::links(workspace, file)
+    }
+
+    fn folds(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Fold> {
+        ide::folds(workspace, file)
+    }
+}

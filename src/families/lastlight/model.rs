@@ -1,0 +1,375 @@
+//! Typed, spanned views of Last Light workflow files: phases, the files they name, the template
+//! strings they hold, and what a template may read where.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::families::lastlight::schema::{self, Field, Ty};
+use crate::source::{Node, Span, SyntaxError, yaml};
+use crate::workspace::SourceFile;
+use crate::workspace::discover::normalize;
+
+/// One workflow file, parsed.
+#[derive(Debug)]
+pub struct WorkflowDoc<'w> {
+    pub file: &'w SourceFile,
+    pub root: Option<Node>,
+    pub errors: Vec<SyntaxError>,
+}
+
+/// One entry of `phases:`.
+#[derive(Clone, Copy, Debug)]
+pub struct Phase<'a> {
+    pub index: usize,
+    pub node: &'a Node,
+}
+
+/// A string in the YAML that names a file or skill.
+#[derive(Clone, Copy, Debug)]
+pub struct Ref<'a> {
+    pub text: &'a str,
+    pub node: &'a Node,
+    /// Index of the phase that holds it.
+    pub phase: usize,
+    /// The key it is written under (`prompt`, `fix_prompt`, `re_review_prompt`, `skill`, `skills`).
+    pub key: &'static str,
+}
+
+/// Why a prompt path cannot be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathProblem {
+    Empty,
+    Absolute,
+    Escapes,
+}
+
+/// A template string in the YAML, with where it is rendered.
+#[derive(Clone, Copy, Debug)]
+pub struct YamlTemplate<'a> {
+    pub node: &'a Node,
+    /// `None` for workflow-level templates (`final_message`).
+    pub phase: Option<usize>,
+    /// Loop messages also get `cycle` and `maxCycles`.
+    pub loop_message: bool,
+    /// A bash `command`: refused at runtime if a `{{` is left after rendering.
+    pub shell: bool,
+}
+
+impl<'w> WorkflowDoc<'w> {
+    pub fn parse(file: &'w SourceFile) -> WorkflowDoc<'w> {
+        let parsed = yaml::parse(&file.text);
+        WorkflowDoc { file, root: parsed.root, errors: parsed.errors }
+    }
+
+    pub fn dir(&self) -> &'w Path {
+        self.file.path.parent().unwrap_or(Path::new("/"))
+    }
+
+    /// The directory prompt paths are relative to (see [`prompt_base`]).
+    pub fn prompt_base(&self) -> &'w Path {
+        prompt_base(&self.file.path)
+    }
+
+    pub fn is_cron(&self) -> bool {
+        self.root.as_ref().is_some_and(is_cron)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.root.as_ref()?.get(key)
+    }
+
+    /// The workflow's `name`, the key crons and lookups use.
+    pub fn name(&self) -> Option<&str> {
+        self.get("name")?.as_str()
+    }
+
+    pub fn phases(&self) -> Vec<Phase<'_>> {
+        match self.root.as_ref() {
+            Some(root) if !is_cron(root) => phases(root),
+            _ => Vec::new(),
+        }
+    }
+}
+
+pub fn is_cron(root: &Node) -> bool {
+    root.get("kind").and_then(Node::as_str) == Some("cron")
+}
+
+/// The mapping entries of `phases:`.
+pub fn phases(root: &Node) -> Vec<Phase<'_>> {
+    let Some(items) = root.get("phases").and_then(Node::as_seq) else { return Vec::new() };
+    items.iter().enumerate().filter(|(_, n)| n.as_map().is_some()).map(|(index, node)| Phase { index, node }).collect()
+}
+
+impl<'a> Phase<'a> {
+    pub fn get(&self, key: &str) -> Option<&'a Node> {
+        self.node.get(key)
+    }
+
+    pub fn name_node(&self) -> Option<&'a Node> {
+        self.get("name").filter(|n| n.as_str().is_some())
+    }
+
+    pub fn name(&self) -> Option<&'a str> {
+        self.get("name")?.as_str()
+    }
+
+    /// `type`, `agent` when absent.
+    pub fn kind(&self) -> &'a str {
+        self.get("type").and_then(Node::as_str).unwrap_or("agent")
+    }
+
+    pub fn depends_on(&self) -> Vec<&'a Node> {
+        self.get("depends_on")
+            .and_then(Node::as_seq)
+            .map(|s| s.iter().filter(|n| n.as_str().is_some()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn output_var(&self) -> Option<&'a Node> {
+        self.get("output_var").filter(|n| n.as_str().is_some())
+    }
+
+    pub fn has_loop(&self) -> bool {
+        self.get("loop").is_some()
+    }
+
+    pub fn has_generic_loop(&self) -> bool {
+        self.get("generic_loop").is_some()
+    }
+
+    pub fn fresh_context(&self) -> Option<&'a Node> {
+        self.get("generic_loop")?.get("fresh_context").filter(|n| matches!(n.value, crate::source::Value::Bool(true)))
+    }
+}
+
+/// Phase names and output_vars of a workflow, each with the phase that produces it.
+#[derive(Debug, Default)]
+pub struct Producers<'a> {
+    pub by_name: HashMap<&'a str, (usize, &'a Node)>,
+}
+
+impl<'a> Producers<'a> {
+    /// The first phase named or aliased `name` wins (later ones are reported as duplicates).
+    pub fn of(phases: &[Phase<'a>]) -> Producers<'a> {
+        let mut by_name = HashMap::new();
+        for phase in phases {
+            if let Some(node) = phase.name_node() {
+                by_name.entry(node.as_str().unwrap_or_default()).or_insert((phase.index, node));
+            }
+        }
+        for phase in phases {
+            if let Some(node) = phase.output_var() {
+                by_name.entry(node.as_str().unwrap_or_default()).or_insert((phase.index, node));
+            }
+        }
+        Producers { by_name }
+    }
+}
+
+/// Whether the workflow runs as a DAG (any phase has `depends_on`).
+pub fn is_dag(phases: &[Phase]) -> bool {
+    phases.iter().any(|p| p.get("depends_on").is_some())
+}
+
+/// The prompt paths a workflow names: `prompt`, `fix_prompt`, `re_review_prompt`.
+pub fn prompt_references(root: &Node) -> Vec<Ref<'_>> {
+    let mut out = Vec::new();
+    if is_cron(root) {
+        return out;
+    }
+    for phase in phases(root) {
+        let fix = phase.get("loop").and_then(|l| l.get("on_request_changes"));
+        let candidates = [
+            ("prompt", phase.get("prompt")),
+            ("fix_prompt", fix.and_then(|f| f.get("fix_prompt"))),
+            ("re_review_prompt", fix.and_then(|f| f.get("re_review_prompt"))),
+        ];
+        for (key, node) in candidates {
+            if let Some(node) = node
+                && let Some(text) = node.as_str()
+            {
+                out.push(Ref { text, node, phase: phase.index, key });
+            }
+        }
+    }
+    out
+}
+
+/// The skill names a workflow's phases name (`skill`, `skills`).
+pub fn skill_references(root: &Node) -> Vec<Ref<'_>> {
+    let mut out = Vec::new();
+    if is_cron(root) {
+        return out;
+    }
+    for phase in phases(root) {
+        if let Some(node) = phase.get("skill")
+            && let Some(text) = node.as_str()
+        {
+            out.push(Ref { text, node, phase: phase.index, key: "skill" });
+        }
+        for node in phase.get("skills").and_then(Node::as_seq).unwrap_or_default() {
+            if let Some(text) = node.as_str() {
+                out.push(Ref { text, node, phase: phase.index, key: "skills" });
+            }
+        }
+    }
+    out
+}
+
+/// The directory prompt paths resolve against: the workflow loader's directory, which is the
+/// nearest ancestor named `workflows` (so `workflows/examples/x.yaml` reads `prompts/a.md` from
+/// `workflows/prompts/`), else the file's own directory.
+pub fn prompt_base(workflow: &Path) -> &Path {
+    let dir = workflow.parent().unwrap_or(Path::new("/"));
+    dir.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")).unwrap_or(dir)
+}
+
+/// Where a prompt path points, or why the engine refuses it.
+pub fn resolve_prompt(dir: &Path, text: &str) -> Result<PathBuf, PathProblem> {
+    if text.trim().is_empty() {
+        return Err(PathProblem::Empty);
+    }
+    if Path::new(text).is_absolute() || text.starts_with('/') || text.starts_with('\\') {
+        return Err(PathProblem::Absolute);
+    }
+    let path = normalize(&dir.join(text));
+    if !path.starts_with(dir) {
+        return Err(PathProblem::Escapes);
+    }
+    Ok(path)
+}
+
+/// Skill names the engine accepts.
+pub fn is_valid_skill_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Where the skill `name` may live, in lookup order: `skills/<name>/SKILL.md`, then
+/// `.claude/skills/` and `.agents/skills/`, in the workflow directory's ancestors, nearest first.
+pub fn skill_candidates(dir: &Path, name: &str) -> Vec<PathBuf> {
+    if !is_valid_skill_name(name) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for ancestor in dir.ancestors() {
+        for base in ["skills", ".claude/skills", ".agents/skills"] {
+            out.push(ancestor.join(base).join(name).join("SKILL.md"));
+        }
+    }
+    out
+}
+
+/// The part of the file a string node's template text occupies: quotes and a block scalar's
+/// header are left out. Tags never span lines, so parsing the raw text finds the same tags
+/// at their real offsets.
+pub fn template_region(text: &str, node: &Node) -> Span {
+    let raw = text.get(node.span.start..node.span.end).unwrap_or("");
+    match raw.as_bytes().first() {
+        Some(b'|' | b'>') => match raw.find('\n') {
+            Some(nl) => Span::new(node.span.start + nl + 1, node.span.end),
+            None => Span::empty(node.span.end),
+        },
+        Some(b'"' | b'\'') if raw.len() >= 2 => Span::new(node.span.start + 1, node.span.end - 1),
+        _ => node.span,
+    }
+}
+
+/// Every template string of an agent workflow, by walking the schema's `Template` fields.
+pub fn yaml_templates(root: &Node) -> Vec<YamlTemplate<'_>> {
+    let mut out = Vec::new();
+    if is_cron(root) {
+        return out;
+    }
+    walk_templates(root, schema::WORKFLOW, None, false, &mut out);
+    for phase in phases(root) {
+        walk_templates(phase.node, schema::PHASE, Some(phase.index), false, &mut out);
+    }
+    out
+}
+
+fn walk_templates<'a>(
+    node: &'a Node,
+    fields: &'static [Field],
+    phase: Option<usize>,
+    in_loop: bool,
+    out: &mut Vec<YamlTemplate<'a>>,
+) {
+    for entry in node.as_map().unwrap_or_default() {
+        let Some(field) = fields.iter().find(|f| Some(f.name) == entry.key_str()) else { continue };
+        match &field.ty {
+            Ty::Template if entry.value.as_str().is_some() => out.push(YamlTemplate {
+                node: &entry.value,
+                phase,
+                loop_message: in_loop && std::ptr::eq(fields, schema::LOOP_MESSAGES),
+                shell: field.name == "command",
+            }),
+            Ty::Map(inner) => walk_templates(&entry.value, inner, phase, in_loop || field.name == "loop", out),
+            _ => {}
+        }
+    }
+}
+
+/// Context variables the seed-era engine sets for every phase, with what they hold.
+pub const BASE_VARIABLES: &[(&str, &str)] = &[
+    ("owner", "Repository owner of the triggering issue or PR."),
+    ("repo", "Repository name."),
+    ("issueNumber", "Issue number (0 when there is none)."),
+    ("prNumber", "Pull request number (reaches the context through `request.extra` in the seed-era engine)."),
+    ("issueTitle", "Issue title."),
+    ("issueBody", "Issue body."),
+    ("issueLabels", "Issue labels."),
+    ("commentBody", "Body of the triggering comment."),
+    ("sender", "Who triggered the run."),
+    ("branch", "Working branch (`lastlight/{issueNumber}-{slug}` for builds)."),
+    ("taskId", "`{repo}-{issueNumber}-{workflowName}-{runId[0..8]}`."),
+    ("issueDir", "`.lastlight/issue-{N}` (or `.lastlight/{workflowName}-{id}`): where phases hand files over."),
+    ("bootstrapLabel", "Label that marks bootstrap tasks (default `lastlight:bootstrap`)."),
+    ("contextSnapshot", "Wrapped untrusted user content, branch and sender."),
+    ("prePopulateBranch", "Branch to pre-clone (PR reviews, builds)."),
+    ("models", "Model map from the config: `{{models.<phase>}}`."),
+    ("variants", "Reasoning variant map from the config: `{{variants.<phase>}}`."),
+    ("triggerIdOverride", "Slack thread override."),
+    ("phaseOutputs", "Outputs of the phases that ran, by phase name and `output_var`."),
+    ("scratch", "Mutable per-run JSON state (`generic_loop` replies land here)."),
+];
+
+/// Variables the current engine adds.
+pub const HEAD_VARIABLES: &[(&str, &str)] = &[
+    ("externalizeArtifacts", "Whether artifacts are published outside the repository."),
+    ("publicUrl", "Public URL of the server."),
+    ("artifactBaseUrl", "Base URL of published artifacts."),
+    ("approvalId", "Id of the pending approval."),
+    ("approved", "Whether the pending approval was granted."),
+    ("fixCycles", "How many fix cycles ran."),
+    ("reviewerNote", "The reviewer's note for the fix."),
+    ("docLinks", "Links to the planning documents."),
+    ("prTitle", "Pull request title."),
+    ("prBody", "Pull request body."),
+];
+
+/// Phase-scoped variables: set only inside some loops.
+pub const LOOP_VARIABLES: &[(&str, &str)] = &[
+    ("fixCycle", "The fix cycle of a `loop` phase (undefined on the first review, 0 on fix cycle 1)."),
+    ("iteration", "The iteration of a `generic_loop` phase."),
+    ("maxIterations", "`generic_loop.max_iterations`."),
+    ("previousOutput", "The previous iteration's output in a `generic_loop` (absent with `fresh_context: true`)."),
+];
+
+/// Variables of loop messages only.
+pub const EVENT_VARIABLES: &[(&str, &str)] = &[
+    ("cycle", "The current review cycle (loop messages only)."),
+    ("maxCycles", "`loop.max_cycles` (loop messages only)."),
+];
+
+/// The documentation of a context variable the engine sets, if it is one.
+pub fn variable_doc(name: &str, head: bool) -> Option<&'static str> {
+    let engine: &[(&str, &str)] = if head { HEAD_VARIABLES } else { &[] };
+    BASE_VARIABLES
+        .iter()
+        .chain(engine)
+        .chain(LOOP_VARIABLES)
+        .chain(EVENT_VARIABLES)
+        .find(|(n, _)| *n == name)
+        .map(|(_, doc)| *doc)
+}

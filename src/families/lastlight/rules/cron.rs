@@ -1,0 +1,139 @@
+//! Cron files (`kind: cron`): the schedule parses, and `workflow` names an agent workflow.
+
+use crate::diagnostic::Diagnostic;
+use crate::families::lastlight::model::WorkflowDoc;
+use crate::families::lastlight::{CronSchedule, CronWorkflowUnknown};
+use crate::source::{Node, Span};
+use crate::util::did_you_mean;
+
+pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &mut Vec<Diagnostic>) {
+    let id = doc.file.id;
+    let first_line = Span::new(0, doc.file.text.find('\n').unwrap_or(doc.file.text.len()));
+    match root.get("schedule") {
+        None => out.push(
+            Diagnostic::new(CronSchedule, id, first_line, "this cron has no `schedule`; the engine rejects the file")
+                .with_help("add `schedule: \"0 9 * * 1\"` (minute, hour, day of month, month, day of week)"),
+        ),
+        Some(node) => {
+            if let Some(text) = node.as_str()
+                && let Err(why) = parse_schedule(text)
+            {
+                out.push(
+                    Diagnostic::new(CronSchedule, id, node.span, format!("`{text}` is not a valid cron schedule: {why}"))
+                        .with_help("write five fields: minute (0-59), hour (0-23), day of month (1-31), month (1-12), day of week (0-7)"),
+                );
+            }
+        }
+    }
+    let Some(node) = root.get("workflow") else {
+        if root.get("handler").is_none() {
+            out.push(
+                Diagnostic::new(CronWorkflowUnknown, id, first_line, "this cron names no `workflow` to run")
+                    .with_help("add `workflow: <name>` with the `name` of an agent workflow"),
+            );
+        }
+        return;
+    };
+    let Some(name) = node.as_str() else { return };
+    // Workflows are looked up by `name`, then by file name, in the cron's directory.
+    let dir = doc.dir();
+    let agents: Vec<&WorkflowDoc> = all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.dir() == dir).collect();
+    let found =
+        agents.iter().any(|w| w.name() == Some(name) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(name));
+    if found {
+        return;
+    }
+    let names: Vec<&str> = agents.iter().filter_map(|w| w.name()).collect();
+    let suggestion = did_you_mean(name, names.iter().copied());
+    let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+    out.push(
+        Diagnostic::new(
+            CronWorkflowUnknown,
+            id,
+            node.span,
+            format!("no agent workflow named `{name}` in this directory, so every scheduled run fails{hint}"),
+        )
+        .with_suggestion(node.span, suggestion),
+    );
+}
+
+/// Checks a five-field cron expression (six with seconds first).
+pub(crate) fn parse_schedule(text: &str) -> Result<(), String> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    const FIVE: [(&str, u32, u32); 5] =
+        [("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7)];
+    let ranges: Vec<(&str, u32, u32)> = match fields.len() {
+        5 => FIVE.to_vec(),
+        6 => std::iter::once(("second", 0, 59)).chain(FIVE).collect(),
+        n => return Err(format!("it has {n} fields; a schedule has 5 (or 6 with seconds)")),
+    };
+    for (field, (what, min, max)) in fields.iter().zip(ranges) {
+        for part in field.split(',') {
+            check_part(part, what, min, max)?;
+        }
+    }
+    Ok(())
+}
+
+const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+fn check_part(part: &str, what: &str, min: u32, max: u32) -> Result<(), String> {
+    let (range, step) = match part.split_once('/') {
+        Some((range, step)) => (range, Some(step)),
+        None => (part, None),
+    };
+    if let Some(step) = step
+        && step.parse::<u32>().map_or(true, |s| s == 0 || s > max.max(1))
+    {
+        return Err(format!("`{step}` is not a step for the {what} field"));
+    }
+    if range == "*" {
+        return Ok(());
+    }
+    let value = |text: &str| -> Result<u32, String> {
+        let lower = text.to_ascii_lowercase();
+        let named = match what {
+            "month" => MONTHS.iter().position(|m| *m == lower).map(|i| i as u32 + 1),
+            "day of week" => DAYS.iter().position(|d| *d == lower).map(|i| i as u32),
+            _ => None,
+        };
+        let n = named
+            .or_else(|| text.parse().ok())
+            .ok_or_else(|| format!("`{text}` is not a value of the {what} field"))?;
+        if n < min || n > max {
+            return Err(format!("{n} is out of range for the {what} field ({min}-{max})"));
+        }
+        Ok(n)
+    };
+    match range.split_once('-') {
+        Some((a, b)) => {
+            let (a, b) = (value(a)?, value(b)?);
+            if a > b {
+                return Err(format!("the range `{range}` runs backwards"));
+            }
+        }
+        None => {
+            value(range)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_schedule;
+
+    #[test]
+    fn schedules() {
+        assert!(parse_schedule("*/15 * * * *").is_ok());
+        assert!(parse_schedule("0 9 * * 1").is_ok());
+        assert!(parse_schedule("0 9-17/2 1,15 jan-jun mon-fri").is_ok());
+        assert!(parse_schedule("0 0 * * * *").is_ok());
+        assert!(parse_schedule("60 * * * *").is_err());
+        assert!(parse_schedule("* * * *").is_err());
+        assert!(parse_schedule("*/0 * * * *").is_err());
+        assert!(parse_schedule("@daily").is_err());
+        assert!(parse_schedule("0 9 * * funday").is_err());
+    }
+}

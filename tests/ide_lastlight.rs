@@ -1,0 +1,233 @@
+//! Editor features of the `lastlight/` family on a small workflow with prompts and a skill:
+//! completion (keys, enums, phase names, template variables), hover, definitions, references,
+//! rename across the workflow and its prompt files, outline, links and folds.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::check_with;
+use stagelint::config::Config;
+use stagelint::diagnostic::FileId;
+use stagelint::ide::{self, Cursor, Target};
+use stagelint::source::Span;
+use stagelint::workspace::Workspace;
+
+const BUILD: &str = "name: build
+phases:
+  - name: phase_0
+    type: context
+  - name: plan
+    prompt: prompts/plan.md
+    skills: [planning]
+    output_var: plan_text
+  - name: execute
+    prompt: prompts/execute.md
+    depends_on: [plan]
+    messages:
+      on_success: \"Done after ${plan.output}\"
+";
+
+const PLAN: &str = "Plan issue #{{issueNumber}}.\n{{#if issueBody}}\nBody: {{issueBody}}\n{{/if}}\n";
+const EXECUTE: &str = "Implement: ${plan.output}\nAlso {{phaseOutputs.plan}} and {{plan_text}}.\n";
+const SKILL: &str = "---\nname: planning\ndescription: Plan a change.\n---\nPlan.\n";
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    workspace: Workspace,
+    cursor: Option<Cursor>,
+}
+
+impl Fixture {
+    fn at(&self) -> Cursor {
+        self.cursor.expect("a `$0` cursor")
+    }
+
+    fn file(&self, name: &str) -> FileId {
+        self.workspace.files().iter().find(|f| f.path.ends_with(name)).map(|f| f.id).expect("file in workspace")
+    }
+
+    fn text(&self, file: FileId, span: Span) -> &str {
+        &self.workspace.file(file).text[span.start..span.end]
+    }
+
+    fn show(&self, target: &Target) -> (String, String) {
+        let file = self.workspace.file(target.file);
+        let name = file.path.file_name().expect("name").to_string_lossy().into_owned();
+        (name, self.text(target.file, target.span).to_string())
+    }
+
+    fn labels(&self) -> Vec<String> {
+        ide::completions(&self.workspace, self.at()).into_iter().map(|i| i.label).collect()
+    }
+}
+
+/// The workflow above with `overrides` (file, text) replacing or adding files; `$0` marks the cursor.
+fn fixture(overrides: &[(&str, &str)]) -> Fixture {
+    let mut files = vec![
+        ("workflows/build.yaml", BUILD.to_string()),
+        ("workflows/prompts/plan.md", PLAN.to_string()),
+        ("workflows/prompts/execute.md", EXECUTE.to_string()),
+        ("skills/planning/SKILL.md", SKILL.to_string()),
+    ];
+    for (name, text) in overrides {
+        match files.iter_mut().find(|(n, _)| n == name) {
+            Some(file) => file.1 = text.to_string(),
+            None => files.push((name, text.to_string())),
+        }
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let mut marked = None;
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        if let Some(offset) = text.find("$0") {
+            marked = Some((PathBuf::from(name), offset));
+        }
+        std::fs::write(&path, text.replacen("$0", "", 1)).expect("write");
+    }
+    let (workspace, _) = check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
+    let cursor = marked.map(|(name, offset)| {
+        let file = workspace.files().iter().find(|f| f.path.ends_with(&name)).expect("marked file").id;
+        Cursor { file, offset }
+    });
+    Fixture { _dir: dir, workspace, cursor }
+}
+
+fn with_cursor(text: &str, needle: &str, delta: usize) -> String {
+    let at = text.find(needle).expect("needle") + delta;
+    format!("{}$0{}", &text[..at], &text[at..])
+}
+
+#[test]
+fn the_fixture_is_clean() {
+    let f = fixture(&[]);
+    let diagnostics = stagelint::check::check(&f.workspace);
+    assert!(diagnostics.is_empty(), "{}", common::render_full(&f.workspace, &diagnostics));
+}
+
+#[test]
+fn completes_phase_keys_without_the_present_ones() {
+    let text = BUILD.replace("    depends_on: [plan]\n", "    dep$0\n");
+    let f = fixture(&[("workflows/build.yaml", &text)]);
+    let labels = f.labels();
+    assert!(labels.contains(&"depends_on".to_string()), "{labels:?}");
+    assert!(labels.contains(&"generic_loop".to_string()));
+    assert!(!labels.contains(&"prompt".to_string()), "prompt is already there: {labels:?}");
+    let item = ide::completions(&f.workspace, f.at()).into_iter().find(|i| i.label == "depends_on").unwrap();
+    assert!(item.documentation.unwrap().contains("DAG"));
+}
+
+#[test]
+fn completes_nested_loop_keys_and_enum_values() {
+    let text = BUILD.replace("    depends_on: [plan]\n", "    generic_loop:\n      gate_kind: $0\n");
+    let f = fixture(&[("workflows/build.yaml", &text)]);
+    assert_eq!(f.labels(), ["approve", "reply"]);
+    let text = BUILD.replace("    depends_on: [plan]\n", "    generic_loop:\n      max_iterations: 2\n      $0\n");
+    let f = fixture(&[("workflows/build.yaml", &text)]);
+    let labels = f.labels();
+    assert!(labels.contains(&"until".to_string()) && !labels.contains(&"max_iterations".to_string()), "{labels:?}");
+}
+
+#[test]
+fn completes_phase_names_in_depends_on() {
+    let text = BUILD.replace("depends_on: [plan]", "depends_on: [plan, $0]");
+    let f = fixture(&[("workflows/build.yaml", &text)]);
+    assert_eq!(f.labels(), ["phase_0", "execute"]);
+}
+
+#[test]
+fn completes_variables_in_prompts_and_phase_names_after_dollar() {
+    let f = fixture(&[("workflows/prompts/plan.md", "Plan {{iss$0")]);
+    let labels = f.labels();
+    assert!(labels.contains(&"issueNumber".to_string()) && labels.contains(&"plan_text".to_string()), "{labels:?}");
+    let f = fixture(&[("workflows/prompts/execute.md", "Use ${$0")]);
+    let items = ide::completions(&f.workspace, f.at());
+    let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+    assert!(labels.contains(&"plan") && !labels.contains(&"issueNumber"), "{labels:?}");
+    assert_eq!(items.iter().find(|i| i.label == "plan").unwrap().insert.as_deref(), Some("plan.output}"));
+}
+
+#[test]
+fn hover_on_keys_and_variables() {
+    let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "output_var", 2))]);
+    let info = ide::hover(&f.workspace, f.at()).expect("hover");
+    assert!(info.markdown.starts_with("**output_var**"), "{}", info.markdown);
+    let f = fixture(&[("workflows/prompts/execute.md", &with_cursor(EXECUTE, "plan_text", 1))]);
+    let info = ide::hover(&f.workspace, f.at()).expect("hover");
+    assert_eq!(f.text(f.at().file, info.span), "plan_text");
+    assert!(info.markdown.contains("output_var"), "{}", info.markdown);
+    let f = fixture(&[("workflows/prompts/plan.md", &with_cursor(PLAN, "issueNumber", 3))]);
+    assert!(ide::hover(&f.workspace, f.at()).unwrap().markdown.contains("Issue number"));
+}
+
+#[test]
+fn definition_of_phase_references_and_prompt_paths() {
+    let f = fixture(&[("workflows/prompts/execute.md", &with_cursor(EXECUTE, "plan.output", 1))]);
+    let targets = ide::definitions(&f.workspace, f.at());
+    assert_eq!(targets.iter().map(|t| f.show(t)).collect::<Vec<_>>(), [("build.yaml".into(), "plan".into())]);
+    let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "[plan]", 2))]);
+    let targets = ide::definitions(&f.workspace, f.at());
+    assert_eq!(f.show(&targets[0]), ("build.yaml".into(), "plan".into()));
+    assert_eq!(f.workspace.file(targets[0].file).lines.line_of(targets[0].span.start), 4);
+    let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "prompts/execute.md", 3))]);
+    let targets = ide::definitions(&f.workspace, f.at());
+    assert_eq!(targets, [Target { file: f.file("execute.md"), span: Span::empty(0) }]);
+}
+
+#[test]
+fn references_of_a_phase_span_the_workflow_and_its_prompts() {
+    let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "name: plan", 7))]);
+    let mut shown: Vec<(String, String)> = ide::references(&f.workspace, f.at()).iter().map(|t| f.show(t)).collect();
+    shown.sort();
+    assert_eq!(shown.len(), 4, "the uses, without the definition: {shown:?}");
+    assert_eq!(shown.iter().filter(|(file, _)| file == "execute.md").count(), 2);
+    assert!(shown.iter().all(|(_, text)| text == "plan"));
+}
+
+#[test]
+fn rename_a_phase_across_the_workflow_and_prompts() {
+    let f = fixture(&[("workflows/prompts/execute.md", &with_cursor(EXECUTE, "plan.output", 1))]);
+    let span = ide::prepare_rename(&f.workspace, f.at()).expect("renamable");
+    assert_eq!(f.text(f.at().file, span), "plan");
+    let edits = ide::rename(&f.workspace, f.at(), "design").expect("rename");
+    assert_eq!(edits.len(), 5);
+    assert!(edits.iter().all(|(_, e)| e.replacement == "design"));
+    assert!(ide::rename(&f.workspace, f.at(), "de-sign").is_err(), "`-` never matches ${{x.output}}");
+    assert!(ide::rename(&f.workspace, f.at(), "execute").is_err(), "taken");
+    let f = fixture(&[("workflows/prompts/plan.md", &with_cursor(PLAN, "issueNumber", 2))]);
+    assert!(ide::prepare_rename(&f.workspace, f.at()).is_err());
+}
+
+#[test]
+fn outline_links_and_folds() {
+    let f = fixture(&[]);
+    let build = f.file("build.yaml");
+    let symbols = ide::symbols(&f.workspace, build);
+    let names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["phase_0", "plan", "execute"]);
+    assert_eq!(symbols[0].detail.as_deref(), Some("context"));
+    let links = ide::links(&f.workspace, build);
+    let targets: Vec<String> =
+        links.iter().map(|l| l.target.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(targets, ["plan.md", "execute.md", "SKILL.md"]);
+    assert_eq!(f.text(build, links[0].span), "prompts/plan.md");
+    let folds = ide::folds(&f.workspace, build);
+    assert_eq!(folds.len(), 3, "{folds:?}");
+    assert_eq!(ide::folds(&f.workspace, f.file("plan.md")).len(), 1);
+}
+
+#[test]
+fn every_offset_is_answered_without_panicking() {
+    let f = fixture(&[]);
+    for file in f.workspace.files() {
+        for offset in 0..=file.text.len() {
+            let at = Cursor { file: file.id, offset };
+            let _ = ide::completions(&f.workspace, at);
+            let _ = ide::hover(&f.workspace, at);
+            let _ = ide::definitions(&f.workspace, at);
+            let _ = ide::references(&f.workspace, at);
+            let _ = ide::prepare_rename(&f.workspace, at);
+        }
+    }
+}
