@@ -81,3 +81,44 @@ pub fn cursor_at(workspace: &Workspace, marked: Option<(PathBuf, usize)>) -> Opt
         offset,
     })
 }
+
+/// A checked workspace in a temp dir with an editor cursor (`$0`), for editor-feature tests.
+pub struct IdeFixture {
+    pub _dir: tempfile::TempDir,
+    pub workspace: Workspace,
+    pub cursor: Option<stagelint::ide::Cursor>,
+}
+
+impl IdeFixture {
+    pub fn at(&self) -> stagelint::ide::Cursor {
+        self.cursor.expect("a `$0` cursor in the fixture")
+    }
+
+    pub fn file(&self, name: &str) -> stagelint::diagnostic::FileId {
+        self.workspace.files().iter().find(|f| f.path.ends_with(name)).map(|f| f.id).expect("file in workspace")
+    }
+
+    pub fn text(&self, file: stagelint::diagnostic::FileId, span: stagelint::source::Span) -> &str {
+        &self.workspace.file(file).text[span.start..span.end]
+    }
+
+    /// A target as (file name, text under its span).
+    pub fn show(&self, target: &stagelint::ide::Target) -> (String, String) {
+        let file = self.workspace.file(target.file);
+        let name = file.path.file_name().expect("name").to_string_lossy().into_owned();
+        (name, self.text(target.file, target.span).to_string())
+    }
+
+    pub fn completions(&self) -> Vec<stagelint::ide::CompletionItem> {
+        stagelint::ide::completions(&self.workspace, self.at())
+    }
+
+    pub fn labels(&self) -> Vec<String> {
+        self.completions().into_iter().map(|item| item.label).collect()
+    }
+
+    pub fn hover(&self) -> Option<(String, String)> {
+        let info = stagelint::ide::hover(&self.workspace, self.at())?;
+        Some((self.text(self.at().file, info.span).to_string(), info.markdown))
+    }
+}

@@ -8,10 +8,8 @@ use std::path::PathBuf;
 
 use common::check_with;
 use stagelint::config::Config;
-use stagelint::diagnostic::FileId;
 use stagelint::ide::{self, Cursor, Target};
 use stagelint::source::Span;
-use stagelint::workspace::Workspace;
 
 const BUILD: &str = "name: build
 phases:
@@ -32,35 +30,7 @@ const PLAN: &str = "Plan issue #{{issueNumber}}.\n{{#if issueBody}}\nBody: {{iss
 const EXECUTE: &str = "Implement: ${plan.output}\nAlso {{phaseOutputs.plan}} and {{plan_text}}.\n";
 const SKILL: &str = "---\nname: planning\ndescription: Plan a change.\n---\nPlan.\n";
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    workspace: Workspace,
-    cursor: Option<Cursor>,
-}
-
-impl Fixture {
-    fn at(&self) -> Cursor {
-        self.cursor.expect("a `$0` cursor")
-    }
-
-    fn file(&self, name: &str) -> FileId {
-        self.workspace.files().iter().find(|f| f.path.ends_with(name)).map(|f| f.id).expect("file in workspace")
-    }
-
-    fn text(&self, file: FileId, span: Span) -> &str {
-        &self.workspace.file(file).text[span.start..span.end]
-    }
-
-    fn show(&self, target: &Target) -> (String, String) {
-        let file = self.workspace.file(target.file);
-        let name = file.path.file_name().expect("name").to_string_lossy().into_owned();
-        (name, self.text(target.file, target.span).to_string())
-    }
-
-    fn labels(&self) -> Vec<String> {
-        ide::completions(&self.workspace, self.at()).into_iter().map(|i| i.label).collect()
-    }
-}
+type Fixture = common::IdeFixture;
 
 /// The workflow above with `overrides` (file, text) replacing or adding files; `$0` marks the cursor.
 fn fixture(overrides: &[(&str, &str)]) -> Fixture {

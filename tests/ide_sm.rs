@@ -5,11 +5,9 @@ mod common;
 
 use common::check_with;
 use stagelint::config::Config;
-use stagelint::diagnostic::FileId;
 use stagelint::families::Family;
 use stagelint::ide::{self, CompletionItem, CompletionKind, Cursor, SymbolKind, Target};
 use stagelint::source::Span;
-use stagelint::workspace::Workspace;
 
 const SM: &str = "entry: plan\ncontext:\n  required: [task]\n  optional: [branch]\n";
 
@@ -94,45 +92,7 @@ fn machine(overrides: &[(&str, &str)]) -> Fixture {
     fixture(&files)
 }
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    workspace: Workspace,
-    cursor: Option<Cursor>,
-}
-
-impl Fixture {
-    fn at(&self) -> Cursor {
-        self.cursor.expect("a `$0` cursor in the fixture")
-    }
-
-    fn file(&self, name: &str) -> FileId {
-        self.workspace.files().iter().find(|f| f.path.ends_with(name)).map(|f| f.id).expect("file in workspace")
-    }
-
-    fn text(&self, file: FileId, span: Span) -> &str {
-        &self.workspace.file(file).text[span.start..span.end]
-    }
-
-    /// A target as (file name, text under its span).
-    fn show(&self, target: &Target) -> (String, String) {
-        let file = self.workspace.file(target.file);
-        let name = file.path.file_name().expect("name").to_string_lossy().into_owned();
-        (name, self.text(target.file, target.span).to_string())
-    }
-
-    fn completions(&self) -> Vec<CompletionItem> {
-        ide::completions(&self.workspace, self.at())
-    }
-
-    fn labels(&self) -> Vec<String> {
-        self.completions().into_iter().map(|item| item.label).collect()
-    }
-
-    fn hover(&self) -> Option<(String, String)> {
-        let info = ide::hover(&self.workspace, self.at())?;
-        Some((self.text(self.at().file, info.span).to_string(), info.markdown))
-    }
-}
+type Fixture = common::IdeFixture;
 
 fn fixture<S: AsRef<str>>(files: &[(&str, S)]) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
