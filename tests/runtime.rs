@@ -721,3 +721,23 @@ fn a_fresh_recording_replays_green() {
     assert_eq!(replay.exit_code(), 0, "strict replay of a fresh recording: {:?}", replay.findings);
     assert_eq!((replay.passed, replay.failed), (4, 0));
 }
+
+#[test]
+fn cassettes_in_configured_directories_are_found_by_the_cli_the_check_and_the_lens() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("stages")).expect("dir");
+    std::fs::create_dir_all(dir.path().join("recordings")).expect("dir");
+    std::fs::write(dir.path().join("stagelint.toml"), "[dry-run]\ncassettes = [\"recordings\"]\n").expect("write");
+    std::fs::write(dir.path().join("stages/plan.md"), PLAN).expect("write");
+    std::fs::write(dir.path().join("recordings/plan.cassette.yaml"), cassette("", &[&[&done("c1")]])).expect("write");
+    let stage = dir.path().join("stages/plan.md");
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let workspace = stagelint::workspace::discover::discover(std::slice::from_ref(&stage), &mut configs).expect("read");
+    let file = workspace.file_at(&stagelint::workspace::discover::normalize(&stage)).expect("stage").id;
+    let lenses = stagelint::ide::lens::lenses(&workspace, file);
+    assert_eq!(lenses.len(), 1, "{lenses:?}");
+    assert_eq!(lenses[0].title, "▶ Dry-run (plan.cassette.yaml)");
+    let options = Options { strict: true, explain_init: true };
+    let (_, run) = runtime::dry_run_path(&stage, None, options, &mut configs, &Default::default()).expect("runs");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+}

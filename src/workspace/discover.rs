@@ -125,6 +125,25 @@ pub fn discover_with_overlay(
     for target in declared_schemas(&workspace) {
         schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
     }
+    // Cassettes kept in `[dry-run] cassettes` directories belong to the stages that use them.
+    let mut cassette_dirs: Vec<PathBuf> = workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::Stage)
+        .flat_map(|f| f.config.cassette_dirs.iter().cloned())
+        .collect();
+    cassette_dirs.sort();
+    cassette_dirs.dedup();
+    for dir in cassette_dirs {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let is_cassette =
+                path.file_name().and_then(|n| n.to_str()).is_some_and(crate::runtime::cassette::is_cassette_name);
+            if is_cassette && workspace.file_at(&normalize(&path)).is_none() {
+                schema_refs.push_as(&path, configs, Role::Context, Some(FileKind::Cassette))?;
+            }
+        }
+    }
     read_pending(&mut workspace, schema_refs.files, overlay);
     Ok(workspace)
 }
