@@ -35,6 +35,14 @@ function findBinary(): string | undefined {
 
 const binary = findBinary();
 
+/** Waits up to 5 s for `condition`. */
+async function eventually(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !condition(); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(condition(), String(condition));
+}
+
 describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint binary (set STAGELINT_BIN)" : false, timeout: 120_000 }, () => {
   let server: ChildProcess;
   let connection: MessageConnection;
@@ -112,8 +120,8 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
     assert.match(value.summary, /^stagelint dry-run .*: passed · expectations (\d+)\/\1/);
     assert.deepEqual(host.statuses, [value.summary]);
     assert.ok(existsSync(value.report), value.report);
-    assert.ok(shown.some((shownUri) => fileURLToPath(shownUri) === value.report), `showDocument ${shown}`);
-    assert.ok(messages.includes(value.summary));
+    await eventually(() => shown.some((shownUri) => fileURLToPath(shownUri) === value.report));
+    await eventually(() => messages.includes(value.summary));
   });
 
   test("Dry-run Current File on a stage whose cassette finds a mismatch", async () => {
@@ -140,6 +148,7 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
     assert.equal(host.statuses.length, 1);
     assert.match(host.statuses[0], /^stagelint dry-run failed: .*no cassette/);
     assert.deepEqual(host.notifications, [], "the server already showed the reason");
-    assert.ok(messages.some((m) => /no cassette/.test(m)));
+    // The server's window/showMessage may arrive after its answer.
+    await eventually(() => messages.some((m) => /no cassette/.test(m)));
   });
 });
