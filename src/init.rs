@@ -152,7 +152,7 @@ fn section(live: bool, about: &str, entries: &[(&str, Option<String>)], header: 
     out.push_str(&format!("{off}{header}\n"));
     for (comment, setting) in entries {
         match setting {
-            Some(setting) => out.push_str(&format!("{off}{setting}\n")),
+            Some(setting) => setting.lines().for_each(|line| out.push_str(&format!("{off}{line}\n"))),
             None => out.push_str(&format!("# {comment}\n")),
         }
     }
@@ -218,7 +218,9 @@ mod tests {
     fn sections_of_missing_families_are_comments() {
         let text = render(&BTreeSet::from(["sm"]));
         assert!(text.contains("\n[sm]\n"), "{text}");
-        assert!(text.contains("\n# [lastlight]\n# engine = \"head\"\n"), "{text}");
+        assert!(text.contains("\n# [lastlight]\n"), "{text}");
+        assert!(text.contains("\n# engine = \"head\"\n"), "{text}");
+        assert!(!text.contains("\n[lastlight]"), "{text}");
         assert!(text.contains("#   sm: stage definitions and state machines"), "{text}");
     }
 }
