@@ -82,13 +82,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
         if args.diff {
             let diff: String = fixed.changed.iter().map(fix::unified_diff).collect();
             emit(&args, diff.as_bytes())?;
-            let _ = writeln!(err, "stagelint: would fix {} finding(s) in {files} file(s)", fixed.applied);
+            let _ = writeln!(err, "stagelint: would apply {} fix(es) to {files} file(s)", fixed.applied);
             let changes = !fixed.changed.is_empty() && !args.exit_zero;
             return Ok(if changes { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
         fix::write_back(&fixed.changed)?;
         if fixed.applied > 0 {
-            let _ = writeln!(err, "stagelint: fixed {} finding(s) in {files} file(s)", fixed.applied);
+            let _ = writeln!(err, "stagelint: applied {} fix(es) to {files} file(s)", fixed.applied);
         }
         drop(err);
         return report(&args, &fixed.workspace, &fixed.diagnostics);
