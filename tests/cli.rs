@@ -161,10 +161,7 @@ const PLAN: &str = "---\n# The planning stage.\nid: plan\nname: Plan\nallowedToo
 const ODD: &str = "---\nid: odd\nname: Odd\nallowedTools: [Read]\ncompletionTool: submit_odd\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool]\n---\n\nTask: {{ctx.task}}. Call submit_odd.\n";
 
 fn broken_workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "plan.md", PLAN);
-    write(dir.path(), "sub/odd,name.md", ODD);
-    dir
+    common::temp_files(&[("plan.md", PLAN), ("sub/odd,name.md", ODD)])
 }
 
 fn sarif_validator() -> jsonschema::Validator {

@@ -19,10 +19,7 @@ const PLAN: &str = "---\n# The planning stage.\nid: plan\nname: Plan\nallowedToo
 const REVIEW: &str = "---\nid: review\nname: Review\nallowedTools: [Read]\ncompletionTool: submit_review\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool, sm/UnknownField]\n---\n\nTask: {{ctx.task}}. Call submit_review.\n";
 
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "plan.md", PLAN);
-    write(dir.path(), "review.md", REVIEW);
-    dir
+    common::temp_files(&[("plan.md", PLAN), ("review.md", REVIEW)])
 }
 
 fn read(dir: &Path, name: &str) -> String {

@@ -153,3 +153,12 @@ pub fn write(dir: &Path, name: &str, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
     std::fs::write(path, text).expect("write");
 }
+
+/// A temporary directory holding `files` (paths relative to it).
+pub fn temp_files(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        write(dir.path(), name, text);
+    }
+    dir
+}
