@@ -133,7 +133,7 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
         let all_unused = unused.len() == suppression.codes.len();
         for code in unused {
             let edit = if all_unused {
-                Edit { span: suppression.comment, replacement: String::new() }
+                Edit { span: removal(file, suppression.comment), replacement: String::new() }
             } else {
                 Edit { span: code.span, replacement: String::new() }
             };
@@ -148,6 +148,23 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
                 .with_fix(title, Applicability::Safe, vec![edit]),
             );
         }
+    }
+}
+
+/// What removing a suppression comment deletes: its whole line when the comment stands alone,
+/// the blanks before it when it trails code, so the fix leaves no empty line or trailing blank.
+fn removal(file: &SourceFile, comment: Span) -> Span {
+    let text = &file.text;
+    let line = file.lines.line_of(comment.start);
+    let (start, end) = (file.lines.line_start(line), file.lines.line_end(text, line));
+    if comment.end > end || !text[comment.end..end].trim().is_empty() {
+        return comment;
+    }
+    let before = &text[start..comment.start];
+    if before.trim().is_empty() {
+        Span::new(start, file.lines.line_start(line + 1))
+    } else {
+        Span::new(start + before.trim_end_matches([' ', '\t']).len(), comment.end)
     }
 }
 

@@ -7,10 +7,13 @@ pub mod check;
 pub mod config;
 pub mod diagnostic;
 pub mod families;
+pub mod fix;
 pub mod ide;
+pub mod init;
 #[cfg(feature = "lsp")]
 pub mod lsp;
 pub mod runtime;
+pub mod select;
 pub mod source;
 pub mod template;
 pub mod util;

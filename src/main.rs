@@ -1,16 +1,19 @@
 //! The `stagelint` command line: parse arguments, call the library, map results to exit codes.
 
-use std::io::{self, IsTerminal, Write};
+mod cli;
+
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
+use cli::Color;
+use cli::check::CheckArgs;
 use stagelint::config::Config;
-use stagelint::diagnostic::Severity;
-use stagelint::diagnostic::render::{self, Summary};
+use stagelint::diagnostic::render;
 use stagelint::families;
-use stagelint::workspace::discover::{ConfigCache, discover};
+use stagelint::workspace::discover::ConfigCache;
 
 #[derive(Parser)]
 #[command(name = "stagelint", version, about = "Lint LLM agent-workflow definitions: stage files, state machines")]
@@ -40,21 +43,17 @@ enum Command {
         #[command(subcommand)]
         command: CassetteCommand,
     },
-}
-
-#[derive(clap::Args)]
-struct CheckArgs {
-    /// Files or directories to check.
-    paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Full)]
-    format: Format,
-    /// Use this config file for every path instead of discovering `stagelint.toml`.
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// When to color human output (`NO_COLOR` is honoured under `auto`).
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
+    /// Write a commented `stagelint.toml` for the project in the current directory.
+    Init {
+        /// Replace an existing `stagelint.toml`.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a shell completion script (for example `stagelint completions bash`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(clap::Args)]
@@ -73,6 +72,9 @@ struct DryRunArgs {
     /// Use this config file instead of discovering `stagelint.toml`.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// When to color the findings after the timeline (`NO_COLOR` is honoured under `auto`).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
     /// Record a new cassette from a live endpoint instead of replaying (feature `record`).
     #[cfg(feature = "record")]
     #[command(flatten)]
@@ -108,30 +110,21 @@ enum RunFormat {
     Json,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Full,
-    Concise,
-    Json,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Color {
-    Auto,
-    Always,
-    Never,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check(args) => run_check(args),
+        Command::Check(args) => cli::check::run(args),
         Command::Rules => run_rules(),
         #[cfg(feature = "lsp")]
         Command::Lsp => stagelint::lsp::run().map(|()| ExitCode::SUCCESS).map_err(|e| format!("language server: {e}")),
         Command::DryRun(args) => run_dry_run(args),
         Command::Explain { code } => run_explain(&code),
         Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),
+        Command::Init { force } => run_init(force),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "stagelint", &mut io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -140,46 +133,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn run_check(args: CheckArgs) -> Result<ExitCode, String> {
-    let forced = match &args.config {
-        Some(path) => Some(Config::load(path).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
-    for path in &paths {
-        if !path.exists() {
-            return Err(format!("{}: no such file or directory", path.display()));
-        }
-    }
-    let mut configs = ConfigCache::new(forced);
-    let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
-    let diagnostics = stagelint::check::check(&workspace);
-    let summary = Summary::new(&workspace, &diagnostics);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let written = match args.format {
-        Format::Json => render::json::render(&mut out, &workspace, &diagnostics),
-        Format::Concise => render::concise::render(&mut out, &workspace, &diagnostics)
-            .and_then(|()| writeln!(out, "{}", summary.line())),
-        Format::Full => {
-            let color = match args.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-            };
-            render::full::render(&mut out, &workspace, &diagnostics, color)
-                .and_then(|()| writeln!(out, "{}", summary.line()))
-        }
-    };
-    if let Err(error) = written
-        && error.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(format!("cannot write output: {error}"));
-    }
-    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
@@ -197,7 +150,7 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
     let written = match args.format {
         RunFormat::Json => out.write_all(run.trace.to_json_lines().as_bytes()),
         RunFormat::Full => {
-            let color = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let color = args.color.for_stdout();
             out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes())
                 .and_then(|()| render::full::render(&mut out, &workspace, &run.findings, color))
         }
@@ -208,6 +161,15 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
         return Err(format!("cannot write output: {error}"));
     }
     Ok(ExitCode::from(run.exit_code()))
+}
+
+fn run_init(force: bool) -> Result<ExitCode, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let (path, found) = stagelint::init::write(&cwd, force)?;
+    let found = if found.is_empty() { "none".to_string() } else { found.into_iter().collect::<Vec<_>>().join(", ") };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let _ = writeln!(io::stdout().lock(), "wrote {name} (families found: {found})");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_rules() -> Result<ExitCode, String> {
@@ -353,7 +315,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
     let mut configs = ConfigCache::new(forced);
     let mut paths = vec![args.path.clone()];
     paths.extend(args.cassette.clone());
-    let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
+    let workspace = stagelint::workspace::discover::discover(&paths, &mut configs).map_err(|e| e.to_string())?;
     let absolute = |p: &std::path::Path| {
         stagelint::workspace::discover::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
     };

@@ -1,37 +1,10 @@
 //! The real binary: exit codes, output formats, config handling, discovery.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn stagelint(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stagelint"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("binary runs")
-}
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{repo, stagelint, stderr, stdout, write};
 
 const CLEAN_STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n";
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 #[test]
 fn clean_example_exits_zero() {
@@ -179,4 +152,172 @@ fn unreadable_files_are_findings_not_crashes() {
     let text = stdout(&output);
     assert!(text.contains("latin1.md:2:10: error[stagelint/IoError] file is not valid UTF-8"), "{text}");
     assert!(text.contains("blob.md:1:1: error[stagelint/IoError] file looks binary"), "{text}");
+}
+
+/// A small broken workspace: a non-ASCII tool name before a typo on one line (UTF-16 columns),
+/// a dollar placeholder (a safe fix), comments to keep, and a file whose name has a comma with
+/// an unused suppression (a safe fix).
+const PLAN: &str = "---\n# The planning stage.\nid: plan\nname: Plan\nallowedTools: [\"Réad😀\", Grpe]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }  # keep\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: ${ctx.task}. Call submit_plan.\n";
+const ODD: &str = "---\nid: odd\nname: Odd\nallowedTools: [Read]\ncompletionTool: submit_odd\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool]\n---\n\nTask: {{ctx.task}}. Call submit_odd.\n";
+
+fn broken_workspace() -> tempfile::TempDir {
+    common::temp_files(&[("plan.md", PLAN), ("sub/odd,name.md", ODD)])
+}
+
+fn sarif_validator() -> jsonschema::Validator {
+    let path = repo().join("tests/sarif/sarif-schema-2.1.0.json");
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // Draft 4 is built in; the schema's `id` and `$schema` are names, never fetched (the
+    // crate is built without its resolvers).
+    jsonschema::draft4::options().should_validate_formats(true).build(&schema).expect("the SARIF schema compiles")
+}
+
+fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &serde_json::Value) {
+    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "SARIF does not match the 2.1.0 schema:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn sarif_matches_the_official_schema_with_one_rule_per_code() {
+    let validator = sarif_validator();
+    assert!(!validator.is_valid(&serde_json::json!({"version": "2.1.0"})), "the validator rejects a log without runs");
+    let dir = broken_workspace();
+    let output = stagelint(&["check", "--format", "sarif"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "errors still fail without --exit-zero");
+    let mut sarif: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    assert_valid_sarif(&validator, &sarif);
+    let run = &mut sarif["runs"][0];
+    assert_eq!(run["columnKind"], "utf16CodeUnits");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let codes: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let all: Vec<&str> = stagelint::families::all_rules().map(|r| r.code).collect();
+    assert_eq!(codes, all, "one descriptor per code, in registry order");
+    for rule in rules {
+        for key in ["name", "shortDescription", "fullDescription", "helpUri", "defaultConfiguration"] {
+            assert!(rule.get(key).is_some(), "{} lacks {key}", rule["id"]);
+        }
+    }
+    for result in run["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+    }
+    // `Grpe` follows an emoji: character column 25, UTF-16 column 26.
+    let grpe = &run["results"][1]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!((grpe["startColumn"].as_u64(), grpe["endColumn"].as_u64()), (Some(26), Some(30)));
+    // Redact what changes whenever a rule is added, and the machine's paths.
+    run["tool"]["driver"]["rules"] = serde_json::json!("[one descriptor per code]");
+    for result in run["results"].as_array_mut().unwrap() {
+        result["ruleIndex"] = serde_json::json!("[index]");
+    }
+    run["originalUriBaseIds"]["%SRCROOT%"]["uri"] = serde_json::json!("file:///[cwd]/");
+    run["tool"]["driver"]["version"] = serde_json::json!("[version]");
+    run["tool"]["driver"]["semanticVersion"] = serde_json::json!("[version]");
+    insta::assert_json_snapshot!("small_sarif", sarif);
+}
+
+#[test]
+fn sarif_of_every_broken_example_matches_the_schema() {
+    let validator = sarif_validator();
+    let output = stagelint(&["check", "examples/broken", "--format", "sarif", "--exit-zero"], repo());
+    assert_eq!(output.status.code(), Some(0));
+    let sarif: serde_json::Value = serde_json::from_slice(&output.stdout).expect("valid JSON");
+    assert_valid_sarif(&validator, &sarif);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r.get("relatedLocations").is_some()), "related locations are exercised");
+    assert!(results.iter().any(|r| r.get("fixes").is_some()), "fixes are exercised");
+    let mut fingerprints: Vec<&str> =
+        results.iter().map(|r| r["partialFingerprints"]["stagelint/v1"].as_str().unwrap()).collect();
+    fingerprints.sort();
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), results.len(), "fingerprints are unique within a run");
+}
+
+#[test]
+fn github_annotations_escape_messages_and_properties() {
+    let dir = broken_workspace();
+    let output = stagelint(&["check", "--format", "github"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.contains("::warning file=sub/odd%2Cname.md,line=9,col=51,"), "{text}");
+    assert!(text.lines().all(|line| line.starts_with("::")), "one annotation per line: {text}");
+    insta::assert_snapshot!("small_github", text);
+}
+
+#[test]
+fn output_file_exit_zero_and_usage_errors() {
+    let dir = broken_workspace();
+    let output = stagelint(&["check", "--output", "report.txt", "--exit-zero"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
+    assert!(report.contains("error[sm/UnknownTool]"), "{report}");
+    assert!(!report.contains("\u{1b}["), "a file gets no color under auto");
+    assert!(report.ends_with("Found 2 errors, 2 warnings (2 files checked).\n"), "{report}");
+
+    let output = stagelint(&["check", "--format", "json", "-o", "out.json"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap()).unwrap();
+    assert_eq!(json["version"], 1);
+
+    let output = stagelint(&["check", "--exit-zero", "--select", "sm/UnknownTol"], dir.path());
+    assert_eq!(output.status.code(), Some(2), "usage errors stay 2 under --exit-zero");
+    assert!(stderr(&output).contains("did you mean `sm/UnknownTool`?"), "{}", stderr(&output));
+}
+
+#[test]
+fn select_and_ignore_apply_after_the_config() {
+    let dir = broken_workspace();
+    let concise = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "concise"];
+        all.extend_from_slice(args);
+        stdout(&stagelint(&all, dir.path()))
+    };
+    let text = concise(&["--select", "sm/UnknownTool"]);
+    assert_eq!(text.lines().filter(|l| l.contains("[sm/UnknownTool]")).count(), 2, "{text}");
+    assert!(text.ends_with("Found 2 errors (2 files checked).\n"), "{text}");
+    let text = concise(&["--select", "sm", "--ignore", "sm/UnknownTool,sm/PlaceholderDialect"]);
+    assert!(text.starts_with("No findings"), "{text}");
+    let text = concise(&["--ignore", "sm/UnknownTool", "--ignore", "stagelint"]);
+    assert_eq!(
+        text.lines().next().unwrap_or(""),
+        "plan.md:13:7: warning[sm/PlaceholderDialect] `${ctx.task}` is the dollar dialect, but this project renders the mustache dialect, so it reaches the model verbatim"
+    );
+    // The config turns a rule off; --select cannot bring it back.
+    write(dir.path(), "stagelint.toml", "[rules]\n\"sm/UnknownTool\" = \"off\"\n");
+    let text = concise(&["--select", "sm/UnknownTool"]);
+    assert!(text.starts_with("No findings"), "{text}");
+    // An alias selects its rule.
+    let rule = stagelint::families::all_rules().find(|r| !r.aliases.is_empty()).unwrap();
+    let output = stagelint(&["check", "--select", &format!("{}/{}", rule.family(), rule.aliases[0])], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = stagelint(&["check", "--ignore", "smm"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--ignore: unknown rule code or family `smm`; did you mean `sm`?"));
+}
+
+#[test]
+fn version_and_completions() {
+    let output = stagelint(&["--version"], repo());
+    assert_eq!(stdout(&output), format!("stagelint {}\n", env!("CARGO_PKG_VERSION")));
+    for shell in ["bash", "zsh", "fish"] {
+        let output = stagelint(&["completions", shell], repo());
+        assert_eq!(output.status.code(), Some(0));
+        let script = stdout(&output);
+        assert!(script.contains("stagelint") && script.contains("exit-zero"), "{shell}: {script}");
+    }
+    let output = stagelint(&["completions", "tcsh"], repo());
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn dry_run_findings_follow_the_color_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    write(dir.path(), "plan.cassette.yaml", "cassette: 1\nstage: plan\nturns: []\n");
+    let args = ["dry-run", "plan.md", "--color"];
+    let colored = stagelint(&[&args[..], &["always"]].concat(), dir.path());
+    assert!(stdout(&colored).contains("\u{1b}["), "{}", stdout(&colored));
+    let plain = stagelint(&[&args[..], &["never"]].concat(), dir.path());
+    assert!(!stdout(&plain).contains("\u{1b}[") && stdout(&plain).contains("turns: []"), "{}", stdout(&plain));
 }

@@ -122,3 +122,43 @@ impl IdeFixture {
         Some((self.text(self.at().file, info.span).to_string(), info.markdown))
     }
 }
+
+/// Runs the real binary in `cwd` with color variables cleared.
+pub fn stagelint(args: &[&str], cwd: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("binary runs")
+}
+
+/// The repository root.
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Writes `text` to `dir/name`, creating directories.
+pub fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A temporary directory holding `files` (paths relative to it).
+pub fn temp_files(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        write(dir.path(), name, text);
+    }
+    dir
+}

@@ -2,7 +2,9 @@
 
 pub mod concise;
 pub mod full;
+pub mod github;
 pub mod json;
+pub mod sarif;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::source::{LineCol, Span};

@@ -1,0 +1,133 @@
+//! `stagelint check`: discover, check, select, fix, render, and the exit code.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+
+use stagelint::config::Config;
+use stagelint::diagnostic::render::{self, Summary};
+use stagelint::diagnostic::{Diagnostic, Severity};
+use stagelint::fix;
+use stagelint::select::Selection;
+use stagelint::workspace::Workspace;
+use stagelint::workspace::discover::{ConfigCache, discover};
+
+use super::Color;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Files or directories to check.
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Full)]
+    format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Use this config file for every path instead of discovering `stagelint.toml`.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// When to color human output (`NO_COLOR` is honoured under `auto`).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Report only these codes or families (comma-separated, repeatable; after the config).
+    #[arg(long, value_name = "CODES")]
+    select: Vec<String>,
+    /// Do not report these codes or families (comma-separated, repeatable; after the config).
+    #[arg(long, value_name = "CODES")]
+    ignore: Vec<String>,
+    /// Exit 0 even when errors are found (usage and config errors still exit 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Apply the safe fixes, write the files back, and report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// Print a unified diff of what `--fix` would change, without writing (exit 1 if any).
+    #[arg(long)]
+    diff: bool,
+    /// With `--fix` or `--diff`, apply unsafe fixes too (review the result).
+    #[arg(long)]
+    unsafe_fixes: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Full,
+    Concise,
+    Json,
+    Sarif,
+    Github,
+}
+
+pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
+    let forced = match &args.config {
+        Some(path) => Some(Config::load(path).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let selection = Selection::parse(&args.select, &args.ignore)?;
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    for path in &paths {
+        if !path.exists() {
+            return Err(format!("{}: no such file or directory", path.display()));
+        }
+    }
+    let mut configs = ConfigCache::new(forced);
+    if args.fix || args.diff {
+        let select = |diagnostics| selection.apply(diagnostics);
+        let fixed = fix::fix_paths(&paths, &mut configs, &select, args.unsafe_fixes).map_err(|e| e.to_string())?;
+        let files = fixed.changed.len();
+        let mut err = io::stderr().lock();
+        if args.diff {
+            let diff: String = fixed.changed.iter().map(fix::unified_diff).collect();
+            emit(&args, diff.as_bytes())?;
+            let _ = writeln!(err, "stagelint: would apply {} fix(es) to {files} file(s)", fixed.applied);
+            let changes = !fixed.changed.is_empty() && !args.exit_zero;
+            return Ok(if changes { ExitCode::from(1) } else { ExitCode::SUCCESS });
+        }
+        fix::write_back(&fixed.changed)?;
+        if fixed.applied > 0 {
+            let _ = writeln!(err, "stagelint: applied {} fix(es) to {files} file(s)", fixed.applied);
+        }
+        drop(err);
+        return report(&args, &fixed.workspace, &fixed.diagnostics);
+    }
+    let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
+    let diagnostics = selection.apply(stagelint::check::check(&workspace));
+    report(&args, &workspace, &diagnostics)
+}
+
+/// Renders the findings in the chosen format and maps them to the exit code.
+fn report(args: &CheckArgs, workspace: &Workspace, diagnostics: &[Diagnostic]) -> Result<ExitCode, String> {
+    let summary = Summary::new(workspace, diagnostics);
+    let mut out = Vec::new();
+    let rendered = match args.format {
+        Format::Json => render::json::render(&mut out, workspace, diagnostics),
+        Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics),
+        Format::Github => render::github::render(&mut out, workspace, diagnostics),
+        Format::Concise => {
+            render::concise::render(&mut out, workspace, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
+        }
+        Format::Full => {
+            let color = if args.output.is_some() { args.color.enabled(false) } else { args.color.for_stdout() };
+            render::full::render(&mut out, workspace, diagnostics, color)
+                .and_then(|()| writeln!(out, "{}", summary.line()))
+        }
+    };
+    rendered.map_err(|e| format!("cannot render the report: {e}"))?;
+    emit(args, &out)?;
+    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    Ok(if failed && !args.exit_zero { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Writes `bytes` to `--output` or standard output (a closed pipe is not an error).
+fn emit(args: &CheckArgs, bytes: &[u8]) -> Result<(), String> {
+    match &args.output {
+        Some(path) => std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => match io::stdout().lock().write_all(bytes) {
+            Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {error}")),
+            _ => Ok(()),
+        },
+    }
+}

@@ -1,0 +1,183 @@
+//! `check --fix` and `--diff`: apply the fixes findings offer (the editor's quick fixes), in
+//! memory, round after round until none applies, then hand back what changed.
+//!
+//! A round checks the current texts, takes each fixable finding's fix unless one of its edits
+//! overlaps an edit already taken for that file (the rest wait for the next round, on the new
+//! text), and applies each file's edits from the last-starting one back, so earlier offsets
+//! stay valid. Only the edited spans change: comments and formatting elsewhere are kept byte
+//! for byte.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::config::ConfigError;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
+use crate::workspace::Workspace;
+use crate::workspace::discover::{ConfigCache, discover_with_overlay};
+
+/// Rounds before giving up on fixes that keep producing new fixes.
+pub const MAX_ROUNDS: usize = 10;
+
+/// One file whose text the fixes changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changed {
+    pub path: PathBuf,
+    pub display: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// The outcome of fixing: the workspace and findings after the last round, the changed files
+/// (not yet written), and how many fixes were applied.
+pub struct Fixed {
+    pub workspace: Workspace,
+    pub diagnostics: Vec<Diagnostic>,
+    pub changed: Vec<Changed>,
+    pub applied: usize,
+}
+
+/// Checks `paths`, keeps the findings `select` keeps, and applies their safe fixes (and the
+/// unsafe ones too with `unsafe_fixes`) until none is left or [`MAX_ROUNDS`] have run.
+pub fn fix_paths(
+    paths: &[PathBuf],
+    configs: &mut ConfigCache,
+    select: &dyn Fn(Vec<Diagnostic>) -> Vec<Diagnostic>,
+    unsafe_fixes: bool,
+) -> Result<Fixed, ConfigError> {
+    let mut overlay: HashMap<PathBuf, String> = HashMap::new();
+    let mut originals: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
+    let mut applied = 0;
+    let mut round = 0;
+    loop {
+        let workspace = discover_with_overlay(paths, configs, &overlay)?;
+        let diagnostics = select(crate::check::check(&workspace));
+        let planned = if round < MAX_ROUNDS { plan(&workspace, &diagnostics, unsafe_fixes) } else { Plan::default() };
+        if planned.fixes == 0 {
+            let changed = originals
+                .into_iter()
+                .filter_map(|(path, (display, before))| {
+                    let after = overlay.remove(&path)?;
+                    (after != before).then_some(Changed { path, display, before, after })
+                })
+                .collect();
+            return Ok(Fixed { workspace, diagnostics, changed, applied });
+        }
+        applied += planned.fixes;
+        round += 1;
+        for (id, edits) in planned.edits {
+            let file = workspace.file(id);
+            originals.entry(file.path.clone()).or_insert_with(|| (file.display.clone(), file.text.clone()));
+            overlay.insert(file.path.clone(), apply_edits(&file.text, &edits));
+        }
+    }
+}
+
+/// The edits one round applies, per file, and how many fixes they come from.
+#[derive(Default)]
+pub struct Plan {
+    pub edits: BTreeMap<FileId, Vec<Edit>>,
+    pub fixes: usize,
+}
+
+/// Chooses the fixes of one round: in finding order, each fix whole or not at all, skipping a
+/// fix whose edits overlap one already chosen for the same file or fall outside its text.
+pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> Plan {
+    let mut plan = Plan::default();
+    for d in diagnostics {
+        let Some(fix) = &d.fix else { continue };
+        if fix.edits.is_empty() || (fix.applicability == Applicability::Unsafe && !unsafe_fixes) {
+            continue;
+        }
+        let id = fix.file.unwrap_or(d.file);
+        let text = &workspace.file(id).text;
+        let valid = fix.edits.iter().all(|e| {
+            e.span.start <= e.span.end && text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end)
+        });
+        let taken = plan.edits.entry(id).or_default();
+        let clashes = fix.edits.iter().enumerate().any(|(i, e)| {
+            taken.iter().any(|t| overlaps(t, e)) || fix.edits[..i].iter().any(|other| overlaps(other, e))
+        });
+        if valid && !clashes {
+            taken.extend(fix.edits.iter().cloned());
+            plan.fixes += 1;
+        }
+    }
+    plan.edits.retain(|_, edits| !edits.is_empty());
+    plan
+}
+
+/// Two edits clash when their spans share a byte, or when both insert at the same offset (their
+/// order would be a guess).
+fn overlaps(a: &Edit, b: &Edit) -> bool {
+    (a.span.start < b.span.end && b.span.start < a.span.end) || a.span.start == b.span.start
+}
+
+/// Applies non-overlapping edits to `text`, the last-starting first.
+pub fn apply_edits(text: &str, edits: &[Edit]) -> String {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by(|a, b| b.span.start.cmp(&a.span.start).then(b.span.end.cmp(&a.span.end)));
+    let mut out = text.to_string();
+    for edit in sorted {
+        out.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+    }
+    out
+}
+
+/// A unified diff of one changed file (`a/` and `b/` prefixes, three lines of context).
+pub fn unified_diff(changed: &Changed) -> String {
+    let display = changed.display.replace('\\', "/");
+    similar::TextDiff::from_lines(&changed.before, &changed.after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{display}"), &format!("b/{display}"))
+        .to_string()
+}
+
+/// Writes the changed files back.
+pub fn write_back(changed: &[Changed]) -> Result<(), String> {
+    for file in changed {
+        std::fs::write(&file.path, &file.after).map_err(|e| format!("cannot write {}: {e}", display(&file.path)))?;
+    }
+    Ok(())
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Span;
+
+    fn edit(start: usize, end: usize, replacement: &str) -> Edit {
+        Edit { span: Span::new(start, end), replacement: replacement.to_string() }
+    }
+
+    #[test]
+    fn edits_apply_back_to_front() {
+        let text = "alpha beta gamma";
+        let out = apply_edits(text, &[edit(0, 5, "A"), edit(11, 16, "GAMMA"), edit(6, 6, "[")]);
+        assert_eq!(out, "A [beta GAMMA");
+    }
+
+    #[test]
+    fn overlap_rules() {
+        assert!(overlaps(&edit(0, 5, ""), &edit(4, 6, "")));
+        assert!(!overlaps(&edit(0, 5, ""), &edit(5, 6, "")), "touching spans do not clash");
+        assert!(overlaps(&edit(3, 3, "a"), &edit(3, 3, "b")), "two inserts at one offset clash");
+        assert!(overlaps(&edit(3, 3, "a"), &edit(3, 6, "b")));
+        assert!(!overlaps(&edit(3, 6, "a"), &edit(6, 6, "b")));
+    }
+
+    #[test]
+    fn diff_has_headers_and_hunks() {
+        let changed = Changed {
+            path: PathBuf::from("/x/plan.md"),
+            display: "plan.md".into(),
+            before: "a\nb\nc\n".into(),
+            after: "a\nB\nc\n".into(),
+        };
+        assert_eq!(unified_diff(&changed), "--- a/plan.md\n+++ b/plan.md\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+    }
+}

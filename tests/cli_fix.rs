@@ -1,0 +1,162 @@
+//! `check --fix`, `--diff` and `--unsafe-fixes` on fixtures (before and after, comments kept,
+//! idempotence, a fix in another file), and `stagelint init`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{repo, stagelint, stderr, stdout, write};
+use stagelint::config::Config;
+use stagelint::diagnostic::{Applicability, Diagnostic, Edit};
+use stagelint::source::Span;
+use stagelint::workspace::{FileKind, Workspace};
+
+/// Comments in the frontmatter, a dollar placeholder (a safe fix) and a typo'd tool (an unsafe
+/// fix); a second file with a trailing unused suppression (a safe fix).
+const PLAN: &str = "---\n# The planning stage.\nid: plan\nname: Plan\nallowedTools: [Read, Grpe]   # tools\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }  # keep\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: ${ctx.task}, on ${ctx.branch}.\n<!-- Call submit_plan when done. -->\nCall submit_plan.\n";
+const REVIEW: &str = "---\nid: review\nname: Review\nallowedTools: [Read]\ncompletionTool: submit_review\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool, sm/UnknownField]\n---\n\nTask: {{ctx.task}}. Call submit_review.\n";
+
+fn workspace() -> tempfile::TempDir {
+    common::temp_files(&[("plan.md", PLAN), ("review.md", REVIEW)])
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn fix_applies_safe_fixes_keeps_the_rest_and_is_idempotent() {
+    let dir = workspace();
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "the unsafe-only typo remains an error");
+    assert_eq!(stderr(&output), "stagelint: applied 3 fix(es) to 2 file(s)\n");
+    assert_eq!(
+        stdout(&output),
+        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked).\n"
+    );
+    let plan = PLAN.replace("${ctx.task}", "{{ctx.task}}").replace("${ctx.branch}", "{{ctx.branch}}");
+    assert_eq!(read(dir.path(), "plan.md"), plan, "only the placeholders changed");
+    // Both codes of the suppression were unused; one fix removed the comment, the other
+    // overlapped it and had nothing left to do on the next round.
+    assert_eq!(
+        read(dir.path(), "review.md"),
+        REVIEW.replace(" # stagelint: ignore[sm/UnknownTool, sm/UnknownField]", "")
+    );
+
+    let again = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(stderr(&again), "", "nothing left to fix");
+    assert_eq!(read(dir.path(), "plan.md"), plan);
+    let diff = stagelint(&["check", "--diff"], dir.path());
+    assert_eq!((diff.status.code(), stdout(&diff)), (Some(0), String::new()));
+}
+
+#[test]
+fn diff_prints_without_writing_and_exits_one() {
+    let dir = workspace();
+    let output = stagelint(&["check", "--diff"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(read(dir.path(), "plan.md"), PLAN, "--diff writes nothing");
+    insta::assert_snapshot!("fix_diff", stdout(&output));
+    let output = stagelint(&["check", "--diff", "--exit-zero", "--output", "changes.diff"], dir.path());
+    assert_eq!(output.status.code(), Some(0));
+    assert!(read(dir.path(), "changes.diff").starts_with("--- a/plan.md\n+++ b/plan.md\n"));
+}
+
+#[test]
+fn unsafe_fixes_and_select_narrow_or_widen_what_is_fixed() {
+    let dir = workspace();
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--select", "sm/UnknownTool"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let plan = read(dir.path(), "plan.md");
+    assert!(plan.contains("allowedTools: [Read, Grep]   # tools\n"), "{plan}");
+    assert!(plan.contains("${ctx.task}"), "findings not selected are not fixed: {plan}");
+    assert_eq!(read(dir.path(), "review.md"), REVIEW);
+}
+
+#[test]
+fn a_fix_may_edit_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = repo().join("tests/fixtures/steps/SR-VALID-003/bad-enum-missing-intent");
+    copy_dir(&fixture, dir.path());
+    let schema = ".agent/demo/schemas/issue.schema.json";
+    let before = read(dir.path(), schema);
+    let output = stagelint(&["check", "--fix", "--select", "steps/SR-VALID-003"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "the enum fix is unsafe: {}", stdout(&output));
+    assert_eq!(read(dir.path(), schema), before);
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--select", "steps/SR-VALID-003"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let after = read(dir.path(), schema);
+    assert!(after.contains("\"enum\": [\"next\", \"repeat\", \"handoff\"]"), "{after}");
+    assert!(!read(dir.path(), ".agent/demo/steps_registry.json").is_empty());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Overlapping fixes: the first in finding order wins the round; both inserts at one offset
+/// clash too; a fix out of bounds is skipped.
+#[test]
+fn plan_takes_each_fix_whole_or_not_at_all() {
+    let mut workspace = Workspace::new();
+    let text = "abcdef".to_string();
+    let path = std::path::PathBuf::from("/w/a.md");
+    let file = workspace.add(path, "a.md".into(), text, FileKind::Stage, Arc::new(Config::defaults(Path::new("/w"))));
+    let fix = |edits: &[(usize, usize, &str)]| {
+        let edits = edits.iter().map(|&(s, e, r)| Edit { span: Span::new(s, e), replacement: r.into() }).collect();
+        Diagnostic::new("sm/UnknownTool", file, Span::new(0, 1), "x").with_fix("t", Applicability::Safe, edits)
+    };
+    let diagnostics = vec![
+        fix(&[(0, 2, "AB"), (4, 4, "|")]),
+        fix(&[(1, 3, "no")]),
+        fix(&[(4, 4, "also no")]),
+        fix(&[(5, 6, "F")]),
+        fix(&[(9, 12, "out of bounds")]),
+    ];
+    let plan = stagelint::fix::plan(&workspace, &diagnostics, false);
+    assert_eq!(plan.fixes, 2);
+    let edits = &plan.edits[&file];
+    assert_eq!(stagelint::fix::apply_edits("abcdef", edits), "ABcd|eF");
+}
+
+#[test]
+fn init_writes_a_commented_config_that_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "stages/plan.md", PLAN);
+    write(dir.path(), "stages/plan.cassette.yaml", "cassette: 1\nstage: plan\nturns: []\n");
+    let output = stagelint(&["init"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "wrote stagelint.toml (families found: cassette, sm)\n");
+    let path = dir.path().join("stagelint.toml");
+    let config = Config::load(&path).expect("the written config loads");
+    assert!(config.tools.contains("Read"));
+    let text = read(dir.path(), "stagelint.toml");
+    assert!(text.contains("\n[sm]\n") && text.contains("\n[dry-run]\n") && text.contains("\n# [lastlight]\n"));
+    let check = stagelint(&["check"], dir.path());
+    assert_ne!(check.status.code(), Some(2), "{}", stderr(&check));
+
+    let again = stagelint(&["init"], dir.path());
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("exists; pass --force to overwrite it"), "{}", stderr(&again));
+    write(dir.path(), "stagelint.toml", "# mine\n");
+    let forced = stagelint(&["init", "--force"], dir.path());
+    assert_eq!(forced.status.code(), Some(0));
+    assert!(read(dir.path(), "stagelint.toml").contains("[tools]"));
+}
+
+#[test]
+fn init_text_for_stage_definitions() {
+    let text = stagelint::init::render(&BTreeSet::from(["sm"]));
+    insta::assert_snapshot!("init_sm", text.replace(env!("CARGO_PKG_VERSION"), "[version]"));
+}
