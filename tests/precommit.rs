@@ -1,0 +1,109 @@
+//! The pre-commit hook (`.pre-commit-hooks.yaml`) under the real `pre-commit`: a temporary git
+//! repository whose own git hook runs `pre-commit try-repo <this repository> stagelint`, as a
+//! user's installed hook would run the published one. A commit of a broken stage is refused with
+//! the finding shown; once it is fixed, the commit goes through.
+//!
+//! `try-repo` clones this repository at HEAD (with tracked and staged changes committed to a
+//! temporary shadow copy, untracked files left out) and `cargo install`s it into a temporary
+//! store, so every run builds the crate. The build goes to a stable directory under the target
+//! directory, at `opt-level = 0`, so that only the first run compiles the dependencies.
+//!
+//! CI installs `pre-commit` from PyPI (`.ci/run`); elsewhere the test says it was skipped when
+//! `pre-commit` or `git` is missing.
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BROKEN_STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read, Grpe]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n";
+
+/// The git hook: what `pre-commit install` would write, with `try-repo` instead of a config.
+/// Git runs it with the index to commit; `try-repo` checks the staged files.
+const GIT_HOOK: &str = "#!/bin/sh\nexec pre-commit try-repo \"$STAGELINT_REPO\" stagelint --verbose\n";
+
+fn runs(program: &str) -> bool {
+    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// `git` in `dir`, isolated from the environment of an enclosing git command.
+fn git(dir: &Path, args: &[&str]) -> Output {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_WORK_TREE")
+        .env("STAGELINT_REPO", env!("CARGO_MANIFEST_DIR"))
+        // The hook's `cargo install` builds here; the dependencies are compiled once.
+        .env("CARGO_TARGET_DIR", target.join("pre-commit-target"))
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        // `try-repo` uses a temporary store; this only keeps pre-commit's log out of ~/.cache.
+        .env("PRE_COMMIT_HOME", dir.join(".pre-commit-home"))
+        .env("PRE_COMMIT_COLOR", "never")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("git runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn ok(dir: &Path, args: &[&str]) {
+    let output = git(dir, args);
+    assert!(output.status.success(), "git {args:?}: {}", text(&output));
+}
+
+#[test]
+fn commit_of_a_broken_stage_is_refused_and_a_fixed_one_goes_through() {
+    if !runs("pre-commit") || !runs("git") {
+        // CI must run it; a developer machine without pre-commit may not.
+        assert!(std::env::var_os("CI").is_none(), "CI must install pre-commit and git (see .ci/run)");
+        eprintln!("skipped: pre-commit or git is not installed");
+        return;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(
+        git(repo, &["rev-parse", "--verify", "HEAD"]).status.success(),
+        "try-repo needs this repository as a git checkout with a commit"
+    );
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path();
+    ok(dir, &["init", "--quiet"]);
+    ok(dir, &["config", "user.name", "stagelint test"]);
+    ok(dir, &["config", "user.email", "test@stagelint.invalid"]);
+    ok(dir, &["config", "commit.gpgsign", "false"]);
+    ok(dir, &["config", "core.hooksPath", "githooks"]);
+    let hook = dir.join("githooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, GIT_HOOK).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    std::fs::write(dir.join("sm.yaml"), "entry: plan\n").unwrap();
+    std::fs::write(dir.join("plan.md"), BROKEN_STAGE).unwrap();
+    // Markdown that is not a definition is passed to the hook too, and ignored.
+    std::fs::write(dir.join("README.md"), "# Notes\n\nNot a stage.\n").unwrap();
+    ok(dir, &["add", "sm.yaml", "plan.md", "README.md"]);
+
+    let refused = git(dir, &["commit", "--quiet", "-m", "broken stage"]);
+    let report = text(&refused);
+    assert!(!refused.status.success(), "the commit must be refused: {report}");
+    assert!(report.contains("stagelint") && report.contains("Failed"), "{report}");
+    assert!(report.contains("sm/UnknownTool"), "the finding is shown: {report}");
+    assert!(report.contains("plan.md:4:"), "with its position: {report}");
+    assert!(report.contains("did you mean `Grep`?"), "{report}");
+    assert!(!git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"]).status.success(), "nothing was committed");
+
+    std::fs::write(dir.join("plan.md"), BROKEN_STAGE.replace("Grpe", "Grep")).unwrap();
+    ok(dir, &["add", "plan.md"]);
+    let accepted = git(dir, &["commit", "--quiet", "-m", "fixed stage"]);
+    let report = text(&accepted);
+    assert!(accepted.status.success(), "the fixed stage is committed: {report}");
+    assert!(report.contains("Passed"), "{report}");
+    // `--verbose` shows the hook's output: the files were checked, not skipped.
+    assert!(report.contains("No findings (2 files checked)."), "{report}");
+    ok(dir, &["rev-parse", "--verify", "HEAD"]);
+}
