@@ -55,6 +55,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     // byte columns: `Raed` is at UTF-16 column 27 and byte column 29, after a 4-byte emoji.
     assert!(lines.contains(&"3:21:sm/UnknownTool"), "{report}");
     assert!(lines.contains(&"3:29:sm/UnknownTool"), "{report}");
+    assert!(lines.contains(&"kind=stage:markdown"), "the stage was recognised by its frontmatter: {report}");
     assert!(lines.contains(&"cleared=true"), "{report}");
     let after: Vec<&&str> = lines.iter().skip_while(|l| !l.starts_with("cleared=")).skip(1).collect();
     let after: Vec<&&str> = after.into_iter().take_while(|l| !l.contains('=')).collect();

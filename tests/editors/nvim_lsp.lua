@@ -18,6 +18,7 @@ vim.cmd("edit " .. file)
 
 local found = vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
 table.insert(lines, "found=" .. tostring(found))
+table.insert(lines, "kind=" .. tostring(vim.b.stagelint_kind) .. ":" .. vim.bo.filetype)
 for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(lines, string.format("%d:%d:%s", d.lnum, d.col, code_of(d)))
 end

@@ -49,8 +49,10 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("StagelintDryRun", function()
     M.dry_run(0)
   end, { desc = "stagelint: dry-run this stage or state machine against its cassette" })
+  M.detect_filetypes()
   local cmd = opts.cmd or { "stagelint", "lsp" }
   if vim.lsp.config and vim.lsp.enable then
+    -- Neovim 0.11+.
     vim.lsp.config("stagelint", { cmd = cmd, filetypes = M.filetypes, root_markers = M.root_markers })
     vim.lsp.enable("stagelint")
     return
@@ -60,6 +62,12 @@ function M.setup(opts)
     pattern = M.filetypes,
     callback = function(args)
       local root = root_dir(args.buf)
+      if vim.lsp.start then
+        -- Neovim 0.8–0.10: vim.lsp.start reuses a client with the same name and root.
+        vim.lsp.start({ name = "stagelint", cmd = cmd, root_dir = root }, { bufnr = args.buf })
+        return
+      end
+      -- Neovim 0.7: one client per root, attached by hand.
       if not clients[root] then
         clients[root] = vim.lsp.start_client({ name = "stagelint", cmd = cmd, root_dir = root })
       end
@@ -68,4 +76,46 @@ function M.setup(opts)
   })
 end
 
+-- Filetypes for the files stagelint reads that Neovim would not recognise on its own or would
+-- give another type: cassettes and state machines are YAML or JSON, stagelint.toml is TOML,
+-- and a markdown stage definition, prompt or SKILL.md stays markdown (b:stagelint_file marks the
+-- definition files for statuslines and mappings).
+function M.detect_filetypes()
+  local patterns = {
+    ["*.cassette.yaml"] = "yaml",
+    ["*.cassette.yml"] = "yaml",
+    ["*.cassette.json"] = "json",
+    ["sm.yaml"] = "yaml",
+    ["sm.yml"] = "yaml",
+    ["sm.json"] = "json",
+    ["steps_registry.json"] = "json",
+    ["stagelint.toml"] = "toml",
+    [".stagelint.toml"] = "toml",
+  }
+  for pattern, filetype in pairs(patterns) do
+    vim.api.nvim_create_autocmd({ "BufRead", "BufNewFile" }, {
+      pattern = pattern,
+      callback = function(args)
+        vim.bo[args.buf].filetype = filetype
+        vim.b[args.buf].stagelint_file = true
+      end,
+    })
+  end
+  -- A markdown file whose frontmatter declares a completionTool is a stage definition.
+  vim.api.nvim_create_autocmd({ "BufRead", "BufNewFile" }, {
+    pattern = { "*.md", "*.markdown" },
+    callback = function(args)
+      local head = vim.api.nvim_buf_get_lines(args.buf, 0, 40, false)
+      if head[1] == "---" then
+        for _, line in ipairs(head) do
+          if line:match("^completionTool:") then
+            vim.b[args.buf].stagelint_file = true
+            vim.b[args.buf].stagelint_kind = "stage"
+            break
+          end
+        end
+      end
+    end,
+  })
+end
 return M
