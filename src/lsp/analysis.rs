@@ -143,6 +143,11 @@ fn store(
         return Vec::new();
     }
     for scope in batch {
+        // A loose file's own scope is stale once a directory scope covers it (a cassette or a
+        // state machine appeared beside it).
+        state
+            .scoped
+            .retain(|key, _| key == scope || !key.starts_with(scope) || analysis.workspace.file_at(key).is_none());
         state.scoped.insert(scope.clone(), analysis.clone());
     }
     if state.pull { Vec::new() } else { changed_batches(&mut state, batch, analysis, versions) }
@@ -196,7 +201,7 @@ fn changed_batches(
         state.published.insert(file.path.clone(), diagnostics);
     }
     // Files that showed findings and are gone from these scopes (deleted, no longer ours).
-    let in_scopes = |path: &Path| scopes.iter().any(|s| scope_of(path) == *s);
+    let in_scopes = |path: &Path| scopes.iter().any(|s| path.starts_with(s));
     let gone: Vec<PathBuf> =
         state.published.keys().filter(|path| !covered.contains(*path) && in_scopes(path)).cloned().collect();
     for path in gone {

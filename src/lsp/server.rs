@@ -40,6 +40,8 @@ pub(super) struct State {
     pub(super) scoped: HashMap<PathBuf, Arc<Analysis>>,
     /// The whole workspace has been checked once.
     pub(super) indexed: bool,
+    /// `scope_of` for files changed so far; forgotten when files appear or disappear.
+    scopes: HashMap<PathBuf, PathBuf>,
     /// What each file currently shows in the client.
     pub(super) published: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
     /// Whether the client lets us register a file watcher at `initialized`.
@@ -59,10 +61,25 @@ impl State {
         self.encoding.unwrap_or(Encoding::Utf16)
     }
 
-    /// The freshest analysis that covers `path`.
+    /// The freshest analysis that covers `path`: that of the nearest analysed scope at or above
+    /// it (map lookups only; requests must not touch the file system).
     pub(super) fn analysis_for(&self, path: &std::path::Path) -> Option<Arc<Analysis>> {
+        path.ancestors()
+            .find_map(|scope| self.scoped.get(scope))
+            // A breakdown config's scope is its agent directory, not an ancestor.
+            .or_else(|| self.scoped.get(&scope_of(path)))
+            .cloned()
+    }
+
+    /// The scope of `path`, remembered: it changes only when files appear or disappear, which
+    /// the file watcher reports (and clears the memory), so a keystroke costs no file-system call.
+    fn scope(&mut self, path: &std::path::Path) -> PathBuf {
+        if let Some(scope) = self.scopes.get(path) {
+            return scope.clone();
+        }
         let scope = scope_of(path);
-        self.scoped.get(&scope).cloned()
+        self.scopes.insert(path.to_path_buf(), scope.clone());
+        scope
     }
 }
 
@@ -89,7 +106,8 @@ impl Backend {
                         if crate::config::CONFIG_NAMES.contains(&name) {
                             state.dirty.all = true;
                         } else {
-                            state.dirty.scopes.insert(scope_of(path));
+                            let scope = state.scope(path);
+                            state.dirty.scopes.insert(scope);
                         }
                     }
                 }
@@ -296,6 +314,8 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let paths: Vec<PathBuf> = params.changes.iter().filter_map(|change| path_of(&change.uri)).collect();
+        // A created or deleted file can move other files into another scope.
+        lock(&self.state).scopes.clear();
         self.touch(Some(&paths));
     }
 
