@@ -78,6 +78,8 @@ pub struct Cassette {
     /// `stages:` of a machine cassette, in source order.
     pub stages: Vec<(String, Span, StageCassette)>,
     pub problems: Vec<Problem>,
+    /// The whole document as JSON, for `$ref` pointers in `expectResult`.
+    pub json: Json,
 }
 
 impl Cassette {
@@ -241,6 +243,7 @@ pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::Synt
     };
     let mut cassette = cassette;
     cassette.problems = reader.problems;
+    cassette.json = parsed.root.as_ref().map_or(Json::Null, Node::to_json);
     (cassette, parsed.errors)
 }
 

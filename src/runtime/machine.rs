@@ -102,9 +102,8 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     let mut run = Run::new(env, Json::Null);
     run.findings.extend(problems);
     let lookup = Lookup { machine: machine_cassette.as_ref().map(|(f, (c, _))| (*f, c)), per_stage: &per_stage };
-    let initial = lookup.cassette(&entry).and_then(|(_, c)| c.ctx.map(|(ctx, _)| ctx)).unwrap_or_else(|| json!({}));
-    let mut machine =
-        Machine { workspace, run, specs: &specs, lookup, executions: BTreeMap::new(), total: 0, init_failed: false };
+    let initial = lookup.cassette(&entry).and_then(|(_, c, _)| c.ctx.map(|(ctx, _)| ctx)).unwrap_or_else(|| json!({}));
+    let mut machine = Machine { run, specs: &specs, lookup, executions: BTreeMap::new(), total: 0, init_failed: false };
     machine.trace_start(&entry);
     machine.from(&entry, initial);
     let init_failed = machine.init_failed;
@@ -124,16 +123,17 @@ struct Lookup<'c> {
 }
 
 impl Lookup<'_> {
-    fn cassette(&self, id: &str) -> Option<(FileId, StageCassette)> {
-        match self.machine {
-            Some((file, cassette)) => cassette.for_stage(id).map(|c| (file, c)),
-            None => self.per_stage.get(id).and_then(|(file, c)| c.for_stage(id).map(|c| (*file, c))),
-        }
+    /// The stage's part of its cassette, with the cassette's file and whole document.
+    fn cassette(&self, id: &str) -> Option<(FileId, StageCassette, &Json)> {
+        let (file, cassette) = match self.machine {
+            Some((file, cassette)) => (file, cassette),
+            None => self.per_stage.get(id).map(|(file, c)| (*file, c))?,
+        };
+        cassette.for_stage(id).map(|part| (file, part, &cassette.json))
     }
 }
 
 struct Machine<'a, 'w> {
-    workspace: &'w Workspace,
     run: Run<'w>,
     specs: &'a BTreeMap<String, StageSpec>,
     lookup: Lookup<'a>,
@@ -244,7 +244,7 @@ impl Machine<'_, '_> {
             self.stop("failed", json!({"code": "UnknownStage", "stage": id}));
             return None;
         };
-        let Some((file, cassette)) = self.lookup.cassette(id) else {
+        let Some((file, cassette, document)) = self.lookup.cassette(id) else {
             self.stop("stopped", json!({"reason": format!("no cassette for stage `{id}`"), "stage": id}));
             return None;
         };
@@ -253,7 +253,7 @@ impl Machine<'_, '_> {
         let execution = *count;
         self.run.env.cassette_file = file;
         // `$ref` in `expectResult` points into the cassette this stage is replayed from.
-        self.run.cassette_json = super::cassette_json(self.workspace.file(file));
+        self.run.cassette_json = document.clone();
         match self.run.stage(spec, &cassette, ctx, execution) {
             Ended::Exited(result) => Some(result),
             Ended::InitFailed => {

@@ -124,10 +124,22 @@ pub fn read_cassette(file: &SourceFile) -> (Cassette, Vec<Diagnostic>) {
 
 /// Dry-runs the stage in `stage_file` against the cassette in `cassette_file`.
 pub fn stage(workspace: &Workspace, stage_file: FileId, cassette_file: FileId, options: Options) -> DryRun {
+    let (cassette, problems) = read_cassette(workspace.file(cassette_file));
+    stage_with(workspace, stage_file, cassette_file, &cassette, problems, options)
+}
+
+/// [`stage`] with the cassette already read (`problems`: what reading it found).
+pub fn stage_with(
+    workspace: &Workspace,
+    stage_file: FileId,
+    cassette_file: FileId,
+    cassette: &Cassette,
+    problems: Vec<Diagnostic>,
+    options: Options,
+) -> DryRun {
     let file = workspace.file(stage_file);
     let doc = StageDoc::parse(file);
     let title = format!("stage {}", doc.stage_id().map_or_else(|| file.display.clone(), |(id, _)| id.to_string()));
-    let (cassette, problems) = read_cassette(workspace.file(cassette_file));
     if problems.iter().any(|d| d.severity == Severity::Error) {
         return DryRun::failed_to_start(title, Some(cassette_file), problems);
     }
@@ -152,10 +164,10 @@ pub fn stage(workspace: &Workspace, stage_file: FileId, cassette_file: FileId, o
     };
     let Some(stage_cassette) = cassette.for_stage(&spec.id) else {
         let mut findings = problems;
-        findings.push(unknown_stage(workspace, cassette_file, &cassette, &spec.id));
+        findings.push(unknown_stage(workspace, cassette_file, cassette, &spec.id));
         return DryRun::failed_to_start(title, Some(cassette_file), findings);
     };
-    let mut run = new_run(workspace, file, cassette_file, options);
+    let mut run = new_run(file, cassette_file, cassette, options);
     run.findings.extend(problems);
     let ctx = stage_cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
     let ended = run.stage(&spec, &stage_cassette, ctx, 1);
@@ -174,19 +186,9 @@ pub fn machine(workspace: &Workspace, sm_file: FileId, cassette_file: Option<Fil
     machine::run(workspace, sm_file, cassette_file, options)
 }
 
-fn new_run<'w>(workspace: &'w Workspace, stage: &'w SourceFile, cassette_file: FileId, options: Options) -> Run<'w> {
+fn new_run<'w>(stage: &'w SourceFile, cassette_file: FileId, cassette: &Cassette, options: Options) -> Run<'w> {
     let env = Env { tools: &stage.config.tools, dialect: stage.config.dialect, cassette_file, strict: options.strict };
-    let cassette_json = cassette_json(workspace.file(cassette_file));
-    Run::new(env, cassette_json)
-}
-
-pub(crate) fn cassette_json(file: &SourceFile) -> serde_json::Value {
-    let parsed = if file.path.extension().is_some_and(|e| e == "json") {
-        crate::source::json::parse(&file.text)
-    } else {
-        crate::source::yaml::parse(&file.text)
-    };
-    parsed.root.map_or(serde_json::Value::Null, |root| root.to_json())
+    Run::new(env, cassette.json.clone())
 }
 
 fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &str) -> Diagnostic {

@@ -34,7 +34,7 @@ pub fn record_stage(
                 return Err(format!("{}: {}", workspace.file(id).display, problem.message));
             }
             let part = cassette.for_stage(&spec.id).unwrap_or_else(|| cassette.stage.clone());
-            (part, super::cassette_json(workspace.file(id)))
+            (part, cassette.json.clone())
         }
         None => (StageCassette::default(), Json::Null),
     };

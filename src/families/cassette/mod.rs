@@ -60,6 +60,7 @@ impl Family for Cassettes {
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        let mut stages = None;
         for file in runtime::cassettes(workspace) {
             let (cassette, found) = runtime::read_cassette(file);
             let broken = found.iter().any(|d| d.severity == Severity::Error);
@@ -70,7 +71,9 @@ impl Family for Cassettes {
             let broken = broken || own.iter().any(|d| d.severity == Severity::Error);
             out.extend(own);
             if !broken {
-                replay(workspace, file, &cassette, out);
+                // Stage ids are read once per check, and only when there is a cassette.
+                let stages = stages.get_or_insert_with(|| stage_ids(workspace));
+                replay(workspace, stages, file, &cassette, out);
             }
         }
     }
@@ -166,8 +169,24 @@ fn tools(file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Each stage file's id.
+fn stage_ids(workspace: &Workspace) -> Vec<(String, &SourceFile)> {
+    workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::Stage)
+        .filter_map(|f| Some((StageDoc::parse(f).stage_id()?.0.to_string(), f)))
+        .collect()
+}
+
 /// Replays the cassette against its stage or machine and keeps what the replay found in it.
-fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
+fn replay(
+    workspace: &Workspace,
+    stages: &[(String, &SourceFile)],
+    file: &SourceFile,
+    cassette: &Cassette,
+    out: &mut Vec<Diagnostic>,
+) {
     let options = Options { strict: false, explain_init: false };
     let result = if cassette.is_machine() {
         let Some(sm) = owning_machine(workspace, file) else {
@@ -179,9 +198,14 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
         runtime::machine(workspace, sm, Some(file.id), options)
     } else {
         let Some((id, span)) = &cassette.stage.stage else { return };
-        let Some(stage) = stage_for(workspace, file, id) else {
-            let known: Vec<String> = stage_ids_near(workspace, file);
-            let hint = did_you_mean(id, known.iter().map(String::as_str));
+        // The stage with that id whose cassette, by convention, is this file.
+        let stage = stages.iter().find(|(stage_id, stage)| {
+            stage_id == id && runtime::cassette_in_workspace(workspace, stage, id) == Some(file.id)
+        });
+        let Some((_, stage)) = stage else {
+            let dir = file.path.parent();
+            let near = stages.iter().filter(|(_, stage)| stage.path.parent() == dir).map(|(id, _)| id.as_str());
+            let hint = did_you_mean(id, near);
             let message = match hint {
                 Some(s) => format!("no stage `{id}` uses this cassette; did you mean `{s}`?"),
                 None => format!("no stage `{id}` uses this cassette: put it beside the stage as `{id}.cassette.yaml`"),
@@ -189,28 +213,10 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
             out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion(*span, hint));
             return;
         };
-        runtime::stage(workspace, stage, file.id, options)
+        // The reader's own problems are reported above; only the replay's findings are kept.
+        runtime::stage_with(workspace, stage.id, file.id, cassette, Vec::new(), options)
     };
     out.extend(result.findings.into_iter().filter(|d| d.file == file.id && REPLAY.contains(&d.code)));
-}
-
-/// The stage with `id` whose cassette, by convention, is `file`.
-fn stage_for(workspace: &Workspace, file: &SourceFile, id: &str) -> Option<FileId> {
-    workspace.files().iter().filter(|f| f.kind == FileKind::Stage).find_map(|stage| {
-        let doc = StageDoc::parse(stage);
-        let (stage_id, _) = doc.stage_id()?;
-        (stage_id == id && runtime::cassette_in_workspace(workspace, stage, id) == Some(file.id)).then_some(stage.id)
-    })
-}
-
-fn stage_ids_near(workspace: &Workspace, file: &SourceFile) -> Vec<String> {
-    let dir = file.path.parent();
-    workspace
-        .files()
-        .iter()
-        .filter(|f| f.kind == FileKind::Stage && f.path.parent() == dir)
-        .filter_map(|f| StageDoc::parse(f).stage_id().map(|(id, _)| id.to_string()))
-        .collect()
 }
 
 /// The state-machine file of the directory holding `file`, or the nearest above it.
