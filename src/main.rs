@@ -316,9 +316,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
     let mut paths = vec![args.path.clone()];
     paths.extend(args.cassette.clone());
     let workspace = stagelint::workspace::discover::discover(&paths, &mut configs).map_err(|e| e.to_string())?;
-    let absolute = |p: &std::path::Path| {
-        stagelint::workspace::discover::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-    };
+    let absolute = stagelint::workspace::discover::absolute;
     let stage = workspace.file_at(&absolute(&args.path)).ok_or("the stage was not read")?;
     let seed = args.cassette.as_deref().and_then(|c| workspace.file_at(&absolute(c))).map(|f| f.id);
     let provenance = serde_json::json!({"source": "recorded", "provider": api.name(), "model": model, "tool": format!("stagelint {}", env!("CARGO_PKG_VERSION"))});

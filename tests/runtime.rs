@@ -521,8 +521,8 @@ fn fan_out(siblings: &[&str], review_body: &str, cassette: String) -> Vec<(Strin
     files
 }
 
-fn run_machine(files: &[(&str, String)]) -> Ran {
-    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+fn run_machine<N: AsRef<str>>(files: &[(N, String)]) -> Ran {
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_ref(), t.as_str())).collect();
     run_files(&files, ".", Options::default())
 }
 
@@ -556,7 +556,6 @@ fn sequential_successors_see_the_previous_result_as_upstream() {
 fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
     let review = "Tests {{ctx.upstream[0].parsed.note}}, lint {{ctx.upstream[1].parsed.note}}.";
     let files = fan_out(&["test", "lint"], review, machine_cassette(&["plan", "test", "lint", "review"], None));
-    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),
@@ -573,7 +572,6 @@ fn parallel_siblings_run_on_a_frozen_context_and_the_join_sees_them_in_order() {
 fn a_failing_sibling_cancels_the_rest_and_the_join_never_runs() {
     let cassette = machine_cassette(&["plan", "test", "lint", "docs", "review"], Some("lint"));
     let files = fan_out(&["test", "lint", "docs"], "Review.", cassette);
-    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),
@@ -597,7 +595,6 @@ fn a_join_runs_only_when_every_sibling_said_ok() {
         "  lint:\n    attempts:\n      - assert: skip\n        turns:",
     );
     let files = fan_out(&["test", "lint"], "Review.", cassette);
-    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let ran = run_machine(&files);
     assert_eq!(
         stages_run(&ran.run),

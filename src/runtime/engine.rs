@@ -139,20 +139,7 @@ struct Observed {
 
 impl Observed {
     fn describe(&self) -> String {
-        let mut text = self.branch.to_string();
-        if let Some(call) = &self.call {
-            text.push_str(&format!(" {call}"));
-        }
-        if !self.calls.is_empty() {
-            text.push_str(&format!(" [{}]", self.calls.join(", ")));
-        }
-        if let Some(outcome) = self.outcome {
-            text.push_str(&format!(" ({outcome})"));
-        }
-        if !self.error_at.is_empty() {
-            text.push_str(&format!(" at {}", self.error_at.join(", ")));
-        }
-        text
+        describe(self.branch, self.call.as_deref(), &self.calls, &self.error_at, self.outcome)
     }
 
     fn to_expect(&self) -> Json {
@@ -734,17 +721,9 @@ impl<'a> Run<'a> {
             }
             self.failed += 1;
             let actual: Vec<String> = observed.iter().map(Observed::describe).collect();
-            let mut wanted = Observed {
-                branch: BRANCH_NAMES.iter().find(|b| **b == expect.branch).copied().unwrap_or("?"),
-                call: expect.call.clone(),
-                calls: expect.calls.clone().unwrap_or_default(),
-                outcome: None,
-                error_at: expect.error_at.iter().cloned().collect(),
-            }
-            .describe();
-            if let Some(outcome) = &expect.outcome {
-                wanted.push_str(&format!(" ({outcome})"));
-            }
+            let error_at: Vec<String> = expect.error_at.iter().cloned().collect();
+            let calls = expect.calls.clone().unwrap_or_default();
+            let wanted = describe(&expect.branch, expect.call.as_deref(), &calls, &error_at, expect.outcome.as_deref());
             let message = format!("expected {wanted}, but the runtime took {}", actual.join("; "));
             self.finding(rules::ExpectationFailed, expect.span, message);
         }
@@ -865,7 +844,24 @@ impl<'a> Run<'a> {
     }
 }
 
-const BRANCH_NAMES: [&str; 6] = crate::runtime::cassette::BRANCHES;
+/// A branch as a message shows it: `tool c1 (denied)`, `batchRejected [c2, c3]`,
+/// `parseFailure c4 at /steps`.
+fn describe(branch: &str, call: Option<&str>, calls: &[String], error_at: &[String], outcome: Option<&str>) -> String {
+    let mut text = branch.to_string();
+    if let Some(call) = call {
+        text.push_str(&format!(" {call}"));
+    }
+    if !calls.is_empty() {
+        text.push_str(&format!(" [{}]", calls.join(", ")));
+    }
+    if !error_at.is_empty() {
+        text.push_str(&format!(" at {}", error_at.join(", ")));
+    }
+    if let Some(outcome) = outcome {
+        text.push_str(&format!(" ({outcome})"));
+    }
+    text
+}
 
 /// The per-attempt inputs of Act.
 struct Act<'s> {

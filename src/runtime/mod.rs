@@ -26,12 +26,12 @@ pub mod wire;
 
 pub use target::dry_run_path;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use crate::diagnostic::{Diagnostic, FileId, Severity};
-use crate::families::sm::model::{SmDoc, StageDoc};
+use crate::families::sm::model::StageDoc;
 use crate::runtime::cassette::Cassette;
 use crate::runtime::engine::{Env, Run};
 use crate::runtime::events::Trace;
@@ -80,35 +80,23 @@ impl DryRun {
     }
 }
 
-/// The cassette for a stage by convention: `<id>.cassette.{yaml,yml,json}` beside the stage,
-/// then in each `[dry-run] cassettes` directory.
-pub fn cassette_path_for(stage: &SourceFile, id: &str) -> Option<PathBuf> {
-    let dir = stage.path.parent()?;
-    let dirs = std::iter::once(dir.to_path_buf()).chain(stage.config.cassette_dirs.iter().cloned());
-    for dir in dirs {
-        for ext in ["yaml", "yml", "json"] {
-            let path = dir.join(format!("{id}.cassette.{ext}"));
-            if path.is_file() {
-                return Some(path);
-            }
-        }
-    }
-    None
+/// Where a stage's cassette may be, by convention, in order: `<id>.cassette.{yaml,yml,json}`
+/// beside the stage, then in each `[dry-run] cassettes` directory.
+fn cassette_candidates<'a>(stage: &'a SourceFile, id: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
+    let own = stage.path.parent().map(std::path::Path::to_path_buf);
+    own.into_iter()
+        .chain(stage.config.cassette_dirs.iter().cloned())
+        .flat_map(move |dir| ["yaml", "yml", "json"].map(|ext| dir.join(format!("{id}.cassette.{ext}"))))
 }
 
-/// The same lookup against files already in `workspace` (no file system), for rules and the
-/// editor.
+/// The stage's cassette on disk (the CLI, before anything is read).
+pub fn cassette_path_for(stage: &SourceFile, id: &str) -> Option<PathBuf> {
+    cassette_candidates(stage, id).find(|path| path.is_file())
+}
+
+/// The same lookup among the files already in `workspace` (rules and the editor: no file system).
 pub fn cassette_in_workspace(workspace: &Workspace, stage: &SourceFile, id: &str) -> Option<FileId> {
-    let dir = stage.path.parent()?;
-    let dirs = std::iter::once(dir.to_path_buf()).chain(stage.config.cassette_dirs.iter().cloned());
-    for dir in dirs {
-        for ext in ["yaml", "yml", "json"] {
-            if let Some(file) = workspace.file_at(&dir.join(format!("{id}.cassette.{ext}"))) {
-                return Some(file.id);
-            }
-        }
-    }
-    None
+    cassette_candidates(stage, id).find_map(|path| workspace.file_at(&path).map(|f| f.id))
 }
 
 /// Reads the cassette file `id` of `workspace`.
@@ -250,17 +238,7 @@ fn lint_errors(workspace: &Workspace, stages: &[FileId]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Whether `path` is a cassette file.
-pub fn is_cassette(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(cassette::is_cassette_name)
-}
-
 /// Every cassette file of `workspace`.
 pub fn cassettes(workspace: &Workspace) -> impl Iterator<Item = &SourceFile> {
     workspace.files().iter().filter(|f| f.kind == FileKind::Cassette)
-}
-
-/// The state-machine file of `sm` parsed (for callers that hold only the id).
-pub fn sm_doc(workspace: &Workspace, sm: FileId) -> SmDoc<'_> {
-    SmDoc::parse(workspace.file(sm))
 }

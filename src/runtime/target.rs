@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::runtime::{DryRun, Options, cassette_path_for};
-use crate::workspace::discover::{ConfigCache, discover_with_overlay, normalize};
+use crate::workspace::discover::{ConfigCache, absolute, discover_with_overlay};
 use crate::workspace::{FileKind, SM_FILE_NAMES, Workspace};
 
 /// Machine cassette names, beside `sm.yaml`.
@@ -24,7 +24,7 @@ pub fn dry_run_path(
     configs: &mut ConfigCache,
     overlay: &HashMap<PathBuf, String>,
 ) -> Result<(Workspace, DryRun), String> {
-    let path = normalize(&std::path::absolute(path).map_err(|e| e.to_string())?);
+    let path = absolute(path);
     let sm_file = if path.is_dir() {
         let found = SM_FILE_NAMES.iter().map(|name| path.join(name)).find(|p| p.is_file());
         Some(found.ok_or_else(|| format!("{}: no sm.yaml or sm.json here", path.display()))?)
@@ -33,8 +33,7 @@ pub fn dry_run_path(
     } else {
         None
     };
-    let cassette =
-        cassette.map(|c| std::path::absolute(c).map(|c| normalize(&c))).transpose().map_err(|e| e.to_string())?;
+    let cassette = cassette.map(absolute);
     let mut roots = vec![sm_file.as_deref().and_then(Path::parent).map_or(path.clone(), Path::to_path_buf)];
     roots.extend(cassette.clone());
     let mut workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;

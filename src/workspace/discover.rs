@@ -248,6 +248,12 @@ fn declared_schemas(workspace: &Workspace) -> Vec<PathBuf> {
 }
 
 /// Removes `.` and `..` components without touching the file system.
+/// `path` made absolute against the current directory, then [`normalize`]d: how files are keyed
+/// in a [`Workspace`].
+pub fn absolute(path: &Path) -> PathBuf {
+    normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
