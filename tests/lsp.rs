@@ -123,6 +123,36 @@ fn editing_a_stage_replays_its_cassette_and_updates_the_cassettes_diagnostics() 
 }
 
 #[test]
+fn a_cassette_created_beside_a_loose_stage_joins_its_scope() {
+    // No sm.yaml: the stage is a scope of its own until a cassette appears beside it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("plan.md");
+    std::fs::write(&plan, STAGE).expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.open(&plan, STAGE);
+    client.diagnostics(&uri(&plan), |l| l.is_empty());
+    let cassette = dir.path().join("plan.cassette.yaml");
+    std::fs::write(
+        &cassette,
+        "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - turns:\n      - response: { stop: end_turn, content: [ { text: hi } ] }\n        expect: [ { branch: completion } ]\n",
+    )
+    .expect("write");
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&cassette), "type": 1}]}));
+    client.diagnostics(&uri(&cassette), |l| l.iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
+    // Typing in the stage now re-checks the directory, cassette included, and the lens sees it.
+    let reads_more = STAGE.replace("Task: {{ctx.task}}.", "Task: {{ctx.task}} on {{ctx.branch}}.");
+    assert_ne!(reads_more, STAGE);
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&plan), "version": 2}, "contentChanges": [{"text": reads_more}]}),
+    );
+    client.diagnostics(&uri(&cassette), |l| l.iter().any(|d| d["code"] == "cassette/ContextIncomplete"));
+    let lenses = client.request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&plan)}}));
+    assert_eq!(lenses.as_array().map(Vec::len), Some(1), "{lenses}");
+}
+
+#[test]
 fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     let dir = workspace();
     let path = dir.path().join("plan.md");

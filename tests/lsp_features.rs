@@ -463,7 +463,15 @@ fn a_stage_with_a_cassette_gets_a_dry_run_lens_whose_command_reports_back() {
     std::fs::write(&stage, DRY_STAGE).expect("write");
     std::fs::write(&cassette, DRY_CASSETTE).expect("write");
     std::fs::write(dir.path().join("lone.md"), DRY_STAGE.replace("id: plan", "id: lone")).expect("write");
-    let mut client = server(dir.path());
+    // A client that shows progress and opens documents the server asks it to.
+    let mut client = Client::in_process();
+    client.initialize_with(
+        dir.path(),
+        json!({
+            "general": {"positionEncodings": ["utf-16"]},
+            "window": {"workDoneProgress": true, "showDocument": {"support": true}}
+        }),
+    );
     client.set(&stage, DRY_STAGE);
     let lenses = client.document("textDocument/codeLens", &stage);
     insta::assert_json_snapshot!("dry_run_code_lens", redact(dir.path(), &lenses));
@@ -480,6 +488,16 @@ fn a_stage_with_a_cassette_gets_a_dry_run_lens_whose_command_reports_back() {
     assert_eq!(result["expectations"], json!({"passed": 0, "failed": 1}));
     let report = std::fs::read_to_string(result["report"].as_str().expect("a report file")).expect("report");
     assert!(report.contains("t1   submit_plan(c1)"), "{report}");
+    let shown = client.wait("the report", |m| m["method"] == "window/showDocument");
+    assert_eq!(
+        shown["params"]["uri"].as_str().and_then(|u| u.strip_prefix("file://")),
+        result["report"].as_str(),
+        "the report is opened: {shown}"
+    );
+    let begun = client.wait("dry-run progress", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["title"] == "stagelint: dry-run"
+    });
+    assert_eq!(begun["params"]["value"]["kind"], "begin");
     let message = client.wait("the summary", |m| m["method"] == "window/showMessage");
     assert_eq!(message["params"]["message"], result["summary"]);
     assert!(result["summary"].as_str().unwrap_or("").starts_with("stagelint dry-run stage plan: mismatch"), "{result}");

@@ -738,3 +738,25 @@ fn cassettes_in_configured_directories_are_found_by_the_cli_the_check_and_the_le
     let (_, run) = runtime::dry_run_path(&stage, None, options, &mut configs, &Default::default()).expect("runs");
     assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
 }
+
+#[test]
+fn a_completion_schema_that_does_not_compile_fails_init() {
+    let stage = PLAN.replace("completionSchema:\n  type: object\n", "completionSchema:\n  type: 5\n");
+    let ran = run_stage(&stage, &cassette("", &[&[&done("c1")]]));
+    let reasons: Vec<&str> =
+        ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").map(|e| e.str("reason")).collect();
+    assert_eq!(reasons, ["CompletionSchemaInvalid"]);
+    assert_eq!(ran.run.exit_code(), 2);
+}
+
+#[test]
+fn a_state_machine_with_a_machine_cassette_gets_a_lens_on_its_first_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/code-review");
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let workspace = stagelint::workspace::discover::discover(std::slice::from_ref(&root), &mut configs).expect("read");
+    let sm = workspace.file_at(&root.join("sm.yaml")).expect("sm.yaml").id;
+    let lenses = stagelint::ide::lens::lenses(&workspace, sm);
+    assert_eq!(lenses.len(), 1, "{lenses:?}");
+    assert_eq!(lenses[0].title, "▶ Dry-run machine (sm.cassette.yaml)");
+    assert_eq!(lenses[0].span.start, 0);
+}
