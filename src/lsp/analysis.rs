@@ -142,12 +142,15 @@ fn store(
         state.dirty.scopes.extend(batch.iter().cloned());
         return Vec::new();
     }
+    // A loose file's own scope is stale once a directory scope covers it (a cassette or a state
+    // machine appeared beside it).
+    let own: HashSet<&PathBuf> = batch.iter().collect();
+    for file in analysis.workspace.reported_files() {
+        if !own.contains(&file.path) {
+            state.scoped.remove(&file.path);
+        }
+    }
     for scope in batch {
-        // A loose file's own scope is stale once a directory scope covers it (a cassette or a
-        // state machine appeared beside it).
-        state
-            .scoped
-            .retain(|key, _| key == scope || !key.starts_with(scope) || analysis.workspace.file_at(key).is_none());
         state.scoped.insert(scope.clone(), analysis.clone());
     }
     if state.pull { Vec::new() } else { changed_batches(&mut state, batch, analysis, versions) }
