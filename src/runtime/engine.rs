@@ -67,8 +67,8 @@ pub struct Run<'a> {
     pub env: Env<'a>,
     pub trace: Trace,
     pub findings: Vec<Diagnostic>,
-    /// The cassette as JSON, for `$ref` in `expectResult`.
-    pub cassette_json: Json,
+    /// The cassette being replayed as JSON, for `$ref` in `expectResult`.
+    pub cassette_json: &'a Json,
     /// Expectations checked and failed, for the summary.
     pub passed: u32,
     pub failed: u32,
@@ -175,7 +175,7 @@ impl Observed {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(env: Env<'a>, cassette_json: Json) -> Run<'a> {
+    pub fn new(env: Env<'a>, cassette_json: &'a Json) -> Run<'a> {
         Run {
             env,
             trace: Trace::default(),
@@ -407,16 +407,19 @@ impl<'a> Run<'a> {
         let mut used = 0;
         loop {
             let index = used;
-            let request = Request {
+            // The request (a copy of the transcript) is built only for what reads it: a live
+            // provider, or a turn with recorded fingerprints.
+            let wanted = self.live.is_some() || turns.get(index).is_some_and(|t| t.request.is_some());
+            let request = wanted.then(|| Request {
                 system: act.system.to_string(),
                 tools: act.tools.to_vec(),
                 messages: transcript.clone(),
                 attempt: act.attempt,
                 turn: index as u32 + 1,
-            };
+            });
             let live_turn;
-            let turn = if self.live.is_some() {
-                live_turn = self.ask_live(&request);
+            let turn = if let Some(request) = request.as_ref().filter(|_| self.live.is_some()) {
+                live_turn = self.ask_live(request);
                 &live_turn
             } else if let Some(turn) = turns.get(index) {
                 turn
@@ -425,7 +428,9 @@ impl<'a> Run<'a> {
                 return (ActEnd::Exhausted, used);
             };
             used += 1;
-            self.drift(turn, &request, act.stage, act.cassette);
+            if let Some(request) = &request {
+                self.drift(turn, request, act.stage, act.cassette);
+            }
             let response = match &turn.reply {
                 Reply::Error(error) => {
                     self.trace.emit(
@@ -459,7 +464,9 @@ impl<'a> Run<'a> {
                 transcript.push(Message::User(steer));
             }
             self.expectations(turn, &observed);
-            self.record(act, &request, response, &observed);
+            if let Some(request) = &request {
+                self.record(act, request, response, &observed);
+            }
             if completed {
                 return (ActEnd::Completed, used);
             }

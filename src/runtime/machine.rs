@@ -99,7 +99,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     };
     let config = &workspace.file(entry_spec.file).config;
     let env = Env { tools: &config.tools, dialect: config.dialect, cassette_file: anchor_file, strict: options.strict };
-    let mut run = Run::new(env, Json::Null);
+    let mut run = Run::new(env, &Json::Null);
     run.findings.extend(problems);
     let lookup = Lookup { machine: machine_cassette.as_ref().map(|(f, (c, _))| (*f, c)), per_stage: &per_stage };
     let initial = lookup.cassette(&entry).and_then(|(_, c, _)| c.ctx.map(|(ctx, _)| ctx)).unwrap_or_else(|| json!({}));
@@ -122,9 +122,9 @@ struct Lookup<'c> {
     per_stage: &'c BTreeMap<String, (FileId, Cassette)>,
 }
 
-impl Lookup<'_> {
+impl<'c> Lookup<'c> {
     /// The stage's part of its cassette, with the cassette's file and whole document.
-    fn cassette(&self, id: &str) -> Option<(FileId, StageCassette, &Json)> {
+    fn cassette(&self, id: &str) -> Option<(FileId, StageCassette, &'c Json)> {
         let (file, cassette) = match self.machine {
             Some((file, cassette)) => (file, cassette),
             None => self.per_stage.get(id).map(|(file, c)| (*file, c))?,
@@ -133,8 +133,8 @@ impl Lookup<'_> {
     }
 }
 
-struct Machine<'a, 'w> {
-    run: Run<'w>,
+struct Machine<'a> {
+    run: Run<'a>,
     specs: &'a BTreeMap<String, StageSpec>,
     lookup: Lookup<'a>,
     executions: BTreeMap<String, u32>,
@@ -142,7 +142,7 @@ struct Machine<'a, 'w> {
     init_failed: bool,
 }
 
-impl Machine<'_, '_> {
+impl Machine<'_> {
     fn trace_start(&mut self, entry: &str) {
         self.run.trace.emit("MachineStart", json!({"entry": entry}));
     }
@@ -253,7 +253,7 @@ impl Machine<'_, '_> {
         let execution = *count;
         self.run.env.cassette_file = file;
         // `$ref` in `expectResult` points into the cassette this stage is replayed from.
-        self.run.cassette_json = document.clone();
+        self.run.cassette_json = document;
         match self.run.stage(spec, &cassette, ctx, execution) {
             Ended::Exited(result) => Some(result),
             Ended::InitFailed => {

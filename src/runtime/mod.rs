@@ -174,9 +174,9 @@ pub fn machine(workspace: &Workspace, sm_file: FileId, cassette_file: Option<Fil
     machine::run(workspace, sm_file, cassette_file, options)
 }
 
-fn new_run<'w>(stage: &'w SourceFile, cassette_file: FileId, cassette: &Cassette, options: Options) -> Run<'w> {
+fn new_run<'w>(stage: &'w SourceFile, cassette_file: FileId, cassette: &'w Cassette, options: Options) -> Run<'w> {
     let env = Env { tools: &stage.config.tools, dialect: stage.config.dialect, cassette_file, strict: options.strict };
-    Run::new(env, cassette.json.clone())
+    Run::new(env, &cassette.json)
 }
 
 fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &str) -> Diagnostic {

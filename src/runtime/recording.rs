@@ -39,7 +39,7 @@ pub fn record_stage(
         None => (StageCassette::default(), Json::Null),
     };
     let env = Env { tools: &file.config.tools, dialect: file.config.dialect, cassette_file: stage_file, strict: false };
-    let mut run = Run::new(env, Json::Null);
+    let mut run = Run::new(env, &Json::Null);
     run.live = Some(Live { provider, recorded: Vec::new(), calls: 0 });
     let ctx = cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
     let ended = run.stage(&spec, &cassette, ctx.clone(), 1);
