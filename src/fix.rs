@@ -89,21 +89,51 @@ pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: boo
             continue;
         }
         let id = fix.file.unwrap_or(d.file);
-        let text = &workspace.file(id).text;
+        let file = workspace.file(id);
+        let text = &file.text;
         let valid = fix.edits.iter().all(|e| {
-            e.span.start <= e.span.end && text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end)
+            e.span.start <= e.span.end
+                && e.span.end <= text.len()
+                && text.is_char_boundary(e.span.start)
+                && text.is_char_boundary(e.span.end)
         });
         let taken = plan.edits.entry(id).or_default();
         let clashes = fix.edits.iter().enumerate().any(|(i, e)| {
             taken.iter().any(|t| overlaps(t, e)) || fix.edits[..i].iter().any(|other| overlaps(other, e))
         });
-        if valid && !clashes {
+        if valid && !clashes && !breaks_syntax(file, &fix.edits) {
             taken.extend(fix.edits.iter().cloned());
             plan.fixes += 1;
         }
     }
     plan.edits.retain(|_, edits| !edits.is_empty());
     plan
+}
+
+/// Whether `edits` would leave `file` with more parse problems than it has: a fix must never
+/// turn a file that reads into one that does not (a block line added to flow-style YAML, a key
+/// renamed onto one that exists).
+fn breaks_syntax(file: &crate::workspace::SourceFile, edits: &[Edit]) -> bool {
+    let after = apply_edits(&file.text, edits);
+    syntax_errors(file, &after) > syntax_errors(file, &file.text)
+}
+
+/// The parse problems of `text` read the way `file`'s kind is read.
+fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
+    use crate::source::{frontmatter, json, yaml};
+    use crate::workspace::FileKind;
+    let is_json = file.path.extension().is_some_and(|e| e == "json");
+    match file.kind {
+        FileKind::Stage | FileKind::C3lPrompt | FileKind::WorkflowPrompt | FileKind::Skill => {
+            frontmatter::split(text).map_or(0, |fm| yaml::parse(&text[fm.yaml.start..fm.yaml.end]).errors.len())
+        }
+        FileKind::StepsRegistry | FileKind::AgentJson | FileKind::JsonSchema => json::parse(text).errors.len(),
+        FileKind::StateMachine | FileKind::Cassette if is_json => json::parse(text).errors.len(),
+        FileKind::StateMachine | FileKind::Cassette | FileKind::Workflow | FileKind::BreakdownConfig => {
+            yaml::parse(text).errors.len()
+        }
+        FileKind::Unreadable { .. } => 0,
+    }
 }
 
 /// Two edits clash when their spans share a byte, or when both insert at the same offset (their

@@ -181,15 +181,29 @@ fn list(values: &[&str]) -> String {
     out
 }
 
-/// Writes the config into `dir`; refuses to replace an existing one unless `force`.
-pub fn write(dir: &Path, force: bool) -> Result<(std::path::PathBuf, BTreeSet<&'static str>), String> {
-    let path = dir.join(crate::config::CONFIG_NAMES[0]);
-    if path.exists() && !force {
-        return Err(format!("{} exists; pass --force to overwrite it", path.display()));
+/// What `init` wrote.
+pub struct Written {
+    pub path: std::path::PathBuf,
+    pub families: BTreeSet<&'static str>,
+    /// The config of a parent directory that governed `dir` until now (configs are not merged).
+    pub shadows: Option<std::path::PathBuf>,
+}
+
+/// Writes the config into `dir`; refuses to replace an existing one (`stagelint.toml` or
+/// `.stagelint.toml`, which the new file would silently shadow) unless `force`, which
+/// overwrites the existing file under its own name.
+pub fn write(dir: &Path, force: bool) -> Result<Written, String> {
+    let existing = crate::config::CONFIG_NAMES.iter().map(|name| dir.join(name)).find(|p| p.is_file());
+    if let Some(existing) = &existing
+        && !force
+    {
+        return Err(format!("{} exists; pass --force to overwrite it", existing.display()));
     }
+    let path = existing.unwrap_or_else(|| dir.join(crate::config::CONFIG_NAMES[0]));
+    let shadows = dir.parent().and_then(crate::config::discover);
     let families = detect(dir)?;
     std::fs::write(&path, render(&families)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok((path, families))
+    Ok(Written { path, families, shadows })
 }
 
 #[cfg(test)]

@@ -165,10 +165,18 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
 
 fn run_init(force: bool) -> Result<ExitCode, String> {
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let (path, found) = stagelint::init::write(&cwd, force)?;
-    let found = if found.is_empty() { "none".to_string() } else { found.into_iter().collect::<Vec<_>>().join(", ") };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let written = stagelint::init::write(&cwd, force)?;
+    let found = written.families.into_iter().collect::<Vec<_>>().join(", ");
+    let found = if found.is_empty() { "none".to_string() } else { found };
+    let name = written.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let _ = writeln!(io::stdout().lock(), "wrote {name} (families found: {found})");
+    if let Some(parent) = written.shadows {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "note: {} governed this directory until now; {name} replaces it here (configs are not merged)",
+            parent.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -17,6 +17,10 @@ impl Selection {
     /// is an error naming the option, with a did-you-mean.
     pub fn parse(select: &[String], ignore: &[String]) -> Result<Selection, String> {
         let select = if select.is_empty() { None } else { Some(resolve_all(select, "--select")?) };
+        // `--select "$UNSET"` would otherwise keep nothing and pass silently.
+        if select.as_ref().is_some_and(Vec::is_empty) {
+            return Err("--select: no rule code or family given; name at least one, or drop the option".into());
+        }
         Ok(Selection { select, ignore: resolve_all(ignore, "--ignore")? })
     }
 
@@ -59,6 +63,14 @@ mod tests {
 
     fn strings(values: &[&str]) -> Vec<String> {
         values.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_empty_select_is_an_error() {
+        let error = Selection::parse(&strings(&[""]), &[]).unwrap_err();
+        assert!(error.starts_with("--select: no rule code"), "{error}");
+        assert!(Selection::parse(&strings(&[" , "]), &[]).is_err());
+        assert!(Selection::parse(&[], &strings(&[""])).is_ok(), "an empty --ignore ignores nothing");
     }
 
     #[test]

@@ -75,6 +75,30 @@ fn bad_config_is_exit_two_with_position() {
 }
 
 #[test]
+fn bad_config_without_definitions_is_still_exit_two_with_a_relative_path() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "stagelint.toml", "[tols]\n");
+    let output = stagelint(&["check"], dir.path());
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let err = stderr(&output);
+    assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config"), "{err}");
+    assert!(!err.contains(&dir.path().display().to_string()), "the path is relative: {err}");
+    // A broken config further down the tree, with nothing to check beside it, too.
+    std::fs::remove_file(dir.path().join("stagelint.toml")).unwrap();
+    write(dir.path(), "sub/stagelint.toml", "[rules]\nnope = \"off\"\n");
+    let output = stagelint(&["check", "."], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("sub/stagelint.toml:2:1"), "{}", stderr(&output));
+}
+
+#[test]
+fn an_empty_select_is_a_usage_error() {
+    let output = stagelint(&["check", "examples/broken/bad-entry", "--select", ""], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--select: no rule code or family given"), "{}", stderr(&output));
+}
+
+#[test]
 fn missing_path_is_exit_two() {
     let output = stagelint(&["check", "does/not/exist"], repo());
     assert_eq!(output.status.code(), Some(2));

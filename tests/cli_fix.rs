@@ -130,6 +130,45 @@ fn plan_takes_each_fix_whole_or_not_at_all() {
     assert_eq!(stagelint::fix::apply_edits("abcdef", edits), "ABcd|eF");
 }
 
+/// Flow-style frontmatter takes the missing fields inside its braces, one round at a time, and
+/// the file still parses after every round.
+#[test]
+fn missing_fields_go_inside_a_flow_mapping() {
+    let dir = common::temp_files(&[("d.md", "---\n{id: d, name: D, turnCap: 3}\n---\nbody\n")]);
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise", "d.md"], dir.path());
+    let after = read(dir.path(), "d.md");
+    assert!(!stdout(&output).contains("FrontmatterSyntax"), "{}\n{after}", stdout(&output));
+    assert!(!stdout(&output).contains("MissingRequiredField"), "{}", stdout(&output));
+    assert_eq!(
+        after,
+        "---\n{id: d, name: D, turnCap: 3, allowedTools: [], completionSchema: { type: object }, \
+         completionTool: submit_d, resolutionPolicy: retry-later, retryPolicy: { maxAttempts: 1, backoff: none }}\n---\nbody\n"
+    );
+    // `{}` is a stage only by a `[files] stages` glob.
+    let empty =
+        common::temp_files(&[("e.md", "---\n{}\n---\nbody\n"), ("stagelint.toml", "[files]\nstages = [\"*.md\"]\n")]);
+    stagelint(&["check", "--fix", "--unsafe-fixes", "e.md"], empty.path());
+    let fixed = read(empty.path(), "e.md");
+    assert!(fixed.starts_with("---\n{allowedTools: [], completionSchema: { type: object }, "), "{fixed}");
+}
+
+/// A fix whose edits would leave the file unreadable is not applied, whatever the rule says.
+#[test]
+fn plan_skips_a_fix_that_breaks_the_syntax() {
+    let mut workspace = Workspace::new();
+    let text = "---\n{id: a}\n---\n".to_string();
+    let path = std::path::PathBuf::from("/w/a.md");
+    let file = workspace.add(path, "a.md".into(), text, FileKind::Stage, Arc::new(Config::defaults(Path::new("/w"))));
+    let fix = |at: usize, replacement: &str| {
+        let edits = vec![Edit { span: Span::empty(at), replacement: replacement.into() }];
+        Diagnostic::new("sm/MissingRequiredField", file, Span::new(0, 3), "x").with_fix("t", Applicability::Safe, edits)
+    };
+    let plan = stagelint::fix::plan(&workspace, &[fix(12, "name: A\n")], false);
+    assert_eq!(plan.fixes, 0, "a block line after a flow mapping does not parse");
+    let plan = stagelint::fix::plan(&workspace, &[fix(10, ", name: A")], false);
+    assert_eq!(plan.fixes, 1);
+}
+
 #[test]
 fn init_writes_a_commented_config_that_loads() {
     let dir = tempfile::tempdir().unwrap();
@@ -153,6 +192,25 @@ fn init_writes_a_commented_config_that_loads() {
     let forced = stagelint(&["init", "--force"], dir.path());
     assert_eq!(forced.status.code(), Some(0));
     assert!(read(dir.path(), "stagelint.toml").contains("[tools]"));
+}
+
+#[test]
+fn init_does_not_shadow_a_dot_config_and_notes_a_parent_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".stagelint.toml", "[tools]\nextra = [\"mine\"]\n");
+    let refused = stagelint(&["init"], dir.path());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains(".stagelint.toml exists; pass --force"), "{}", stderr(&refused));
+    assert!(!dir.path().join("stagelint.toml").exists(), "nothing written beside it");
+    let forced = stagelint(&["init", "--force"], dir.path());
+    assert_eq!(forced.status.code(), Some(0));
+    assert_eq!(stdout(&forced), "wrote .stagelint.toml (families found: none)\n");
+    assert!(!dir.path().join("stagelint.toml").exists(), "the existing file is overwritten under its name");
+
+    write(dir.path(), "sub/plan.md", PLAN);
+    let nested = stagelint(&["init"], &dir.path().join("sub"));
+    assert_eq!(nested.status.code(), Some(0));
+    assert!(stderr(&nested).contains(".stagelint.toml governed this directory until now"), "{}", stderr(&nested));
 }
 
 #[test]

@@ -42,6 +42,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("STAGELINT_NVIM_CONFIG", Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/neovim"))
         .env("STAGE_FILE", &stage)
         .env("REVIEW_FILE", dir.path().join("review.md"))
+        .env("OTHER_SERVER", Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/other_server.py"))
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
@@ -70,4 +71,5 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         lines.contains(&"dry-run=true:stagelint dry-run stage review: passed · expectations 1/1 · findings 0"),
         ":StagelintDryRun ran the lens command and got its summary: {report}"
     );
+    assert!(lines.contains(&"dry-run-errors="), "the command went to stagelint alone, not the other server: {report}");
 }

@@ -75,7 +75,10 @@ pub struct ConfigError {
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: invalid config: {}", self.path.display(), self.line, self.column, self.message)
+        // Relative to the current directory when under it, as finding paths are.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let path = self.path.strip_prefix(&cwd).unwrap_or(&self.path);
+        write!(f, "{}:{}:{}: invalid config: {}", path.display(), self.line, self.column, self.message)
     }
 }
 

@@ -64,6 +64,9 @@ pub fn discover_with_overlay(
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut pending = Pending { cwd, seen: HashSet::new(), files: Vec::new() };
     for root in paths {
+        // The config that governs the root itself, even when nothing below it is ours.
+        let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
+        configs.for_dir(if root.is_file() { absolute.parent().unwrap_or(&absolute) } else { &absolute })?;
         if root.is_file() {
             pending.push(root, configs, Role::Explicit)?;
         } else {
@@ -413,9 +416,15 @@ impl Pending {
             .build();
         for entry in walker {
             let Ok(entry) = entry else { continue };
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                self.push(entry.path(), configs, role)?;
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
             }
+            // A config is reported even when no definition file under it is checked yet (the
+            // first step after `stagelint init` in an empty project).
+            if role == Role::Walked && config::CONFIG_NAMES.iter().any(|name| entry.file_name() == *name) {
+                configs.for_dir(entry.path().parent().unwrap_or(root))?;
+            }
+            self.push(entry.path(), configs, role)?;
         }
         Ok(())
     }

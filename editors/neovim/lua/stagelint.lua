@@ -25,10 +25,40 @@ end
 
 -- Runs the dry-run code lens command for the current buffer (a stage or sm.yaml): the summary
 -- goes to vim.notify and g:stagelint_dry_run, and the report opens in a split.
+-- The stagelint client attached to the buffer (other servers must not get our command).
+local function stagelint_client(bufnr)
+  local clients
+  if vim.lsp.get_clients then
+    clients = vim.lsp.get_clients({ bufnr = bufnr, name = "stagelint" })
+  else
+    clients = vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+  end
+  for _, client in ipairs(clients) do
+    if client.name == "stagelint" then
+      return client
+    end
+  end
+end
+
 function M.dry_run(bufnr)
-  bufnr = bufnr or 0
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  local client = stagelint_client(bufnr)
+  if not client then
+    vim.g.stagelint_dry_run = "error: stagelint is not attached to this buffer"
+    vim.notify("stagelint dry-run: " .. vim.g.stagelint_dry_run, vim.log.levels.ERROR)
+    return
+  end
   local params = { command = "stagelint.dryRun", arguments = { vim.uri_from_bufnr(bufnr) } }
-  vim.lsp.buf_request(bufnr, "workspace/executeCommand", params, function(err, result)
+  local request = client.request
+  if vim.fn.has("nvim-0.11") == 1 then
+    -- 0.11 deprecates the dot form.
+    request = function(...)
+      return client:request(...)
+    end
+  end
+  request("workspace/executeCommand", params, function(err, result)
     if err then
       vim.g.stagelint_dry_run = "error: " .. (err.message or tostring(err))
       vim.notify("stagelint dry-run: " .. vim.g.stagelint_dry_run, vim.log.levels.ERROR)

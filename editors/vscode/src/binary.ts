@@ -11,7 +11,7 @@ export const BINARY_NAME = "stagelint";
 /** How to install the binary, named in the message shown when it is missing. */
 export const INSTALL_COMMANDS = [
   "cargo install --locked --path <your stagelint checkout>",
-  "cargo install stagelint",
+  "cargo install --locked --git <stagelint repository URL> stagelint",
 ] as const;
 
 /** The answer buttons of the missing-binary message. */

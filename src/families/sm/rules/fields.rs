@@ -152,9 +152,19 @@ fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
         REQUIRED_FIELDS.iter().copied().filter(|f| root.and_then(|r| r.get(f)).is_none()).collect();
     let Some(fm) = &stage.frontmatter else { return };
     let Some(close) = fm.close_fence else { return };
-    let newline = if stage.file.text[..close.start].ends_with("\r\n") { "\r\n" } else { "\n" };
+    let text = &stage.file.text;
+    let newline = if text[..close.start].ends_with("\r\n") { "\r\n" } else { "\n" };
+    // A flow-style frontmatter (`{id: a, name: A}`) takes the field inside its braces.
+    let flow = root.filter(|r| text[r.span.start..r.span.end].starts_with('{') && text[..r.span.end].ends_with('}'));
     for field in missing {
-        let line = format!("{field}: {}{newline}", placeholder(stage, field));
+        let (at, line) = match flow {
+            Some(r) => {
+                let empty = r.as_map().is_some_and(<[_]>::is_empty);
+                let separator = if empty { "" } else { ", " };
+                (r.span.end - 1, format!("{separator}{field}: {}", placeholder(stage, field)))
+            }
+            None => (close.start, format!("{field}: {}{newline}", placeholder(stage, field))),
+        };
         out.push(
             Diagnostic::new(
                 MissingRequiredField,
@@ -165,7 +175,7 @@ fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
             .with_fix(
                 format!("Add `{field}`"),
                 Applicability::Unsafe,
-                vec![Edit { span: Span::empty(close.start), replacement: line }],
+                vec![Edit { span: Span::empty(at), replacement: line }],
             ),
         );
     }
