@@ -79,6 +79,9 @@ pub struct Cassette {
     /// `stages:` of a machine cassette, in source order.
     pub stages: Vec<StageEntry>,
     pub problems: Vec<Problem>,
+    /// Ids of tool calls in content blocks that could not be read (already a problem), so
+    /// that `grant`/`results`/`expect` naming them are not reported again.
+    pub unread_calls: std::collections::BTreeSet<String>,
     /// The whole document as JSON, for `$ref` pointers in `expectResult`.
     pub json: Json,
 }
@@ -262,7 +265,7 @@ pub fn is_cassette_name(name: &str) -> bool {
 /// Reads a cassette from its text (`json` picks the JSON reader).
 pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::SyntaxError>) {
     let parsed = if json_syntax { json::parse(text) } else { yaml::parse(text) };
-    let mut reader = Reader { problems: Vec::new() };
+    let mut reader = Reader { problems: Vec::new(), unread_calls: std::collections::BTreeSet::new() };
     let cassette = match &parsed.root {
         Some(root) if root.as_map().is_some() => reader.cassette(root),
         Some(root) => {
@@ -282,12 +285,14 @@ pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::Synt
     };
     let mut cassette = cassette;
     cassette.problems = reader.problems;
+    cassette.unread_calls = reader.unread_calls;
     cassette.json = parsed.root.as_ref().map_or(Json::Null, Node::to_json);
     (cassette, parsed.errors)
 }
 
 struct Reader {
     problems: Vec<Problem>,
+    unread_calls: std::collections::BTreeSet<String>,
 }
 
 /// The Assert outcomes a cassette may script or expect.
@@ -775,6 +780,8 @@ impl Reader {
                 _ => None,
             };
             let Some((kind, value)) = block else {
+                let call = entries.iter().find(|e| e.key_str() == Some("toolCall")).and_then(|e| e.value.get("id"));
+                self.unread_calls.extend(call.map(Node::scalar_text));
                 let message = if entries.len() > 1 {
                     let keys: Vec<&str> = entries.iter().filter_map(|e| e.key_str()).collect();
                     format!(

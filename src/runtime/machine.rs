@@ -111,7 +111,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     };
     machine.run.trace.emit("MachineStart", json!({"entry": entry}));
     machine.from(&entry, initial);
-    machine.never_ran();
+    machine.never_ran(&entry);
     let init_failed = machine.init_failed;
     let explain = options.explain_init.then_some(&stage_files[..]);
     super::finish(workspace, Ending::of(machine.run, init_failed), title, Some(anchor_file), explain)
@@ -334,13 +334,16 @@ impl Machine<'_> {
 
     /// A machine cassette's recorded executions that never ran: a failed expectation when
     /// they expect something (the expectation was never checked), else unused material.
-    fn never_ran(&mut self) {
+    fn never_ran(&mut self, start: &str) {
         let Some((file, cassette)) = self.lookup.machine else { return };
+        let reachable = reachable(self.specs, start);
         for entry in &cassette.stages {
             let ran = self.executions.get(&entry.id).copied().unwrap_or(0) as usize;
             for (index, part) in entry.executions.iter().enumerate().skip(ran) {
                 let why = if !self.specs.contains_key(&entry.id) {
                     "no stage of this machine has this id".to_string()
+                } else if !reachable.contains(entry.id.as_str()) {
+                    format!("no `next` leads to it from the entry stage `{start}`")
                 } else if ran > 0 {
                     format!("the stage ran only {ran} time(s)")
                 } else {
@@ -366,6 +369,21 @@ impl Machine<'_> {
             }
         }
     }
+}
+
+/// The stages `next` can reach from `start` (successors and joins), `start` included.
+fn reachable<'s>(specs: &'s BTreeMap<String, StageSpec>, start: &'s str) -> std::collections::BTreeSet<&'s str> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut pending = vec![start];
+    while let Some(id) = pending.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        if let Some(next) = specs.get(id).and_then(|spec| spec.next.as_ref()) {
+            pending.extend(next.stages.iter().chain(&next.join).map(String::as_str));
+        }
+    }
+    seen
 }
 
 fn ordinal(n: u32) -> String {

@@ -42,13 +42,12 @@ pub fn stages_in_scope<'w>(workspace: &'w Workspace, file: &SourceFile) -> Vec<(
 /// The stage the stage cassette `file` (naming `id`) belongs to: the stage whose cassette it is
 /// by convention, else the stage with that id in its scope.
 pub fn stage_for<'w>(workspace: &'w Workspace, file: &SourceFile, id: &str) -> Option<&'w SourceFile> {
-    let stages = stages_in_scope(workspace, file);
     let conventional = workspace
         .files()
         .iter()
         .filter(|f| f.kind == FileKind::Stage && cassette_in_workspace(workspace, f, id) == Some(file.id))
         .find(|f| StageDoc::parse(f).stage_id().is_some_and(|(own, _)| own == id));
-    conventional.or_else(|| stages.into_iter().find(|(own, _)| own == id).map(|(_, f)| f))
+    conventional.or_else(|| stages_in_scope(workspace, file).into_iter().find(|(own, _)| own == id).map(|(_, f)| f))
 }
 
 /// Every stage cassette of the stage in `stage` (with id `id`): the conventional one first,

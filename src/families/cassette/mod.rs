@@ -123,7 +123,7 @@ fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
             let Reply::Response(response) = &turn.reply else { continue };
             let ids: Vec<&str> = response.calls().map(|c| c.id.as_str()).collect();
             let mut unknown = |id: &str, span: Span, what: &str| {
-                if !ids.contains(&id) {
+                if !ids.contains(&id) && !cassette.unread_calls.contains(id) {
                     let hint = did_you_mean(id, ids.iter().copied())
                         .map_or(String::new(), |s| format!("; did you mean `{s}`?"));
                     let message = format!("{what} names call `{id}`, which this turn's response does not make{hint}");
