@@ -202,6 +202,117 @@ fn cassette_schema_accepts_clean_cassettes_and_rejects_malformed_ones() {
     }
 }
 
+/// What the linter says is structurally broken in a cassette text: the reader's problems and
+/// syntax errors that the schema can express.
+fn linter_rejects(text: &str) -> Vec<String> {
+    let (cassette, errors) = stagelint::runtime::cassette::read(text, false);
+    let structural = ["UnknownKey", "InvalidVersion", "MalformedTurn", "InvalidValue"];
+    errors
+        .into_iter()
+        .map(|e| e.message)
+        .chain(
+            cassette
+                .problems
+                .into_iter()
+                .filter(|p| structural.contains(&p.rule))
+                .map(|p| format!("{}: {}", p.rule, p.message)),
+        )
+        .collect()
+}
+
+#[test]
+fn the_linter_and_the_schema_reject_the_same_cassettes() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/cassette.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    let call = "{ toolCall: { id: c1, name: done, args: {} } }";
+    let turn = |extra: &str| {
+        format!(
+            "cassette: 1\nstage: s\nattempts:\n  - attempt: 1\n    turns:\n      - response: {{ stop: tool_use, content: [ {call} ] }}\n{extra}"
+        )
+    };
+    let cases: Vec<(&str, String, bool)> = vec![
+        ("a minimal stage cassette", turn(""), true),
+        (
+            "expectations and fingerprints",
+            turn(
+                "        expect: { branch: completion, call: c1, errorAt: \"\" }\n        request: { system: \"sha256:00\", count: 0 }\n",
+            ),
+            true,
+        ),
+        (
+            "a provider error",
+            "cassette: 1\nstage: s\nattempts: [ { turns: [ { error: { class: ProviderTransient, code: 429 } } ] } ]\n"
+                .into(),
+            true,
+        ),
+        (
+            "a machine cassette, one entry per execution",
+            "cassette: 1\nstages:\n  s:\n    - { attempts: [] }\n    - { checkGate: skip }\n  t: { attempts: [] }\n"
+                .into(),
+            true,
+        ),
+        (
+            "a result with its error flag",
+            turn("        results: { c1: { content: x, isError: true }, c2: [1] }\n"),
+            true,
+        ),
+        ("attempt 0", turn("").replace("attempt: 1", "attempt: 0"), false),
+        ("a negative message count", turn("        request: { count: -1 }\n"), false),
+        ("a digest that is not a string", turn("        request: { system: 42 }\n"), false),
+        ("a verdict outside the enum", format!("{}expectResult: {{ verdict: success }}\n", turn("")), false),
+        ("capHit not a boolean", format!("{}expectResult: {{ capHit: \"no\" }}\n", turn("")), false),
+        ("attemptCount 0", format!("{}expectResult: {{ attemptCount: 0 }}\n", turn("")), false),
+        ("a block with two keys", turn("").replace(call, "{ text: hi, toolCall: { id: c1, name: done } }"), false),
+        ("a grant decision outside the enum", turn("        grant: { c1: allow }\n"), false),
+        ("a stop reason outside the enum", turn("").replace("tool_use", "tool_call"), false),
+        ("an interactor that is not a mapping", format!("interactor: deny\n{}", turn("")), false),
+        ("no stages", "cassette: 1\nstages: {}\n".into(), false),
+        ("an empty list of executions", "cassette: 1\nstages: { s: [] }\n".into(), false),
+        ("a call id that is a list", turn("").replace("id: c1", "id: [1]"), false),
+        ("argsRaw that is not a string", turn("").replace("args: {}", "argsRaw: 5"), false),
+        (
+            "anyArgs that is not a boolean",
+            format!("tools: {{ Read: [ {{ args: {{}}, anyArgs: \"yes\", result: x }} ] }}\n{}", turn("")),
+            false,
+        ),
+        (
+            "anyArgs false without args",
+            format!("tools: {{ Read: [ {{ anyArgs: false, result: x }} ] }}\n{}", turn("")),
+            false,
+        ),
+        ("expectEnd that is not a mapping", turn("    expectEnd: done\n"), false),
+        ("ctx.upstream that is not a list", format!("ctx: {{ upstream: 3 }}\n{}", turn("")), false),
+        ("a provenance value that is not a string", format!("provenance: {{ model: 5 }}\n{}", turn("")), false),
+        ("expect calls that is not a list", turn("        expect: { branch: batchRejected, calls: c1 }\n"), false),
+        ("errorAt that is not a string", turn("        expect: { branch: parseFailure, errorAt: 5 }\n"), false),
+        ("results that is not a mapping", turn("        results: x\n"), false),
+        (
+            "a result flag that is not a boolean",
+            turn("        results: { c1: { content: x, isError: \"yes\" } }\n"),
+            false,
+        ),
+        (
+            "an error that is not a mapping",
+            "cassette: 1\nstage: s\nattempts: [ { turns: [ { error: oops } ] } ]\n".into(),
+            false,
+        ),
+        ("an empty stage id", turn("").replace("stage: s", "stage: \"\""), false),
+        ("an unknown top-level key", format!("tapes: 1\n{}", turn("")), false),
+        ("a list", "- cassette: 1\n".into(), false),
+        ("an empty file", String::new(), false),
+    ];
+    for (what, text, valid) in cases {
+        let linter = linter_rejects(&text);
+        let parsed = stagelint::source::yaml::parse(&text);
+        let json = parsed.root.as_ref().map_or(serde_json::Value::Null, |root| root.to_json());
+        let schema_errors: Vec<String> =
+            validator.iter_errors(&json).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert_eq!(linter.is_empty(), valid, "{what}: the linter says {linter:?}");
+        assert_eq!(schema_errors.is_empty(), valid, "{what}: the schema says {schema_errors:?}");
+    }
+}
+
 #[test]
 fn cassette_schema_describes_every_property() {
     fn walk(node: &serde_json::Value, at: &str, missing: &mut Vec<String>) {

@@ -210,7 +210,7 @@ proptest! {
         dry_run_machine(("sm.cassette.yaml", &mutate(MACHINE[6].1, &edits)));
         dry_run_machine(("execute.md", &mutate(MACHINE[2].1, &edits)));
         let (cassette, _) = stagelint::runtime::cassette::read(&mutate(MACHINE[6].1, &edits), false);
-        let _ = cassette.for_stage("plan");
+        let _ = cassette.for_stage("plan", 1);
     }
 
     #[test]

@@ -64,6 +64,17 @@ struct Ran {
 }
 
 fn run_files(files: &[(&str, &str)], target: &str, options: Options) -> Ran {
+    try_run_files(files, target, None, options).expect("dry-run starts")
+}
+
+/// Writes `files` to a temp dir and dry-runs `target` against `cassette` (a file name, else
+/// the conventional one).
+fn try_run_files(
+    files: &[(&str, &str)],
+    target: &str,
+    cassette: Option<&str>,
+    options: Options,
+) -> Result<Ran, String> {
     let dir = tempfile::tempdir().expect("temp dir");
     for (name, text) in files {
         let path = dir.path().join(name);
@@ -72,9 +83,10 @@ fn run_files(files: &[(&str, &str)], target: &str, options: Options) -> Ran {
     }
     let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
     let overlay = std::collections::HashMap::new();
+    let cassette = cassette.map(|name| dir.path().join(name));
     let (workspace, run) =
-        runtime::dry_run_path(&dir.path().join(target), None, options, &mut configs, &overlay).expect("dry-run starts");
-    Ran { _dir: dir, workspace, run }
+        runtime::dry_run_path(&dir.path().join(target), cassette.as_deref(), options, &mut configs, &overlay)?;
+    Ok(Ran { _dir: dir, workspace, run })
 }
 
 fn run_stage(stage: &str, cassette: &str) -> Ran {
@@ -82,7 +94,8 @@ fn run_stage(stage: &str, cassette: &str) -> Ran {
     run_files(&[("plan.md", stage), ("plan.cassette.yaml", cassette)], "plan.md", options)
 }
 
-/// Each event as `Name field=value …` with the fields a test cares about.
+/// Each event as `Name field=value …` with the fields a test cares about (`stage` only on
+/// the events that name the stage they are about; `stages_scope` checks the rest).
 fn events(run: &DryRun) -> Vec<String> {
     run.trace
         .events
@@ -90,10 +103,14 @@ fn events(run: &DryRun) -> Vec<String> {
         .filter(|e| !matches!(e.name, "DryRunSummary" | "DryRunMismatch"))
         .map(|e| {
             let mut line = e.name.to_string();
+            let about_stage = matches!(e.name, "StageSetup" | "StageExited" | "StageNext" | "StageCancelled");
             for key in [
                 "attempt", "turn", "call", "calls", "outcome", "end", "turns", "verdict", "reason", "decision", "via",
                 "stage",
             ] {
+                if key == "stage" && !about_stage {
+                    continue;
+                }
                 if let Some(value) = e.data.get(key) {
                     let value = match value {
                         Value::String(s) => s.clone(),
@@ -115,7 +132,8 @@ fn result(run: &DryRun) -> Value {
     run.trace.events.iter().rev().find(|e| e.name == "StageExited").map_or(Value::Null, |e| e.data["result"].clone())
 }
 
-const SETUP: [&str; 3] = ["StageSetup stage=plan", "StageInitRendered", "StageCheckGate attempt=1 outcome=proceed"];
+const SETUP: [&str; 3] =
+    ["StageSetup outcome=ok stage=plan", "StageInitRendered", "StageCheckGate attempt=1 outcome=proceed"];
 
 fn with_setup(rest: &[&str]) -> Vec<String> {
     SETUP.iter().chain(rest).map(|s| s.to_string()).collect()
@@ -620,17 +638,92 @@ fn stage_cassettes_found_by_convention_drive_a_machine_run() {
     assert_eq!(stages_run(&ran.run), ["plan upstream=0", "build upstream=1", "finished completed"]);
 }
 
+/// `a → b → a`, with `plan`-style stages that complete at once.
+fn cycle(cassette: &str) -> Vec<(String, String)> {
+    vec![
+        ("sm.yaml".to_string(), "entry: a\n".to_string()),
+        ("a.md".to_string(), stage("a", "next: { nextStages: [b] }\n", "A.")),
+        ("b.md".to_string(), stage("b", "next: { nextStages: [a] }\n", "B.")),
+        ("sm.cassette.yaml".to_string(), cassette.to_string()),
+    ]
+}
+
+fn completes(id: &str, call: &str) -> String {
+    let u = id.replace('-', "_");
+    format!(
+        "{{ attempts: [ {{ turns: [ {{ response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: {call}, name: done_{u}, args: {{}} }} }} ] }} }} ] }} ] }}"
+    )
+}
+
 #[test]
-fn a_next_cycle_stops_after_a_bounded_number_of_executions() {
+fn a_next_cycle_never_replays_an_execution_again_it_fails_loudly_when_the_recording_runs_out() {
+    // dryrun.md §1, lesson 1: fail loudly on exhaustion, never wrap around.
+    let text = format!("cassette: 1\nstages:\n  a: {}\n  b: {}\n", completes("a", "a1"), completes("b", "b1"));
+    let ran = run_machine(&cycle(&text));
+    assert_eq!(
+        stages_run(&ran.run),
+        ["a upstream=0", "b upstream=1", "finished stopped"],
+        "a's second execution has nothing recorded"
+    );
+    let messages: Vec<String> = ran.run.findings.iter().map(|d| format!("{}: {}", d.code, d.message)).collect();
+    assert_eq!(
+        messages,
+        [
+            "cassette/CassetteExhausted: stage `a` runs a second time, but `stages.a` records 1 execution(s); list one entry per execution, or fix the `next` cycle"
+        ]
+    );
+    assert_eq!(ran.run.exit_code(), 1);
+}
+
+#[test]
+fn each_execution_of_a_stage_replays_its_own_entry_in_order() {
+    // The second execution of `a` is recorded as the second list entry, and fails (its Assert
+    // is scripted), which ends the cycle.
+    let second = completes("a", "a2").replacen("{ turns:", "{ assert: fail, turns:", 1);
+    let text = format!(
+        "cassette: 1\nstages:\n  a:\n    - {}\n    - {second}\n  b: {}\n",
+        completes("a", "a1"),
+        completes("b", "b1")
+    );
+    let ran = run_machine(&cycle(&text));
+    assert_eq!(
+        stages_run(&ran.run),
+        ["a upstream=0", "b upstream=1", "a upstream=1", "finished failed ExtensionHost/LifecycleFailure"]
+    );
+    let calls: Vec<String> = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "ProviderResponse")
+        .map(|e| format!("{} {}", e.str("stage"), e.data["toolCalls"][0]["id"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(calls, ["a a1", "b b1", "a a2"]);
+    let setups: Vec<&str> = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "StageSetup")
+        .map(|e| e.data["ids"]["stageExecutionId"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(setups, ["se-a-1", "se-b-1", "se-a-2"]);
+    assert!(ran.run.findings.is_empty(), "{:?}", ran.run.findings);
+}
+
+#[test]
+fn a_long_recorded_cycle_still_stops_after_a_bounded_number_of_executions() {
+    let entries: Vec<String> = (1..=70).map(|i| format!("    - {}\n", completes("plan", &format!("p{i}")))).collect();
     let files = [
         ("sm.yaml", "entry: plan\n".to_string()),
         ("plan.md", stage("plan", "next: { nextStages: [plan] }\n", "Again.")),
-        ("sm.cassette.yaml", machine_cassette(&["plan"], None)),
+        ("sm.cassette.yaml", format!("cassette: 1\nstages:\n  plan:\n{}", entries.concat())),
     ];
     let ran = run_machine(&files);
-    let last = stages_run(&ran.run).pop().expect("finished");
-    assert_eq!(last, "finished stopped");
+    assert_eq!(stages_run(&ran.run).pop().as_deref(), Some("finished stopped"));
     assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageSetup").count(), 64);
+    // The six executions never reached are recordings nobody replays.
+    assert_eq!(codes(&ran.run), ["cassette/CassetteUnconsumed"; 6]);
 }
 
 // ---- the shipped examples, as snapshots ----
@@ -759,4 +852,432 @@ fn a_state_machine_with_a_machine_cassette_gets_a_lens_on_its_first_line() {
     assert_eq!(lenses.len(), 1, "{lenses:?}");
     assert_eq!(lenses[0].title, "▶ Dry-run machine (sm.cassette.yaml)");
     assert_eq!(lenses[0].span.start, 0);
+}
+
+// ---- runs that cannot start still end with a stream ----
+
+/// The JSON Lines stream as `event code/reason` lines, without seq.
+fn stream(run: &DryRun) -> Vec<String> {
+    run.trace
+        .events
+        .iter()
+        .map(|e| {
+            let detail = ["code", "phase", "reason", "outcome", "exitCode"]
+                .iter()
+                .filter_map(|key| {
+                    e.data.get(*key).map(|v| format!("{key}={}", v.as_str().map_or(v.to_string(), str::to_string)))
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!("{} {detail}", e.name).trim_end().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_that_cannot_start_still_emits_its_findings_and_a_summary() {
+    let options = Options { strict: false, explain_init: true };
+    // An unusable cassette: a YAML list.
+    let files = [("plan.md", PLAN), ("plan.cassette.yaml", "- cassette: 1\n")];
+    let ran = run_files(&files, "plan.md", options);
+    assert_eq!(stream(&ran.run), ["DryRunMismatch code=cassette/MalformedTurn", "DryRunSummary exitCode=2"]);
+    let lines = ran.run.trace.to_json_lines();
+    assert_eq!(lines.lines().count(), 2, "{lines}");
+    assert!(lines.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()), "{lines}");
+    // A stage that cannot be read: Setup fails with the definition's reason.
+    let stage = PLAN.replace("turnCap: 3", "turnCap: 0");
+    let ran = run_stage(&stage, &cassette("", &[&[&done("c1")]]));
+    assert_eq!(
+        stream(&ran.run),
+        [
+            "StageSetup outcome=failed",
+            "StageInitFailed phase=Setup reason=StageDefinitionInvalid",
+            "DryRunMismatch code=cassette/StageInitFailed",
+            "DryRunMismatch code=sm/StageTurnCapTooLow",
+            "DryRunSummary exitCode=2",
+        ]
+    );
+}
+
+// ---- Setup and Init enforce the definition contract ----
+
+fn init_reasons(stage: &str) -> (Vec<String>, u8) {
+    let ran = run_stage(stage, &cassette("", &[&[&done("c1")]]));
+    let reasons = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "StageInitFailed")
+        .map(|e| format!("{} {}", e.str("phase"), e.str("reason")))
+        .collect();
+    (reasons, ran.run.exit_code())
+}
+
+#[test]
+fn a_definition_the_linter_says_fails_init_fails_setup() {
+    // domain.md §1.1: "All eight are required. A stage definition missing any of them fails init."
+    for (what, stage) in [
+        ("no name", PLAN.replace("name: Plan\n", "")),
+        ("no resolutionPolicy", PLAN.replace("resolutionPolicy: retry-later\n", "")),
+        ("an id that is not kebab-case", PLAN.replace("id: plan", "id: Bad_Id")),
+        ("a resolutionPolicy outside the configured set", PLAN.replace("retry-later", "whenever")),
+        ("a backoff outside the configured set", PLAN.replace("backoff: none", "backoff: quantum")),
+    ] {
+        // The cassette is named explicitly: the conventional name follows the (bad) id.
+        let text = cassette("", &[&[&done("c1")]])
+            .replace("stage: plan", if what.contains("kebab") { "stage: Bad_Id" } else { "stage: plan" });
+        let options = Options { strict: false, explain_init: true };
+        let ran = try_run_files(
+            &[("plan.md", &stage), ("s.cassette.yaml", &text)],
+            "plan.md",
+            Some("s.cassette.yaml"),
+            options,
+        )
+        .expect(what);
+        let events = stream(&ran.run);
+        assert_eq!(
+            events[..2],
+            ["StageSetup outcome=failed", "StageInitFailed phase=Setup reason=StageDefinitionInvalid"],
+            "{what}: {events:#?}"
+        );
+        assert!(!events.iter().any(|e| e.starts_with("StageInitRendered")), "{what}: nothing is rendered");
+        assert_eq!(ran.run.exit_code(), 2, "{what}");
+        assert!(ran.run.findings.iter().any(|d| d.code.starts_with("sm/")), "{what}: the lint errors explain it");
+    }
+}
+
+#[test]
+fn tags_the_template_language_rejects_fail_init_and_the_other_dialect_stays_verbatim() {
+    for (tag, reason) in [
+        ("{{#ctx.task}}x{{/ctx.task}}", "TemplateInvalid"),
+        ("{{upper ctx.task}}", "TemplateInvalid"),
+        ("{{ctx.task | upper}}", "TemplateInvalid"),
+        ("{{ctx.task", "TemplateInvalid"),
+        ("{{}}", "TemplateInvalid"),
+        ("{{ctx.attempts.0}}", "TemplateInvalid"),
+        ("{{ctx.attempts}}", "ForbiddenPlaceholder"),
+        ("{{ctx.host.session}}", "ForbiddenPlaceholder"),
+        ("{{env.HOME}}", "ForbiddenPlaceholder"),
+        ("{{secrets.token}}", "ForbiddenPlaceholder"),
+    ] {
+        let (reasons, exit) =
+            init_reasons(&PLAN.replace("Plan: {{ctx.task}}.", &format!("Plan: {{{{ctx.task}}}} {tag}.")));
+        let wanted: Vec<String> = if tag.starts_with("{{#") {
+            vec![format!("Init {reason}"), format!("Init {reason}")]
+        } else {
+            vec![format!("Init {reason}")]
+        };
+        assert_eq!((reasons, exit), (wanted, 2), "{tag}");
+    }
+    // `${ctx.task}` is the other dialect here: it reaches the model as written (a warning only).
+    let ran = run_stage(&PLAN.replace("{{ctx.task}}", "${ctx.task}"), &cassette("", &[&[&done("c1")]]));
+    assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
+    let rendered = ran.run.trace.events.iter().find(|e| e.name == "StageInitRendered").expect("rendered");
+    assert_eq!(rendered.data["verbatim"], 1);
+}
+
+#[test]
+fn an_inputs_schema_failure_stops_at_setup_before_anything_is_rendered() {
+    // dryrun.md §3.3.1: validate inputsSchema at Setup "→ on failure emit StageInitFailed and stop".
+    let stage = PLAN
+        .replace("turnCap: 3", "turnCap: 3\ninputsSchema: { type: object, required: [parsed] }")
+        .replace("{{ctx.task}}", "{{ctx.task}} after {{ctx.upstream[0].parsed.summary}}");
+    let text =
+        cassette("", &[&[&done("c1")]]).replace("ctx: { task: t }", "ctx: { task: t, upstream: [ { verdict: ok } ] }");
+    let ran = run_stage(&stage, &text);
+    assert_eq!(
+        stream(&ran.run)[..2],
+        ["StageSetup outcome=failed", "StageInitFailed phase=Setup reason=InputsSchemaInvalid"]
+    );
+    assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").count(), 1);
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("plan  Setup  FAILED  InputsSchemaInvalid: ctx.upstream[0]"), "{timeline}");
+    assert!(!timeline.contains("Setup  ok") && !timeline.contains("Init "), "{timeline}");
+}
+
+// ---- what a stage result and an attempt carry ----
+
+#[test]
+fn parsed_is_the_payload_the_final_attempt_accepted() {
+    // Attempt 1 completes but Assert says retry; attempt 2 hits the cap and Assert says ok.
+    let text = "response: { stop: end_turn, content: [ { text: hm } ] }";
+    let scripted = cassette("", &[&[&done("c1")], &[text, text, text]])
+        .replace("  - attempt: 1\n", "  - attempt: 1\n    assert: retry\n")
+        .replace("  - attempt: 2\n", "  - attempt: 2\n    assert: ok\n");
+    let ran = run_stage(PLAN, &scripted);
+    let result = result(&ran.run);
+    assert_eq!((result["verdict"].as_str(), result["capHit"].as_bool()), (Some("ok"), Some(true)));
+    assert_eq!(result["parsed"], Value::Null, "attempt 1's payload was rejected by Assert");
+}
+
+#[test]
+fn the_assert_outcome_carries_the_attempts_last_parse_error() {
+    // ctx.attempts[i].parseError: the last completion parse error of the attempt, if any.
+    let bad = call("c1", "submit_plan", "{ summary: s, steps: one }");
+    let text = "response: { stop: end_turn, content: [ { text: hm } ] }";
+    let ran = run_stage(PLAN, &cassette("", &[&[&bad, text, text], &[&done("c2")]]));
+    let outcomes: Vec<&Value> =
+        ran.run.trace.events.iter().filter(|e| e.name == "StageAssertOutcome").map(|e| &e.data["parseError"]).collect();
+    assert_eq!(
+        outcomes,
+        [
+            &serde_json::json!({"call": "c1", "errors": [{"at": "/steps", "msg": "\"one\" is not of type \"array\""}]}),
+            &Value::Null
+        ]
+    );
+}
+
+#[test]
+fn error_at_names_the_root_as_empty_or_slash_and_a_required_error_by_its_property() {
+    // The payload lacks `summary`: one `required` error at the root.
+    let missing = call("c1", "submit_plan", "{ steps: [a] }");
+    let turn = |error_at: &str| {
+        format!(
+            "response: {{ stop: tool_use, content: [ {} ] }}\n        expect: {{ branch: parseFailure, call: c1, errorAt: {error_at} }}",
+            missing
+        )
+    };
+    for error_at in ["\"\"", "/", "/summary"] {
+        let ran = run_stage(PLAN, &cassette("", &[&[&turn(error_at), &done("c2")]]));
+        assert_eq!((ran.run.passed, ran.run.failed), (1, 0), "errorAt {error_at}: {:?}", ran.run.findings);
+    }
+    let ran = run_stage(PLAN, &cassette("", &[&[&turn("/steps"), &done("c2")]]));
+    let messages: Vec<&str> = ran.run.findings.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        ["expected parseFailure c1 at \"/steps\", but the runtime took parseFailure c1 at \"\" (root)"]
+    );
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("PARSE (root): \"summary\" is a required property"), "{timeline}");
+}
+
+// ---- the cassette, read once for every surface ----
+
+#[test]
+fn a_content_block_with_two_keys_is_malformed_whatever_the_key_order() {
+    for block in [
+        "{ text: hi, toolCall: { id: c1, name: submit_plan, args: {} } }",
+        "{ toolCall: { id: c1, name: submit_plan, args: {} }, text: hi }",
+    ] {
+        // The expectation naming the call of the unreadable block is not reported again.
+        let turn = format!(
+            "response: {{ stop: tool_use, content: [ {block} ] }}\n        expect: {{ branch: completion, call: c1 }}"
+        );
+        let ran = run_stage(PLAN, &cassette("", &[&[&turn]]));
+        let found: Vec<(&str, &str)> = ran.run.findings.iter().map(|d| (d.code, d.message.as_str())).collect();
+        let keys = if block.starts_with("{ text") { "text, toolCall" } else { "toolCall, text" };
+        let message = format!(
+            "a content block has exactly one key, `text:`, `toolCall:` or `thinking:`; this one has {keys}: split it into one block per key"
+        );
+        assert_eq!(found, [("cassette/MalformedTurn", message.as_str())]);
+        let file = ran.workspace.file(ran.run.findings[0].file);
+        assert!(file.text[ran.run.findings[0].span.start..].starts_with(block), "on the block");
+        assert_eq!(ran.run.exit_code(), 2, "nothing is guessed: the cassette is not replayed");
+    }
+}
+
+#[test]
+fn call_id_problems_are_reported_by_the_dry_run_and_once_by_check() {
+    let grant_unknown = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        grant: {{ zz: approve }}",
+        call("c1", "Edit", "{}")
+    );
+    let text = cassette("", &[&[&grant_unknown, &done("c1")]]);
+    let ran = run_stage(PLAN, &text);
+    assert_eq!(codes(&ran.run), ["cassette/UnknownCallId", "cassette/DuplicateCallId"]);
+    let check = stagelint::check::check(&ran.workspace);
+    let mut found: Vec<&str> = check.iter().map(|d| d.code).filter(|c| c.starts_with("cassette/")).collect();
+    found.sort();
+    assert_eq!(found, ["cassette/DuplicateCallId", "cassette/UnknownCallId"]);
+}
+
+#[test]
+fn a_cassette_named_explicitly_is_read_whatever_its_name() {
+    let options = Options { strict: false, explain_init: true };
+    let yaml = cassette("", &[&[&done("c1")]]);
+    let json = r#"{"cassette": 1, "stage": "plan", "ctx": {"task": "t"}, "attempts": [{"turns": [{"response": {"stop": "tool_use", "content": [{"toolCall": {"id": "c1", "name": "submit_plan", "args": {"summary": "s", "steps": ["a"]}}}]}}]}]}"#;
+    for (name, text) in [("s.yaml", yaml.as_str()), ("s.json", json), ("s.txt", yaml.as_str()), ("json.txt", json)] {
+        let ran = try_run_files(&[("plan.md", PLAN), (name, text)], "plan.md", Some(name), options).expect(name);
+        assert_eq!(ran.run.exit_code(), 0, "{name}: {:?}", ran.run.findings);
+        assert_eq!(result(&ran.run)["verdict"], "ok", "{name}");
+    }
+    // A parse problem is a finding on the file, not "cannot read".
+    let ran =
+        try_run_files(&[("plan.md", PLAN), ("s.yaml", "cassette: 1\nstage: [\n")], "plan.md", Some("s.yaml"), options)
+            .expect("starts");
+    assert_eq!(codes(&ran.run), ["cassette/MalformedTurn"]);
+    assert_eq!(ran.run.exit_code(), 2);
+    // Only an I/O error is.
+    let Err(error) = try_run_files(&[("plan.md", PLAN)], "plan.md", Some("missing.yaml"), options) else {
+        panic!("a missing cassette cannot be read")
+    };
+    assert!(error.contains("missing.yaml: cannot read file"), "{error}");
+}
+
+#[test]
+fn unused_grants_are_reported_like_unused_results() {
+    let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";
+    let allowed = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        grant: {{ c1: approve }}",
+        call("c1", "Read", "{}")
+    );
+    let batch = format!(
+        "response: {{ stop: tool_use, content: [ {}, {} ] }}\n        grant: {{ c2: approve }}",
+        call("c2", "Edit", "{}"),
+        done("c3")
+    );
+    let completion =
+        format!("response: {{ stop: tool_use, content: [ {} ] }}\n        grant: {{ c4: deny }}", done("c4"));
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&allowed, &batch, &completion]]));
+    let found: Vec<(&str, &str)> = ran.run.findings.iter().map(|d| (d.code, d.message.as_str())).collect();
+    let unused = |id: &str| {
+        format!(
+            "the grant for `{id}` is never used: the call is not a grantStageTool proposal (an allowed tool, the completion tool or part of a rejected batch)"
+        )
+    };
+    let (a, b, c) = (unused("c1"), unused("c2"), unused("c4"));
+    assert_eq!(
+        found,
+        [
+            ("cassette/ResultIgnored", a.as_str()),
+            ("cassette/ResultIgnored", b.as_str()),
+            ("cassette/ResultIgnored", c.as_str())
+        ]
+    );
+    assert_eq!(ran.run.exit_code(), 0, "a warning");
+}
+
+#[test]
+fn every_structural_problem_of_a_turn_is_reported() {
+    let turn = format!(
+        "response: {{ stop: tool_call, content: [ {} ] }}\n        grant: {{ c1: allow }}",
+        call("c1", "Edit", "{}")
+    );
+    let ran = run_stage(PLAN, &cassette("", &[&[&turn]]));
+    let messages: Vec<String> = ran.run.findings.iter().map(|d| format!("{}: {}", d.code, d.message)).collect();
+    assert_eq!(
+        messages,
+        [
+            "cassette/InvalidValue: `tool_call` is not a valid stop reason; expected one of end_turn, tool_use, max_tokens, refusal",
+            "cassette/InvalidValue: `allow` is not a valid grant decision; expected one of approve, deny, defer",
+        ]
+    );
+}
+
+// ---- machine runs ----
+
+#[test]
+fn a_recorded_stage_that_never_runs_fails_its_expectations_or_is_unused() {
+    // ingest → (fix ∥ doc, join merge); fix's Assert fails, so doc is cancelled and merge never
+    // runs. merge expects something (its expectations were never checked); doc does not.
+    let doc = format!(
+        "{{ attempts: [ {{ turns: [ {{ response: {{ stop: tool_use, content: [ {} ] }} }} ] }} ] }}",
+        "{ toolCall: { id: d1, name: done_doc, args: {} } }"
+    );
+    let merge = "{ expectResult: { verdict: ok, attemptCount: 1 }, attempts: [ { turns: [ { response: { stop: tool_use, content: [ { toolCall: { id: m1, name: done_merge, args: {} } } ] }, expect: { branch: completion, call: m1 } } ] } ] }";
+    let fix = completes("fix", "f1").replacen("{ turns:", "{ assert: fail, turns:", 1);
+    let text = format!(
+        "cassette: 1\nctx: {{ task: t }}\nstages:\n  ingest: {}\n  fix: {fix}\n  doc: {doc}\n  merge: {merge}\n",
+        completes("ingest", "i1")
+    );
+    let files = vec![
+        ("sm.yaml".to_string(), "entry: ingest\n".to_string()),
+        (
+            "ingest.md".to_string(),
+            stage("ingest", "next: { nextStages: [fix, doc], execution: parallel, join: merge }\n", "Ingest."),
+        ),
+        ("fix.md".to_string(), stage("fix", "", "Fix.")),
+        ("doc.md".to_string(), stage("doc", "", "Doc.")),
+        ("merge.md".to_string(), stage("merge", "", "Merge.")),
+        ("sm.cassette.yaml".to_string(), text),
+    ];
+    let ran = run_machine(&files);
+    let found: Vec<String> = ran.run.findings.iter().map(|d| format!("{}: {}", d.code, d.message)).collect();
+    assert_eq!(
+        found,
+        [
+            "cassette/CassetteUnconsumed: stage `doc` never ran, so its recording is unused: it was cancelled: sibling `fix` failed",
+            "cassette/ExpectationFailed: stage `merge` never ran, so its 3 expectation(s) were never checked: sibling `fix` failed, so the join never ran",
+        ]
+    );
+    let file = ran.workspace.file(ran.run.findings[1].file);
+    assert_eq!(&file.text[ran.run.findings[1].span.start..ran.run.findings[1].span.end], "merge", "on the entry");
+    assert_eq!((ran.run.passed, ran.run.failed), (0, 3));
+    assert_eq!(ran.run.exit_code(), 1);
+}
+
+#[test]
+fn every_stage_scoped_event_of_a_machine_names_its_stage() {
+    let (_, run) = example(None);
+    let mut current: Option<String> = None;
+    for event in &run.trace.events {
+        match event.name {
+            "StageSetup" => current = Some(event.str("stage").to_string()),
+            "MachineStart" | "ParallelStart" | "StageCancelled" | "MachineFinished" | "DryRunMismatch"
+            | "DryRunSummary" => {
+                current = None;
+                continue;
+            }
+            _ => {}
+        }
+        let stage = current.as_deref().unwrap_or_else(|| panic!("{} outside a stage", event.name));
+        assert_eq!(event.str("stage"), stage, "{event:?}");
+        if event.name == "StageNext" {
+            current = None;
+        }
+    }
+}
+
+// ---- the human report ----
+
+#[test]
+fn control_characters_from_the_cassette_are_escaped_in_the_timeline() {
+    let hostile = "{ toolCall: { id: \"\\e[2J\\e[31mX\", name: \"Bash\\u202e\", args: {} } }";
+    let ran = run_stage(PLAN, &cassette("", &[&[hostile, &done("c2")]]));
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(!timeline.chars().any(|c| c == '\u{1b}' || c == '\u{202e}'), "{timeline:?}");
+    assert!(timeline.contains("Bash\\u{202e}(\\u{1b}[2J\\u{1b}[31mX)"), "{timeline}");
+    assert!(ran.run.findings.iter().all(|d| !d.message.contains('\u{1b}')));
+}
+
+// ---- scenario cassettes ----
+
+#[test]
+fn a_cassette_belongs_to_the_stage_its_stage_field_names_so_scenarios_are_checked_and_get_lenses() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("plan.md"), PLAN).expect("write");
+    std::fs::write(dir.path().join("plan.cassette.yaml"), cassette("", &[&[&done("c1")]])).expect("write");
+    // A scenario beside the stage that expects the wrong branch, and one naming no stage here.
+    let branches = cassette(
+        "",
+        &[&[&format!(
+            "response: {{ stop: tool_use, content: [ {} ] }}\n        expect: {{ branch: steer }}",
+            done("c1")
+        )]],
+    );
+    std::fs::write(dir.path().join("branches.cassette.yaml"), branches).expect("write");
+    std::fs::write(
+        dir.path().join("typo.cassette.yaml"),
+        cassette("", &[&[&done("c1")]]).replace("stage: plan", "stage: plna"),
+    )
+    .expect("write");
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
+    let workspace = stagelint::workspace::discover::discover(&[dir.path().to_path_buf()], &mut configs).expect("read");
+    let found: Vec<(String, &str)> = stagelint::check::check(&workspace)
+        .into_iter()
+        .filter(|d| d.code.starts_with("cassette/"))
+        .map(|d| (workspace.file(d.file).path.file_name().unwrap().to_string_lossy().into_owned(), d.code))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("branches.cassette.yaml".to_string(), "cassette/ExpectationFailed"),
+            ("typo.cassette.yaml".to_string(), "cassette/UnknownStage"),
+        ]
+    );
+    let stage =
+        workspace.file_at(&stagelint::workspace::discover::normalize(&dir.path().join("plan.md"))).expect("stage");
+    let titles: Vec<String> = stagelint::ide::lens::lenses(&workspace, stage.id).into_iter().map(|l| l.title).collect();
+    assert_eq!(titles, ["▶ Dry-run (plan.cassette.yaml)", "▶ Dry-run (branches.cassette.yaml)"]);
 }

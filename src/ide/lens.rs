@@ -1,7 +1,7 @@
-//! Code lenses: "Dry-run" on a stage's `id:` line when a cassette for it is found by
-//! convention (`<id>.cassette.yaml` beside it or in `[dry-run] cassettes`), and on a state
-//! machine's first line when `sm.cassette.yaml` sits beside it. Looking up is cheap; nothing
-//! runs until the command is executed.
+//! Code lenses: one "Dry-run" per cassette of a stage on its `id:` line (the conventional
+//! `<id>.cassette.yaml` first, then scenario cassettes whose `stage:` names it, see
+//! `runtime::owners`), and one on a state machine's first line when `sm.cassette.yaml` sits
+//! beside it. Looking up is cheap; nothing runs until the command is executed.
 
 use crate::diagnostic::FileId;
 use crate::families::sm::model::StageDoc;
@@ -9,7 +9,7 @@ use crate::runtime::MACHINE_CASSETTES;
 use crate::source::Span;
 use crate::workspace::{FileKind, Workspace};
 
-/// The command a lens runs; its argument is the file's URI.
+/// The command a lens runs; its arguments are the file's URI and the cassette's URI.
 pub const DRY_RUN_COMMAND: &str = "stagelint.dryRun";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,11 +26,13 @@ pub fn lenses(workspace: &Workspace, file: FileId) -> Vec<Lens> {
         FileKind::Stage => {
             let doc = StageDoc::parse(source);
             let Some((id, span)) = doc.stage_id() else { return Vec::new() };
-            let Some(cassette) = crate::runtime::cassette_in_workspace(workspace, source, id) else {
-                return Vec::new();
-            };
-            let name = file_name(workspace, cassette);
-            vec![Lens { span, title: format!("▶ Dry-run ({name})"), cassette }]
+            crate::runtime::owners::cassettes_for(workspace, source, id)
+                .into_iter()
+                .map(|cassette| {
+                    let title = format!("▶ Dry-run ({})", file_name(workspace, cassette));
+                    Lens { span, title, cassette }
+                })
+                .collect()
         }
         FileKind::StateMachine => {
             let Some(dir) = source.path.parent() else { return Vec::new() };

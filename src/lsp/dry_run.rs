@@ -16,7 +16,12 @@ use crate::lsp::server::{State, lock};
 use crate::runtime::{Options, dry_run_path, report};
 use crate::workspace::discover::ConfigCache;
 
-pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBuf) -> Result<Value> {
+pub(super) async fn run(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    path: PathBuf,
+    cassette: Option<PathBuf>,
+) -> Result<Value> {
     let (overlay, progress, show_document, encoding) = {
         let state = lock(state);
         let overlay: HashMap<PathBuf, String> = state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
@@ -28,10 +33,14 @@ pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBu
     } else {
         None
     };
+    // The report's file is unique per stage file and cassette: two workspaces (or scenarios)
+    // with the same stage id do not overwrite each other's report.
+    let report_key =
+        format!("{}\n{}", path.display(), cassette.as_ref().map(|c| c.display().to_string()).unwrap_or_default());
     let ran = tokio::task::spawn_blocking(move || {
         let mut configs = ConfigCache::new(None);
         let options = Options { strict: false, explain_init: true };
-        let (workspace, run) = dry_run_path(&path, None, options, &mut configs, &overlay)?;
+        let (workspace, run) = dry_run_path(&path, cassette.as_deref(), options, &mut configs, &overlay)?;
         let mut text = report::timeline(&workspace, &run);
         let mut rendered = Vec::new();
         let _ = crate::diagnostic::render::concise::render(&mut rendered, &workspace, &run.findings);
@@ -77,7 +86,7 @@ pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBu
     for (uri, diagnostics, version) in publish {
         client.publish_diagnostics(uri, diagnostics, version).await;
     }
-    let report_path = write_report(&title, &text);
+    let report_path = write_report(&title, &report_key, &text);
     if show_document && let Some(uri) = report_path.as_ref().and_then(Uri::from_file_path) {
         let params = ShowDocumentParams { uri, external: Some(false), take_focus: Some(true), selection: None };
         let _ = client.show_document(params).await;
@@ -110,11 +119,33 @@ fn summary_line(run: &crate::runtime::DryRun) -> String {
 }
 
 /// The timeline as a file in the temp directory, for `window/showDocument`.
-fn write_report(title: &str, text: &str) -> Option<PathBuf> {
-    let dir = std::env::temp_dir().join("stagelint-dry-run");
-    std::fs::create_dir_all(&dir).ok()?;
-    let name: String = title.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    let path = dir.join(format!("{name}.txt"));
+fn write_report(title: &str, key: &str, text: &str) -> Option<PathBuf> {
+    let path = report_path(title, key);
+    std::fs::create_dir_all(path.parent()?).ok()?;
     std::fs::write(&path, text).ok()?;
     Some(path)
+}
+
+/// `<temp>/stagelint-dry-run/<title>-<8 hex of the key>.txt`; `key` names the stage file (and
+/// cassette) absolutely, so equal titles from different files get different reports.
+fn report_path(title: &str, key: &str) -> PathBuf {
+    let name: String = title.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let hash = crate::runtime::digest::sha256_hex(key.as_bytes());
+    std::env::temp_dir().join("stagelint-dry-run").join(format!("{name}-{}.txt", &hash[..8]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::report_path;
+
+    #[test]
+    fn reports_of_stages_with_the_same_id_in_different_places_do_not_collide() {
+        let a = report_path("stage plan", "/work/a/plan.md\n");
+        let b = report_path("stage plan", "/work/b/plan.md\n");
+        assert_ne!(a, b);
+        assert!(a.starts_with(std::env::temp_dir()), "{}", a.display());
+        assert_eq!(a, report_path("stage plan", "/work/a/plan.md\n"), "stable for one stage file");
+        let name = a.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        assert!(name.starts_with("stage_plan-") && name.ends_with(".txt"), "{name}");
+    }
 }

@@ -486,14 +486,19 @@ impl LanguageServer for Backend {
             .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
                 ide::lens::lenses(&analysis.workspace, file.id)
                     .into_iter()
-                    .map(|lens| CodeLens {
-                        range: convert::range(file, lens.span, encoding),
-                        command: Some(Command {
-                            title: lens.title,
-                            command: ide::lens::DRY_RUN_COMMAND.to_string(),
-                            arguments: Some(vec![serde_json::json!(params.text_document.uri.as_str())]),
-                        }),
-                        data: None,
+                    .map(|lens| {
+                        let cassette = convert::uri(analysis.workspace.file(lens.cassette));
+                        let mut arguments = vec![serde_json::json!(params.text_document.uri.as_str())];
+                        arguments.extend(cassette.map(|uri| serde_json::json!(uri.as_str())));
+                        CodeLens {
+                            range: convert::range(file, lens.span, encoding),
+                            command: Some(Command {
+                                title: lens.title,
+                                command: ide::lens::DRY_RUN_COMMAND.to_string(),
+                                arguments: Some(arguments),
+                            }),
+                            data: None,
+                        }
                     })
                     .collect()
             })
@@ -512,7 +517,16 @@ impl LanguageServer for Backend {
                 || tower_lsp_server::jsonrpc::Error::invalid_params("expected the stage's URI as the argument"),
             )?;
         let path = path_of(&uri).ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("not a file URI"))?;
-        crate::lsp::dry_run::run(&self.client, &self.state, path).await.map(Some)
+        // The lens names its cassette; without one, the conventional cassette is used.
+        let cassette = match params.arguments.get(1) {
+            Some(argument) => Some(
+                argument.as_str().and_then(|text| text.parse::<Uri>().ok()).and_then(|uri| path_of(&uri)).ok_or_else(
+                    || tower_lsp_server::jsonrpc::Error::invalid_params("expected the cassette's file URI"),
+                )?,
+            ),
+            None => None,
+        };
+        crate::lsp::dry_run::run(&self.client, &self.state, path, cassette).await.map(Some)
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {

@@ -4,14 +4,15 @@
 //!
 //! A stage cassette holds `stage`, `ctx`, `interactor`, `match`, `tools`, `checkGate`,
 //! `attempts` and `expectResult`. A machine cassette holds the shared keys and `stages:`, a
-//! map from stage id to that stage's `tools`/`attempts`/… (its context flows through Next).
+//! map from stage id to that stage's `tools`/`attempts`/… (its context flows through Next):
+//! one mapping for one execution, or a list with one mapping per execution, in order.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
 use crate::runtime::provider::{Block, ProviderError, Response, Stop, ToolCall};
-use crate::source::{Node, Span, Value, json, yaml};
+use crate::source::{Entry, Node, Span, Value, json, yaml};
 use crate::util::did_you_mean;
 
 pub const FORMAT_VERSION: i64 = 1;
@@ -76,8 +77,11 @@ pub struct Cassette {
     /// The stage cassette's own content (for a machine cassette: the shared keys).
     pub stage: StageCassette,
     /// `stages:` of a machine cassette, in source order.
-    pub stages: Vec<(String, Span, StageCassette)>,
+    pub stages: Vec<StageEntry>,
     pub problems: Vec<Problem>,
+    /// Ids of tool calls in content blocks that could not be read (already a problem), so
+    /// that `grant`/`results`/`expect` naming them are not reported again.
+    pub unread_calls: std::collections::BTreeSet<String>,
     /// The whole document as JSON, for `$ref` pointers in `expectResult`.
     pub json: Json,
 }
@@ -87,10 +91,12 @@ impl Cassette {
         !self.stages.is_empty()
     }
 
-    /// The cassette for `id`: its `stages:` entry (with the shared keys as defaults), or the
-    /// whole cassette when it is a stage cassette for `id`.
-    pub fn for_stage(&self, id: &str) -> Option<StageCassette> {
-        if let Some((_, _, stage)) = self.stages.iter().find(|(name, _, _)| name == id) {
+    /// The cassette for the `execution`-th (1-based) execution of stage `id`: its `stages:`
+    /// entry for that execution (with the shared keys as defaults), or the whole cassette when
+    /// it is a stage cassette for `id` (which records one execution).
+    pub fn for_stage(&self, id: &str, execution: u32) -> Option<StageCassette> {
+        if let Some(entry) = self.stages.iter().find(|entry| entry.id == id) {
+            let stage = entry.executions.get(execution.checked_sub(1)? as usize)?;
             let mut merged = stage.clone();
             merged.ctx = self.stage.ctx.clone();
             merged.grant_default = merged.grant_default.or(self.stage.grant_default);
@@ -102,10 +108,25 @@ impl Cassette {
             return Some(merged);
         }
         match &self.stage.stage {
-            Some((name, _)) if name == id && !self.is_machine() => Some(self.stage.clone()),
+            Some((name, _)) if name == id && !self.is_machine() && execution == 1 => Some(self.stage.clone()),
             _ => None,
         }
     }
+
+    /// Every stage part of the cassette: the top level, then each execution of each entry.
+    pub fn parts(&self) -> impl Iterator<Item = &StageCassette> {
+        std::iter::once(&self.stage).chain(self.stages.iter().flat_map(|e| &e.executions))
+    }
+}
+
+/// One `stages.<id>` entry of a machine cassette.
+#[derive(Clone, Debug)]
+pub struct StageEntry {
+    pub id: String,
+    /// The entry's key.
+    pub span: Span,
+    /// What each execution of the stage replays, in order.
+    pub executions: Vec<StageCassette>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -123,6 +144,22 @@ pub struct StageCassette {
     pub attempts: Vec<Attempt>,
     pub attempts_span: Option<Span>,
     pub expect_result: Option<ExpectResult>,
+}
+
+impl StageCassette {
+    /// How many expectations it holds (`expect`, `expectEnd`, `expectResult`), counted as the
+    /// replay counts them; not running a part that has some fails them.
+    pub fn expectation_count(&self) -> u32 {
+        let turns: usize = self.attempts.iter().flat_map(|a| &a.turns).map(|t| t.expect.len()).sum();
+        let ends: usize = self
+            .attempts
+            .iter()
+            .filter_map(|a| a.expect_end.as_ref())
+            .map(|e| usize::from(e.act.is_some()) + usize::from(e.assert.is_some()))
+            .sum();
+        let result = self.expect_result.as_ref().map_or(0, |r| r.fields.len());
+        u32::try_from(turns + ends + result).unwrap_or(u32::MAX)
+    }
 }
 
 /// One entry of the closed-world `tools:` table.
@@ -228,7 +265,7 @@ pub fn is_cassette_name(name: &str) -> bool {
 /// Reads a cassette from its text (`json` picks the JSON reader).
 pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::SyntaxError>) {
     let parsed = if json_syntax { json::parse(text) } else { yaml::parse(text) };
-    let mut reader = Reader { problems: Vec::new() };
+    let mut reader = Reader { problems: Vec::new(), unread_calls: std::collections::BTreeSet::new() };
     let cassette = match &parsed.root {
         Some(root) if root.as_map().is_some() => reader.cassette(root),
         Some(root) => {
@@ -239,17 +276,30 @@ pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::Synt
             );
             Cassette::default()
         }
-        None => Cassette::default(),
+        None => {
+            if parsed.errors.is_empty() {
+                reader.problem("MalformedTurn", Span::empty(0), "the cassette is empty; start it with `cassette: 1`");
+            }
+            Cassette::default()
+        }
     };
     let mut cassette = cassette;
     cassette.problems = reader.problems;
+    cassette.unread_calls = reader.unread_calls;
     cassette.json = parsed.root.as_ref().map_or(Json::Null, Node::to_json);
     (cassette, parsed.errors)
 }
 
 struct Reader {
     problems: Vec<Problem>,
+    unread_calls: std::collections::BTreeSet<String>,
 }
+
+/// The Assert outcomes a cassette may script or expect.
+const VERDICTS: [&str; 4] = ["ok", "retry", "skip", "fail"];
+const STOPS: [&str; 4] = ["end_turn", "tool_use", "max_tokens", "refusal"];
+const BLOCKS: [&str; 3] = ["text", "toolCall", "thinking"];
+const FINGERPRINTS: [&str; 3] = ["system", "tools", "messages"];
 
 impl Reader {
     fn problem(&mut self, rule: &'static str, span: Span, message: impl Into<String>) {
@@ -269,6 +319,15 @@ impl Reader {
         }
     }
 
+    /// The node's entries, or a `MalformedTurn` saying what it should be.
+    fn mapping<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [Entry]> {
+        let entries = node.as_map();
+        if entries.is_none() {
+            self.problem("MalformedTurn", node.span, format!("{what}, found {}", node.type_name()));
+        }
+        entries
+    }
+
     fn string(&mut self, node: &Node, what: &str) -> Option<(String, Span)> {
         match node.as_str() {
             Some(text) => Some((text.to_string(), node.span)),
@@ -278,6 +337,41 @@ impl Reader {
                     node.span,
                     format!("{what} must be a string, found {}", node.type_name()),
                 );
+                None
+            }
+        }
+    }
+
+    /// A call id or an error code: a string or an integer.
+    fn call_id(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.value {
+            Value::String(_) | Value::Int(_) => Some(node.scalar_text()),
+            _ => {
+                let message = format!("{what} must be a string or an integer, found {}", node.type_name());
+                self.problem("MalformedTurn", node.span, message);
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, node: &Node, what: &str) -> Option<bool> {
+        match node.value {
+            Value::Bool(b) => Some(b),
+            _ => {
+                let message = format!("{what} must be `true` or `false`, found {}", node.type_name());
+                self.problem("InvalidValue", node.span, message);
+                None
+            }
+        }
+    }
+
+    /// An integer of at least `min`.
+    fn integer(&mut self, node: &Node, min: i64, what: &str) -> Option<i64> {
+        match node.as_i64() {
+            Some(n) if n >= min => Some(n),
+            _ => {
+                let message = format!("{what} must be an integer of at least {min}, found {}", shown(node));
+                self.problem("InvalidValue", node.span, message);
                 None
             }
         }
@@ -316,30 +410,53 @@ impl Reader {
                 "missing `cassette: 1` (the format version)",
             ),
         }
-        cassette.stage = self.stage_cassette(root, true);
-        if let Some(ctx) = root.get("ctx") {
-            if ctx.as_map().is_some() {
-                cassette.stage.ctx = Some((ctx.to_json(), ctx.span));
-            } else {
-                self.problem("MalformedTurn", ctx.span, "`ctx` is a mapping of context fields");
+        if let Some(provenance) = root.get("provenance")
+            && let Some(entries) = self.mapping(provenance, "`provenance` is a mapping of informational strings")
+        {
+            for entry in entries {
+                let key = entry.key_str().unwrap_or("");
+                if ["source", "provider", "model", "capturedAt", "tool"].contains(&key) {
+                    self.string(&entry.value, &format!("`provenance.{key}`"));
+                }
             }
         }
-        if let Some(stages) = root.get("stages") {
-            match stages.as_map() {
-                Some(entries) => {
-                    for entry in entries {
-                        let Some(id) = entry.key_str() else { continue };
-                        if entry.value.as_map().is_none() {
-                            self.problem("MalformedTurn", entry.value.span, format!("`stages.{id}` is a mapping"));
-                            continue;
-                        }
-                        self.keys(&entry.value, &STAGE_ENTRY_KEYS, &format!("`stages.{id}`"));
-                        let mut stage = self.stage_cassette(&entry.value, false);
-                        stage.stage = Some((id.to_string(), entry.key.span));
-                        cassette.stages.push((id.to_string(), entry.key.span, stage));
-                    }
+        cassette.stage = self.stage_cassette(root, true);
+        if let Some(ctx) = root.get("ctx")
+            && self.mapping(ctx, "`ctx` is a mapping of context fields").is_some()
+        {
+            if let Some(upstream) = ctx.get("upstream").filter(|u| u.as_seq().is_none()) {
+                let message = format!("`ctx.upstream` is a list of StageResults, found {}", upstream.type_name());
+                self.problem("MalformedTurn", upstream.span, message);
+            }
+            for key in ["workflowRunId", "stageExecutionId"] {
+                if let Some(id) = ctx.get(key) {
+                    self.string(id, &format!("`ctx.{key}`"));
                 }
-                None => self.problem("MalformedTurn", stages.span, "`stages` maps stage ids to their turns"),
+            }
+            cassette.stage.ctx = Some((ctx.to_json(), ctx.span));
+        }
+        if let Some(stages) = root.get("stages") {
+            if let Some(entries) = self.mapping(stages, "`stages` maps stage ids to their turns") {
+                if entries.is_empty() {
+                    self.problem(
+                        "MalformedTurn",
+                        stages.span,
+                        "`stages` names no stage; add `<stage-id>: {attempts: …}`",
+                    );
+                }
+                for entry in entries {
+                    let Some(id) = entry.key_str() else { continue };
+                    let executions = match entry.value.as_seq() {
+                        Some([]) => {
+                            let message = format!("`stages.{id}` lists no execution; give at least one");
+                            self.problem("MalformedTurn", entry.value.span, message);
+                            Vec::new()
+                        }
+                        Some(items) => items.iter().filter_map(|item| self.stage_entry(id, item)).collect(),
+                        None => self.stage_entry(id, &entry.value).into_iter().collect(),
+                    };
+                    cassette.stages.push(StageEntry { id: id.to_string(), span: entry.key.span, executions });
+                }
             }
             if let Some(entry) = root.entry("expectResult") {
                 let message = "`expectResult` of a machine cassette belongs to a stage: move it under `stages.<id>`";
@@ -363,18 +480,35 @@ impl Reader {
         cassette
     }
 
+    /// One execution of `stages.<id>`.
+    fn stage_entry(&mut self, id: &str, node: &Node) -> Option<StageCassette> {
+        let what = format!("`stages.{id}` is a mapping (one execution) or a list of them (one per execution)");
+        self.mapping(node, &what)?;
+        self.keys(node, &STAGE_ENTRY_KEYS, &format!("`stages.{id}`"));
+        let mut stage = self.stage_cassette(node, false);
+        stage.stage = Some((id.to_string(), node.span));
+        Some(stage)
+    }
+
     fn stage_cassette(&mut self, node: &Node, top: bool) -> StageCassette {
         let mut out = StageCassette { span: node.span, ..StageCassette::default() };
         if top && let Some(stage) = node.get("stage") {
             out.stage = self.string(stage, "`stage`");
+            if out.stage.as_ref().is_some_and(|(id, _)| id.is_empty()) {
+                self.problem("InvalidValue", stage.span, "`stage` is empty; name the stage id this cassette replays");
+            }
         }
-        if let Some(interactor) = node.get("interactor") {
+        if let Some(interactor) = node.get("interactor")
+            && self.mapping(interactor, "`interactor` is a mapping such as `{grantStageTool: deny}`").is_some()
+        {
             self.keys(interactor, &["grantStageTool"], "`interactor`");
             if let Some(grant) = interactor.get("grantStageTool") {
                 out.grant_default = self.decision(grant);
             }
         }
-        if let Some(matching) = node.get("match") {
+        if let Some(matching) = node.get("match")
+            && self.mapping(matching, "`match` is a mapping such as `{onDrift: warn}`").is_some()
+        {
             self.keys(matching, &["onDrift"], "`match`");
             if let Some(on_drift) = matching.get("onDrift") {
                 out.drift_fails = self.one_of(on_drift, &["warn", "fail"], "`onDrift`").map(|(v, _)| v == "fail");
@@ -400,18 +534,37 @@ impl Reader {
             }
         }
         if let Some(expect) = node.get("expectResult") {
-            match expect.as_map() {
-                Some(entries) => {
-                    let fields = entries
-                        .iter()
-                        .filter_map(|e| Some((e.key_str()?.to_string(), e.value.to_json(), e.value.span)))
-                        .collect();
-                    out.expect_result = Some(ExpectResult { span: expect.span, fields });
-                }
-                None => self.problem("MalformedTurn", expect.span, "`expectResult` maps StageResult fields to values"),
-            }
+            out.expect_result = self.expect_result(expect);
         }
         out
+    }
+
+    fn expect_result(&mut self, node: &Node) -> Option<ExpectResult> {
+        let entries = self.mapping(node, "`expectResult` maps StageResult fields to values")?;
+        for entry in entries {
+            let value = &entry.value;
+            // `{$ref: "#/…"}` stands for a value elsewhere in the cassette.
+            if value.get("$ref").is_some() {
+                continue;
+            }
+            match entry.key_str().unwrap_or("") {
+                "verdict" => {
+                    self.one_of(value, &VERDICTS, "StageResult verdict");
+                }
+                "reason" => {
+                    self.string(value, "`expectResult.reason`");
+                }
+                "capHit" => {
+                    self.boolean(value, "`expectResult.capHit`");
+                }
+                "attemptCount" => {
+                    self.integer(value, 1, "`expectResult.attemptCount`");
+                }
+                _ => {}
+            }
+        }
+        let fields = entries.iter().filter_map(|e| Some((e.key_str()?.to_string(), e.value.to_json(), e.value.span)));
+        Some(ExpectResult { span: node.span, fields: fields.collect() })
     }
 
     fn decision(&mut self, node: &Node) -> Option<Decision> {
@@ -451,11 +604,12 @@ impl Reader {
             };
             let mut fakes = Vec::new();
             for item in items {
+                if self.mapping(item, &format!("a `tools.{name}` fake is a mapping `{{args, result}}`")).is_none() {
+                    continue;
+                }
                 self.keys(item, &["args", "anyArgs", "result", "isError"], &format!("a `tools.{name}` fake"));
-                let any = item.get("anyArgs").and_then(|n| match n.value {
-                    Value::Bool(b) => Some(b),
-                    _ => None,
-                });
+                let any = item.get("anyArgs").and_then(|n| self.boolean(n, "`anyArgs`"));
+                let is_error = item.get("isError").and_then(|n| self.boolean(n, "`isError`")) == Some(true);
                 let args = item.get("args").map(Node::to_json);
                 if args.is_none() && any != Some(true) {
                     self.problem("MalformedTurn", item.span, "a fake needs `args:` to match, or `anyArgs: true`");
@@ -465,7 +619,6 @@ impl Reader {
                     self.problem("MalformedTurn", item.span, "a fake needs the `result:` the tool returns");
                     continue;
                 };
-                let is_error = matches!(item.get("isError").map(|n| &n.value), Some(Value::Bool(true)));
                 let content = result_text(result);
                 let args = if any == Some(true) { None } else { args };
                 fakes.push(Fake { span: item.span, args, result: FakeResult { content, is_error } });
@@ -477,135 +630,137 @@ impl Reader {
 
     fn attempt(&mut self, node: &Node) -> Attempt {
         let mut attempt = Attempt { span: node.span, ..Attempt::default() };
-        if node.as_map().is_none() {
-            self.problem("MalformedTurn", node.span, "an attempt is a mapping with `turns:`");
+        if self.mapping(node, "an attempt is a mapping with `turns:`").is_none() {
             return attempt;
         }
         self.keys(node, &ATTEMPT_KEYS, "an attempt");
+        if let Some(number) = node.get("attempt") {
+            self.integer(number, 1, "`attempt` (the 1-based attempt number)");
+        }
         if let Some(gate) = node.get("checkGate") {
             attempt.check_gate = self.gate(gate);
         }
         if let Some(assert) = node.get("assert") {
-            attempt.assert =
-                self.one_of(assert, &["ok", "retry", "skip", "fail"], "Assert outcome").map(|(text, span)| {
-                    let verdict = match text.as_str() {
-                        "retry" => Verdict::Retry,
-                        "skip" => Verdict::Skip,
-                        "fail" => Verdict::Fail,
-                        _ => Verdict::Ok,
-                    };
-                    (verdict, span)
-                });
+            attempt.assert = self.one_of(assert, &VERDICTS, "Assert outcome").map(|(text, span)| {
+                let verdict = match text.as_str() {
+                    "retry" => Verdict::Retry,
+                    "skip" => Verdict::Skip,
+                    "fail" => Verdict::Fail,
+                    _ => Verdict::Ok,
+                };
+                (verdict, span)
+            });
         }
         match node.get("turns").map(|t| (t, t.as_seq())) {
             Some((_, Some(items))) => attempt.turns = items.iter().filter_map(|item| self.turn(item)).collect(),
             Some((turns, None)) => self.problem("MalformedTurn", turns.span, "`turns` is a list of model responses"),
             None => {}
         }
-        if let Some(end) = node.get("expectEnd") {
+        if let Some(end) = node.get("expectEnd")
+            && self.mapping(end, "`expectEnd` is a mapping `{act, assert}`").is_some()
+        {
             self.keys(end, &["act", "assert"], "`expectEnd`");
             let act = end.get("act").and_then(|n| self.one_of(n, &ACT_ENDS, "Act ending"));
-            let assert =
-                end.get("assert").and_then(|n| self.one_of(n, &["ok", "retry", "skip", "fail"], "Assert outcome"));
+            let assert = end.get("assert").and_then(|n| self.one_of(n, &VERDICTS, "Assert outcome"));
             attempt.expect_end = Some(ExpectEnd { span: end.span, act, assert });
         }
         attempt
     }
 
+    /// A turn; every problem in it is reported, and a turn whose reply cannot be read is
+    /// left out.
     fn turn(&mut self, node: &Node) -> Option<Turn> {
-        if node.as_map().is_none() {
-            self.problem("MalformedTurn", node.span, "a turn is a mapping with `response:` (or `error:`)");
-            return None;
-        }
+        self.mapping(node, "a turn is a mapping with `response:` (or `error:`)")?;
         self.keys(node, &TURN_KEYS, "a turn");
         let reply = match (node.get("response"), node.get("error")) {
             (Some(_), Some(error)) => {
                 let span = node.entry("error").map_or(error.span, |e| e.key.span);
                 self.problem("MalformedTurn", span, "a turn has `response:` or `error:`, not both");
-                return None;
+                None
             }
-            (Some(response), None) => self.response(response)?,
-            (None, Some(error)) => {
-                self.keys(error, &["class", "code"], "`error`");
-                let class = error.get("class").and_then(Node::as_str).unwrap_or("ProviderTransient");
-                if !["ProviderTransient", "ProviderCapability"].contains(&class) {
-                    let span = error.get("class").map_or(error.span, |n| n.span);
-                    self.problem("InvalidValue", span, "`class` is `ProviderTransient` or `ProviderCapability`");
-                }
-                let code = error.get("code").map(Node::scalar_text).unwrap_or_else(|| "unknown".into());
-                (Reply::Error(ProviderError { class: class.to_string(), code }), BTreeMap::new())
-            }
+            (Some(response), None) => self.response(response),
+            (None, Some(error)) => self.error(error),
             (None, None) => {
                 self.problem(
                     "MalformedTurn",
                     node.span,
                     "a turn needs the model's `response:` (or a provider `error:`)",
                 );
-                return None;
+                None
             }
         };
-        let (reply, call_spans) = reply;
-        let mut turn = Turn {
-            span: node.span,
-            reply,
-            call_spans,
-            grant: BTreeMap::new(),
-            results: BTreeMap::new(),
-            expect: Vec::new(),
-            request: None,
-        };
-        if let Some(grant) = node.get("grant") {
-            for entry in grant.as_map().unwrap_or_default() {
+        let mut grant = BTreeMap::new();
+        if let Some(node) = node.get("grant") {
+            for entry in self.mapping(node, "`grant` maps call ids to approve, deny or defer").unwrap_or_default() {
                 let Some(id) = entry.key_str() else { continue };
                 if let Some(decision) = self.decision(&entry.value) {
-                    turn.grant.insert(id.to_string(), (decision, entry.key.span));
+                    grant.insert(id.to_string(), (decision, entry.key.span));
                 }
             }
         }
-        if let Some(results) = node.get("results") {
-            for entry in results.as_map().unwrap_or_default() {
+        let mut results = BTreeMap::new();
+        if let Some(node) = node.get("results") {
+            for entry in self.mapping(node, "`results` maps call ids to tool results").unwrap_or_default() {
                 let Some(id) = entry.key_str() else { continue };
                 let value = &entry.value;
                 let content = value.get("content").map_or_else(|| result_text(value), result_text);
-                let is_error = matches!(value.get("isError").map(|n| &n.value), Some(Value::Bool(true)));
-                turn.results.insert(id.to_string(), (FakeResult { content, is_error }, entry.key.span));
+                let is_error = value.get("isError").and_then(|n| self.boolean(n, "`isError`")) == Some(true);
+                results.insert(id.to_string(), (FakeResult { content, is_error }, entry.key.span));
             }
         }
-        if let Some(expect) = node.get("expect") {
-            let items: Vec<&Node> = match expect.as_seq() {
+        let mut expect = Vec::new();
+        if let Some(node) = node.get("expect") {
+            let items: Vec<&Node> = match node.as_seq() {
                 Some(items) => items.iter().collect(),
-                None => vec![expect],
+                None => vec![node],
             };
-            for item in items {
-                if let Some(expect) = self.expect(item) {
-                    turn.expect.push(expect);
-                }
+            expect = items.into_iter().filter_map(|item| self.expect(item)).collect();
+        }
+        let request = node.get("request").and_then(|request| self.request(request));
+        let (reply, call_spans) = reply?;
+        Some(Turn { span: node.span, reply, call_spans, grant, results, expect, request })
+    }
+
+    fn error(&mut self, node: &Node) -> Option<(Reply, BTreeMap<String, Span>)> {
+        self.mapping(node, "`error` is a mapping `{class, code}`")?;
+        self.keys(node, &["class", "code"], "`error`");
+        let class = match node.get("class") {
+            Some(class) => self.one_of(class, &["ProviderTransient", "ProviderCapability"], "provider error class")?.0,
+            None => "ProviderTransient".to_string(),
+        };
+        let code = match node.get("code") {
+            Some(code) => self.call_id(code, "`error.code`")?,
+            None => "unknown".into(),
+        };
+        Some((Reply::Error(ProviderError { class, code }), BTreeMap::new()))
+    }
+
+    fn request(&mut self, node: &Node) -> Option<Fingerprint> {
+        let entries = self.mapping(node, "`request` maps fingerprint components to digests")?;
+        let mut components = Vec::new();
+        for entry in entries {
+            let Some(key) = entry.key_str() else { continue };
+            let valid = if FINGERPRINTS.contains(&key) {
+                self.string(&entry.value, &format!("`request.{key}` (a digest)")).is_some()
+            } else if key == "count" {
+                self.integer(&entry.value, 0, "`request.count`").is_some()
+            } else {
+                true
+            };
+            if valid {
+                components.push((key.to_string(), entry.value.to_json(), entry.value.span));
             }
         }
-        if let Some(request) = node.get("request") {
-            let components = request
-                .as_map()
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|e| Some((e.key_str()?.to_string(), e.value.to_json(), e.value.span)))
-                .collect();
-            turn.request = Some(Fingerprint { span: request.span, components });
-        }
-        Some(turn)
+        Some(Fingerprint { span: node.span, components })
     }
 
     fn response(&mut self, node: &Node) -> Option<(Reply, BTreeMap<String, Span>)> {
-        if node.as_map().is_none() {
-            self.problem("MalformedTurn", node.span, "`response` is a mapping with `stop` and `content`");
-            return None;
-        }
+        self.mapping(node, "`response` is a mapping with `stop` and `content`")?;
         self.keys(node, &["stop", "content", "chunks"], "`response`");
+        // A bad stop reason is reported; the rest of the response is still read, for its problems.
         let stop = match node.get("stop") {
-            Some(stop) => {
-                let (text, _) = self.one_of(stop, &["end_turn", "tool_use", "max_tokens", "refusal"], "stop reason")?;
-                Stop::parse(&text)?
-            }
-            None => Stop::EndTurn,
+            Some(stop) => self.one_of(stop, &STOPS, "stop reason").and_then(|(text, _)| Stop::parse(&text)),
+            None => Some(Stop::EndTurn),
         };
         let mut content = Vec::new();
         let mut spans = BTreeMap::new();
@@ -618,70 +773,98 @@ impl Reader {
             );
         }
         for item in items {
-            match item.as_map().and_then(|entries| entries.first()).and_then(|e| Some((e.key_str()?, &e.value))) {
-                Some(("text", value)) => content.push(Block::Text(value.scalar_text())),
-                Some(("thinking", value)) => content.push(Block::Thinking(value.scalar_text())),
-                Some(("toolCall", call)) => {
-                    if let Some((tool_call, span)) = self.tool_call(call) {
-                        if spans.contains_key(&tool_call.id) {
-                            let message = format!(
-                                "call id `{}` is used twice in this response; results, grants and expectations could not tell the calls apart",
-                                tool_call.id
-                            );
-                            self.problem("DuplicateCallId", span, message);
-                            continue;
-                        }
-                        spans.insert(tool_call.id.clone(), span);
-                        content.push(Block::ToolCall(tool_call));
+            let entries = item.as_map().unwrap_or_default();
+            // Exactly one key: a block with two would lose one of them, so nothing is guessed.
+            let block = match entries {
+                [entry] => entry.key_str().filter(|k| BLOCKS.contains(k)).map(|k| (k, &entry.value)),
+                _ => None,
+            };
+            let Some((kind, value)) = block else {
+                let call = entries.iter().find(|e| e.key_str() == Some("toolCall")).and_then(|e| e.value.get("id"));
+                self.unread_calls.extend(call.map(Node::scalar_text));
+                let message = if entries.len() > 1 {
+                    let keys: Vec<&str> = entries.iter().filter_map(|e| e.key_str()).collect();
+                    format!(
+                        "a content block has exactly one key, `text:`, `toolCall:` or `thinking:`; this one has {}: split it into one block per key",
+                        keys.join(", ")
+                    )
+                } else {
+                    "a content block is `text:`, `toolCall:` or `thinking:`".to_string()
+                };
+                self.problem("MalformedTurn", item.span, message);
+                continue;
+            };
+            match kind {
+                "text" => content.push(Block::Text(value.scalar_text())),
+                "thinking" => content.push(Block::Thinking(value.scalar_text())),
+                _ => {
+                    let Some((tool_call, span)) = self.tool_call(value) else { continue };
+                    if spans.contains_key(&tool_call.id) {
+                        let message = format!(
+                            "call id `{}` is used twice in this response; results, grants and expectations could not tell the calls apart",
+                            tool_call.id
+                        );
+                        self.problem("DuplicateCallId", span, message);
+                        continue;
                     }
+                    spans.insert(tool_call.id.clone(), span);
+                    content.push(Block::ToolCall(tool_call));
                 }
-                _ => self.problem("MalformedTurn", item.span, "a content block is `text:`, `toolCall:` or `thinking:`"),
             }
         }
-        Some((Reply::Response(Response { stop, content }), spans))
+        Some((Reply::Response(Response { stop: stop?, content }), spans))
     }
 
     fn tool_call(&mut self, node: &Node) -> Option<(ToolCall, Span)> {
-        if node.as_map().is_none() {
-            self.problem("MalformedTurn", node.span, "`toolCall` is `{id, name, args}`");
-            return None;
-        }
+        self.mapping(node, "`toolCall` is `{id, name, args}`")?;
         self.keys(node, &["id", "name", "args", "argsRaw"], "a `toolCall`");
         let (Some(id), Some(name)) = (node.get("id"), node.get("name")) else {
             self.problem("MalformedTurn", node.span, "a `toolCall` needs an `id` and a `name`");
             return None;
         };
-        let id = id.scalar_text();
-        let (name, _) = self.string(name, "a tool name")?;
+        let id = self.call_id(id, "a `toolCall` id");
+        let name = self.string(name, "a tool name");
         let (args, args_raw) = match (node.get("args"), node.get("argsRaw")) {
             (Some(args), _) => (Some(args.to_json()), None),
-            (None, Some(raw)) => (None, Some(raw.scalar_text())),
+            (None, Some(raw)) => (None, Some(self.string(raw, "`argsRaw`")?.0)),
             (None, None) => (Some(Json::Object(serde_json::Map::new())), None),
         };
-        Some((ToolCall { id, name, args, args_raw }, node.span))
+        Some((ToolCall { id: id?, name: name?.0, args, args_raw }, node.span))
     }
 
     fn expect(&mut self, node: &Node) -> Option<Expect> {
-        if node.as_map().is_none() {
-            self.problem("MalformedTurn", node.span, "an expectation is `{branch, call?, outcome?}`");
-            return None;
-        }
+        self.mapping(node, "an expectation is `{branch, call?, outcome?}`")?;
         self.keys(node, &EXPECT_KEYS, "an expectation");
-        let Some(branch) = node.get("branch") else {
-            self.problem("MalformedTurn", node.span, "an expectation needs the `branch:` the runtime must take");
-            return None;
+        let branch = match node.get("branch") {
+            Some(branch) => self.one_of(branch, &BRANCHES, "Act branch"),
+            None => {
+                self.problem("MalformedTurn", node.span, "an expectation needs the `branch:` the runtime must take");
+                None
+            }
         };
-        let (branch, _) = self.one_of(branch, &BRANCHES, "Act branch")?;
         let outcome = node.get("outcome").and_then(|n| self.one_of(n, &OUTCOMES, "tool outcome")).map(|(v, _)| v);
-        let calls = node.get("calls").and_then(Node::as_seq).map(|items| items.iter().map(Node::scalar_text).collect());
-        Some(Expect {
-            span: node.span,
-            branch,
-            call: node.get("call").map(Node::scalar_text),
-            calls,
-            outcome,
-            error_at: node.get("errorAt").map(Node::scalar_text),
-        })
+        let call = node.get("call").and_then(|n| self.call_id(n, "`call`"));
+        let calls = match node.get("calls") {
+            Some(list) => match list.as_seq() {
+                Some(items) => Some(items.iter().filter_map(|n| self.call_id(n, "a `calls` entry")).collect()),
+                None => {
+                    self.problem("MalformedTurn", list.span, "`calls` is a list of call ids");
+                    None
+                }
+            },
+            None => None,
+        };
+        let error_at = node.get("errorAt").and_then(|n| self.string(n, "`errorAt` (a JSON pointer)")).map(|(p, _)| p);
+        Some(Expect { span: node.span, branch: branch?.0, call, calls, outcome, error_at })
+    }
+}
+
+/// A value as a message shows it.
+fn shown(node: &Node) -> String {
+    match &node.value {
+        Value::String(text) => format!("\"{text}\""),
+        Value::Seq(_) | Value::Map(_) | Value::Null => node.type_name().to_string(),
+        _ => node.scalar_text(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! `spec/dryrun.md` §3.3; what happened is recorded as events, and every difference from
 //! what the cassette expects becomes a finding on the cassette's lines.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde_json::{Value as Json, json};
 
@@ -14,15 +14,11 @@ use crate::runtime::digest::{args_digest, canonical, fingerprint};
 use crate::runtime::events::Trace;
 use crate::runtime::messages;
 use crate::runtime::provider::{Block, Message, Request, Response, ToolCall, ToolResult, ToolSpec};
-use crate::runtime::stage::StageSpec;
+use crate::runtime::stage::{InitFailure, Phase, StageSpec};
 use crate::source::Span;
-use crate::template::stage::Dialect;
 
 /// What a stage execution needs besides the stage and its cassette.
-pub struct Env<'a> {
-    /// The live tool set (`[tools]` in config).
-    pub tools: &'a HashSet<String>,
-    pub dialect: Dialect,
+pub struct Env {
     /// Where mismatch findings point.
     pub cassette_file: FileId,
     /// Drift is an error, not a warning.
@@ -64,7 +60,7 @@ pub enum Ended {
 
 /// The state one run (a stage or a machine) shares across stage executions.
 pub struct Run<'a> {
-    pub env: Env<'a>,
+    pub env: Env,
     pub trace: Trace,
     pub findings: Vec<Diagnostic>,
     /// The cassette being replayed as JSON, for `$ref` in `expectResult`.
@@ -76,6 +72,8 @@ pub struct Run<'a> {
     pub live: Option<Live<'a>>,
     /// Recording: placeholder results given in the current turn, by call id.
     recorded_results: serde_json::Map<String, Json>,
+    /// The current attempt's last completion parse error (`{call, errors}`).
+    parse_error: Option<Json>,
 }
 
 /// A live provider and what it answered, for writing a cassette.
@@ -85,23 +83,6 @@ pub struct Live<'a> {
     pub recorded: Vec<(String, Vec<Vec<Json>>)>,
     /// Tool calls seen so far, for normalized ids.
     pub calls: u32,
-}
-
-/// One reason a stage fails Setup or Init.
-#[derive(Clone, Debug)]
-pub struct InitFailure {
-    pub reason: &'static str,
-    pub detail: String,
-    /// Where in the stage file, when it is one place.
-    pub at: Option<Span>,
-    /// Caused by the context the cassette supplies, not by the stage.
-    pub from_ctx: bool,
-}
-
-impl InitFailure {
-    fn new(reason: &'static str, detail: String) -> InitFailure {
-        InitFailure { reason, detail, at: None, from_ctx: false }
-    }
 }
 
 /// How Act ended.
@@ -135,6 +116,8 @@ struct Observed {
     calls: Vec<String>,
     outcome: Option<&'static str>,
     error_at: Vec<String>,
+    /// The pointers of properties a `required` error says are missing.
+    missing: Vec<String>,
 }
 
 impl Observed {
@@ -170,12 +153,15 @@ impl Observed {
                 have.sort();
                 want == have
             })
-            && expect.error_at.as_ref().is_none_or(|at| self.error_at.contains(at))
+            && expect.error_at.as_deref().map(pointer).is_none_or(|at| {
+                // A `required` error is at the object; `errorAt` may name the missing property.
+                self.error_at.iter().chain(&self.missing).any(|have| have == at)
+            })
     }
 }
 
 impl<'a> Run<'a> {
-    pub fn new(env: Env<'a>, cassette_json: &'a Json) -> Run<'a> {
+    pub fn new(env: Env, cassette_json: &'a Json) -> Run<'a> {
         Run {
             env,
             trace: Trace::default(),
@@ -185,6 +171,7 @@ impl<'a> Run<'a> {
             failed: 0,
             live: None,
             recorded_results: serde_json::Map::new(),
+            parse_error: None,
         }
     }
 
@@ -200,10 +187,23 @@ impl<'a> Run<'a> {
     /// the same stage in one run, for its pinned `stageExecutionId`.
     pub fn stage(&mut self, stage: &StageSpec, cassette: &StageCassette, ctx: Json, execution: u32) -> Ended {
         let ctx = pin_ids(ctx, &stage.id, execution);
+        // Every event until Exit (and Next) is about this stage.
+        self.trace.scope = Some(stage.id.clone());
+        if let Some(live) = &mut self.live {
+            live.recorded.push((stage.id.clone(), Vec::new()));
+        }
+        let ended = self.execute(stage, cassette, ctx);
+        self.trace.scope = None;
+        ended
+    }
+
+    fn execute(&mut self, stage: &StageSpec, cassette: &StageCassette, ctx: Json) -> Ended {
+        let setup = self.setup(stage, &ctx);
         self.trace.emit(
             "StageSetup",
             json!({
                 "stage": stage.id,
+                "outcome": if setup.is_empty() { "ok" } else { "failed" },
                 "ids": {"workflowRunId": ctx["workflowRunId"], "stageExecutionId": ctx["stageExecutionId"]},
                 "ctxKeys": ctx.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
                 "upstream": ctx["upstream"].as_array().map_or(0, Vec::len),
@@ -211,12 +211,17 @@ impl<'a> Run<'a> {
                 "turnCap": stage.turn_cap,
             }),
         );
-        if let Some(live) = &mut self.live {
-            live.recorded.push((stage.id.clone(), Vec::new()));
-        }
-        let system = match self.setup_and_init(stage, &ctx) {
+        // A failed Setup stops the stage before anything is rendered.
+        let system = if setup.is_empty() { self.init(stage, &ctx) } else { Err(setup) };
+        let system = match system {
             Ok(system) => system,
             Err(failures) => {
+                for failure in &failures {
+                    self.trace.emit(
+                        "StageInitFailed",
+                        json!({"stage": stage.id, "phase": failure.phase.as_str(), "reason": failure.reason, "detail": failure.detail}),
+                    );
+                }
                 self.report_init_failed(stage, cassette, failures);
                 return Ended::InitFailed;
             }
@@ -234,6 +239,10 @@ impl<'a> Run<'a> {
         let mut proposals = 0;
         for attempt in 1..=stage.max_attempts {
             result.attempt_count = attempt;
+            // `parsed` is what the final attempt accepted: an earlier attempt's payload that
+            // Assert sent back for a retry does not carry over.
+            result.parsed = None;
+            self.parse_error = None;
             let scripted = cassette.attempts.get(attempt as usize - 1);
             let gate = scripted.and_then(|a| a.check_gate).or(cassette.check_gate).map_or(Gate::Proceed, |(g, _)| g);
             let gate_name = match gate {
@@ -277,9 +286,11 @@ impl<'a> Run<'a> {
                 ActEnd::Exhausted => "cassetteExhausted",
             };
             let via = if scripted.and_then(|a| a.assert).is_some() { "cassette.assert" } else { "default" };
+            // `ctx.attempts[i].parseError`: the attempt's last completion parse error, if any.
+            let parse_error = self.parse_error.take().unwrap_or(Json::Null);
             self.trace.emit(
                 "StageAssertOutcome",
-                json!({"attempt": attempt, "verdict": verdict.as_str(), "reason": reason, "via": via}),
+                json!({"attempt": attempt, "verdict": verdict.as_str(), "reason": reason, "via": via, "parseError": parse_error}),
             );
             if let Some(end_expect) = scripted.and_then(|a| a.expect_end.clone()) {
                 if let Some((act, span)) = &end_expect.act {
@@ -309,27 +320,14 @@ impl<'a> Run<'a> {
         Ended::Exited(result)
     }
 
-    /// Setup (tools, inputsSchema) and Init (render); the rendered system prompt, or every
-    /// reason it fails (each also emitted as `StageInitFailed`).
-    fn setup_and_init(&mut self, stage: &StageSpec, ctx: &Json) -> Result<String, Vec<InitFailure>> {
-        let mut failures: Vec<InitFailure> = Vec::new();
-        for tool in &stage.allowed_tools {
-            if !self.env.tools.contains(tool) {
-                failures.push(InitFailure::new(
-                    "UnknownTool",
-                    format!("`{tool}` in allowedTools is not in the live tool set"),
-                ));
-            }
-        }
-        if self.env.tools.contains(&stage.completion_tool) {
-            let message = format!("completionTool `{}` collides with a registered tool", stage.completion_tool);
-            failures.push(InitFailure::new("CompletionToolCollision", message));
-        }
-        if jsonschema::options().build(&stage.completion_schema).is_err() {
-            failures.push(InitFailure::new(
-                "CompletionSchemaInvalid",
-                "completionSchema is not a valid JSON Schema".into(),
-            ));
+    /// Setup: the definition contract (the linter's errors on the frontmatter and
+    /// `inputsSchema`), then each `ctx.upstream` element against `inputsSchema`. Every reason
+    /// it fails, or none.
+    fn setup(&mut self, stage: &StageSpec, ctx: &Json) -> Vec<InitFailure> {
+        let mut failures: Vec<InitFailure> =
+            stage.definition.iter().filter(|f| f.phase == Phase::Setup).cloned().collect();
+        if !failures.is_empty() {
+            return failures;
         }
         if let Some(schema) = &stage.inputs_schema {
             match jsonschema::options().build(schema) {
@@ -337,32 +335,61 @@ impl<'a> Run<'a> {
                     for (i, upstream) in ctx["upstream"].as_array().into_iter().flatten().enumerate() {
                         if let Some(error) = validator.iter_errors(upstream).next() {
                             let at = error.instance_path().to_string();
-                            let detail = format!("ctx.upstream[{i}]{at}: {error}");
                             failures.push(InitFailure {
+                                phase: Phase::Setup,
                                 reason: "InputsSchemaInvalid",
-                                detail,
+                                detail: format!("ctx.upstream[{i}]{at}: {error}"),
                                 at: None,
                                 from_ctx: true,
                             });
                         }
                     }
                 }
-                Err(_) => failures
-                    .push(InitFailure::new("InputsSchemaInvalid", "inputsSchema is not a valid JSON Schema".into())),
+                Err(_) => failures.push(InitFailure {
+                    phase: Phase::Setup,
+                    reason: "InputsSchemaInvalid",
+                    detail: "inputsSchema is not a valid JSON Schema".into(),
+                    at: None,
+                    from_ctx: false,
+                }),
             }
         }
-        let rendered = stage.render(ctx, self.env.dialect);
-        for (path, span) in &rendered.unresolved {
+        failures
+    }
+
+    /// Init: tool names and the completion channel, the template (the linter's errors on the
+    /// tags it renders), then the rendering itself. The rendered system prompt, or every
+    /// reason it fails.
+    fn init(&mut self, stage: &StageSpec, ctx: &Json) -> Result<String, Vec<InitFailure>> {
+        let mut failures: Vec<InitFailure> =
+            stage.definition.iter().filter(|f| f.phase == Phase::Init).cloned().collect();
+        if jsonschema::options().build(&stage.completion_schema).is_err()
+            && !failures.iter().any(|f| f.reason == "CompletionSchemaInvalid")
+        {
+            failures.push(InitFailure {
+                phase: Phase::Init,
+                reason: "CompletionSchemaInvalid",
+                detail: "completionSchema is not a valid JSON Schema".into(),
+                at: None,
+                from_ctx: false,
+            });
+        }
+        let rendered = stage.render(ctx);
+        // A tag the definition check already rejects (`{{env.HOME}}`) is not also unresolved.
+        let rejected =
+            |span: &Span| failures.iter().filter_map(|f| f.at).any(|at| at.start < span.end && span.start < at.end);
+        let unresolved: Vec<_> = rendered.unresolved.iter().filter(|(_, span, _)| !rejected(span)).cloned().collect();
+        for (path, span, from_ctx) in &unresolved {
             let detail = format!("`{path}` has no value in the stage context");
-            failures.push(InitFailure { reason: "UnresolvedPlaceholder", detail, at: Some(*span), from_ctx: true });
+            failures.push(InitFailure {
+                phase: Phase::Init,
+                reason: "UnresolvedPlaceholder",
+                detail,
+                at: Some(*span),
+                from_ctx: *from_ctx,
+            });
         }
         if !failures.is_empty() {
-            for failure in &failures {
-                self.trace.emit(
-                    "StageInitFailed",
-                    json!({"stage": stage.id, "reason": failure.reason, "detail": failure.detail}),
-                );
-            }
             return Err(failures);
         }
         self.trace.emit(
@@ -539,6 +566,8 @@ impl<'a> Run<'a> {
         let mut results = Vec::new();
         let mut observed = Vec::new();
         let mut synthesized: Vec<&str> = Vec::new();
+        // Calls that never become a grantStageTool proposal, so a `grant:` for them is unused.
+        let mut unproposed: Vec<&str> = Vec::new();
         if calls.is_empty() {
             self.trace.emit("SteeringAppended", json!({"attempt": attempt, "turn": number}));
             observed.push(Observed { branch: "steer", ..Observed::default() });
@@ -547,12 +576,14 @@ impl<'a> Run<'a> {
             for call in &calls {
                 results.push(ToolResult { call_id: call.id.clone(), content: messages::batch(stage), is_error: true });
                 synthesized.push(&call.id);
+                unproposed.push(&call.id);
             }
             self.trace.emit("BatchRejected", json!({"attempt": attempt, "turn": number, "calls": ids}));
             observed.push(Observed { branch: "batchRejected", calls: ids, ..Observed::default() });
         } else if completions == 1 {
             let call = calls[0];
             synthesized.push(&call.id);
+            unproposed.push(&call.id);
             match parse_completion(stage, call) {
                 Ok(parsed) => {
                     self.trace.emit("CompletionAccepted", json!({"attempt": attempt, "turn": number, "call": call.id}));
@@ -562,11 +593,12 @@ impl<'a> Run<'a> {
                         ..Observed::default()
                     });
                     result.parsed = Some(parsed);
-                    self.ignored(turn, &synthesized);
+                    self.ignored(turn, &synthesized, &unproposed);
                     return (observed, results, true);
                 }
                 Err(errors) => {
-                    let listed: Vec<Json> = errors.iter().map(|(at, msg)| json!({"at": at, "msg": msg})).collect();
+                    let listed: Vec<Json> = errors.iter().map(|e| json!({"at": e.at, "msg": e.message})).collect();
+                    self.parse_error = Some(json!({"call": call.id, "errors": listed}));
                     self.trace.emit(
                         "CompletionParseFailed",
                         json!({"attempt": attempt, "turn": number, "call": call.id, "errors": listed}),
@@ -579,7 +611,8 @@ impl<'a> Run<'a> {
                     observed.push(Observed {
                         branch: "parseFailure",
                         call: Some(call.id.clone()),
-                        error_at: errors.into_iter().map(|(at, _)| at).collect(),
+                        error_at: errors.iter().map(|e| e.at.clone()).collect(),
+                        missing: errors.into_iter().filter_map(|e| e.missing).collect(),
                         ..Observed::default()
                     });
                 }
@@ -588,6 +621,7 @@ impl<'a> Run<'a> {
             for call in &calls {
                 let allowed = stage.allowed_tools.contains(&call.name);
                 let outcome = if allowed {
+                    unproposed.push(&call.id);
                     "dispatched"
                 } else {
                     *act.proposals += 1;
@@ -616,7 +650,7 @@ impl<'a> Run<'a> {
                 });
             }
         }
-        self.ignored(turn, &synthesized);
+        self.ignored(turn, &synthesized, &unproposed);
         (observed, results, false)
     }
 
@@ -708,12 +742,21 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Results the cassette supplies for calls the runtime answers itself.
-    fn ignored(&mut self, turn: &Turn, synthesized: &[&str]) {
+    /// Results the cassette supplies for calls the runtime answers itself, and grants for
+    /// calls that never become a proposal: recorded data the replay never reads.
+    fn ignored(&mut self, turn: &Turn, synthesized: &[&str], unproposed: &[&str]) {
         for id in synthesized {
             if let Some((_, span)) = turn.results.get(*id) {
                 let message = format!(
                     "the result for `{id}` is never used: the runtime answers this call itself (denied, rejected or the completion tool)"
+                );
+                self.finding(rules::ResultIgnored, *span, message);
+            }
+        }
+        for id in unproposed {
+            if let Some((_, span)) = turn.grant.get(*id) {
+                let message = format!(
+                    "the grant for `{id}` is never used: the call is not a grantStageTool proposal (an allowed tool, the completion tool or part of a rejected batch)"
                 );
                 self.finding(rules::ResultIgnored, *span, message);
             }
@@ -728,7 +771,7 @@ impl<'a> Run<'a> {
             }
             self.failed += 1;
             let actual: Vec<String> = observed.iter().map(Observed::describe).collect();
-            let error_at: Vec<String> = expect.error_at.iter().cloned().collect();
+            let error_at: Vec<String> = expect.error_at.iter().map(|at| pointer(at).to_string()).collect();
             let calls = expect.calls.clone().unwrap_or_default();
             let wanted = describe(&expect.branch, expect.call.as_deref(), &calls, &error_at, expect.outcome.as_deref());
             let message = format!("expected {wanted}, but the runtime took {}", actual.join("; "));
@@ -862,7 +905,9 @@ fn describe(branch: &str, call: Option<&str>, calls: &[String], error_at: &[Stri
         text.push_str(&format!(" [{}]", calls.join(", ")));
     }
     if !error_at.is_empty() {
-        text.push_str(&format!(" at {}", error_at.join(", ")));
+        let mut shown: Vec<String> = error_at.iter().map(|at| show_pointer(at)).collect();
+        shown.dedup();
+        text.push_str(&format!(" at {}", shown.join(", ")));
     }
     if let Some(outcome) = outcome {
         text.push_str(&format!(" ({outcome})"));
@@ -950,18 +995,51 @@ fn provider_event(attempt: u32, turn: usize, response: &Response) -> Json {
     event
 }
 
-/// Validates a completion payload; the errors as (JSON pointer, message).
-fn parse_completion(stage: &StageSpec, call: &ToolCall) -> Result<Json, Vec<(String, String)>> {
+/// One validation error of a completion payload.
+#[derive(Clone, Debug)]
+pub struct PayloadError {
+    /// The JSON pointer of the failing value (`""` is the root).
+    pub at: String,
+    pub message: String,
+    /// For a `required` error, the pointer of the missing property (`/severity`).
+    pub missing: Option<String>,
+}
+
+/// Validates a completion payload.
+fn parse_completion(stage: &StageSpec, call: &ToolCall) -> Result<Json, Vec<PayloadError>> {
+    let error = |message: String| PayloadError { at: String::new(), message, missing: None };
     let Some(args) = &call.args else {
         let raw = call.args_raw.as_deref().unwrap_or("");
-        return Err(vec![(String::new(), format!("the arguments are not JSON: {}", short(&json!(raw))))]);
+        return Err(vec![error(format!("the arguments are not JSON: {}", short(&json!(raw))))]);
     };
     let Ok(validator) = jsonschema::options().build(&stage.completion_schema) else {
-        return Err(vec![(String::new(), "completionSchema does not compile".into())]);
+        return Err(vec![error("completionSchema does not compile".into())]);
     };
-    let errors: Vec<(String, String)> =
-        validator.iter_errors(args).map(|e| (e.instance_path().to_string(), e.to_string())).collect();
+    let errors: Vec<PayloadError> = validator
+        .iter_errors(args)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            let missing = match e.kind() {
+                jsonschema::error::ValidationErrorKind::Required { property } => {
+                    let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+                    Some(format!("{at}/{}", name.replace('~', "~0").replace('/', "~1")))
+                }
+                _ => None,
+            };
+            PayloadError { at, message: e.to_string(), missing }
+        })
+        .collect();
     if errors.is_empty() { Ok(args.clone()) } else { Err(errors) }
+}
+
+/// `errorAt` as written: `""` and `"/"` both name the root.
+fn pointer(text: &str) -> &str {
+    if text == "/" { "" } else { text }
+}
+
+/// A JSON pointer in a message, quoted so an empty one shows: `"/steps"`, `"" (root)`.
+pub fn show_pointer(at: &str) -> String {
+    if at.is_empty() { "\"\" (root)".into() } else { format!("\"{at}\"") }
 }
 
 /// `workflowRunId` and `stageExecutionId` from the cassette's ctx, else pinned, never random.

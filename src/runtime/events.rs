@@ -34,6 +34,9 @@ impl Event {
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub events: Vec<Event>,
+    /// The stage being executed: every event emitted meanwhile carries it as `stage`, so a
+    /// machine's stream can be read event by event.
+    pub scope: Option<String>,
 }
 
 impl Trace {
@@ -42,6 +45,14 @@ impl Trace {
         let data = match data {
             Value::Object(map) => map,
             other => Map::from_iter([("value".to_string(), other)]),
+        };
+        let data = match &self.scope {
+            Some(stage) if !data.contains_key("stage") => {
+                let mut scoped = Map::from_iter([("stage".to_string(), Value::from(stage.as_str()))]);
+                scoped.extend(data);
+                scoped
+            }
+            _ => data,
         };
         let seq = self.events.len() as u64 + 1;
         self.events.push(Event { seq, name, data });

@@ -33,9 +33,11 @@ pub fn denied(stage: &StageSpec, tool: &str) -> String {
 }
 
 /// The completion payload's validation errors, returned as the call's result.
-pub fn parse_failure(stage: &StageSpec, errors: &[(String, String)]) -> String {
-    let listed: Vec<String> =
-        errors.iter().map(|(at, msg)| if at.is_empty() { msg.clone() } else { format!("{at}: {msg}") }).collect();
+pub fn parse_failure(stage: &StageSpec, errors: &[crate::runtime::engine::PayloadError]) -> String {
+    let listed: Vec<String> = errors
+        .iter()
+        .map(|e| if e.at.is_empty() { e.message.clone() } else { format!("{}: {}", e.at, e.message) })
+        .collect();
     format!(
         "error: the `{}` payload does not match completionSchema: {}. Fix it and call `{}` again.",
         stage.completion_tool,

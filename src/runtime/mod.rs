@@ -12,6 +12,7 @@ pub mod events;
 pub mod import;
 mod machine;
 pub mod messages;
+pub mod owners;
 pub mod provider;
 #[cfg(feature = "record")]
 pub mod record;
@@ -35,6 +36,7 @@ use crate::families::sm::model::StageDoc;
 use crate::runtime::cassette::Cassette;
 use crate::runtime::engine::{Env, Run};
 use crate::runtime::events::Trace;
+use crate::runtime::stage::StageSpec;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -75,8 +77,16 @@ impl DryRun {
         }
     }
 
-    fn failed_to_start(title: String, cassette: Option<FileId>, findings: Vec<Diagnostic>) -> DryRun {
-        DryRun { title, cassette, trace: Trace::default(), findings, passed: 0, failed: 0, authoring_error: true }
+    /// A run that could not start (the cassette is unusable, there is nothing to run): still a
+    /// whole event stream, the findings and the summary.
+    fn failed_to_start(
+        workspace: &Workspace,
+        title: String,
+        cassette: Option<FileId>,
+        findings: Vec<Diagnostic>,
+    ) -> DryRun {
+        let ended = Ending { trace: Trace::default(), findings, passed: 0, failed: 0, authoring_error: true };
+        finish(workspace, ended, title, cassette, None)
     }
 }
 
@@ -99,14 +109,30 @@ pub fn cassette_in_workspace(workspace: &Workspace, stage: &SourceFile, id: &str
     cassette_candidates(stage, id).find_map(|path| workspace.file_at(&path).map(|f| f.id))
 }
 
-/// Reads the cassette file `id` of `workspace`.
+/// Whether a cassette is read as JSON: a `.json` name, or text that starts with `{`.
+pub fn is_json(file: &SourceFile) -> bool {
+    file.path.extension().is_some_and(|e| e == "json")
+        || file.text.trim_start_matches('\u{feff}').trim_start().starts_with('{')
+}
+
+/// Reads the cassette `file`: the typed model and every structural finding (the one reading
+/// path of `check`, the dry-run and the editor).
 pub fn read_cassette(file: &SourceFile) -> (Cassette, Vec<Diagnostic>) {
-    let json = file.path.extension().is_some_and(|e| e == "json");
-    let (cassette, errors) = cassette::read(&file.text, json);
-    let mut findings = crate::families::cassette::problems(file.id, &cassette);
-    for error in errors {
-        findings.push(Diagnostic::new(crate::families::cassette::MalformedTurn, file.id, error.span, error.message));
+    if let FileKind::Unreadable { message, offset } = &file.kind {
+        let finding = Diagnostic::new(
+            crate::families::stagelint::IoError,
+            file.id,
+            crate::source::Span::empty(*offset),
+            message.clone(),
+        );
+        return (Cassette::default(), vec![finding]);
     }
+    let (cassette, errors) = cassette::read(&file.text, is_json(file));
+    let mut findings: Vec<Diagnostic> = errors
+        .into_iter()
+        .map(|error| Diagnostic::new(crate::families::cassette::MalformedTurn, file.id, error.span, error.message))
+        .collect();
+    findings.extend(crate::families::cassette::problems(file, &cassette));
     (cassette, findings)
 }
 
@@ -129,33 +155,19 @@ pub fn stage_with(
     let doc = StageDoc::parse(file);
     let title = format!("stage {}", doc.stage_id().map_or_else(|| file.display.clone(), |(id, _)| id.to_string()));
     if problems.iter().any(|d| d.severity == Severity::Error) {
-        return DryRun::failed_to_start(title, Some(cassette_file), problems);
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), problems);
     }
-    let spec = match stage::StageSpec::read(&doc) {
-        Ok(spec) => spec,
-        Err(unusable) => {
-            let mut findings = problems;
-            findings.push(
-                Diagnostic::new(
-                    crate::families::cassette::StageInitFailed,
-                    stage_file,
-                    unusable.span,
-                    unusable.message,
-                )
-                .with_help("`stagelint check` on the stage explains what is wrong"),
-            );
-            if options.explain_init {
-                findings.extend(lint_errors(workspace, &[stage_file]));
-            }
-            return DryRun::failed_to_start(title, Some(cassette_file), findings);
-        }
-    };
-    let Some(stage_cassette) = cassette.for_stage(&spec.id) else {
+    let spec = StageSpec::read(&doc);
+    // A stage cassette replays the stage it is run against even when the stage has no valid
+    // id: Setup then says why the definition fails.
+    let unnamed = doc.stage_id().is_none() && !cassette.is_machine();
+    let found = cassette.for_stage(&spec.id, 1).or_else(|| unnamed.then(|| cassette.stage.clone()));
+    let Some(stage_cassette) = found else {
         let mut findings = problems;
         findings.push(unknown_stage(workspace, cassette_file, cassette, &spec.id));
-        return DryRun::failed_to_start(title, Some(cassette_file), findings);
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), findings);
     };
-    let mut run = new_run(file, cassette_file, cassette, options);
+    let mut run = new_run(cassette_file, cassette, options);
     run.findings.extend(problems);
     let ctx = stage_cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
     let ended = run.stage(&spec, &stage_cassette, ctx, 1);
@@ -165,7 +177,8 @@ pub fn stage_with(
     }
     let stages = [stage_file];
     let explain = options.explain_init.then_some(&stages[..]);
-    finish(workspace, run, title, cassette_file, matches!(ended, engine::Ended::InitFailed), explain)
+    let ending = Ending::of(run, matches!(ended, engine::Ended::InitFailed));
+    finish(workspace, ending, title, Some(cassette_file), explain)
 }
 
 /// Dry-runs the state machine of `sm_file` from its entry stage. `cassette_file` is a machine
@@ -174,8 +187,8 @@ pub fn machine(workspace: &Workspace, sm_file: FileId, cassette_file: Option<Fil
     machine::run(workspace, sm_file, cassette_file, options)
 }
 
-fn new_run<'w>(stage: &'w SourceFile, cassette_file: FileId, cassette: &'w Cassette, options: Options) -> Run<'w> {
-    let env = Env { tools: &stage.config.tools, dialect: stage.config.dialect, cassette_file, strict: options.strict };
+fn new_run(cassette_file: FileId, cassette: &Cassette, options: Options) -> Run<'_> {
+    let env = Env { cassette_file, strict: options.strict };
     Run::new(env, &cassette.json)
 }
 
@@ -193,23 +206,43 @@ fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &
     Diagnostic::new(crate::families::cassette::UnknownStage, source.id, span, message)
 }
 
+/// What a run left to report: its events so far, findings and expectation counts.
+struct Ending {
+    trace: Trace,
+    findings: Vec<Diagnostic>,
+    passed: u32,
+    failed: u32,
+    /// A stage failed Setup or Init, or nothing could run.
+    authoring_error: bool,
+}
+
+impl Ending {
+    fn of(run: Run, authoring_error: bool) -> Ending {
+        Ending { trace: run.trace, findings: run.findings, passed: run.passed, failed: run.failed, authoring_error }
+    }
+}
+
+/// Ends every dry-run, started or not: adds the lint errors that explain a failed Init (when
+/// `explain` lists the stages), one `DryRunMismatch` per finding and the `DryRunSummary`.
 fn finish(
     workspace: &Workspace,
-    run: Run,
+    ending: Ending,
     title: String,
-    cassette: FileId,
-    init_failed: bool,
+    cassette: Option<FileId>,
     explain: Option<&[FileId]>,
 ) -> DryRun {
-    let mut run = run;
-    let mut findings = std::mem::take(&mut run.findings);
-    if init_failed && let Some(stages) = explain {
+    let Ending { mut trace, mut findings, passed, failed, authoring_error } = ending;
+    if authoring_error && let Some(stages) = explain {
         findings.extend(lint_errors(workspace, stages));
+    }
+    // Cassette text reaches messages: no control or bidi characters reach a terminal raw.
+    for finding in &mut findings {
+        finding.message = report::escape(&finding.message).into_owned();
     }
     for finding in &findings {
         let file = workspace.file(finding.file);
         let at = file.lines.line_col(&file.text, finding.span.start);
-        run.trace.emit(
+        trace.emit(
             "DryRunMismatch",
             json!({
                 "code": finding.code, "severity": finding.severity.as_str(), "file": file.display,
@@ -217,17 +250,19 @@ fn finish(
             }),
         );
     }
-    let (passed, failed) = (run.passed, run.failed);
     let drift = findings.iter().filter(|d| d.code == crate::families::cassette::RequestDrift).count();
+    let mut run = DryRun { title, cassette, trace, findings, passed, failed, authoring_error };
+    let exit = run.exit_code();
     run.trace.emit(
         "DryRunSummary",
         json!({
             "expectations": {"passed": passed, "failed": failed},
             "drift": drift,
-            "mismatches": findings.iter().filter(|d| d.severity == Severity::Error).count(),
+            "mismatches": run.findings.iter().filter(|d| d.severity == Severity::Error).count(),
+            "exitCode": exit,
         }),
     );
-    DryRun { title, cassette: Some(cassette), trace: run.trace, findings, passed, failed, authoring_error: init_failed }
+    run
 }
 
 /// Error-level lint findings of `stages` (the reasons a stage fails Init).

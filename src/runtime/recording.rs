@@ -26,19 +26,19 @@ pub fn record_stage(
 ) -> Result<(DryRun, Json), String> {
     let file = workspace.file(stage_file);
     let doc = StageDoc::parse(file);
-    let spec = StageSpec::read(&doc).map_err(|e| format!("{}: {}", file.display, e.message))?;
+    let spec = StageSpec::read(&doc);
     let (cassette, seed_json) = match seed {
         Some(id) => {
             let (cassette, problems) = read_cassette(workspace.file(id));
             if let Some(problem) = problems.first() {
                 return Err(format!("{}: {}", workspace.file(id).display, problem.message));
             }
-            let part = cassette.for_stage(&spec.id).unwrap_or_else(|| cassette.stage.clone());
+            let part = cassette.for_stage(&spec.id, 1).unwrap_or_else(|| cassette.stage.clone());
             (part, cassette.json.clone())
         }
         None => (StageCassette::default(), Json::Null),
     };
-    let env = Env { tools: &file.config.tools, dialect: file.config.dialect, cassette_file: stage_file, strict: false };
+    let env = Env { cassette_file: stage_file, strict: false };
     let mut run = Run::new(env, &Json::Null);
     run.live = Some(Live { provider, recorded: Vec::new(), calls: 0 });
     let ctx = cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
@@ -66,5 +66,6 @@ pub fn record_stage(
     let stages = [stage_file];
     let explain = options.explain_init.then_some(&stages[..]);
     let title = format!("record stage {}", spec.id);
-    Ok((super::finish(workspace, run, title, stage_file, init_failed, explain), Json::Object(out)))
+    let ending = super::Ending::of(run, init_failed);
+    Ok((super::finish(workspace, ending, title, Some(stage_file), explain), Json::Object(out)))
 }

@@ -2,6 +2,7 @@
 //! timeline cannot disagree): one line per turn with what the model did and what the runtime
 //! answered, then the Act ending, the Assert outcome and what Next chose.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use crate::runtime::DryRun;
@@ -32,7 +33,7 @@ impl TurnLine {
 pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
     let mut out = String::new();
     let cassette = run.cassette.map(|id| workspace.file(id).display.clone()).unwrap_or_default();
-    let _ = writeln!(out, "dry-run {}    cassette {}", run.title, cassette);
+    let _ = writeln!(out, "dry-run {}    cassette {}", escape(&run.title), escape(&cassette));
     let mut turn = TurnLine::default();
     let mut caps = (0u64, 0u64);
     let mut stage = String::new();
@@ -44,6 +45,42 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
     }
     turn.flush(&mut out);
     out
+}
+
+/// `text` with control and bidirectional-formatting characters escaped (`\u{1b}`), so
+/// cassette-supplied strings cannot move the cursor, recolor or reorder a terminal.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A string field of an event, escaped for the terminal.
+fn text<'e>(event: &'e Event, key: &str) -> Cow<'e, str> {
+    escape(event.str(key))
+}
+
+/// A JSON string, escaped for the terminal.
+fn esc(value: &serde_json::Value) -> Cow<'_, str> {
+    escape(value.as_str().unwrap_or(""))
+}
+
+/// A JSON pointer as the timeline shows it: the root is `(root)`.
+fn pointer(at: &str) -> Cow<'_, str> {
+    if at.is_empty() { Cow::Borrowed("(root)") } else { escape(at) }
 }
 
 fn is_turn_detail(event: &Event) -> bool {
@@ -66,22 +103,31 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
     let data = &event.data;
     match event.name {
         "MachineStart" => {
-            let _ = writeln!(out, "machine: entry {}", event.str("entry"));
+            let _ = writeln!(out, "machine: entry {}", text(event, "entry"));
         }
         "StageSetup" => {
-            *stage = event.str("stage").to_string();
+            *stage = text(event, "stage").to_string();
             *caps = (event.num("maxAttempts"), event.num("turnCap"));
             let ids = &data["ids"];
-            let _ = writeln!(
-                out,
-                "{stage}  Setup  ok   workflowRunId={} stageExecutionId={} upstream={}",
-                ids["workflowRunId"].as_str().unwrap_or(""),
-                ids["stageExecutionId"].as_str().unwrap_or(""),
-                event.num("upstream")
-            );
+            // A failed Setup shows as its `StageInitFailed` lines.
+            if text(event, "outcome") != "failed" {
+                let _ = writeln!(
+                    out,
+                    "{stage}  Setup  ok   workflowRunId={} stageExecutionId={} upstream={}",
+                    esc(&ids["workflowRunId"]),
+                    esc(&ids["stageExecutionId"]),
+                    event.num("upstream")
+                );
+            }
         }
         "StageInitFailed" => {
-            let _ = writeln!(out, "{stage}  Init   FAILED  {}: {}", event.str("reason"), event.str("detail"));
+            let _ = writeln!(
+                out,
+                "{stage}  {:<6} FAILED  {}: {}",
+                text(event, "phase"),
+                text(event, "reason"),
+                text(event, "detail")
+            );
         }
         "StageInitRendered" => {
             let count = data["placeholders"].as_array().map_or(0, Vec::len);
@@ -94,7 +140,7 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
                 event.num("attempt"),
                 caps.0,
                 caps.1,
-                event.str("outcome")
+                text(event, "outcome")
             );
         }
         "ProviderResponse" => {
@@ -102,58 +148,54 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             turn.number = event.num("turn");
             let calls = data["toolCalls"].as_array().cloned().unwrap_or_default();
             turn.text_only = calls.is_empty();
-            turn.calls = calls
-                .iter()
-                .map(|c| format!("{}({})", c["name"].as_str().unwrap_or("?"), c["id"].as_str().unwrap_or("?")))
-                .collect();
+            turn.calls = calls.iter().map(|c| format!("{}({})", esc(&c["name"]), esc(&c["id"]))).collect();
         }
         "ProviderError" => {
             let _ = writeln!(
                 out,
                 "  t{:<3} provider error {} {}",
                 event.num("turn"),
-                event.str("class"),
-                event.str("code")
+                text(event, "class"),
+                text(event, "code")
             );
         }
         "SteeringAppended" => turn.verdicts.push("STEER steering message appended".into()),
         "BatchRejected" => turn.verdicts.push("REJECTED completion tool must be the sole call".into()),
-        "CompletionAccepted" => turn.verdicts.push(format!("DONE {}", event.str("call"))),
+        "CompletionAccepted" => turn.verdicts.push(format!("DONE {}", text(event, "call"))),
         "CompletionParseFailed" => {
             let first = data["errors"].as_array().and_then(|e| e.first()).cloned().unwrap_or_default();
             let at = first["at"].as_str().unwrap_or("");
-            let msg = first["msg"].as_str().unwrap_or("");
-            turn.verdicts.push(format!("PARSE {}: {msg}", if at.is_empty() { "/" } else { at }));
+            turn.verdicts.push(format!("PARSE {}: {}", pointer(at), esc(&first["msg"])));
         }
-        "GrantApproved" => turn.verdicts.push(format!("{} APPROVED via {}", event.str("call"), event.str("via"))),
+        "GrantApproved" => turn.verdicts.push(format!("{} APPROVED via {}", text(event, "call"), text(event, "via"))),
         "ToolCallDenied" => turn.verdicts.push(format!(
             "{} DENIED not in allowedTools; grantStageTool → {} ({})",
-            event.str("call"),
-            event.str("decision"),
-            event.str("via")
+            text(event, "call"),
+            text(event, "decision"),
+            text(event, "via")
         )),
         "ToolCallSucceeded" => turn.verdicts.push(format!(
             "{} ok result {} B ({})",
-            event.str("call"),
+            text(event, "call"),
             event.num("bytes"),
-            event.str("via")
+            text(event, "via")
         )),
         "ToolCallFailed" => turn.verdicts.push(format!(
             "{} tool error {} B ({})",
-            event.str("call"),
+            text(event, "call"),
             event.num("bytes"),
-            event.str("via")
+            text(event, "via")
         )),
         "ActEnded" => {
-            let _ = writeln!(out, "  Act {} {}/{}", event.str("end"), event.num("turns"), event.num("turnCap"));
+            let _ = writeln!(out, "  Act {} {}/{}", text(event, "end"), event.num("turns"), event.num("turnCap"));
         }
         "StageAssertOutcome" => {
             let _ = writeln!(
                 out,
                 "  Assert {} ({}, {}) attempt {}/{}",
-                event.str("verdict"),
-                event.str("reason"),
-                event.str("via"),
+                text(event, "verdict"),
+                text(event, "reason"),
+                text(event, "via"),
                 event.num("attempt"),
                 caps.0
             );
@@ -166,10 +208,10 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             let _ = writeln!(
                 out,
                 "{stage}  Exit   verdict={} capHit={} attempts={} reason={}",
-                result["verdict"].as_str().unwrap_or(""),
+                esc(&result["verdict"]),
                 result["capHit"],
                 result["attemptCount"],
-                result["reason"].as_str().unwrap_or("")
+                esc(&result["reason"])
             );
         }
         "StageNext" => {
@@ -179,11 +221,11 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             } else {
                 let stages: Vec<&str> =
                     next["nextStages"].as_array().into_iter().flatten().filter_map(|s| s.as_str()).collect();
-                let mut text = format!("{} [{}]", next["execution"].as_str().unwrap_or(""), stages.join(", "));
+                let mut chosen = format!("{} [{}]", esc(&next["execution"]), escape(&stages.join(", ")));
                 if let Some(join) = next["join"].as_str() {
-                    text.push_str(&format!(" join {join}"));
+                    chosen.push_str(&format!(" join {}", escape(join)));
                 }
-                text
+                chosen
             };
             let how = if data["evaluated"] == true { "" } else { " (not run: single-stage dry-run)" };
             let _ = writeln!(out, "{stage}  Next   {chosen}{how}");
@@ -191,19 +233,19 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
         "ParallelStart" => {
             let siblings: Vec<&str> =
                 data["siblings"].as_array().into_iter().flatten().filter_map(|s| s.as_str()).collect();
-            let _ = writeln!(out, "parallel: {} on a frozen context", siblings.join(" ∥ "));
+            let _ = writeln!(out, "parallel: {} on a frozen context", escape(&siblings.join(" ∥ ")));
         }
         "StageCancelled" => {
-            let _ = writeln!(out, "{}  cancelled ({})", event.str("stage"), event.str("reason"));
+            let _ = writeln!(out, "{}  cancelled ({})", text(event, "stage"), text(event, "reason"));
         }
         "MachineFinished" => {
-            let mut text = format!("machine: {}", event.str("outcome"));
+            let mut finished = format!("machine: {}", text(event, "outcome"));
             for key in ["code", "failedSiblingId", "stage", "reason"] {
                 if let Some(value) = data.get(key).and_then(|v| v.as_str()) {
-                    text.push_str(&format!(" {key}={value}"));
+                    finished.push_str(&format!(" {key}={}", escape(value)));
                 }
             }
-            let _ = writeln!(out, "{text}");
+            let _ = writeln!(out, "{finished}");
         }
         "DryRunSummary" => {
             let passed = data["expectations"]["passed"].as_u64().unwrap_or(0);

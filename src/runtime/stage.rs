@@ -1,10 +1,12 @@
-//! What the runtime needs of a stage definition, read from the linter's `StageDoc`, and Init's
-//! rendering of the body with the linter's own template parser.
+//! What the runtime needs of a stage definition, read from the linter's `StageDoc`, the
+//! definition contract Setup and Init enforce (the linter's own error findings on the stage),
+//! and Init's rendering of the body with the linter's own template parser.
 
 use serde_json::{Value as Json, json};
 
-use crate::diagnostic::FileId;
+use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::sm::model::{Execution, StageDoc};
+use crate::families::sm::{self as lint};
 use crate::source::{Node, Span};
 use crate::template::stage::{Dialect, Segment, TagKind};
 
@@ -25,6 +27,10 @@ pub struct StageSpec {
     pub next: Option<Next>,
     /// The frontmatter as JSON, for `{{stage.*}}`.
     pub frontmatter: Json,
+    /// The placeholder dialect Init renders (`[sm] placeholder-dialect` of the stage's config).
+    pub dialect: Dialect,
+    /// Why the definition fails Setup or Init, whatever the context (the linter's errors).
+    pub definition: Vec<InitFailure>,
     body: String,
     body_offset: usize,
     tags: Vec<crate::template::stage::Tag>,
@@ -51,58 +57,102 @@ impl Next {
     }
 }
 
-/// Why a stage cannot be executed at all (a required field is missing or has the wrong type).
+/// The phase a stage fails in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Setup,
+    Init,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Setup => "Setup",
+            Phase::Init => "Init",
+        }
+    }
+}
+
+/// One reason a stage fails Setup or Init (each emitted as `StageInitFailed`).
 #[derive(Clone, Debug)]
-pub struct Unusable {
-    pub span: Span,
-    pub message: String,
+pub struct InitFailure {
+    pub phase: Phase,
+    /// `StageDefinitionInvalid`, `InputsSchemaInvalid`, `UnknownTool`, … (docs/dry-run.md).
+    pub reason: &'static str,
+    pub detail: String,
+    /// Where in the stage file, when it is one place.
+    pub at: Option<Span>,
+    /// Caused by the context the cassette supplies, not by the stage.
+    pub from_ctx: bool,
+}
+
+/// The phase and reason name of a linter error that makes a stage fail, by rule code. Codes
+/// not listed are not about executing the stage (or, like `sm/UnknownStageField`, are found by
+/// Init's rendering as an unresolved placeholder).
+fn failure_of(code: &str) -> Option<(Phase, &'static str)> {
+    Some(match code {
+        lint::FrontmatterSyntax
+        | lint::MissingRequiredField
+        | lint::FieldType
+        | lint::InvalidStageId
+        | lint::StageTurnCapTooLow
+        | lint::InvalidRetryPolicy
+        | lint::InvalidResolutionPolicy => (Phase::Setup, "StageDefinitionInvalid"),
+        lint::InputsSchemaInvalid => (Phase::Setup, "InputsSchemaInvalid"),
+        lint::UnknownTool => (Phase::Init, "UnknownTool"),
+        lint::CompletionToolCollision => (Phase::Init, "CompletionToolCollision"),
+        lint::StageCompletionSchemaInvalid => (Phase::Init, "CompletionSchemaInvalid"),
+        lint::TemplateControlFlow | lint::MalformedPlaceholder => (Phase::Init, "TemplateInvalid"),
+        lint::ForbiddenPlaceholder => (Phase::Init, "ForbiddenPlaceholder"),
+        _ => return None,
+    })
+}
+
+fn definition_failures(doc: &StageDoc) -> Vec<InitFailure> {
+    lint::init_errors(doc)
+        .into_iter()
+        .filter_map(|d: Diagnostic| {
+            let (phase, reason) = failure_of(d.code)?;
+            Some(InitFailure { phase, reason, detail: d.message, at: Some(d.span), from_ctx: false })
+        })
+        .collect()
 }
 
 impl StageSpec {
-    pub fn read(doc: &StageDoc) -> Result<StageSpec, Unusable> {
+    /// Reads what the runtime executes. A definition that breaks the contract still gives a
+    /// spec (missing values take neutral defaults) whose `definition` says why Setup or Init
+    /// fails, so the run can report it as events.
+    pub fn read(doc: &StageDoc) -> StageSpec {
         let anchor = doc.stage_id().map_or(doc.anchor(), |(_, span)| span);
-        let missing = |field: &str, what: &str| Unusable {
-            span: doc.field(field).map_or(doc.anchor(), |n| n.span),
-            message: format!("`{field}` must be {what}; the stage fails Init without it"),
-        };
-        let root = doc.root.as_ref().ok_or_else(|| Unusable {
-            span: doc.anchor(),
-            message: "the frontmatter does not parse; the stage fails Init".into(),
-        })?;
         let text = |field: &str| doc.field(field).and_then(Node::as_str).map(str::to_string);
-        let id = text("id").ok_or_else(|| missing("id", "a string"))?;
+        let stem = doc.file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("stage").to_string();
+        let id = text("id").unwrap_or(stem);
         let name = text("name").unwrap_or_else(|| id.clone());
-        let allowed_tools = match doc.field("allowedTools").map(|n| n.as_seq()) {
-            Some(Some(items)) => items.iter().map(Node::scalar_text).collect(),
-            _ => return Err(missing("allowedTools", "a list of tool names")),
-        };
-        let completion_tool = text("completionTool").ok_or_else(|| missing("completionTool", "a tool name"))?;
-        let completion_schema = doc
-            .field("completionSchema")
-            .filter(|n| n.as_map().is_some())
-            .map(Node::to_json)
-            .ok_or_else(|| missing("completionSchema", "a JSON Schema object"))?;
+        let allowed_tools = doc
+            .field("allowedTools")
+            .and_then(Node::as_seq)
+            .map(|items| items.iter().map(Node::scalar_text).collect())
+            .unwrap_or_default();
+        let completion_tool = text("completionTool").unwrap_or_default();
+        let completion_schema =
+            doc.field("completionSchema").filter(|n| n.as_map().is_some()).map_or_else(|| json!({}), Node::to_json);
         let max_attempts = doc
             .field("retryPolicy")
             .and_then(|p| p.get("maxAttempts"))
             .and_then(Node::as_i64)
             .filter(|n| *n >= 1)
-            .ok_or_else(|| missing("retryPolicy", "`{ maxAttempts: n ≥ 1, backoff }`"))?;
-        let turn_cap = doc
-            .field("turnCap")
-            .and_then(Node::as_i64)
-            .filter(|n| *n >= 1)
-            .ok_or_else(|| missing("turnCap", "a positive integer"))?;
+            .unwrap_or(1);
+        let turn_cap = doc.field("turnCap").and_then(Node::as_i64).filter(|n| *n >= 1).unwrap_or(1);
         let next = doc.next().map(|plan| Next {
             stages: plan.stages.iter().map(|(s, _)| s.clone()).collect(),
             parallel: plan.execution == Execution::Parallel,
             join: plan.join.map(|(j, _)| j),
         });
         let (body, body_offset) = match &doc.frontmatter {
-            Some(fm) => (doc.body().to_string(), fm.body.start),
-            None => (String::new(), 0),
+            Some(fm) if fm.close_fence.is_some() => (doc.body().to_string(), fm.body.start),
+            _ => (String::new(), 0),
         };
-        Ok(StageSpec {
+        StageSpec {
             file: doc.id(),
             anchor,
             id,
@@ -114,16 +164,19 @@ impl StageSpec {
             max_attempts: u32::try_from(max_attempts).unwrap_or(u32::MAX),
             turn_cap: u32::try_from(turn_cap).unwrap_or(u32::MAX),
             next,
-            frontmatter: root.to_json(),
+            frontmatter: doc.root.as_ref().map_or(Json::Null, Node::to_json),
+            dialect: doc.config().dialect,
+            definition: definition_failures(doc),
             body,
             body_offset,
             tags: doc.tags.clone(),
-        })
+        }
     }
 
     /// Renders the body against `ctx` (Init). Placeholders of `dialect` are substituted; the
     /// other dialect and control tags stay verbatim, as the upstream engine leaves them.
-    pub fn render(&self, ctx: &Json, dialect: Dialect) -> Rendered {
+    pub fn render(&self, ctx: &Json) -> Rendered {
+        let dialect = self.dialect;
         let scope = json!({ "ctx": ctx, "stage": self.frontmatter });
         let mut text = String::with_capacity(self.body.len());
         let mut cursor = 0;
@@ -143,7 +196,7 @@ impl StageSpec {
                     text.push_str(&as_text(value));
                     rendered.resolved.push(path.text());
                 }
-                None => rendered.unresolved.push((path.text(), tag.span)),
+                None => rendered.unresolved.push((path.text(), tag.span, path.root() == Some("ctx"))),
             }
         }
         text.push_str(&self.body[cursor..]);
@@ -157,8 +210,9 @@ impl StageSpec {
 pub struct Rendered {
     pub text: String,
     pub resolved: Vec<String>,
-    /// Placeholders with nothing behind them, with their span in the stage file.
-    pub unresolved: Vec<(String, Span)>,
+    /// Placeholders with nothing behind them, with their span in the stage file and whether
+    /// they read `ctx` (else `stage`: the definition's own defect).
+    pub unresolved: Vec<(String, Span, bool)>,
     /// Tags of the other dialect, left as written.
     pub verbatim: usize,
 }

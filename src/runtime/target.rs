@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::runtime::{DryRun, Options, cassette_path_for};
-use crate::workspace::discover::{ConfigCache, absolute, discover_with_overlay};
+use crate::workspace::discover::{ConfigCache, absolute, discover_with_overlay, read_as};
 use crate::workspace::{FileKind, SM_FILE_NAMES, Workspace};
 
 /// Machine cassette names, beside `sm.yaml`.
@@ -42,7 +42,7 @@ pub fn dry_run_path(
         // A machine cassette is passed, or sits beside the state machine as `sm.cassette.yaml`;
         // else each stage's own cassette is used.
         let cassette = match cassette {
-            Some(c) => workspace.file_at(&c).map(|f| f.id),
+            Some(c) => Some(read_as(&mut workspace, &c, FileKind::Cassette, configs, overlay)?),
             None => MACHINE_CASSETTES
                 .iter()
                 .find_map(|name| workspace.file_at(&sm_dir(&workspace, sm).join(name)).map(|f| f.id)),
@@ -67,8 +67,8 @@ pub fn dry_run_path(
         workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
     }
     let stage = workspace.file_at(&path).map(|f| f.id).ok_or("the stage vanished")?;
-    let cassette =
-        workspace.file_at(&cassette).map(|f| f.id).ok_or_else(|| format!("{}: cannot read", cassette.display()))?;
+    // A cassette named explicitly is read whatever its name (JSON or YAML by its text).
+    let cassette = read_as(&mut workspace, &cassette, FileKind::Cassette, configs, overlay)?;
     let run = crate::runtime::stage(&workspace, stage, cassette, options);
     Ok((workspace, run))
 }

@@ -151,6 +151,45 @@ pub fn discover_with_overlay(
     Ok(workspace)
 }
 
+/// Makes the file at `path` part of `workspace` as a `kind`, whatever its name says (a cassette
+/// passed with `--cassette`): the file already read, re-kinded, or read now (`overlay` first).
+/// Only an I/O error is an `Err`; text that is not UTF-8 is kept as an unreadable file, which
+/// is a finding.
+pub fn read_as(
+    workspace: &mut Workspace,
+    path: &Path,
+    kind: FileKind,
+    configs: &mut ConfigCache,
+    overlay: &HashMap<PathBuf, String>,
+) -> Result<crate::diagnostic::FileId, String> {
+    let absolute = absolute(path);
+    if let Some(file) = workspace.file_at(&absolute) {
+        let id = file.id;
+        if !matches!(file.kind, FileKind::Unreadable { .. }) {
+            workspace.set_kind(id, kind);
+        }
+        return Ok(id);
+    }
+    let config = configs.for_dir(absolute.parent().unwrap_or(Path::new("/"))).map_err(|e| e.to_string())?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let display = display_path(path, &cwd);
+    let read = match overlay.get(&absolute) {
+        Some(text) => Ok(text.clone()),
+        None => read_text(&absolute),
+    };
+    Ok(match read {
+        Ok(text) => workspace.add(absolute, display, text, kind, config),
+        // `whole` problems (the file cannot be read at all) carry no text.
+        Err(unreadable) if unreadable.lossy_text.is_empty() => {
+            return Err(format!("{}: {}", path.display(), unreadable.message));
+        }
+        Err(unreadable) => {
+            let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
+            workspace.add(absolute, display, unreadable.lossy_text, kind, config)
+        }
+    })
+}
+
 /// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
 fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &HashMap<PathBuf, String>) {
     // Reading, decoding and classifying are independent per file.

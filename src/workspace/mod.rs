@@ -79,6 +79,14 @@ impl Workspace {
         id
     }
 
+    /// Treats the file `id` as a `kind` (a file named explicitly as what it is, whatever its
+    /// name), and reports its findings.
+    pub fn set_kind(&mut self, id: FileId, kind: FileKind) {
+        let file = &mut self.files[id.0 as usize];
+        file.kind = kind;
+        file.reported = true;
+    }
+
     /// Records that `path` exists without reading it.
     pub fn add_known_path(&mut self, path: PathBuf) {
         self.known_paths.insert(path);

@@ -47,7 +47,11 @@ const KEYS: &[(&str, &[&str], &str)] = &[
     ("expectResult", &[], "The StageResult the stage must exit with: verdict, capHit, attemptCount, parsed, reason."),
     ("request", &[], "Fingerprints of the request when the turn was recorded; a difference is reported as drift."),
     ("tools", &[], "Closed-world tool fakes: `Tool: [{args, result}]` or `{anyArgs: true, result}`."),
-    ("stages", &[], "A machine cassette: each stage id with its own `attempts`, `tools`, `expectResult`."),
+    (
+        "stages",
+        &[],
+        "A machine cassette: each stage id with its own `attempts`, `tools`, `expectResult`; a list of them for a stage that runs more than once (one per execution).",
+    ),
 ];
 
 fn is_cassette(workspace: &Workspace, at: Cursor) -> bool {

@@ -8,14 +8,13 @@ mod ide;
 use std::collections::BTreeMap;
 
 use crate::diagnostic::{Diagnostic, FileId, Severity};
-use crate::families::sm::model::StageDoc;
 use crate::families::{Family, RuleMeta, declare_rules};
 use crate::ide as editor;
-use crate::runtime::cassette::{Cassette, Reply, StageCassette};
-use crate::runtime::{self, Options};
+use crate::runtime::cassette::{Cassette, Reply};
+use crate::runtime::{self, Options, owners};
 use crate::source::Span;
 use crate::util::did_you_mean;
-use crate::workspace::{FileKind, SourceFile, Workspace};
+use crate::workspace::{SourceFile, Workspace};
 
 declare_rules! { "cassette";
     UnknownKey => Warning, fix = true;
@@ -60,20 +59,13 @@ impl Family for Cassettes {
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
-        let mut stages = None;
         for file in runtime::cassettes(workspace) {
+            // The one reading path: the dry-run reports the same structural findings.
             let (cassette, found) = runtime::read_cassette(file);
             let broken = found.iter().any(|d| d.severity == Severity::Error);
             out.extend(found);
-            let mut own = Vec::new();
-            call_ids(file.id, &cassette, &mut own);
-            tools(file, &cassette, &mut own);
-            let broken = broken || own.iter().any(|d| d.severity == Severity::Error);
-            out.extend(own);
             if !broken {
-                // Stage ids are read once per check, and only when there is a cassette.
-                let stages = stages.get_or_insert_with(|| stage_ids(workspace));
-                replay(workspace, stages, file, &cassette, out);
+                replay(workspace, file, &cassette, out);
             }
         }
     }
@@ -91,27 +83,28 @@ impl Family for Cassettes {
     }
 }
 
-/// The structural problems the reader found, as findings.
-pub fn problems(file: FileId, cassette: &Cassette) -> Vec<Diagnostic> {
-    cassette
+/// The structural findings of a cassette: what the reader found, call ids, and fakes of tools
+/// outside the live tool set. `check` and the dry-run both report these, through
+/// [`runtime::read_cassette`].
+pub fn problems(file: &SourceFile, cassette: &Cassette) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = cassette
         .problems
         .iter()
         .map(|p| {
             let code =
                 RULES.iter().find(|r| r.code.ends_with(&format!("/{}", p.rule))).map_or(MalformedTurn, |r| r.code);
-            Diagnostic::new(code, file, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
+            Diagnostic::new(code, file.id, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
         })
-        .collect()
-}
-
-fn stage_parts(cassette: &Cassette) -> Vec<&StageCassette> {
-    std::iter::once(&cassette.stage).chain(cassette.stages.iter().map(|(_, _, s)| s)).collect()
+        .collect();
+    call_ids(file.id, cassette, &mut out);
+    tools(file, cassette, &mut out);
+    out
 }
 
 /// Call ids are unique in a cassette; `grant`, `results` and `expect` name calls of their turn.
 fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
-    for part in stage_parts(cassette) {
+    for part in cassette.parts() {
         for turn in part.attempts.iter().flat_map(|a| &a.turns) {
             for (id, span) in &turn.call_spans {
                 if let Some(first) = seen.get(id.as_str()) {
@@ -130,7 +123,7 @@ fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
             let Reply::Response(response) = &turn.reply else { continue };
             let ids: Vec<&str> = response.calls().map(|c| c.id.as_str()).collect();
             let mut unknown = |id: &str, span: Span, what: &str| {
-                if !ids.contains(&id) {
+                if !ids.contains(&id) && !cassette.unread_calls.contains(id) {
                     let hint = did_you_mean(id, ids.iter().copied())
                         .map_or(String::new(), |s| format!("; did you mean `{s}`?"));
                     let message = format!("{what} names call `{id}`, which this turn's response does not make{hint}");
@@ -155,7 +148,7 @@ fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
 /// A fake for a tool outside the live tool set can never be dispatched.
 fn tools(file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
     let known = &file.config.tools;
-    for part in stage_parts(cassette) {
+    for part in cassette.parts() {
         for (name, span) in &part.tool_keys {
             if known.contains(name) {
                 continue;
@@ -169,27 +162,11 @@ fn tools(file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Each stage file's id.
-fn stage_ids(workspace: &Workspace) -> Vec<(String, &SourceFile)> {
-    workspace
-        .files()
-        .iter()
-        .filter(|f| f.kind == FileKind::Stage)
-        .filter_map(|f| Some((StageDoc::parse(f).stage_id()?.0.to_string(), f)))
-        .collect()
-}
-
 /// Replays the cassette against its stage or machine and keeps what the replay found in it.
-fn replay(
-    workspace: &Workspace,
-    stages: &[(String, &SourceFile)],
-    file: &SourceFile,
-    cassette: &Cassette,
-    out: &mut Vec<Diagnostic>,
-) {
+fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
     let options = Options { strict: false, explain_init: false };
     let result = if cassette.is_machine() {
-        let Some(sm) = owning_machine(workspace, file) else {
+        let Some(sm) = owners::owning_machine(workspace, file) else {
             let message =
                 "a machine cassette (`stages:`) must sit in a state machine's directory, beside its `sm.yaml`";
             out.push(Diagnostic::new(UnknownStage, file.id, Span::empty(0), message));
@@ -198,17 +175,14 @@ fn replay(
         runtime::machine(workspace, sm, Some(file.id), options)
     } else {
         let Some((id, span)) = &cassette.stage.stage else { return };
-        // The stage with that id whose cassette, by convention, is this file.
-        let stage = stages.iter().find(|(stage_id, stage)| {
-            stage_id == id && runtime::cassette_in_workspace(workspace, stage, id) == Some(file.id)
-        });
-        let Some((_, stage)) = stage else {
-            let dir = file.path.parent();
-            let near = stages.iter().filter(|(_, stage)| stage.path.parent() == dir).map(|(id, _)| id.as_str());
-            let hint = did_you_mean(id, near);
+        let Some(stage) = owners::stage_for(workspace, file, id) else {
+            let near = owners::stages_in_scope(workspace, file);
+            let hint = did_you_mean(id, near.iter().map(|(id, _)| id.as_str()));
+            let place =
+                if owners::owning_machine(workspace, file).is_some() { "this state machine" } else { "this directory" };
             let message = match hint {
-                Some(s) => format!("no stage `{id}` uses this cassette; did you mean `{s}`?"),
-                None => format!("no stage `{id}` uses this cassette: put it beside the stage as `{id}.cassette.yaml`"),
+                Some(s) => format!("no stage `{id}` in {place}; did you mean `{s}`?"),
+                None => format!("no stage `{id}` in {place}, so this cassette is never replayed"),
             };
             out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion(*span, hint));
             return;
@@ -217,17 +191,4 @@ fn replay(
         runtime::stage_with(workspace, stage.id, file.id, cassette, Vec::new(), options)
     };
     out.extend(result.findings.into_iter().filter(|d| d.file == file.id && REPLAY.contains(&d.code)));
-}
-
-/// The state-machine file of the directory holding `file`, or the nearest above it.
-fn owning_machine(workspace: &Workspace, file: &SourceFile) -> Option<FileId> {
-    let dir = file.path.parent()?;
-    workspace
-        .files()
-        .iter()
-        .filter(|f| f.kind == FileKind::StateMachine)
-        .filter_map(|f| Some((f.path.parent()?, f.id)))
-        .filter(|(sm_dir, _)| dir.starts_with(sm_dir))
-        .max_by_key(|(sm_dir, _)| sm_dir.components().count())
-        .map(|(_, id)| id)
 }

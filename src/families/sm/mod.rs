@@ -46,6 +46,11 @@ declare_rules! { "sm";
     CompletionToolNotMentioned => Hint;
 }
 
+/// The error findings that make `stage` fail Setup or Init (the runtime's definition check).
+pub fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {
+    rules::init_errors(stage)
+}
+
 pub struct Sm;
 
 impl Family for Sm {

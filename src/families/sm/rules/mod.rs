@@ -7,7 +7,7 @@ mod template;
 mod tools;
 pub(super) mod upstream;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::families::sm::model::{Machine, StageDoc};
 
 /// Rules that need only the stage file itself.
@@ -28,4 +28,20 @@ pub(super) fn check_machine(machine: &Machine, out: &mut Vec<Diagnostic>) {
     if let Some(graph) = graph {
         upstream::check(machine, &graph, out);
     }
+}
+
+/// The error findings that make a stage fail Setup or Init, as the per-file rules see them:
+/// the frontmatter contract, the schemas, tool names, and the placeholders of the dialect the
+/// project renders (tags of the other dialect reach the model verbatim, which is a warning).
+/// The runtime reads these instead of re-deciding what a valid stage is.
+pub(super) fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if fields::check_syntax(stage, &mut out) {
+        fields::check(stage, &mut out);
+        schema::check(stage, &mut out);
+        tools::check(stage, &mut out);
+        template::check_rendered(stage, &mut out);
+    }
+    out.retain(|d| d.severity == Severity::Error);
+    out
 }

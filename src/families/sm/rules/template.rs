@@ -11,37 +11,49 @@ use crate::template::stage::{Control, Dialect, Path, Segment, Tag, TagKind};
 use crate::util::did_you_mean;
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
-    let dialect = stage.config().dialect;
     let mixed = stage.tags.iter().any(|t| t.dialect == Dialect::Mustache && matches!(t.kind, TagKind::Path(_)))
         && stage.tags.iter().any(|t| t.dialect == Dialect::Dollar);
     for tag in &stage.tags {
-        match &tag.kind {
-            TagKind::Unclosed => out.push(Diagnostic::new(
-                MalformedPlaceholder,
-                stage.id(),
-                tag.span,
-                "this `{{` is never closed on its line; add `}}` or remove it",
-            )),
-            TagKind::Empty => out.push(Diagnostic::new(
-                MalformedPlaceholder,
-                stage.id(),
-                tag.span,
-                "empty placeholder; name a field such as `{{ctx.task}}` or remove it",
-            )),
-            TagKind::BadPath(reason) => out.push(Diagnostic::new(
-                MalformedPlaceholder,
-                stage.id(),
-                tag.span,
-                format!("malformed placeholder: {reason}"),
-            )),
-            TagKind::Control(control) => out.push(Diagnostic::new(
-                TemplateControlFlow,
-                stage.id(),
-                tag.span,
-                format!("{} is not supported: {}", control.describe(), control_advice(control)),
-            )),
-            TagKind::Path(path) => check_path(stage, tag, path, dialect, mixed, out),
-        }
+        check_tag(stage, tag, mixed, out);
+    }
+}
+
+/// The findings on the tags Init renders: those of the configured dialect.
+pub(super) fn check_rendered(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+    let dialect = stage.config().dialect;
+    for tag in stage.tags.iter().filter(|t| t.dialect == dialect) {
+        check_tag(stage, tag, false, out);
+    }
+}
+
+fn check_tag(stage: &StageDoc, tag: &Tag, mixed: bool, out: &mut Vec<Diagnostic>) {
+    let dialect = stage.config().dialect;
+    match &tag.kind {
+        TagKind::Unclosed => out.push(Diagnostic::new(
+            MalformedPlaceholder,
+            stage.id(),
+            tag.span,
+            "this `{{` is never closed on its line; add `}}` or remove it",
+        )),
+        TagKind::Empty => out.push(Diagnostic::new(
+            MalformedPlaceholder,
+            stage.id(),
+            tag.span,
+            "empty placeholder; name a field such as `{{ctx.task}}` or remove it",
+        )),
+        TagKind::BadPath(reason) => out.push(Diagnostic::new(
+            MalformedPlaceholder,
+            stage.id(),
+            tag.span,
+            format!("malformed placeholder: {reason}"),
+        )),
+        TagKind::Control(control) => out.push(Diagnostic::new(
+            TemplateControlFlow,
+            stage.id(),
+            tag.span,
+            format!("{} is not supported: {}", control.describe(), control_advice(control)),
+        )),
+        TagKind::Path(path) => check_path(stage, tag, path, dialect, mixed, out),
     }
 }
 
