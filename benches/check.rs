@@ -85,6 +85,13 @@ fn lastlight(c: &mut Criterion) {
     c.bench_function("200 lastlight workflows with prompts (check, in memory)", |b| {
         b.iter(|| stagelint::check::check(&workspace).len())
     });
+    // Unterminated tags once made the template scan quadratic.
+    let hostile = format!("{}{}", "{{x ".repeat(250_000), "{".repeat(1_000_000));
+    c.bench_function("2 MB of unterminated lastlight tags (template scan)", |b| {
+        b.iter(|| {
+            stagelint::template::lastlight::parse(&hostile, 0, stagelint::template::lastlight::Engine::Head).len()
+        })
+    });
     c.bench_function("200 lastlight workflows with prompts (discover + check)", |b| {
         b.iter(|| {
             let mut configs = ConfigCache::new(None);

@@ -43,8 +43,10 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
         } else {
             edit_distance(word, candidate)
         };
-        let limit = (word.chars().count().max(candidate.chars().count()) / 3).max(1);
-        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+        // A third of the longer word, and at least one character kept: `x` is not a typo of `d`.
+        let (len, other) = (word.chars().count(), candidate.chars().count());
+        let limit = (len.max(other) / 3).max(1);
+        if distance <= limit && (distance < len.min(other) || distance == 0) && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }
     }
@@ -115,6 +117,10 @@ mod tests {
         assert_eq!(did_you_mean("Grpe", ["Grep", "Glob"]), Some("Grep"));
         assert_eq!(did_you_mean("exec", ["execute", "review"]), Some("execute"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        // A suggestion keeps at least one character: `x` is not a typo of `d`.
+        assert_eq!(did_you_mean("x", ["d", "owner"]), None);
+        assert_eq!(did_you_mean("c9", ["c1"]), Some("c1"));
+        assert_eq!(did_you_mean("X", ["x"]), Some("x"));
     }
 
     #[test]

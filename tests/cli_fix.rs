@@ -92,6 +92,29 @@ fn a_fix_may_edit_another_file() {
     assert!(!read(dir.path(), ".agent/demo/steps_registry.json").is_empty());
 }
 
+#[test]
+fn lastlight_fixes_insert_required_fields_and_kind_cron() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("tests/fixtures/lastlight/MissingField/bad-nested"), dir.path());
+    copy_dir(&repo().join("tests/fixtures/lastlight/CronKindMissing/bad-doc"), dir.path());
+    let select = "lastlight/MissingField,lastlight/CronKindMissing";
+    let output =
+        stagelint(&["check", "--fix", "--unsafe-fixes", "--select", select, "--format", "concise"], dir.path());
+    let build = read(dir.path(), "workflows/build.yaml");
+    assert!(build.contains("    generic_loop:\n      max_iterations: 5\n      until: "), "{build}");
+    assert!(build.contains("      contains_BLOCKED:\n        action: fail\n        message: blocked\n"), "{build}");
+    let cron = read(dir.path(), "workflows/cron-triage.yaml");
+    assert!(cron.starts_with("kind: cron\nname: nightly-triage\n"), "{cron}");
+    // The prompt paths have no placeholder: those findings remain.
+    assert_eq!(output.status.code(), Some(1));
+    let remaining = stdout(&output);
+    assert!(
+        remaining.contains("has no `re_review_prompt`") && remaining.contains("has no `on_request_changes`"),
+        "{remaining}"
+    );
+    assert!(!remaining.contains("CronKindMissing"), "{remaining}");
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

@@ -47,6 +47,10 @@ const SHARED: &[(&str, &str, &str, usize)] = &[
     // build.yaml; parallel-review.yaml uses the same prompt and has no `review`, so both render
     // empty there and `{{#if !review.approved}}` always adds the "unresolved issues" note.
     ("workflows/prompts/pr.md", "warning", "lastlight/UnknownVariable", 2),
+    // explore-read.md tells the agent its output is what "the socratic loop will see as
+    // `{{baseline}}`"; `baseline` is this phase's own output_var, which does not exist while
+    // its prompt renders, so the agent reads "will see as ``" (a real, small defect).
+    ("workflows/prompts/explore-read.md", "warning", "lastlight/PhaseOrder", 1),
     // build.yaml's guardrails phase configures `contains_READY`, which the runner never reads.
     ("workflows/build.yaml", "info", "lastlight/NeverEvaluated", 1),
     // `post_architect` and `post_reviewer` pause only if the server config enables them; the

@@ -423,3 +423,79 @@ fn broken_lastlight_example_shows_most_rules() {
         .collect();
     assert!(missing.is_empty(), "examples/broken/lastlight does not show: {missing:?}");
 }
+
+/// Small workflows, each clean or broken in one way the linter calls an error; the shipped
+/// JSON Schema must agree: clean ones valid, broken ones invalid. (Not every error can be said
+/// in JSON Schema, such as a duplicate phase name; those are not listed.)
+#[rustfmt::skip]
+const SCHEMA_CASES: &[(&str, bool, &str)] = &[
+    ("linear", true, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n  - name: b\n    type: context\n"),
+    ("skills", true, "name: w\nphases:\n  - name: a\n    skills: [s]\n"),
+    ("cron", true, "kind: cron\nname: c\nschedule: \"0 3 * * *\"\nworkflow: t\n"),
+    ("bash", true, "name: w\nphases:\n  - name: a\n    type: bash\n    command: ls\n"),
+    ("script", true, "name: w\nphases:\n  - name: a\n    type: script\n    runtime: python\n    script: print(1)\n"),
+    ("loop", true, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    loop:\n      max_cycles: 2\n      on_request_changes:\n        fix_prompt: prompts/p.md\n        re_review_prompt: prompts/p.md\n"),
+    ("generic_loop", true, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    generic_loop:\n      max_iterations: 3\n      until_bash: \"npm test\"\n"),
+    ("on_output", true, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    on_output:\n      contains_BLOCKED:\n        action: fail\n"),
+    ("classification", true, "name: w\nclassification:\n  intent: build\n  description: builds\nphases:\n  - name: a\n    prompt: prompts/p.md\n"),
+    ("no name", false, "phases:\n  - name: a\n    prompt: prompts/p.md\n"),
+    ("no phases", false, "name: w\ndescription: forgot them\n"),
+    ("empty phases", false, "name: w\nphases: []\n"),
+    ("phase without name", false, "name: w\nphases:\n  - prompt: prompts/p.md\n"),
+    ("no max_cycles", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    loop:\n      on_request_changes:\n        fix_prompt: prompts/p.md\n        re_review_prompt: prompts/p.md\n"),
+    ("zero max_cycles", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    loop:\n      max_cycles: 0\n      on_request_changes:\n        fix_prompt: prompts/p.md\n        re_review_prompt: prompts/p.md\n"),
+    ("no re_review_prompt", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    loop:\n      max_cycles: 2\n      on_request_changes:\n        fix_prompt: prompts/p.md\n"),
+    ("no on_request_changes", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    loop:\n      max_cycles: 2\n"),
+    ("no max_iterations", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    generic_loop:\n      until: \"output.contains('X')\"\n"),
+    ("no until", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    generic_loop:\n      max_iterations: 3\n"),
+    ("no action", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    on_output:\n      contains_BLOCKED:\n        message: stop\n"),
+    ("empty skills", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    skills: []\n"),
+    ("skill and skills", false, "name: w\nphases:\n  - name: a\n    skill: s\n    skills: [s]\n"),
+    ("no prompt or skill", false, "name: w\nphases:\n  - name: a\n    label: A\n"),
+    ("bash without command", false, "name: w\nphases:\n  - name: a\n    type: bash\n"),
+    ("script without script", false, "name: w\nphases:\n  - name: a\n    type: script\n"),
+    ("command on agent", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    command: ls\n"),
+    ("runtime on bash", false, "name: w\nphases:\n  - name: a\n    type: bash\n    command: ls\n    runtime: js\n"),
+    ("script on agent", false, "name: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n    script: x\n"),
+    ("bad type", false, "name: w\nphases:\n  - name: a\n    type: agnet\n    prompt: prompts/p.md\n"),
+    ("reserved intent", false, "name: w\nclassification:\n  intent: approve\n  description: x\nphases:\n  - name: a\n    prompt: prompts/p.md\n"),
+    ("cron without schedule", false, "kind: cron\nname: c\nworkflow: t\n"),
+    ("cron without kind", false, "name: c\nschedule: \"0 3 * * *\"\nworkflow: t\n"),
+    ("cron without workflow", false, "kind: cron\nname: c\nschedule: \"0 3 * * *\"\n"),
+];
+
+#[test]
+fn lastlight_schema_agrees_with_the_linter() {
+    use stagelint::source::yaml;
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/lastlight-workflow.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    let mut disagreements = Vec::new();
+    for (name, clean, text) in SCHEMA_CASES {
+        let valid = validator.is_valid(&yaml::parse(text).root.expect("a document").to_json());
+        // The linter on the same file, with a prompt, a skill and the workflow a cron runs.
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+        let files = [
+            ("workflows/wf.yaml", *text),
+            ("workflows/t.yaml", "name: t\nphases:\n  - name: a\n    prompt: prompts/p.md\n"),
+            ("workflows/prompts/p.md", "Review. Answer `VERDICT: APPROVED` or `VERDICT: REQUEST_CHANGES`.\n"),
+            ("skills/s/SKILL.md", "---\nname: s\ndescription: a skill\n---\nDo it.\n"),
+        ];
+        for (path, body) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, body).unwrap();
+        }
+        let (workspace, diagnostics) = common::check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
+        let errors: Vec<&str> = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error && workspace.file(d.file).path.ends_with("workflows/wf.yaml"))
+            .map(|d| d.code)
+            .collect();
+        if valid != *clean || errors.is_empty() != *clean {
+            disagreements
+                .push(format!("{name}: expected clean = {clean}; schema valid = {valid}, linter errors = {errors:?}"));
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}

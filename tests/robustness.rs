@@ -117,7 +117,9 @@ fn every_parser(text: &str) {
         let tags = lastlight::parse(text, 0, engine);
         let _ = lastlight::blocks(&tags);
     }
-    let _ = stagelint::template::until::parse(text);
+    for engine in [lastlight::Engine::Head, lastlight::Engine::Seed] {
+        let _ = stagelint::template::until::parse(text, engine);
+    }
     let _ = Config::parse(text, Path::new("/fuzz/stagelint.toml"));
 }
 
@@ -340,4 +342,19 @@ fn hostile_lastlight_workflows_are_findings() {
     check_lastlight(&deep, LL_CRON, LL_PROMPT, LL_SKILL);
     let huge_prompt = "{{#if a}}{{b}}${c.output}{{ x }}\n".repeat(20_000);
     check_lastlight(LL_BUILD, LL_CRON, &huge_prompt, LL_SKILL);
+}
+
+/// Unterminated `{{` used to cost time quadratic in their number (400 KB of `{{x ` took 17 s, a
+/// 1 MB run of `{` minutes); the scan is linear now. No timing assertion: the test harness's
+/// timeout is the guard.
+#[test]
+fn megabytes_of_unterminated_tags_are_checked() {
+    let prompt = format!("{}{}{}", "{{x ".repeat(250_000), "{".repeat(1_000_000), "${a ".repeat(100_000));
+    assert!(prompt.len() > 2_000_000);
+    check_lastlight(LL_BUILD, LL_CRON, &prompt, LL_SKILL);
+    let message = format!(
+        "name: big\nfinal_message: \"{}\"\nphases:\n  - name: a\n    prompt: prompts/plan.md\n",
+        "{{x ".repeat(250_000)
+    );
+    check_lastlight(&message, LL_CRON, LL_PROMPT, LL_SKILL);
 }

@@ -55,11 +55,26 @@ pub struct SyntaxError {
     pub message: String,
     /// Another place the problem involves (the first occurrence of a duplicate key).
     pub related: Option<(Span, String)>,
+    pub kind: SyntaxKind,
+}
+
+/// What kind of problem: the reader recovers from the last two, but some loaders do not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyntaxKind {
+    #[default]
+    Invalid,
+    DuplicateKey,
+    ExtraDocument,
 }
 
 impl SyntaxError {
     pub fn new(span: Span, message: impl Into<String>) -> SyntaxError {
-        SyntaxError { span, message: message.into(), related: None }
+        SyntaxError { span, message: message.into(), related: None, kind: SyntaxKind::Invalid }
+    }
+
+    pub fn with_kind(mut self, kind: SyntaxKind) -> SyntaxError {
+        self.kind = kind;
+        self
     }
 
     pub fn with_related(mut self, span: Span, message: impl Into<String>) -> SyntaxError {

@@ -456,7 +456,8 @@ impl Frame {
                                     node.span,
                                     format!("duplicate key `{}`; the first one is used", shorten(&node.scalar_text())),
                                 )
-                                .with_related(first.key.span, "first defined here"),
+                                .with_related(first.key.span, "first defined here")
+                                .with_kind(super::SyntaxKind::DuplicateKey),
                             );
                             true
                         }
@@ -535,7 +536,10 @@ fn build(text: &str, events: Events<'_>) -> Parsed {
     }
 
     if let Some(span) = events.second_document {
-        errors.push(SyntaxError::new(span, "more than one YAML document; only the first is read"));
+        errors.push(
+            SyntaxError::new(span, "more than one YAML document; only the first is read")
+                .with_kind(super::SyntaxKind::ExtraDocument),
+        );
     }
     Parsed { root, errors }
 }

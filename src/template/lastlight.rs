@@ -4,7 +4,10 @@
 //!
 //! The upstream engine is a chain of regex replacements. Whatever no regex matches stays in the
 //! rendered prompt verbatim, so this parser classifies every `{{…}}` the way the engine would,
-//! and [`blocks`] pairs `{{#if}}` with `{{/if}}` the way its lazy regex does not.
+//! and [`blocks`] pairs `{{#if}}` with `{{/if}}` the way its lazy regex does.
+//!
+//! The scan is linear: each search for a delimiter is remembered until the scan passes it, so
+//! text full of unterminated `{{` is not searched again for every one of them.
 
 use crate::source::Span;
 
@@ -23,6 +26,9 @@ pub struct Tag {
     /// The whole tag, delimiters included.
     pub span: Span,
     pub kind: TagKind,
+    /// Written right after a `$`, as in the GitHub Actions expression `${{github.sha}}`: the
+    /// engine still replaces the `{{…}}` part and leaves the `$`.
+    pub after_dollar: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,10 +44,11 @@ pub enum TagKind {
     /// `{{slugify x}}`, `{{branchUrl f}}`, `{{artifactUrl f}}`, `{{approvalUrl}}`.
     Helper { name: Segment, arg: Option<Segment> },
     /// A helper, block or mustache feature the engine does not know (`{{#each x}}`, `{{else}}`,
-    /// `{{upper x}}`, `{{> partial}}`): left verbatim.
+    /// `{{upper x}}`, `{{> partial}}`).
     Unknown { name: Segment },
     /// A tag no regex matches for another reason (spaces, `{{{x}}}`, a `-` in a seed-era key,
-    /// `{{slugify a.b}}`, `${a-b.output}`): left verbatim. The string says why.
+    /// `{{slugify a.b}}`, `${a-b.output}`, `{{x}` with one closing brace): left verbatim. The
+    /// string says why.
     Malformed(String),
 }
 
@@ -69,66 +76,144 @@ impl Engine {
     }
 }
 
+impl TagKind {
+    /// Whether some pass replaces the tag (rather than leaving it verbatim).
+    fn replaced(&self) -> bool {
+        matches!(self, TagKind::Var(_) | TagKind::IfOpen { .. } | TagKind::IfClose | TagKind::Helper { .. })
+    }
+}
+
+/// The next occurrence of a pattern at or after a position, remembered while the scan has not
+/// passed it (positions only grow, so every byte is searched about once).
+struct Next {
+    pattern: &'static str,
+    /// `None`: not searched yet; `Some(None)`: no occurrence after the last search start.
+    found: Option<Option<usize>>,
+}
+
+impl Next {
+    fn new(pattern: &'static str) -> Next {
+        Next { pattern, found: None }
+    }
+
+    fn from(&mut self, text: &str, from: usize) -> Option<usize> {
+        match self.found {
+            Some(None) => None,
+            Some(Some(at)) if at >= from => Some(at),
+            _ => {
+                let at = text.get(from..).and_then(|rest| rest.find(self.pattern)).map(|n| from + n);
+                self.found = Some(at);
+                at
+            }
+        }
+    }
+}
+
 /// Parses `text`; spans are shifted by `base` (where `text` starts in its file).
 pub fn parse(text: &str, base: usize, engine: Engine) -> Vec<Tag> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
+    let (mut newline, mut close2, mut open2, mut close1) =
+        (Next::new("\n"), Next::new("}}"), Next::new("{{"), Next::new("}"));
     let mut i = 0;
     while i + 1 < bytes.len() {
-        if bytes[i] == b'{' && bytes[i + 1] == b'{' {
-            match tag_end(text, i) {
-                Some(end) => {
-                    let kind = classify(&text[i + 2..end - 2], base + i + 2, engine);
-                    out.push(Tag { span: Span::new(base + i, base + end), kind });
-                    i = end;
+        match (bytes[i], bytes[i + 1]) {
+            (b'{', b'{') => {
+                let after_dollar = i > 0 && bytes[i - 1] == b'$';
+                let line_end = newline.from(text, i).unwrap_or(text.len());
+                let triple = bytes.get(i + 2) == Some(&b'{');
+                let content = if triple { i + 3 } else { i + 2 };
+                let close = close2.from(text, content).filter(|c| *c < line_end);
+                let next_open = open2.from(text, content).filter(|o| *o < line_end);
+                match close {
+                    Some(close) if next_open.is_none_or(|o| o >= close) => {
+                        let end = if triple && bytes.get(close + 2) == Some(&b'}') { close + 3 } else { close + 2 };
+                        let kind = classify(&text[i + 2..close], base + i + 2, engine);
+                        // `${{ github.sha }}` and other expressions the engine does not touch
+                        // are GitHub Actions syntax, not template tags.
+                        if !after_dollar || kind.replaced() {
+                            out.push(Tag { span: Span::new(base + i, base + end), kind, after_dollar });
+                        }
+                        i = end;
+                    }
+                    _ => {
+                        let limit = next_open.unwrap_or(line_end);
+                        match one_brace(text, i, limit, base, engine) {
+                            Some(tag) => {
+                                i = tag.span.end - base;
+                                out.push(tag);
+                            }
+                            None => i += 2,
+                        }
+                    }
                 }
-                None => i += 2,
             }
-        } else if bytes[i] == b'$' && bytes[i + 1] == b'{' {
-            match phase_output(text, i, base) {
-                Some((tag, end)) => {
-                    out.push(tag);
-                    i = end;
+            // `${{`: the `{{` is read on the next step, as a tag after a `$`.
+            (b'$', b'{') if bytes.get(i + 2) == Some(&b'{') => i += 1,
+            (b'$', b'{') => {
+                let line_end = newline.from(text, i).unwrap_or(text.len());
+                match close1.from(text, i + 2).filter(|c| *c < line_end).and_then(|c| dollar(text, i, c, base)) {
+                    Some((tag, end)) => {
+                        out.push(tag);
+                        i = end;
+                    }
+                    None => i += 2,
                 }
-                None => i += 2,
             }
-        } else {
-            i += 1;
+            _ => i += 1,
         }
     }
     out
 }
 
-/// The end (exclusive) of the `{{…}}` starting at `start`, on the same line; a third brace
-/// (`{{{x}}}`) is taken into the tag.
-fn tag_end(text: &str, start: usize) -> Option<usize> {
-    let line_end = text[start..].find('\n').map_or(text.len(), |n| start + n);
-    let close = text[start + 2..line_end].find("}}")? + start + 2;
-    let end = if text[close..line_end].starts_with("}}}") && text[start..].starts_with("{{{") {
-        close + 3
-    } else {
-        close + 2
-    };
-    Some(end)
+/// `{{key}` (one closing brace) before the next `{{` or the end of the line: a tag the author
+/// meant, which no pass matches. Other unterminated `{{` are plain text.
+fn one_brace(text: &str, start: usize, limit: usize, base: usize, engine: Engine) -> Option<Tag> {
+    let region = text.get(start + 2..limit)?;
+    let brace = region.find('}')?;
+    let inner = &region[..brace];
+    if inner.contains('{') || !classify(inner, base + start + 2, engine).replaced() {
+        return None;
+    }
+    let end = start + 2 + brace + 1;
+    let why = format!(
+        "`{{{{{inner}}}` has one closing brace, so no pass matches it and it stays in the prompt verbatim; write `{{{{{inner}}}}}`"
+    );
+    Some(Tag { span: Span::new(base + start, base + end), kind: TagKind::Malformed(why), after_dollar: false })
 }
 
-/// `${name.output}`; other `${…}` (shell variables, JS template literals) are not tags.
-fn phase_output(text: &str, start: usize, base: usize) -> Option<(Tag, usize)> {
-    let line_end = text[start..].find('\n').map_or(text.len(), |n| start + n);
-    let close = text[start + 2..line_end].find('}')? + start + 2;
+/// `${…}` ending at `close`: a phase output (pass 0), or a near miss of one. Other `${…}` (shell
+/// variables, JS template literals) are not tags.
+fn dollar(text: &str, start: usize, close: usize, base: usize) -> Option<(Tag, usize)> {
     let inner = &text[start + 2..close];
-    let name = inner.strip_suffix(".output")?;
+    let (name, field) = inner.split_once('.')?;
     let span = Span::new(base + start, base + close + 1);
     let name_span = Span::new(base + start + 2, base + start + 2 + name.len());
     let segment = Segment { name: name.to_string(), span: name_span };
-    let kind = if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        TagKind::PhaseOutput(segment)
-    } else {
+    let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let kind = if field == "output" {
+        if word(name) {
+            TagKind::PhaseOutput(segment)
+        } else {
+            TagKind::Malformed(format!(
+                "`${{{name}.output}}` is never replaced: the engine only matches phase names made of letters, digits and `_`"
+            ))
+        }
+    } else if word(name) && near_output(field) {
         TagKind::Malformed(format!(
-            "`${{{name}.output}}` is never replaced: the engine only matches phase names made of letters, digits and `_`"
+            "`${{{inner}}}` is not a phase output: the engine replaces only `${{name.output}}`, so this stays in the prompt verbatim; write `${{{name}.output}}`"
         ))
+    } else {
+        return None;
     };
-    Some((Tag { span, kind }, close + 1))
+    Some((Tag { span, kind, after_dollar: false }, close + 1))
+}
+
+/// `outputs`, `Output`, `ouput`: a misspelt `output` (not any field, so `${user.name}` in a
+/// JavaScript example stays text).
+fn near_output(field: &str) -> bool {
+    let lower = field.to_ascii_lowercase();
+    lower == "output" || ((4..=8).contains(&field.len()) && crate::util::edit_distance(&lower, "output") <= 2)
 }
 
 fn classify(inner: &str, base: usize, engine: Engine) -> TagKind {
@@ -143,53 +228,72 @@ fn classify(inner: &str, base: usize, engine: Engine) -> TagKind {
             "spaces inside the braces are not allowed; the tag stays in the prompt as written".into(),
         );
     }
-    if let Some(rest) = inner.strip_prefix("#if ") {
-        let (negated, key_text, key_base) = match rest.strip_prefix('!') {
-            Some(key) => (true, key, base + 5),
-            None => (false, rest, base + 4),
-        };
-        return match key(key_text, key_base, engine) {
-            Ok(key) => TagKind::IfOpen { negated, key },
-            Err(why) => TagKind::Malformed(format!("`{{{{#if {rest}}}}}` is not a condition the engine reads: {why}")),
-        };
+    // The helpers' regexes take any run of whitespace (`\s+`) between the word and its argument.
+    let (word, arg) = match inner.find(char::is_whitespace) {
+        Some(n) => {
+            let rest = inner[n..].trim_start();
+            (&inner[..n], Some((rest, inner.len() - rest.len())))
+        }
+        None => (inner, None),
+    };
+    let word_segment = Segment { name: word.to_string(), span: Span::new(base, base + word.len()) };
+    match (word, arg) {
+        ("#if", None) => {
+            return TagKind::Malformed(
+                "`{{#if}}` needs a key (`{{#if issueBody}}…{{/if}}`); without one no pass matches it and it stays in the prompt verbatim".into(),
+            );
+        }
+        ("#if", Some((rest, at))) => {
+            let (negated, key_text, key_base) = match rest.strip_prefix('!') {
+                Some(key) => (true, key, base + at + 1),
+                None => (false, rest, base + at),
+            };
+            return match key(key_text, key_base, engine) {
+                Ok(key) => TagKind::IfOpen { negated, key },
+                Err(why) => TagKind::Malformed(format!("`{{{{{inner}}}}}` is not a condition the engine reads: {why}")),
+            };
+        }
+        ("/if", None) => return TagKind::IfClose,
+        ("/if", Some(_)) => {
+            return TagKind::Malformed(format!(
+                "`{{{{{inner}}}}}` is not a block end the engine knows (only `{{{{/if}}}}`); it stays in the prompt verbatim"
+            ));
+        }
+        ("else", None) => return TagKind::Unknown { name: word_segment },
+        _ => {}
     }
-    if inner == "/if" {
-        return TagKind::IfClose;
+    if matches!(inner.chars().next(), Some('#' | '/' | '^' | '>' | '!' | '&')) {
+        return TagKind::Unknown { name: word_segment };
     }
-    if let Some(first) = inner.chars().next()
-        && matches!(first, '#' | '/' | '^' | '>' | '!' | '&')
-    {
-        let word_end = inner[1..].find(char::is_whitespace).map_or(inner.len(), |n| n + 1);
-        return TagKind::Unknown {
-            name: Segment { name: inner[..word_end].to_string(), span: Span::new(base, base + word_end) },
-        };
-    }
-    if let Some((word, arg)) = inner.split_once(' ') {
-        let name = Segment { name: word.to_string(), span: Span::new(base, base + word.len()) };
-        let arg_span = Span::new(base + word.len() + 1, base + inner.len());
-        let arg_segment = Segment { name: arg.to_string(), span: arg_span };
-        return match word {
-            "slugify" => match key(arg, arg_span.start, Engine::Seed) {
-                Ok(path) if path.len() == 1 => TagKind::Helper { name, arg: Some(arg_segment) },
-                _ => TagKind::Malformed(format!(
-                    "`{{{{slugify {arg}}}}}` is never replaced: `slugify` takes one top-level variable (letters, digits, `_`)"
+    let helper = engine.helpers().contains(&word);
+    match arg {
+        Some((arg, at)) => {
+            let arg_segment = Segment { name: arg.to_string(), span: Span::new(base + at, base + inner.len()) };
+            match word {
+                "slugify" if arg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    TagKind::Helper { name: word_segment, arg: Some(arg_segment) }
+                }
+                "slugify" => TagKind::Malformed(format!(
+                    "`{{{{{inner}}}}}` is never replaced: `slugify` takes one top-level variable (letters, digits, `_`)"
                 )),
-            },
-            "branchUrl" | "artifactUrl" if engine.helpers().contains(&word) && !arg.contains(char::is_whitespace) => {
-                TagKind::Helper { name, arg: Some(arg_segment) }
+                "branchUrl" | "artifactUrl" if helper && !arg.contains(char::is_whitespace) => {
+                    TagKind::Helper { name: word_segment, arg: Some(arg_segment) }
+                }
+                "branchUrl" | "artifactUrl" if helper => TagKind::Malformed(format!(
+                    "`{{{{{inner}}}}}` is never replaced: `{word}` takes one file name without spaces"
+                )),
+                "approvalUrl" if helper => TagKind::Malformed(format!(
+                    "`{{{{{inner}}}}}` is never replaced: `approvalUrl` takes no argument (`{{{{approvalUrl}}}}`)"
+                )),
+                _ => TagKind::Unknown { name: word_segment },
             }
-            _ => TagKind::Unknown { name },
-        };
-    }
-    if engine.helpers().contains(&inner) && inner == "approvalUrl" {
-        return TagKind::Helper {
-            name: Segment { name: inner.into(), span: Span::new(base, base + inner.len()) },
-            arg: None,
-        };
-    }
-    match key(inner, base, engine) {
-        Ok(path) => TagKind::Var(path),
-        Err(why) => TagKind::Malformed(format!("`{{{{{inner}}}}}` is never replaced: {why}")),
+        }
+        None if helper && inner == "approvalUrl" => TagKind::Helper { name: word_segment, arg: None },
+        // `{{branchUrl}}` without its file is read by pass 4 as a variable (the rules say so).
+        None => match key(inner, base, engine) {
+            Ok(path) => TagKind::Var(path),
+            Err(why) => TagKind::Malformed(format!("`{{{{{inner}}}}}` is never replaced: {why}")),
+        },
     }
 }
 
@@ -215,35 +319,69 @@ fn key(text: &str, base: usize, engine: Engine) -> Result<Vec<Segment>, String> 
     Ok(out)
 }
 
-/// How `{{#if}}` blocks pair up, as written and as the engine reads them.
+/// How the engine pairs `{{#if}}` with `{{/if}}`: pass 1 is a lazy regex, so each opening tag
+/// ends at the first `{{/if}}` after it, an `{{#if}}` inside stays in the body as raw text, and
+/// the scan resumes after that `{{/if}}`. All indexes are into the tags.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Blocks {
-    /// `(inner open, enclosing open)`: an `{{#if}}` inside another. The engine closes the outer
-    /// block at the inner `{{/if}}` and leaves the rest as raw text.
-    pub nested: Vec<(usize, usize)>,
-    /// `{{#if}}` tags that are never closed (indexes into the tags).
+    /// `(open, close)`: the blocks the engine replaces.
+    pub pairs: Vec<(usize, usize)>,
+    /// `{{#if}}` tags inside another block's body.
+    pub nested: Vec<Nested>,
+    /// `{{#if}}` tags with no `{{/if}}` after them: left verbatim, their text always kept.
     pub unclosed: Vec<usize>,
-    /// `{{/if}}` tags with no open block.
+    /// `{{/if}}` tags with no block open, left verbatim (except those counted as a nested
+    /// block's leftover).
     pub orphans: Vec<usize>,
 }
 
-/// Pairs the `{{#if}}` tags of `tags` by nesting, as the author meant them.
+/// An `{{#if}}` inside the body of another block.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Nested {
+    pub inner: usize,
+    pub outer: usize,
+    /// The `{{/if}}` that ends the outer block (the inner block's, as written).
+    pub close: usize,
+    /// The `{{/if}}` written to close the outer block, which is left over as raw text.
+    pub leftover: Option<usize>,
+}
+
 pub fn blocks(tags: &[Tag]) -> Blocks {
     let mut out = Blocks::default();
-    let mut open: Vec<usize> = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut inside: Vec<usize> = Vec::new();
+    // Nested blocks (indexes into `out.nested`) whose outer `{{/if}}` may follow as a leftover.
+    let mut waiting: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
     for (index, tag) in tags.iter().enumerate() {
         match tag.kind {
-            TagKind::IfOpen { .. } => {
-                if let Some(outer) = open.last() {
-                    out.nested.push((index, *outer));
+            TagKind::IfOpen { .. } => match open {
+                Some(_) => inside.push(index),
+                None => {
+                    open = Some(index);
+                    waiting.clear();
                 }
-                open.push(index);
-            }
-            TagKind::IfClose if open.pop().is_none() => out.orphans.push(index),
+            },
+            TagKind::IfClose => match open.take() {
+                Some(outer) => {
+                    out.pairs.push((outer, index));
+                    for inner in inside.drain(..) {
+                        out.nested.push(Nested { inner, outer, close: index, leftover: None });
+                        waiting.push_back(out.nested.len() - 1);
+                    }
+                }
+                None => match waiting.pop_front() {
+                    Some(n) => out.nested[n].leftover = Some(index),
+                    None => out.orphans.push(index),
+                },
+            },
             _ => {}
         }
     }
-    out.unclosed = open;
+    // With no `{{/if}}` after the outer tag, none follows the ones inside it either.
+    if let Some(outer) = open {
+        out.unclosed.push(outer);
+        out.unclosed.extend(inside);
+    }
     out
 }
 
@@ -272,7 +410,7 @@ mod tests {
         assert!(matches!(&tags[0].kind, TagKind::Var(p) if p[0].name == "issueDir" && p[0].span == Span::new(4, 12)));
         assert!(matches!(&tags[1].kind, TagKind::PhaseOutput(s) if s.name == "plan" && s.span == Span::new(19, 23)));
         assert!(matches!(&tags[2].kind, TagKind::Var(p) if p.len() == 2 && p[1].span == Span::new(41, 50)));
-        assert!(parse("echo ${HOME} ${x:-y}", 0, Engine::Head).is_empty());
+        assert!(parse("echo ${HOME} ${x:-y} ${user.name}", 0, Engine::Head).is_empty());
     }
 
     #[test]
@@ -284,18 +422,74 @@ mod tests {
         assert!(matches!(&kinds("{{slugify a.b}}", Engine::Head)[0], TagKind::Malformed(_)));
         assert!(matches!(&kinds("{{upper x}}", Engine::Head)[0], TagKind::Unknown { name } if name.name == "upper"));
         assert!(matches!(&kinds("{{#each x}}", Engine::Head)[0], TagKind::Unknown { name } if name.name == "#each"));
+        assert!(matches!(&kinds("{{else}}", Engine::Head)[0], TagKind::Unknown { name } if name.name == "else"));
         assert!(matches!(&kinds("{{artifactUrl a.md}}", Engine::Seed)[0], TagKind::Unknown { .. }));
         assert!(matches!(&kinds("${a-b.output}", Engine::Head)[0], TagKind::Malformed(_)));
+        assert!(
+            matches!(&kinds("${plan.outputs}", Engine::Head)[0], TagKind::Malformed(m) if m.contains("${plan.output}"))
+        );
+        assert!(matches!(&kinds("{{#if}}", Engine::Head)[0], TagKind::Malformed(m) if m.contains("needs a key")));
         assert!(kinds("{{ not closed\n}}", Engine::Head).is_empty());
     }
 
     #[test]
-    fn if_blocks() {
+    fn whitespace_runs_after_helpers_and_if() {
+        let tags = kinds("{{#if  issueBody}}ok{{/if}} {{slugify \t issueTitle}} {{branchUrl   a.md}}", Engine::Head);
+        assert!(matches!(&tags[0], TagKind::IfOpen { key, .. } if key[0].name == "issueBody"));
+        assert!(matches!(&tags[1], TagKind::IfClose));
+        assert!(matches!(&tags[2], TagKind::Helper { arg: Some(a), .. } if a.name == "issueTitle"));
+        assert!(matches!(&tags[3], TagKind::Helper { arg: Some(a), .. } if a.name == "a.md"));
+        let spans = parse("{{#if   !x}}", 0, Engine::Head);
+        assert!(matches!(&spans[0].kind, TagKind::IfOpen { negated: true, key } if key[0].span == Span::new(9, 10)));
+    }
+
+    #[test]
+    fn one_closing_brace() {
+        let tags = parse("a {{issueTitle} and {{branch}}", 0, Engine::Head);
+        assert_eq!(tags.len(), 2);
+        assert_eq!(tags[0].span, Span::new(2, 15));
+        assert!(matches!(&tags[0].kind, TagKind::Malformed(m) if m.contains("one closing brace")));
+        assert!(matches!(&tags[1].kind, TagKind::Var(p) if p[0].name == "branch"));
+        // Not a tag the author meant: plain text.
+        assert!(parse("const o = {{a: 1}, b};", 0, Engine::Head).is_empty());
+    }
+
+    #[test]
+    fn github_actions_expressions() {
+        let tags = parse("${{github.sha}} ${{ secrets.X }} ${{ github.event_name == 'push' }}", 0, Engine::Head);
+        assert_eq!(tags.len(), 1);
+        assert_eq!(tags[0].span, Span::new(1, 15));
+        assert!(tags[0].after_dollar);
+    }
+
+    #[test]
+    fn if_blocks_pair_like_the_lazy_regex() {
+        // The inner `{{/if}}` closes the outer block; the outer `{{/if}}` is left over.
         let tags = parse("{{#if a}}x{{#if !b}}y{{/if}}z{{/if}}{{/if}}{{#if c}}", 0, Engine::Head);
         let b = blocks(&tags);
-        assert_eq!(b.nested, vec![(1, 0)]);
+        assert_eq!(b.pairs, vec![(0, 2)]);
+        assert_eq!(b.nested, vec![Nested { inner: 1, outer: 0, close: 2, leftover: Some(3) }]);
         assert_eq!(b.orphans, vec![4]);
         assert_eq!(b.unclosed, vec![5]);
         assert!(matches!(&tags[1].kind, TagKind::IfOpen { negated: true, key } if key[0].name == "b"));
+        // A nested block with no leftover, then an ordinary block.
+        let tags =
+            parse("{{#if issueBody}}x{{#if issueTitle}}y{{/if}}\n{{#if !issueLabels}}none{{/if}}", 0, Engine::Head);
+        let b = blocks(&tags);
+        assert_eq!(b.nested, vec![Nested { inner: 1, outer: 0, close: 2, leftover: None }]);
+        assert_eq!(b.pairs, vec![(0, 2), (3, 4)]);
+        assert!(b.orphans.is_empty() && b.unclosed.is_empty());
+        // No `{{/if}}` at all: every opening tag stays.
+        let b = blocks(&parse("{{#if a}}{{#if b}}", 0, Engine::Head));
+        assert_eq!(b.unclosed, vec![0, 1]);
+    }
+
+    #[test]
+    fn linear_on_unterminated_tags() {
+        // Quadratic scanning took seconds here; the test harness timeout is the guard.
+        let text = "{{x ".repeat(250_000) + &"{".repeat(1_000_000);
+        assert!(parse(&text, 0, Engine::Head).is_empty());
+        let text = "${x ".repeat(250_000);
+        assert!(parse(&text, 0, Engine::Head).is_empty());
     }
 }

@@ -155,7 +155,15 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
         return is_steps_registry(name, text).then_some(FileKind::StepsRegistry);
     }
     if name.ends_with(".yaml") || name.ends_with(".yml") {
-        return (config.is_workflow_glob(path) || is_workflow(text)).then_some(FileKind::Workflow);
+        if config.is_workflow_glob(path) {
+            return Some(FileKind::Workflow);
+        }
+        // GitHub Actions workflows are never Last Light's, whatever their keys.
+        if parent_named(path, "workflows") && path.parent().is_some_and(|dir| parent_named(dir, ".github")) {
+            return None;
+        }
+        let claimed = is_workflow(text) || (parent_named(path, "workflows") && looks_like_workflow(text));
+        return claimed.then_some(FileKind::Workflow);
     }
     let is_markdown = path.extension().is_some_and(|ext| ext == "md" || ext == "markdown");
     if !is_markdown {
@@ -170,14 +178,93 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     None
 }
 
-/// A Last Light workflow: `phases:` or `kind: cron` at column 0, read textually so a file whose
-/// YAML is broken is still recognised (and its syntax error reported).
+/// A Last Light workflow: `phases:` or `kind: cron` at the top level, read textually so a file
+/// whose YAML is broken is still recognised (and its syntax error reported). Quotes, comments,
+/// a space before the colon and a flow mapping around the whole file are allowed.
 pub fn is_workflow(text: &str) -> bool {
-    text.lines().any(|line| {
-        let line = line.trim_end();
-        line.strip_prefix("phases:").is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '#']))
-            || line.strip_prefix("kind:").is_some_and(|rest| matches!(rest.trim().trim_matches(['"', '\'']), "cron"))
+    top_level_keys(text).any(|(key, value)| key == "phases" || (key == "kind" && scalar(value) == "cron"))
+        || flow_root(text).is_some_and(|root| root.get("phases").is_some() || model_is_cron(&root))
+}
+
+/// Keys the loader reads besides `phases:` and `kind: cron`: with `name`, any of them marks a
+/// YAML file in a `workflows` directory as a workflow the loader will try to load (a cron that
+/// forgot `kind: cron`, a workflow that forgot `phases:`).
+const WORKFLOW_KEYS: [&str; 12] = [
+    "schedule",
+    "workflow",
+    "handler",
+    "condition",
+    "context",
+    "description",
+    "trigger",
+    "variables",
+    "status_checklist",
+    "final_message",
+    "classification",
+    "pr_scoped",
+];
+
+/// A top level with `name` and another key of the workflow or cron schema, and none of the
+/// keys that mark other tools' YAML (Kubernetes and Argo `apiVersion`, CI `jobs`/`on`/`steps`
+/// stay out unless they come with such keys).
+fn looks_like_workflow(text: &str) -> bool {
+    let (mut name, mut other, mut foreign) = (false, false, false);
+    for (key, _) in top_level_keys(text) {
+        match key {
+            "name" => name = true,
+            "apiVersion" | "jobs" | "on" => foreign = true,
+            _ if WORKFLOW_KEYS.contains(&key) => other = true,
+            _ => {}
+        }
+    }
+    name && other && !foreign
+}
+
+/// The keys at column 0 of a YAML text, with the rest of their line: `key: value`,
+/// `"key": value`, `key : value`.
+fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines().filter_map(|line| {
+        if line.starts_with([' ', '\t', '#', '-']) {
+            return None;
+        }
+        let (key, rest) = match line.strip_prefix(['"', '\'']) {
+            Some(quoted) => {
+                let quote = &line[..1];
+                let (key, rest) = quoted.split_once(quote)?;
+                (key, rest.trim_start().strip_prefix(':')?)
+            }
+            None => {
+                let (key, rest) = line.split_once(':')?;
+                (key.trim_end(), rest)
+            }
+        };
+        (rest.is_empty() || rest.starts_with([' ', '\t'])).then_some((key, rest))
     })
+}
+
+/// A plain scalar's text without quotes and a trailing comment (the values read here, such as
+/// `cron`, hold no `#` of their own).
+fn scalar(value: &str) -> &str {
+    value.split(" #").next().unwrap_or("").trim().trim_matches(['"', '\''])
+}
+
+/// A document written as one flow mapping (`{name: x, phases: [...]}`), parsed.
+fn flow_root(text: &str) -> Option<crate::source::Node> {
+    let body = text.trim_start_matches('\u{feff}');
+    let first = body.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#') && *l != "---")?;
+    if !first.starts_with('{') {
+        return None;
+    }
+    crate::source::yaml::parse(text).root.filter(|root| root.as_map().is_some())
+}
+
+fn model_is_cron(root: &crate::source::Node) -> bool {
+    crate::families::lastlight::model::is_cron(root)
+}
+
+/// Whether the directory holding `path` is named `name`.
+fn parent_named(path: &Path, name: &str) -> bool {
+    path.parent().and_then(Path::file_name).is_some_and(|n| n == name)
 }
 
 /// `<dir>/skills/<name>/SKILL.md`.
@@ -217,4 +304,48 @@ fn has_stage_keys(text: &str) -> bool {
             && crate::source::yaml::parse(yaml)
                 .root
                 .is_some_and(|root| STAGE_KEYS.iter().any(|key| root.get(key).is_some())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(path: &str, text: &str) -> Option<FileKind> {
+        classify(Path::new(path), text, &Config::defaults(Path::new("/p")))
+    }
+
+    #[test]
+    fn workflows_with_comments_quotes_and_flow_style() {
+        let workflow = Some(FileKind::Workflow);
+        assert_eq!(kind("/p/a.yaml", "kind: cron   # nightly\nname: c\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "kind: 'cron'\nname: c\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "kind: \"cron\"  # schedule\nname: c\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "name: r\nphases:   # the steps\n  - name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "name: r\nphases :\n  - name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "\"phases\":\n  - name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "{name: s, phases: [{name: a}]}\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "kind: cronjob\nname: c\n"), None);
+        assert_eq!(kind("/p/a.yaml", "name: x\nsteps: []\n"), None);
+    }
+
+    #[test]
+    fn files_in_a_workflows_directory_that_forgot_kind_or_phases() {
+        let workflow = Some(FileKind::Workflow);
+        assert_eq!(kind("/p/workflows/nightly.yaml", "name: n\nschedule: \"0 3 * * *\"\nworkflow: t\n"), workflow);
+        assert_eq!(kind("/p/workflows/x.yaml", "name: x\ndescription: forgot phases\n"), workflow);
+        // Elsewhere, or without Last Light's keys, it is someone else's YAML.
+        assert_eq!(kind("/p/config/nightly.yaml", "name: n\nschedule: \"0 3 * * *\"\n"), None);
+        assert_eq!(kind("/p/workflows/argo.yaml", "apiVersion: v1\nname: x\ndescription: y\n"), None);
+        assert_eq!(kind("/p/workflows/x.yaml", "name: x\nsteps: []\n"), None);
+    }
+
+    #[test]
+    fn github_actions_workflows_are_never_claimed() {
+        let ci =
+            "name: nightly\ndescription: d\non:\n  schedule:\n    - cron: \"0 3 * * *\"\njobs:\n  a:\n    steps: []\n";
+        assert_eq!(kind("/p/.github/workflows/nightly.yml", ci), None);
+        // Even one that looks like Last Light's: the directory decides.
+        assert_eq!(kind("/p/.github/workflows/odd.yaml", "name: x\nkind: cron\nschedule: \"0 3 * * *\"\n"), None);
+        assert_eq!(kind("/p/.github/workflows/odd.yaml", "name: x\nphases: []\n"), None);
+    }
 }

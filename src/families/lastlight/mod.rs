@@ -23,7 +23,11 @@ declare_rules! { "lastlight";
     FieldType => Error;
     InvalidEnum => Error, fix = true;
     MissingName => Error;
+    MissingField => Error, fix = true;
     EmptyPhases => Error;
+    CronKindMissing => Error, fix = true;
+    DuplicateWorkflowName => Error;
+    ReservedIntent => Error;
     // Phases.
     SkillAndSkills => Error;
     NoPromptOrSkill => Error;
@@ -33,7 +37,7 @@ declare_rules! { "lastlight";
     SkipIfGrammar => Warning;
     TemplateMarkerInShell => Error;
     NeverEvaluated => Info;
-    ApprovalGateUnknown => Info;
+    ApprovalGateUnknown => Info, fix = true;
     // Names and the phase graph.
     DuplicatePhase => Error;
     OutputVarCollision => Warning;
@@ -74,9 +78,10 @@ impl Family for Lastlight {
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
         let docs: Vec<WorkflowDoc> = par_map(&files, |file| WorkflowDoc::parse(file));
+        let uses = rules::prompt_uses(&docs);
         let found = par_map(&docs, |doc| {
             let mut found = Vec::new();
-            rules::check_workflow(workspace, doc, &docs, &mut found);
+            rules::check_workflow(workspace, doc, &docs, &uses, &mut found);
             found
         });
         let mut all: Vec<Diagnostic> = found.into_iter().flatten().collect();

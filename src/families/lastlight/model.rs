@@ -53,6 +53,8 @@ pub struct YamlTemplate<'a> {
     pub loop_message: bool,
     /// A bash `command`: refused at runtime if a `{{` is left after rendering.
     pub shell: bool,
+    /// The key it is written under (`model`, `on_start`…).
+    pub key: &'static str,
 }
 
 impl<'w> WorkflowDoc<'w> {
@@ -303,6 +305,7 @@ fn walk_templates<'a>(
                 phase,
                 loop_message: in_loop && std::ptr::eq(fields, schema::LOOP_MESSAGES),
                 shell: field.name == "command",
+                key: field.name,
             }),
             Ty::Map(inner) => walk_templates(&entry.value, inner, phase, in_loop || field.name == "loop", out),
             _ => {}
@@ -355,6 +358,49 @@ pub const LOOP_VARIABLES: &[(&str, &str)] = &[
     ("maxIterations", "`generic_loop.max_iterations`."),
     ("previousOutput", "The previous iteration's output in a `generic_loop` (absent with `fresh_context: true`)."),
 ];
+
+/// Context variables that hold objects or arrays, which a dotted key may walk into; the others
+/// are strings, numbers or booleans, where `{{issueTitle.length}}` renders empty.
+pub const OBJECT_VARIABLES: &[&str] = &["models", "variants", "phaseOutputs", "scratch", "issueLabels"];
+
+/// What a phase output holds, for a dotted key that walks into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputShape {
+    /// The raw output text (a phase name, or a plain `output_var`).
+    Text,
+    /// A reviewer `loop`'s `output_var`: `{approved, cycles}`.
+    Loop,
+    /// A `generic_loop`'s `output_var`: `{completed, iterations}`.
+    GenericLoop,
+}
+
+impl OutputShape {
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            OutputShape::Text => &[],
+            OutputShape::Loop => &["approved", "cycles"],
+            OutputShape::GenericLoop => &["completed", "iterations"],
+        }
+    }
+}
+
+/// What `phaseOutputs[name]` holds, when exactly one phase writes it (with several, the last
+/// writer wins and `OutputVarCollision` says so).
+pub fn output_shape(phases: &[Phase], name: &str) -> Option<OutputShape> {
+    let mut writers = phases.iter().filter(|p| p.name() == Some(name)).map(|_| OutputShape::Text).chain(
+        phases.iter().filter(|p| p.output_var().and_then(Node::as_str) == Some(name)).map(|p| {
+            if p.has_loop() {
+                OutputShape::Loop
+            } else if p.has_generic_loop() {
+                OutputShape::GenericLoop
+            } else {
+                OutputShape::Text
+            }
+        }),
+    );
+    let shape = writers.next()?;
+    writers.next().is_none().then_some(shape)
+}
 
 /// Variables of loop messages only.
 pub const EVENT_VARIABLES: &[(&str, &str)] = &[

@@ -12,6 +12,8 @@ pub struct Field {
     pub doc: &'static str,
     /// Only the current engine knows it (the seed-era one strips it).
     pub head_only: bool,
+    /// The engine's schema rejects the whole workflow without it.
+    pub required: bool,
 }
 
 /// What a key holds.
@@ -31,24 +33,33 @@ pub enum Ty {
     Enum(&'static [&'static str]),
     /// A list of strings.
     StrList,
+    /// A list of at least one string.
+    NonEmptyStrList,
+    /// A string other than these (reserved) values.
+    NotIn(&'static [&'static str]),
     /// A string or a non-empty list of strings.
     StrOrList,
     /// A mapping of strings to strings.
     StrMap,
     /// A mapping with these keys.
     Map(&'static [Field]),
-    /// A list of mappings with these keys (`phases`).
+    /// A non-empty list of mappings with these keys (`phases`).
     List(&'static [Field]),
     /// Anything (free-form mappings such as cron `context:`).
     Any,
 }
 
 const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field { name, ty, doc, head_only: false }
+    Field { name, ty, doc, head_only: false, required: false }
 }
 
 const fn head(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field { name, ty, doc, head_only: true }
+    Field { name, ty, doc, head_only: true, required: false }
+}
+
+/// A key the engine's schema requires.
+const fn required(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field { name, ty, doc, head_only: false, required: true }
 }
 
 pub const PHASE_TYPES: &[&str] = &["agent", "context", "bash", "script", "post-review"];
@@ -61,6 +72,8 @@ pub const SANDBOXES: &[&str] = &["docker", "gondolin", "none"];
 pub const SANDBOX_IMAGES: &[&str] = &["default", "qa"];
 pub const SOFT_FAILURE_THEN: &[&str] = &["fail", "complete"];
 pub const VARIANTS: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
+/// Intents the harness owns (gates, session control); a workflow's classification may not claim one.
+pub const RESERVED_INTENTS: &[&str] = &["approve", "reject", "status", "reset", "chat"];
 
 pub const MESSAGES: &[Field] = &[
     field("on_start", Ty::Template, "Posted when the phase starts."),
@@ -90,7 +103,7 @@ pub const LOOP_MESSAGES: &[Field] = &[
 ];
 
 pub const ON_REQUEST_CHANGES: &[Field] = &[
-    field(
+    required(
         "fix_prompt",
         Ty::Path,
         "Prompt template of the fix phase (`<phase>_fix_<n>`), relative to the workflow directory.",
@@ -101,7 +114,7 @@ pub const ON_REQUEST_CHANGES: &[Field] = &[
         "Model of the fix phase; defaults to `models.<phase>_fix`, then the phase's model.",
     ),
     field("fix_variant", Ty::Template, "Reasoning variant of the fix phase."),
-    field(
+    required(
         "re_review_prompt",
         Ty::Path,
         "Prompt template of the re-review after each fix, relative to the workflow directory.",
@@ -109,12 +122,12 @@ pub const ON_REQUEST_CHANGES: &[Field] = &[
 ];
 
 pub const LOOP: &[Field] = &[
-    field(
+    required(
         "max_cycles",
         Ty::PositiveInt,
         "How many fix cycles run at most before the workflow proceeds with the issues noted.",
     ),
-    field("on_request_changes", Ty::Map(ON_REQUEST_CHANGES), "What runs when the reviewer asks for changes."),
+    required("on_request_changes", Ty::Map(ON_REQUEST_CHANGES), "What runs when the reviewer asks for changes."),
     field(
         "approval_gate",
         Ty::Str,
@@ -134,7 +147,7 @@ pub const SOFT_FAILURE: &[Field] = &[
 ];
 
 pub const GENERIC_LOOP: &[Field] = &[
-    field("max_iterations", Ty::PositiveInt, "How many iterations run at most."),
+    required("max_iterations", Ty::PositiveInt, "How many iterations run at most."),
     field(
         "until",
         Ty::Str,
@@ -154,7 +167,7 @@ pub const GENERIC_LOOP: &[Field] = &[
 ];
 
 pub const OUTPUT_RULE: &[Field] = &[
-    field("action", Ty::Enum(ACTIONS), "What to do when the marker is found: `fail`, `continue` or `pause`."),
+    required("action", Ty::Enum(ACTIONS), "What to do when the marker is found: `fail`, `continue` or `pause`."),
     field("message", Ty::Template, "Failure message (default `BLOCKED`)."),
     field("unless_label", Ty::Str, "Bypass when the issue carries this label."),
     field(
@@ -175,7 +188,7 @@ pub const ON_SUCCESS: &[Field] =
     &[field("set_phase", Ty::Str, "Marks the workflow with this phase when the phase succeeds (`complete` ends it).")];
 
 pub const PHASE: &[Field] = &[
-    field(
+    required(
         "name",
         Ty::Str,
         "Phase name: unique in the workflow; the key of its output in `phaseOutputs` and `${name.output}`.",
@@ -190,7 +203,7 @@ pub const PHASE: &[Field] = &[
     field("skill", Ty::Str, "One skill to stage for the agent (sugar for `skills: [x]`)."),
     field(
         "skills",
-        Ty::StrList,
+        Ty::NonEmptyStrList,
         "Skills to stage for the agent; the first is primary. Each resolves to `skills/<name>/SKILL.md`.",
     ),
     field("model", Ty::Template, "Model for the phase, often `{{models.<phase>}}`."),
@@ -242,8 +255,12 @@ pub const PHASE: &[Field] = &[
 ];
 
 pub const CLASSIFICATION: &[Field] = &[
-    field("intent", Ty::Str, "Intent token the classifier answers with."),
-    field("description", Ty::Str, "When to choose this workflow."),
+    required(
+        "intent",
+        Ty::NotIn(RESERVED_INTENTS),
+        "Intent token the classifier answers with; not one the harness reserves (`approve`, `reject`, `status`, `reset`, `chat`).",
+    ),
+    required("description", Ty::Str, "When to choose this workflow."),
     field("examples", Ty::StrList, "Example requests and the classifier's answer."),
 ];
 
@@ -260,11 +277,15 @@ pub const WORKFLOW: &[Field] = &[
         Ty::Str,
         "Free category label (`build`, `triage`, `review`…); `cron` makes the file a cron schedule.",
     ),
-    field("name", Ty::Str, "Workflow name: the key other files and crons look it up by."),
+    required(
+        "name",
+        Ty::Str,
+        "Workflow name: the key other files and crons look it up by; unique among the workflows.",
+    ),
     field("description", Ty::Str, "What the workflow does."),
     field("trigger", Ty::Str, "Informational trigger name."),
     field("variables", Ty::StrMap, "Accepted by the schema but never read by the engine."),
-    field("phases", Ty::List(PHASE), "The phases, run in order or as a DAG when any has `depends_on`."),
+    required("phases", Ty::List(PHASE), "The phases, run in order or as a DAG when any has `depends_on`."),
     head("status_checklist", Ty::Bool, "Render progress as one task-list comment that updates in place."),
     head("final_message", Ty::Template, "Message posted when the workflow completes."),
     head("classification", Ty::Map(CLASSIFICATION), "How the request classifier recognises this workflow."),
@@ -275,20 +296,23 @@ pub const WORKFLOW: &[Field] = &[
 pub const CONDITION: &[Field] = &[field("unless", Ty::Str, "Skip the scheduled run when this config flag is set.")];
 
 pub const CRON: &[Field] = &[
-    field("kind", Ty::Enum(&["cron"]), "`cron` makes this file a schedule."),
-    field("name", Ty::Str, "Cron name."),
+    required("kind", Ty::Enum(&["cron"]), "`cron` makes this file a schedule."),
+    required("name", Ty::Str, "Cron name, unique among the crons."),
     field("description", Ty::Str, "What the schedule does."),
-    field("schedule", Ty::Str, "Cron expression: minute, hour, day of month, month, day of week."),
+    required("schedule", Ty::Str, "Cron expression: minute, hour, day of month, month, day of week."),
     field("workflow", Ty::Str, "Name of the agent workflow to run."),
     head("handler", Ty::Str, "Built-in handler to run instead of a workflow."),
     field("context", Ty::Any, "Variables passed to the workflow (`request.extra`)."),
     field("condition", Ty::Map(CONDITION), "When to skip a run."),
 ];
 
-/// The JSON Schema of a workflow file, built from the tables.
+/// The JSON Schema of a workflow file, built from the tables. It rejects what the linter
+/// reports as errors where JSON Schema can say it: required keys, value types and enums, the
+/// schema's refinements (one of `until`/`until_bash`, not both `skill` and `skills`, the fields
+/// of each phase type) and an agent phase without a prompt or skill.
 pub fn json_schema() -> Json {
-    let agent = object(WORKFLOW, &["name", "phases"]);
-    let cron = object(CRON, &["kind", "name", "schedule"]);
+    let agent = object(WORKFLOW);
+    let cron = object(CRON);
     let kind_cron = json!({ "const": "cron", "description": "`kind: cron` makes the file a cron schedule." });
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -302,9 +326,46 @@ pub fn json_schema() -> Json {
     })
 }
 
-fn object(fields: &[Field], required: &[&str]) -> Json {
+fn object(fields: &'static [Field]) -> Json {
     let properties: serde_json::Map<String, Json> = fields.iter().map(|f| (f.name.to_string(), property(f))).collect();
-    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+    let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| f.name).collect();
+    let mut out =
+        json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
+    let rules = refinements(fields);
+    if !rules.is_empty() {
+        out["allOf"] = Json::Array(rules);
+    }
+    out
+}
+
+/// Rules across keys of one mapping, as the engine's refinements and runner apply them.
+fn refinements(fields: &'static [Field]) -> Vec<Json> {
+    let has = |key: &str| json!({ "required": [key] });
+    let is_type = |ty: &str| json!({ "properties": { "type": { "const": ty } }, "required": ["type"] });
+    if std::ptr::eq(fields, GENERIC_LOOP) {
+        return vec![json!({ "anyOf": [has("until"), has("until_bash")] })];
+    }
+    if std::ptr::eq(fields, CRON) {
+        return vec![json!({ "anyOf": [has("workflow"), has("handler")] })];
+    }
+    if !std::ptr::eq(fields, PHASE) {
+        return Vec::new();
+    }
+    let mut out = vec![
+        json!({ "not": { "required": ["skill", "skills"] } }),
+        // An agent phase (the default type) needs something to build its prompt from.
+        json!({
+            "if": { "anyOf": [{ "not": has("type") }, is_type("agent")] },
+            "then": { "anyOf": [has("prompt"), has("skill"), has("skills")] }
+        }),
+    ];
+    for (ty, key) in [("bash", "command"), ("script", "script")] {
+        out.push(json!({ "if": is_type(ty), "then": has(key) }));
+    }
+    for (key, ty) in [("command", "bash"), ("script", "script"), ("runtime", "script")] {
+        out.push(json!({ "if": has(key), "then": is_type(ty) }));
+    }
+    out
 }
 
 fn property(field: &Field) -> Json {
@@ -320,15 +381,14 @@ fn property(field: &Field) -> Json {
         Ty::Count => json!({ "type": "integer", "minimum": 0 }),
         Ty::Enum(values) => json!({ "enum": values }),
         Ty::StrList => json!({ "type": "array", "items": { "type": "string" } }),
+        Ty::NonEmptyStrList => json!({ "type": "array", "items": { "type": "string" }, "minItems": 1 }),
+        Ty::NotIn(values) => json!({ "type": "string", "not": { "enum": values } }),
         Ty::StrOrList => json!({ "oneOf": [
             { "type": "string" }, { "type": "array", "items": { "type": "string" }, "minItems": 1 }
         ] }),
         Ty::StrMap => json!({ "type": "object", "additionalProperties": { "type": "string" } }),
-        Ty::Map(fields) => object(fields, &[]),
-        Ty::List(fields) => {
-            let required: &[&str] = if field.name == "phases" { &["name"] } else { &[] };
-            json!({ "type": "array", "items": object(fields, required) })
-        }
+        Ty::Map(fields) => object(fields),
+        Ty::List(fields) => json!({ "type": "array", "items": object(fields), "minItems": 1 }),
         Ty::Any => json!({}),
     };
     let doc = if field.head_only { format!("{} (current engine only)", field.doc) } else { field.doc.to_string() };

@@ -1,8 +1,8 @@
 //! Cron files (`kind: cron`): the schedule parses, and `workflow` names an agent workflow.
 
-use crate::diagnostic::Diagnostic;
-use crate::families::lastlight::model::WorkflowDoc;
-use crate::families::lastlight::{CronSchedule, CronWorkflowUnknown};
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::lastlight::model::{self, WorkflowDoc};
+use crate::families::lastlight::{CronKindMissing, CronSchedule, CronWorkflowUnknown};
 use crate::source::{Node, Span};
 use crate::util::did_you_mean;
 
@@ -55,6 +55,46 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &m
         )
         .with_suggestion(node.span, suggestion),
     );
+}
+
+/// A file with a cron's keys (`schedule`, `workflow`, `handler`) and no `phases` that does not
+/// say `kind: cron`: the loader reads it as an agent workflow, finds no phases and skips it, so
+/// the schedule never runs. Returns whether it reported that.
+pub(super) fn missing_kind(doc: &WorkflowDoc, root: &Node, out: &mut Vec<Diagnostic>) -> bool {
+    if model::is_cron(root) || root.get("phases").is_some() {
+        return false;
+    }
+    let Some(entry) = ["schedule", "workflow", "handler"].iter().find_map(|key| root.entry(key)) else {
+        return false;
+    };
+    let text = &doc.file.text;
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let edit = match root.entry("kind") {
+        Some(kind) => Edit { span: kind.value.span, replacement: "cron".into() },
+        None => {
+            let first = root.as_map().and_then(|m| m.first()).map_or(0, |e| e.key.span.start);
+            let line_start = text[..first].rfind('\n').map_or(0, |n| n + 1);
+            Edit { span: Span::empty(line_start), replacement: format!("kind: cron{newline}") }
+        }
+    };
+    let (what, title) = match root.get("kind").and_then(Node::as_str) {
+        Some(kind) => (format!("`kind: {kind}`"), "Set `kind: cron`"),
+        None => ("no `kind: cron`".to_string(), "Add `kind: cron`"),
+    };
+    let key = entry.key_str().unwrap_or("schedule");
+    out.push(
+        Diagnostic::new(
+            CronKindMissing,
+            doc.file.id,
+            entry.key.span,
+            format!(
+                "this file has a cron's `{key}` but {what}, so the loader reads it as an agent workflow, finds no `phases` and skips it: the schedule never runs"
+            ),
+        )
+        .with_help("add `kind: cron` at the top")
+        .with_fix(title, Applicability::Unsafe, vec![edit]),
+    );
+    true
 }
 
 /// Checks a five-field cron expression (six with seconds first).

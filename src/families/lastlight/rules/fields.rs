@@ -1,34 +1,40 @@
 //! Keys and values: unknown keys (stripped silently upstream), types, enums, required names,
 //! and the per-phase rules the engine's schema refinements and runner enforce.
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::lastlight::model::{Phase, WorkflowDoc, template_region};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::schema::{self, Field, Ty};
 use crate::families::lastlight::{
-    ApprovalGateUnknown, EmptyPhases, FieldType, GenericLoopNoUntil, InvalidEnum, MissingName, NeverEvaluated,
-    NoPromptOrSkill, PhaseTypeField, SkillAndSkills, SkipIfGrammar, TemplateMarkerInShell, UnknownKey, UntilGrammar,
+    ApprovalGateUnknown, EmptyPhases, FieldType, GenericLoopNoUntil, InvalidEnum, MissingField, MissingName,
+    NeverEvaluated, NoPromptOrSkill, PhaseTypeField, ReservedIntent, SkillAndSkills, SkipIfGrammar,
+    TemplateMarkerInShell, UnknownKey, UntilGrammar,
 };
 use crate::source::{Node, Span, Value};
-use crate::template::lastlight::Engine;
+use crate::template::lastlight::{self as tpl, Engine, TagKind};
 use crate::template::until::{self, Condition};
 use crate::util::did_you_mean;
 
-/// Unknown keys, types and enums everywhere, and the required names.
-pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, out: &mut Vec<Diagnostic>) {
-    let cron = crate::families::lastlight::model::is_cron(root);
+/// Unknown keys, types, enums and required keys everywhere, and the required names.
+pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut Vec<Diagnostic>) {
     let engine = doc.file.config.lastlight.engine;
     let walker = Walker { doc, engine };
-    walker.map(root, if cron { schema::CRON } else { schema::WORKFLOW }, out);
+    let first_key = root.as_map().and_then(|m| m.first()).map_or(Span::empty(0), |e| e.key.span);
+    walker.map(root, if cron { schema::CRON } else { schema::WORKFLOW }, first_key, "", out);
     let first_line = doc.file.text.find('\n').unwrap_or(doc.file.text.len());
     if root.get("name").is_none() {
-        let what = if cron { "cron" } else { "workflow" };
+        // A stable place: what makes the file a cron or an agent workflow.
+        let (what, anchor) = if cron {
+            ("cron", root.entry("kind").map(|e| e.key.span.cover(e.value.span)))
+        } else {
+            ("agent workflow", root.entry("phases").map(|e| e.key.span))
+        };
         out.push(
             Diagnostic::new(
                 MissingName,
                 doc.file.id,
-                Span::new(0, first_line),
-                format!("this {what} has no `name`; the engine rejects the file and skips it"),
+                anchor.unwrap_or(first_key),
+                format!("this {what} has no `name`; the loader rejects the file (\"Invalid {what}\") and skips it"),
             )
             .with_help("add `name: <name>`: workflows are looked up by it"),
         );
@@ -37,12 +43,15 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, out: &mut Vec<Diagnosti
         return;
     }
     match root.entry("phases") {
-        None => out.push(Diagnostic::new(
-            EmptyPhases,
-            doc.file.id,
-            Span::new(0, first_line),
-            "this workflow has no `phases:`; add the phases it runs",
-        )),
+        None => out.push(
+            Diagnostic::new(
+                EmptyPhases,
+                doc.file.id,
+                if root.as_map().is_some_and(|m| !m.is_empty()) { first_key } else { Span::new(0, first_line) },
+                "this workflow has no `phases:`; the loader rejects it (\"Invalid agent workflow\") and skips the file",
+            )
+            .with_help("add the phases it runs under `phases:`"),
+        ),
         Some(entry) if entry.value.as_seq().is_some_and(<[Node]>::is_empty) => out.push(Diagnostic::new(
             EmptyPhases,
             doc.file.id,
@@ -69,20 +78,37 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, out: &mut Vec<Diagnosti
     }
 }
 
+/// Required keys that other rules report: `MissingName`, `EmptyPhases`, `CronSchedule`.
+const REPORTED_ELSEWHERE: &[&str] = &["name", "phases", "kind", "schedule"];
+
+/// What `MissingField`'s fix inserts: values the corpus uses, or the engine's usual choice.
+fn placeholder(key: &str) -> Option<&'static str> {
+    match key {
+        "max_cycles" => Some("2"),
+        "max_iterations" => Some("5"),
+        "action" => Some("fail"),
+        _ => None,
+    }
+}
+
 struct Walker<'a, 'w> {
     doc: &'a WorkflowDoc<'w>,
     engine: Engine,
 }
 
 impl Walker<'_, '_> {
-    fn map(&self, node: &Node, fields: &'static [Field], out: &mut Vec<Diagnostic>) {
+    /// Checks a mapping's keys; `at` is where to report a missing key (the key holding the
+    /// mapping), `path` its dotted name (`loop.on_request_changes`).
+    fn map(&self, node: &Node, fields: &'static [Field], at: Span, path: &str, out: &mut Vec<Diagnostic>) {
         let id = self.doc.file.id;
         for entry in node.as_map().unwrap_or_default() {
             let Some(key) = entry.key_str() else { continue };
             let known = fields.iter().find(|f| f.name == key);
             match known {
                 Some(field) if !(field.head_only && self.engine == Engine::Seed) => {
-                    self.value(field, &entry.value, out)
+                    let inner =
+                        if path.is_empty() || path == "phases" { key.to_string() } else { format!("{path}.{key}") };
+                    self.value(field, &entry.value, entry.key.span, &inner, out)
                 }
                 Some(_) => out.push(
                     Diagnostic::new(
@@ -111,15 +137,58 @@ impl Walker<'_, '_> {
                 }
             }
         }
+        let missing = fields.iter().filter(|f| {
+            f.required
+                && !(f.head_only && self.engine == Engine::Seed)
+                && !REPORTED_ELSEWHERE.contains(&f.name)
+                && node.get(f.name).is_none()
+        });
+        for field in missing {
+            let mut d = Diagnostic::new(
+                MissingField,
+                id,
+                at,
+                format!(
+                    "`{path}` has no `{}`, which the engine's schema requires: the loader rejects the whole workflow (\"Invalid agent workflow\") and skips it",
+                    field.name
+                ),
+            )
+            .with_help(format!("add `{}:` ({})", field.name, field.doc));
+            if let (Some(value), Some(edit)) = (placeholder(field.name), self.insertion(node)) {
+                let (line_start, indent) = edit;
+                let newline = if self.doc.file.text.contains("\r\n") { "\r\n" } else { "\n" };
+                d = d.with_fix(
+                    format!("Add `{}: {value}`", field.name),
+                    Applicability::Unsafe,
+                    vec![Edit {
+                        span: Span::empty(line_start),
+                        replacement: format!("{indent}{}: {value}{newline}", field.name),
+                    }],
+                );
+            }
+            out.push(d);
+        }
     }
 
-    fn value(&self, field: &'static Field, node: &Node, out: &mut Vec<Diagnostic>) {
+    /// Where a new first key of the block mapping `node` goes: the start of its first key's
+    /// line, with that key's indentation. `None` for flow mappings (`{a: 1}`).
+    fn insertion(&self, node: &Node) -> Option<(usize, String)> {
+        let first = node.as_map()?.first()?;
+        let text = &self.doc.file.text;
+        let line_start = text[..first.key.span.start].rfind('\n').map_or(0, |n| n + 1);
+        let indent = &text[line_start..first.key.span.start];
+        indent.chars().all(|c| c == ' ').then(|| (line_start, indent.to_string()))
+    }
+
+    fn value(&self, field: &'static Field, node: &Node, key: Span, path: &str, out: &mut Vec<Diagnostic>) {
         let id = self.doc.file.id;
+        // `phases:` with nothing after it is a null of no width; point at the key instead.
+        let span = if node.span.is_empty() { key } else { node.span };
         let wrong = |expected: &str| {
             Diagnostic::new(
                 FieldType,
                 id,
-                node.span,
+                span,
                 format!("`{}` must be {expected}, not {}", field.name, node.type_name()),
             )
         };
@@ -140,18 +209,25 @@ impl Walker<'_, '_> {
                 let min = if matches!(field.ty, Ty::Count) { 0 } else { 1 };
                 let from_config = self.engine == Engine::Head && node.get("from").is_some();
                 if !from_config && node.as_i64().is_none_or(|n| n < min) {
-                    let expected =
-                        if min == 0 { "a whole number of 0 or more" } else { "a whole number greater than 0" };
-                    let d = match node.as_i64() {
-                        Some(n) => Diagnostic::new(
-                            FieldType,
-                            id,
-                            node.span,
-                            format!("`{}` must be {expected}, not {n}", field.name),
-                        ),
-                        None => wrong(expected),
+                    let expected = if min == 0 {
+                        "a whole number of 0 or more"
+                    } else {
+                        "a positive integer (a whole number greater than 0)"
                     };
-                    out.push(d);
+                    let written = self.doc.file.text.get(node.span.start..node.span.end).unwrap_or("").trim();
+                    let shown = match &node.value {
+                        Value::String(_) => format!("a string ({written})"),
+                        _ if !written.is_empty() && node.as_map().is_none() && node.as_seq().is_none() => {
+                            format!("`{written}`")
+                        }
+                        _ => node.type_name().to_string(),
+                    };
+                    out.push(Diagnostic::new(
+                        FieldType,
+                        id,
+                        span,
+                        format!("`{}` must be {expected}, not {shown}", field.name),
+                    ));
                 }
             }
             Ty::Enum(values) => {
@@ -178,10 +254,31 @@ impl Walker<'_, '_> {
                     Some(_) => {}
                 }
             }
-            Ty::StrList => match node.as_seq() {
+            Ty::NotIn(reserved) => match node.as_str() {
+                None => out.push(wrong("a string")),
+                Some(value) if reserved.contains(&value) => out.push(
+                    Diagnostic::new(
+                        ReservedIntent,
+                        id,
+                        node.span,
+                        format!(
+                            "`{value}` is a control intent the harness owns ({}); a workflow may not claim it, so the loader rejects the workflow",
+                            reserved.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                    .with_help("name the intent after what the workflow does (`build`, `triage`, `qa-test`…)"),
+                ),
+                Some(_) => {}
+            },
+            Ty::StrList | Ty::NonEmptyStrList => match node.as_seq() {
                 Some(items) => {
-                    if field.name == "skills" && items.is_empty() {
-                        out.push(Diagnostic::new(FieldType, id, node.span, "`skills` needs at least one skill"));
+                    if matches!(field.ty, Ty::NonEmptyStrList) && items.is_empty() {
+                        out.push(Diagnostic::new(
+                            FieldType,
+                            id,
+                            span,
+                            format!("`{}` is an empty list; it needs at least one entry", field.name),
+                        ));
                     }
                     for item in items.iter().filter(|i| i.as_str().is_none()) {
                         out.push(Diagnostic::new(
@@ -197,6 +294,15 @@ impl Walker<'_, '_> {
             Ty::StrOrList => match &node.value {
                 Value::String(_) => {}
                 Value::Seq(items) if !items.is_empty() && items.iter().all(|i| i.as_str().is_some()) => {}
+                Value::Seq(items) if items.is_empty() => out.push(Diagnostic::new(
+                    FieldType,
+                    id,
+                    span,
+                    format!(
+                        "`{}` is an empty list; it must be a condition or a non-empty list of conditions",
+                        field.name
+                    ),
+                )),
                 _ => out.push(wrong("a string or a non-empty list of strings")),
             },
             Ty::StrMap => match node.as_map() {
@@ -213,14 +319,17 @@ impl Walker<'_, '_> {
                 None => out.push(wrong("a mapping of strings")),
             },
             Ty::Map(inner) => match node.as_map() {
-                Some(_) => self.map(node, inner, out),
+                Some(_) => self.map(node, inner, key, path, out),
                 None => out.push(wrong("a mapping")),
             },
             Ty::List(inner) => match node.as_seq() {
                 Some(items) => {
                     for item in items {
                         match item.as_map() {
-                            Some(_) => self.map(item, inner, out),
+                            Some(_) => {
+                                let at = item.as_map().and_then(|m| m.first()).map_or(item.span, |e| e.key.span);
+                                self.map(item, inner, at, path, out)
+                            }
                             None => out.push(Diagnostic::new(
                                 FieldType,
                                 id,
@@ -364,10 +473,16 @@ fn generic_loop(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             ),
         );
     }
+    let engine = ctx.config().lastlight.engine;
     if let Some(until_node) = node.get("until")
         && let Some(text) = until_node.as_str()
-        && let Err(why) = until::parse(text)
+        && let Err(why) = until::parse(text, engine)
     {
+        let help = if text.contains("||") || text.contains("&&") {
+            "`until` holds one condition; combine several in an `until_bash` command (exit code 0 ends the loop)"
+        } else {
+            "write `output.contains('X')`, `path == true`, `path == 'value'` or `path != 'value'`"
+        };
         out.push(
             Diagnostic::new(
                 UntilGrammar,
@@ -375,26 +490,61 @@ fn generic_loop(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
                 until_node.span,
                 format!("`until` is outside the engine's grammar, so it is always false and the loop runs all `max_iterations`: {why}"),
             )
-            .with_help("write `output.contains('X')`, `path == true`, `path == 'value'` or `path != 'value'`"),
+            .with_help(help),
         );
     }
     if let Some(bash) = node.get("until_bash")
-        && let Some(text) = bash.as_str()
+        && bash.as_str().is_some()
     {
-        let region = template_region(&ctx.file().text, bash);
-        let raw = ctx.file().text.get(region.start..region.end).unwrap_or("");
-        let at = raw.find("{{").map_or(bash.span, |n| Span::new(region.start + n, region.start + n + 2));
-        if text.contains("{{") {
+        until_bash(ctx, bash, out);
+    }
+}
+
+/// `until_bash` is not rendered: a `{{` makes the engine refuse the command (the condition is
+/// never met), and `${name.output}` reaches bash as a bad substitution.
+fn until_bash(ctx: &Ctx, bash: &Node, out: &mut Vec<Diagnostic>) {
+    let id = ctx.file().id;
+    let text = &ctx.file().text;
+    let region = template_region(text, bash);
+    let raw = text.get(region.start..region.end).unwrap_or("");
+    let tags = tpl::parse(raw, region.start, ctx.config().lastlight.engine);
+    let mut reported = Vec::new();
+    for tag in &tags {
+        let source = &text[tag.span.start..tag.span.end];
+        let message = if matches!(tag.kind, TagKind::PhaseOutput(_)) {
+            format!(
+                "`{source}` in `until_bash` is never rendered: bash reads it as a parameter expansion and fails (\"bad substitution\"), so the condition is never met and the loop runs all `max_iterations`"
+            )
+        } else if source.starts_with("{{") {
+            format!(
+                "`{source}` in `until_bash` is never rendered, and the engine refuses a command that contains '{{{{': the condition is never met and the loop runs all `max_iterations`"
+            )
+        } else {
+            continue;
+        };
+        reported.push(tag.span);
+        out.push(
+            Diagnostic::new(TemplateMarkerInShell, id, tag.span, message)
+                .with_help("read values from the environment or files instead, or move the condition to `until:`"),
+        );
+    }
+    // A `{{` that is not part of any tag is refused all the same.
+    let mut from = 0;
+    while let Some(n) = raw[from..].find("{{") {
+        let at = region.start + from + n;
+        if !reported.iter().any(|s: &Span| s.start <= at && at < s.end) {
             out.push(
                 Diagnostic::new(
                     TemplateMarkerInShell,
                     id,
-                    at,
+                    Span::new(at, at + 2),
                     "until_bash is not rendered and is rejected when it contains '{{': the condition is never met and the loop runs all `max_iterations`",
                 )
                 .with_help("read values from the environment or files instead, or move the condition to `until:`"),
             );
+            break;
         }
+        from += n + 2;
     }
 }
 
@@ -405,20 +555,24 @@ fn skip_if(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
         Value::Seq(items) => items.iter().filter(|i| i.as_str().is_some()).collect(),
         _ => return,
     };
+    let engine = ctx.config().lastlight.engine;
     for item in items {
         let text = item.as_str().unwrap_or_default();
-        let message = match until::parse(text) {
-            Err(why) => format!("`skip_if` condition is outside the `until` grammar, so it is always false and never skips: {why}"),
-            Ok(Condition::OutputContains(_)) => {
+        let mut help = "test a variable instead: `path == 'value'`, `path != 'value'`, `path == true`";
+        let message = match until::parse(text, engine) {
+            Err(why) => {
+                if text.contains("||") {
+                    help = "a `skip_if` list skips when any entry holds: put each condition in its own entry";
+                }
+                format!("`skip_if` condition is outside the `until` grammar, so it is always false and never skips: {why}")
+            }
+            Ok(Condition::Contains { path, .. }) if path == "output" => {
                 "`skip_if` is evaluated before the phase runs, when `output` is empty: `output.contains` never holds here"
                     .to_string()
             }
             Ok(_) => continue,
         };
-        out.push(
-            Diagnostic::new(SkipIfGrammar, ctx.file().id, item.span, message)
-                .with_help("test a variable instead: `path == 'value'`, `path != 'value'`, `path == true`"),
-        );
+        out.push(Diagnostic::new(SkipIfGrammar, ctx.file().id, item.span, message).with_help(help));
     }
 }
 
@@ -445,14 +599,20 @@ fn approval_gates(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
         if gates.iter().any(|g| g == gate) {
             continue;
         }
+        let suggestion = did_you_mean(gate, gates.iter().map(String::as_str));
+        let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
         out.push(
             Diagnostic::new(
                 ApprovalGateUnknown,
                 ctx.file().id,
                 node.span,
-                format!("approval gate `{gate}` pauses only if the server config sets `approval.{gate}: true`; otherwise it is silently skipped"),
+                format!("approval gate `{gate}` pauses only if the server config sets `approval.{gate}: true`; otherwise it is silently skipped{hint}"),
             )
-            .with_help(format!("if your server enables it, add it to `[lastlight] approval-gates = [\"{gate}\"]` in stagelint.toml")),
+            .with_help(match suggestion {
+                Some(s) => format!("fix the name if you meant `{s}`; if your server enables `{gate}`, add it to `[lastlight] approval-gates` in stagelint.toml"),
+                None => format!("if your server enables it, add it to `[lastlight] approval-gates = [\"{gate}\"]` in stagelint.toml"),
+            })
+            .with_suggestion(node.span, suggestion),
         );
     }
 }

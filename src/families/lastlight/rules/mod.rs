@@ -5,15 +5,17 @@ mod cron;
 mod fields;
 mod files;
 mod graph;
+mod names;
 mod template;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
-use crate::source::Node;
+use crate::source::{Node, SyntaxError, SyntaxKind};
 use crate::workspace::{SourceFile, Workspace};
 
 /// One workflow with what its rules share.
@@ -28,6 +30,34 @@ pub(super) struct Ctx<'a, 'w> {
     pub before: Vec<HashSet<usize>>,
     /// Every workflow file of the workspace (crons look up names, prompts know their users).
     pub all: &'a [WorkflowDoc<'w>],
+    /// For each prompt file: how many workflows and how many phases use it.
+    pub uses: &'a PromptUses,
+}
+
+pub(super) type PromptUses = HashMap<PathBuf, (usize, usize)>;
+
+/// How many workflows and phases name each prompt file.
+pub(super) fn prompt_uses(docs: &[WorkflowDoc]) -> PromptUses {
+    let mut phases: HashMap<PathBuf, usize> = HashMap::new();
+    let mut workflows: HashMap<PathBuf, HashSet<usize>> = HashMap::new();
+    for (index, doc) in docs.iter().enumerate() {
+        let Some(root) = doc.root.as_ref() else { continue };
+        let mut seen = HashSet::new();
+        for reference in model::prompt_references(root) {
+            let Ok(path) = model::resolve_prompt(doc.prompt_base(), reference.text) else { continue };
+            if seen.insert((path.clone(), reference.phase)) {
+                *phases.entry(path.clone()).or_default() += 1;
+            }
+            workflows.entry(path).or_default().insert(index);
+        }
+    }
+    phases
+        .into_iter()
+        .map(|(path, n)| {
+            let w = workflows.get(&path).map_or(1, HashSet::len);
+            (path, (w, n))
+        })
+        .collect()
 }
 
 impl Ctx<'_, '_> {
@@ -48,10 +78,11 @@ pub(super) fn check_workflow<'w>(
     workspace: &'w Workspace,
     doc: &WorkflowDoc<'w>,
     all: &[WorkflowDoc<'w>],
+    uses: &PromptUses,
     out: &mut Vec<Diagnostic>,
 ) {
     for error in &doc.errors {
-        let mut d = Diagnostic::new(YamlSyntax, doc.file.id, error.span, error.message.clone());
+        let mut d = Diagnostic::new(YamlSyntax, doc.file.id, error.span, yaml_message(error));
         if let Some((span, message)) = &error.related {
             d = d.with_related(doc.file.id, *span, message.clone());
         }
@@ -67,8 +98,12 @@ pub(super) fn check_workflow<'w>(
         ));
         return;
     }
-    fields::check_keys(doc, root, out);
-    if model::is_cron(root) {
+    names::duplicate_name(doc, all, out);
+    // A file with a schedule but no `kind: cron` is read as an agent workflow and skipped; say
+    // so once, then check it as the cron it was meant to be.
+    let forgot_kind = cron::missing_kind(doc, root, out);
+    fields::check_keys(doc, root, model::is_cron(root) || forgot_kind, out);
+    if model::is_cron(root) || forgot_kind {
         cron::check(doc, root, all, out);
         return;
     }
@@ -76,11 +111,24 @@ pub(super) fn check_workflow<'w>(
     let dag = model::is_dag(&phases);
     let producers = Producers::of(&phases);
     let before = graph::runs_before(&phases, dag);
-    let ctx = Ctx { workspace, doc, root, phases, producers, dag, before, all };
+    let ctx = Ctx { workspace, doc, root, phases, producers, dag, before, all, uses };
     fields::check(&ctx, out);
     graph::check(&ctx, out);
     files::check(&ctx, out);
     template::check(&ctx, out);
+}
+
+/// The reader recovers from duplicate keys and extra documents, but the engine's loader
+/// (js-yaml) rejects the whole file.
+fn yaml_message(error: &SyntaxError) -> String {
+    let first = error.message.split(';').next().unwrap_or(&error.message);
+    match error.kind {
+        SyntaxKind::DuplicateKey => format!(
+            "{first}: the workflow loader (js-yaml) rejects the whole file (\"duplicated mapping key\"), so this workflow is skipped"
+        ),
+        SyntaxKind::ExtraDocument => "more than one YAML document: the workflow loader (js-yaml) rejects the whole file (\"expected a single document in the stream\"), so this workflow is skipped".to_string(),
+        SyntaxKind::Invalid => error.message.clone(),
+    }
 }
 
 /// Findings that need only the prompt file: how its tags parse.

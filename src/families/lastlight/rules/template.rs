@@ -1,19 +1,19 @@
 //! Templates in prompt files and in the YAML: what the regex engine leaves verbatim (nested or
 //! unbalanced `{{#if}}`, unknown helpers, malformed tags), variables that render empty
-//! (unknown, read before their phase ran, loop variables outside their loop), and `{{` left in
-//! a bash command.
+//! (unknown, read before their phase ran, dotted reads into text, loop variables outside their
+//! loop), and `{{` left in a bash command.
 
 use std::collections::HashSet;
 
-use crate::diagnostic::{Diagnostic, FileId};
-use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
+use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{
     LoopVariableOutsideLoop, NestedIf, PhaseOrder, TemplateMarkerInShell, TemplateSyntax, UnbalancedIf, UnknownHelper,
     UnknownVariable,
 };
 use crate::source::Span;
-use crate::template::lastlight::{self as tpl, Engine, Segment, Tag, TagKind};
+use crate::template::lastlight::{self as tpl, Engine, HEAD_HELPERS, Segment, Tag, TagKind};
 use crate::util::did_you_mean;
 use crate::workspace::{FileKind, SourceFile};
 
@@ -22,26 +22,38 @@ use crate::workspace::{FileKind, SourceFile};
 struct Scope {
     phase: Option<usize>,
     loop_message: bool,
+    /// Rendered before the phase runs (its prompt, model, variant or command), where the
+    /// phase's own output does not exist yet.
+    before_run: bool,
     /// The file the tags are in, and the workflow reference to name when that is a prompt.
     file: FileId,
     used_at: Option<Span>,
+    /// How many workflows and phases use the prompt, to name this use when there are several.
+    uses: (usize, usize),
 }
 
 pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let engine = ctx.config().lastlight.engine;
     let text = &ctx.file().text;
     let known = Known::new(ctx);
+    let mut found = Vec::new();
     for template in model::yaml_templates(ctx.root) {
         let region = model::template_region(text, template.node);
         let tags = tpl::parse(text.get(region.start..region.end).unwrap_or(""), region.start, engine);
-        let scope =
-            Scope { phase: template.phase, loop_message: template.loop_message, file: ctx.file().id, used_at: None };
+        let scope = Scope {
+            phase: template.phase,
+            loop_message: template.loop_message,
+            before_run: matches!(template.key, "model" | "variant" | "command"),
+            file: ctx.file().id,
+            used_at: None,
+            uses: (1, 1),
+        };
         if template.shell {
-            shell(ctx.file().id, text, region, &tags, out);
+            shell(ctx.file().id, text, region, &tags, &mut found);
         } else {
-            structure(ctx.file().id, engine, &tags, out);
+            structure(ctx.file().id, engine, &tags, &mut found);
         }
-        variables(ctx, &known, scope, &tags, out);
+        variables(ctx, &known, scope, &tags, &mut found);
     }
     for reference in model::prompt_references(ctx.root) {
         let Ok(path) = model::resolve_prompt(ctx.doc.prompt_base(), reference.text) else { continue };
@@ -52,11 +64,18 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
         let scope = Scope {
             phase: Some(reference.phase),
             loop_message: false,
+            before_run: reference.key == "prompt",
             file: prompt.id,
             used_at: Some(reference.node.span),
+            uses: ctx.uses.get(&path).copied().unwrap_or((1, 1)),
         };
-        variables(ctx, &known, scope, &tags, out);
+        variables(ctx, &known, scope, &tags, &mut found);
     }
+    // A prompt used by several phases of this workflow gets a finding that does not depend on
+    // the phase once.
+    let mut seen = HashSet::new();
+    found.retain(|d| seen.insert((d.code, d.file, d.span, d.message.clone())));
+    out.extend(found);
 }
 
 /// The structure of a prompt file's tags; it does not depend on the workflow using it.
@@ -67,16 +86,20 @@ pub(super) fn check_prompt_structure(file: &SourceFile, out: &mut Vec<Diagnostic
 
 fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnostic>) {
     let blocks = tpl::blocks(tags);
-    for (inner, outer) in &blocks.nested {
+    for nested in &blocks.nested {
+        let mut d = Diagnostic::new(
+            NestedIf,
+            file,
+            tags[nested.inner].span,
+            "`{{#if}}` inside another block: the engine cannot nest, so it ends the outer block at the first `{{/if}}` after it, and this tag reaches the agent verbatim whenever the outer condition holds",
+        )
+        .with_related(file, tags[nested.outer].span, "the enclosing block opens here")
+        .with_related(file, tags[nested.close].span, "the engine ends the enclosing block here");
+        if let Some(leftover) = nested.leftover {
+            d = d.with_related(file, tags[leftover].span, "this `{{/if}}` is then left in the prompt as raw text");
+        }
         out.push(
-            Diagnostic::new(
-                NestedIf,
-                file,
-                tags[*inner].span,
-                "`{{#if}}` inside another `{{#if}}`: the engine cannot nest, so the first `{{/if}}` closes the outer block and the rest leaks into the prompt as raw text",
-            )
-            .with_related(file, tags[*outer].span, "the enclosing block opens here")
-            .with_help("make the blocks siblings, or combine the conditions in the code that fills the variables"),
+            d.with_help("make the blocks siblings, or combine the conditions in the code that fills the variables"),
         );
     }
     for index in &blocks.unclosed {
@@ -85,7 +108,7 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
                 UnbalancedIf,
                 file,
                 tags[*index].span,
-                "this `{{#if}}` is never closed; the engine leaves it in the prompt verbatim",
+                "no `{{/if}}` follows this `{{#if}}`, so the engine never matches the block: the tag stays in the prompt verbatim and the text after it is always kept",
             )
             .with_help("close the block with `{{/if}}`"),
         );
@@ -96,15 +119,30 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
                 UnbalancedIf,
                 file,
                 tags[*index].span,
-                "`{{/if}}` without an open `{{#if}}`; the engine leaves it in the prompt verbatim",
+                "`{{/if}}` with no open block: the engine pairs each `{{#if}}` with the first `{{/if}}` after it, so this one stays in the prompt verbatim",
             )
             .with_help("remove it, or open the block with `{{#if key}}`"),
         );
     }
+    let helpers = engine.helpers();
+    let known_helpers = || {
+        format!(
+            "the engine knows `{{{{key}}}}`, `{{{{#if key}}}}…{{{{/if}}}}` and the helpers {}",
+            helpers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
+        )
+    };
     for tag in tags {
         match &tag.kind {
+            TagKind::Unknown { name } if name.name == "else" => out.push(
+                Diagnostic::new(
+                    UnknownHelper,
+                    file,
+                    tag.span,
+                    "`{{else}}` is Handlebars, not this engine: it reads `else` as a variable, which is never set, so the tag renders empty and the text after it is part of the `{{#if}}` body",
+                )
+                .with_help("write the alternative as its own block: `{{#if !key}}…{{/if}}`"),
+            ),
             TagKind::Unknown { name } => {
-                let helpers = engine.helpers();
                 let bare = name.name.trim_start_matches(['#', '/']);
                 let suggestion =
                     did_you_mean(bare, helpers.iter().copied()).filter(|_| !name.name.starts_with(['#', '/']));
@@ -124,10 +162,7 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
                         ),
                     )
                     .with_suggestion(name.span, suggestion)
-                    .with_help(format!(
-                        "the engine knows `{{{{key}}}}`, `{{{{#if key}}}}…{{{{/if}}}}` and the helpers {}",
-                        helpers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
-                    )),
+                    .with_help(known_helpers()),
                 );
             }
             TagKind::Malformed(why) => out.push(Diagnostic::new(TemplateSyntax, file, tag.span, why.clone())),
@@ -171,6 +206,9 @@ fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Dia
 /// Names a template may read besides the phases.
 struct Known {
     variables: HashSet<String>,
+    /// Variables whose values are known to be objects or arrays, or of unknown shape
+    /// (declared extras, cron context): a dotted key may walk into them.
+    walkable: HashSet<String>,
 }
 
 impl Known {
@@ -180,18 +218,25 @@ impl Known {
         if head {
             variables.extend(model::HEAD_VARIABLES.iter().map(|(n, _)| n.to_string()));
         }
-        variables.extend(ctx.config().lastlight.variables.iter().cloned());
+        let mut walkable: HashSet<String> = model::OBJECT_VARIABLES.iter().map(|n| n.to_string()).collect();
+        let extras = ctx.config().lastlight.variables.iter().filter(|v| !variables.contains(*v)).cloned();
+        let extras: Vec<String> = extras.collect();
+        walkable.extend(extras.iter().cloned());
+        variables.extend(extras);
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
             for cron in
                 ctx.all.iter().filter(|d| d.is_cron() && d.get("workflow").and_then(|n| n.as_str()) == Some(name))
             {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
-                    variables.extend(entry.key_str().map(str::to_string));
+                    if let Some(key) = entry.key_str() {
+                        variables.insert(key.to_string());
+                        walkable.insert(key.to_string());
+                    }
                 }
             }
         }
-        Known { variables }
+        Known { variables, walkable }
     }
 }
 
@@ -200,8 +245,14 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
         if let TagKind::PhaseOutput(segment) = &tag.kind {
             match ctx.producers.by_name.get(segment.name.as_str()) {
                 Some((producer, _)) => phase_order(ctx, scope, segment, *producer, out),
-                None => unknown(ctx, known, scope, segment, "no phase or output_var is named", out),
+                None => unknown(ctx, known, scope, tag, segment, "no phase or output_var is named", out),
             }
+            continue;
+        }
+        if let TagKind::Helper { name, arg: Some(arg) } = &tag.kind
+            && name.name == "slugify"
+        {
+            slugify(ctx, known, scope, tag, arg, out);
             continue;
         }
         let Some(path) = tpl::reads(tag) else { continue };
@@ -210,37 +261,192 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
         if name == "phaseOutputs" {
             if let Some(second) = path.get(1) {
                 match ctx.producers.by_name.get(second.name.as_str()) {
-                    Some((producer, _)) => phase_order(ctx, scope, second, *producer, out),
-                    None => unknown(ctx, known, scope, second, "no phase or output_var is named", out),
+                    Some((producer, _)) => {
+                        if !dotted_output(ctx, scope, tag, &path[1..], true, out) {
+                            phase_order(ctx, scope, second, *producer, out);
+                        }
+                    }
+                    None => unknown(ctx, known, scope, tag, second, "no phase or output_var is named", out),
                 }
             }
         } else if LOOP_VARIABLES.iter().any(|(n, _)| *n == name) {
             loop_variable(ctx, scope, first, out);
         } else if EVENT_VARIABLES.iter().any(|(n, _)| *n == name) {
             if !scope.loop_message {
-                push(
-                    out,
-                    scope,
-                    ctx,
-                    Diagnostic::new(
-                        UnknownVariable,
-                        scope.file,
-                        first.span,
-                        format!("`{name}` is set only in `loop.messages`; here it renders as an empty string"),
-                    ),
+                let d = Diagnostic::new(
+                    UnknownVariable,
+                    scope.file,
+                    first.span,
+                    format!("`{name}` is set only in `loop.messages`; here it renders as an empty string"),
                 );
+                push(out, scope, ctx, d, false);
             }
         } else if known.variables.contains(name) {
+            if path.len() > 1 && !known.walkable.contains(name) {
+                let span = first.span.cover(path[path.len() - 1].span);
+                let d = Diagnostic::new(
+                    UnknownVariable,
+                    scope.file,
+                    span,
+                    format!(
+                        "`{name}` is a string or number, and the engine walks dotted keys only into objects, so `{}` renders as an empty string",
+                        dotted(path)
+                    ),
+                )
+                .with_help(format!("read `{{{{{name}}}}}` itself"));
+                push(out, scope, ctx, d, false);
+            }
         } else if let Some((producer, _)) = ctx.producers.by_name.get(name) {
-            phase_order(ctx, scope, first, *producer, out);
+            // A dotted read that renders empty anyway is one finding, not two.
+            if !dotted_output(ctx, scope, tag, path, false, out) {
+                phase_order(ctx, scope, first, *producer, out);
+            }
+        } else if path.len() == 1 && matches!(tag.kind, TagKind::Var(_)) && HEAD_HELPERS.contains(&name) {
+            helper_as_variable(ctx, scope, first, out);
         } else {
-            unknown(ctx, known, scope, first, "not a context variable, phase name or output_var:", out);
+            unknown(ctx, known, scope, tag, first, "not a context variable, phase name or output_var:", out);
         }
     }
 }
 
-fn unknown(ctx: &Ctx, known: &Known, scope: Scope, segment: &Segment, what: &str, out: &mut Vec<Diagnostic>) {
+/// `a.b.c`.
+fn dotted(path: &[Segment]) -> String {
+    path.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(".")
+}
+
+/// `{{slugify x}}` reads only the top-level context: no dotted key, no phase output fallback.
+fn slugify(ctx: &Ctx, known: &Known, scope: Scope, tag: &Tag, arg: &Segment, out: &mut Vec<Diagnostic>) {
+    let name = arg.name.as_str();
+    if known.variables.contains(name) || LOOP_VARIABLES.iter().any(|(n, _)| *n == name) {
+        return;
+    }
+    if ctx.producers.by_name.contains_key(name) {
+        let d = Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            arg.span,
+            format!(
+                "`slugify` reads only the top-level context, not phase outputs: `{name}` is a phase output here, so `{{{{slugify {name}}}}}` renders as an empty string"
+            ),
+        )
+        .with_help("slugify a context variable, or have the phase write the slug itself");
+        push(out, scope, ctx, d, false);
+        return;
+    }
+    unknown(ctx, known, scope, tag, arg, "not a context variable, phase name or output_var:", out);
+}
+
+/// A dotted key that walks into a phase output: text has no fields, and loop outputs have
+/// only theirs. Returns whether it reported one.
+fn dotted_output(
+    ctx: &Ctx,
+    scope: Scope,
+    tag: &Tag,
+    path: &[Segment],
+    via_phase_outputs: bool,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
+    let (Some(owner), Some(field)) = (path.first(), path.get(1)) else { return false };
+    let Some(shape) = model::output_shape(&ctx.phases, &owner.name) else { return false };
+    let written = if via_phase_outputs { format!("phaseOutputs.{}", dotted(path)) } else { dotted(path) };
+    let span = owner.span.cover(path[path.len() - 1].span);
+    let d = match shape {
+        OutputShape::Text => {
+            let producer = ctx.producers.by_name.get(owner.name.as_str()).map_or("?", |(i, _)| ctx.phase_name(*i));
+            let mut d = Diagnostic::new(
+                UnknownVariable,
+                scope.file,
+                span,
+                format!(
+                    "`{}` holds the output text of phase `{producer}`, and the engine walks dotted keys only into objects, so `{written}` renders as an empty string",
+                    owner.name
+                ),
+            );
+            let replacement = format!("${{{}.output}}", owner.name);
+            if field.name == "output" && path.len() == 2 && matches!(tag.kind, TagKind::Var(_)) && !tag.after_dollar {
+                d = d.with_help(format!("write `{replacement}` (or `{{{{{}}}}}`)", owner.name)).with_fix(
+                    format!("Replace with `{replacement}`"),
+                    Applicability::Unsafe,
+                    vec![Edit { span: tag.span, replacement }],
+                );
+            } else {
+                d = d.with_help(format!("read the whole output: `{replacement}` or `{{{{{}}}}}`", owner.name));
+            }
+            d
+        }
+        OutputShape::Loop | OutputShape::GenericLoop => {
+            let fields = shape.fields();
+            if fields.contains(&field.name.as_str()) && path.len() == 2 {
+                return false;
+            }
+            let what = if shape == OutputShape::Loop { "a reviewer `loop`" } else { "a `generic_loop`" };
+            let listed = fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" and ");
+            let suggestion = if path.len() == 2 { did_you_mean(&field.name, fields.iter().copied()) } else { None };
+            let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+            Diagnostic::new(
+                UnknownVariable,
+                scope.file,
+                span,
+                format!(
+                    "`{}` is the output_var of {what}, which holds only {listed}, so `{written}` renders as an empty string{hint}",
+                    owner.name
+                ),
+            )
+            .with_suggestion(field.span, suggestion)
+        }
+    };
+    push(out, scope, ctx, d, false);
+    true
+}
+
+/// `{{branchUrl}}` without its file: pass 3 needs the argument, so pass 4 reads a variable.
+fn helper_as_variable(ctx: &Ctx, scope: Scope, first: &Segment, out: &mut Vec<Diagnostic>) {
+    let name = first.name.as_str();
+    let engine = ctx.config().lastlight.engine;
+    let argument = if name == "slugify" {
+        "a variable argument (`{{slugify issueTitle}}`)".to_string()
+    } else {
+        format!("a file argument (`{{{{{name} plan.md}}}}`)")
+    };
+    let message = if !engine.helpers().contains(&name) {
+        format!(
+            "only the current engine has the `{name}` helper; this engine reads `{{{{{name}}}}}` as a variable, which is never set, so it renders as an empty string"
+        )
+    } else {
+        format!(
+            "`{name}` needs {argument}; without one the engine reads `{name}` as a variable, which is never set, so it renders as an empty string"
+        )
+    };
+    push(out, scope, ctx, Diagnostic::new(UnknownVariable, scope.file, first.span, message), false);
+}
+
+fn unknown(
+    ctx: &Ctx,
+    known: &Known,
+    scope: Scope,
+    tag: &Tag,
+    segment: &Segment,
+    what: &str,
+    out: &mut Vec<Diagnostic>,
+) {
     let name = segment.name.as_str();
+    if tag.after_dollar {
+        let source = ctx.workspace.file(scope.file).text.get(tag.span.start..tag.span.end).unwrap_or("");
+        let d = Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            segment.span,
+            format!(
+                "the engine replaces `{source}` inside the GitHub Actions expression `${source}`: `{name}` is not a context variable, so the expression is destroyed and only `$` is left"
+            ),
+        )
+        .with_help(format!(
+            "write the expression with spaces, `${{{{ {} }}}}`, which the engine leaves alone",
+            source.trim_start_matches('{').trim_end_matches('}')
+        ));
+        push(out, scope, ctx, d, false);
+        return;
+    }
     let phase_only = !what.ends_with(':');
     let variables = known.variables.iter().map(String::as_str).chain(LOOP_VARIABLES.iter().map(|(n, _)| *n));
     let candidates: Vec<&str> = if phase_only {
@@ -263,12 +469,16 @@ fn unknown(ctx: &Ctx, known: &Known, scope: Scope, segment: &Segment, what: &str
     let d = Diagnostic::new(UnknownVariable, scope.file, segment.span, message)
         .with_suggestion(segment.span, suggestion)
         .with_help(help);
-    push(out, scope, ctx, d);
+    push(out, scope, ctx, d, false);
 }
 
 fn phase_order(ctx: &Ctx, scope: Scope, segment: &Segment, producer: usize, out: &mut Vec<Diagnostic>) {
     let Some(consumer) = scope.phase else { return };
-    if consumer == producer || ctx.before.get(consumer).is_some_and(|set| set.contains(&producer)) {
+    if consumer == producer {
+        self_reference(ctx, scope, segment, producer, out);
+        return;
+    }
+    if ctx.before.get(consumer).is_some_and(|set| set.contains(&producer)) {
         return;
     }
     let (producer_name, consumer_name) = (ctx.phase_name(producer), ctx.phase_name(consumer));
@@ -292,7 +502,28 @@ fn phase_order(ctx: &Ctx, scope: Scope, segment: &Segment, producer: usize, out:
     if let Some((_, node)) = ctx.producers.by_name.get(segment.name.as_str()) {
         d = d.with_related(ctx.file().id, node.span, format!("`{}` is produced here", segment.name));
     }
-    push(out, scope, ctx, d);
+    push(out, scope, ctx, d, true);
+}
+
+/// A phase reading its own output before it ran (its prompt, model or command). Loops are
+/// left alone: their later rounds may see an earlier round's output.
+fn self_reference(ctx: &Ctx, scope: Scope, segment: &Segment, phase: usize, out: &mut Vec<Diagnostic>) {
+    let Some(p) = ctx.phases.iter().find(|p| p.index == phase) else { return };
+    if !scope.before_run || p.has_loop() || p.has_generic_loop() {
+        return;
+    }
+    let name = ctx.phase_name(phase);
+    let d = Diagnostic::new(
+        PhaseOrder,
+        scope.file,
+        segment.span,
+        format!(
+            "`{}` is the output of phase `{name}` itself, which does not exist before the phase has run: here it renders as an empty string",
+            segment.name
+        ),
+    )
+    .with_help("read the output in a later phase");
+    push(out, scope, ctx, d, true);
 }
 
 fn loop_variable(ctx: &Ctx, scope: Scope, segment: &Segment, out: &mut Vec<Diagnostic>) {
@@ -315,7 +546,7 @@ fn loop_variable(ctx: &Ctx, scope: Scope, segment: &Segment, out: &mut Vec<Diagn
                 )
                 .with_related(ctx.file().id, fresh.span, "fresh_context is set here")
                 .with_help("set `fresh_context: false`, or stop reading `previousOutput`");
-                push(out, scope, ctx, d);
+                push(out, scope, ctx, d, true);
                 return;
             }
         },
@@ -324,27 +555,32 @@ fn loop_variable(ctx: &Ctx, scope: Scope, segment: &Segment, out: &mut Vec<Diagn
     };
     let d = Diagnostic::new(LoopVariableOutsideLoop, scope.file, segment.span, message)
         .with_help("read it only in the prompts and messages of a phase with that loop");
-    push(out, scope, ctx, d);
+    push(out, scope, ctx, d, true);
 }
 
-/// A finding in a prompt file names the workflow phase that uses the prompt.
-fn push(out: &mut Vec<Diagnostic>, scope: Scope, ctx: &Ctx, d: Diagnostic) {
-    let d = match scope.used_at {
-        Some(span) => {
-            let phase = scope.phase.map(|i| ctx.phase_name(i)).unwrap_or("?");
-            let workflow = ctx.doc.name().unwrap_or("?");
-            let mut d = d;
-            d.related.insert(
-                0,
-                crate::diagnostic::Related {
-                    file: Some(ctx.file().id),
-                    span,
-                    message: format!("rendered for phase `{phase}` of workflow `{workflow}`"),
-                },
-            );
-            d
-        }
-        None => d,
+/// A finding in a prompt file names the workflow phase that uses the prompt; when several
+/// workflows (or, for a finding that depends on the phase, several phases) use it, the message
+/// says which one, so each line of the report stands on its own.
+fn push(out: &mut Vec<Diagnostic>, scope: Scope, ctx: &Ctx, mut d: Diagnostic, per_phase: bool) {
+    let Some(span) = scope.used_at else {
+        out.push(d);
+        return;
     };
+    let phase = scope.phase.map(|i| ctx.phase_name(i)).unwrap_or("?");
+    let workflow = ctx.doc.name().unwrap_or("?");
+    let (workflows, phases) = scope.uses;
+    if per_phase && phases > 1 {
+        d.message.push_str(&format!(" (phase `{phase}` of workflow `{workflow}`)"));
+    } else if workflows > 1 {
+        d.message.push_str(&format!(" (in workflow `{workflow}`)"));
+    }
+    d.related.insert(
+        0,
+        crate::diagnostic::Related {
+            file: Some(ctx.file().id),
+            span,
+            message: format!("rendered for phase `{phase}` of workflow `{workflow}`"),
+        },
+    );
     out.push(d);
 }
