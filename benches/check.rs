@@ -101,6 +101,33 @@ fn lastlight(c: &mut Criterion) {
     });
 }
 
+/// The shipped code-review machine with its cassettes, one stage grown to 2,000 body lines: what
+/// the language server re-checks on a keystroke in that stage (the scope is the machine, and
+/// `check` replays its cassettes).
+fn keystroke_scope(c: &mut Criterion) {
+    let root = std::env::temp_dir().join("stagelint-bench-code-review-long");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).expect("temp dir");
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/code-review");
+    for entry in std::fs::read_dir(&example).expect("the example").flatten() {
+        std::fs::copy(entry.path(), root.join(entry.file_name())).expect("copy");
+    }
+    let execute = root.join("execute.md");
+    let mut text = std::fs::read_to_string(&execute).expect("execute.md");
+    for i in 0..2000 {
+        text.push_str(&format!(
+            "Step {i}: review the {{{{ctx.task}}}} using {{{{ctx.upstream[0].parsed.summary}}}} carefully.\n"
+        ));
+    }
+    std::fs::write(&execute, text).expect("write");
+    let mut configs = ConfigCache::new(None);
+    let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
+    assert!(workspace.files().iter().any(|f| f.kind == FileKind::Cassette), "the cassettes are read");
+    c.bench_function("code-review machine, 2,000-line stage, with cassettes (check, in memory)", |b| {
+        b.iter(|| stagelint::check::check(&workspace).len())
+    });
+}
+
 /// A workspace holding just the first stage file, for the per-file figure.
 fn rebuild_one(from: &Workspace) -> Workspace {
     let file = from.files().iter().find(|f| f.kind == FileKind::Stage).expect("a stage");
@@ -119,5 +146,5 @@ fn dir_of(file: &stagelint::workspace::SourceFile) -> PathBuf {
     file.path.parent().map(PathBuf::from).unwrap_or_default()
 }
 
-criterion_group!(check, benches, lastlight);
+criterion_group!(check, benches, lastlight, keystroke_scope);
 criterion_main!(check);

@@ -33,7 +33,7 @@ pub struct StageSpec {
     pub definition: Vec<InitFailure>,
     body: String,
     body_offset: usize,
-    tags: Vec<crate::template::stage::Tag>,
+    tags: std::sync::Arc<[crate::template::stage::Tag]>,
 }
 
 /// The stage's declared successors (NextResult, normalized).
@@ -181,7 +181,7 @@ impl StageSpec {
         let mut text = String::with_capacity(self.body.len());
         let mut cursor = 0;
         let mut rendered = Rendered::default();
-        for tag in &self.tags {
+        for tag in self.tags.iter() {
             let TagKind::Path(path) = &tag.kind else { continue };
             if tag.dialect != dialect {
                 rendered.verbatim += 1;

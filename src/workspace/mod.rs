@@ -53,6 +53,8 @@ pub struct SourceFile {
     /// Whether findings in this file are reported. Files read only as context (the rest of
     /// the state machine around a file named on the command line) are not.
     pub reported: bool,
+    /// The stage parse, made by the first reader (`StageDoc::parse`) and shared by the rest.
+    pub(crate) stage_parts: std::sync::OnceLock<crate::families::sm::model::StageParts>,
 }
 
 /// Every file taking part in one check.
@@ -75,7 +77,8 @@ impl Workspace {
         let id = FileId(self.files.len() as u32);
         let lines = LineIndex::new(&text);
         self.by_path.insert(path.clone(), id);
-        self.files.push(SourceFile { id, path, display, text, lines, kind, config, reported: true });
+        let stage_parts = std::sync::OnceLock::new();
+        self.files.push(SourceFile { id, path, display, text, lines, kind, config, reported: true, stage_parts });
         id
     }
 

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::config::Config;
 use crate::diagnostic::FileId;
@@ -23,23 +24,45 @@ pub const STAGE_RESULT_FIELDS: [&str; 6] = ["verdict", "reason", "parsed", "capH
 /// `ctx` names provided by core; everything else is SM-written.
 pub const CORE_CTX_FIELDS: [&str; 3] = ["upstream", "workflowRunId", "stageExecutionId"];
 
-/// One parsed stage definition.
-#[derive(Debug)]
+/// One parsed stage definition: a view of the file and its parse.
+#[derive(Clone, Copy, Debug)]
 pub struct StageDoc<'w> {
     pub file: &'w SourceFile,
+    parts: &'w StageParts,
+}
+
+/// What parsing a stage file yields. It is computed once per file and kept on the
+/// [`SourceFile`]: the rules, the runtime's replays and the editor features all read the same
+/// parse (a keystroke's re-check replays cassettes, which read every stage again).
+#[derive(Debug)]
+pub struct StageParts {
     /// `None` when the file has no frontmatter at all (only possible through `[files] stages`).
     pub frontmatter: Option<Frontmatter>,
     /// The frontmatter mapping with spans in file offsets; `None` when it did not parse.
     pub root: Option<Node>,
     pub syntax_errors: Vec<SyntaxError>,
-    pub tags: Vec<Tag>,
+    /// Shared with the runtime's `StageSpec`, which renders from them.
+    pub tags: Arc<[Tag]>,
+}
+
+impl std::ops::Deref for StageDoc<'_> {
+    type Target = StageParts;
+
+    fn deref(&self) -> &StageParts {
+        self.parts
+    }
 }
 
 impl<'w> StageDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> StageDoc<'w> {
-        let text = &file.text;
+        StageDoc { file, parts: file.stage_parts.get_or_init(|| StageParts::parse(&file.text)) }
+    }
+}
+
+impl StageParts {
+    fn parse(text: &str) -> StageParts {
         let Some(fm) = frontmatter::split(text) else {
-            return StageDoc { file, frontmatter: None, root: None, syntax_errors: Vec::new(), tags: Vec::new() };
+            return StageParts { frontmatter: None, root: None, syntax_errors: Vec::new(), tags: Arc::new([]) };
         };
         let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
         let root = parsed.root.map(|mut node| {
@@ -58,12 +81,14 @@ impl<'w> StageDoc<'w> {
             })
             .collect();
         let tags = match fm.close_fence {
-            Some(_) => template::parse(&text[fm.body.start..fm.body.end], fm.body.start),
-            None => Vec::new(),
+            Some(_) => template::parse(&text[fm.body.start..fm.body.end], fm.body.start).into(),
+            None => Arc::new([]) as Arc<[Tag]>,
         };
-        StageDoc { file, frontmatter: Some(fm), root, syntax_errors, tags }
+        StageParts { frontmatter: Some(fm), root, syntax_errors, tags }
     }
+}
 
+impl<'w> StageDoc<'w> {
     pub fn id(&self) -> FileId {
         self.file.id
     }

@@ -13,7 +13,7 @@ use crate::util::did_you_mean;
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     let mixed = stage.tags.iter().any(|t| t.dialect == Dialect::Mustache && matches!(t.kind, TagKind::Path(_)))
         && stage.tags.iter().any(|t| t.dialect == Dialect::Dollar);
-    for tag in &stage.tags {
+    for tag in stage.tags.iter() {
         check_tag(stage, tag, mixed, out);
     }
 }
@@ -196,7 +196,7 @@ pub(super) fn check_context(machine: &Machine, out: &mut Vec<Diagnostic>) {
         return;
     };
     for stage in &machine.stages {
-        for tag in &stage.tags {
+        for tag in stage.tags.iter() {
             let TagKind::Path(path) = &tag.kind else {
                 continue;
             };

@@ -28,7 +28,7 @@ pub(super) fn check(machine: &Machine, graph: &Graph, out: &mut Vec<Diagnostic>)
         if incoming.is_empty() {
             continue;
         }
-        for tag in &stage.tags {
+        for tag in stage.tags.iter() {
             let TagKind::Path(path) = &tag.kind else {
                 continue;
             };
