@@ -12,6 +12,8 @@
 //! 1. one 2,000-line stage open, 200 keystroke edits: edit -> the publish for its version
 //!    [p50 < 10 ms, p95 < 30 ms]; every edit changes the findings (odd edits type the `{` that
 //!    turns `{env.X}}` into the forbidden `{{env.X}}`, even edits delete it again);
+//!    1b. the same in a state machine whose cassettes the re-check replays (the shipped
+//!    code-review example) [same targets];
 //! 2. a 2,000-file workspace (100 machines x 20 stages): renaming an open stage's `id` ->
 //!    the referring stage's diagnostics, and back, 50 times [< 50 ms];
 //! 3. 200 completions after `allowedTools: [` [p95 < 20 ms];
@@ -155,6 +157,43 @@ fn long_file(samples: &mut Samples) -> Option<u64> {
     peak_rss_kib(&server)
 }
 
+/// Scenario 1b: keystrokes in a 2,000-line stage of the shipped code-review machine, whose
+/// cassettes are replayed on every re-check of the machine.
+fn long_file_with_cassettes(samples: &mut Samples) -> Option<u64> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/code-review");
+    for entry in std::fs::read_dir(&example).expect("the example").flatten() {
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copy");
+    }
+    let path = dir.path().join("execute.md");
+    let mut text = std::fs::read_to_string(&path).expect("execute.md");
+    for i in 0..2000 {
+        text.push_str(&format!("Step {i}: review {{{{ctx.task}}}} with {{{{ctx.upstream[0].parsed.summary}}}}; {{env.V{i}}}}} stays text.\n"));
+    }
+    std::fs::write(&path, &text).expect("write");
+    let sites = env_sites(&text);
+
+    let mut server = start_server();
+    initialize(&mut server, dir.path());
+    server.open(&path, &text);
+    let first = server.published(&uri(&path), |p| p["version"] == 1);
+    assert!(diagnostics(&first).is_empty(), "the long stage must start clean: {first}");
+    for k in 0..200usize {
+        let version = k as i64 + 2;
+        let (line, col) = sites[(k / 2 * 397) % sites.len()];
+        let start = Instant::now();
+        if k % 2 == 0 {
+            server.change(&path, version, line, col, col, "{");
+        } else {
+            server.change(&path, version, line, col, col + 1, "");
+        }
+        let params = server.published(&uri(&path), |p| p["version"] == version);
+        samples.values.push(start.elapsed());
+        assert_eq!(has_code(&params, "sm/ForbiddenPlaceholder"), k % 2 == 0, "edit {k}: {params}");
+    }
+    peak_rss_kib(&server)
+}
+
 /// The 2,000-file workspace, with `turnCap: 0` in the last stage of every machine.
 fn big_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -266,6 +305,8 @@ fn main() {
 
     let mut edit = Samples::new("1. 2,000-line file: edit -> publish (200)");
     let rss_long = long_file(&mut edit);
+    let mut edit_replayed = Samples::new("1b. same, in a machine with cassettes (200)");
+    let rss_replayed = long_file_with_cassettes(&mut edit_replayed);
 
     let root = big_workspace();
     let mut init_first = Samples::new("4. initialize -> first diagnostics (5)");
@@ -277,8 +318,9 @@ fn main() {
     let mut complete = Samples::new("3. completion `allowedTools: [` (200)");
     let rss_big = cross_file_and_completion(root.path(), &mut rename, &mut revert, &mut complete);
 
-    let rows: [(&Samples, &str); 6] = [
+    let rows: [(&Samples, &str); 7] = [
         (&edit, "p50 < 10, p95 < 30"),
+        (&edit_replayed, "p50 < 10, p95 < 30"),
         (&rename, "< 50"),
         (&revert, "< 50"),
         (&complete, "p95 < 20"),
@@ -303,6 +345,7 @@ fn main() {
     let mib = |kib: Option<u64>| kib.map_or("n/a".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
     println!("peak RSS (VmHWM), target < 150 MB:");
     println!("  2,000-line file server:                 {}", mib(rss_long));
+    println!("  2,000-line stage with cassettes:        {}", mib(rss_replayed));
     println!("  2,000-file workspace, startup (max of 5): {}", mib(rss_start));
     println!("  2,000-file workspace, edits+completion:   {}", mib(rss_big));
     println!();
