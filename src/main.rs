@@ -194,7 +194,8 @@ fn run_rules() -> Result<ExitCode, String> {
 }
 
 /// Topics `explain` knows besides rule codes.
-const TOPICS: &[(&str, &str)] = &[("dry-run", include_str!("../docs/dry-run.md"))];
+const TOPICS: &[(&str, &str)] =
+    &[("dry-run", include_str!("../docs/dry-run.md")), ("decisions", include_str!("../docs/decisions.md"))];
 
 fn run_explain(code: &str) -> Result<ExitCode, String> {
     if let Some((_, text)) = TOPICS.iter().find(|(name, _)| *name == code) {
@@ -218,7 +219,7 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
             Err(format!(
-                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime)"
+                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime, `stagelint explain decisions` where the upstream documents disagree)"
             ))
         }
     }

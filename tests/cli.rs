@@ -166,6 +166,25 @@ fn rules_lists_every_code_and_explain_prints_the_doc() {
     assert!(stderr(&output).contains("did you mean `sm/StageJoinDangling`"));
 }
 
+/// `explain decisions` prints the page, and every rule code it names exists.
+#[test]
+fn explain_decisions_names_real_rules() {
+    let output = stagelint(&["explain", "decisions"], repo());
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.starts_with("# Where the upstream documents disagree"), "{text}");
+    let codes: Vec<&str> = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| s.starts_with("sm/") || s.starts_with("steps/") || s.starts_with("lastlight/"))
+        .collect();
+    assert!(codes.len() >= 8, "{codes:?}");
+    for code in codes {
+        assert!(stagelint::families::rule(code).is_some(), "decisions.md names `{code}`, which is no rule");
+    }
+}
+
 #[test]
 fn unreadable_files_are_findings_not_crashes() {
     let dir = tempfile::tempdir().unwrap();
