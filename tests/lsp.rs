@@ -332,3 +332,41 @@ fn clients_that_pull_get_document_and_workspace_reports() {
         "a pulling client gets no pushed diagnostics"
     );
 }
+
+#[test]
+fn malformed_frames_are_answered_and_the_server_keeps_serving() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let frames: [(&[u8], i64); 4] = [
+        (b"Content-Length: 5\r\n\r\n{bad}", -32700),
+        (b"Content-Length: 3\r\n\r\n[1]", -32600),
+        (b"Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":{}}  ", -32600),
+        (b"Content-Type: application/vscode-jsonrpc\r\n\r\n", -32700),
+    ];
+    for (frame, code) in frames {
+        client.write_raw(frame);
+        let reply = client.wait("an error reply", |m| m.get("error").is_some() && m["id"].is_null());
+        assert_eq!(reply["error"]["code"], code, "{}", String::from_utf8_lossy(frame));
+    }
+    // Still serving, on the same output.
+    client.open(&path, &STAGE.replace("turnCap: 5", "turnCap: 0"));
+    client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
+    let symbols = client.document("textDocument/documentSymbol", &path);
+    assert!(symbols.as_array().is_some_and(|s| !s.is_empty()), "{symbols}");
+}
+
+#[test]
+fn exit_code_is_0_after_shutdown_and_1_without() {
+    let dir = workspace();
+    for shutdown in [false, true] {
+        let mut client = Client::spawn();
+        client.initialize(dir.path(), &["utf-16"]);
+        if shutdown {
+            client.request("shutdown", json!(null));
+        }
+        client.notify("exit", json!(null));
+        assert_eq!(client.exit_code(), Some(if shutdown { 0 } else { 1 }), "shutdown first: {shutdown}");
+    }
+}

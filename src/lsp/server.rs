@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
@@ -22,6 +23,8 @@ pub(super) struct Backend {
     changed: watch::Sender<u64>,
     /// The generation of the newest stored analysis, for requests that need fresh results.
     analysed: watch::Receiver<u64>,
+    /// Set by `shutdown`: the process exit code depends on it.
+    shut_down: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -84,12 +87,12 @@ impl State {
 }
 
 impl Backend {
-    pub(super) fn new(client: Client) -> Backend {
+    pub(super) fn new(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
         let (changed, receiver) = watch::channel(0);
         let (done, analysed) = watch::channel(0);
         let state = Arc::new(Mutex::new(State::default()));
         tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver, done));
-        Backend { client, state, changed, analysed }
+        Backend { client, state, changed, analysed, shut_down }
     }
 
     /// Records that `changed` files changed (`None`: anything may have) and wakes the analysis
@@ -263,6 +266,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 

@@ -91,6 +91,25 @@ impl Client {
         self.writer.flush().expect("flush");
     }
 
+    /// Writes `bytes` as they are: malformed frames, for robustness tests.
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).expect("write to server");
+        self.writer.flush().expect("flush");
+    }
+
+    /// Waits for the server process to end (it must within the timeout) and returns its exit code.
+    pub fn exit_code(&mut self) -> Option<i32> {
+        let Server::Process(child) = &mut self.server else { return None };
+        let deadline = Instant::now() + TIMEOUT;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the server did not exit within {TIMEOUT:?}");
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
