@@ -370,3 +370,84 @@ fn exit_code_is_0_after_shutdown_and_1_without() {
         assert_eq!(client.exit_code(), Some(if shutdown { 0 } else { 1 }), "shutdown first: {shutdown}");
     }
 }
+
+/// The client's view of LSP lines: only `\n`, `\r\n` and `\r` end one.
+fn lsp_offset(text: &str, line: usize, column: usize, utf16: bool) -> usize {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for _ in 0..line {
+        let Some(at) = bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r') else { return text.len() };
+        let at = start + at;
+        start = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+    }
+    let end = bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r').map_or(text.len(), |i| start + i);
+    let mut units = 0;
+    for (i, c) in text[start..end].char_indices() {
+        if units >= column {
+            return start + i;
+        }
+        units += if utf16 { c.len_utf16() } else { c.len_utf8() };
+    }
+    end
+}
+
+#[test]
+fn edit_bursts_over_unusual_line_separators_match_a_fresh_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("sm.yaml"), "entry: plan\ncontext:\n  required: [task]\n").expect("write");
+    let path = dir.path().join("plan.md");
+    let body = "Intro\u{2028}more\u{85}x\u{c}y\u{b}z\rw\u{2029}v\r\nTask: {{ctx.task}} 😀 {{ctx.zz}}\n";
+    let base = STAGE.replace("\nTask: {{ctx.task}}. Call submit_plan.\n", &format!("\n{body}Call submit_plan.\n"));
+    let inserts = ["\u{2028}", "\u{85}", "\u{c}", "\u{b}", "\r", "\n", "\r\n", "\u{2029}", "😀", "é", "{{ctx.zz}}", "", "ab"];
+    let mut seed: u64 = 0x5eed;
+    let mut random = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    for (encodings, utf16) in [(["utf-16"], true), (["utf-8"], false)] {
+        let mut client = Client::spawn();
+        client.initialize(dir.path(), &encodings);
+        // After a lone `\r` (line 11 ends there) and `\r\n`, `{{ctx.zz}}` is on line 13.
+        client.open_versioned(&path, &base, 1);
+        let found = client.pulled(&path);
+        let zz = found.iter().find(|d| d["code"] == "sm/StageCtxUnresolved").expect("ctx.zz is unresolved");
+        let column = if utf16 { 28 } else { 30 };
+        assert_eq!(zz["range"]["start"], json!({"line": 13, "character": column}), "{encodings:?}");
+        client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+        for round in 0..2 {
+            let mut text = base.clone();
+            let version = 100 * (round + 1);
+            client.open_versioned(&path, &text, version);
+            let mut version = version;
+            for _ in 0..40 {
+                // Only the body (line 11 on), so the frontmatter keeps parsing.
+                let lines = 1 + text.matches('\n').count() + text.matches('\r').count() - text.matches("\r\n").count();
+                let line = 11 + random(lines - 11);
+                // Short deletions, so the placeholders (findings with positions) mostly survive.
+                let from = random(12);
+                let to = from + random(2);
+                let start = lsp_offset(&text, line, from, utf16);
+                let end = lsp_offset(&text, line, to, utf16);
+                // Columns as the client computes them (clamped to the line, like the server).
+                let column = |offset: usize| -> usize {
+                    let line_start = lsp_offset(&text, line, 0, utf16);
+                    let part = &text[line_start..offset];
+                    if utf16 { part.encode_utf16().count() } else { part.len() }
+                };
+                let (c0, c1) = (column(start), column(end));
+                let insert = inserts[random(inserts.len())];
+                text.replace_range(start..end, insert);
+                version += 1;
+                client.change(&path, version as i64, line, c0, c1, insert);
+            }
+            // Pulled: a push comes only when the findings change.
+            let burst = client.pulled(&path);
+            client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+            client.open_versioned(&path, &text, version + 1);
+            let fresh = client.pulled(&path);
+            assert!(fresh.iter().any(|d| d["range"]["start"]["line"].as_u64() > Some(10)), "{fresh:?}");
+            assert_eq!(burst, fresh, "{encodings:?} round {round}: the server's text is not the client's:\n{text:?}");
+            client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+        }
+    }
+}

@@ -52,7 +52,10 @@ fn suppress_edit(file: &SourceFile, d: &Diagnostic) -> Option<Edit> {
     let line = file.lines.line_of(d.span.start);
     let start = file.lines.line_start(line);
     let indent: String = text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-    let newline = if text[file.lines.line_end(text, line)..].starts_with("\r\n") { "\r\n" } else { "\n" };
+    let newline = match file.lines.line_break(text, line) {
+        "" => "\n",
+        brk => brk,
+    };
     let comment = match comment_style(file, d.span.start)? {
         Style::Hash => format!("{indent}# stagelint: ignore[{}]{newline}", d.code),
         Style::Html => format!("{indent}<!-- stagelint: ignore[{}] -->{newline}", d.code),

@@ -235,6 +235,24 @@ impl Client {
         }
     }
 
+    /// `didOpen` with a given version, whatever was opened before.
+    pub fn open_versioned(&mut self, path: &Path, text: &str, version: i64) {
+        self.versions.retain(|(p, _)| p != path);
+        self.versions.push((path.to_path_buf(), version));
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": version, "text": text}}),
+        );
+    }
+
+    /// The diagnostics of the newest text of `path`, pulled (`textDocument/diagnostic`), sorted.
+    pub fn pulled(&mut self, path: &Path) -> Vec<Value> {
+        let report = self.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri(path)}}));
+        let mut list = report["items"].as_array().cloned().unwrap_or_default();
+        list.sort_by_key(|d| (d["range"].to_string(), d["code"].to_string(), d["message"].to_string()));
+        list
+    }
+
     /// One incremental edit of an open document: replaces `line`:`start`..`end` with `text`.
     pub fn change(&mut self, path: &Path, version: i64, line: usize, start: usize, end: usize, text: &str) {
         let range = json!({"start": {"line": line, "character": start}, "end": {"line": line, "character": end}});
