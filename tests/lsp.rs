@@ -451,3 +451,18 @@ fn edit_bursts_over_unusual_line_separators_match_a_fresh_open() {
         }
     }
 }
+
+#[test]
+fn an_open_binary_file_keeps_its_io_error() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let binary = STAGE.replace("Task:", "Task:\0\0");
+    std::fs::write(&path, &binary).expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "stagelint/IoError"));
+    // The editor shows the same bytes; the finding must stay.
+    client.open(&path, &binary);
+    let found = client.pulled(&path);
+    assert!(found.iter().any(|d| d["code"] == "stagelint/IoError"), "{found:?}");
+}

@@ -156,7 +156,8 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
-        (_, Some(text)) => Ok(text.clone()),
+        // An editor's text is judged like the file's bytes (a binary file stays unreadable).
+        (_, Some(text)) => check_text(text),
         _ => read_text(&file.path),
     });
     for (file, text) in files.into_iter().zip(loaded) {
@@ -577,6 +578,18 @@ pub fn read_text(path: &Path) -> Result<String, Unreadable> {
     }
     let bytes = std::fs::read(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
     decode(bytes)
+}
+
+/// Text an editor holds, judged as [`read_text`] judges a file (it is UTF-8 already).
+fn check_text(text: &str) -> Result<String, Unreadable> {
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(Unreadable::whole(format!("file is {} bytes, larger than the 16 MiB stagelint reads", text.len())));
+    }
+    if text.as_bytes()[..text.len().min(8192)].contains(&0) {
+        // The same message and position as the file on disk gets.
+        return decode(text.as_bytes().to_vec());
+    }
+    Ok(text.to_string())
 }
 
 /// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.
