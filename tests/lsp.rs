@@ -466,3 +466,28 @@ fn an_open_binary_file_keeps_its_io_error() {
     let found = client.pulled(&path);
     assert!(found.iter().any(|d| d["code"] == "stagelint/IoError"), "{found:?}");
 }
+
+#[test]
+fn deleting_sm_yaml_rechecks_its_stages() {
+    let stage = STAGE.replace("{{ctx.task}}", "{{ctx.tsak}}");
+    for opened in [false, true] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sm = dir.path().join("p/sm.yaml");
+        let plan = dir.path().join("p/plan.md");
+        std::fs::create_dir_all(dir.path().join("p")).expect("mkdir");
+        std::fs::write(&sm, "entry: plan\ncontext:\n  required: [task]\n").expect("write");
+        std::fs::write(&plan, &stage).expect("write");
+        let mut client = Client::spawn();
+        client.initialize(dir.path(), &["utf-16"]);
+        client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"));
+        if opened {
+            client.open(&plan, &stage);
+        }
+        std::fs::remove_file(&sm).expect("delete");
+        client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&sm), "type": 3}]}));
+        // Loose now: no context is declared, so nothing is unresolved.
+        client.diagnostics(&uri(&plan), |l| !l.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"));
+        let pulled = client.pulled(&plan);
+        assert!(!pulled.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"), "open: {opened}: {pulled:?}");
+    }
+}

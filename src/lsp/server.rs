@@ -318,8 +318,22 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let paths: Vec<PathBuf> = params.changes.iter().filter_map(|change| path_of(&change.uri)).collect();
-        // A created or deleted file can move other files into another scope.
-        lock(&self.state).scopes.clear();
+        let moved: Vec<PathBuf> = params
+            .changes
+            .iter()
+            .filter(|change| change.typ != FileChangeType::CHANGED)
+            .filter_map(|change| path_of(&change.uri))
+            .collect();
+        if !moved.is_empty() {
+            let mut state = lock(&self.state);
+            // A created or deleted file can move other files into another scope.
+            state.scopes.clear();
+            // The scopes analysed with the file there are re-checked too: a deleted `sm.yaml`
+            // leaves the stages of its directory loose, and they must hear it.
+            let held: Vec<PathBuf> =
+                state.scoped.keys().filter(|scope| moved.iter().any(|path| path.starts_with(scope))).cloned().collect();
+            state.dirty.scopes.extend(held);
+        }
         self.touch(Some(&paths));
     }
 
