@@ -132,7 +132,7 @@ fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
         FileKind::StateMachine | FileKind::Cassette | FileKind::Workflow | FileKind::BreakdownConfig => {
             yaml::parse(text).errors.len()
         }
-        FileKind::Unreadable { .. } => 0,
+        FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => 0,
     }
 }
 

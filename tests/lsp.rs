@@ -491,3 +491,64 @@ fn deleting_sm_yaml_rechecks_its_stages() {
         assert!(!pulled.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"), "open: {opened}: {pulled:?}");
     }
 }
+
+#[test]
+fn a_broken_config_is_a_finding_on_itself_and_leaves_other_scopes_alone() {
+    // m00's config is broken; m00 and m01 share the first index batch.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let broken = STAGE.replace("allowedTools: [Read]", "allowedTools: [Raed]");
+    for n in 0..10 {
+        let sm = dir.path().join(format!("m{n:02}"));
+        std::fs::create_dir(&sm).expect("mkdir");
+        std::fs::write(sm.join("sm.yaml"), "entry: plan\n").expect("write");
+        std::fs::write(sm.join("plan.md"), &broken).expect("write");
+    }
+    let toml = dir.path().join("m00/stagelint.toml");
+    std::fs::write(&toml, "[tools]\nregistred = [\"Read\"]\n").expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let (list, _) = client.diagnostics(&uri(&toml), |l| !l.is_empty());
+    assert_eq!(list[0]["code"], "stagelint/InvalidConfig", "{list:?}");
+    assert_eq!(list[0]["range"]["start"], json!({"line": 1, "character": 0}), "{list:?}");
+    assert!(list[0]["message"].as_str().unwrap_or("").contains("registred"), "{list:?}");
+    for n in 1..10 {
+        let plan = dir.path().join(format!("m{n:02}/plan.md"));
+        client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    }
+    // Typing in a stage under the broken config: no popup, and the config's finding stays.
+    let plan = dir.path().join("m00/plan.md");
+    client.open(&plan, &broken);
+    client.change(&plan, 2, 11, 0, 0, "x");
+    assert!(client.pulled(&toml).iter().any(|d| d["code"] == "stagelint/InvalidConfig"));
+    client.change(&plan, 3, 11, 0, 1, "");
+    assert!(client.pulled(&plan).is_empty(), "files under a broken config are not checked");
+    // Fixing the config in the editor, unsaved, checks m00 again.
+    client.open(&toml, "[tools]\nregistred = [\"Read\"]\n");
+    client.change(&toml, 2, 1, 0, 9, "registered");
+    client.diagnostics(&uri(&toml), |l| l.is_empty());
+    client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    assert!(
+        !client.backlog().iter().any(|m| m["method"] == "window/showMessage"),
+        "no popups: {:?}",
+        client.backlog().iter().filter(|m| m["method"] == "window/showMessage").collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn an_unsaved_tool_list_edit_rechecks_the_stages_it_governs() {
+    let dir = workspace();
+    let toml = dir.path().join("stagelint.toml");
+    let plan = dir.path().join("plan.md");
+    let full = "[tools]\nregistered = [\"Read\", \"Grep\"]\n";
+    std::fs::write(&toml, full).expect("write");
+    std::fs::write(&plan, STAGE.replace("allowedTools: [Read]", "allowedTools: [Grep]")).expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    assert!(client.pulled(&plan).is_empty());
+    client.open(&toml, full);
+    // Drop `Grep` without saving: plan.md (not open) now uses an unknown tool.
+    client.change(&toml, 2, 1, 20, 28, "");
+    client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    client.change(&toml, 3, 1, 20, 20, ", \"Grep\"");
+    client.diagnostics(&uri(&plan), |l| l.is_empty());
+}

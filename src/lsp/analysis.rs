@@ -99,7 +99,10 @@ pub(super) async fn analysis_loop(
             let analysis = match result {
                 Ok(Ok(analysis)) => Arc::new(analysis),
                 Ok(Err(message)) => {
-                    client.show_message(MessageType::ERROR, message).await;
+                    // Once per distinct problem, not once per keystroke.
+                    if lock(&state).shown.insert(message.clone()) {
+                        client.show_message(MessageType::ERROR, message).await;
+                    }
                     continue;
                 }
                 Err(_) => {
@@ -217,7 +220,9 @@ fn changed_batches(
 }
 
 fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> Result<Analysis, String> {
-    let mut configs = ConfigCache::new(None);
+    // Open configs count unsaved; a broken one is a finding on itself and only leaves out the
+    // files it governs.
+    let mut configs = ConfigCache::for_editor(overlay);
     let workspace = discover_with_overlay(paths, &mut configs, overlay).map_err(|e| e.to_string())?;
     let diagnostics = crate::check::check(&workspace);
     Ok(Analysis { workspace, diagnostics })

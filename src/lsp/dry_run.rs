@@ -29,7 +29,8 @@ pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBu
         None
     };
     let ran = tokio::task::spawn_blocking(move || {
-        let mut configs = ConfigCache::new(None);
+        // Open configs count with their unsaved text, as in the live check.
+        let mut configs = ConfigCache::new(None).with_overlay(&overlay);
         let options = Options { strict: false, explain_init: true };
         let (workspace, run) = dry_run_path(&path, None, options, &mut configs, &overlay)?;
         let mut text = report::timeline(&workspace, &run);

@@ -15,7 +15,7 @@ use crate::ide;
 use crate::lsp::analysis::{Analysis, Dirty, analysis_loop};
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
-use crate::workspace::discover::scope_of;
+use crate::workspace::discover::{is_config_name, scope_of};
 
 pub(super) struct Backend {
     client: Client,
@@ -57,6 +57,8 @@ pub(super) struct State {
     pub(super) show_document: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
     pub(super) progress: bool,
+    /// Error messages already shown with `window/showMessage`.
+    pub(super) shown: std::collections::HashSet<String>,
 }
 
 impl State {
@@ -72,6 +74,18 @@ impl State {
             // A breakdown config's scope is its agent directory, not an ancestor.
             .or_else(|| self.scoped.get(&scope_of(path)))
             .cloned()
+    }
+
+    /// Marks what the config at `path` governs for re-checking: the analysed scopes below its
+    /// directory or holding it, the open documents below it, and the config's own scope.
+    fn dirty_governed(&mut self, path: &std::path::Path) {
+        let dir = path.parent().unwrap_or(path).to_path_buf();
+        let mut scopes: Vec<PathBuf> =
+            self.scoped.keys().filter(|s| s.starts_with(&dir) || dir.starts_with(s)).cloned().collect();
+        let open: Vec<PathBuf> = self.documents.keys().filter(|p| p.starts_with(&dir)).cloned().collect();
+        scopes.extend(open.iter().map(|p| self.scope(p)));
+        scopes.push(self.scope(path));
+        self.dirty.scopes.extend(scopes);
     }
 
     /// The scope of `path`, remembered: it changes only when files appear or disappear, which
@@ -104,10 +118,11 @@ impl Backend {
                 None => state.dirty.all = true,
                 Some(paths) => {
                     for path in paths {
-                        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                        // A config governs everything below it.
-                        if crate::config::CONFIG_NAMES.contains(&name) {
-                            state.dirty.all = true;
+                        if is_config_name(path) {
+                            state.dirty_governed(path);
+                        } else if path.extension().is_some_and(|e| e == "toml") {
+                            // Another TOML file (an editor may send every one): nothing of ours.
+                            continue;
                         } else {
                             let scope = state.scope(path);
                             state.dirty.scopes.insert(scope);
