@@ -552,3 +552,76 @@ fn an_unsaved_tool_list_edit_rechecks_the_stages_it_governs() {
     client.change(&toml, 3, 1, 20, 20, ", \"Grep\"");
     client.diagnostics(&uri(&plan), |l| l.is_empty());
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("name"));
+        if path.is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}
+
+/// `text` with LSP `edits` (line/character in UTF-16, single-line ranges here) applied.
+fn apply_edits(text: &str, edits: &[serde_json::Value]) -> String {
+    let mut out = text.to_string();
+    let mut sorted = edits.to_vec();
+    sorted.sort_by_key(|e| (e["range"]["start"]["line"].as_u64(), e["range"]["start"]["character"].as_u64()));
+    for edit in sorted.iter().rev() {
+        let at = |p: &serde_json::Value| {
+            let (line, column) = (p["line"].as_u64().unwrap_or(0) as usize, p["character"].as_u64().unwrap_or(0) as usize);
+            lsp_offset(&out, line, column, true)
+        };
+        let (start, end) = (at(&edit["range"]["start"]), at(&edit["range"]["end"]));
+        out.replace_range(start..end, edit["newText"].as_str().unwrap_or(""));
+    }
+    out
+}
+
+#[test]
+fn suppressing_inside_a_block_scalar_comments_above_its_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(std::path::Path::new("examples/lastlight"), dir.path());
+    let build = dir.path().join("workflows/build.yaml");
+    let text = std::fs::read_to_string(&build).expect("read").replace("`{{issueDir}}/plan.md`", "`{{isueDir}}/plan.md`");
+    let header = text.lines().position(|l| l.trim_start().starts_with("approval_gate_message: |")).expect("header");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.open(&build, &text);
+    let (list, _) = client.diagnostics(&uri(&build), |l| l.iter().any(|d| d["code"] == "lastlight/UnknownVariable"));
+    let finding = list.iter().find(|d| d["code"] == "lastlight/UnknownVariable").expect("finding");
+    assert_eq!(finding["range"]["start"]["line"], header + 1, "{finding}");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&build)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
+    );
+    let suppress = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"] == "Suppress `lastlight/UnknownVariable` on this line")
+        .unwrap_or_else(|| panic!("{actions}"));
+    let edits = suppress["edit"]["changes"][uri(&build)].as_array().expect("edits").clone();
+    // Above the key, at its indentation: not a line of the string.
+    let indent = &text.lines().nth(header).expect("header")[..4];
+    assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{suppress}");
+    assert_eq!(edits[0]["newText"], format!("{indent}# stagelint: ignore[lastlight/UnknownVariable]\n"));
+    let suppressed = apply_edits(&text, &edits);
+    client.set(&build, &suppressed);
+    let found = client.pulled(&build);
+    assert!(found.is_empty(), "the suppression covers the block scalar and is used: {found:?}");
+    // A `#` line inside the block scalar is part of the string, never a suppression.
+    let inside = text.replace(
+        "approval_gate_message: |\n",
+        "approval_gate_message: |\n      # stagelint: ignore[lastlight/UnknownVariable]\n",
+    );
+    assert_ne!(inside, text);
+    client.set(&build, &inside);
+    let found = client.pulled(&build);
+    assert!(found.iter().any(|d| d["code"] == "lastlight/UnknownVariable"), "{found:?}");
+    assert!(!found.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"), "{found:?}");
+}
