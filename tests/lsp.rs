@@ -625,3 +625,97 @@ fn suppressing_inside_a_block_scalar_comments_above_its_key() {
     assert!(found.iter().any(|d| d["code"] == "lastlight/UnknownVariable"), "{found:?}");
     assert!(!found.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"), "{found:?}");
 }
+
+const EXECUTE: &str = "---\nid: execute\nname: Execute\nallowedTools: [Read]\ncompletionTool: submit_execute\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nDo it. Call submit_execute.\n";
+
+/// plan → execute, with a stage cassette named after `execute` and a machine cassette.
+fn pipeline(execute_id: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("sm.yaml"), "entry: plan\n").expect("write");
+    let plan = STAGE.replace("resolutionPolicy: retry-later\n", &format!("resolutionPolicy: retry-later\nnext:\n  nextStages: [{execute_id}]\n"));
+    std::fs::write(dir.path().join("plan.md"), plan).expect("write");
+    std::fs::write(dir.path().join("execute.md"), EXECUTE.replace("id: execute", &format!("id: {execute_id}"))).expect("write");
+    let turn = "attempts:\n  - turns:\n      - response: { stop: end_turn, content: [ { text: hi } ] }\n";
+    std::fs::write(dir.path().join("execute.cassette.yaml"), format!("cassette: 1\nstage: {execute_id}\n{turn}"))
+        .expect("write");
+    let stage_turns = "    attempts:\n      - turns:\n          - response: { stop: end_turn, content: [ { text: hi } ] }\n";
+    std::fs::write(
+        dir.path().join("sm.cassette.yaml"),
+        format!("cassette: 1\nctx: {{ task: t }}\nstages:\n  plan:\n{stage_turns}  {execute_id}:\n{stage_turns}"),
+    )
+    .expect("write");
+    dir
+}
+
+/// `documentChanges` of a workspace edit as (file name, new texts) and file renames (old, new).
+fn changes(edit: &serde_json::Value) -> (Vec<(String, Vec<String>)>, Vec<(String, String)>) {
+    let name = |uri: &serde_json::Value| uri.as_str().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+    let mut texts = Vec::new();
+    let mut renames = Vec::new();
+    for change in edit["documentChanges"].as_array().expect("documentChanges") {
+        if change["kind"] == "rename" {
+            renames.push((name(&change["oldUri"]), name(&change["newUri"])));
+        } else {
+            let new: Vec<String> =
+                change["edits"].as_array().expect("edits").iter().map(|e| e["newText"].as_str().unwrap_or("").to_string()).collect();
+            texts.push((name(&change["textDocument"]["uri"]), new));
+        }
+    }
+    (texts, renames)
+}
+
+#[test]
+fn renaming_a_stage_id_renames_its_cassettes_too() {
+    let dir = pipeline("execute");
+    let execute = dir.path().join("execute.md");
+    for can_rename_files in [true, false] {
+        let mut client = Client::spawn();
+        let kinds = if can_rename_files { json!(["create", "rename", "delete"]) } else { json!([]) };
+        client.initialize_with(
+            dir.path(),
+            json!({"workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": kinds}}}),
+        );
+        let at = client.at(&execute, &EXECUTE.replace("id: execute", "id: exe$0cute"));
+        let mut params = at.clone();
+        params["newName"] = json!("implement");
+        let edit = client.request("textDocument/rename", params);
+        let (texts, renames) = changes(&edit);
+        let files: Vec<&str> = texts.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(files, ["execute.cassette.yaml", "execute.md", "plan.md", "sm.cassette.yaml"], "{edit}");
+        assert!(texts.iter().all(|(_, new)| new == &["implement"]), "{edit}");
+        if can_rename_files {
+            assert_eq!(renames, [("execute.cassette.yaml".to_string(), "implement.cassette.yaml".to_string())]);
+            let last = edit["documentChanges"].as_array().and_then(|c| c.last()).cloned().unwrap_or_default();
+            assert_eq!(last["kind"], "rename", "the file is renamed after its edit: {edit}");
+            assert_eq!(last["options"], json!({"overwrite": false, "ignoreIfExists": true}));
+        } else {
+            assert!(renames.is_empty(), "no file rename without resourceOperations: {edit}");
+        }
+    }
+}
+
+#[test]
+fn the_kebab_case_fix_renames_the_stage_id_in_every_file() {
+    let dir = pipeline("Execute_Step");
+    let execute = dir.path().join("execute.md");
+    let text = std::fs::read_to_string(&execute).expect("read");
+    let mut client = Client::spawn();
+    client.initialize_with(dir.path(), json!({"workspace": {"workspaceEdit": {"documentChanges": true}}}));
+    client.open(&execute, &text);
+    let (list, _) = client.diagnostics(&uri(&execute), |l| l.iter().any(|d| d["code"] == "sm/InvalidStageId"));
+    let finding = list.iter().find(|d| d["code"] == "sm/InvalidStageId").expect("finding");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&execute)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
+    );
+    let fix = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"] == "Rename to `execute-step`")
+        .unwrap_or_else(|| panic!("{actions}"));
+    let (texts, _) = changes(&fix["edit"]);
+    let files: Vec<&str> = texts.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(files, ["execute.cassette.yaml", "execute.md", "plan.md", "sm.cassette.yaml"], "{fix}");
+    assert!(texts.iter().all(|(_, new)| new == &["execute-step"]), "{fix}");
+}

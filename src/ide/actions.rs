@@ -5,13 +5,12 @@ use crate::diagnostic::{Diagnostic, Edit, FileId};
 use crate::source::Span;
 use crate::workspace::{FileKind, SourceFile};
 
-/// One code action, in the diagnostic's file.
+/// One code action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Action {
     pub title: String,
-    /// The file `edits` apply to.
-    pub file: FileId,
-    pub edits: Vec<Edit>,
+    /// Each edit with the file it applies to.
+    pub edits: Vec<(FileId, Edit)>,
     /// Index of the diagnostic it fixes, in the slice given.
     pub diagnostic: usize,
     /// A fix the diagnostic offered (rather than a suppression).
@@ -28,7 +27,6 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
         if let Some(fix) = &d.fix {
             out.push(Action {
                 title: fix.title.clone(),
-                file: fix.file.unwrap_or(d.file),
                 edits: fix.edits.clone(),
                 diagnostic: index,
                 preferred: true,
@@ -37,8 +35,7 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
         if let Some(edit) = suppress_edit(file, d) {
             out.push(Action {
                 title: format!("Suppress `{}` on this line", d.code),
-                file: file.id,
-                edits: vec![edit],
+                edits: vec![(file.id, edit)],
                 diagnostic: index,
                 preferred: false,
             });

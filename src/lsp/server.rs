@@ -53,6 +53,8 @@ pub(super) struct State {
     pub(super) pull: bool,
     /// The client takes ordered `documentChanges` in workspace edits.
     pub(super) document_changes: bool,
+    /// The client renames files in workspace edits (`resourceOperations` has `rename`).
+    pub(super) rename_files: bool,
     /// The client opens documents we ask it to (`window/showDocument`): the dry-run report.
     pub(super) show_document: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
@@ -185,6 +187,14 @@ impl LanguageServer for Backend {
             .and_then(|w| w.workspace_edit.as_ref())
             .and_then(|e| e.document_changes)
             .unwrap_or(false);
+        let rename_files = document_changes
+            && params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.workspace_edit.as_ref())
+                .and_then(|e| e.resource_operations.as_ref())
+                .is_some_and(|kinds| kinds.contains(&ResourceOperationKind::Rename));
         let show_document =
             params.capabilities.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|d| d.support);
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
@@ -203,6 +213,7 @@ impl LanguageServer for Backend {
             state.dynamic_watchers = dynamic_watchers;
             state.pull = pull;
             state.document_changes = document_changes;
+            state.rename_files = rename_files;
             state.show_document = show_document;
             state.progress = progress;
         }
@@ -385,7 +396,6 @@ impl LanguageServer for Backend {
                 ide::actions::actions_for(&analysis.diagnostics, file, span)
                     .into_iter()
                     .map(|action| {
-                        let edits: Vec<_> = action.edits.iter().map(|e| (action.file, e.clone())).collect();
                         let diagnostic = convert::diagnostic(
                             &analysis.workspace,
                             &analysis.diagnostics[action.diagnostic],
@@ -397,7 +407,7 @@ impl LanguageServer for Backend {
                             diagnostics: Some(vec![diagnostic]),
                             edit: Some(convert::workspace_edit(
                                 &analysis.workspace,
-                                &edits,
+                                &action.edits,
                                 encoding,
                                 document_changes,
                             )),
@@ -471,12 +481,21 @@ impl LanguageServer for Backend {
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let at = params.text_document_position;
-        let document_changes = lock(&self.state).document_changes;
+        let (document_changes, rename_files) = {
+            let state = lock(&self.state);
+            (state.document_changes, state.rename_files)
+        };
         let answer = self
             .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
-                let edits: Vec<_> =
-                    ide::rename(&analysis.workspace, ide::Cursor { file: file.id, offset }, &params.new_name)?;
+                let cursor = ide::Cursor { file: file.id, offset };
+                let edits: Vec<_> = ide::rename(&analysis.workspace, cursor, &params.new_name)?;
+                // A stage cassette named after the id follows it, when the client can rename
+                // files; otherwise its name stays as it is.
+                if rename_files {
+                    let files = ide::renamed_files(&analysis.workspace, cursor, &params.new_name);
+                    return Ok(convert::workspace_edit_renaming(&analysis.workspace, &edits, &files, encoding));
+                }
                 Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding, document_changes))
             })
             .await;
