@@ -565,6 +565,32 @@ fn lastlight_completion() {
 }
 
 #[test]
+fn lastlight_prompt_completion_replaces_an_auto_closed_brace_and_offers_output_after_the_phase() {
+    let mut ll = Lastlight::new();
+    let implement = ll.implement();
+    // `${}` as an editor auto-closes it: the item's edit covers the `}` instead of doubling it.
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${$0}"));
+    let position = at["position"].clone();
+    let items = ll.client.request("textDocument/completion", at);
+    let plan = items.as_array().expect("items").iter().find(|i| i["label"] == "plan").expect("plan").clone();
+    assert_eq!(plan["textEdit"]["newText"], "plan.output}", "{plan}");
+    assert_eq!(plan["textEdit"]["range"]["start"], position, "{plan}");
+    let end = plan["textEdit"]["range"]["end"]["character"].as_u64();
+    assert_eq!(end, position["character"].as_u64().map(|c| c + 1), "the `}}` is replaced: {plan}");
+    // After `${plan.`: only `output`.
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${plan.$0}"));
+    let position = at["position"].clone();
+    let items = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&items), ["output"], "{items}");
+    assert_eq!(items[0]["textEdit"]["newText"], "output}");
+    assert_eq!(items[0]["textEdit"]["range"]["start"], position);
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${plan.ou$0"));
+    let items = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&items), ["output"], "{items}");
+    assert_eq!(items[0]["textEdit"]["range"]["end"]["character"].as_u64(), items[0]["textEdit"]["range"]["start"]["character"].as_u64().map(|c| c + 2));
+}
+
+#[test]
 fn lastlight_definition_and_hover() {
     let mut ll = Lastlight::new();
     let build = ll.build();

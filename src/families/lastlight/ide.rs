@@ -304,7 +304,28 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
     }
     if let Some((partial, dollar)) = locate::template_at(&file.text, at.offset) {
         let phases_only = dollar;
-        return variables(workspace, file)
+        let vars = variables(workspace, file);
+        // `${…}`: the item writes the closing brace, so one already there (an editor's
+        // auto-close) is replaced rather than doubled.
+        let closes = dollar && file.text[at.offset..].starts_with('}');
+        let replace = if closes { Span::new(partial.start, at.offset + 1) } else { partial };
+        let typed = &file.text[partial.start..at.offset];
+        if dollar && let Some((phase, _)) = typed.split_once('.') {
+            // `${plan.`: the phase is chosen; only `output` can follow.
+            let Some((_, doc)) = vars.into_iter().find(|(n, d)| n == phase && d.starts_with("Output of phase")) else {
+                return Vec::new();
+            };
+            let after_dot = partial.start + phase.len() + 1;
+            return vec![CompletionItem {
+                label: "output".into(),
+                kind: CompletionKind::Variable,
+                detail: None,
+                documentation: Some(doc),
+                insert: Some("output}".into()),
+                replace: Span::new(after_dot, replace.end),
+            }];
+        }
+        return vars
             .into_iter()
             .filter(|(_, doc)| !phases_only || doc.starts_with("Output of phase"))
             .map(|(label, doc)| CompletionItem {
@@ -313,7 +334,7 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
                 kind: CompletionKind::Variable,
                 detail: None,
                 documentation: Some(doc),
-                replace: partial,
+                replace,
             })
             .collect();
     }
