@@ -719,3 +719,42 @@ fn the_kebab_case_fix_renames_the_stage_id_in_every_file() {
     assert_eq!(files, ["execute.cassette.yaml", "execute.md", "plan.md", "sm.cassette.yaml"], "{fix}");
     assert!(texts.iter().all(|(_, new)| new == &["execute-step"]), "{fix}");
 }
+
+#[test]
+fn a_pulling_client_is_asked_to_refresh_and_pulls_the_dry_runs_findings() {
+    let dir = workspace();
+    let plan = dir.path().join("plan.md");
+    let cassette = dir.path().join("plan.cassette.yaml");
+    // Read is not allowed, so the call the cassette expects dispatched is denied.
+    std::fs::write(&plan, STAGE.replace("allowedTools: [Read]", "allowedTools: []")).expect("write");
+    std::fs::write(
+        &cassette,
+        "cassette: 1\nstage: plan\nctx: { task: t }\ntools:\n  Read:\n    - { anyArgs: true, result: x }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: Read, args: {} } } ] }\n        expect: [ { branch: tool, call: c1, outcome: dispatched } ]\n      - response: { stop: tool_use, content: [ { toolCall: { id: c2, name: submit_plan, args: {} } } ] }\n",
+    )
+    .expect("write");
+    let mut client = Client::spawn();
+    client.initialize_with(
+        dir.path(),
+        json!({"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": true}}}),
+    );
+    let is_refresh = |m: &serde_json::Value| m["method"] == "workspace/diagnostic/refresh";
+    client.wait("a refresh after the first check", is_refresh);
+    // An edit that changes the findings asks for a refresh too.
+    client.open(&plan, STAGE);
+    client.wait("a refresh after an edit", is_refresh);
+    client.set(&plan, &STAGE.replace("allowedTools: [Read]", "allowedTools: []"));
+    client.wait("a refresh after another edit", is_refresh);
+    assert!(client.pulled(&cassette).iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
+    let result = client.request(
+        "workspace/executeCommand",
+        json!({"command": "stagelint.dryRun", "arguments": [uri(&plan)]}),
+    );
+    assert_eq!(result["exitCode"], 1, "{result}");
+    client.wait("a refresh after the dry-run", is_refresh);
+    let pulled = client.pulled(&cassette);
+    assert!(pulled.iter().any(|d| d["code"] == "cassette/ExpectationFailed"), "{pulled:?}");
+    assert!(
+        !client.backlog().iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "nothing is pushed to a pulling client, the dry-run's findings neither"
+    );
+}

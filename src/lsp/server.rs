@@ -51,6 +51,11 @@ pub(super) struct State {
     pub(super) dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
     pub(super) pull: bool,
+    /// A pulling client that takes `workspace/diagnostic/refresh` when results change.
+    pub(super) refresh: bool,
+    /// In pull mode, the dry-run's findings by file, returned with the next pulls until the file
+    /// is checked again (a pushing client gets them published instead).
+    pub(super) dry_run: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
     /// The client takes ordered `documentChanges` in workspace edits.
     pub(super) document_changes: bool,
     /// The client renames files in workspace edits (`resourceOperations` has `rename`).
@@ -164,6 +169,15 @@ pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A pulled report's items with the dry-run's findings for the file, each once.
+fn with_dry_run(items: &mut Vec<Diagnostic>, found: Option<&Vec<Diagnostic>>) {
+    for diagnostic in found.into_iter().flatten() {
+        if !items.contains(diagnostic) {
+            items.push(diagnostic.clone());
+        }
+    }
+}
+
 pub(super) fn path_of(uri: &Uri) -> Option<PathBuf> {
     uri.to_file_path().map(|p| crate::workspace::discover::normalize(&p))
 }
@@ -198,6 +212,14 @@ impl LanguageServer for Backend {
         let show_document =
             params.capabilities.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|d| d.support);
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
+        let refresh = pull
+            && params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false);
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let dynamic_watchers = params
             .capabilities
@@ -212,6 +234,7 @@ impl LanguageServer for Backend {
             state.roots = roots;
             state.dynamic_watchers = dynamic_watchers;
             state.pull = pull;
+            state.refresh = refresh;
             state.document_changes = document_changes;
             state.rename_files = rename_files;
             state.show_document = show_document;
@@ -598,12 +621,13 @@ impl LanguageServer for Backend {
                     continue;
                 }
                 let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
-                let items = analysis
+                let mut items: Vec<_> = analysis
                     .diagnostics
                     .iter()
                     .filter(|d| d.file == file.id)
                     .map(|d| convert::diagnostic(&analysis.workspace, d, encoding))
                     .collect();
+                with_dry_run(&mut items, state.dry_run.get(&file.path));
                 let version = state.documents.get(&file.path).map(|d| i64::from(d.version));
                 reports.insert(
                     file.path.clone(),
@@ -621,7 +645,7 @@ impl LanguageServer for Backend {
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
-        let items = self
+        let mut items: Vec<_> = self
             .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
                 analysis
                     .diagnostics
@@ -632,6 +656,9 @@ impl LanguageServer for Backend {
             })
             .await
             .unwrap_or_default();
+        if let Some(path) = path_of(&params.text_document.uri) {
+            with_dry_run(&mut items, lock(&self.state).dry_run.get(&path));
+        }
         Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
             RelatedFullDocumentDiagnosticReport {
                 related_documents: None,
