@@ -7,6 +7,7 @@
 
 mod complete;
 mod hover;
+mod json_schema;
 mod lines;
 mod navigate;
 mod schema;

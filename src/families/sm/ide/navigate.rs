@@ -143,9 +143,37 @@ pub(in crate::families::sm) fn references(workspace: &Workspace, at: Cursor) -> 
     };
     let all = occurrences(&scope);
     let Some(here) = under_cursor(&scope, &all, at.offset) else {
-        return Vec::new();
+        return parsed_references(&scope, at.offset);
     };
     all.iter().filter(|o| !o.declaration && o.id == here.id).map(Occurrence::target).collect()
+}
+
+/// From a property key in a stage's `completionSchema`: the successors' `ctx.upstream[i].parsed`
+/// placeholders whose definition is that key (the reverse of `placeholder_definitions`).
+fn parsed_references(scope: &Scope, offset: usize) -> Vec<Target> {
+    let Some(stage) = scope.stage() else { return Vec::new() };
+    if !stage.field("completionSchema").is_some_and(|schema| schema.span.contains(offset)) {
+        return Vec::new();
+    }
+    let Some(machine) = scope.machine() else { return Vec::new() };
+    let mut out = Vec::new();
+    for other in machine.stages {
+        for tag in &other.tags {
+            let TagKind::Path(path) = &tag.kind else { continue };
+            let names: Vec<Option<&str>> = path.segments.iter().map(Segment::name).collect();
+            if !matches!(names.as_slice(), [Some("ctx"), Some("upstream"), None, Some("parsed"), _, ..]) {
+                continue;
+            }
+            for segment in &path.segments[4..] {
+                let Segment::Field { .. } = segment else { continue };
+                let found = placeholder_definitions(scope, other, segment.span().start);
+                if found.iter().any(|t| t.file == stage.id() && t.span.contains(offset)) {
+                    out.push(Target { file: other.id(), span: segment.span() });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Why the cursor's position cannot be renamed.
