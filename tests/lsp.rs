@@ -398,7 +398,8 @@ fn edit_bursts_over_unusual_line_separators_match_a_fresh_open() {
     let path = dir.path().join("plan.md");
     let body = "Intro\u{2028}more\u{85}x\u{c}y\u{b}z\rw\u{2029}v\r\nTask: {{ctx.task}} 😀 {{ctx.zz}}\n";
     let base = STAGE.replace("\nTask: {{ctx.task}}. Call submit_plan.\n", &format!("\n{body}Call submit_plan.\n"));
-    let inserts = ["\u{2028}", "\u{85}", "\u{c}", "\u{b}", "\r", "\n", "\r\n", "\u{2029}", "😀", "é", "{{ctx.zz}}", "", "ab"];
+    let inserts =
+        ["\u{2028}", "\u{85}", "\u{c}", "\u{b}", "\r", "\n", "\r\n", "\u{2029}", "😀", "é", "{{ctx.zz}}", "", "ab"];
     let mut seed: u64 = 0x5eed;
     let mut random = move |n: usize| {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -438,7 +439,7 @@ fn edit_bursts_over_unusual_line_separators_match_a_fresh_open() {
                 let insert = inserts[random(inserts.len())];
                 text.replace_range(start..end, insert);
                 version += 1;
-                client.change(&path, version as i64, line, c0, c1, insert);
+                client.change(&path, version, line, c0, c1, insert);
             }
             // Pulled: a push comes only when the findings change.
             let burst = client.pulled(&path);
@@ -573,7 +574,8 @@ fn apply_edits(text: &str, edits: &[serde_json::Value]) -> String {
     sorted.sort_by_key(|e| (e["range"]["start"]["line"].as_u64(), e["range"]["start"]["character"].as_u64()));
     for edit in sorted.iter().rev() {
         let at = |p: &serde_json::Value| {
-            let (line, column) = (p["line"].as_u64().unwrap_or(0) as usize, p["character"].as_u64().unwrap_or(0) as usize);
+            let (line, column) =
+                (p["line"].as_u64().unwrap_or(0) as usize, p["character"].as_u64().unwrap_or(0) as usize);
             lsp_offset(&out, line, column, true)
         };
         let (start, end) = (at(&edit["range"]["start"]), at(&edit["range"]["end"]));
@@ -587,7 +589,8 @@ fn suppressing_inside_a_block_scalar_comments_above_its_key() {
     let dir = tempfile::tempdir().expect("temp dir");
     copy_dir(std::path::Path::new("examples/lastlight"), dir.path());
     let build = dir.path().join("workflows/build.yaml");
-    let text = std::fs::read_to_string(&build).expect("read").replace("`{{issueDir}}/plan.md`", "`{{isueDir}}/plan.md`");
+    let text =
+        std::fs::read_to_string(&build).expect("read").replace("`{{issueDir}}/plan.md`", "`{{isueDir}}/plan.md`");
     let header = text.lines().position(|l| l.trim_start().starts_with("approval_gate_message: |")).expect("header");
     let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
@@ -632,13 +635,18 @@ const EXECUTE: &str = "---\nid: execute\nname: Execute\nallowedTools: [Read]\nco
 fn pipeline(execute_id: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("sm.yaml"), "entry: plan\n").expect("write");
-    let plan = STAGE.replace("resolutionPolicy: retry-later\n", &format!("resolutionPolicy: retry-later\nnext:\n  nextStages: [{execute_id}]\n"));
+    let plan = STAGE.replace(
+        "resolutionPolicy: retry-later\n",
+        &format!("resolutionPolicy: retry-later\nnext:\n  nextStages: [{execute_id}]\n"),
+    );
     std::fs::write(dir.path().join("plan.md"), plan).expect("write");
-    std::fs::write(dir.path().join("execute.md"), EXECUTE.replace("id: execute", &format!("id: {execute_id}"))).expect("write");
+    std::fs::write(dir.path().join("execute.md"), EXECUTE.replace("id: execute", &format!("id: {execute_id}")))
+        .expect("write");
     let turn = "attempts:\n  - turns:\n      - response: { stop: end_turn, content: [ { text: hi } ] }\n";
     std::fs::write(dir.path().join("execute.cassette.yaml"), format!("cassette: 1\nstage: {execute_id}\n{turn}"))
         .expect("write");
-    let stage_turns = "    attempts:\n      - turns:\n          - response: { stop: end_turn, content: [ { text: hi } ] }\n";
+    let stage_turns =
+        "    attempts:\n      - turns:\n          - response: { stop: end_turn, content: [ { text: hi } ] }\n";
     std::fs::write(
         dir.path().join("sm.cassette.yaml"),
         format!("cassette: 1\nctx: {{ task: t }}\nstages:\n  plan:\n{stage_turns}  {execute_id}:\n{stage_turns}"),
@@ -648,7 +656,10 @@ fn pipeline(execute_id: &str) -> tempfile::TempDir {
 }
 
 /// `documentChanges` of a workspace edit as (file name, new texts) and file renames (old, new).
-fn changes(edit: &serde_json::Value) -> (Vec<(String, Vec<String>)>, Vec<(String, String)>) {
+/// Per file: its name and the new texts of its edits.
+type TextChanges = Vec<(String, Vec<String>)>;
+
+fn changes(edit: &serde_json::Value) -> (TextChanges, Vec<(String, String)>) {
     let name = |uri: &serde_json::Value| uri.as_str().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
     let mut texts = Vec::new();
     let mut renames = Vec::new();
@@ -656,8 +667,12 @@ fn changes(edit: &serde_json::Value) -> (Vec<(String, Vec<String>)>, Vec<(String
         if change["kind"] == "rename" {
             renames.push((name(&change["oldUri"]), name(&change["newUri"])));
         } else {
-            let new: Vec<String> =
-                change["edits"].as_array().expect("edits").iter().map(|e| e["newText"].as_str().unwrap_or("").to_string()).collect();
+            let new: Vec<String> = change["edits"]
+                .as_array()
+                .expect("edits")
+                .iter()
+                .map(|e| e["newText"].as_str().unwrap_or("").to_string())
+                .collect();
             texts.push((name(&change["textDocument"]["uri"]), new));
         }
     }
@@ -745,10 +760,8 @@ fn a_pulling_client_is_asked_to_refresh_and_pulls_the_dry_runs_findings() {
     client.set(&plan, &STAGE.replace("allowedTools: [Read]", "allowedTools: []"));
     client.wait("a refresh after another edit", is_refresh);
     assert!(client.pulled(&cassette).iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
-    let result = client.request(
-        "workspace/executeCommand",
-        json!({"command": "stagelint.dryRun", "arguments": [uri(&plan)]}),
-    );
+    let result =
+        client.request("workspace/executeCommand", json!({"command": "stagelint.dryRun", "arguments": [uri(&plan)]}));
     assert_eq!(result["exitCode"], 1, "{result}");
     client.wait("a refresh after the dry-run", is_refresh);
     let pulled = client.pulled(&cassette);

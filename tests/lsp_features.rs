@@ -176,7 +176,9 @@ fn sm_completion_of_enum_values_and_json_schema_keywords() {
     assert!(keys.contains(&"additionalProperties") && keys.contains(&"description"), "{keys:?}");
     assert!(!keys.contains(&"type") && !keys.contains(&"properties"), "present ones are not offered: {keys:?}");
     assert!(!keys.contains(&"turnCap"), "{keys:?}");
-    let at = sm.client.at(&plan, &edit(PLAN, "summary: { type: string, description: One-line plan. }", "summary:\n      $0"));
+    let at = sm
+        .client
+        .at(&plan, &edit(PLAN, "summary: { type: string, description: One-line plan. }", "summary:\n      $0"));
     let keys = sm.client.request("textDocument/completion", at);
     assert!(labels(&keys).contains(&"type") && labels(&keys).contains(&"enum"), "a property's schema: {keys}");
     let at = sm.client.at(&plan, &edit(PLAN, "  properties:\n", "  properties:\n    $0\n"));
@@ -651,7 +653,10 @@ fn lastlight_prompt_completion_replaces_an_auto_closed_brace_and_offers_output_a
     let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${plan.ou$0"));
     let items = ll.client.request("textDocument/completion", at);
     assert_eq!(labels(&items), ["output"], "{items}");
-    assert_eq!(items[0]["textEdit"]["range"]["end"]["character"].as_u64(), items[0]["textEdit"]["range"]["start"]["character"].as_u64().map(|c| c + 2));
+    assert_eq!(
+        items[0]["textEdit"]["range"]["end"]["character"].as_u64(),
+        items[0]["textEdit"]["range"]["start"]["character"].as_u64().map(|c| c + 2)
+    );
 }
 
 #[test]

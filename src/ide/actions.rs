@@ -25,12 +25,7 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
             continue;
         }
         if let Some(fix) = &d.fix {
-            out.push(Action {
-                title: fix.title.clone(),
-                edits: fix.edits.clone(),
-                diagnostic: index,
-                preferred: true,
-            });
+            out.push(Action { title: fix.title.clone(), edits: fix.edits.clone(), diagnostic: index, preferred: true });
         }
         if let Some(edit) = suppress_edit(file, d) {
             out.push(Action {

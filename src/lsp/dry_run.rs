@@ -66,7 +66,11 @@ pub(super) async fn run(client: &Client, state: &Arc<Mutex<State>>, path: PathBu
         let mut state = lock(state);
         for (path, (uri, found)) in by_file {
             let pull = state.pull;
-            let shown = if pull { state.dry_run.entry(path.clone()).or_default() } else { state.published.entry(path.clone()).or_default() };
+            let shown = if pull {
+                state.dry_run.entry(path.clone()).or_default()
+            } else {
+                state.published.entry(path.clone()).or_default()
+            };
             for diagnostic in found {
                 if !shown.contains(&diagnostic) {
                     shown.push(diagnostic);

@@ -120,7 +120,8 @@ fn cassettes_of<'w>(
     holds_sm: &dyn Fn(&Path) -> bool,
 ) -> Vec<&'w SourceFile> {
     let loose = dir.is_some_and(|d| !holds_sm(d));
-    let mut extra: Vec<&Path> = stages.iter().flat_map(|s| s.config.cassette_dirs.iter().map(PathBuf::as_path)).collect();
+    let mut extra: Vec<&Path> =
+        stages.iter().flat_map(|s| s.config.cassette_dirs.iter().map(PathBuf::as_path)).collect();
     extra.sort();
     extra.dedup();
     workspace

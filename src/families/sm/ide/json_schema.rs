@@ -3,7 +3,10 @@
 
 /// The keywords offered, with what each does.
 pub(super) const KEYWORDS: &[(&str, &str)] = &[
-    ("type", "The JSON type of the value: `object`, `array`, `string`, `number`, `integer`, `boolean` or `null` (or a list of them)."),
+    (
+        "type",
+        "The JSON type of the value: `object`, `array`, `string`, `number`, `integer`, `boolean` or `null` (or a list of them).",
+    ),
     ("properties", "For an object: each property name with the schema its value must satisfy."),
     ("required", "For an object: the property names that must be present."),
     ("items", "For an array: the schema every item must satisfy."),
@@ -11,7 +14,10 @@ pub(super) const KEYWORDS: &[(&str, &str)] = &[
     ("const", "The value must equal this one."),
     ("description", "What the value means; shown in hovers and completion of `ctx.upstream[i].parsed.` placeholders."),
     ("title", "A short name for the value."),
-    ("additionalProperties", "For an object: `false` forbids properties not listed in `properties`; a schema constrains them."),
+    (
+        "additionalProperties",
+        "For an object: `false` forbids properties not listed in `properties`; a schema constrains them.",
+    ),
     ("default", "The value assumed when none is given (documentation only; not applied)."),
     ("examples", "Example values (documentation only)."),
     ("minimum", "For a number: the smallest allowed value."),
@@ -46,8 +52,20 @@ pub(super) fn is_schema_object(path: &[&str]) -> bool {
         schema = if schema {
             match *key {
                 "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => false,
-                "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "propertyNames"
-                | "additionalItems" | "anyOf" | "oneOf" | "allOf" | "prefixItems" | "unevaluatedProperties"
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "additionalItems"
+                | "anyOf"
+                | "oneOf"
+                | "allOf"
+                | "prefixItems"
+                | "unevaluatedProperties"
                 | "unevaluatedItems" => true,
                 // Any other keyword holds a value, not a schema.
                 _ => return false,
