@@ -178,14 +178,17 @@ enum Message {
 fn judge(body: &[u8]) -> Result<Message, (i64, &'static str)> {
     use tower_lsp_server::jsonrpc::{Request, Response};
     let text = std::str::from_utf8(body).map_err(|_| (PARSE_ERROR, "Parse error: the body is not UTF-8"))?;
-    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-        return Err((PARSE_ERROR, "Parse error: the body is not JSON"));
+    // Requests first: they are most messages, and one parse is enough for them.
+    if let Ok(request) = serde_json::from_str::<Request>(text) {
+        // What also reads as a response is one to the codec, never `exit`.
+        let exit = request.method() == "exit" && serde_json::from_str::<Response>(text).is_err();
+        return Ok(if exit { Message::Exit } else { Message::Other });
     }
     if serde_json::from_str::<Response>(text).is_ok() {
         return Ok(Message::Other);
     }
-    if let Ok(request) = serde_json::from_str::<Request>(text) {
-        return Ok(if request.method() == "exit" { Message::Exit } else { Message::Other });
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+        return Err((PARSE_ERROR, "Parse error: the body is not JSON"));
     }
     Err((INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request, notification or response"))
 }
