@@ -1,6 +1,6 @@
 //! The one analysis entry point: run every family, then apply config and suppressions.
 
-use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Scope, Suppression};
+use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Suppression};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
 use crate::families::{self, FAMILIES};
@@ -107,11 +107,7 @@ fn suppressed(found: &mut [Suppression], file: &SourceFile, diagnostic: &Diagnos
     let line = file.lines.line_of(diagnostic.span.start);
     let family = diagnostic.family();
     for suppression in found.iter_mut() {
-        let applies = match suppression.scope {
-            Scope::File => true,
-            Scope::Line(l) => l == line,
-        };
-        if !applies {
+        if !suppression.scope.covers(line) {
             continue;
         }
         if let Some(code) = suppression.codes.iter_mut().find(|c| c.code == diagnostic.code || c.code == family) {

@@ -88,21 +88,30 @@ pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: boo
         if fix.edits.is_empty() || (fix.applicability == Applicability::Unsafe && !unsafe_fixes) {
             continue;
         }
-        let id = fix.file.unwrap_or(d.file);
-        let file = workspace.file(id);
-        let text = &file.text;
-        let valid = fix.edits.iter().all(|e| {
-            e.span.start <= e.span.end
-                && e.span.end <= text.len()
-                && text.is_char_boundary(e.span.start)
-                && text.is_char_boundary(e.span.end)
-        });
-        let taken = plan.edits.entry(id).or_default();
-        let clashes = fix.edits.iter().enumerate().any(|(i, e)| {
-            taken.iter().any(|t| overlaps(t, e)) || fix.edits[..i].iter().any(|other| overlaps(other, e))
-        });
-        if valid && !clashes && !breaks_syntax(file, &fix.edits) {
-            taken.extend(fix.edits.iter().cloned());
+        // A fix may edit several files; it is taken only if it fits in every one of them.
+        let mut fits = true;
+        let mut by_file: Vec<(FileId, Vec<Edit>)> = Vec::new();
+        for id in fix.files() {
+            let edits: Vec<Edit> = fix.edits.iter().filter(|(f, _)| *f == id).map(|(_, e)| e.clone()).collect();
+            let file = workspace.file(id);
+            let text = &file.text;
+            let valid = edits.iter().all(|e| {
+                e.span.start <= e.span.end
+                    && e.span.end <= text.len()
+                    && text.is_char_boundary(e.span.start)
+                    && text.is_char_boundary(e.span.end)
+            });
+            let taken = plan.edits.get(&id).map(Vec::as_slice).unwrap_or_default();
+            let clashes = edits.iter().enumerate().any(|(i, e)| {
+                taken.iter().any(|t| overlaps(t, e)) || edits[..i].iter().any(|other| overlaps(other, e))
+            });
+            fits &= valid && !clashes && !breaks_syntax(file, &edits);
+            by_file.push((id, edits));
+        }
+        if fits {
+            for (id, edits) in by_file {
+                plan.edits.entry(id).or_default().extend(edits);
+            }
             plan.fixes += 1;
         }
     }
@@ -132,7 +141,7 @@ fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
         FileKind::StateMachine | FileKind::Cassette | FileKind::Workflow | FileKind::BreakdownConfig => {
             yaml::parse(text).errors.len()
         }
-        FileKind::Unreadable { .. } => 0,
+        FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => 0,
     }
 }
 

@@ -30,7 +30,7 @@ pub fn families_in(workspace: &Workspace) -> BTreeSet<&'static str> {
             | FileKind::BreakdownConfig => Some("steps"),
             FileKind::Workflow | FileKind::WorkflowPrompt | FileKind::Skill => Some("lastlight"),
             FileKind::Cassette => Some("cassette"),
-            FileKind::Unreadable { .. } => None,
+            FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
         })
         .collect()
 }

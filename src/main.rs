@@ -116,7 +116,9 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Rules => run_rules(),
         #[cfg(feature = "lsp")]
-        Command::Lsp => stagelint::lsp::run().map(|()| ExitCode::SUCCESS).map_err(|e| format!("language server: {e}")),
+        Command::Lsp => stagelint::lsp::run()
+            .map(|clean| if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            .map_err(|e| format!("language server: {e}")),
         Command::DryRun(args) => run_dry_run(args),
         Command::Explain { code } => run_explain(&code),
         Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),

@@ -364,3 +364,16 @@ fn dry_run_findings_follow_the_color_flag() {
     let plain = stagelint(&[&args[..], &["never"]].concat(), dir.path());
     assert!(!stdout(&plain).contains("\u{1b}[") && stdout(&plain).contains("turns: []"), "{}", stdout(&plain));
 }
+
+#[test]
+fn line_numbers_count_lone_cr_and_not_unicode_separators() {
+    // As editors (and the language server) count lines: `\r` alone ends one, U+2028 and form
+    // feed do not.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "entry: plan\ncontext:\n  required: [task]\n");
+    let stage = CLEAN_STAGE.replace("Task: {{ctx.task}}.", "Intro\u{2028}x\u{c}y\ralone\rTask: {{ctx.zz}}.");
+    write(dir.path(), "plan.md", &stage);
+    let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    let text = stdout(&output);
+    assert!(text.contains("plan.md:14:13: error[sm/StageCtxUnresolved]"), "{text}");
+}

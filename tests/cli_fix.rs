@@ -241,3 +241,35 @@ fn init_text_for_stage_definitions() {
     let text = stagelint::init::render(&BTreeSet::from(["sm"]));
     insta::assert_snapshot!("init_sm", text.replace(env!("CARGO_PKG_VERSION"), "[version]"));
 }
+
+/// A stage id kebab-cased by `--fix --unsafe-fixes` is renamed in every file that uses it, as
+/// the editor's rename does; JSON and SARIF name each edit's file.
+#[test]
+fn the_kebab_case_fix_renames_across_files() {
+    let stage = |id: &str, next: &str| {
+        format!(
+            "---\nid: {id}\nname: S\nallowedTools: [Read]\ncompletionTool: submit\ncompletionSchema: {{ type: object }}\nretryPolicy: {{ maxAttempts: 1, backoff: none }}\nturnCap: 5\nresolutionPolicy: retry-later\n{next}---\n\nCall submit.\n"
+        )
+    };
+    let dir = common::temp_files(&[
+        ("sm.yaml", "entry: plan\n"),
+        ("plan.md", &stage("plan", "next:\n  nextStages: [Execute_Step]\n")),
+        ("execute.md", &stage("Execute_Step", "")),
+    ]);
+    let json = stagelint(&["check", "--format", "json"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let finding = json["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "sm/InvalidStageId").unwrap();
+    let paths: BTreeSet<&str> =
+        finding["fix"]["edits"].as_array().unwrap().iter().filter_map(|e| e["path"].as_str()).collect();
+    assert_eq!(paths, BTreeSet::from(["execute.md", "plan.md"]), "{finding}");
+    let sarif = stagelint(&["check", "--format", "sarif"], dir.path());
+    let sarif: serde_json::Value = serde_json::from_slice(&sarif.stdout).expect("SARIF");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let result = results.iter().find(|r| r["ruleId"] == "sm/InvalidStageId").unwrap();
+    assert_eq!(result["fixes"][0]["artifactChanges"].as_array().map(Vec::len), Some(2), "{result}");
+
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(read(dir.path(), "execute.md"), stage("execute-step", ""));
+    assert_eq!(read(dir.path(), "plan.md"), stage("plan", "next:\n  nextStages: [execute-step]\n"));
+}

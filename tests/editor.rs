@@ -33,6 +33,10 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         "cassette: 1\nstage: review\nctx: { upstream: [ { verdict: ok, parsed: { summary: s } } ] }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: submit_review, args: {} } } ] }\n        expect: [ { branch: completion, call: c1 } ]\n",
     )
     .expect("write");
+    // A TOML file of another project, and a broken stagelint.toml governing only `cfg/`.
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").expect("write");
+    std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
+    std::fs::write(dir.path().join("cfg/stagelint.toml"), "[tools]\nregistred = []\n").expect("write");
     let out = dir.path().join("out.txt");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/nvim_lsp.lua");
     let status = Command::new("nvim")
@@ -43,6 +47,8 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("STAGE_FILE", &stage)
         .env("REVIEW_FILE", dir.path().join("review.md"))
         .env("OTHER_SERVER", Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/other_server.py"))
+        .env("OTHER_TOML", dir.path().join("Cargo.toml"))
+        .env("CONFIG_FILE", dir.path().join("cfg/stagelint.toml"))
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
@@ -72,4 +78,6 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         ":StagelintDryRun ran the lens command and got its summary: {report}"
     );
     assert!(lines.contains(&"dry-run-errors="), "the command went to stagelint alone, not the other server: {report}");
+    assert!(lines.contains(&"other-toml-clients=0"), "a Cargo.toml does not attach stagelint: {report}");
+    assert!(lines.contains(&"config=1:0:stagelint/InvalidConfig"), "stagelint.toml is checked: {report}");
 }

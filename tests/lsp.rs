@@ -332,3 +332,442 @@ fn clients_that_pull_get_document_and_workspace_reports() {
         "a pulling client gets no pushed diagnostics"
     );
 }
+
+#[test]
+fn malformed_frames_are_answered_and_the_server_keeps_serving() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let frames: [(&[u8], i64); 4] = [
+        (b"Content-Length: 5\r\n\r\n{bad}", -32700),
+        (b"Content-Length: 3\r\n\r\n[1]", -32600),
+        (b"Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":{}}  ", -32600),
+        (b"Content-Type: application/vscode-jsonrpc\r\n\r\n", -32700),
+    ];
+    for (frame, code) in frames {
+        client.write_raw(frame);
+        let reply = client.wait("an error reply", |m| m.get("error").is_some() && m["id"].is_null());
+        assert_eq!(reply["error"]["code"], code, "{}", String::from_utf8_lossy(frame));
+    }
+    // Still serving, on the same output.
+    client.open(&path, &STAGE.replace("turnCap: 5", "turnCap: 0"));
+    client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
+    let symbols = client.document("textDocument/documentSymbol", &path);
+    assert!(symbols.as_array().is_some_and(|s| !s.is_empty()), "{symbols}");
+}
+
+#[test]
+fn exit_code_is_0_after_shutdown_and_1_without() {
+    let dir = workspace();
+    for shutdown in [false, true] {
+        let mut client = Client::spawn();
+        client.initialize(dir.path(), &["utf-16"]);
+        if shutdown {
+            client.request("shutdown", json!(null));
+        }
+        client.notify("exit", json!(null));
+        assert_eq!(client.exit_code(), Some(if shutdown { 0 } else { 1 }), "shutdown first: {shutdown}");
+    }
+}
+
+/// The client's view of LSP lines: only `\n`, `\r\n` and `\r` end one.
+fn lsp_offset(text: &str, line: usize, column: usize, utf16: bool) -> usize {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for _ in 0..line {
+        let Some(at) = bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r') else { return text.len() };
+        let at = start + at;
+        start = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+    }
+    let end = bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r').map_or(text.len(), |i| start + i);
+    let mut units = 0;
+    for (i, c) in text[start..end].char_indices() {
+        if units >= column {
+            return start + i;
+        }
+        units += if utf16 { c.len_utf16() } else { c.len_utf8() };
+    }
+    end
+}
+
+#[test]
+fn edit_bursts_over_unusual_line_separators_match_a_fresh_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("sm.yaml"), "entry: plan\ncontext:\n  required: [task]\n").expect("write");
+    let path = dir.path().join("plan.md");
+    let body = "Intro\u{2028}more\u{85}x\u{c}y\u{b}z\rw\u{2029}v\r\nTask: {{ctx.task}} 😀 {{ctx.zz}}\n";
+    let base = STAGE.replace("\nTask: {{ctx.task}}. Call submit_plan.\n", &format!("\n{body}Call submit_plan.\n"));
+    let inserts =
+        ["\u{2028}", "\u{85}", "\u{c}", "\u{b}", "\r", "\n", "\r\n", "\u{2029}", "😀", "é", "{{ctx.zz}}", "", "ab"];
+    let mut seed: u64 = 0x5eed;
+    let mut random = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    for (encodings, utf16) in [(["utf-16"], true), (["utf-8"], false)] {
+        let mut client = Client::spawn();
+        client.initialize(dir.path(), &encodings);
+        // After a lone `\r` (line 11 ends there) and `\r\n`, `{{ctx.zz}}` is on line 13.
+        client.open_versioned(&path, &base, 1);
+        let found = client.pulled(&path);
+        let zz = found.iter().find(|d| d["code"] == "sm/StageCtxUnresolved").expect("ctx.zz is unresolved");
+        let column = if utf16 { 28 } else { 30 };
+        assert_eq!(zz["range"]["start"], json!({"line": 13, "character": column}), "{encodings:?}");
+        client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+        for round in 0..2 {
+            let mut text = base.clone();
+            let version = 100 * (round + 1);
+            client.open_versioned(&path, &text, version);
+            let mut version = version;
+            for _ in 0..40 {
+                // Only the body (line 11 on), so the frontmatter keeps parsing.
+                let lines = 1 + text.matches('\n').count() + text.matches('\r').count() - text.matches("\r\n").count();
+                let line = 11 + random(lines - 11);
+                // Short deletions, so the placeholders (findings with positions) mostly survive.
+                let from = random(12);
+                let to = from + random(2);
+                let start = lsp_offset(&text, line, from, utf16);
+                let end = lsp_offset(&text, line, to, utf16);
+                // Columns as the client computes them (clamped to the line, like the server).
+                let column = |offset: usize| -> usize {
+                    let line_start = lsp_offset(&text, line, 0, utf16);
+                    let part = &text[line_start..offset];
+                    if utf16 { part.encode_utf16().count() } else { part.len() }
+                };
+                let (c0, c1) = (column(start), column(end));
+                let insert = inserts[random(inserts.len())];
+                text.replace_range(start..end, insert);
+                version += 1;
+                client.change(&path, version, line, c0, c1, insert);
+            }
+            // Pulled: a push comes only when the findings change.
+            let burst = client.pulled(&path);
+            client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+            client.open_versioned(&path, &text, version + 1);
+            let fresh = client.pulled(&path);
+            assert!(fresh.iter().any(|d| d["range"]["start"]["line"].as_u64() > Some(10)), "{fresh:?}");
+            assert_eq!(burst, fresh, "{encodings:?} round {round}: the server's text is not the client's:\n{text:?}");
+            client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+        }
+    }
+}
+
+#[test]
+fn an_open_binary_file_keeps_its_io_error() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let binary = STAGE.replace("Task:", "Task:\0\0");
+    std::fs::write(&path, &binary).expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "stagelint/IoError"));
+    // The editor shows the same bytes; the finding must stay.
+    client.open(&path, &binary);
+    let found = client.pulled(&path);
+    assert!(found.iter().any(|d| d["code"] == "stagelint/IoError"), "{found:?}");
+}
+
+#[test]
+fn deleting_sm_yaml_rechecks_its_stages() {
+    let stage = STAGE.replace("{{ctx.task}}", "{{ctx.tsak}}");
+    for opened in [false, true] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sm = dir.path().join("p/sm.yaml");
+        let plan = dir.path().join("p/plan.md");
+        std::fs::create_dir_all(dir.path().join("p")).expect("mkdir");
+        std::fs::write(&sm, "entry: plan\ncontext:\n  required: [task]\n").expect("write");
+        std::fs::write(&plan, &stage).expect("write");
+        let mut client = Client::spawn();
+        client.initialize(dir.path(), &["utf-16"]);
+        client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"));
+        if opened {
+            client.open(&plan, &stage);
+        }
+        std::fs::remove_file(&sm).expect("delete");
+        client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&sm), "type": 3}]}));
+        // Loose now: no context is declared, so nothing is unresolved.
+        client.diagnostics(&uri(&plan), |l| !l.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"));
+        let pulled = client.pulled(&plan);
+        assert!(!pulled.iter().any(|d| d["code"] == "sm/StageCtxUnresolved"), "open: {opened}: {pulled:?}");
+    }
+}
+
+#[test]
+fn a_broken_config_is_a_finding_on_itself_and_leaves_other_scopes_alone() {
+    // m00's config is broken; m00 and m01 share the first index batch.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let broken = STAGE.replace("allowedTools: [Read]", "allowedTools: [Raed]");
+    for n in 0..10 {
+        let sm = dir.path().join(format!("m{n:02}"));
+        std::fs::create_dir(&sm).expect("mkdir");
+        std::fs::write(sm.join("sm.yaml"), "entry: plan\n").expect("write");
+        std::fs::write(sm.join("plan.md"), &broken).expect("write");
+    }
+    let toml = dir.path().join("m00/stagelint.toml");
+    std::fs::write(&toml, "[tools]\nregistred = [\"Read\"]\n").expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let (list, _) = client.diagnostics(&uri(&toml), |l| !l.is_empty());
+    assert_eq!(list[0]["code"], "stagelint/InvalidConfig", "{list:?}");
+    assert_eq!(list[0]["range"]["start"], json!({"line": 1, "character": 0}), "{list:?}");
+    assert!(list[0]["message"].as_str().unwrap_or("").contains("registred"), "{list:?}");
+    for n in 1..10 {
+        let plan = dir.path().join(format!("m{n:02}/plan.md"));
+        client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    }
+    // Typing in a stage under the broken config: no popup, and the config's finding stays.
+    let plan = dir.path().join("m00/plan.md");
+    client.open(&plan, &broken);
+    client.change(&plan, 2, 11, 0, 0, "x");
+    assert!(client.pulled(&toml).iter().any(|d| d["code"] == "stagelint/InvalidConfig"));
+    client.change(&plan, 3, 11, 0, 1, "");
+    assert!(client.pulled(&plan).is_empty(), "files under a broken config are not checked");
+    // Fixing the config in the editor, unsaved, checks m00 again.
+    client.open(&toml, "[tools]\nregistred = [\"Read\"]\n");
+    client.change(&toml, 2, 1, 0, 9, "registered");
+    client.diagnostics(&uri(&toml), |l| l.is_empty());
+    client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    assert!(
+        !client.backlog().iter().any(|m| m["method"] == "window/showMessage"),
+        "no popups: {:?}",
+        client.backlog().iter().filter(|m| m["method"] == "window/showMessage").collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn an_unsaved_tool_list_edit_rechecks_the_stages_it_governs() {
+    let dir = workspace();
+    let toml = dir.path().join("stagelint.toml");
+    let plan = dir.path().join("plan.md");
+    let full = "[tools]\nregistered = [\"Read\", \"Grep\"]\n";
+    std::fs::write(&toml, full).expect("write");
+    std::fs::write(&plan, STAGE.replace("allowedTools: [Read]", "allowedTools: [Grep]")).expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    assert!(client.pulled(&plan).is_empty());
+    client.open(&toml, full);
+    // Drop `Grep` without saving: plan.md (not open) now uses an unknown tool.
+    client.change(&toml, 2, 1, 20, 28, "");
+    client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    client.change(&toml, 3, 1, 20, 20, ", \"Grep\"");
+    client.diagnostics(&uri(&plan), |l| l.is_empty());
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("name"));
+        if path.is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}
+
+/// `text` with LSP `edits` (line/character in UTF-16, single-line ranges here) applied.
+fn apply_edits(text: &str, edits: &[serde_json::Value]) -> String {
+    let mut out = text.to_string();
+    let mut sorted = edits.to_vec();
+    sorted.sort_by_key(|e| (e["range"]["start"]["line"].as_u64(), e["range"]["start"]["character"].as_u64()));
+    for edit in sorted.iter().rev() {
+        let at = |p: &serde_json::Value| {
+            let (line, column) =
+                (p["line"].as_u64().unwrap_or(0) as usize, p["character"].as_u64().unwrap_or(0) as usize);
+            lsp_offset(&out, line, column, true)
+        };
+        let (start, end) = (at(&edit["range"]["start"]), at(&edit["range"]["end"]));
+        out.replace_range(start..end, edit["newText"].as_str().unwrap_or(""));
+    }
+    out
+}
+
+#[test]
+fn suppressing_inside_a_block_scalar_comments_above_its_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(std::path::Path::new("examples/lastlight"), dir.path());
+    let build = dir.path().join("workflows/build.yaml");
+    let text =
+        std::fs::read_to_string(&build).expect("read").replace("`{{issueDir}}/plan.md`", "`{{isueDir}}/plan.md`");
+    let header = text.lines().position(|l| l.trim_start().starts_with("approval_gate_message: |")).expect("header");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.open(&build, &text);
+    let (list, _) = client.diagnostics(&uri(&build), |l| l.iter().any(|d| d["code"] == "lastlight/UnknownVariable"));
+    let finding = list.iter().find(|d| d["code"] == "lastlight/UnknownVariable").expect("finding");
+    assert_eq!(finding["range"]["start"]["line"], header + 1, "{finding}");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&build)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
+    );
+    let suppress = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"] == "Suppress `lastlight/UnknownVariable` on this line")
+        .unwrap_or_else(|| panic!("{actions}"));
+    let edits = suppress["edit"]["changes"][uri(&build)].as_array().expect("edits").clone();
+    // Above the key, at its indentation: not a line of the string.
+    let indent = &text.lines().nth(header).expect("header")[..4];
+    assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{suppress}");
+    assert_eq!(edits[0]["newText"], format!("{indent}# stagelint: ignore[lastlight/UnknownVariable]\n"));
+    let suppressed = apply_edits(&text, &edits);
+    client.set(&build, &suppressed);
+    let found = client.pulled(&build);
+    assert!(found.is_empty(), "the suppression covers the block scalar and is used: {found:?}");
+    // A `#` line inside the block scalar is part of the string, never a suppression.
+    let inside = text.replace(
+        "approval_gate_message: |\n",
+        "approval_gate_message: |\n      # stagelint: ignore[lastlight/UnknownVariable]\n",
+    );
+    assert_ne!(inside, text);
+    client.set(&build, &inside);
+    let found = client.pulled(&build);
+    assert!(found.iter().any(|d| d["code"] == "lastlight/UnknownVariable"), "{found:?}");
+    assert!(!found.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"), "{found:?}");
+}
+
+const EXECUTE: &str = "---\nid: execute\nname: Execute\nallowedTools: [Read]\ncompletionTool: submit_execute\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nDo it. Call submit_execute.\n";
+
+/// plan → execute, with a stage cassette named after `execute` and a machine cassette.
+fn pipeline(execute_id: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("sm.yaml"), "entry: plan\n").expect("write");
+    let plan = STAGE.replace(
+        "resolutionPolicy: retry-later\n",
+        &format!("resolutionPolicy: retry-later\nnext:\n  nextStages: [{execute_id}]\n"),
+    );
+    std::fs::write(dir.path().join("plan.md"), plan).expect("write");
+    std::fs::write(dir.path().join("execute.md"), EXECUTE.replace("id: execute", &format!("id: {execute_id}")))
+        .expect("write");
+    let turn = "attempts:\n  - turns:\n      - response: { stop: end_turn, content: [ { text: hi } ] }\n";
+    std::fs::write(dir.path().join("execute.cassette.yaml"), format!("cassette: 1\nstage: {execute_id}\n{turn}"))
+        .expect("write");
+    let stage_turns =
+        "    attempts:\n      - turns:\n          - response: { stop: end_turn, content: [ { text: hi } ] }\n";
+    std::fs::write(
+        dir.path().join("sm.cassette.yaml"),
+        format!("cassette: 1\nctx: {{ task: t }}\nstages:\n  plan:\n{stage_turns}  {execute_id}:\n{stage_turns}"),
+    )
+    .expect("write");
+    dir
+}
+
+/// `documentChanges` of a workspace edit as (file name, new texts) and file renames (old, new).
+/// Per file: its name and the new texts of its edits.
+type TextChanges = Vec<(String, Vec<String>)>;
+
+fn changes(edit: &serde_json::Value) -> (TextChanges, Vec<(String, String)>) {
+    let name = |uri: &serde_json::Value| uri.as_str().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+    let mut texts = Vec::new();
+    let mut renames = Vec::new();
+    for change in edit["documentChanges"].as_array().expect("documentChanges") {
+        if change["kind"] == "rename" {
+            renames.push((name(&change["oldUri"]), name(&change["newUri"])));
+        } else {
+            let new: Vec<String> = change["edits"]
+                .as_array()
+                .expect("edits")
+                .iter()
+                .map(|e| e["newText"].as_str().unwrap_or("").to_string())
+                .collect();
+            texts.push((name(&change["textDocument"]["uri"]), new));
+        }
+    }
+    (texts, renames)
+}
+
+#[test]
+fn renaming_a_stage_id_renames_its_cassettes_too() {
+    let dir = pipeline("execute");
+    let execute = dir.path().join("execute.md");
+    for can_rename_files in [true, false] {
+        let mut client = Client::spawn();
+        let kinds = if can_rename_files { json!(["create", "rename", "delete"]) } else { json!([]) };
+        client.initialize_with(
+            dir.path(),
+            json!({"workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": kinds}}}),
+        );
+        let at = client.at(&execute, &EXECUTE.replace("id: execute", "id: exe$0cute"));
+        let mut params = at.clone();
+        params["newName"] = json!("implement");
+        let edit = client.request("textDocument/rename", params);
+        let (texts, renames) = changes(&edit);
+        let files: Vec<&str> = texts.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(files, ["execute.cassette.yaml", "execute.md", "plan.md", "sm.cassette.yaml"], "{edit}");
+        assert!(texts.iter().all(|(_, new)| new == &["implement"]), "{edit}");
+        if can_rename_files {
+            assert_eq!(renames, [("execute.cassette.yaml".to_string(), "implement.cassette.yaml".to_string())]);
+            let last = edit["documentChanges"].as_array().and_then(|c| c.last()).cloned().unwrap_or_default();
+            assert_eq!(last["kind"], "rename", "the file is renamed after its edit: {edit}");
+            assert_eq!(last["options"], json!({"overwrite": false, "ignoreIfExists": true}));
+        } else {
+            assert!(renames.is_empty(), "no file rename without resourceOperations: {edit}");
+        }
+    }
+}
+
+#[test]
+fn the_kebab_case_fix_renames_the_stage_id_in_every_file() {
+    let dir = pipeline("Execute_Step");
+    let execute = dir.path().join("execute.md");
+    let text = std::fs::read_to_string(&execute).expect("read");
+    let mut client = Client::spawn();
+    client.initialize_with(dir.path(), json!({"workspace": {"workspaceEdit": {"documentChanges": true}}}));
+    client.open(&execute, &text);
+    let (list, _) = client.diagnostics(&uri(&execute), |l| l.iter().any(|d| d["code"] == "sm/InvalidStageId"));
+    let finding = list.iter().find(|d| d["code"] == "sm/InvalidStageId").expect("finding");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&execute)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
+    );
+    let fix = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"] == "Rename to `execute-step`")
+        .unwrap_or_else(|| panic!("{actions}"));
+    let (texts, _) = changes(&fix["edit"]);
+    let files: Vec<&str> = texts.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(files, ["execute.cassette.yaml", "execute.md", "plan.md", "sm.cassette.yaml"], "{fix}");
+    assert!(texts.iter().all(|(_, new)| new == &["execute-step"]), "{fix}");
+}
+
+#[test]
+fn a_pulling_client_is_asked_to_refresh_and_pulls_the_dry_runs_findings() {
+    let dir = workspace();
+    let plan = dir.path().join("plan.md");
+    let cassette = dir.path().join("plan.cassette.yaml");
+    // Read is not allowed, so the call the cassette expects dispatched is denied.
+    std::fs::write(&plan, STAGE.replace("allowedTools: [Read]", "allowedTools: []")).expect("write");
+    std::fs::write(
+        &cassette,
+        "cassette: 1\nstage: plan\nctx: { task: t }\ntools:\n  Read:\n    - { anyArgs: true, result: x }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: Read, args: {} } } ] }\n        expect: [ { branch: tool, call: c1, outcome: dispatched } ]\n      - response: { stop: tool_use, content: [ { toolCall: { id: c2, name: submit_plan, args: {} } } ] }\n",
+    )
+    .expect("write");
+    let mut client = Client::spawn();
+    client.initialize_with(
+        dir.path(),
+        json!({"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": true}}}),
+    );
+    let is_refresh = |m: &serde_json::Value| m["method"] == "workspace/diagnostic/refresh";
+    client.wait("a refresh after the first check", is_refresh);
+    // An edit that changes the findings asks for a refresh too.
+    client.open(&plan, STAGE);
+    client.wait("a refresh after an edit", is_refresh);
+    client.set(&plan, &STAGE.replace("allowedTools: [Read]", "allowedTools: []"));
+    client.wait("a refresh after another edit", is_refresh);
+    assert!(client.pulled(&cassette).iter().any(|d| d["code"] == "cassette/ExpectationFailed"));
+    let result =
+        client.request("workspace/executeCommand", json!({"command": "stagelint.dryRun", "arguments": [uri(&plan)]}));
+    assert_eq!(result["exitCode"], 1, "{result}");
+    client.wait("a refresh after the dry-run", is_refresh);
+    let pulled = client.pulled(&cassette);
+    assert!(pulled.iter().any(|d| d["code"] == "cassette/ExpectationFailed"), "{pulled:?}");
+    assert!(
+        !client.backlog().iter().any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "nothing is pushed to a pulling client, the dry-run's findings neither"
+    );
+}

@@ -155,6 +155,60 @@ fn sm_completion() {
 }
 
 #[test]
+fn sm_completion_of_enum_values_and_json_schema_keywords() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    // Enum values carry the key's documentation.
+    for (from, to) in [
+        ("resolutionPolicy: retry-later", "resolutionPolicy: $0"),
+        ("backoff: none }", "backoff: $0 }"),
+        ("nextStages: [review]", "nextStages: [review]\n  execution: $0"),
+    ] {
+        let at = sm.client.at(&plan, &edit(PLAN, from, to));
+        let items = sm.client.request("textDocument/completion", at);
+        assert!(!labels(&items).is_empty(), "{to}: {items}");
+        assert!(items.as_array().unwrap().iter().all(|i| i["documentation"]["value"].is_string()), "{to}: {items}");
+    }
+    // Inside completionSchema: JSON Schema keywords, not frontmatter fields.
+    let at = sm.client.at(&plan, &edit(PLAN, "  required: [summary]\n", "  required: [summary]\n  $0\n"));
+    let keys = sm.client.request("textDocument/completion", at);
+    let keys = labels(&keys);
+    assert!(keys.contains(&"additionalProperties") && keys.contains(&"description"), "{keys:?}");
+    assert!(!keys.contains(&"type") && !keys.contains(&"properties"), "present ones are not offered: {keys:?}");
+    assert!(!keys.contains(&"turnCap"), "{keys:?}");
+    let at = sm
+        .client
+        .at(&plan, &edit(PLAN, "summary: { type: string, description: One-line plan. }", "summary:\n      $0"));
+    let keys = sm.client.request("textDocument/completion", at);
+    assert!(labels(&keys).contains(&"type") && labels(&keys).contains(&"enum"), "a property's schema: {keys}");
+    let at = sm.client.at(&plan, &edit(PLAN, "  properties:\n", "  properties:\n    $0\n"));
+    let names = sm.client.request("textDocument/completion", at);
+    assert!(names.is_null() || labels(&names).is_empty(), "property names are the author's: {names}");
+    let at = sm.client.at(&plan, &edit(PLAN, "  type: object\n", "  type: $0\n"));
+    let types = sm.client.request("textDocument/completion", at);
+    assert_eq!(labels(&types), ["object", "array", "string", "number", "integer", "boolean", "null"], "{types}");
+}
+
+#[test]
+fn sm_references_of_a_completion_schema_property() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let review = sm.review();
+    let at = sm.client.at(&plan, &edit(PLAN, "    summary: {", "    sum$0mary: {"));
+    let mut params = at;
+    params["context"] = json!({"includeDeclaration": false});
+    let references = sm.client.request("textDocument/references", params);
+    let places: Vec<(String, (u64, u64))> = references
+        .as_array()
+        .expect("locations")
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), start(&l["range"])))
+        .collect();
+    let column = REVIEW.lines().nth(13).and_then(|l| l.find("summary")).unwrap() as u64;
+    assert_eq!(places, [(uri(&review), (13, column))], "review's `ctx.upstream[0].parsed.summary`: {references}");
+}
+
+#[test]
 fn sm_definition() {
     let mut sm = Sm::new();
     let plan = sm.plan();
@@ -554,7 +608,19 @@ fn lastlight_completion() {
 
     let at = ll.client.at(&build, &edit(LL_BUILD, "    variant: high\n", "    variant: high\n    depends_on: [$0]\n"));
     let phases = ll.client.request("textDocument/completion", at);
-    assert_eq!(labels(&phases), ["phase_0", "plan", "implement", "review", "pr"], "{phases}");
+    assert_eq!(labels(&phases), ["phase_0", "plan", "review", "pr"], "not the phase itself: {phases}");
+    // The block form, without the names already listed.
+    let at = ll.client.at(
+        &build,
+        &edit(LL_BUILD, "    variant: high\n", "    variant: high\n    depends_on:\n      - plan\n      - $0\n"),
+    );
+    let phases = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&phases), ["phase_0", "review", "pr"], "{phases}");
+    // Enum values carry the key's documentation.
+    let at = ll.client.at(&build, &edit(LL_BUILD, "    type: context\n", "    type: $0\n"));
+    let kinds = ll.client.request("textDocument/completion", at);
+    assert!(!labels(&kinds).is_empty(), "{kinds}");
+    assert!(kinds.as_array().unwrap().iter().all(|i| i["documentation"]["value"].is_string()), "{kinds}");
 
     ll.client.set(&build, LL_BUILD);
     let implement = ll.implement();
@@ -562,6 +628,46 @@ fn lastlight_completion() {
     let outputs = ll.client.request("textDocument/completion", at);
     assert!(labels(&outputs).contains(&"plan") && !labels(&outputs).contains(&"branch"), "{outputs}");
     insta::assert_json_snapshot!("lastlight_completion_phase_outputs", ll.redact(&outputs));
+}
+
+#[test]
+fn lastlight_prompt_completion_replaces_an_auto_closed_brace_and_offers_output_after_the_phase() {
+    let mut ll = Lastlight::new();
+    let implement = ll.implement();
+    // `${}` as an editor auto-closes it: the item's edit covers the `}` instead of doubling it.
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${$0}"));
+    let position = at["position"].clone();
+    let items = ll.client.request("textDocument/completion", at);
+    let plan = items.as_array().expect("items").iter().find(|i| i["label"] == "plan").expect("plan").clone();
+    assert_eq!(plan["textEdit"]["newText"], "plan.output}", "{plan}");
+    assert_eq!(plan["textEdit"]["range"]["start"], position, "{plan}");
+    let end = plan["textEdit"]["range"]["end"]["character"].as_u64();
+    assert_eq!(end, position["character"].as_u64().map(|c| c + 1), "the `}}` is replaced: {plan}");
+    // After `${plan.`: only `output`.
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${plan.$0}"));
+    let position = at["position"].clone();
+    let items = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&items), ["output"], "{items}");
+    assert_eq!(items[0]["textEdit"]["newText"], "output}");
+    assert_eq!(items[0]["textEdit"]["range"]["start"], position);
+    let at = ll.client.at(&implement, &edit(LL_IMPLEMENT, "${plan.output}", "X ${plan.ou$0"));
+    let items = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&items), ["output"], "{items}");
+    assert_eq!(
+        items[0]["textEdit"]["range"]["end"]["character"].as_u64(),
+        items[0]["textEdit"]["range"]["start"]["character"].as_u64().map(|c| c + 2)
+    );
+}
+
+#[test]
+fn lastlight_definition_of_a_crons_workflow() {
+    let mut ll = Lastlight::new();
+    let cron = ll.dir.path().join("workflows/cron-build.yaml");
+    let text = std::fs::read_to_string(&cron).expect("read");
+    let at = ll.client.at(&cron, &edit(&text, "workflow: build", "workflow: bu$0ild"));
+    let targets = ll.client.request("textDocument/definition", at);
+    assert_eq!(targets[0]["uri"], uri(&ll.build()), "{targets}");
+    assert_eq!(targets[0]["range"], json!({"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 11}}));
 }
 
 #[test]

@@ -48,6 +48,9 @@ fn broken_example_shows_every_rule() {
     let missing: Vec<&str> = families::all_rules()
         .filter(|r| matches!(r.family(), "sm" | "stagelint"))
         .map(|r| r.code)
+        // A broken config stops the CLI with exit code 2, so the example cannot hold one; its
+        // fixture and the language-server tests show it.
+        .filter(|c| *c != "stagelint/InvalidConfig")
         .filter(|c| !fired.contains(c))
         .collect();
     assert!(missing.is_empty(), "examples/broken does not show: {missing:?}");

@@ -4,7 +4,10 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use stagelint::workspace::discover::{ConfigCache, discover};
 
 use common::{check_with, fixture_config, only, render_full};
 
@@ -37,6 +40,15 @@ fn cases() -> Vec<(String, PathBuf)> {
 }
 
 fn run_case(code: &str, case: &Path) -> (String, Vec<&'static str>) {
+    let own = case.join("stagelint.toml");
+    if own.is_file() && stagelint::config::Config::load(&own).is_err() {
+        // A config that cannot be used: checked as the language server checks (reading the
+        // configs, tolerating a broken one), where it is a finding rather than exit code 2.
+        let mut configs = ConfigCache::for_editor(&HashMap::new());
+        let workspace = discover(&[case.to_path_buf()], &mut configs).expect("tolerant discovery");
+        let diagnostics = stagelint::check::check(&workspace);
+        return (render_full(&workspace, &diagnostics), diagnostics.iter().map(|d| d.code).collect());
+    }
     let config = only(fixture_config(case), code);
     let (workspace, diagnostics) = check_with(&[case.to_path_buf()], config);
     (render_full(&workspace, &diagnostics), diagnostics.iter().map(|d| d.code).collect())

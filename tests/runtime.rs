@@ -479,7 +479,7 @@ fn an_edited_prompt_is_drift_a_warning_unless_strict() {
     assert_eq!(strict.run.exit_code(), 1);
     // The fix writes the current digest; with it the drift is gone.
     let fix = ran.run.findings[0].fix.as_ref().expect("a fix");
-    let fixed = text.replace("\"sha256:0000000000000000\"", &fix.edits[0].replacement);
+    let fixed = text.replace("\"sha256:0000000000000000\"", &fix.edits[0].1.replacement);
     assert!(codes(&run_stage(PLAN, &fixed).run).is_empty());
 }
 

@@ -70,6 +70,8 @@ pub struct ConfigError {
     pub path: PathBuf,
     pub line: usize,
     pub column: usize,
+    /// The bytes of the config text the problem is about (empty at 0 when it is the whole file).
+    pub span: Span,
     pub message: String,
 }
 
@@ -172,8 +174,9 @@ impl Config {
         let root = path.parent().unwrap_or(Path::new("")).to_path_buf();
         let lines = LineIndex::new(text);
         let error = |span: Option<std::ops::Range<usize>>, message: String| {
-            let at = lines.line_col(text, span.map_or(0, |s| s.start));
-            ConfigError { path: path.to_path_buf(), line: at.line, column: at.column, message }
+            let span = span.map_or(Span::empty(0), |s| Span::new(s.start.min(text.len()), s.end.min(text.len())));
+            let at = lines.line_col(text, span.start);
+            ConfigError { path: path.to_path_buf(), line: at.line, column: at.column, span, message }
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
         let mut config = Config::defaults(&root);
@@ -256,6 +259,7 @@ impl Config {
             path: path.to_path_buf(),
             line: 1,
             column: 1,
+            span: Span::empty(0),
             message: format!("cannot read: {e}"),
         })?;
         Config::parse(&text, path)

@@ -66,15 +66,27 @@ pub enum Applicability {
     Unsafe,
 }
 
-/// A set of edits to one file, with a title saying what it does.
+/// A set of edits, with a title saying what it does. Each edit names its file: usually the
+/// diagnostic's own, sometimes another (a schema's enum for a finding on a registry), sometimes
+/// several (a stage id kebab-cased together with its uses in other files).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {
     pub title: String,
     pub applicability: Applicability,
-    pub edits: Vec<Edit>,
-    /// The file the edits apply to, when it is not the diagnostic's own (a schema's enum for a
-    /// finding on a registry).
-    pub file: Option<FileId>,
+    pub edits: Vec<(FileId, Edit)>,
+}
+
+impl Fix {
+    /// The files the edits touch, each once, in the order first met.
+    pub fn files(&self) -> Vec<FileId> {
+        let mut out: Vec<FileId> = Vec::new();
+        for (file, _) in &self.edits {
+            if !out.contains(file) {
+                out.push(*file);
+            }
+        }
+        out
+    }
 }
 
 /// One finding. `span` is the primary location in `file`.
@@ -121,9 +133,9 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_fix(mut self, title: impl Into<String>, applicability: Applicability, edits: Vec<Edit>) -> Diagnostic {
-        self.fix = Some(Fix { title: title.into(), applicability, edits, file: None });
-        self
+    pub fn with_fix(self, title: impl Into<String>, applicability: Applicability, edits: Vec<Edit>) -> Diagnostic {
+        let file = self.file;
+        self.with_fix_in(file, title, applicability, edits)
     }
 
     /// A fix whose edits apply to another file than the diagnostic's.
@@ -134,7 +146,8 @@ impl Diagnostic {
         applicability: Applicability,
         edits: Vec<Edit>,
     ) -> Diagnostic {
-        self.fix = Some(Fix { title: title.into(), applicability, edits, file: Some(file) });
+        let edits = edits.into_iter().map(|edit| (file, edit)).collect();
+        self.fix = Some(Fix { title: title.into(), applicability, edits });
         self
     }
 

@@ -1,5 +1,9 @@
 //! Inline suppressions: `# stagelint: ignore[code]` in YAML, `<!-- stagelint: ignore[code] -->`
 //! in markdown; `ignore-file[...]` covers the whole file.
+//!
+//! Inside a YAML block scalar (`key: |` and its indented lines) a `#` line is content, never a
+//! suppression; a suppression on the line above the key, or trailing its header line, covers the
+//! whole block scalar.
 
 use crate::source::{LineIndex, Span};
 
@@ -8,7 +12,100 @@ use crate::source::{LineIndex, Span};
 pub enum Scope {
     /// A 0-based line.
     Line(usize),
+    /// 0-based lines, both included: a block scalar from its header to its last content line.
+    Lines(usize, usize),
     File,
+}
+
+impl Scope {
+    /// Whether a finding starting on 0-based `line` is in scope.
+    pub fn covers(self, line: usize) -> bool {
+        match self {
+            Scope::Line(l) => l == line,
+            Scope::Lines(first, last) => (first..=last).contains(&line),
+            Scope::File => true,
+        }
+    }
+}
+
+/// A YAML block scalar, by 0-based lines: the header (`key: |`, `- >-`) and its content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockScalar {
+    pub header: usize,
+    /// The last non-blank content line (`header` when there is none).
+    pub last: usize,
+}
+
+impl BlockScalar {
+    /// Whether 0-based `line` is one of its content lines (not the header).
+    pub fn holds(&self, line: usize) -> bool {
+        line > self.header && line <= self.last
+    }
+}
+
+/// The block scalars of the YAML in `text[region]`, read from the lines (so also while the YAML
+/// does not parse): a header line whose value is `|` or `>` (with chomping or indentation
+/// indicators), then the blank lines and the lines indented more than its key or dash.
+pub fn block_scalars(text: &str, lines: &LineIndex, region: Span) -> Vec<BlockScalar> {
+    let first = lines.line_of(region.start);
+    let last = lines.line_of(region.end);
+    let line_text = |line: usize| -> &str {
+        let start = lines.line_start(line).max(region.start);
+        let end = lines.line_end(text, line).min(region.end);
+        text.get(start..end.max(start)).unwrap_or("")
+    };
+    let mut out = Vec::new();
+    let mut line = first;
+    while line <= last {
+        let Some(parent) = block_header(line_text(line)) else {
+            line += 1;
+            continue;
+        };
+        let mut end = line;
+        let mut next = line + 1;
+        while next <= last {
+            let content = line_text(next);
+            let blank = content.trim().is_empty();
+            if !blank && content.len() - content.trim_start_matches(' ').len() <= parent {
+                break;
+            }
+            if !blank {
+                end = next;
+            }
+            next += 1;
+        }
+        out.push(BlockScalar { header: line, last: end });
+        line = end + 1;
+    }
+    out
+}
+
+/// For a block scalar header line, the column of its key (or dash): content must be indented
+/// more than that.
+fn block_header(line: &str) -> Option<usize> {
+    let value = match yaml_comment_start(line) {
+        Some(comment) => &line[..comment],
+        None => line,
+    }
+    .trim_end();
+    let token_start = value.rfind([' ', '\t']).map_or(0, |i| i + 1);
+    let token = &value[token_start..];
+    let mut chars = token.chars();
+    if !matches!(chars.next(), Some('|' | '>')) || !chars.all(|c| c.is_ascii_digit() || c == '+' || c == '-') {
+        return None;
+    }
+    let before = value[..token_start].trim_end();
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if before.ends_with(':') {
+        // `key: |`, or `- key: |` whose mapping starts after the dash.
+        let rest = &line[indent..];
+        let key = rest.strip_prefix("- ").map_or(indent, |after| indent + 2 + (after.len() - after.trim_start().len()));
+        Some(key)
+    } else if before.trim_start() == "-" {
+        Some(indent)
+    } else {
+        None
+    }
 }
 
 /// One code named in a suppression comment.
@@ -54,7 +151,12 @@ pub fn scan(
 ) {
     let first = lines.line_of(region.start);
     let last = lines.line_of(region.end);
+    let blocks = if style == CommentStyle::Hash { block_scalars(text, lines, region) } else { Vec::new() };
     for line in first..=last {
+        // A `#` inside a block scalar is part of the string.
+        if blocks.iter().any(|b| b.holds(line)) {
+            continue;
+        }
         let start = lines.line_start(line).max(region.start);
         let end = lines.line_end(text, line).min(region.end);
         if start >= end {
@@ -69,12 +171,11 @@ pub fn scan(
         let standalone = text[start..comment.start].trim().is_empty();
         match parse_directive(&text[directive_start..comment.end], directive_start) {
             Ok((file_wide, codes)) => {
-                let scope = if file_wide {
-                    Scope::File
-                } else if standalone {
-                    Scope::Line(line + 1)
-                } else {
-                    Scope::Line(line)
+                let target = if standalone { line + 1 } else { line };
+                let scope = match blocks.iter().find(|b| b.header == target) {
+                    _ if file_wide => Scope::File,
+                    Some(block) => Scope::Lines(block.header, block.last),
+                    None => Scope::Line(target),
                 };
                 out.push(Suppression { comment, scope, codes });
             }
@@ -212,6 +313,27 @@ mod tests {
         assert!(bad.is_empty());
         assert_eq!(ok.len(), 1);
         assert_eq!(ok[0].scope, Scope::Line(1));
+    }
+
+    #[test]
+    fn block_scalars_hold_content_and_a_suppression_above_covers_them() {
+        let text = "a: 1\n# stagelint: ignore[x]\nmsg: |\n  one {{isueDir}}\n  # stagelint: ignore[y]\n\n  two\nb: >- # stagelint: ignore[z]\n  three\nphases:\n  - prompt: |\n      four\n    next: 1\n";
+        let lines = LineIndex::new(text);
+        let blocks = block_scalars(text, &lines, Span::new(0, text.len()));
+        assert_eq!(
+            blocks,
+            [
+                BlockScalar { header: 2, last: 6 },
+                BlockScalar { header: 7, last: 8 },
+                BlockScalar { header: 10, last: 11 }
+            ]
+        );
+        let (ok, bad) = scan_all(text, CommentStyle::Hash);
+        assert!(bad.is_empty());
+        // The `#` line inside `msg` is content: only two suppressions.
+        let scopes: Vec<Scope> = ok.iter().map(|s| s.scope).collect();
+        assert_eq!(scopes, [Scope::Lines(2, 6), Scope::Lines(7, 8)]);
+        assert!(Scope::Lines(2, 6).covers(3) && !Scope::Lines(2, 6).covers(7));
     }
 
     #[test]

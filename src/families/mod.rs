@@ -6,6 +6,8 @@ pub mod sm;
 pub mod stagelint;
 pub mod steps;
 
+use std::path::PathBuf;
+
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::ide;
 use crate::source::Span;
@@ -72,6 +74,12 @@ pub trait Family: Sync {
 
     fn rename(&self, _workspace: &Workspace, _at: ide::Cursor, _new_name: &str) -> Option<ide::RenameResult> {
         None
+    }
+
+    /// Files a rename to `new_name` renames too (a stage's `<id>.cassette.yaml`), with their new
+    /// path; clients that cannot rename files keep the old names.
+    fn renamed_files(&self, _workspace: &Workspace, _at: ide::Cursor, _new_name: &str) -> Vec<(FileId, PathBuf)> {
+        Vec::new()
     }
 
     fn symbols(&self, _workspace: &Workspace, _file: FileId) -> Vec<ide::Symbol> {

@@ -1,16 +1,16 @@
 //! Quick fixes: each finding's own fix, and "Suppress `code` on this line".
 
+use crate::diagnostic::suppress::block_scalars;
 use crate::diagnostic::{Diagnostic, Edit, FileId};
 use crate::source::Span;
 use crate::workspace::{FileKind, SourceFile};
 
-/// One code action, in the diagnostic's file.
+/// One code action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Action {
     pub title: String,
-    /// The file `edits` apply to.
-    pub file: FileId,
-    pub edits: Vec<Edit>,
+    /// Each edit with the file it applies to.
+    pub edits: Vec<(FileId, Edit)>,
     /// Index of the diagnostic it fixes, in the slice given.
     pub diagnostic: usize,
     /// A fix the diagnostic offered (rather than a suppression).
@@ -25,19 +25,12 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
             continue;
         }
         if let Some(fix) = &d.fix {
-            out.push(Action {
-                title: fix.title.clone(),
-                file: fix.file.unwrap_or(d.file),
-                edits: fix.edits.clone(),
-                diagnostic: index,
-                preferred: true,
-            });
+            out.push(Action { title: fix.title.clone(), edits: fix.edits.clone(), diagnostic: index, preferred: true });
         }
         if let Some(edit) = suppress_edit(file, d) {
             out.push(Action {
                 title: format!("Suppress `{}` on this line", d.code),
-                file: file.id,
-                edits: vec![edit],
+                edits: vec![(file.id, edit)],
                 diagnostic: index,
                 preferred: false,
             });
@@ -47,13 +40,24 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
 }
 
 /// A suppression comment on the line above the finding, in the syntax of the region it is in.
+/// Inside a YAML block scalar a comment line would be part of the string, so it goes above the
+/// key that owns the block scalar (a suppression there covers all of it).
 fn suppress_edit(file: &SourceFile, d: &Diagnostic) -> Option<Edit> {
     let text = &file.text;
-    let line = file.lines.line_of(d.span.start);
+    let (style, region) = comment_region(file, d.span.start)?;
+    let mut line = file.lines.line_of(d.span.start);
+    if matches!(style, Style::Hash)
+        && let Some(block) = block_scalars(text, &file.lines, region).into_iter().find(|b| b.holds(line))
+    {
+        line = block.header;
+    }
     let start = file.lines.line_start(line);
     let indent: String = text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-    let newline = if text[file.lines.line_end(text, line)..].starts_with("\r\n") { "\r\n" } else { "\n" };
-    let comment = match comment_style(file, d.span.start)? {
+    let newline = match file.lines.line_break(text, line) {
+        "" => "\n",
+        brk => brk,
+    };
+    let comment = match style {
         Style::Hash => format!("{indent}# stagelint: ignore[{}]{newline}", d.code),
         Style::Html => format!("{indent}<!-- stagelint: ignore[{}] -->{newline}", d.code),
     };
@@ -65,22 +69,24 @@ enum Style {
     Html,
 }
 
-fn comment_style(file: &SourceFile, offset: usize) -> Option<Style> {
+/// The comment syntax at `offset` and the region using it (the same places `check` reads
+/// suppressions from).
+fn comment_region(file: &SourceFile, offset: usize) -> Option<(Style, Span)> {
+    let whole = Span::new(0, file.text.len());
     match file.kind {
         FileKind::Stage | FileKind::Skill => {
             let fm = crate::source::frontmatter::split(&file.text)?;
             if fm.yaml.contains(offset) && offset > fm.open_fence.end {
-                Some(Style::Hash)
+                Some((Style::Hash, fm.yaml))
             } else if fm.close_fence.is_some_and(|c| offset >= c.end) {
-                Some(Style::Html)
+                Some((Style::Html, fm.body))
             } else {
                 None
             }
         }
-        // The same places `check` reads suppressions from.
-        FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => Some(Style::Hash),
-        FileKind::Workflow => Some(Style::Hash),
-        FileKind::WorkflowPrompt => Some(Style::Html),
+        FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => Some((Style::Hash, whole)),
+        FileKind::Workflow => Some((Style::Hash, whole)),
+        FileKind::WorkflowPrompt => Some((Style::Html, whole)),
         _ => None,
     }
 }

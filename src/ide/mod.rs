@@ -132,6 +132,11 @@ pub fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> RenameResult
         .unwrap_or_else(|| Err("only stage ids, step ids and phase names can be renamed".into()))
 }
 
+/// Files the same rename renames (with their new paths), for clients that can rename files.
+pub fn renamed_files(workspace: &Workspace, at: Cursor, new_name: &str) -> Vec<(FileId, PathBuf)> {
+    FAMILIES.iter().flat_map(|family| family.renamed_files(workspace, at, new_name)).collect()
+}
+
 pub fn symbols(workspace: &Workspace, file: FileId) -> Vec<Symbol> {
     FAMILIES.iter().flat_map(|family| family.symbols(workspace, file)).collect()
 }

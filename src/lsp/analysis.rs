@@ -99,7 +99,10 @@ pub(super) async fn analysis_loop(
             let analysis = match result {
                 Ok(Ok(analysis)) => Arc::new(analysis),
                 Ok(Err(message)) => {
-                    client.show_message(MessageType::ERROR, message).await;
+                    // Once per distinct problem, not once per keystroke.
+                    if lock(&state).shown.insert(message.clone()) {
+                        client.show_message(MessageType::ERROR, message).await;
+                    }
                     continue;
                 }
                 Err(_) => {
@@ -109,9 +112,7 @@ pub(super) async fn analysis_loop(
                 }
             };
             let publish = store(&state, &batch, &analysis, &versions);
-            for (uri, diagnostics, version) in publish {
-                client.publish_diagnostics(uri, diagnostics, version).await;
-            }
+            deliver(&client, &state, publish).await;
             if let Some(progress) = &indexing {
                 let percent = u32::try_from((index + 1) * 100 / count).unwrap_or(100);
                 progress.report(percent).await;
@@ -121,11 +122,32 @@ pub(super) async fn analysis_loop(
             progress.finish().await;
         }
         let publish = if all { forget_gone(&state, &wanted) } else { Vec::new() };
-        for (uri, diagnostics, version) in publish {
-            client.publish_diagnostics(uri, diagnostics, version).await;
-        }
+        deliver(&client, &state, publish).await;
         lock(&state).indexed = true;
         let _ = done.send(generation);
+    }
+}
+
+/// Sends what changed: published to a pushing client; to a pulling one that takes it, a
+/// `workspace/diagnostic/refresh`, so it pulls again (not awaited: the client answers when it
+/// can, and the analysis goes on).
+pub(super) async fn deliver(client: &Client, state: &Mutex<State>, changed: Published) {
+    if changed.is_empty() {
+        return;
+    }
+    let (pull, refresh) = {
+        let state = lock(state);
+        (state.pull, state.refresh)
+    };
+    if !pull {
+        for (uri, diagnostics, version) in changed {
+            client.publish_diagnostics(uri, diagnostics, version).await;
+        }
+    } else if refresh {
+        let client = client.clone();
+        tokio::spawn(async move {
+            let _ = client.workspace_diagnostic_refresh().await;
+        });
     }
 }
 
@@ -153,7 +175,11 @@ fn store(
     for scope in batch {
         state.scoped.insert(scope.clone(), analysis.clone());
     }
-    if state.pull { Vec::new() } else { changed_batches(&mut state, batch, analysis, versions) }
+    // A fresh check replaces what a dry-run added to a file.
+    for file in analysis.workspace.reported_files() {
+        state.dry_run.remove(&file.path);
+    }
+    changed_batches(&mut state, batch, analysis, versions)
 }
 
 /// After a whole-workspace check: drops analyses of scopes that are gone and clears the
@@ -217,7 +243,9 @@ fn changed_batches(
 }
 
 fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> Result<Analysis, String> {
-    let mut configs = ConfigCache::new(None);
+    // Open configs count unsaved; a broken one is a finding on itself and only leaves out the
+    // files it governs.
+    let mut configs = ConfigCache::for_editor(overlay);
     let workspace = discover_with_overlay(paths, &mut configs, overlay).map_err(|e| e.to_string())?;
     let diagnostics = crate::check::check(&workspace);
     Ok(Analysis { workspace, diagnostics })

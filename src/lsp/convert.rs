@@ -165,6 +165,36 @@ pub fn workspace_edit(
     lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Edits(edits)), ..lsp::WorkspaceEdit::default() }
 }
 
+/// [`workspace_edit`] as ordered `documentChanges` followed by file renames (after the edits,
+/// which name the files by their old URIs). An existing target is never overwritten.
+pub fn workspace_edit_renaming(
+    workspace: &Workspace,
+    edits: &[(FileId, Edit)],
+    renames: &[(FileId, std::path::PathBuf)],
+    encoding: Encoding,
+) -> lsp::WorkspaceEdit {
+    let mut edit = workspace_edit(workspace, edits, encoding, true);
+    if renames.is_empty() {
+        return edit;
+    }
+    let mut operations: Vec<lsp::DocumentChangeOperation> = match edit.document_changes.take() {
+        Some(lsp::DocumentChanges::Edits(edits)) => edits.into_iter().map(lsp::DocumentChangeOperation::Edit).collect(),
+        Some(lsp::DocumentChanges::Operations(operations)) => operations,
+        None => Vec::new(),
+    };
+    for (id, to) in renames {
+        let (Some(old_uri), Some(new_uri)) = (uri(workspace.file(*id)), Uri::from_file_path(to)) else { continue };
+        let options = lsp::RenameFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) };
+        operations.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Rename(lsp::RenameFile {
+            old_uri,
+            new_uri,
+            options: Some(options),
+            annotation_id: None,
+        })));
+    }
+    lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(operations)), ..edit }
+}
+
 pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, encoding: Encoding) -> lsp::CompletionItem {
     use crate::ide::CompletionKind;
     let kind = match item.kind {

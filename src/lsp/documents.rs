@@ -1,4 +1,6 @@
 //! Open documents: ropey text, applied edits in order, and the version each edit produced.
+//! ropey is built with `cr_lines`, so its lines are LSP's (and `source::LineIndex`'s): `\n`,
+//! `\r\n` and `\r` end a line; U+2028, U+2029, NEL, VT and form feed do not.
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
@@ -88,6 +90,16 @@ mod tests {
             Encoding::Utf8,
         );
         assert_eq!(doc.text(), "x");
+    }
+
+    #[test]
+    fn only_lf_crlf_and_cr_are_line_breaks() {
+        let mut doc = OpenDocument::new("a\u{2028}b\u{85}c\u{c}d\u{b}e\rf\r\ng\n", 1);
+        // Line 0 runs to the lone CR; `e` is at column 8.
+        doc.apply(&edit(0, 8, 9, "E"), Encoding::Utf16);
+        doc.apply(&edit(1, 0, 1, "F"), Encoding::Utf16);
+        doc.apply(&edit(2, 0, 1, "G"), Encoding::Utf16);
+        assert_eq!(doc.text(), "a\u{2028}b\u{85}c\u{c}d\u{b}E\rF\r\nG\n");
     }
 
     #[test]

@@ -38,7 +38,8 @@ pub(super) async fn run(
     let report_key =
         format!("{}\n{}", path.display(), cassette.as_ref().map(|c| c.display().to_string()).unwrap_or_default());
     let ran = tokio::task::spawn_blocking(move || {
-        let mut configs = ConfigCache::new(None);
+        // Open configs count with their unsaved text, as in the live check.
+        let mut configs = ConfigCache::new(None).with_overlay(&overlay);
         let options = Options { strict: false, explain_init: true };
         let (workspace, run) = dry_run_path(&path, cassette.as_deref(), options, &mut configs, &overlay)?;
         let mut text = report::timeline(&workspace, &run);
@@ -67,25 +68,30 @@ pub(super) async fn run(
         }
         Err(_) => return Err(Error::internal_error()),
     };
-    // Findings join what the file already shows (the live check reports most of them too).
+    // Findings join what the file already shows (the live check reports most of them too). A
+    // pulling client gets them with its next pulls (after a refresh), not pushed.
     let mut publish = Vec::new();
     {
         let mut state = lock(state);
         for (path, (uri, found)) in by_file {
-            let shown = state.published.entry(path.clone()).or_default();
+            let pull = state.pull;
+            let shown = if pull {
+                state.dry_run.entry(path.clone()).or_default()
+            } else {
+                state.published.entry(path.clone()).or_default()
+            };
             for diagnostic in found {
                 if !shown.contains(&diagnostic) {
                     shown.push(diagnostic);
                 }
             }
+            let shown = shown.clone();
             let version = state.documents.get(&path).map(|d| d.version);
             let uri = state.uris.get(&path).cloned().unwrap_or(uri);
-            publish.push((uri, state.published[&path].clone(), version));
+            publish.push((uri, shown, version));
         }
     }
-    for (uri, diagnostics, version) in publish {
-        client.publish_diagnostics(uri, diagnostics, version).await;
-    }
+    crate::lsp::analysis::deliver(client, state, publish).await;
     let report_path = write_report(&title, &report_key, &text);
     if show_document && let Some(uri) = report_path.as_ref().and_then(Uri::from_file_path) {
         let params = ShowDocumentParams { uri, external: Some(false), take_focus: Some(true), selection: None };

@@ -5,19 +5,46 @@ mod analysis;
 pub mod convert;
 pub mod documents;
 mod dry_run;
+mod framing;
 mod server;
 
-/// Serves LSP over stdin/stdout until the client exits.
-pub fn run() -> std::io::Result<()> {
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Serves LSP over stdin/stdout until the client exits. Returns whether the client asked for a
+/// `shutdown` first: the process exits with 0 then, else with 1 (as the protocol says for `exit`
+/// without `shutdown`, and for a client that just went away).
+pub fn run() -> std::io::Result<bool> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
-    Ok(())
+    let clean = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // A read of stdin may still be blocked on its thread; do not wait for it.
+    runtime.shutdown_background();
+    Ok(clean)
 }
 
-/// Serves LSP over any byte streams (stdio, or a socket pair in tests) until the client exits.
-/// Must run inside a tokio runtime.
-pub async fn serve(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio::io::AsyncWrite) {
-    let (service, socket) = tower_lsp_server::LspService::new(server::Backend::new);
-    // One handler at a time: edits must apply in the order they were sent.
-    tower_lsp_server::Server::new(input, output, socket).concurrency_level(1).serve(service).await;
+/// Serves LSP over any byte streams (stdio, or a socket pair in tests) until the client exits;
+/// returns whether `shutdown` was received. Must run inside a tokio runtime.
+pub async fn serve(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio::io::AsyncWrite) -> bool {
+    let shut_down = Arc::new(AtomicBool::new(false));
+    let flag = shut_down.clone();
+    let (service, socket) = tower_lsp_server::LspService::new(move |client| server::Backend::new(client, flag));
+    let (out, queue) = framing::Output::new();
+    // Frames reach the server through this pipe once the filter has checked them.
+    let (to_server, from_filter) = tokio::io::duplex(64 * 1024);
+    let run = async {
+        let filter = std::pin::pin!(framing::filter(input, to_server, out.clone_sender()));
+        // One handler at a time: edits must apply in the order they were sent.
+        let server = tower_lsp_server::Server::new(from_filter, out, socket).concurrency_level(1);
+        let mut server = std::pin::pin!(server.serve(service));
+        tokio::select! {
+            () = &mut server => {}
+            // `exit`, or the input ended. The server stops reading then, but a handler still
+            // awaiting the client's answer to a request would keep it from ending.
+            () = filter => {
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(1), server).await;
+            }
+        }
+    };
+    tokio::join!(run, framing::write_out(queue, output));
+    shut_down.load(Ordering::SeqCst)
 }

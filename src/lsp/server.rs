@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
@@ -14,7 +15,7 @@ use crate::ide;
 use crate::lsp::analysis::{Analysis, Dirty, analysis_loop};
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
-use crate::workspace::discover::scope_of;
+use crate::workspace::discover::{is_config_name, scope_of};
 
 pub(super) struct Backend {
     client: Client,
@@ -22,6 +23,8 @@ pub(super) struct Backend {
     changed: watch::Sender<u64>,
     /// The generation of the newest stored analysis, for requests that need fresh results.
     analysed: watch::Receiver<u64>,
+    /// Set by `shutdown`: the process exit code depends on it.
+    shut_down: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -48,12 +51,21 @@ pub(super) struct State {
     pub(super) dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
     pub(super) pull: bool,
+    /// A pulling client that takes `workspace/diagnostic/refresh` when results change.
+    pub(super) refresh: bool,
+    /// In pull mode, the dry-run's findings by file, returned with the next pulls until the file
+    /// is checked again (a pushing client gets them published instead).
+    pub(super) dry_run: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
     /// The client takes ordered `documentChanges` in workspace edits.
     pub(super) document_changes: bool,
+    /// The client renames files in workspace edits (`resourceOperations` has `rename`).
+    pub(super) rename_files: bool,
     /// The client opens documents we ask it to (`window/showDocument`): the dry-run report.
     pub(super) show_document: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
     pub(super) progress: bool,
+    /// Error messages already shown with `window/showMessage`.
+    pub(super) shown: std::collections::HashSet<String>,
 }
 
 impl State {
@@ -71,6 +83,18 @@ impl State {
             .cloned()
     }
 
+    /// Marks what the config at `path` governs for re-checking: the analysed scopes below its
+    /// directory or holding it, the open documents below it, and the config's own scope.
+    fn dirty_governed(&mut self, path: &std::path::Path) {
+        let dir = path.parent().unwrap_or(path).to_path_buf();
+        let mut scopes: Vec<PathBuf> =
+            self.scoped.keys().filter(|s| s.starts_with(&dir) || dir.starts_with(s)).cloned().collect();
+        let open: Vec<PathBuf> = self.documents.keys().filter(|p| p.starts_with(&dir)).cloned().collect();
+        scopes.extend(open.iter().map(|p| self.scope(p)));
+        scopes.push(self.scope(path));
+        self.dirty.scopes.extend(scopes);
+    }
+
     /// The scope of `path`, remembered: it changes only when files appear or disappear, which
     /// the file watcher reports (and clears the memory), so a keystroke costs no file-system call.
     fn scope(&mut self, path: &std::path::Path) -> PathBuf {
@@ -84,12 +108,12 @@ impl State {
 }
 
 impl Backend {
-    pub(super) fn new(client: Client) -> Backend {
+    pub(super) fn new(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
         let (changed, receiver) = watch::channel(0);
         let (done, analysed) = watch::channel(0);
         let state = Arc::new(Mutex::new(State::default()));
         tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver, done));
-        Backend { client, state, changed, analysed }
+        Backend { client, state, changed, analysed, shut_down }
     }
 
     /// Records that `changed` files changed (`None`: anything may have) and wakes the analysis
@@ -101,10 +125,11 @@ impl Backend {
                 None => state.dirty.all = true,
                 Some(paths) => {
                     for path in paths {
-                        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                        // A config governs everything below it.
-                        if crate::config::CONFIG_NAMES.contains(&name) {
-                            state.dirty.all = true;
+                        if is_config_name(path) {
+                            state.dirty_governed(path);
+                        } else if path.extension().is_some_and(|e| e == "toml") {
+                            // Another TOML file (an editor may send every one): nothing of ours.
+                            continue;
                         } else {
                             let scope = state.scope(path);
                             state.dirty.scopes.insert(scope);
@@ -144,6 +169,15 @@ pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A pulled report's items with the dry-run's findings for the file, each once.
+fn with_dry_run(items: &mut Vec<Diagnostic>, found: Option<&Vec<Diagnostic>>) {
+    for diagnostic in found.into_iter().flatten() {
+        if !items.contains(diagnostic) {
+            items.push(diagnostic.clone());
+        }
+    }
+}
+
 pub(super) fn path_of(uri: &Uri) -> Option<PathBuf> {
     uri.to_file_path().map(|p| crate::workspace::discover::normalize(&p))
 }
@@ -167,9 +201,25 @@ impl LanguageServer for Backend {
             .and_then(|w| w.workspace_edit.as_ref())
             .and_then(|e| e.document_changes)
             .unwrap_or(false);
+        let rename_files = document_changes
+            && params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.workspace_edit.as_ref())
+                .and_then(|e| e.resource_operations.as_ref())
+                .is_some_and(|kinds| kinds.contains(&ResourceOperationKind::Rename));
         let show_document =
             params.capabilities.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|d| d.support);
         let pull = params.capabilities.text_document.as_ref().and_then(|t| t.diagnostic.as_ref()).is_some();
+        let refresh = pull
+            && params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false);
         let progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
         let dynamic_watchers = params
             .capabilities
@@ -184,7 +234,9 @@ impl LanguageServer for Backend {
             state.roots = roots;
             state.dynamic_watchers = dynamic_watchers;
             state.pull = pull;
+            state.refresh = refresh;
             state.document_changes = document_changes;
+            state.rename_files = rename_files;
             state.show_document = show_document;
             state.progress = progress;
         }
@@ -263,6 +315,7 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
         Ok(())
     }
 
@@ -314,8 +367,22 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let paths: Vec<PathBuf> = params.changes.iter().filter_map(|change| path_of(&change.uri)).collect();
-        // A created or deleted file can move other files into another scope.
-        lock(&self.state).scopes.clear();
+        let moved: Vec<PathBuf> = params
+            .changes
+            .iter()
+            .filter(|change| change.typ != FileChangeType::CHANGED)
+            .filter_map(|change| path_of(&change.uri))
+            .collect();
+        if !moved.is_empty() {
+            let mut state = lock(&self.state);
+            // A created or deleted file can move other files into another scope.
+            state.scopes.clear();
+            // The scopes analysed with the file there are re-checked too: a deleted `sm.yaml`
+            // leaves the stages of its directory loose, and they must hear it.
+            let held: Vec<PathBuf> =
+                state.scoped.keys().filter(|scope| moved.iter().any(|path| path.starts_with(scope))).cloned().collect();
+            state.dirty.scopes.extend(held);
+        }
         self.touch(Some(&paths));
     }
 
@@ -352,7 +419,6 @@ impl LanguageServer for Backend {
                 ide::actions::actions_for(&analysis.diagnostics, file, span)
                     .into_iter()
                     .map(|action| {
-                        let edits: Vec<_> = action.edits.iter().map(|e| (action.file, e.clone())).collect();
                         let diagnostic = convert::diagnostic(
                             &analysis.workspace,
                             &analysis.diagnostics[action.diagnostic],
@@ -364,7 +430,7 @@ impl LanguageServer for Backend {
                             diagnostics: Some(vec![diagnostic]),
                             edit: Some(convert::workspace_edit(
                                 &analysis.workspace,
-                                &edits,
+                                &action.edits,
                                 encoding,
                                 document_changes,
                             )),
@@ -438,12 +504,21 @@ impl LanguageServer for Backend {
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let at = params.text_document_position;
-        let document_changes = lock(&self.state).document_changes;
+        let (document_changes, rename_files) = {
+            let state = lock(&self.state);
+            (state.document_changes, state.rename_files)
+        };
         let answer = self
             .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
-                let edits: Vec<_> =
-                    ide::rename(&analysis.workspace, ide::Cursor { file: file.id, offset }, &params.new_name)?;
+                let cursor = ide::Cursor { file: file.id, offset };
+                let edits: Vec<_> = ide::rename(&analysis.workspace, cursor, &params.new_name)?;
+                // A stage cassette named after the id follows it, when the client can rename
+                // files; otherwise its name stays as it is.
+                if rename_files {
+                    let files = ide::renamed_files(&analysis.workspace, cursor, &params.new_name);
+                    return Ok(convert::workspace_edit_renaming(&analysis.workspace, &edits, &files, encoding));
+                }
                 Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding, document_changes))
             })
             .await;
@@ -560,12 +635,13 @@ impl LanguageServer for Backend {
                     continue;
                 }
                 let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
-                let items = analysis
+                let mut items: Vec<_> = analysis
                     .diagnostics
                     .iter()
                     .filter(|d| d.file == file.id)
                     .map(|d| convert::diagnostic(&analysis.workspace, d, encoding))
                     .collect();
+                with_dry_run(&mut items, state.dry_run.get(&file.path));
                 let version = state.documents.get(&file.path).map(|d| i64::from(d.version));
                 reports.insert(
                     file.path.clone(),
@@ -583,7 +659,7 @@ impl LanguageServer for Backend {
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
-        let items = self
+        let mut items: Vec<_> = self
             .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
                 analysis
                     .diagnostics
@@ -594,6 +670,9 @@ impl LanguageServer for Backend {
             })
             .await
             .unwrap_or_default();
+        if let Some(path) = path_of(&params.text_document.uri) {
+            with_dry_run(&mut items, lock(&self.state).dry_run.get(&path));
+        }
         Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
             RelatedFullDocumentDiagnosticReport {
                 related_documents: None,

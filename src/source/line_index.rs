@@ -1,4 +1,6 @@
 //! Byte offset to line/column conversion (UTF-8 columns for people, UTF-16 for SARIF and LSP).
+//! Lines break where LSP says they do, and editors show them: at `\n`, `\r\n` and a lone `\r`
+//! (not at U+2028, U+2029, NEL, VT or form feed), so the CLI and the server give the same lines.
 
 /// 1-based line, 1-based column counted in Unicode scalar values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,9 +23,10 @@ impl LineIndex {
         let mut line_starts = vec![0];
         let mut ascii = Vec::new();
         let mut line_ascii = true;
-        for (i, b) in text.bytes().enumerate() {
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
             line_ascii &= b.is_ascii();
-            if b == b'\n' {
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
                 line_starts.push(i + 1);
                 ascii.push(line_ascii);
                 line_ascii = true;
@@ -55,14 +58,21 @@ impl LineIndex {
     pub fn line_end(&self, text: &str, line: usize) -> usize {
         let next = self.line_starts.get(line + 1).copied().unwrap_or(self.len);
         let bytes = text.as_bytes();
+        let start = self.line_start(line);
         let mut end = next;
-        if end > self.line_start(line) && bytes.get(end - 1) == Some(&b'\n') {
+        if end > start && bytes.get(end - 1) == Some(&b'\n') {
             end -= 1;
-            if end > self.line_start(line) && bytes.get(end - 1) == Some(&b'\r') {
-                end -= 1;
-            }
+        }
+        if end > start && bytes.get(end - 1) == Some(&b'\r') {
+            end -= 1;
         }
         end
+    }
+
+    /// The line break ending 0-based `line` (`"\n"`, `"\r\n"`, `"\r"`, or `""` for the last line).
+    pub fn line_break<'t>(&self, text: &'t str, line: usize) -> &'t str {
+        let next = self.line_starts.get(line + 1).copied().unwrap_or(self.len);
+        &text[self.line_end(text, line)..next]
     }
 
     /// 1-based line and column (in characters) of `offset`.
@@ -110,6 +120,19 @@ mod tests {
         assert_eq!(index.line_col_utf16(text, x), LineCol { line: 2, column: 4 });
         assert_eq!(index.line_col(text, 0), LineCol { line: 1, column: 1 });
         assert_eq!(index.line_col(text, text.len()), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn only_lf_crlf_and_lone_cr_break_lines() {
+        let text = "a\rb\r\nc\nd\u{2028}e\u{85}f\u{c}g\u{b}h\u{2029}i";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        let lines: Vec<&str> = (0..4).map(|l| &text[index.line_start(l)..index.line_end(text, l)]).collect();
+        assert_eq!(lines, ["a", "b", "c", "d\u{2028}e\u{85}f\u{c}g\u{b}h\u{2029}i"]);
+        assert_eq!([0, 1, 2, 3].map(|l| index.line_break(text, l)), ["\r", "\r\n", "\n", ""]);
+        let i = text.find('i').unwrap();
+        assert_eq!(index.line_col(text, i), LineCol { line: 4, column: 11 });
+        assert_eq!(index.line_col_utf16(text, i), LineCol { line: 4, column: 11 });
     }
 
     #[test]

@@ -12,15 +12,44 @@ pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Finds and loads the config for each directory once.
 pub struct ConfigCache {
-    by_dir: HashMap<PathBuf, Arc<Config>>,
-    by_file: HashMap<PathBuf, Arc<Config>>,
+    by_dir: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
+    by_file: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
     /// Set by `--config`: one config for everything.
     forced: Option<Arc<Config>>,
+    /// Config texts an editor holds (saved or not), read instead of the files.
+    overlay: HashMap<PathBuf, String>,
+    /// The language server's mode: a config that cannot be used is recorded in `broken` and the
+    /// files it governs are left out, instead of failing the whole discovery.
+    tolerant: bool,
+    broken: std::collections::BTreeMap<PathBuf, ConfigError>,
 }
 
 impl ConfigCache {
     pub fn new(forced: Option<Config>) -> ConfigCache {
-        ConfigCache { by_dir: HashMap::new(), by_file: HashMap::new(), forced: forced.map(Arc::new) }
+        ConfigCache {
+            by_dir: HashMap::new(),
+            by_file: HashMap::new(),
+            forced: forced.map(Arc::new),
+            overlay: HashMap::new(),
+            tolerant: false,
+            broken: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// The cache of an editor: configs are read from `overlay` when it holds them (unsaved
+    /// edits count), and a broken one only leaves out the files it governs.
+    pub fn for_editor(overlay: &HashMap<PathBuf, String>) -> ConfigCache {
+        ConfigCache { tolerant: true, ..ConfigCache::new(None).with_overlay(overlay) }
+    }
+
+    /// Reads config files from `overlay` when it holds them.
+    pub fn with_overlay(mut self, overlay: &HashMap<PathBuf, String>) -> ConfigCache {
+        self.overlay = overlay
+            .iter()
+            .filter(|(path, _)| is_config_name(path))
+            .map(|(path, text)| (path.clone(), text.clone()))
+            .collect();
+        self
     }
 
     /// The config that governs files in `dir` (nearest `stagelint.toml` upward, else defaults).
@@ -29,22 +58,59 @@ impl ConfigCache {
             return Ok(forced.clone());
         }
         if let Some(found) = self.by_dir.get(dir) {
-            return Ok(found.clone());
+            return found.clone();
         }
-        let config = match config::discover(dir) {
+        let config = match self.find(dir) {
             Some(path) => match self.by_file.get(&path) {
                 Some(loaded) => loaded.clone(),
                 None => {
-                    let loaded = Arc::new(Config::load(&path)?);
+                    let loaded = match self.overlay.get(&path) {
+                        Some(text) => Config::parse(text, &path),
+                        None => Config::load(&path),
+                    }
+                    .map(Arc::new);
                     self.by_file.insert(path, loaded.clone());
                     loaded
                 }
             },
-            None => Arc::new(Config::defaults(dir)),
+            None => Ok(Arc::new(Config::defaults(dir))),
         };
         self.by_dir.insert(dir.to_path_buf(), config.clone());
-        Ok(config)
+        config
     }
+
+    /// [`ConfigCache::for_dir`] for discovery: in tolerant mode a broken config is recorded and
+    /// gives `None` (leave the file out) instead of an error.
+    fn governing(&mut self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
+        match self.for_dir(dir) {
+            Ok(config) => Ok(Some(config)),
+            Err(error) if self.tolerant => {
+                self.broken.entry(error.path.clone()).or_insert(error);
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The configs that could not be used (tolerant mode only), by path.
+    pub fn broken(&self) -> impl Iterator<Item = &ConfigError> {
+        self.broken.values()
+    }
+
+    /// The nearest config file at or above `dir`, on disk or in the overlay.
+    fn find(&self, dir: &Path) -> Option<PathBuf> {
+        if self.overlay.is_empty() {
+            return config::discover(dir);
+        }
+        dir.ancestors()
+            .flat_map(|d| config::CONFIG_NAMES.iter().map(move |name| d.join(name)))
+            .find(|candidate| self.overlay.contains_key(candidate) || candidate.is_file())
+    }
+}
+
+/// Whether `path` is named like a config file.
+pub fn is_config_name(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|name| config::CONFIG_NAMES.contains(&name))
 }
 
 /// Builds the workspace for `paths`: directories are walked honouring `.gitignore`
@@ -66,7 +132,7 @@ pub fn discover_with_overlay(
     for root in paths {
         // The config that governs the root itself, even when nothing below it is ours.
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
-        configs.for_dir(if root.is_file() { absolute.parent().unwrap_or(&absolute) } else { &absolute })?;
+        configs.governing(if root.is_file() { absolute.parent().unwrap_or(&absolute) } else { &absolute })?;
         if root.is_file() {
             pending.push(root, configs, Role::Explicit)?;
         } else {
@@ -148,6 +214,7 @@ pub fn discover_with_overlay(
         }
     }
     read_pending(&mut workspace, schema_refs.files, overlay);
+    add_broken_configs(&mut workspace, configs, &roots, &schema_refs.cwd, overlay);
     Ok(workspace)
 }
 
@@ -190,12 +257,34 @@ pub fn read_as(
     })
 }
 
+/// In tolerant mode: each broken config under a checked root, as a file whose finding says why
+/// (`stagelint/InvalidConfig`).
+fn add_broken_configs(
+    workspace: &mut Workspace,
+    configs: &ConfigCache,
+    roots: &[PathBuf],
+    cwd: &Path,
+    overlay: &HashMap<PathBuf, String>,
+) {
+    for error in configs.broken() {
+        let path = normalize(&error.path);
+        if workspace.file_at(&path).is_some() || !roots.iter().any(|root| path.starts_with(normalize(root))) {
+            continue;
+        }
+        let text = overlay.get(&path).cloned().or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
+        let kind = FileKind::BrokenConfig { message: error.message.clone(), span: error.span };
+        let config = Arc::new(Config::defaults(path.parent().unwrap_or(Path::new("/"))));
+        workspace.add(path.clone(), display_path(&path, cwd), text, kind, config);
+    }
+}
+
 /// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
 fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &HashMap<PathBuf, String>) {
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
-        (_, Some(text)) => Ok(text.clone()),
+        // An editor's text is judged like the file's bytes (a binary file stays unreadable).
+        (_, Some(text)) => check_text(text),
         _ => read_text(&file.path),
     });
     for (file, text) in files.into_iter().zip(loaded) {
@@ -328,7 +417,15 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
             .build();
         for entry in walker.flatten() {
             let path = entry.path();
-            if !entry.file_type().is_some_and(|t| t.is_file()) || !could_be_ours(path) {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            // A config is checked in the scope it sits in (its own, when nothing else is there).
+            if is_config_name(path) {
+                found.insert(scope_of(&normalize(path)));
+                continue;
+            }
+            if !could_be_ours(path) {
                 continue;
             }
             let path = normalize(path);
@@ -461,7 +558,7 @@ impl Pending {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
             if role == Role::Walked && config::CONFIG_NAMES.iter().any(|name| entry.file_name() == *name) {
-                configs.for_dir(entry.path().parent().unwrap_or(root))?;
+                configs.governing(entry.path().parent().unwrap_or(root))?;
             }
             self.push(entry.path(), configs, role)?;
         }
@@ -504,8 +601,13 @@ impl Pending {
         if !self.seen.insert(absolute.clone()) {
             return Ok(());
         }
-        let config = configs.for_dir(absolute.parent().unwrap_or(Path::new("/")))?;
         let display = display_path(path, &self.cwd);
+        let Some(config) = configs.governing(absolute.parent().unwrap_or(Path::new("/")))? else {
+            // Governed by a broken config: not read, but rules may still ask whether it exists.
+            let config = Arc::new(Config::defaults(absolute.parent().unwrap_or(Path::new("/"))));
+            self.files.push(PendingFile { path: absolute, display, config, role, kind: KindHint::KnownOnly });
+            return Ok(());
+        };
         self.files.push(PendingFile { path: absolute, display, config, role, kind });
         Ok(())
     }
@@ -616,6 +718,18 @@ pub fn read_text(path: &Path) -> Result<String, Unreadable> {
     }
     let bytes = std::fs::read(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
     decode(bytes)
+}
+
+/// Text an editor holds, judged as [`read_text`] judges a file (it is UTF-8 already).
+fn check_text(text: &str) -> Result<String, Unreadable> {
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(Unreadable::whole(format!("file is {} bytes, larger than the 16 MiB stagelint reads", text.len())));
+    }
+    if text.as_bytes()[..text.len().min(8192)].contains(&0) {
+        // The same message and position as the file on disk gets.
+        return decode(text.as_bytes().to_vec());
+    }
+    Ok(text.to_string())
 }
 
 /// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.

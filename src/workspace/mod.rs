@@ -37,6 +37,9 @@ pub enum FileKind {
     Cassette,
     /// Could not be read as UTF-8 text; the message says why and where.
     Unreadable { message: String, offset: usize },
+    /// A `stagelint.toml` that cannot be used, met by the language server's tolerant discovery
+    /// (the CLI stops with exit code 2 instead); the files it governs were left out.
+    BrokenConfig { message: String, span: crate::source::Span },
 }
 
 /// One file of the workspace with its text.

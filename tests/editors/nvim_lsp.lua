@@ -96,5 +96,15 @@ vim.wait(500, function() return false end, 50)
 table.insert(lines, "dry-run=" .. tostring(ran) .. ":" .. tostring(vim.g.stagelint_dry_run))
 table.insert(lines, "dry-run-errors=" .. table.concat(errors, "|"))
 
+-- TOML: stagelint.toml attaches the server (a broken one shows its finding); other TOML does not.
+vim.cmd("edit " .. os.getenv("OTHER_TOML"))
+vim.wait(1000, function() return false end, 50)
+table.insert(lines, "other-toml-clients=" .. #vim.lsp.buf_get_clients(0))
+vim.cmd("edit " .. os.getenv("CONFIG_FILE"))
+vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(lines, string.format("config=%d:%d:%s", d.lnum, d.col, code_of(d)))
+end
+
 vim.fn.writefile(lines, out)
 vim.cmd("qa!")

@@ -91,6 +91,25 @@ impl Client {
         self.writer.flush().expect("flush");
     }
 
+    /// Writes `bytes` as they are: malformed frames, for robustness tests.
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).expect("write to server");
+        self.writer.flush().expect("flush");
+    }
+
+    /// Waits for the server process to end (it must within the timeout) and returns its exit code.
+    pub fn exit_code(&mut self) -> Option<i32> {
+        let Server::Process(child) = &mut self.server else { return None };
+        let deadline = Instant::now() + TIMEOUT;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the server did not exit within {TIMEOUT:?}");
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
@@ -214,6 +233,24 @@ impl Client {
                 );
             }
         }
+    }
+
+    /// `didOpen` with a given version, whatever was opened before.
+    pub fn open_versioned(&mut self, path: &Path, text: &str, version: i64) {
+        self.versions.retain(|(p, _)| p != path);
+        self.versions.push((path.to_path_buf(), version));
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": version, "text": text}}),
+        );
+    }
+
+    /// The diagnostics of the newest text of `path`, pulled (`textDocument/diagnostic`), sorted.
+    pub fn pulled(&mut self, path: &Path) -> Vec<Value> {
+        let report = self.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri(path)}}));
+        let mut list = report["items"].as_array().cloned().unwrap_or_default();
+        list.sort_by_key(|d| (d["range"].to_string(), d["code"].to_string(), d["message"].to_string()));
+        list
     }
 
     /// One incremental edit of an open document: replaces `line`:`start`..`end` with `text`.

@@ -5,8 +5,19 @@
 local M = {}
 local opts_open_report = true
 
-M.filetypes = { "markdown", "yaml", "json" }
+-- `toml` is there for stagelint.toml alone: other TOML buffers do not start or attach the server.
+M.filetypes = { "markdown", "yaml", "json", "toml" }
 M.root_markers = { "stagelint.toml", ".stagelint.toml", ".git" }
+
+local function is_config(bufnr)
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":t")
+  return name == "stagelint.toml" or name == ".stagelint.toml"
+end
+
+-- Whether the server should see this buffer: any of its filetypes, but of TOML files only ours.
+local function wanted(bufnr)
+  return vim.bo[bufnr].filetype ~= "toml" or is_config(bufnr)
+end
 
 local function root_dir(bufnr)
   local file = vim.api.nvim_buf_get_name(bufnr)
@@ -83,7 +94,16 @@ function M.setup(opts)
   local cmd = opts.cmd or { "stagelint", "lsp" }
   if vim.lsp.config and vim.lsp.enable then
     -- Neovim 0.11+.
-    vim.lsp.config("stagelint", { cmd = cmd, filetypes = M.filetypes, root_markers = M.root_markers })
+    vim.lsp.config("stagelint", {
+      cmd = cmd,
+      filetypes = M.filetypes,
+      -- Not calling on_dir leaves the buffer alone (a Cargo.toml, say).
+      root_dir = function(bufnr, on_dir)
+        if wanted(bufnr) then
+          on_dir(root_dir(bufnr))
+        end
+      end,
+    })
     vim.lsp.enable("stagelint")
     return
   end
@@ -91,6 +111,9 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("FileType", {
     pattern = M.filetypes,
     callback = function(args)
+      if not wanted(args.buf) then
+        return
+      end
       local root = root_dir(args.buf)
       if vim.lsp.start then
         -- Neovim 0.8–0.10: vim.lsp.start reuses a client with the same name and root.

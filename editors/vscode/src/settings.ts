@@ -40,7 +40,15 @@ export function needsRestart(before: Settings, after: Settings): boolean {
 /** The languages whose documents go to `stagelint lsp`, as in the Neovim and Helix setups. */
 export const LANGUAGES = ["markdown", "yaml", "json"] as const;
 
-/** The client's document selector: files on disk in those languages. */
-export function documentSelector(): { scheme: string; language: string }[] {
-  return LANGUAGES.map((language) => ({ scheme: "file", language }));
+/** The config files, sent too so that unsaved edits to them re-check what they govern. */
+export const CONFIG_PATTERNS = ["**/stagelint.toml", "**/.stagelint.toml"] as const;
+
+export type DocumentFilter = { scheme: string; language: string } | { scheme: string; pattern: string };
+
+/** The client's document selector: files on disk in those languages, and the config files. */
+export function documentSelector(): DocumentFilter[] {
+  return [
+    ...LANGUAGES.map((language) => ({ scheme: "file", language })),
+    ...CONFIG_PATTERNS.map((pattern) => ({ scheme: "file", pattern })),
+  ];
 }

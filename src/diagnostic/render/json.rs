@@ -42,7 +42,7 @@ struct JsonRelated<'a> {
 #[derive(Serialize)]
 struct JsonFix<'a> {
     title: &'a str,
-    /// Set when the edits apply to another file than the diagnostic's.
+    /// Set when every edit applies to one other file than the diagnostic's.
     #[serde(skip_serializing_if = "Option::is_none")]
     path: Option<&'a str>,
     applicability: Applicability,
@@ -51,6 +51,9 @@ struct JsonFix<'a> {
 
 #[derive(Serialize)]
 struct JsonEdit<'a> {
+    /// Set when the fix edits several files: the file of this edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
     range: Range,
     replacement: &'a str,
 }
@@ -106,16 +109,27 @@ fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a
             .collect(),
         help: d.help.as_deref(),
         fix: d.fix.as_ref().map(|fix| {
-            let target = fix.file.map(|id| workspace.file(id));
-            let edited = target.unwrap_or(file);
+            let files = fix.files();
+            let several = files.len() > 1;
+            let other = match files.as_slice() {
+                [only] if *only != d.file => Some(workspace.file(*only).display.as_str()),
+                _ => None,
+            };
             JsonFix {
                 title: &fix.title,
-                path: target.map(|t| t.display.as_str()),
+                path: other,
                 applicability: fix.applicability,
                 edits: fix
                     .edits
                     .iter()
-                    .map(|e| JsonEdit { range: to_range(edited, e.span), replacement: &e.replacement })
+                    .map(|(id, e)| {
+                        let edited = workspace.file(*id);
+                        JsonEdit {
+                            path: several.then_some(edited.display.as_str()),
+                            range: to_range(edited, e.span),
+                            replacement: &e.replacement,
+                        }
+                    })
                     .collect(),
             }
         }),

@@ -124,16 +124,27 @@ fn result(workspace: &Workspace, d: &Diagnostic, rule_index: Option<usize>, fing
         value["relatedLocations"] = json!(related);
     }
     if let Some(fix) = &d.fix {
-        let target = workspace.file(fix.file.unwrap_or(d.file));
-        let replacements: Vec<Value> = fix
-            .edits
-            .iter()
-            .map(|e| json!({"deletedRegion": region(target, e.span), "insertedContent": {"text": e.replacement}}))
+        // One artifact change per file the fix edits.
+        let changes: Vec<Value> = fix
+            .files()
+            .into_iter()
+            .map(|id| {
+                let target = workspace.file(id);
+                let replacements: Vec<Value> = fix
+                    .edits
+                    .iter()
+                    .filter(|(file, _)| *file == id)
+                    .map(|(_, e)| {
+                        json!({"deletedRegion": region(target, e.span), "insertedContent": {"text": e.replacement}})
+                    })
+                    .collect();
+                json!({"artifactLocation": artifact(target), "replacements": replacements})
+            })
             .collect();
-        if !replacements.is_empty() {
+        if !changes.is_empty() {
             value["fixes"] = json!([{
                 "description": {"text": fix.title},
-                "artifactChanges": [{"artifactLocation": artifact(target), "replacements": replacements}],
+                "artifactChanges": changes,
                 "properties": {"applicability": fix.applicability},
             }]);
         }

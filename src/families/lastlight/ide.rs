@@ -130,11 +130,45 @@ pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
             .map(|o| Target { file: o.file, span: o.span })
             .collect();
     }
+    let cron = cron_workflow(workspace, at);
+    if !cron.is_empty() {
+        return cron;
+    }
     links(workspace, at.file)
         .into_iter()
         .filter(|link| link.span.contains(at.offset))
         .filter_map(|link| Some(Target { file: workspace.file_at(&link.target)?.id, span: Span::empty(0) }))
         .collect()
+}
+
+/// A cron's `workflow: <name>` → the `name:` of that workflow (looked up as the engine does: by
+/// `name`, then by file name, in the cron's directory).
+fn cron_workflow(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    let file = workspace.file(at.file);
+    if file.kind != FileKind::Workflow {
+        return Vec::new();
+    }
+    let doc = WorkflowDoc::parse(file);
+    let Some(node) = doc.get("workflow").filter(|n| doc.is_cron() && n.span.contains(at.offset)) else {
+        return Vec::new();
+    };
+    let Some(wanted) = node.as_str() else { return Vec::new() };
+    let agents: Vec<WorkflowDoc> = workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::Workflow && f.id != file.id && f.path.parent() == Some(doc.dir()))
+        .map(WorkflowDoc::parse)
+        .filter(|w| !w.is_cron())
+        .collect();
+    let target = |w: &WorkflowDoc| {
+        let span = w.get("name").map_or(Span::empty(0), |n| inner(&w.file.text, n));
+        Target { file: w.file.id, span }
+    };
+    let by_name: Vec<Target> = agents.iter().filter(|w| w.name() == Some(wanted)).map(target).collect();
+    if !by_name.is_empty() {
+        return by_name;
+    }
+    agents.iter().filter(|w| w.file.path.file_stem().and_then(|s| s.to_str()) == Some(wanted)).map(target).collect()
 }
 
 pub(super) fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
@@ -304,7 +338,28 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
     }
     if let Some((partial, dollar)) = locate::template_at(&file.text, at.offset) {
         let phases_only = dollar;
-        return variables(workspace, file)
+        let vars = variables(workspace, file);
+        // `${…}`: the item writes the closing brace, so one already there (an editor's
+        // auto-close) is replaced rather than doubled.
+        let closes = dollar && file.text[at.offset..].starts_with('}');
+        let replace = if closes { Span::new(partial.start, at.offset + 1) } else { partial };
+        let typed = &file.text[partial.start..at.offset];
+        if dollar && let Some((phase, _)) = typed.split_once('.') {
+            // `${plan.`: the phase is chosen; only `output` can follow.
+            let Some((_, doc)) = vars.into_iter().find(|(n, d)| n == phase && d.starts_with("Output of phase")) else {
+                return Vec::new();
+            };
+            let after_dot = partial.start + phase.len() + 1;
+            return vec![CompletionItem {
+                label: "output".into(),
+                kind: CompletionKind::Variable,
+                detail: None,
+                documentation: Some(doc),
+                insert: Some("output}".into()),
+                replace: Span::new(after_dot, replace.end),
+            }];
+        }
+        return vars
             .into_iter()
             .filter(|(_, doc)| !phases_only || doc.starts_with("Output of phase"))
             .map(|(label, doc)| CompletionItem {
@@ -313,7 +368,7 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
                 kind: CompletionKind::Variable,
                 detail: None,
                 documentation: Some(doc),
-                replace: partial,
+                replace,
             })
             .collect();
     }
@@ -323,6 +378,11 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
     let Some(located) = locate::locate(&file.text, at.offset) else { return Vec::new() };
     let cron = file.text.lines().any(|l| l.trim_end() == "kind: cron");
     match located.place {
+        // An item of a block list under `depends_on:` (`- |`).
+        Place::Key(path) if path.len() >= 2 && path[path.len() - 2] == "depends_on" && path[path.len() - 1] == "-" => {
+            let listed = locate::block_list_items(&file.text, at.offset);
+            depends_on_items(file, at.offset, &listed, located.partial)
+        }
         Place::Key(path) => {
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             let Some(fields) = schema::fields_at(&path, cron) else { return Vec::new() };
@@ -351,25 +411,56 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
                 replace: located.partial,
             };
             if keys.last() == Some(&"depends_on") {
-                let doc = WorkflowDoc::parse(file);
-                return doc
-                    .phases()
-                    .iter()
-                    .filter_map(Phase::name)
-                    .filter(|n| !located.present.iter().any(|p| p == n))
-                    .map(|n| value(n, CompletionKind::Reference, Some(format!("Phase `{n}`."))))
-                    .collect();
+                return depends_on_items(file, at.offset, &located.present, located.partial);
             }
-            match schema::field_at(&keys, cron).map(|f| &f.ty) {
-                Some(Ty::Enum(values)) => values.iter().map(|v| value(v, CompletionKind::Value, None)).collect(),
-                Some(Ty::Bool) => ["true", "false"].iter().map(|v| value(v, CompletionKind::Value, None)).collect(),
-                _ if keys.last() == Some(&"variant") => {
-                    schema::VARIANTS.iter().map(|v| value(v, CompletionKind::Value, None)).collect()
-                }
+            // Values carry the key's documentation, as its hover shows it.
+            let field = schema::field_at(&keys, cron);
+            let doc = field.map(|f| format!("**{}**\n\n{}", f.name, f.doc));
+            let values = |labels: &[&str]| -> Vec<CompletionItem> {
+                labels.iter().map(|v| value(v, CompletionKind::Value, doc.clone())).collect()
+            };
+            match field.map(|f| &f.ty) {
+                Some(Ty::Enum(labels)) => values(labels),
+                Some(Ty::Bool) => values(&["true", "false"]),
+                _ if keys.last() == Some(&"variant") => values(schema::VARIANTS),
                 _ => Vec::new(),
             }
         }
     }
+}
+
+/// Phase names for a `depends_on` list: neither the phase's own name nor those already listed.
+fn depends_on_items(file: &SourceFile, offset: usize, listed: &[String], replace: Span) -> Vec<CompletionItem> {
+    let doc = WorkflowDoc::parse(file);
+    let phases = doc.phases();
+    let own = phases
+        .iter()
+        .find(|p| p.node.span.contains(offset))
+        .and_then(Phase::name)
+        .map(str::to_string)
+        .or_else(|| locate::phase_name_at(&file.text, offset));
+    let names: Vec<String> = if phases.is_empty() {
+        // Half-typed YAML: the names from the lines.
+        file.text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("- name:").or_else(|| l.trim_start().strip_prefix("name:")))
+            .map(|n| n.trim().trim_matches(['"', '\'']).to_string())
+            .collect()
+    } else {
+        phases.iter().filter_map(Phase::name).map(str::to_string).collect()
+    };
+    names
+        .into_iter()
+        .filter(|n| !n.is_empty() && own.as_ref() != Some(n) && !listed.contains(n))
+        .map(|n| CompletionItem {
+            documentation: Some(format!("Phase `{n}`.")),
+            label: n,
+            kind: CompletionKind::Reference,
+            detail: None,
+            insert: None,
+            replace,
+        })
+        .collect()
 }
 
 pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {

@@ -7,12 +7,13 @@
 
 mod complete;
 mod hover;
+mod json_schema;
 mod lines;
 mod navigate;
 mod schema;
 mod symbols;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileId;
 use crate::families::sm::model::{self, Machine, SmDoc, StageDoc};
@@ -23,7 +24,7 @@ use crate::workspace::{FileKind, SourceFile, Workspace};
 
 pub(super) use complete::completions;
 pub(super) use hover::hover;
-pub(super) use navigate::{definitions, prepare_rename, references, rename};
+pub(super) use navigate::{definitions, prepare_rename, references, rename, renamed_files};
 pub(super) use symbols::symbols;
 
 /// The file under the cursor with the state machine around it, parsed through the model.
@@ -33,6 +34,9 @@ struct Scope<'w> {
     stages: Vec<StageDoc<'w>>,
     /// Index in `sms` of the state machine that owns the file.
     owner: Option<usize>,
+    /// The cassettes that may replay these stages: in the machine's directory (not a nested
+    /// machine's), beside a loose stage, or in a `[dry-run] cassettes` directory.
+    cassettes: Vec<&'w SourceFile>,
 }
 
 impl<'w> Scope<'w> {
@@ -50,18 +54,17 @@ impl<'w> Scope<'w> {
             _ => file.path.ancestors().skip(1).find(|dir| holds_sm(dir)),
         };
         let Some(dir) = dir else {
-            return Some(Scope { file, sms: Vec::new(), stages: vec![StageDoc::parse(file)], owner: None });
+            let cassettes = cassettes_of(workspace, file.path.parent(), &[file], &holds_sm);
+            return Some(Scope { file, sms: Vec::new(), stages: vec![StageDoc::parse(file)], owner: None, cassettes });
         };
         // Nested state machines below `dir` are parsed too, so `group` gives their stages to them.
         let sms: Vec<SmDoc> = sm_files.iter().filter(|f| f.path.starts_with(dir)).map(|f| SmDoc::parse(f)).collect();
         let owner = sms.iter().position(|sm| sm.dir() == dir);
-        let stages = workspace
-            .files()
-            .iter()
-            .filter(|f| f.kind == FileKind::Stage && f.path.starts_with(dir))
-            .map(StageDoc::parse)
-            .collect();
-        Some(Scope { file, sms, stages, owner })
+        let stage_files: Vec<&SourceFile> =
+            workspace.files().iter().filter(|f| f.kind == FileKind::Stage && f.path.starts_with(dir)).collect();
+        let cassettes = cassettes_of(workspace, Some(dir), &stage_files, &holds_sm);
+        let stages = stage_files.into_iter().map(StageDoc::parse).collect();
+        Some(Scope { file, sms, stages, owner, cassettes })
     }
 
     /// The scope of a cursor; `None` also when the offset is not a character boundary of the file.
@@ -105,6 +108,39 @@ impl<'w> Scope<'w> {
         };
         upstream::predecessors(&machine, id, index)
     }
+}
+
+/// The cassette files of the stages in `dir`: under it but not under a nested state machine (for
+/// a loose stage, `dir` is its own directory and only files directly in it count), and in the
+/// stages' `[dry-run] cassettes` directories.
+fn cassettes_of<'w>(
+    workspace: &'w Workspace,
+    dir: Option<&Path>,
+    stages: &[&SourceFile],
+    holds_sm: &dyn Fn(&Path) -> bool,
+) -> Vec<&'w SourceFile> {
+    let loose = dir.is_some_and(|d| !holds_sm(d));
+    let mut extra: Vec<&Path> =
+        stages.iter().flat_map(|s| s.config.cassette_dirs.iter().map(PathBuf::as_path)).collect();
+    extra.sort();
+    extra.dedup();
+    workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::Cassette)
+        .filter(|f| {
+            let parent = f.path.parent();
+            let own = dir.is_some_and(|dir| {
+                if loose {
+                    parent == Some(dir)
+                } else {
+                    // The nearest directory holding a state machine is this one.
+                    f.path.starts_with(dir) && f.path.ancestors().skip(1).find(|a| holds_sm(a)) == Some(dir)
+                }
+            });
+            own || parent.is_some_and(|p| extra.contains(&p))
+        })
+        .collect()
 }
 
 /// The span of a scalar's text without its quotes (what a rename replaces).

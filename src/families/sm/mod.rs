@@ -91,11 +91,21 @@ impl Family for Sm {
         ide::rename(workspace, at, new_name)
     }
 
+    fn renamed_files(
+        &self,
+        workspace: &Workspace,
+        at: crate::ide::Cursor,
+        new_name: &str,
+    ) -> Vec<(crate::diagnostic::FileId, std::path::PathBuf)> {
+        ide::renamed_files(workspace, at, new_name)
+    }
+
     fn symbols(&self, workspace: &Workspace, file: crate::diagnostic::FileId) -> Vec<crate::ide::Symbol> {
         ide::symbols(workspace, file)
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        let first = out.len();
         let stage_files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
         // Parsing and the per-file rules are independent per file, so they run on all cores.
         let parsed = par_map(&stage_files, |file| {
@@ -132,6 +142,22 @@ impl Family for Sm {
             }
             owners.insert(machine.sm.dir(), machine.sm);
             rules::check_machine(machine, out);
+        }
+        rename_fixes_across_files(workspace, &mut out[first..]);
+    }
+}
+
+/// A stage id's kebab-case fix renames it the way the editor's rename does: with its uses in
+/// the other files of the state machine and its cassettes. A name that is taken drops the fix
+/// (two stages would share an id).
+fn rename_fixes_across_files(workspace: &Workspace, found: &mut [Diagnostic]) {
+    for diagnostic in found.iter_mut().filter(|d| d.code == InvalidStageId) {
+        let Some(fix) = diagnostic.fix.as_mut() else { continue };
+        let Some(new_id) = fix.edits.first().map(|(_, edit)| edit.replacement.clone()) else { continue };
+        let at = crate::ide::Cursor { file: diagnostic.file, offset: diagnostic.span.start };
+        match ide::rename(workspace, at, &new_id) {
+            Some(Ok(edits)) if !edits.is_empty() => fix.edits = edits,
+            _ => diagnostic.fix = None,
         }
     }
 }

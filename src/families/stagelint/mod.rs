@@ -9,6 +9,7 @@ declare_rules! { "stagelint";
     IoError => Error;
     UnusedSuppression => Warning, fix = true;
     InvalidSuppression => Warning;
+    InvalidConfig => Error;
 }
 
 pub struct Stagelint;
@@ -22,13 +23,21 @@ impl Family for Stagelint {
         RULES
     }
 
-    /// Reports unreadable files. Suppression findings are made by the collector, which is the
+    /// Reports unreadable files and configs that cannot be used. Suppression findings are made by the collector, which is the
     /// only place that knows which suppressions were used.
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         for file in workspace.files() {
             if let FileKind::Unreadable { message, offset } = &file.kind {
                 let at = if *offset <= file.text.len() { *offset } else { 0 };
                 out.push(Diagnostic::new(IoError, file.id, Span::empty(at), message.clone()));
+            }
+            if let FileKind::BrokenConfig { message, span } = &file.kind {
+                let span = if span.end <= file.text.len() { *span } else { Span::empty(0) };
+                out.push(
+                    Diagnostic::new(InvalidConfig, file.id, span, format!("invalid config: {message}")).with_help(
+                        "the files this config governs are not checked until it is fixed (`stagelint check` stops with exit code 2)",
+                    ),
+                );
             }
         }
     }

@@ -153,6 +153,69 @@ pub(super) fn locate(text: &str, offset: usize) -> Option<Located> {
     Some(Located { place: Place::Key(path), partial, present })
 }
 
+/// The items of the block list (`- x` lines at one dash column) holding the line of `offset`,
+/// except that line's own.
+pub(super) fn block_list_items(text: &str, offset: usize) -> Vec<String> {
+    let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
+    let Some(dash) = shape(&text[line_start..line_end]).dash else { return Vec::new() };
+    let item = |line: &str| -> Option<Option<String>> {
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            return Some(None);
+        }
+        let s = shape(line);
+        (s.dash == Some(dash)).then(|| Some(line.trim_start()[1..].trim().trim_matches(['"', '\'']).to_string()))
+    };
+    let mut out = Vec::new();
+    for line in text[..line_start].lines().rev() {
+        match item(line) {
+            Some(found) => out.extend(found),
+            None => break,
+        }
+    }
+    for line in text[line_end..].lines().skip(1) {
+        match item(line) {
+            Some(found) => out.extend(found),
+            None => break,
+        }
+    }
+    out.retain(|item| !item.is_empty());
+    out
+}
+
+/// The `name` of the phase whose key `key_line_offset` is on (read from the lines, so also in
+/// half-typed YAML): the nearest `name:` above at the same key column, within the same item.
+pub(super) fn phase_name_at(text: &str, key_line_offset: usize) -> Option<String> {
+    let line_start = text[..key_line_offset].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[key_line_offset..].find('\n').map_or(text.len(), |n| key_line_offset + n);
+    let here = shape(&text[line_start..line_end]);
+    let column = here.column;
+    let name_of = |s: &Shape| -> Option<String> {
+        (s.key == Some("name")).then(|| s.rest.trim().trim_matches(['"', '\'']).to_string()).filter(|n| !n.is_empty())
+    };
+    if here.dash.is_some() {
+        return name_of(&here);
+    }
+    for line in text[..line_start].lines().rev() {
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let s = shape(line);
+        if s.column < column {
+            return None;
+        }
+        if s.column == column {
+            if let Some(name) = name_of(&s) {
+                return Some(name);
+            }
+            if s.dash.is_some() {
+                return None;
+            }
+        }
+    }
+    None
+}
+
 /// The key under `offset` with its path and span.
 pub(super) fn key_at(text: &str, offset: usize) -> Option<(Vec<String>, Span)> {
     let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
@@ -197,6 +260,16 @@ mod tests {
         let deps = at("phases:\n  - name: b\n    depends_on: [a, |]");
         assert_eq!(deps.place, Place::Value(keys(&["phases", "-", "depends_on"])));
         assert_eq!(deps.present, ["a"]);
+    }
+
+    #[test]
+    fn block_lists_and_the_phase_they_are_in() {
+        let text = "phases:\n  - name: a\n  - name: b\n    depends_on:\n      - a\n      - \n      - c\n    label: B\n";
+        let offset = text.find("      - \n").unwrap() + 8;
+        assert_eq!(block_list_items(text, offset), ["a", "c"]);
+        let key = text.find("depends_on").unwrap();
+        assert_eq!(phase_name_at(text, key).as_deref(), Some("b"));
+        assert_eq!(phase_name_at("phases:\n  - depends_on: [x]\n    name: z\n", 14), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use super::json_schema;
 use super::lines::{self, Place};
 use super::schema::{self, Format};
 use super::{Scope, core_ctx_doc, declared_in, result_field_doc, schema_at, schema_type};
@@ -67,11 +68,20 @@ fn yaml_completions(
             };
             let after = &text[offset..];
             let has_colon = after.trim_start_matches(lines::is_word).starts_with(':');
+            let in_schema = format == Format::Stage && parents.first().is_some_and(|root| is_schema_field(root));
             key_candidates(format, &parents, &present)
                 .into_iter()
                 .map(|key| {
                     let mut path = parents.clone();
                     path.push(key);
+                    if in_schema {
+                        return CompletionItem {
+                            detail: Some("JSON Schema keyword".into()),
+                            documentation: json_schema::doc(key).map(str::to_string),
+                            insert: (!has_colon).then(|| format!("{key}: ")),
+                            ..item(key, CompletionKind::Field, replace)
+                        };
+                    }
                     CompletionItem {
                         detail: schema::summary(format, &path),
                         documentation: schema::doc(format, &path),
@@ -97,6 +107,13 @@ fn yaml_completions(
 fn key_candidates(format: Format, parents: &[&str], present: &[String]) -> Vec<&'static str> {
     let known: Vec<&'static str> = match (format, parents) {
         (Format::Stage, []) => REQUIRED_FIELDS.iter().chain(OPTIONAL_FIELDS.iter()).copied().collect(),
+        (Format::Stage, [root, rest @ ..]) if is_schema_field(root) => {
+            if json_schema::is_schema_object(rest) {
+                json_schema::KEYWORDS.iter().map(|(k, _)| *k).collect()
+            } else {
+                Vec::new()
+            }
+        }
         _ => schema::keys(format, parents),
     };
     let has = |key: &str| present.iter().any(|p| p == key);
@@ -120,23 +137,39 @@ fn value_items(
     replace: Span,
 ) -> Vec<CompletionItem> {
     let config = &scope.file.config;
+    // Values carry the key's documentation, as its hover shows it.
+    let key_doc = schema::doc(format, path);
     let values = |names: Vec<&str>| -> Vec<CompletionItem> {
         names
             .into_iter()
             .filter(|name| !listed.iter().any(|l| l == name))
-            .map(|name| item(name, CompletionKind::Value, replace))
+            .map(|name| CompletionItem { documentation: key_doc.clone(), ..item(name, CompletionKind::Value, replace) })
             .collect()
     };
     match (format, path) {
+        (Format::Stage, [root, rest @ .., "type"]) if is_schema_field(root) && json_schema::is_schema_object(rest) => {
+            json_schema::TYPES
+                .iter()
+                .map(|name| CompletionItem {
+                    detail: Some("JSON Schema type".into()),
+                    documentation: json_schema::doc("type").map(str::to_string),
+                    ..item(name, CompletionKind::Value, replace)
+                })
+                .collect()
+        }
+        (Format::Stage, ["allowedTools"]) => {
+            let mut tools: Vec<&str> = config.tools.iter().map(String::as_str).collect();
+            tools.sort_unstable();
+            tools
+                .into_iter()
+                .filter(|name| !listed.iter().any(|l| l == name))
+                .map(|name| item(name, CompletionKind::Value, replace))
+                .collect()
+        }
         (Format::Stage, ["resolutionPolicy"]) => {
             values(config.resolution_policies.iter().map(String::as_str).collect())
         }
         (Format::Stage, ["retryPolicy", "backoff"]) => values(config.backoffs.iter().map(String::as_str).collect()),
-        (Format::Stage, ["allowedTools"]) => {
-            let mut tools: Vec<&str> = config.tools.iter().map(String::as_str).collect();
-            tools.sort_unstable();
-            values(tools)
-        }
         (Format::Stage, ["next", "nextStages" | "stages"]) => stage_ids(scope, listed, replace),
         (Format::Stage, ["next", "join"]) => {
             // The join runs after the siblings, so neither a sibling nor the stage itself.
@@ -288,4 +321,9 @@ fn body_completions(scope: &Scope, stage: &StageDoc, offset: usize) -> Vec<Compl
         }
         _ => Vec::new(),
     }
+}
+
+/// A frontmatter field whose value is a JSON Schema.
+fn is_schema_field(key: &str) -> bool {
+    matches!(key, "completionSchema" | "inputsSchema")
 }

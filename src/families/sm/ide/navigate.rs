@@ -1,5 +1,7 @@
 //! Navigation and rename. A stage's `id` value declares a stage id; `next.nextStages` (or
-//! `stages`), `next.join` and `sm.yaml` `entry` refer to one. Body placeholders lead to what
+//! `stages`), `next.join`, `sm.yaml` `entry` and the cassettes (`stage:` of a stage cassette, a
+//! `stages:` key of `sm.cassette.yaml`) refer to one. Renaming also renames a stage cassette
+//! named after the id (`<id>.cassette.yaml`). Body placeholders lead to what
 //! they read: `ctx.upstream[i]` to the predecessor, `.parsed.x` to its completionSchema property,
 //! `stage.x` to the key, a declared `ctx.x` to its `sm.yaml` declaration.
 
@@ -55,6 +57,16 @@ fn occurrences(scope: &Scope) -> Vec<Occurrence> {
         && let Some((id, span)) = sm.entry()
     {
         push(sm.file, span, id, false);
+    }
+    for file in &scope.cassettes {
+        let json = file.path.extension().is_some_and(|e| e == "json");
+        let (cassette, _) = crate::runtime::cassette::read(&file.text, json);
+        if let Some((id, span)) = cassette.stage.stage.as_ref().filter(|_| !cassette.is_machine()) {
+            push(file, *span, id, false);
+        }
+        for entry in &cassette.stages {
+            push(file, entry.span, &entry.id, false);
+        }
     }
     out
 }
@@ -131,9 +143,37 @@ pub(in crate::families::sm) fn references(workspace: &Workspace, at: Cursor) -> 
     };
     let all = occurrences(&scope);
     let Some(here) = under_cursor(&scope, &all, at.offset) else {
-        return Vec::new();
+        return parsed_references(&scope, at.offset);
     };
     all.iter().filter(|o| !o.declaration && o.id == here.id).map(Occurrence::target).collect()
+}
+
+/// From a property key in a stage's `completionSchema`: the successors' `ctx.upstream[i].parsed`
+/// placeholders whose definition is that key (the reverse of `placeholder_definitions`).
+fn parsed_references(scope: &Scope, offset: usize) -> Vec<Target> {
+    let Some(stage) = scope.stage() else { return Vec::new() };
+    if !stage.field("completionSchema").is_some_and(|schema| schema.span.contains(offset)) {
+        return Vec::new();
+    }
+    let Some(machine) = scope.machine() else { return Vec::new() };
+    let mut out = Vec::new();
+    for other in machine.stages {
+        for tag in other.tags.iter() {
+            let TagKind::Path(path) = &tag.kind else { continue };
+            let names: Vec<Option<&str>> = path.segments.iter().map(Segment::name).collect();
+            if !matches!(names.as_slice(), [Some("ctx"), Some("upstream"), None, Some("parsed"), _, ..]) {
+                continue;
+            }
+            for segment in &path.segments[4..] {
+                let Segment::Field { .. } = segment else { continue };
+                let found = placeholder_definitions(scope, other, segment.span().start);
+                if found.iter().any(|t| t.file == stage.id() && t.span.contains(offset)) {
+                    out.push(Target { file: other.id(), span: segment.span() });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Why the cursor's position cannot be renamed.
@@ -178,4 +218,30 @@ pub(in crate::families::sm) fn rename(workspace: &Workspace, at: Cursor, new_nam
         .collect();
     edits.sort_by_key(|(file, edit)| (*file, edit.span));
     Some(Ok(edits))
+}
+
+/// The stage cassettes a rename to `new_name` renames too: those named `<old id>.cassette.*`
+/// that replay the renamed stage, when no file has the new name yet.
+pub(in crate::families::sm) fn renamed_files(
+    workspace: &Workspace,
+    at: Cursor,
+    new_name: &str,
+) -> Vec<(FileId, std::path::PathBuf)> {
+    let Some(scope) = Scope::at(workspace, at) else { return Vec::new() };
+    let all = occurrences(&scope);
+    let Some(here) = under_cursor(&scope, &all, at.offset) else { return Vec::new() };
+    if !is_kebab_case(new_name) || new_name == here.id || all.iter().any(|o| o.declaration && o.id == new_name) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for cassette in &scope.cassettes {
+        let name = cassette.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let Some(ext) = name.strip_prefix(&format!("{}.cassette.", here.id)) else { continue };
+        let replays = all.iter().any(|o| o.file == cassette.id && o.id == here.id);
+        let target = cassette.path.with_file_name(format!("{new_name}.cassette.{ext}"));
+        if replays && !workspace.exists(&target) {
+            out.push((cassette.id, target));
+        }
+    }
+    out
 }

@@ -295,7 +295,8 @@ fn check_id(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
     );
     // Non-ASCII letters would be dropped by the conversion; let the author choose.
     if is_kebab_case(&fixed) && id.is_ascii() {
-        // Unsafe: `next`, `join` and `entry` elsewhere may still use the old id.
+        // Unsafe: the id is part of the workflow's contract. The family widens the edit to the
+        // id's uses in other files (as a rename does) once it sees the whole state machine.
         diagnostic = diagnostic.with_fix(
             format!("Rename to `{fixed}`"),
             Applicability::Unsafe,
