@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
@@ -112,7 +112,8 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
     assert.ok(lenses.length > 0, "no code lens on sm.yaml");
     const { command, arguments: args } = lenses[0].command;
     assert.equal(command, DRY_RUN);
-    assert.deepEqual(args, [uri]);
+    // The file, then the cassette this lens replays (a stage may have several).
+    assert.deepEqual(args, [uri, pathToFileURL(join(dirname(machine), "sm.cassette.yaml")).href]);
 
     const host = fakeHost({ answer: (method, params) => connection.sendRequest(method, params) });
     const value: any = await executeCommandMiddleware(host)(command, args, () => assert.fail("next"));
