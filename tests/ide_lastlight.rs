@@ -202,3 +202,51 @@ fn every_offset_is_answered_without_panicking() {
         }
     }
 }
+
+/// Phases that take their keys from an anchored mapping (`<<: *review`).
+const MERGED: &str = "name: review
+x-review: &review
+  prompt: prompts/review.md
+phases:
+  - name: plan
+    prompt: prompts/plan.md
+  - <<: *review
+    name: style
+  - <<: *review
+    name: security
+";
+
+#[test]
+fn merged_phases_are_seen_by_the_editor() {
+    let review = "Review ${plan.output} for #{{issueNumber}}.\n";
+    let files = [("workflows/review.yaml", MERGED), ("workflows/prompts/review.md", review)];
+    let f = fixture(&files);
+    assert!(stagelint::check::check(&f.workspace).is_empty());
+    // The prompt only merged phases name is read as a prompt: hover and definitions work there.
+    let cursor = with_cursor(review, "plan.output", 1);
+    let f = fixture(&[files[0], ("workflows/prompts/review.md", &cursor)]);
+    let targets = ide::definitions(&f.workspace, f.at());
+    assert_eq!(targets.iter().map(|t| f.show(t)).collect::<Vec<_>>(), [("review.yaml".into(), "plan".into())]);
+    let cursor = with_cursor(review, "issueNumber", 2);
+    let f = fixture(&[files[0], ("workflows/prompts/review.md", &cursor)]);
+    assert!(ide::hover(&f.workspace, f.at()).expect("hover").markdown.contains("Issue number"));
+    // One link for the shared `prompt:`, at the anchored text.
+    let f = fixture(&files);
+    let links = ide::links(&f.workspace, f.file("review.yaml"));
+    let shown: Vec<String> = links.iter().map(|l| f.text(f.file("review.yaml"), l.span).to_string()).collect();
+    assert_eq!(shown, ["prompts/plan.md", "prompts/review.md"]);
+    let names: Vec<String> = ide::symbols(&f.workspace, f.file("review.yaml")).into_iter().map(|s| s.name).collect();
+    assert_eq!(names, ["plan", "style", "security"]);
+}
+
+#[test]
+fn a_cron_finds_its_workflow_in_a_subdirectory() {
+    // The `workflows` directory and its subdirectories are one namespace, as for the rules.
+    let cron = "kind: cron\nname: nightly\nschedule: \"0 3 * * *\"\nworkflow: $0team-build\n";
+    let team = "name: team-build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n";
+    let f = fixture(&[("workflows/nightly.yaml", cron), ("workflows/team/build.yaml", team)]);
+    assert!(stagelint::check::check(&f.workspace).is_empty());
+    let targets = ide::definitions(&f.workspace, f.at());
+    assert_eq!(targets.iter().map(|t| f.show(t)).collect::<Vec<_>>(), [("build.yaml".into(), "team-build".into())]);
+    assert_eq!(targets[0].file, f.workspace.files().iter().find(|x| x.path.ends_with("team/build.yaml")).unwrap().id);
+}

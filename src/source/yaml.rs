@@ -14,7 +14,13 @@ use crate::source::{Entry, MAX_ALIAS_NODES, MAX_DEPTH, Node, Parsed, Span, Synta
 ///   Integers outside the `i64` range (decimal, `0x`, `0o`) become `Float`.
 /// - `!!str` and the non-specific `!` force a string. `!!null`, `!!bool`, `!!int` and `!!float`
 ///   read the text as that type, falling back to a string when it does not fit. Other tags are
-///   ignored, and merge keys (`<<`) are ordinary keys.
+///   ignored.
+/// - Merge keys are applied as js-yaml applies them: a plain `<<` key takes a mapping or a list
+///   of mappings, whose entries join the mapping unless it has the key itself (explicit keys win,
+///   wherever they are written, and an earlier mapping of the list wins over a later one). The
+///   merged entries keep the spans of the text they were written in, and are moved out of the
+///   `<<` value rather than copied, so merging stays within the alias budget. Any other `<<`
+///   value is an error. A quoted `"<<"` is an ordinary key.
 /// - An alias becomes a clone of its anchored node. The clone's top span is the alias (`*name`);
 ///   the nodes inside it keep the spans of the anchored text.
 /// - Nesting deeper than `MAX_DEPTH` is reported at the first collection that is too deep. The one
@@ -378,9 +384,21 @@ enum FrameKind {
         entries: Vec<Entry>,
         /// Key -> entry, built once the mapping outgrows a linear scan.
         index: Option<HashMap<KeyId, usize>>,
-        /// The key waiting for its value; `true` when it duplicates an earlier key.
-        key: Option<(Node, bool)>,
+        /// The key waiting for its value, and what it is.
+        key: Option<(Node, KeyRole)>,
+        /// The values of `<<` keys, in order, merged when the mapping ends.
+        merges: Vec<Node>,
     },
+}
+
+/// What a mapping key waiting for its value is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyRole {
+    New,
+    /// It duplicates an earlier key: its value is dropped.
+    Duplicate,
+    /// A merge key `<<`.
+    Merge,
 }
 
 /// Identity of a scalar key for duplicate detection.
@@ -442,11 +460,13 @@ impl Frame {
         Frame { start: span.start, start_end: span.end, anchor, last_end: None, kind }
     }
 
-    fn push(&mut self, node: Node, errors: &mut Vec<SyntaxError>) {
+    /// Adds a child; `merge` says that it is a plain `<<` scalar (a merge key in key position).
+    fn push(&mut self, node: Node, merge: bool, errors: &mut Vec<SyntaxError>) {
         self.last_end = Some(self.last_end.map_or(node.span.end, |end| end.max(node.span.end)));
         match &mut self.kind {
             FrameKind::Seq(items) => items.push(node),
-            FrameKind::Map { entries, index, key } => match key.take() {
+            FrameKind::Map { entries, index, key, merges } => match key.take() {
+                None if merge => *key = Some((node, KeyRole::Merge)),
                 None => {
                     let first = find_key(entries, index, &node).and_then(|i| entries.get(i));
                     let duplicate = match first {
@@ -459,14 +479,18 @@ impl Frame {
                                 .with_related(first.key.span, "first defined here")
                                 .with_kind(super::SyntaxKind::DuplicateKey),
                             );
-                            true
+                            KeyRole::Duplicate
                         }
-                        None => false,
+                        None => KeyRole::New,
                     };
                     *key = Some((node, duplicate));
                 }
-                Some((_, true)) => {}
-                Some((key_node, false)) => {
+                Some((_, KeyRole::Duplicate)) => {}
+                Some((key_node, KeyRole::Merge)) => match merge_sources(&key_node, node) {
+                    Ok(sources) => merges.extend(sources),
+                    Err(error) => errors.push(error),
+                },
+                Some((key_node, KeyRole::New)) => {
                     if let (Some(index), Some(id)) = (index.as_mut(), KeyId::of(&key_node)) {
                         index.insert(id, entries.len());
                     }
@@ -484,9 +508,43 @@ impl Frame {
         let span = Span::new(self.start, end.max(self.start));
         let value = match self.kind {
             FrameKind::Seq(items) => Value::Seq(items),
-            FrameKind::Map { entries, .. } => Value::Map(entries),
+            FrameKind::Map { mut entries, mut index, merges, .. } => {
+                for source in merges {
+                    let Value::Map(merged) = source.value else { continue };
+                    for entry in merged {
+                        if find_key(&entries, &mut index, &entry.key).is_none() {
+                            if let (Some(index), Some(id)) = (index.as_mut(), KeyId::of(&entry.key)) {
+                                index.insert(id, entries.len());
+                            }
+                            entries.push(entry);
+                        }
+                    }
+                }
+                Value::Map(entries)
+            }
         };
         Node::new(span, value)
+    }
+}
+
+/// The mappings a `<<` value merges, in order: itself, or the items of a list of mappings.
+fn merge_sources(key: &Node, value: Node) -> Result<Vec<Node>, SyntaxError> {
+    let bad = |node: &Node, what: &str| {
+        let span = if node.span.is_empty() { key.span } else { node.span };
+        SyntaxError::new(
+            span,
+            format!(
+                "the merge key `<<` takes a mapping or a list of mappings, not {what}; js-yaml rejects the file (\"cannot merge mappings; the provided source object is unacceptable\")"
+            ),
+        )
+    };
+    match value.value {
+        Value::Map(_) => Ok(vec![value]),
+        Value::Seq(items) => match items.iter().find(|item| item.as_map().is_none()) {
+            Some(item) => Err(bad(item, &format!("a list holding {}", item.type_name()))),
+            None => Ok(items),
+        },
+        _ => Err(bad(&value, value.type_name())),
     }
 }
 
@@ -498,9 +556,11 @@ fn build(text: &str, events: Events<'_>) -> Parsed {
     let mut root = None;
 
     for (event, span) in events.events {
+        let mut merge = false;
         let (node, anchor, implicit) = match event {
             Ev::Scalar { value, style, anchor, tag, props } => {
                 let implicit = value.is_empty() && style == ScalarStyle::Plain && !props;
+                merge = value == "<<" && style == ScalarStyle::Plain && tag == Resolve::Untagged;
                 (scalar(text, value, style, tag, span, implicit), anchor, implicit)
             }
             Ev::Open { map: false, anchor } => {
@@ -508,7 +568,7 @@ fn build(text: &str, events: Events<'_>) -> Parsed {
                 continue;
             }
             Ev::Open { map: true, anchor } => {
-                let kind = FrameKind::Map { entries: Vec::new(), index: None, key: None };
+                let kind = FrameKind::Map { entries: Vec::new(), index: None, key: None, merges: Vec::new() };
                 stack.push(Frame::new(span, anchor, kind));
                 continue;
             }
@@ -528,7 +588,7 @@ fn build(text: &str, events: Events<'_>) -> Parsed {
             anchored.insert(anchor, node.clone());
         }
         match stack.last_mut() {
-            Some(frame) => frame.push(node, &mut errors),
+            Some(frame) => frame.push(node, merge, &mut errors),
             // An empty document (`---` alone) has no root.
             None if implicit => {}
             None => root = Some(node),
@@ -868,6 +928,65 @@ mod tests {
         assert_eq!(slice(text, used.span), "*b");
         assert_eq!(used.pointer("/y/0").and_then(Node::as_i64), Some(2));
         assert_eq!(slice(text, used.get("x").expect("x").span), "1");
+    }
+
+    #[test]
+    fn merge_keys_apply_with_explicit_keys_winning() {
+        let text = "d: &d {prompt: p.md, model: m1, variant: low}\nx:\n  model: mine\n  <<: *d\n  variant: high\n";
+        let node = root(text);
+        let x = node.get("x").expect("x");
+        assert_eq!(x.get("model").and_then(Node::as_str), Some("mine"));
+        assert_eq!(x.get("variant").and_then(Node::as_str), Some("high"));
+        assert_eq!(x.get("prompt").and_then(Node::as_str), Some("p.md"));
+        assert!(x.get("<<").is_none());
+        assert_eq!(x.as_map().expect("map").len(), 3);
+        // Merged entries keep the spans of the anchored text.
+        let prompt = x.entry("prompt").expect("prompt");
+        assert_eq!(slice(text, prompt.key.span), "prompt");
+        assert_eq!(prompt.value.span.start, text.find("p.md").expect("p.md"));
+    }
+
+    #[test]
+    fn merge_lists_prefer_earlier_mappings() {
+        let text = "a: &a {k: 1, a: 1}\nb: &b {k: 2, b: 2}\nc:\n  <<: [*a, *b]\n  own: 3\n";
+        let c = root(text).get("c").cloned().expect("c");
+        assert_eq!(c.get("k").and_then(Node::as_i64), Some(1));
+        assert_eq!(c.get("a").and_then(Node::as_i64), Some(1));
+        assert_eq!(c.get("b").and_then(Node::as_i64), Some(2));
+        assert_eq!(c.get("own").and_then(Node::as_i64), Some(3));
+        // Flow mappings, nested merges, two `<<` keys (js-yaml allows them) and a quoted key.
+        let text = "a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: {<<: *b, <<: {z: 3}, \"<<\": kept}\n";
+        let c = root(text).get("c").cloned().expect("c");
+        assert_eq!(c.get("x").and_then(Node::as_i64), Some(1));
+        assert_eq!(c.get("y").and_then(Node::as_i64), Some(2));
+        assert_eq!(c.get("z").and_then(Node::as_i64), Some(3));
+        assert_eq!(c.get("<<").and_then(Node::as_str), Some("kept"));
+    }
+
+    #[test]
+    fn merge_keys_stay_within_the_alias_budget() {
+        // Merging moves what the alias copied, so the budget that stops alias bombs covers it.
+        let mut text = String::from("a0: &a0 {k0: 0}\n");
+        for n in 1..=20 {
+            text.push_str(&format!("a{n}: &a{n} {{<<: [*a{}, *a{}], k{n}: {n}}}\n", n - 1, n - 1));
+        }
+        let error = only_error(&text);
+        assert!(error.message.starts_with("alias expansion exceeds"), "{}", error.message);
+    }
+
+    #[test]
+    fn merging_a_scalar_is_an_error() {
+        for (text, what) in [
+            ("a: 1\nb:\n  <<: x\n", "a string"),
+            ("a: &a [1]\nb:\n  <<: *a\n", "a list holding an integer"),
+            ("a: &a {k: 1}\nb:\n  <<: [*a, 2]\n", "a list holding an integer"),
+            ("b:\n  <<:\n", "null"),
+        ] {
+            let parsed = parse(text);
+            assert!(parsed.root.is_some());
+            assert_eq!(parsed.errors.len(), 1, "{text}");
+            assert!(parsed.errors[0].message.contains(&format!("not {what};")), "{}", parsed.errors[0].message);
+        }
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub struct Tag {
 pub enum TagKind {
     /// `{{a.b}}`: a variable path.
     Var(Vec<Segment>),
+    /// `{{{a.b}}}` (or more braces): pass 4 replaces the inner `{{a.b}}` and the extra braces
+    /// stay around the value.
+    Braced(Vec<Segment>),
     /// `${name.output}`: a phase output (pass 0).
     PhaseOutput(Segment),
     /// `{{#if key}}` or `{{#if !key}}`.
@@ -79,7 +82,10 @@ impl Engine {
 impl TagKind {
     /// Whether some pass replaces the tag (rather than leaving it verbatim).
     fn replaced(&self) -> bool {
-        matches!(self, TagKind::Var(_) | TagKind::IfOpen { .. } | TagKind::IfClose | TagKind::Helper { .. })
+        matches!(
+            self,
+            TagKind::Var(_) | TagKind::Braced(_) | TagKind::IfOpen { .. } | TagKind::IfClose | TagKind::Helper { .. }
+        )
     }
 }
 
@@ -119,15 +125,23 @@ pub fn parse(text: &str, base: usize, engine: Engine) -> Vec<Tag> {
     while i + 1 < bytes.len() {
         match (bytes[i], bytes[i + 1]) {
             (b'{', b'{') => {
+                if let Some(close) = multiline_if(text, i) {
+                    let kind = classify(&text[i + 2..close], base + i + 2, engine);
+                    out.push(Tag { span: Span::new(base + i, base + close + 2), kind, after_dollar: false });
+                    i = close + 2;
+                    continue;
+                }
                 let after_dollar = i > 0 && bytes[i - 1] == b'$';
                 let line_end = newline.from(text, i).unwrap_or(text.len());
-                let triple = bytes.get(i + 2) == Some(&b'{');
-                let content = if triple { i + 3 } else { i + 2 };
+                // Extra opening braces (`{{{x}}}`), counted up to a few so a long run stays linear.
+                let extra = bytes[i + 2..].iter().take(6).take_while(|b| **b == b'{').count();
+                let content = i + 2 + extra;
                 let close = close2.from(text, content).filter(|c| *c < line_end);
                 let next_open = open2.from(text, content).filter(|o| *o < line_end);
                 match close {
                     Some(close) if next_open.is_none_or(|o| o >= close) => {
-                        let end = if triple && bytes.get(close + 2) == Some(&b'}') { close + 3 } else { close + 2 };
+                        let closing = bytes[close + 2..].iter().take(extra).take_while(|b| **b == b'}').count();
+                        let end = close + 2 + closing;
                         let kind = classify(&text[i + 2..close], base + i + 2, engine);
                         // `${{ github.sha }}` and other expressions the engine does not touch
                         // are GitHub Actions syntax, not template tags.
@@ -166,6 +180,21 @@ pub fn parse(text: &str, base: usize, engine: Engine) -> Vec<Tag> {
     out
 }
 
+/// `{{#if` with its key on a later line: pass 1's `\s+` takes line breaks too. Returns where the
+/// closing `}}` starts.
+fn multiline_if(text: &str, start: usize) -> Option<usize> {
+    let rest = text.get(start + 2..)?.strip_prefix("#if")?;
+    let after = rest.trim_start();
+    let space = &rest[..rest.len() - after.len()];
+    if !space.contains('\n') {
+        return None;
+    }
+    let key = after.strip_prefix('!').unwrap_or(after);
+    let key_len = key.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))).unwrap_or(key.len());
+    let close = start + 2 + 3 + space.len() + (after.len() - key.len()) + key_len;
+    (key_len > 0 && text.get(close..)?.starts_with("}}")).then_some(close)
+}
+
 /// `{{key}` (one closing brace) before the next `{{` or the end of the line: a tag the author
 /// meant, which no pass matches. Other unterminated `{{` are plain text.
 fn one_brace(text: &str, start: usize, limit: usize, base: usize, engine: Engine) -> Option<Tag> {
@@ -196,7 +225,7 @@ fn dollar(text: &str, start: usize, close: usize, base: usize) -> Option<(Tag, u
             TagKind::PhaseOutput(segment)
         } else {
             TagKind::Malformed(format!(
-                "`${{{name}.output}}` is never replaced: the engine only matches phase names made of letters, digits and `_`"
+                "`${{{name}.output}}` is never replaced: the engine only matches phase names made of ASCII letters, digits and `_` (`\\w` in JavaScript)"
             ))
         }
     } else if word(name) && near_output(field) {
@@ -218,7 +247,15 @@ fn near_output(field: &str) -> bool {
 
 fn classify(inner: &str, base: usize, engine: Engine) -> TagKind {
     if inner.starts_with('{') {
-        return TagKind::Malformed("triple braces are not supported; the tag stays in the prompt as written".into());
+        let stripped = inner.trim_start_matches('{');
+        let at = base + inner.len() - stripped.len();
+        return match key(stripped, at, engine) {
+            Ok(path) => TagKind::Braced(path),
+            Err(_) => TagKind::Malformed(
+                "the engine has no triple-brace tag and no pass matches this one, so it stays in the prompt as written"
+                    .into(),
+            ),
+        };
     }
     if inner.is_empty() {
         return TagKind::Malformed("an empty tag stays in the prompt as written".into());
@@ -319,6 +356,35 @@ fn key(text: &str, base: usize, engine: Engine) -> Result<Vec<Segment>, String> 
     Ok(out)
 }
 
+/// Whether a tag the engine leaves verbatim (`source` is its whole text) looks like one written
+/// for this engine, rather than another language's braces in prose: `${x.output}` near misses,
+/// a key (`{{ issueTitle }}`, `{{{x}}}`), a block or mustache sigil before a word (`{{#each x}}`,
+/// `{{> footer}}`), or a helper call whose name is a known or near-known helper, or whose
+/// arguments are keys (`{{upper issueTitle}}`). Go's `{{1, 2}}`, Helm's `{{ .Values.x }}` or
+/// `{{- include "a" . }}` and Angular's `{{user?.name}}` are not.
+pub fn looks_meant(source: &str) -> bool {
+    if source.starts_with("${") {
+        return true;
+    }
+    let content = source.trim_start_matches('{').trim_end_matches('}').trim();
+    let word = |w: &str| {
+        w.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    let path = |p: &str| p.split('.').all(word);
+    if let Some(rest) = content.strip_prefix(['#', '/', '^', '>', '!', '&']) {
+        return rest.split_whitespace().next().is_some_and(word);
+    }
+    let mut parts = content.split_whitespace();
+    let Some(first) = parts.next() else { return false };
+    let args: Vec<&str> = parts.collect();
+    if args.is_empty() {
+        return path(first);
+    }
+    let helper = HEAD_HELPERS.contains(&first) || crate::util::did_you_mean(first, HEAD_HELPERS).is_some();
+    word(first) && (helper || args.iter().all(|a| path(a)))
+}
+
 /// How the engine pairs `{{#if}}` with `{{/if}}`: pass 1 is a lazy regex, so each opening tag
 /// ends at the first `{{/if}}` after it, an `{{#if}}` inside stays in the body as raw text, and
 /// the scan resumes after that `{{/if}}`. All indexes are into the tags.
@@ -388,7 +454,7 @@ pub fn blocks(tags: &[Tag]) -> Blocks {
 /// The variable paths a tag reads: its key, a condition's key, or a helper's argument.
 pub fn reads(tag: &Tag) -> Option<&[Segment]> {
     match &tag.kind {
-        TagKind::Var(path) | TagKind::IfOpen { key: path, .. } => Some(path),
+        TagKind::Var(path) | TagKind::Braced(path) | TagKind::IfOpen { key: path, .. } => Some(path),
         TagKind::PhaseOutput(segment) => Some(std::slice::from_ref(segment)),
         TagKind::Helper { name, arg: Some(arg) } if name.name == "slugify" => Some(std::slice::from_ref(arg)),
         _ => None,
@@ -416,7 +482,8 @@ mod tests {
     #[test]
     fn what_the_engine_leaves_verbatim() {
         assert!(matches!(&kinds("{{ x }}", Engine::Head)[0], TagKind::Malformed(_)));
-        assert!(matches!(&kinds("{{{x}}}", Engine::Head)[0], TagKind::Malformed(_)));
+        assert!(matches!(&kinds("{{{x.y}}}", Engine::Head)[0], TagKind::Braced(p) if p.len() == 2));
+        assert!(matches!(&kinds("{{{ x }}}", Engine::Head)[0], TagKind::Malformed(_)));
         assert!(matches!(&kinds("{{models.pr-fix}}", Engine::Seed)[0], TagKind::Malformed(m) if m.contains('-')));
         assert!(matches!(&kinds("{{models.pr-fix}}", Engine::Head)[0], TagKind::Var(_)));
         assert!(matches!(&kinds("{{slugify a.b}}", Engine::Head)[0], TagKind::Malformed(_)));
@@ -441,6 +508,57 @@ mod tests {
         assert!(matches!(&tags[3], TagKind::Helper { arg: Some(a), .. } if a.name == "a.md"));
         let spans = parse("{{#if   !x}}", 0, Engine::Head);
         assert!(matches!(&spans[0].kind, TagKind::IfOpen { negated: true, key } if key[0].span == Span::new(9, 10)));
+    }
+
+    #[test]
+    fn extra_braces_around_a_key() {
+        // Pass 4 replaces the inner `{{key}}`; the tag covers the extra braces on both sides.
+        let tags = parse("a {{{issueTitle}}} b {{{{repo}}}} c", 0, Engine::Head);
+        assert_eq!(tags.len(), 2);
+        assert_eq!((tags[0].span, tags[1].span), (Span::new(2, 18), Span::new(21, 33)));
+        assert!(matches!(&tags[1].kind, TagKind::Braced(p) if p[0].name == "repo" && p[0].span == Span::new(25, 29)));
+    }
+
+    #[test]
+    fn an_if_key_on_the_next_line() {
+        // The engine's `\s+` after `#if` takes line breaks too.
+        let tags = parse("{{#if\n  !issueTitle}}x{{/if}} {{#if\n}}", 0, Engine::Head);
+        assert!(matches!(&tags[0].kind, TagKind::IfOpen { negated: true, key } if key[0].span == Span::new(9, 19)));
+        assert_eq!(tags[0].span, Span::new(0, 21));
+        assert!(matches!(tags[1].kind, TagKind::IfClose));
+        assert_eq!(tags.len(), 2, "an `{{#if` with no key on the next line is not a tag: {tags:?}");
+    }
+
+    #[test]
+    fn tags_meant_for_this_engine() {
+        for meant in [
+            "{{ issueTitle }}",
+            "{{ models.pr-fix }}",
+            "{{{x}}}",
+            "{{#each items}}",
+            "{{/each}}",
+            "{{> footer}}",
+            "{{slugfy issueTitle}}",
+            "{{upper issueTitle}}",
+            "{{ slugify issue.title }}",
+            "${a-b.output}",
+        ] {
+            assert!(looks_meant(meant), "{meant}");
+        }
+        for other in [
+            "{{1, 2}",
+            "{{\"a\", 1}",
+            "{{ .Values.replicaCount }}",
+            "{{- include \"app.labels\" . | nindent 4 }}",
+            "{{ count * 2 }}",
+            "{{user?.name}}",
+            "{{}}",
+            "{{range .}}",
+            "{{\"\\n\"}}",
+            "{{ include \"app.fullname\" . }}",
+        ] {
+            assert!(!looks_meant(other), "{other}");
+        }
     }
 
     #[test]

@@ -3,5 +3,6 @@
 
 pub mod c3l;
 pub mod lastlight;
+pub mod markdown;
 pub mod stage;
 pub mod until;

@@ -226,10 +226,13 @@ fn looks_like_workflow(text: &str) -> bool {
     name && other && !foreign
 }
 
-/// The keys at column 0 of a YAML text, with the rest of their line: `key: value`,
-/// `"key": value`, `key : value`.
+/// The top-level keys of a YAML text, with the rest of their line: `key: value`,
+/// `"key": value`, `key : value`. They are at the indentation of the first line with content,
+/// usually column 0 (an indented top-level mapping is valid YAML too).
 fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
-    text.lines().filter_map(|line| {
+    let indent = root_indent(text);
+    text.lines().filter_map(move |line| {
+        let line = line.strip_prefix(indent)?;
         if line.starts_with([' ', '\t', '#', '-']) {
             return None;
         }
@@ -246,6 +249,19 @@ fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
         };
         (rest.is_empty() || rest.starts_with([' ', '\t'])).then_some((key, rest))
     })
+}
+
+/// The spaces before the first line with content (not blank, a comment, a directive or a
+/// document marker).
+fn root_indent(text: &str) -> &str {
+    let first = text.lines().find(|line| {
+        let trimmed = line.trim_start_matches(' ');
+        !(trimmed.trim().is_empty()
+            || trimmed.starts_with(['#', '%'])
+            || line.starts_with("---")
+            || line.starts_with("..."))
+    });
+    first.map_or("", |line| &line[..line.len() - line.trim_start_matches(' ').len()])
 }
 
 /// A plain scalar's text without quotes and a trailing comment (the values read here, such as
@@ -330,6 +346,9 @@ mod tests {
         assert_eq!(kind("/p/a.yaml", "name: r\nphases :\n  - name: a\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "\"phases\":\n  - name: a\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "{name: s, phases: [{name: a}]}\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "# indented, still valid YAML\n  name: r\n  phases:\n    - name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "%YAML 1.2\n---\n  kind: cron\n  name: c\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "name: r\nx:\n  phases: []\n"), None);
         assert_eq!(kind("/p/a.yaml", "kind: cronjob\nname: c\n"), None);
         assert_eq!(kind("/p/a.yaml", "name: x\nsteps: []\n"), None);
     }

@@ -96,7 +96,7 @@ fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
         for tag in tags {
             let segment = match &tag.kind {
                 TagKind::PhaseOutput(segment) => Some(segment),
-                TagKind::Var(path) | TagKind::IfOpen { key: path, .. } => match path.first() {
+                TagKind::Var(path) | TagKind::Braced(path) | TagKind::IfOpen { key: path, .. } => match path.first() {
                     Some(first) if first.name == "phaseOutputs" => path.get(1),
                     first => first,
                 },
@@ -141,8 +141,8 @@ pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
         .collect()
 }
 
-/// A cron's `workflow: <name>` → the `name:` of that workflow (looked up as the engine does: by
-/// `name`, then by file name, in the cron's directory).
+/// A cron's `workflow: <name>` → the `name:` of that workflow (looked up as the rules do: by
+/// `name`, then by file name, in the cron's `workflows` directory and its subdirectories).
 fn cron_workflow(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     let file = workspace.file(at.file);
     if file.kind != FileKind::Workflow {
@@ -156,9 +156,9 @@ fn cron_workflow(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     let agents: Vec<WorkflowDoc> = workspace
         .files()
         .iter()
-        .filter(|f| f.kind == FileKind::Workflow && f.id != file.id && f.path.parent() == Some(doc.dir()))
+        .filter(|f| f.kind == FileKind::Workflow && f.id != file.id)
         .map(WorkflowDoc::parse)
-        .filter(|w| !w.is_cron())
+        .filter(|w| !w.is_cron() && w.same_namespace(&doc))
         .collect();
     let target = |w: &WorkflowDoc| {
         let span = w.get("name").map_or(Span::empty(0), |n| inner(&w.file.text, n));
@@ -260,6 +260,9 @@ pub(super) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
             out.push(Link { span: inner(&source.text, reference.node), target });
         }
     }
+    // Phases that merge one anchored mapping (`<<: *defaults`) share its `prompt:` text.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|link| seen.insert(link.span));
     out
 }
 

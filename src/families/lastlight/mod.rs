@@ -18,9 +18,9 @@ use model::WorkflowDoc;
 
 declare_rules! { "lastlight";
     // The file and its keys.
-    YamlSyntax => Error;
+    YamlSyntax => Error, fix = true;
     UnknownKey => Warning, fix = true;
-    FieldType => Error;
+    FieldType => Error, fix = true;
     InvalidEnum => Error, fix = true;
     MissingName => Error;
     MissingField => Error, fix = true;
@@ -54,7 +54,7 @@ declare_rules! { "lastlight";
     NestedIf => Warning;
     UnbalancedIf => Warning;
     UnknownHelper => Warning;
-    TemplateSyntax => Warning;
+    TemplateSyntax => Warning, fix = true;
     UnknownVariable => Warning, fix = true;
     PhaseOrder => Warning;
     LoopVariableOutsideLoop => Warning;

@@ -67,9 +67,16 @@ impl<'w> WorkflowDoc<'w> {
         self.file.path.parent().unwrap_or(Path::new("/"))
     }
 
-    /// The directory prompt paths are relative to (see [`prompt_base`]).
+    /// The directory prompt paths are relative to (see [`prompt_base`]). It is also the
+    /// workflow's namespace: the workflows and crons under one `workflows` directory, its
+    /// subdirectories included, look each other up by name and must not share one.
     pub fn prompt_base(&self) -> &'w Path {
         prompt_base(&self.file.path)
+    }
+
+    /// Whether `other` is loaded with this file (see [`WorkflowDoc::prompt_base`]).
+    pub fn same_namespace(&self, other: &WorkflowDoc) -> bool {
+        self.prompt_base() == other.prompt_base()
     }
 
     pub fn is_cron(&self) -> bool {

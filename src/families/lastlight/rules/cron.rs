@@ -35,9 +35,10 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &m
         return;
     };
     let Some(name) = node.as_str() else { return };
-    // Workflows are looked up by `name`, then by file name, in the cron's directory.
-    let dir = doc.dir();
-    let agents: Vec<&WorkflowDoc> = all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.dir() == dir).collect();
+    // Workflows are looked up by `name`, then by file name, in the cron's `workflows` directory
+    // and its subdirectories.
+    let agents: Vec<&WorkflowDoc> =
+        all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.same_namespace(doc)).collect();
     let found =
         agents.iter().any(|w| w.name() == Some(name) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(name));
     if found {
@@ -51,7 +52,9 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &m
             CronWorkflowUnknown,
             id,
             node.span,
-            format!("no agent workflow named `{name}` in this directory, so every scheduled run fails{hint}"),
+            format!(
+                "no agent workflow named `{name}` in this workflows directory (subdirectories included), so every scheduled run fails{hint}"
+            ),
         )
         .with_suggestion(node.span, suggestion),
     );
@@ -105,6 +108,9 @@ pub(crate) fn parse_schedule(text: &str) -> Result<(), String> {
     let ranges: Vec<(&str, u32, u32)> = match fields.len() {
         5 => FIVE.to_vec(),
         6 => std::iter::once(("second", 0, 59)).chain(FIVE).collect(),
+        1 if text.trim_start().starts_with('@') => {
+            return Err("cron macros such as `@daily` are not supported; write five fields (`0 0 * * *` for daily)".into());
+        }
         n => return Err(format!("it has {n} fields; a schedule has 5 (or 6 with seconds)")),
     };
     for (field, (what, min, max)) in fields.iter().zip(ranges) {

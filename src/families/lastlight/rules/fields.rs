@@ -124,6 +124,23 @@ impl Walker<'_, '_> {
                 None => {
                     let names = fields.iter().filter(|f| !f.head_only || self.engine == Engine::Head).map(|f| f.name);
                     let suggestion = did_you_mean(key, names);
+                    let anchor = self.anchor_of(entry);
+                    if let (Some(anchor), None) = (anchor, suggestion) {
+                        // A key that only exists to hold an anchor for aliases: stripping it is
+                        // what its author wants, once the aliases have copied its value.
+                        if !key.starts_with("x-") {
+                            out.push(
+                                Diagnostic::new(
+                                    UnknownKey,
+                                    id,
+                                    entry.key.span,
+                                    format!("unknown key `{key}` looks like an anchor holder (`&{anchor}`): the engine strips the key, and only aliases (`*{anchor}`) keep its value"),
+                                )
+                                .with_help(format!("name it `x-{key}` (stagelint does not report `x-` keys that hold an anchor), keep the anchor inside a key the schema knows, or suppress this finding")),
+                            );
+                        }
+                        continue;
+                    }
                     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
                     out.push(
                         Diagnostic::new(
@@ -170,6 +187,15 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// The anchor name written right after `entry`'s key (`x-defaults: &defaults`), if any.
+    fn anchor_of<'t>(&'t self, entry: &crate::source::Entry) -> Option<&'t str> {
+        let text = &self.doc.file.text;
+        let rest = text.get(entry.key.span.end..)?.trim_start_matches([' ', '\t', '"', '\'']);
+        let rest = rest.strip_prefix(':')?.trim_start_matches([' ', '\t']).strip_prefix('&')?;
+        let len = rest.find(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}')).unwrap_or(rest.len());
+        (len > 0).then(|| &rest[..len])
+    }
+
     /// Where a new first key of the block mapping `node` goes: the start of its first key's
     /// line, with that key's indentation. `None` for flow mappings (`{a: 1}`).
     fn insertion(&self, node: &Node) -> Option<(usize, String)> {
@@ -194,7 +220,9 @@ impl Walker<'_, '_> {
         };
         match &field.ty {
             Ty::Str | Ty::Template | Ty::Path => {
-                if node.as_str().is_none() {
+                if let Some(d) = self.unquoted(field, node) {
+                    out.push(d);
+                } else if node.as_str().is_none() {
                     out.push(wrong("a string"));
                 } else if field.name == "variant" {
                     self.variant(node, out);
@@ -235,6 +263,9 @@ impl Walker<'_, '_> {
                     if field.name == "type" && self.engine == Engine::Seed { schema::SEED_PHASE_TYPES } else { values };
                 match node.as_str() {
                     None => out.push(wrong("a string")),
+                    // A cron's `kind: cron` is the only enum `kind`; any other value makes the
+                    // file an agent workflow, a free label there, and `CronKindMissing` says so.
+                    Some(_) if field.name == "kind" => {}
                     Some(value) if !values.contains(&value) => {
                         let suggestion = did_you_mean(value, values.iter().copied());
                         out.push(
@@ -343,6 +374,34 @@ impl Walker<'_, '_> {
             },
             Ty::Any => {}
         }
+    }
+
+    /// A string value YAML reads as something else because it is not quoted: `{{models.x}}`
+    /// (a flow mapping) or `2024-05-01` (a date for js-yaml, though the core schema keeps a
+    /// string). The fix quotes it.
+    fn unquoted(&self, field: &Field, node: &Node) -> Option<Diagnostic> {
+        let raw = self.doc.file.text.get(node.span.start..node.span.end)?;
+        let why = match &node.value {
+            Value::Map(_) if raw.starts_with("{{") => "YAML reads an unquoted `{{…}}` as a mapping",
+            Value::String(_) if is_timestamp(raw) => {
+                "the workflow loader (js-yaml) reads the unquoted value as a date, which the schema rejects"
+            }
+            _ => return None,
+        };
+        let quote = if !raw.contains('"') { '"' } else if !raw.contains('\'') { '\'' } else { return None };
+        let replacement = format!("{quote}{raw}{quote}");
+        Some(
+            Diagnostic::new(
+                FieldType,
+                self.doc.file.id,
+                node.span,
+                format!("`{}` must be a string: {why}; quote it", field.name),
+            )
+            .with_fix(format!("Quote it: `{replacement}`"), Applicability::Safe, vec![Edit {
+                span: node.span,
+                replacement,
+            }]),
+        )
     }
 
     /// A literal `variant` (not a template) must be a level the providers know.
@@ -614,5 +673,57 @@ fn approval_gates(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             })
             .with_suggestion(node.span, suggestion),
         );
+    }
+}
+
+/// A YAML 1.1 timestamp as js-yaml resolves it: `2024-05-01`, or a date with a time
+/// (`2024-05-01T10:00:00Z`, `2024-5-1 10:00:00 +02:00`).
+fn is_timestamp(text: &str) -> bool {
+    let digits = |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    let date_end = text.find(['T', 't', ' ', '\t']).unwrap_or(text.len());
+    let (date, rest) = text.split_at(date_end);
+    let parts: Vec<&str> = date.split('-').collect();
+    let [year, month, day] = parts[..] else { return false };
+    if rest.is_empty() {
+        return digits(year, 4, 4) && digits(month, 2, 2) && digits(day, 2, 2);
+    }
+    if !(digits(year, 4, 4) && digits(month, 1, 2) && digits(day, 1, 2)) {
+        return false;
+    }
+    let rest = rest.strip_prefix(['T', 't']).unwrap_or(rest).trim_start_matches([' ', '\t']);
+    // The time, then an optional fraction and zone (`Z`, `+2`, `-05:30`).
+    let time_end = rest.find(|c: char| !(c.is_ascii_digit() || c == ':')).unwrap_or(rest.len());
+    let clock: Vec<&str> = rest[..time_end].split(':').collect();
+    let [hour, minute, second] = clock[..] else { return false };
+    if !(digits(hour, 1, 2) && digits(minute, 2, 2) && digits(second, 2, 2)) {
+        return false;
+    }
+    let mut zone = &rest[time_end..];
+    if let Some(fraction) = zone.strip_prefix('.') {
+        zone = fraction.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    let zone = zone.trim_start_matches([' ', '\t']);
+    if zone.is_empty() || zone == "Z" {
+        return true;
+    }
+    let Some(offset) = zone.strip_prefix(['+', '-']) else { return false };
+    match offset.split_once(':') {
+        Some((h, m)) => digits(h, 1, 2) && digits(m, 2, 2),
+        None => digits(offset, 1, 2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_timestamp;
+
+    #[test]
+    fn timestamps_as_js_yaml_reads_them() {
+        for yes in ["2024-05-01", "2024-5-1 10:00:00", "2024-05-01T10:00:00Z", "2024-05-01t1:02:03.5 +02:00", "2001-12-14 21:59:43.10 -5"] {
+            assert!(is_timestamp(yes), "{yes}");
+        }
+        for no in ["2024-5-1", "2024-05", "24-05-01", "2024-05-01x", "2024-05-01T10:00", "v2024-05-01", "2024-05-01 10:00:00 CET"] {
+            assert!(!is_timestamp(no), "{no}");
+        }
     }
 }

@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
-use crate::source::{Node, SyntaxError, SyntaxKind};
+use crate::source::{Node, Span, SyntaxError, SyntaxKind};
 use crate::workspace::{SourceFile, Workspace};
 
 /// One workflow with what its rules share.
@@ -86,6 +86,9 @@ pub(super) fn check_workflow<'w>(
         if let Some((span, message)) = &error.related {
             d = d.with_related(doc.file.id, *span, message.clone());
         }
+        if error.kind == SyntaxKind::Invalid {
+            d = unquoted_tag_hint(&doc.file.text, d);
+        }
         out.push(d);
     }
     let Some(root) = doc.root.as_ref() else { return };
@@ -129,6 +132,30 @@ fn yaml_message(error: &SyntaxError) -> String {
         SyntaxKind::ExtraDocument => "more than one YAML document: the workflow loader (js-yaml) rejects the whole file (\"expected a single document in the stream\"), so this workflow is skipped".to_string(),
         SyntaxKind::Invalid => error.message.clone(),
     }
+}
+
+/// A syntax error on a line whose value starts with `{{` (`on_start: {{issueTitle}} started`):
+/// YAML opened a flow mapping there. Say so, and quote the value up to the end of the line.
+fn unquoted_tag_hint(text: &str, d: Diagnostic) -> Diagnostic {
+    let line_start = text[..d.span.start.min(text.len())].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[line_start..].find('\n').map_or(text.len(), |n| line_start + n);
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let Some(colon) = line.find(": {{").or_else(|| line.find("- {{")) else { return d };
+    let value_start = line_start + colon + 2;
+    let value = line[colon + 2..].trim_end();
+    let mut d = d;
+    d.message.push_str("; YAML reads an unquoted `{{…}}` as a mapping: quote the value");
+    let quote = if !value.contains('"') { '"' } else if !value.contains('\'') { '\'' } else { return d };
+    // A comment after the value would be quoted with it.
+    if value.contains(" #") {
+        return d;
+    }
+    let replacement = format!("{quote}{value}{quote}");
+    d.with_fix(
+        format!("Quote the value: `{replacement}`"),
+        crate::diagnostic::Applicability::Safe,
+        vec![crate::diagnostic::Edit { span: Span::new(value_start, value_start + value.len()), replacement }],
+    )
 }
 
 /// Findings that need only the prompt file: how its tags parse.

@@ -12,7 +12,7 @@ pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], out: &mut V
     let cron = doc.is_cron();
     let first = all
         .iter()
-        .filter(|other| other.dir() == doc.dir() && other.is_cron() == cron)
+        .filter(|other| other.same_namespace(doc) && other.is_cron() == cron)
         .find(|other| other.file.path < doc.file.path && other.name() == Some(name));
     let Some(first) = first else { return };
     let Some(first_node) = first.get("name") else { return };

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
-use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape};
+use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape, WorkflowDoc};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{
     LoopVariableOutsideLoop, NestedIf, PhaseOrder, TemplateMarkerInShell, TemplateSyntax, UnbalancedIf, UnknownHelper,
@@ -14,6 +14,7 @@ use crate::families::lastlight::{
 };
 use crate::source::Span;
 use crate::template::lastlight::{self as tpl, Engine, HEAD_HELPERS, Segment, Tag, TagKind};
+use crate::template::markdown;
 use crate::util::did_you_mean;
 use crate::workspace::{FileKind, SourceFile};
 
@@ -43,15 +44,20 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
         let scope = Scope {
             phase: template.phase,
             loop_message: template.loop_message,
-            before_run: matches!(template.key, "model" | "variant" | "command"),
+            // `on_start` is posted as the phase starts, before it has an output.
+            before_run: matches!(template.key, "model" | "variant" | "command" | "on_start"),
             file: ctx.file().id,
             used_at: None,
             uses: (1, 1),
         };
         if template.shell {
-            shell(ctx.file().id, text, region, &tags, &mut found);
+            // A command the engine refuses is one finding; what it would have read does not matter.
+            if shell(ctx.file().id, text, region, &tags, &mut found) {
+                continue;
+            }
         } else {
-            structure(ctx.file().id, engine, &tags, &mut found);
+            let code = markdown::code_regions(text.get(region.start..region.end).unwrap_or(""), region.start);
+            structure(ctx.file().id, text, engine, &tags, &code, &mut found);
         }
         variables(ctx, &known, scope, &tags, &mut found);
     }
@@ -81,10 +87,17 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 /// The structure of a prompt file's tags; it does not depend on the workflow using it.
 pub(super) fn check_prompt_structure(file: &SourceFile, out: &mut Vec<Diagnostic>) {
     let engine = file.config.lastlight.engine;
-    structure(file.id, engine, &tpl::parse(&file.text, 0, engine), out);
+    let code = markdown::code_regions(&file.text, 0);
+    structure(file.id, &file.text, engine, &tpl::parse(&file.text, 0, engine), &code, out);
 }
 
-fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnostic>) {
+/// Findings about tags the engine leaves verbatim or pairs wrongly. A tag left verbatim is
+/// what a code example needs, so inside markdown code (`code`) it is not reported, and outside
+/// it only when it looks meant for this engine ([`tpl::looks_meant`]). Tags the engine
+/// replaces are reported wherever they are.
+fn structure(file: FileId, text: &str, engine: Engine, tags: &[Tag], code: &[Span], out: &mut Vec<Diagnostic>) {
+    let source = |tag: &Tag| text.get(tag.span.start..tag.span.end).unwrap_or("");
+    let verbatim_ok = |tag: &Tag| markdown::in_code(code, tag.span) || !tpl::looks_meant(source(tag));
     let blocks = tpl::blocks(tags);
     for nested in &blocks.nested {
         let mut d = Diagnostic::new(
@@ -102,7 +115,7 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
             d.with_help("make the blocks siblings, or combine the conditions in the code that fills the variables"),
         );
     }
-    for index in &blocks.unclosed {
+    for index in blocks.unclosed.iter().filter(|i| !markdown::in_code(code, tags[**i].span)) {
         out.push(
             Diagnostic::new(
                 UnbalancedIf,
@@ -113,7 +126,7 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
             .with_help("close the block with `{{/if}}`"),
         );
     }
-    for index in &blocks.orphans {
+    for index in blocks.orphans.iter().filter(|i| !markdown::in_code(code, tags[**i].span)) {
         out.push(
             Diagnostic::new(
                 UnbalancedIf,
@@ -142,6 +155,7 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
                 )
                 .with_help("write the alternative as its own block: `{{#if !key}}…{{/if}}`"),
             ),
+            TagKind::Unknown { .. } | TagKind::Malformed(_) if verbatim_ok(tag) => {}
             TagKind::Unknown { name } => {
                 let bare = name.name.trim_start_matches(['#', '/']);
                 let suggestion =
@@ -165,42 +179,132 @@ fn structure(file: FileId, engine: Engine, tags: &[Tag], out: &mut Vec<Diagnosti
                     .with_help(known_helpers()),
                 );
             }
-            TagKind::Malformed(why) => out.push(Diagnostic::new(TemplateSyntax, file, tag.span, why.clone())),
+            TagKind::Malformed(why) => out.push(malformed(file, tag, source(tag), why, engine)),
+            TagKind::Braced(path) => {
+                let key = dotted(path);
+                let written = source(tag);
+                let opening = written.len() - written.trim_start_matches('{').len();
+                let closing = written.len() - written.trim_end_matches('}').len();
+                let (open, close) = ("{".repeat(opening.saturating_sub(2)), "}".repeat(closing.saturating_sub(2)));
+                let mut d = Diagnostic::new(
+                    TemplateSyntax,
+                    file,
+                    tag.span,
+                    format!(
+                        "`{written}` is not a raw-output tag in this engine: pass 4 replaces the inner `{{{{{key}}}}}` and keeps the extra braces, so the agent reads `{open}<value>{close}`"
+                    ),
+                );
+                if written == format!("{{{{{{{key}}}}}}}") {
+                    let replacement = format!("{{{{{key}}}}}");
+                    d = d.with_fix(
+                        format!("Replace with `{replacement}`"),
+                        Applicability::Unsafe,
+                        vec![Edit { span: tag.span, replacement }],
+                    );
+                }
+                out.push(d.with_help(format!("write `{{{{{key}}}}}`: the engine never escapes values")));
+            }
             _ => {}
         }
     }
 }
 
+/// A tag no pass matches. Under the current engine, whose keys may hold `-`, a phase output
+/// `${fix-tests.output}` can be read as `{{fix-tests}}`.
+fn malformed(file: FileId, tag: &Tag, source: &str, why: &str, engine: Engine) -> Diagnostic {
+    let d = Diagnostic::new(TemplateSyntax, file, tag.span, why.to_string());
+    let hyphenated = source
+        .strip_prefix("${")
+        .and_then(|s| s.strip_suffix(".output}"))
+        .filter(|name| name.contains('-') && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+    match hyphenated {
+        Some(name) if engine == Engine::Head => {
+            let replacement = format!("{{{{{name}}}}}");
+            d.with_help(format!(
+                "the current engine's keys may hold `-`, so `{replacement}` reads the output of phase `{name}`"
+            ))
+            .with_fix(format!("Replace with `{replacement}`"), Applicability::Unsafe, vec![Edit {
+                span: tag.span,
+                replacement,
+            }])
+        }
+        Some(_) => d.with_help("name the phase with `_` instead of `-` (this engine's keys cannot hold `-` either)"),
+        None => d,
+    }
+}
+
 /// A bash `command` is rendered, then refused if a `{{` is left: anything the engine leaves
-/// verbatim, and any `{{` that is not a tag at all.
-fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Diagnostic>) {
-    let mut found = Vec::new();
-    structure(file, Engine::Head, tags, &mut found);
-    for d in found {
-        out.push(Diagnostic::new(
-            TemplateMarkerInShell,
-            file,
-            d.span,
-            format!("{}; the bash phase then fails: command rejected, it contains template marker '{{{{'", d.message),
+/// verbatim, and any `{{` that is not a tag at all. One finding per command, at the first such
+/// place, says why; returns whether the command is refused.
+fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Diagnostic>) -> bool {
+    const TOOL_HELP: &str = "to pass `{{` to a tool (Go templates in `docker --format`, `gh --template`), run it from a `type: script` phase, whose source is not rendered, or build the braces in the shell: `b='{'; docker inspect --format \"$b$b.State.Running}}\" api`";
+    let source = |span: Span| text.get(span.start..span.end).unwrap_or("");
+    // (where, why it is left, what to do)
+    let mut left: Vec<(Span, String, String)> = Vec::new();
+    let blocks = tpl::blocks(tags);
+    for nested in &blocks.nested {
+        let span = tags[nested.inner].span;
+        left.push((
+            span,
+            format!("blocks cannot nest, so the inner `{}` is left as written whenever the outer condition holds", source(span)),
+            "make the blocks siblings, or test the condition in the shell".into(),
         ));
     }
-    let raw = text.get(region.start..region.end).unwrap_or("");
+    for index in &blocks.unclosed {
+        let span = tags[*index].span;
+        left.push((
+            span,
+            format!("no `{{{{/if}}}}` follows `{}`, so no pass matches it", source(span)),
+            "close the block with `{{/if}}`".into(),
+        ));
+    }
+    for index in &blocks.orphans {
+        left.push((tags[*index].span, "this `{{/if}}` has no open block".into(), "remove it".into()));
+    }
+    for tag in tags {
+        let written = source(tag.span);
+        match &tag.kind {
+            TagKind::Unknown { name } if name.name == "else" => {}
+            TagKind::Unknown { .. } | TagKind::Malformed(_) => {
+                let spaced = written.strip_prefix("{{").and_then(|w| w.strip_suffix("}}")).map(str::trim);
+                let help = match spaced {
+                    Some(key) if written.contains(' ') && tpl::looks_meant(written) && !key.contains(' ') => {
+                        format!("write `{{{{{key}}}}}` without spaces")
+                    }
+                    _ => TOOL_HELP.to_string(),
+                };
+                left.push((tag.span, format!("no pass replaces `{written}`"), help));
+            }
+            _ => {}
+        }
+    }
+    let raw = source(region);
     let mut from = 0;
     while let Some(n) = raw[from..].find("{{") {
         let at = region.start + from + n;
         if !tags.iter().any(|t| t.span.start <= at && at < t.span.end) {
-            out.push(
-                Diagnostic::new(
-                    TemplateMarkerInShell,
-                    file,
-                    Span::new(at, at + 2),
-                    "this `{{` is not a template tag, so it stays in the command and the engine refuses to run it (contains template marker '{{')",
-                )
-                .with_help("close the tag on the same line, or avoid `{{` in shell commands"),
-            );
+            left.push((Span::new(at, at + 2), "this `{{` is not part of a template tag".into(), TOOL_HELP.into()));
         }
         from += n + 2;
     }
+    left.sort_by_key(|(span, _, _)| span.start);
+    let Some((span, why, help)) = left.first() else { return false };
+    let more = match left.len() - 1 {
+        0 => String::new(),
+        n => format!(" ({n} more `{{{{` in this command)"),
+    };
+    out.push(
+        Diagnostic::new(
+            TemplateMarkerInShell,
+            file,
+            *span,
+            format!(
+                "bash commands may not contain `{{{{` after rendering, and this one does, so the engine refuses to run it (\"contains template marker '{{{{'\"): {why}{more}"
+            ),
+        )
+        .with_help(help.clone()),
+    );
+    true
 }
 
 /// Names a template may read besides the phases.
@@ -225,9 +329,9 @@ impl Known {
         variables.extend(extras);
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
-            for cron in
-                ctx.all.iter().filter(|d| d.is_cron() && d.get("workflow").and_then(|n| n.as_str()) == Some(name))
-            {
+            let runs_this =
+                |d: &&WorkflowDoc| d.is_cron() && d.same_namespace(ctx.doc) && d.get("workflow").and_then(|n| n.as_str()) == Some(name);
+            for cron in ctx.all.iter().filter(runs_this) {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
                     if let Some(key) = entry.key_str() {
                         variables.insert(key.to_string());
@@ -240,9 +344,59 @@ impl Known {
     }
 }
 
+/// For each tag, the key of the `{{#if key}}` block it is in (its opening tag included), when
+/// that block guards reads of the key: the engine drops the block exactly when the key is unset,
+/// which is the output its author wants. A negated block guards nothing, and neither does a key
+/// that looks like a typo of a name the engine sets.
+fn guards<'t>(ctx: &Ctx, known: &Known, tags: &'t [Tag]) -> Vec<Option<&'t [Segment]>> {
+    let mut out = vec![None; tags.len()];
+    for (open, close) in tpl::blocks(tags).pairs {
+        let TagKind::IfOpen { negated: false, key } = &tags[open].kind else { continue };
+        let key = unprefixed(key);
+        let Some(first) = key.first() else { continue };
+        let name = first.name.as_str();
+        let set = known.variables.contains(name)
+            || LOOP_VARIABLES.iter().chain(EVENT_VARIABLES).any(|(n, _)| *n == name)
+            || ctx.producers.by_name.contains_key(name);
+        if !set && did_you_mean(name, candidates(ctx, known, false)).is_some() {
+            continue;
+        }
+        for slot in &mut out[open..=close] {
+            *slot = Some(key);
+        }
+    }
+    out
+}
+
+/// A path without a leading `phaseOutputs.`, which reads the same output as the bare name.
+fn unprefixed(path: &[Segment]) -> &[Segment] {
+    match path {
+        [first, rest @ ..] if first.name == "phaseOutputs" && !rest.is_empty() => rest,
+        _ => path,
+    }
+}
+
+/// Names a read may mean: the context (and loop) variables and the phases, or only the phases.
+fn candidates<'a>(ctx: &'a Ctx, known: &'a Known, phases_only: bool) -> Vec<&'a str> {
+    let phases = ctx.producers.by_name.keys().copied();
+    if phases_only {
+        return phases.collect();
+    }
+    known.variables.iter().map(String::as_str).chain(LOOP_VARIABLES.iter().map(|(n, _)| *n)).chain(phases).collect()
+}
+
 fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec<Diagnostic>) {
-    for tag in tags {
+    let guards = guards(ctx, known, tags);
+    for (tag, guard) in tags.iter().zip(guards) {
+        // Whether the enclosing `{{#if}}` guards this read (`x` or `x.sub` inside `{{#if x}}`).
+        let guarded = |path: &[Segment]| {
+            let path = unprefixed(path);
+            guard.is_some_and(|g| g.len() <= path.len() && g.iter().zip(path).all(|(a, b)| a.name == b.name))
+        };
         if let TagKind::PhaseOutput(segment) = &tag.kind {
+            if guarded(std::slice::from_ref(segment)) {
+                continue;
+            }
             match ctx.producers.by_name.get(segment.name.as_str()) {
                 Some((producer, _)) => phase_order(ctx, scope, segment, *producer, out),
                 None => unknown(ctx, known, scope, tag, segment, "no phase or output_var is named", out),
@@ -252,27 +406,35 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
         if let TagKind::Helper { name, arg: Some(arg) } = &tag.kind
             && name.name == "slugify"
         {
-            slugify(ctx, known, scope, tag, arg, out);
+            if !guarded(std::slice::from_ref(arg)) || ctx.producers.by_name.contains_key(arg.name.as_str()) {
+                slugify(ctx, known, scope, tag, arg, out);
+            }
             continue;
         }
         let Some(path) = tpl::reads(tag) else { continue };
         let Some(first) = path.first() else { continue };
         let name = first.name.as_str();
+        // Only findings that a value is unset here give way to a guard; a dotted key into text
+        // renders empty whether or not the block is kept.
+        let unset_ok = guarded(path);
         if name == "phaseOutputs" {
             if let Some(second) = path.get(1) {
                 match ctx.producers.by_name.get(second.name.as_str()) {
                     Some((producer, _)) => {
-                        if !dotted_output(ctx, scope, tag, &path[1..], true, out) {
+                        if !dotted_output(ctx, scope, tag, &path[1..], true, out) && !unset_ok {
                             phase_order(ctx, scope, second, *producer, out);
                         }
                     }
+                    None if unset_ok => {}
                     None => unknown(ctx, known, scope, tag, second, "no phase or output_var is named", out),
                 }
             }
         } else if LOOP_VARIABLES.iter().any(|(n, _)| *n == name) {
-            loop_variable(ctx, scope, first, out);
+            if !unset_ok {
+                loop_variable(ctx, scope, first, out);
+            }
         } else if EVENT_VARIABLES.iter().any(|(n, _)| *n == name) {
-            if !scope.loop_message {
+            if !scope.loop_message && !unset_ok {
                 let d = Diagnostic::new(
                     UnknownVariable,
                     scope.file,
@@ -298,12 +460,12 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
             }
         } else if let Some((producer, _)) = ctx.producers.by_name.get(name) {
             // A dotted read that renders empty anyway is one finding, not two.
-            if !dotted_output(ctx, scope, tag, path, false, out) {
+            if !dotted_output(ctx, scope, tag, path, false, out) && !unset_ok {
                 phase_order(ctx, scope, first, *producer, out);
             }
         } else if path.len() == 1 && matches!(tag.kind, TagKind::Var(_)) && HEAD_HELPERS.contains(&name) {
             helper_as_variable(ctx, scope, first, out);
-        } else {
+        } else if !unset_ok {
             unknown(ctx, known, scope, tag, first, "not a context variable, phase name or output_var:", out);
         }
     }
@@ -448,13 +610,7 @@ fn unknown(
         return;
     }
     let phase_only = !what.ends_with(':');
-    let variables = known.variables.iter().map(String::as_str).chain(LOOP_VARIABLES.iter().map(|(n, _)| *n));
-    let candidates: Vec<&str> = if phase_only {
-        ctx.producers.by_name.keys().copied().collect()
-    } else {
-        variables.chain(ctx.producers.by_name.keys().copied()).collect()
-    };
-    let suggestion = did_you_mean(name, candidates.iter().copied());
+    let suggestion = did_you_mean(name, candidates(ctx, known, phase_only));
     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
     let message = if !phase_only {
         format!("`{name}` is {what} it renders as an empty string{hint}")
