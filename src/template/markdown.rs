@@ -90,13 +90,14 @@ pub fn in_code(regions: &[Span], span: Span) -> bool {
 mod tests {
     use super::*;
 
-    fn shown<'t>(text: &'t str) -> Vec<&'t str> {
+    fn shown(text: &str) -> Vec<&str> {
         code_regions(text, 0).into_iter().map(|s| &text[s.start..s.end]).collect()
     }
 
     #[test]
     fn fences_and_inline_spans() {
-        let text = "a `x` b ``y ` z`` c\n```go\nm := [][]int{{1, 2}}\n```\n~~~\nt\n~~~~\n  ```\n  in a list\n  ```\nd\n";
+        let text =
+            "a `x` b ``y ` z`` c\n```go\nm := [][]int{{1, 2}}\n```\n~~~\nt\n~~~~\n  ```\n  in a list\n  ```\nd\n";
         assert_eq!(
             shown(text),
             ["`x`", "``y ` z``", "```go\nm := [][]int{{1, 2}}\n```\n", "~~~\nt\n~~~~\n", "  ```\n  in a list\n  ```\n"]

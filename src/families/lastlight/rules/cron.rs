@@ -109,7 +109,9 @@ pub(crate) fn parse_schedule(text: &str) -> Result<(), String> {
         5 => FIVE.to_vec(),
         6 => std::iter::once(("second", 0, 59)).chain(FIVE).collect(),
         1 if text.trim_start().starts_with('@') => {
-            return Err("cron macros such as `@daily` are not supported; write five fields (`0 0 * * *` for daily)".into());
+            return Err(
+                "cron macros such as `@daily` are not supported; write five fields (`0 0 * * *` for daily)".into()
+            );
         }
         n => return Err(format!("it has {n} fields; a schedule has 5 (or 6 with seconds)")),
     };

@@ -192,7 +192,8 @@ impl Walker<'_, '_> {
         let text = &self.doc.file.text;
         let rest = text.get(entry.key.span.end..)?.trim_start_matches([' ', '\t', '"', '\'']);
         let rest = rest.strip_prefix(':')?.trim_start_matches([' ', '\t']).strip_prefix('&')?;
-        let len = rest.find(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}')).unwrap_or(rest.len());
+        let len =
+            rest.find(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}')).unwrap_or(rest.len());
         (len > 0).then(|| &rest[..len])
     }
 
@@ -388,7 +389,13 @@ impl Walker<'_, '_> {
             }
             _ => return None,
         };
-        let quote = if !raw.contains('"') { '"' } else if !raw.contains('\'') { '\'' } else { return None };
+        let quote = if !raw.contains('"') {
+            '"'
+        } else if !raw.contains('\'') {
+            '\''
+        } else {
+            return None;
+        };
         let replacement = format!("{quote}{raw}{quote}");
         Some(
             Diagnostic::new(
@@ -397,10 +404,11 @@ impl Walker<'_, '_> {
                 node.span,
                 format!("`{}` must be a string: {why}; quote it", field.name),
             )
-            .with_fix(format!("Quote it: `{replacement}`"), Applicability::Safe, vec![Edit {
-                span: node.span,
-                replacement,
-            }]),
+            .with_fix(
+                format!("Quote it: `{replacement}`"),
+                Applicability::Safe,
+                vec![Edit { span: node.span, replacement }],
+            ),
         )
     }
 
@@ -679,7 +687,8 @@ fn approval_gates(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
 /// A YAML 1.1 timestamp as js-yaml resolves it: `2024-05-01`, or a date with a time
 /// (`2024-05-01T10:00:00Z`, `2024-5-1 10:00:00 +02:00`).
 fn is_timestamp(text: &str) -> bool {
-    let digits = |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    let digits =
+        |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
     let date_end = text.find(['T', 't', ' ', '\t']).unwrap_or(text.len());
     let (date, rest) = text.split_at(date_end);
     let parts: Vec<&str> = date.split('-').collect();
@@ -719,10 +728,24 @@ mod tests {
 
     #[test]
     fn timestamps_as_js_yaml_reads_them() {
-        for yes in ["2024-05-01", "2024-5-1 10:00:00", "2024-05-01T10:00:00Z", "2024-05-01t1:02:03.5 +02:00", "2001-12-14 21:59:43.10 -5"] {
+        for yes in [
+            "2024-05-01",
+            "2024-5-1 10:00:00",
+            "2024-05-01T10:00:00Z",
+            "2024-05-01t1:02:03.5 +02:00",
+            "2001-12-14 21:59:43.10 -5",
+        ] {
             assert!(is_timestamp(yes), "{yes}");
         }
-        for no in ["2024-5-1", "2024-05", "24-05-01", "2024-05-01x", "2024-05-01T10:00", "v2024-05-01", "2024-05-01 10:00:00 CET"] {
+        for no in [
+            "2024-5-1",
+            "2024-05",
+            "24-05-01",
+            "2024-05-01x",
+            "2024-05-01T10:00",
+            "v2024-05-01",
+            "2024-05-01 10:00:00 CET",
+        ] {
             assert!(!is_timestamp(no), "{no}");
         }
     }

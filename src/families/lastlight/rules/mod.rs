@@ -145,7 +145,13 @@ fn unquoted_tag_hint(text: &str, d: Diagnostic) -> Diagnostic {
     let value = line[colon + 2..].trim_end();
     let mut d = d;
     d.message.push_str("; YAML reads an unquoted `{{…}}` as a mapping: quote the value");
-    let quote = if !value.contains('"') { '"' } else if !value.contains('\'') { '\'' } else { return d };
+    let quote = if !value.contains('"') {
+        '"'
+    } else if !value.contains('\'') {
+        '\''
+    } else {
+        return d;
+    };
     // A comment after the value would be quoted with it.
     if value.contains(" #") {
         return d;

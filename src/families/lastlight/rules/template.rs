@@ -223,10 +223,11 @@ fn malformed(file: FileId, tag: &Tag, source: &str, why: &str, engine: Engine) -
             d.with_help(format!(
                 "the current engine's keys may hold `-`, so `{replacement}` reads the output of phase `{name}`"
             ))
-            .with_fix(format!("Replace with `{replacement}`"), Applicability::Unsafe, vec![Edit {
-                span: tag.span,
-                replacement,
-            }])
+            .with_fix(
+                format!("Replace with `{replacement}`"),
+                Applicability::Unsafe,
+                vec![Edit { span: tag.span, replacement }],
+            )
         }
         Some(_) => d.with_help("name the phase with `_` instead of `-` (this engine's keys cannot hold `-` either)"),
         None => d,
@@ -246,7 +247,10 @@ fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Dia
         let span = tags[nested.inner].span;
         left.push((
             span,
-            format!("blocks cannot nest, so the inner `{}` is left as written whenever the outer condition holds", source(span)),
+            format!(
+                "blocks cannot nest, so the inner `{}` is left as written whenever the outer condition holds",
+                source(span)
+            ),
             "make the blocks siblings, or test the condition in the shell".into(),
         ));
     }
@@ -329,8 +333,9 @@ impl Known {
         variables.extend(extras);
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
-            let runs_this =
-                |d: &&WorkflowDoc| d.is_cron() && d.same_namespace(ctx.doc) && d.get("workflow").and_then(|n| n.as_str()) == Some(name);
+            let runs_this = |d: &&WorkflowDoc| {
+                d.is_cron() && d.same_namespace(ctx.doc) && d.get("workflow").and_then(|n| n.as_str()) == Some(name)
+            };
             for cron in ctx.all.iter().filter(runs_this) {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
                     if let Some(key) = entry.key_str() {
