@@ -71,18 +71,39 @@ fn ids_are_renamed_in_emission_order_across_the_cassette() {
 }
 
 #[test]
-fn the_same_original_id_keeps_its_name() {
-    let line = |id: &str| {
-        json!({"request": {"messages": []}, "response": {"type": "message", "stop_reason": "tool_use",
-            "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {}}]}})
-        .to_string()
-    };
-    let text = [line("toolu_a"), line("toolu_b"), line("toolu_a")].join("\n");
-    let imported =
-        import(&[Input { name: "x".into(), text }], &ImportOptions { stage: "s".into(), format: None }).expect("ok");
+fn a_reused_provider_id_is_one_call_per_occurrence_answered_by_the_next_request() {
+    // dryrun.md §2.4: "c1, c2, … per cassette, in emission order". The provider sends `call_0`
+    // in all four responses; each request answers the response before it.
+    let imported = import_fixture("openai-chat-reused-ids.jsonl", None);
+    let t = turns(&imported);
     let ids: Vec<&str> =
-        turns(&imported).iter().map(|t| t["response"]["content"][0]["toolCall"]["id"].as_str().unwrap_or("")).collect();
-    assert_eq!(ids, ["c1", "c2", "c1"]);
+        t.iter().map(|t| t["response"]["content"][0]["toolCall"]["id"].as_str().unwrap_or("")).collect();
+    assert_eq!(ids, ["c1", "c2", "c3", "c4"]);
+    let results: Vec<Value> = t.iter().map(|t| t.get("results").cloned().unwrap_or(Value::Null)).collect();
+    assert_eq!(
+        results,
+        [
+            json!({"c1": {"content": "first", "isError": false}}),
+            json!({"c2": {"content": "second", "isError": false}}),
+            json!({"c3": {"content": "third", "isError": false}}),
+            Value::Null,
+        ]
+    );
+    // The imported cassette replays: no duplicate ids, each call gets its own result.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stage = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object, required: [summary] }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\nPlan. Call `submit_plan`.\n";
+    std::fs::write(dir.path().join("plan.md"), stage).expect("write");
+    std::fs::write(dir.path().join("plan.cassette.yaml"), to_yaml(&imported.cassette)).expect("write");
+    let mut configs =
+        stagelint::workspace::discover::ConfigCache::new(Some(stagelint::config::Config::defaults(dir.path())));
+    let options = stagelint::runtime::Options { strict: false, explain_init: true };
+    let (_, run) =
+        stagelint::runtime::dry_run_path(&dir.path().join("plan.md"), None, options, &mut configs, &Default::default())
+            .expect("runs");
+    assert!(run.findings.is_empty(), "{:?}", run.findings);
+    let sizes: Vec<u64> =
+        run.trace.events.iter().filter(|e| e.name == "ToolCallSucceeded").map(|e| e.num("bytes")).collect();
+    assert_eq!(sizes, [5, 6, 5], "first, second, third");
 }
 
 #[test]

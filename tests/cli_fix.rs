@@ -273,3 +273,22 @@ fn the_kebab_case_fix_renames_across_files() {
     assert_eq!(read(dir.path(), "execute.md"), stage("execute-step", ""));
     assert_eq!(read(dir.path(), "plan.md"), stage("plan", "next:\n  nextStages: [execute-step]\n"));
 }
+
+/// docs/dry-run.md, "Request fingerprints": `request:` written with placeholder digests is filled
+/// in by the unsafe RequestDrift fix, and only with `--unsafe-fixes`.
+#[test]
+fn the_request_drift_fix_fills_in_fingerprints_written_by_hand() {
+    let stage = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\nPlan {{ctx.task}}. Call `submit_plan`.\n";
+    let cassette = "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: submit_plan, args: {} } } ] }\n        request: { system: x, tools: x, messages: x, count: 0 }\n";
+    let dir = common::temp_files(&[("plan.md", stage), ("plan.cassette.yaml", cassette)]);
+    let select = ["check", "--fix", "--select", "cassette/RequestDrift", "--format", "concise"];
+    stagelint(&select, dir.path());
+    assert_eq!(read(dir.path(), "plan.cassette.yaml"), cassette, "accepting a digest is an unsafe fix");
+    let unsafe_fix = ["check", "--fix", "--unsafe-fixes", "--select", "cassette/RequestDrift", "--format", "concise"];
+    let output = stagelint(&unsafe_fix, dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let fixed = read(dir.path(), "plan.cassette.yaml");
+    assert!(!fixed.contains(": x") && fixed.contains("count: 1"), "{fixed}");
+    let strict = stagelint(&["dry-run", "plan.md", "--strict", "--format", "json"], dir.path());
+    assert_eq!(strict.status.code(), Some(0), "{}", stdout(&strict));
+}

@@ -274,6 +274,13 @@ fn the_linter_and_the_schema_reject_the_same_cassettes() {
         ("an empty list of executions", "cassette: 1\nstages: { s: [] }\n".into(), false),
         ("a call id that is a list", turn("").replace("id: c1", "id: [1]"), false),
         ("argsRaw that is not a string", turn("").replace("args: {}", "argsRaw: 5"), false),
+        ("args and argsRaw together", turn("").replace("args: {}", "args: {}, argsRaw: \"{}\""), false),
+        ("an unknown outcome", turn("        expect: { branch: tool, call: c1, outcome: skipped }\n"), false),
+        (
+            "the invalidArguments outcome",
+            turn("        expect: { branch: tool, call: c1, outcome: invalidArguments }\n"),
+            true,
+        ),
         (
             "anyArgs that is not a boolean",
             format!("tools: {{ Read: [ {{ args: {{}}, anyArgs: \"yes\", result: x }} ] }}\n{}", turn("")),

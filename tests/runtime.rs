@@ -356,7 +356,7 @@ fn a_scripted_assert_and_check_gate_replace_the_defaults() {
             .into_iter()
             .map(|e| e.replace("outcome=proceed", "outcome=skip"))
             .chain([
-                "StageAssertOutcome attempt=1 verdict=skip reason=checkGate via=default".to_string(),
+                "StageAssertOutcome attempt=1 verdict=skip reason=checkGate via=checkGate".to_string(),
                 "StageExited stage=plan".to_string(),
                 "StageNext stage=plan".to_string(),
             ])
@@ -722,8 +722,18 @@ fn a_long_recorded_cycle_still_stops_after_a_bounded_number_of_executions() {
     let ran = run_machine(&files);
     assert_eq!(stages_run(&ran.run).pop().as_deref(), Some("finished stopped"));
     assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageSetup").count(), 64);
-    // The six executions never reached are recordings nobody replays.
-    assert_eq!(codes(&ran.run), ["cassette/CassetteUnconsumed"; 6]);
+    // Hitting the bound is a finding on the `next` that loops (the run fails), and the six
+    // executions never reached are recordings nobody replays.
+    let mut found = codes(&ran.run);
+    found.sort();
+    let mut expected = vec!["cassette/CassetteUnconsumed"; 6];
+    expected.push("cassette/ExecutionLimit");
+    assert_eq!(found, expected);
+    let limit = ran.run.findings.iter().find(|d| d.code == "cassette/ExecutionLimit").expect("the limit");
+    let plan = ran.workspace.file(limit.file);
+    assert_eq!(&plan.text[limit.span.start..limit.span.end], "next", "on the `next` that loops");
+    assert_eq!(limit.related.len(), 1, "the cycle's one stage: {:?}", limit.related);
+    assert_eq!(ran.run.exit_code(), 1);
 }
 
 // ---- the shipped examples, as snapshots ----
@@ -1280,4 +1290,454 @@ fn a_cassette_belongs_to_the_stage_its_stage_field_names_so_scenarios_are_checke
         workspace.file_at(&stagelint::workspace::discover::normalize(&dir.path().join("plan.md"))).expect("stage");
     let titles: Vec<String> = stagelint::ide::lens::lenses(&workspace, stage.id).into_iter().map(|l| l.title).collect();
     assert_eq!(titles, ["▶ Dry-run (plan.cassette.yaml)", "▶ Dry-run (branches.cassette.yaml)"]);
+}
+
+// ---- second audit (issue 7): each defect, one test ----
+
+/// The finding of `code` as `message` text, for tests that check wording.
+fn messages_of(run: &DryRun, code: &str) -> Vec<String> {
+    run.findings.iter().filter(|d| d.code == code).map(|d| d.message.clone()).collect()
+}
+
+/// The text a finding's span covers.
+fn spanned<'a>(ran: &'a Ran, finding: &stagelint::diagnostic::Diagnostic) -> &'a str {
+    let file = ran.workspace.file(finding.file);
+    &file.text[finding.span.start..finding.span.end]
+}
+
+#[test]
+fn a_misspelt_key_is_a_structural_error_so_no_expectation_is_dropped_unnoticed() {
+    // dryrun.md §8: unknown cassette keys are typos. Without the fix the run passed 0/0.
+    let text =
+        cassette("", &[&[&done("c1")]]).replace("  - attempt: 1\n", "  - attempt: 1\n    expectend: { act: capHit }\n");
+    let text = format!("{text}        expct: {{ branch: steer }}\n        zzz: 1\n");
+    let ran = run_stage(PLAN, &text);
+    assert_eq!(ran.run.exit_code(), 2, "{:?}", ran.run.findings);
+    let unknown: Vec<_> = ran.run.findings.iter().filter(|d| d.code == "cassette/UnknownKey").collect();
+    assert_eq!(unknown.len(), 3);
+    assert!(unknown.iter().all(|d| d.severity == stagelint::diagnostic::Severity::Error));
+    let texts = messages_of(&ran.run, "cassette/UnknownKey");
+    assert!(
+        texts
+            .contains(&"unknown key `expct` in a turn: the runtime never reads it; did you mean `expect`?".to_string())
+    );
+    assert!(texts.contains(&"unknown key `zzz` in a turn: the runtime never reads it".to_string()), "{texts:?}");
+    assert!(unknown.iter().any(|d| d.fix.is_some()), "the did-you-mean fix stays");
+    assert!(!ran.run.trace.events.iter().any(|e| e.name == "StageSetup"), "nothing is replayed");
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("Result: not run: the cassette cannot be replayed"), "{timeline}");
+    assert!(!timeline.contains('✓'), "{timeline}");
+}
+
+#[test]
+fn expectations_on_turns_and_attempts_that_never_run_fail_and_say_why() {
+    // A turn after the completion, and a second attempt that never runs, both expecting.
+    let text = cassette(
+        "",
+        &[
+            &[
+                &done("c1"),
+                "response: { stop: end_turn, content: [ { text: late } ] }\n        expect: { branch: steer }",
+            ],
+            &[&done("c2")],
+        ],
+    )
+    .replace("  - attempt: 2\n", "  - attempt: 2\n    expectEnd: { act: completed }\n");
+    let ran = run_stage(PLAN, &text);
+    assert_eq!(
+        messages_of(&ran.run, "cassette/ExpectationFailed"),
+        [
+            "turn 2 of attempt 1 is never replayed, so its 1 expectation(s) were never checked: Act ended after turn 1 of attempt 1",
+            "attempt 2 is never run: the stage exited after attempt 1, so its 1 expectation(s) were never checked",
+        ]
+    );
+    assert!(messages_of(&ran.run, "cassette/CassetteUnconsumed").is_empty(), "never both on the same turns");
+    assert_eq!((ran.run.passed, ran.run.failed), (0, 2));
+    assert_eq!(ran.run.exit_code(), 1);
+    // Turns that expect nothing stay a warning, one finding for the attempt's unused turns.
+    let quiet = cassette(
+        "",
+        &[&[&done("c1"), "response: { content: [ { text: a } ] }", "response: { content: [ { text: b } ] }"]],
+    );
+    let ran = run_stage(PLAN, &quiet);
+    assert_eq!(
+        messages_of(&ran.run, "cassette/CassetteUnconsumed"),
+        ["2 turn(s) of attempt 1 are never replayed (turn 2, 3): Act ended after turn 1 of attempt 1"]
+    );
+    assert_eq!(ran.run.exit_code(), 0);
+}
+
+#[test]
+fn a_gated_attempt_fails_the_expectations_of_its_turns_and_says_checkgate_skipped_act() {
+    let text = cassette(
+        "checkGate: skip\n",
+        &[&[&format!(
+            "response: {{ stop: tool_use, content: [ {} ] }}\n        expect: {{ branch: completion }}",
+            done("c1")
+        )]],
+    );
+    let ran = run_stage(PLAN, &text);
+    let failed = messages_of(&ran.run, "cassette/ExpectationFailed");
+    assert_eq!(
+        failed,
+        [
+            "turn 1 of attempt 1 is never replayed, so its 1 expectation(s) were never checked: CheckGate said skip, so Act never ran in attempt 1"
+        ]
+    );
+    assert!(!format!("{:?}", ran.run.findings).contains("after turn 0"));
+    // A CheckGate retry: the timeline does not claim Act was re-entered.
+    let text =
+        cassette("", &[&[], &[&done("c1")]]).replace("  - attempt: 1\n", "  - attempt: 1\n    checkGate: retry\n");
+    let ran = run_stage(PLAN, &text);
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(!timeline.contains("Act re-entered"), "{timeline}");
+    assert!(timeline.contains("Assert retry (checkGate, checkGate)"), "{timeline}");
+}
+
+#[test]
+fn integer_call_ids_name_their_calls_in_grant_and_results() {
+    // `grant: {1: approve}` answers the call with `id: 1`, and `results: {2: …}` the call `id: 2`.
+    let text = cassette(
+        "tools: { Edit: [ { anyArgs: true, result: edited } ] }\n",
+        &[&[
+            "response: { stop: tool_use, content: [ { toolCall: { id: 1, name: Edit, args: { path: a } } } ] }\n        grant: { 1: approve }\n        expect: { branch: tool, call: 1, outcome: approved }",
+            "response: { stop: tool_use, content: [ { toolCall: { id: 2, name: Read, args: { path: a } } } ] }\n        results: { 2: read }",
+            &done("3"),
+        ]],
+    );
+    let ran = run_stage(PLAN, &text);
+    assert!(ran.run.findings.is_empty(), "{:?}", ran.run.findings);
+    assert_eq!((ran.run.passed, ran.run.failed), (1, 0));
+    let via: Vec<&str> =
+        ran.run.trace.events.iter().filter(|e| e.name == "ToolCallSucceeded").map(|e| e.str("via")).collect();
+    assert_eq!(via, ["tools", "turn.results"]);
+}
+
+#[test]
+fn a_dangling_ref_in_expect_result_is_an_invalid_value() {
+    let text = format!(
+        "{}expectResult:\n  parsed: {{ $ref: \"#/attempts/5/turns/0/response/content/0/toolCall/args\" }}\n",
+        cassette("", &[&[&done("c1")]])
+    );
+    let ran = run_stage(PLAN, &text);
+    assert_eq!(codes(&ran.run), ["cassette/InvalidValue"]);
+    assert!(ran.run.findings[0].message.contains("points to nothing in this cassette"), "{:?}", ran.run.findings);
+    assert_eq!(
+        spanned(&ran, &ran.run.findings[0]).trim_end(),
+        "\"#/attempts/5/turns/0/response/content/0/toolCall/args\""
+    );
+    assert_eq!(ran.run.exit_code(), 2);
+    // One that lands passes.
+    let text = format!(
+        "{}expectResult:\n  parsed: {{ $ref: \"#/attempts/0/turns/0/response/content/0/toolCall/args\" }}\n",
+        cassette("", &[&[&done("c1")]])
+    );
+    assert_eq!(run_stage(PLAN, &text).run.exit_code(), 0);
+}
+
+#[test]
+fn a_cassette_that_is_not_a_regular_file_is_refused_before_it_is_read() {
+    // (`/dev/zero` is the case that matters most, but a regression would eat the machine's
+    // memory; `/dev/null` is a device all the same.)
+    let options = Options::default();
+    for special in ["/dev/null", "."] {
+        let error = match try_run_files(&[("plan.md", PLAN)], "plan.md", Some(special), options) {
+            Err(error) => error,
+            Ok(ran) => panic!("{special} was read: {:?}", ran.run.findings),
+        };
+        assert!(error.contains("not a regular file"), "{special}: {error}");
+    }
+    // A FIFO without a writer would block forever if it were opened.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("plan.cassette.yaml");
+    if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = sender.send(stagelint::workspace::discover::read_text(&path).map_err(|e| e.message));
+        });
+        let read = receiver.recv_timeout(std::time::Duration::from_secs(10)).expect("reading a FIFO must not block");
+        assert!(read.is_err_and(|e| e.contains("not a regular file")));
+    }
+}
+
+#[test]
+fn the_wrong_kind_of_cassette_is_refused_plainly() {
+    // A stage cassette given for a machine.
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")),
+        ("build.md", stage("build", "", "Build.")),
+        (
+            "one.cassette.yaml",
+            "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: p1, name: done_plan, args: {} } } ] }\n".to_string(),
+        ),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let ran = try_run_files(&files, ".", Some("one.cassette.yaml"), Options::default()).expect("runs");
+    assert_eq!(codes(&ran.run), ["cassette/UnknownStage"]);
+    assert!(
+        ran.run.findings[0]
+            .message
+            .starts_with("this is a stage cassette (it replays stage `plan`), but a state machine is being run")
+    );
+    assert_eq!(ran.run.exit_code(), 2);
+    // A machine cassette given for a stage.
+    let machine = machine_cassette(&["plan"], None);
+    let ran = run_stage(PLAN, &machine);
+    assert_eq!(codes(&ran.run), ["cassette/UnknownStage"]);
+    assert!(
+        ran.run.findings[0]
+            .message
+            .starts_with("this is a machine cassette (`stages:`), but a single stage is being run")
+    );
+    assert_eq!(spanned(&ran, &ran.run.findings[0]), "stages");
+    assert_eq!(ran.run.exit_code(), 2);
+}
+
+#[test]
+fn arguments_that_do_not_parse_get_an_error_result_and_are_neither_run_nor_granted() {
+    let text = cassette(
+        "tools: { Read: [ { anyArgs: true, result: fake } ], Edit: [ { anyArgs: true, result: fake } ] }\n",
+        &[&[
+            "response: { stop: tool_use, content: [ { toolCall: { id: q1, name: Read, argsRaw: '{\"path\": \"a' } }, { toolCall: { id: q2, name: Edit, argsRaw: '{\"path\": \"a' } } ] }\n        grant: { q2: approve }\n        expect: [ { branch: tool, call: q1, outcome: invalidArguments }, { branch: tool, call: q2, outcome: invalidArguments } ]",
+            &done("q3"),
+        ]],
+    );
+    let ran = run_stage(PLAN, &text);
+    let names: Vec<&str> = ran.run.trace.events.iter().map(|e| e.name).collect();
+    assert_eq!(names.iter().filter(|n| **n == "ToolCallInvalid").count(), 2);
+    assert!(!names.iter().any(|n| matches!(*n, "ToolCallStarted" | "GrantRequested" | "GrantApproved")), "{names:?}");
+    assert_eq!((ran.run.passed, ran.run.failed), (2, 0));
+    // The grant is never used: the call never becomes a proposal.
+    assert_eq!(codes(&ran.run), ["cassette/ResultIgnored"]);
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("q1 INVALID arguments are not valid JSON"), "{timeline}");
+}
+
+#[test]
+fn a_raw_argument_proposal_is_digested_from_its_text_and_args_with_args_raw_is_malformed() {
+    let raw = r#"{"path":"b"}"#;
+    let text = cassette(
+        "",
+        &[&[
+            &format!(
+                "response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: r1, name: Edit, argsRaw: '{raw}' }} }} ] }}"
+            ),
+            &done("r2"),
+        ]],
+    );
+    let ran = run_stage(PLAN, &text);
+    let requested = ran.run.trace.events.iter().find(|e| e.name == "GrantRequested").expect("a proposal");
+    use sha2::Digest;
+    let expected: String = sha2::Sha256::digest(raw.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(requested.str("argsDigest"), expected);
+    assert_ne!(
+        requested.str("argsDigest"),
+        "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
+        "not sha256(null)"
+    );
+    // Both forms at once: the runtime could not tell which the model sent.
+    let both = text.replace(&format!("argsRaw: '{raw}'"), &format!("args: {{ path: a }}, argsRaw: '{raw}'"));
+    let ran = run_stage(PLAN, &both);
+    assert_eq!(codes(&ran.run), ["cassette/MalformedTurn"]);
+    assert_eq!(ran.run.exit_code(), 2);
+}
+
+#[test]
+fn numbers_compare_and_digest_as_javascript_prints_them() {
+    // A fake for `n: 1` answers a call with `n: 1.0`; the digest is that of `{"n":1}`.
+    let text = cassette(
+        "tools: { Read: [ { args: { n: 1, b: { y: 2, x: 1 } }, result: exact } ] }\n",
+        &[&[&call("c1", "Read", "{ b: { x: 1, y: 2.0 }, n: 1.0 }"), &call("c2", "Edit", "{ n: 1.0 }"), &done("c3")]],
+    );
+    let ran = run_stage(PLAN, &text);
+    let via: Vec<&str> =
+        ran.run.trace.events.iter().filter(|e| e.name == "ToolCallSucceeded").map(|e| e.str("via")).collect();
+    assert_eq!(via, ["tools"], "{:?}", ran.run.findings);
+    use sha2::Digest;
+    let js: String = sha2::Sha256::digest(br#"{"n":1}"#).iter().map(|b| format!("{b:02x}")).collect();
+    let requested = ran.run.trace.events.iter().find(|e| e.name == "GrantRequested").expect("a proposal");
+    assert_eq!(requested.str("argsDigest"), js);
+}
+
+#[test]
+fn a_missing_fake_reports_the_size_of_the_error_text_it_returns() {
+    let ran = run_stage(PLAN, &cassette("", &[&[&call("c1", "Read", "{ path: a }"), &done("c2")]]));
+    let failed = ran.run.trace.events.iter().find(|e| e.name == "ToolCallFailed").expect("failed");
+    assert_eq!(failed.num("bytes"), runtime::messages::FAKE_MISSING.len() as u64);
+    // The run fails (exit 1) with no expectation failed: no tick on the result line.
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("Result: expectations 0/0 ✗"), "{timeline}");
+}
+
+#[test]
+fn mismatch_events_come_in_file_and_line_order() {
+    // The unconsumed turn (line 10) is found after the expectation on line 8 fails… and the
+    // drift of line 9; the stream lists them top to bottom.
+    let text = cassette(
+        "",
+        &[&[
+            &format!(
+                "response: {{ stop: tool_use, content: [ {} ] }}\n        expect: {{ branch: steer }}\n        request: {{ system: x }}",
+                done("c1")
+            ),
+            "response: { content: [ { text: late } ] }",
+        ]],
+    );
+    let ran = run_stage(PLAN, &text);
+    let lines: Vec<u64> =
+        ran.run.trace.events.iter().filter(|e| e.name == "DryRunMismatch").map(|e| e.num("line")).collect();
+    assert!(lines.len() >= 3, "{:?}", ran.run.findings);
+    assert!(lines.windows(2).all(|w| w[0] <= w[1]), "{lines:?}");
+}
+
+// A machine: start → [s1, s2] (sequential); s1 declares its own next.
+fn own_next_machine() -> Vec<(String, String)> {
+    vec![
+        ("sm.yaml".to_string(), "entry: start\n".to_string()),
+        ("start.md".to_string(), stage("start", "next: { nextStages: [s1, s2] }\n", "Start {{ctx.task}}.")),
+        ("s1.md".to_string(), stage("s1", "next: { nextStages: [side] }\n", "S1.")),
+        ("s2.md".to_string(), stage("s2", "", "S2.")),
+        ("side.md".to_string(), stage("side", "", "Side.")),
+        ("sm.cassette.yaml".to_string(), machine_cassette(&["start", "s1", "s2"], None)),
+    ]
+}
+
+#[test]
+fn every_stage_execution_emits_stage_next_and_a_list_member_does_not_follow_its_own_next() {
+    let ran = run_machine(&own_next_machine());
+    let next: Vec<String> = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "StageNext")
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e.str("stage"),
+                e.data["evaluated"],
+                e.data.get("reason").and_then(Value::as_str).unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        next,
+        [
+            "start true ",
+            "s1 false `s1` runs in `start`'s sequential nextStages, before `s2`: the list decides what runs next (`s2`)",
+            "s2 true ",
+        ]
+    );
+    assert_eq!(stages_run(&ran.run), ["start upstream=0", "s1 upstream=1", "s2 upstream=1", "finished completed"]);
+    // The linter agrees: `side` is unreachable and `s1`'s `next` is ignored.
+    let root = ran._dir.path().to_path_buf();
+    let (checked, found) = common::check_with(std::slice::from_ref(&root), stagelint::config::Config::defaults(&root));
+    let found: Vec<(&str, String)> = found
+        .iter()
+        .filter(|d| d.code.starts_with("sm/"))
+        .map(|d| {
+            (d.code, checked.file(d.file).path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()))
+        })
+        .collect();
+    assert!(found.contains(&("sm/UnreachableStage", "side.md".to_string())), "{found:?}");
+    assert!(found.contains(&("sm/NextIgnored", "s1.md".to_string())), "{found:?}");
+}
+
+#[test]
+fn a_join_whose_inputs_schema_rejects_a_sibling_result_fails_setup_on_that_siblings_recording() {
+    let inputs = "inputsSchema: { type: object, required: [parsed], properties: { parsed: { type: object, required: [note] } } }\n";
+    let mut cassette = machine_cassette(&["plan", "test", "lint", "review"], None);
+    // lint completes without a note; review expects to complete.
+    cassette = cassette.replace("args: { note: lint }", "args: {}");
+    cassette.push_str("    expectResult: { verdict: ok }\n");
+    let mut files = fan_out(&["test", "lint"], "Review.", cassette);
+    files[2].1 = stage("review", inputs, "Review.");
+    let ran = run_machine(&files);
+    assert_eq!(codes(&ran.run), ["cassette/StageInitFailed"], "{:?}", ran.run.findings);
+    let finding = &ran.run.findings[0];
+    assert_eq!(finding.severity, stagelint::diagnostic::Severity::Error);
+    assert_eq!(spanned(&ran, finding), "lint", "on the sibling's entry in the machine cassette");
+    assert!(
+        finding
+            .message
+            .starts_with("join `review` fails Setup: the result recorded for `lint` (its `ctx.upstream[1]`)"),
+        "{}",
+        finding.message
+    );
+    assert!(finding.help.as_deref().is_some_and(|h| h.contains("change what `lint` records")), "{:?}", finding.help);
+    assert!(!finding.message.contains("would fail Init") && !finding.help.as_deref().unwrap_or("").contains("ctx:"));
+    assert_eq!(ran.run.failed, 1, "the join's expectation counts as failed");
+}
+
+#[test]
+fn request_digests_follow_the_documented_recipe() {
+    // docs/dry-run.md, "Request fingerprints": each digest computed here from that text alone.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/dry-run.md")).expect("doc");
+    let template = |name: &str| -> String {
+        let line = doc.lines().find(|l| l.starts_with(&format!("- {name}: `` "))).expect(name);
+        let text = &line[line.find("`` ").expect("open") + 3..];
+        text[..text.find(" ``").expect("close")].replace("<id>", "plan").replace("<done>", "submit_plan")
+    };
+    let description = {
+        let at = doc.find("\"description\": \"Ends stage").expect("the completion tool's description")
+            + "\"description\": \"".len();
+        doc[at..at + doc[at..].find('"').expect("end")].replace("<id>", "plan")
+    };
+    // RFC 8785 for this data: sorted ASCII keys, integral numbers without a fraction.
+    fn jcs(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let members: Vec<String> =
+                    keys.iter().map(|k| format!("{}:{}", Value::from(k.as_str()), jcs(&map[*k]))).collect();
+                format!("{{{}}}", members.join(","))
+            }
+            Value::Array(items) => format!("[{}]", items.iter().map(jcs).collect::<Vec<_>>().join(",")),
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => {
+                format!("{}", n.as_f64().unwrap_or(0.0) as i64)
+            }
+            other => other.to_string(),
+        }
+    }
+    fn digest(text: &str) -> String {
+        use sha2::Digest;
+        let hex: String = sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        format!("sha256:{}", &hex[..16])
+    }
+    let schema = serde_json::json!({"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string", "maxLength": 80.0}}});
+    let stage = format!(
+        "---\nid: plan\nname: Plan\nallowedTools: [Read, Grep]\ncompletionTool: submit_plan\ncompletionSchema: {schema}\nretryPolicy: {{ maxAttempts: 1, backoff: none }}\nturnCap: 5\nresolutionPolicy: retry-later\n---\nPlan: {{{{ctx.task}}}}. Call `submit_plan` when done.\n"
+    );
+    let tools = serde_json::json!([
+        {"name": "Read", "description": "", "inputSchema": {}},
+        {"name": "Grep", "description": "", "inputSchema": {}},
+        {"name": "submit_plan", "description": description, "inputSchema": schema},
+    ]);
+    let messages = serde_json::json!([
+        {"role": "user", "text": template("start")},
+        {"role": "assistant", "content": [{"text": "thinking"}]},
+        {"role": "user", "text": template("steering")},
+        {"role": "assistant", "content": [{"toolCall": {"id": "c2", "name": "Read", "args": {"path": "a.rs", "limit": 2.0}}}]},
+        {"role": "tool", "results": [{"callId": "c2", "content": "fn main() {}", "isError": false}]},
+    ]);
+    let request = format!(
+        "request: {{ system: \"{}\", tools: \"{}\", messages: \"{}\", count: 5 }}",
+        digest("Plan: t. Call `submit_plan` when done.\n"),
+        digest(&jcs(&tools)),
+        digest(&jcs(&messages))
+    );
+    let turns = [
+        "response: { stop: end_turn, content: [ { text: thinking } ] }".to_string(),
+        "response: { stop: tool_use, content: [ { toolCall: { id: c2, name: Read, args: { path: a.rs, limit: 2.0 } } } ] }\n        results: { c2: \"fn main() {}\" }".to_string(),
+        format!("response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: c3, name: submit_plan, args: {{ summary: s }} }} }} ] }}\n        {request}"),
+    ];
+    let turns: Vec<&str> = turns.iter().map(String::as_str).collect();
+    let ran = run_stage(&stage, &cassette("", &[&turns]));
+    assert!(ran.run.findings.is_empty(), "{:?}", ran.run.findings);
+    // And a digest that differs is drift, so the comparison did happen.
+    let ran = run_stage(&stage, &cassette("", &[&turns]).replace("count: 5", "count: 4"));
+    assert_eq!(codes(&ran.run), ["cassette/RequestDrift"]);
 }

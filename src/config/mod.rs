@@ -255,12 +255,13 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         // Globs match against absolute file paths, so the root must be absolute too.
         let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        // The capped reader: `--config /dev/zero` is refused, not read forever.
+        let text = crate::workspace::discover::read_text(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
             line: 1,
             column: 1,
             span: Span::empty(0),
-            message: format!("cannot read: {e}"),
+            message: format!("cannot read: {}", e.message.trim_start_matches("cannot read file: ")),
         })?;
         Config::parse(&text, path)
     }

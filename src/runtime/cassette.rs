@@ -78,6 +78,8 @@ pub struct Cassette {
     pub stage: StageCassette,
     /// `stages:` of a machine cassette, in source order.
     pub stages: Vec<StageEntry>,
+    /// The `stages` key.
+    pub stages_key: Option<Span>,
     pub problems: Vec<Problem>,
     /// Ids of tool calls in content blocks that could not be read (already a problem), so
     /// that `grant`/`results`/`expect` naming them are not reported again.
@@ -150,15 +152,19 @@ impl StageCassette {
     /// How many expectations it holds (`expect`, `expectEnd`, `expectResult`), counted as the
     /// replay counts them; not running a part that has some fails them.
     pub fn expectation_count(&self) -> u32 {
-        let turns: usize = self.attempts.iter().flat_map(|a| &a.turns).map(|t| t.expect.len()).sum();
-        let ends: usize = self
-            .attempts
-            .iter()
-            .filter_map(|a| a.expect_end.as_ref())
-            .map(|e| usize::from(e.act.is_some()) + usize::from(e.assert.is_some()))
-            .sum();
+        let attempts: u32 = self.attempts.iter().map(Attempt::expectation_count).sum();
         let result = self.expect_result.as_ref().map_or(0, |r| r.fields.len());
-        u32::try_from(turns + ends + result).unwrap_or(u32::MAX)
+        attempts.saturating_add(u32::try_from(result).unwrap_or(u32::MAX))
+    }
+}
+
+impl Attempt {
+    /// Its turns' `expect` entries and its `expectEnd` fields.
+    pub fn expectation_count(&self) -> u32 {
+        let turns: usize = self.turns.iter().map(|t| t.expect.len()).sum();
+        let end =
+            self.expect_end.as_ref().map_or(0, |e| usize::from(e.act.is_some()) + usize::from(e.assert.is_some()));
+        u32::try_from(turns + end).unwrap_or(u32::MAX)
     }
 }
 
@@ -237,7 +243,7 @@ pub struct Fingerprint {
 }
 
 pub const BRANCHES: [&str; 6] = ["completion", "parseFailure", "steer", "batchRejected", "tool", "providerError"];
-pub const OUTCOMES: [&str; 4] = ["dispatched", "approved", "denied", "deferred"];
+pub const OUTCOMES: [&str; 5] = ["dispatched", "approved", "denied", "deferred", "invalidArguments"];
 pub const ACT_ENDS: [&str; 4] = ["completed", "capHit", "providerError", "gated"];
 const TOP_KEYS: [&str; 11] = [
     "cassette",
@@ -265,7 +271,9 @@ pub fn is_cassette_name(name: &str) -> bool {
 /// Reads a cassette from its text (`json` picks the JSON reader).
 pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::SyntaxError>) {
     let parsed = if json_syntax { json::parse(text) } else { yaml::parse(text) };
-    let mut reader = Reader { problems: Vec::new(), unread_calls: std::collections::BTreeSet::new() };
+    let document = parsed.root.as_ref().map_or(Json::Null, Node::to_json);
+    let mut reader =
+        Reader { problems: Vec::new(), unread_calls: std::collections::BTreeSet::new(), document: &document };
     let cassette = match &parsed.root {
         Some(root) if root.as_map().is_some() => reader.cassette(root),
         Some(root) => {
@@ -286,13 +294,15 @@ pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::Synt
     let mut cassette = cassette;
     cassette.problems = reader.problems;
     cassette.unread_calls = reader.unread_calls;
-    cassette.json = parsed.root.as_ref().map_or(Json::Null, Node::to_json);
+    cassette.json = document;
     (cassette, parsed.errors)
 }
 
-struct Reader {
+struct Reader<'d> {
     problems: Vec<Problem>,
     unread_calls: std::collections::BTreeSet<String>,
+    /// The whole document, where `$ref` pointers must land.
+    document: &'d Json,
 }
 
 /// The Assert outcomes a cassette may script or expect.
@@ -301,20 +311,22 @@ const STOPS: [&str; 4] = ["end_turn", "tool_use", "max_tokens", "refusal"];
 const BLOCKS: [&str; 3] = ["text", "toolCall", "thinking"];
 const FINGERPRINTS: [&str; 3] = ["system", "tools", "messages"];
 
-impl Reader {
+impl Reader<'_> {
     fn problem(&mut self, rule: &'static str, span: Span, message: impl Into<String>) {
         self.problems.push(Problem { rule, span, message: message.into(), suggestion: None });
     }
 
     fn keys(&mut self, node: &Node, allowed: &[&str], what: &str) {
         for entry in node.as_map().unwrap_or_default() {
-            let Some(key) = entry.key_str() else { continue };
+            // A key that is not a string (`1:`) is unknown too, by its text.
+            let key = entry.key.scalar_text();
+            let key = key.as_str();
             if allowed.contains(&key) {
                 continue;
             }
             let suggestion = did_you_mean(key, allowed.iter().copied()).map(str::to_string);
             let hint = suggestion.as_ref().map_or(String::new(), |s| format!("; did you mean `{s}`?"));
-            let message = format!("unknown key `{key}` in {what}{hint} The runtime would never read it.");
+            let message = format!("unknown key `{key}` in {what}: the runtime never reads it{hint}");
             self.problems.push(Problem { rule: "UnknownKey", span: entry.key.span, message, suggestion });
         }
     }
@@ -435,6 +447,7 @@ impl Reader {
             }
             cassette.stage.ctx = Some((ctx.to_json(), ctx.span));
         }
+        cassette.stages_key = root.entry("stages").map(|e| e.key.span);
         if let Some(stages) = root.get("stages") {
             if let Some(entries) = self.mapping(stages, "`stages` maps stage ids to their turns") {
                 if entries.is_empty() {
@@ -543,8 +556,10 @@ impl Reader {
         let entries = self.mapping(node, "`expectResult` maps StageResult fields to values")?;
         for entry in entries {
             let value = &entry.value;
-            // `{$ref: "#/…"}` stands for a value elsewhere in the cassette.
-            if value.get("$ref").is_some() {
+            // `{$ref: "#/…"}` stands for a value elsewhere in the cassette; one that points
+            // nowhere would silently compare with null.
+            if let Some(reference) = value.get("$ref") {
+                self.reference(reference);
                 continue;
             }
             match entry.key_str().unwrap_or("") {
@@ -565,6 +580,29 @@ impl Reader {
         }
         let fields = entries.iter().filter_map(|e| Some((e.key_str()?.to_string(), e.value.to_json(), e.value.span)));
         Some(ExpectResult { span: node.span, fields: fields.collect() })
+    }
+
+    /// A `$ref` must be `#` and a JSON pointer to a value of this cassette.
+    fn reference(&mut self, node: &Node) {
+        let Some(text) = node.as_str() else {
+            let message =
+                format!("`$ref` is a string `#/…` (a JSON pointer into this cassette), found {}", node.type_name());
+            self.problem("InvalidValue", node.span, message);
+            return;
+        };
+        let message = match text.strip_prefix('#') {
+            None => {
+                format!("`$ref` \"{text}\" must start with `#`: it points into this cassette, as in \"#/attempts/0/…\"")
+            }
+            Some(pointer) if !pointer.is_empty() && !pointer.starts_with('/') => {
+                format!("`$ref` \"{text}\" is not a JSON pointer: after `#` it starts with `/`")
+            }
+            Some(pointer) if self.document.pointer(pointer).is_none() => {
+                format!("`$ref` \"{text}\" points to nothing in this cassette, so the expectation could never hold")
+            }
+            Some(_) => return,
+        };
+        self.problem("InvalidValue", node.span, message);
     }
 
     fn decision(&mut self, node: &Node) -> Option<Decision> {
@@ -692,20 +730,21 @@ impl Reader {
         let mut grant = BTreeMap::new();
         if let Some(node) = node.get("grant") {
             for entry in self.mapping(node, "`grant` maps call ids to approve, deny or defer").unwrap_or_default() {
-                let Some(id) = entry.key_str() else { continue };
+                // `1: approve` names call `1`, as `id: 1` does: keys are read by their text.
+                let Some(id) = self.call_id(&entry.key, "a `grant` key (a call id)") else { continue };
                 if let Some(decision) = self.decision(&entry.value) {
-                    grant.insert(id.to_string(), (decision, entry.key.span));
+                    grant.insert(id, (decision, entry.key.span));
                 }
             }
         }
         let mut results = BTreeMap::new();
         if let Some(node) = node.get("results") {
             for entry in self.mapping(node, "`results` maps call ids to tool results").unwrap_or_default() {
-                let Some(id) = entry.key_str() else { continue };
+                let Some(id) = self.call_id(&entry.key, "a `results` key (a call id)") else { continue };
                 let value = &entry.value;
                 let content = value.get("content").map_or_else(|| result_text(value), result_text);
                 let is_error = value.get("isError").and_then(|n| self.boolean(n, "`isError`")) == Some(true);
-                results.insert(id.to_string(), (FakeResult { content, is_error }, entry.key.span));
+                results.insert(id, (FakeResult { content, is_error }, entry.key.span));
             }
         }
         let mut expect = Vec::new();
@@ -798,7 +837,11 @@ impl Reader {
                 "text" => content.push(Block::Text(value.scalar_text())),
                 "thinking" => content.push(Block::Thinking(value.scalar_text())),
                 _ => {
-                    let Some((tool_call, span)) = self.tool_call(value) else { continue };
+                    let Some((tool_call, span)) = self.tool_call(value) else {
+                        // Already a problem: what names the call is not reported again.
+                        self.unread_calls.extend(value.get("id").map(Node::scalar_text));
+                        continue;
+                    };
                     if spans.contains_key(&tool_call.id) {
                         let message = format!(
                             "call id `{}` is used twice in this response; results, grants and expectations could not tell the calls apart",
@@ -825,7 +868,13 @@ impl Reader {
         let id = self.call_id(id, "a `toolCall` id");
         let name = self.string(name, "a tool name");
         let (args, args_raw) = match (node.get("args"), node.get("argsRaw")) {
-            (Some(args), _) => (Some(args.to_json()), None),
+            (Some(_), Some(_)) => {
+                let span = node.entry("argsRaw").map_or(node.span, |e| e.key.span);
+                let message = "a `toolCall` has `args` (JSON) or `argsRaw` (the text as sent), not both: the runtime could not tell which the model sent";
+                self.problem("MalformedTurn", span, message);
+                return None;
+            }
+            (Some(args), None) => (Some(args.to_json()), None),
             (None, Some(raw)) => (None, Some(self.string(raw, "`argsRaw`")?.0)),
             (None, None) => (Some(Json::Object(serde_json::Map::new())), None),
         };

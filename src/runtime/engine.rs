@@ -10,7 +10,7 @@ use serde_json::{Value as Json, json};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::cassette as rules;
 use crate::runtime::cassette::{Decision, Expect, FakeResult, Gate, Reply, StageCassette, Turn, Verdict};
-use crate::runtime::digest::{args_digest, canonical, fingerprint};
+use crate::runtime::digest::{canonical, fingerprint};
 use crate::runtime::events::Trace;
 use crate::runtime::messages;
 use crate::runtime::provider::{Block, Message, Request, Response, ToolCall, ToolResult, ToolSpec};
@@ -74,6 +74,18 @@ pub struct Run<'a> {
     recorded_results: serde_json::Map<String, Json>,
     /// The current attempt's last completion parse error (`{call, errors}`).
     parse_error: Option<Json>,
+    /// Where each `ctx.upstream` element of the next stage execution was recorded, when a stage
+    /// of this run produced it (a machine sets it; empty when the cassette's `ctx` gives it).
+    pub upstream_from: Vec<Producer>,
+}
+
+/// The recording of a stage execution whose result another stage receives.
+#[derive(Clone, Debug)]
+pub struct Producer {
+    pub stage: String,
+    pub file: FileId,
+    /// Its `stages.<id>` entry (or execution) in a machine cassette, its `stage:` otherwise.
+    pub span: Span,
 }
 
 /// A live provider and what it answered, for writing a cassette.
@@ -172,6 +184,7 @@ impl<'a> Run<'a> {
             live: None,
             recorded_results: serde_json::Map::new(),
             parse_error: None,
+            upstream_from: Vec::new(),
         }
     }
 
@@ -235,7 +248,7 @@ impl<'a> Run<'a> {
             cap_hit: false,
             attempt_count: 0,
         };
-        let mut used_turns: Vec<usize> = Vec::new();
+        let mut used: Vec<Used> = Vec::new();
         let mut proposals = 0;
         for attempt in 1..=stage.max_attempts {
             result.attempt_count = attempt;
@@ -258,9 +271,9 @@ impl<'a> Run<'a> {
             } else {
                 (ActEnd::Gated(gate), 0)
             };
-            used_turns.push(turns);
+            used.push(Used { turns, gate: (gate != Gate::Proceed).then_some(gate_name) });
             if end == ActEnd::Exhausted {
-                self.unconsumed(cassette, &used_turns);
+                self.unconsumed(cassette, &used, "the replay stopped");
                 return Ended::Aborted;
             }
             if gate == Gate::Proceed {
@@ -285,7 +298,12 @@ impl<'a> Run<'a> {
                 ActEnd::Gated(_) => "checkGate",
                 ActEnd::Exhausted => "cassetteExhausted",
             };
-            let via = if scripted.and_then(|a| a.assert).is_some() { "cassette.assert" } else { "default" };
+            let via = match (scripted.and_then(|a| a.assert), end) {
+                (Some(_), _) => "cassette.assert",
+                // The gate's verdict is the Assert outcome (stud-cli's CheckGate).
+                (None, ActEnd::Gated(_)) => "checkGate",
+                (None, _) => "default",
+            };
             // `ctx.attempts[i].parseError`: the attempt's last completion parse error, if any.
             let parse_error = self.parse_error.take().unwrap_or(Json::Null);
             self.trace.emit(
@@ -314,7 +332,7 @@ impl<'a> Run<'a> {
             self.trace.emit("RetryAppended", json!({"attempt": attempt + 1, "reason": reason}));
             transcript.push(Message::User(message));
         }
-        self.unconsumed(cassette, &used_turns);
+        self.unconsumed(cassette, &used, "the stage exited");
         self.trace.emit("StageExited", json!({"stage": stage.id, "result": result.to_json()}));
         self.expect_result(cassette, &result);
         Ended::Exited(result)
@@ -341,6 +359,7 @@ impl<'a> Run<'a> {
                                 detail: format!("ctx.upstream[{i}]{at}: {error}"),
                                 at: None,
                                 from_ctx: true,
+                                upstream: Some(i),
                             });
                         }
                     }
@@ -351,6 +370,7 @@ impl<'a> Run<'a> {
                     detail: "inputsSchema is not a valid JSON Schema".into(),
                     at: None,
                     from_ctx: false,
+                    upstream: None,
                 }),
             }
         }
@@ -372,6 +392,7 @@ impl<'a> Run<'a> {
                 detail: "completionSchema is not a valid JSON Schema".into(),
                 at: None,
                 from_ctx: false,
+                upstream: None,
             });
         }
         let rendered = stage.render(ctx);
@@ -387,6 +408,7 @@ impl<'a> Run<'a> {
                 detail,
                 at: Some(*span),
                 from_ctx: *from_ctx,
+                upstream: None,
             });
         }
         if !failures.is_empty() {
@@ -409,7 +431,10 @@ impl<'a> Run<'a> {
     fn report_init_failed(&mut self, stage: &StageSpec, cassette: &StageCassette, failures: Vec<InitFailure>) {
         let stage_span = cassette.stage.as_ref().map_or(Span::empty(cassette.span.start), |(_, s)| *s);
         for failure in failures {
-            let finding = if failure.from_ctx {
+            let producer = failure.upstream.and_then(|i| self.upstream_from.get(i)).cloned();
+            let finding = if let Some(producer) = producer {
+                self.upstream_rejected(stage, cassette, &failure, &producer)
+            } else if failure.from_ctx {
                 let span = cassette.ctx.as_ref().map_or(stage_span, |(_, s)| *s);
                 let message = format!("stage `{}` would fail Init with this ctx: {}", stage.id, failure.detail);
                 self.diagnostic(rules::ContextIncomplete, span, message)
@@ -426,6 +451,38 @@ impl<'a> Run<'a> {
             };
             self.findings.push(finding);
         }
+    }
+
+    /// A result another stage of the run produced fails this stage's `inputsSchema`: the
+    /// recording of that stage (or the schema) is at fault, not the cassette's `ctx`. The
+    /// finding goes on the producer's recording; this stage's expectations were never checked.
+    fn upstream_rejected(
+        &mut self,
+        stage: &StageSpec,
+        cassette: &StageCassette,
+        failure: &InitFailure,
+        producer: &Producer,
+    ) -> Diagnostic {
+        let expectations = cassette.expectation_count();
+        self.failed += expectations;
+        let index = failure.upstream.unwrap_or(0);
+        let role = if self.upstream_from.len() > 1 { "join" } else { "stage" };
+        let unchecked = if expectations > 0 {
+            format!(" ({expectations} expectation(s) of `{}` were never checked)", stage.id)
+        } else {
+            String::new()
+        };
+        let message = format!(
+            "{role} `{}` fails Setup: the result recorded for `{}` (its `ctx.upstream[{index}]`) does not satisfy the inputsSchema of `{}`: {}{unchecked}",
+            stage.id, producer.stage, stage.id, failure.detail
+        );
+        Diagnostic::new(rules::StageInitFailed, producer.file, producer.span, message)
+            .with_severity(Severity::Error)
+            .with_related(stage.file, stage.inputs_schema_key.unwrap_or(stage.anchor), "the inputsSchema it fails")
+            .with_help(format!(
+                "`{}` receives this result as `ctx.upstream[{index}]`: change what `{}` records (its completion payload), or the inputsSchema of `{}`",
+                stage.id, producer.stage, stage.id
+            ))
     }
 
     /// The Act loop of one attempt; returns how it ended and how many turns it used.
@@ -619,6 +676,28 @@ impl<'a> Run<'a> {
             }
         } else {
             for call in &calls {
+                if let Err(why) = call.arguments() {
+                    // Arguments that do not parse cannot be run or granted: the model gets an
+                    // error result, as a provider adapter would give it.
+                    let content = messages::invalid_arguments(&call.name, why);
+                    self.trace.emit(
+                        "ToolCallInvalid",
+                        json!({
+                            "attempt": attempt, "turn": number, "call": call.id, "tool": call.name,
+                            "reason": format!("arguments are {why}"), "bytes": content.len(),
+                        }),
+                    );
+                    results.push(ToolResult { call_id: call.id.clone(), content, is_error: true });
+                    synthesized.push(&call.id);
+                    unproposed.push(&call.id);
+                    observed.push(Observed {
+                        branch: "tool",
+                        call: Some(call.id.clone()),
+                        outcome: Some("invalidArguments"),
+                        ..Observed::default()
+                    });
+                    continue;
+                }
                 let allowed = stage.allowed_tools.contains(&call.name);
                 let outcome = if allowed {
                     unproposed.push(&call.id);
@@ -662,7 +741,7 @@ impl<'a> Run<'a> {
             (None, Some(decision)) => (decision, "cassette.interactor"),
             (None, None) => (Decision::Deny, "no interactor"),
         };
-        let digest = args_digest(call.args.as_ref().unwrap_or(&Json::Null));
+        let digest = call.args_digest();
         let proposal = format!("p{}", act.proposals);
         self.trace.emit(
             "GrantRequested",
@@ -701,7 +780,7 @@ impl<'a> Run<'a> {
     ) -> FakeResult {
         self.trace
             .emit("ToolCallStarted", json!({"attempt": attempt, "turn": number, "call": call.id, "tool": call.name}));
-        let args = call.args.clone().unwrap_or(Json::Null);
+        let args = call.arguments().unwrap_or_default();
         let found = turn.results.get(&call.id).map(|(r, _)| (r.clone(), "turn.results")).or_else(|| {
             let fakes = cassette.tools.get(&call.name)?;
             let exact = fakes.iter().find(|f| f.args.as_ref().is_some_and(|a| canonical(a) == canonical(&args)));
@@ -733,9 +812,10 @@ impl<'a> Run<'a> {
                     call.name, call.id, call.id, call.name
                 );
                 self.finding(rules::ToolFakeMissing, span, message);
+                let bytes = messages::FAKE_MISSING.len();
                 self.trace.emit(
                     "ToolCallFailed",
-                    json!({"attempt": attempt, "turn": number, "call": call.id, "bytes": 0, "via": "missing"}),
+                    json!({"attempt": attempt, "turn": number, "call": call.id, "bytes": bytes, "via": "missing"}),
                 );
                 FakeResult { content: messages::FAKE_MISSING.into(), is_error: true }
             }
@@ -851,7 +931,7 @@ impl<'a> Run<'a> {
                 .with_severity(severity)
                 .with_fix(
                     "Accept the new digest",
-                    crate::diagnostic::Applicability::Safe,
+                    crate::diagnostic::Applicability::Unsafe,
                     vec![crate::diagnostic::Edit { span: *span, replacement }],
                 )
                 .with_help(help);
@@ -874,24 +954,64 @@ impl<'a> Run<'a> {
         self.finding(rules::CassetteExhausted, span, message);
     }
 
-    /// Turns and attempts the stage never asked for.
-    fn unconsumed(&mut self, cassette: &StageCassette, used: &[usize]) {
+    /// Recorded turns and attempts the stage never asked for. An expectation on them was never
+    /// checked, so it did not hold: one `ExpectationFailed` per such turn (per attempt, for an
+    /// attempt that never ran), counted as failed. Only what expects nothing is unused material
+    /// (`CassetteUnconsumed`), so a turn is never reported twice. `ended` says how the stage
+    /// ended (`the stage exited`, `the replay stopped`).
+    fn unconsumed(&mut self, cassette: &StageCassette, used: &[Used], ended: &str) {
         for (index, attempt) in cassette.attempts.iter().enumerate() {
-            let taken = used.get(index).copied().unwrap_or(0);
-            if attempt.turns.len() <= taken {
+            let number = index + 1;
+            let Some(ran) = used.get(index) else {
+                let why = format!("attempt {number} is never run: {ended} after attempt {}", used.len());
+                let expectations = attempt.expectation_count();
+                if expectations > 0 {
+                    self.failed += expectations;
+                    let message = format!("{why}, so its {expectations} expectation(s) were never checked");
+                    self.finding(rules::ExpectationFailed, attempt.span, message);
+                } else if !attempt.turns.is_empty() {
+                    let message = format!("{why} ({} turn(s) unused)", attempt.turns.len());
+                    self.finding(rules::CassetteUnconsumed, attempt.span, message);
+                }
                 continue;
-            }
-            let left = attempt.turns.len() - taken;
-            let first = &attempt.turns[taken];
-            let message = if used.len() <= index {
-                format!("attempt {} is never run ({left} turn(s) unused): the stage ended earlier", index + 1)
-            } else {
-                format!("{left} turn(s) of attempt {} are never replayed: Act ended after turn {taken}", index + 1)
             };
-            let span = if used.len() <= index { attempt.span } else { first.span };
-            self.finding(rules::CassetteUnconsumed, span, message);
+            let why = match ran.gate {
+                Some(gate) => format!("CheckGate said {gate}, so Act never ran in attempt {number}"),
+                None => format!("Act ended after turn {} of attempt {number}", ran.turns),
+            };
+            let mut quiet: Vec<(usize, &Turn)> = Vec::new();
+            for (k, turn) in attempt.turns.iter().enumerate().skip(ran.turns) {
+                let expectations = turn.expect.len();
+                if expectations == 0 {
+                    quiet.push((k + 1, turn));
+                    continue;
+                }
+                self.failed += u32::try_from(expectations).unwrap_or(u32::MAX);
+                let message = format!(
+                    "turn {} of attempt {number} is never replayed, so its {expectations} expectation(s) were never checked: {why}",
+                    k + 1
+                );
+                self.finding(rules::ExpectationFailed, turn.span, message);
+            }
+            if let Some((_, first)) = quiet.first() {
+                let numbers: Vec<String> = quiet.iter().map(|(k, _)| k.to_string()).collect();
+                let message = format!(
+                    "{} turn(s) of attempt {number} are never replayed (turn {}): {why}",
+                    quiet.len(),
+                    numbers.join(", ")
+                );
+                self.finding(rules::CassetteUnconsumed, first.span, message);
+            }
         }
     }
+}
+
+/// What one attempt of a stage execution used of its recording.
+struct Used {
+    /// Turns Act asked for.
+    turns: usize,
+    /// The CheckGate outcome when it skipped Act.
+    gate: Option<&'static str>,
 }
 
 /// A branch as a message shows it: `tool c1 (denied)`, `batchRejected [c2, c3]`,
@@ -1008,10 +1128,15 @@ pub struct PayloadError {
 /// Validates a completion payload.
 fn parse_completion(stage: &StageSpec, call: &ToolCall) -> Result<Json, Vec<PayloadError>> {
     let error = |message: String| PayloadError { at: String::new(), message, missing: None };
-    let Some(args) = &call.args else {
-        let raw = call.args_raw.as_deref().unwrap_or("");
-        return Err(vec![error(format!("the arguments are not JSON: {}", short(&json!(raw))))]);
+    // Raw text that parses, object or not, goes to the schema, which says what it expected.
+    let args = match (&call.args, &call.args_raw) {
+        (None, Some(raw)) => match serde_json::from_str::<Json>(raw) {
+            Ok(args) => args,
+            Err(_) => return Err(vec![error(format!("the arguments are not JSON: {}", short(&json!(raw))))]),
+        },
+        _ => call.arguments().unwrap_or_default(),
     };
+    let args = &args;
     let Ok(validator) = jsonschema::options().build(&stage.completion_schema) else {
         return Err(vec![error("completionSchema does not compile".into())]);
     };

@@ -82,15 +82,20 @@ pub fn import(inputs: &[Input], options: &ImportOptions) -> Result<Imported, Str
             ));
             continue;
         }
-        match format.parse_response(exchange.response) {
-            Ok(response) => log.push_response(response),
-            Err(WireError::Api(error)) => log.push_error(error),
+        let response = match format.parse_response(exchange.response) {
+            Ok(response) => Ok(response),
+            Err(WireError::Api(error)) => Err(error),
             Err(WireError::Shape(what)) => {
                 warnings.push(format!("{at}: skipped: not a {} response: {what}", format.name()));
                 continue;
             }
+        };
+        // This request answered the response before it.
+        log.answer(format.request_results(exchange.request));
+        match response {
+            Ok(response) => log.push_response(response),
+            Err(error) => log.push_error(error),
         }
-        log.add_results(format.request_results(exchange.request));
         model = model.or_else(|| {
             [exchange.request, exchange.response].iter().find_map(|v| v.get("model").and_then(Value::as_str))
         });

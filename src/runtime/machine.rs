@@ -16,8 +16,9 @@ use serde_json::{Value as Json, json};
 use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::cassette as rules;
 use crate::families::sm::model::{SmDoc, StageDoc};
+use crate::families::sm::roles::{self, Role};
 use crate::runtime::cassette::{Cassette, StageCassette, Verdict};
-use crate::runtime::engine::{Ended, Env, Run, StageResult};
+use crate::runtime::engine::{Ended, Env, Producer, Run, StageResult};
 use crate::runtime::stage::StageSpec;
 use crate::runtime::{DryRun, Ending, Options, cassette_in_workspace, read_cassette};
 use crate::source::Span;
@@ -72,6 +73,16 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     if problems.iter().any(|d| d.severity == crate::diagnostic::Severity::Error) {
         return DryRun::failed_to_start(workspace, title, cassette_file, problems);
     }
+    if let Some((file, (cassette, _))) = &machine_cassette
+        && !cassette.is_machine()
+    {
+        return DryRun::failed_to_start(
+            workspace,
+            title,
+            cassette_file,
+            vec![stage_cassette_for_machine(*file, cassette)],
+        );
+    }
     let anchor_file = cassette_file.or_else(|| per_stage.get(&entry).map(|(f, _)| *f));
     let Some(anchor_file) = anchor_file else {
         let finding = Diagnostic::new(
@@ -110,11 +121,27 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         stopped: String::new(),
     };
     machine.run.trace.emit("MachineStart", json!({"entry": entry}));
-    machine.from(&entry, initial);
-    machine.never_ran(&entry);
+    let (entry, _) = specs.get_key_value(&entry).expect("checked above");
+    machine.from(entry, initial);
+    machine.never_ran(entry);
     let init_failed = machine.init_failed;
     let explain = options.explain_init.then_some(&stage_files[..]);
     super::finish(workspace, Ending::of(machine.run, init_failed), title, Some(anchor_file), explain)
+}
+
+/// A stage cassette was given where a machine cassette is needed: it records one stage, not
+/// what a machine runs.
+fn stage_cassette_for_machine(file: FileId, cassette: &Cassette) -> Diagnostic {
+    let (span, named) = match &cassette.stage.stage {
+        Some((id, span)) => (*span, format!("stage `{id}`")),
+        None => (Span::empty(0), "one stage".to_string()),
+    };
+    let message = format!(
+        "this is a stage cassette (it replays {named}), but a state machine is being run: a machine replays a machine cassette, whose `stages:` maps each stage id to its recording"
+    );
+    Diagnostic::new(rules::UnknownStage, file, span, message).with_help(
+        "dry-run the stage alone (`stagelint dry-run <stage.md> --cassette …`), or move its `attempts` under `stages.<id>` in a machine cassette (`sm.cassette.yaml`)",
+    )
 }
 
 struct Lookup<'c> {
@@ -128,6 +155,21 @@ impl<'c> Lookup<'c> {
     fn cassette(&self, id: &str, execution: u32) -> Option<(FileId, StageCassette, &'c Json)> {
         let (file, cassette) = self.file_of(id)?;
         cassette.for_stage(id, execution).map(|part| (file, part, &cassette.json))
+    }
+
+    /// Where the recording of `part`, the `execution`-th run of `id`, is: its `stages.<id>`
+    /// entry (that execution, in a list of them), else the stage cassette's `stage:`.
+    fn span_of(&self, id: &str, execution: u32, part: &StageCassette) -> Span {
+        match self.file_of(id) {
+            Some((_, cassette)) if cassette.is_machine() => match cassette.stages.iter().find(|e| e.id == id) {
+                Some(entry) if entry.executions.len() > 1 => {
+                    entry.executions.get(execution as usize - 1).map_or(part.span, |e| e.span)
+                }
+                Some(entry) => entry.span,
+                None => part.span,
+            },
+            _ => part.stage.as_ref().map_or(part.span, |(_, span)| *span),
+        }
     }
 
     fn file_of(&self, id: &str) -> Option<(FileId, &'c Cassette)> {
@@ -153,7 +195,13 @@ struct Machine<'a> {
     stopped: String,
 }
 
-impl Machine<'_> {
+/// A stage execution's result and where it was recorded.
+struct Ran {
+    result: StageResult,
+    producer: Producer,
+}
+
+impl<'a> Machine<'a> {
     fn stop(&mut self, outcome: &str, detail: Json) {
         let mut event = json!({"outcome": outcome});
         self.stopped = match (detail.get("code").and_then(Json::as_str), detail.get("reason").and_then(Json::as_str)) {
@@ -167,18 +215,23 @@ impl Machine<'_> {
         self.run.trace.emit("MachineFinished", event);
     }
 
-    /// Runs `id` and everything after it.
-    fn from(&mut self, id: &str, ctx: Json) {
-        let mut current = id.to_string();
+    /// Runs `id` (the entry) and everything after it. The run continues from a stage whose
+    /// own `next` is followed (`roles`): the entry, the last stage of a sequential list, a
+    /// join; the owner of a list or fan-out runs its members and siblings.
+    fn from(&mut self, id: &'a str, ctx: Json) {
+        let specs = self.specs;
+        let mut current: &'a str = id;
+        let mut role = Role::Entry;
         let mut ctx = ctx;
+        let mut producers: Vec<Producer> = Vec::new();
         loop {
-            let Some(result) = self.execute(&current, ctx.clone()) else { return };
-            if result.verdict == Verdict::Fail {
+            let Some(ran) = self.execute(current, ctx.clone(), role, producers) else { return };
+            if ran.result.verdict == Verdict::Fail {
                 self.stop("failed", json!({"code": "ExtensionHost/LifecycleFailure", "stage": current}));
                 return;
             }
-            let spec = &self.specs[&current];
-            let Some(next) = spec.next.clone().filter(|n| !n.stages.is_empty()) else {
+            let spec = &specs[current];
+            let Some(next) = spec.next.as_ref().filter(|n| !n.stages.is_empty()) else {
                 self.run
                     .trace
                     .emit("StageNext", json!({"stage": current, "next": {"terminate": true}, "evaluated": true}));
@@ -186,20 +239,26 @@ impl Machine<'_> {
                 return;
             };
             self.run.trace.emit("StageNext", json!({"stage": current, "next": next.to_json(), "evaluated": true}));
+            let owner = current;
             if !next.parallel {
-                // Sequential: each successor sees the one before it as `upstream[0]`.
-                let mut upstream = result;
+                // Sequential: each successor sees the one before it as `upstream[0]`; the run
+                // continues from the last.
                 let (last, rest) = next.stages.split_last().expect("not empty");
+                let mut previous = ran;
                 for stage in rest {
-                    let Some(r) = self.execute(stage, with_upstream(&ctx, vec![upstream.to_json()])) else { return };
-                    if r.verdict == Verdict::Fail {
+                    let member = Role::Member { owner, last: last.as_str() };
+                    let upstream = with_upstream(&ctx, vec![previous.result.to_json()]);
+                    let Some(r) = self.execute(stage, upstream, member, vec![previous.producer]) else { return };
+                    if r.result.verdict == Verdict::Fail {
                         self.stop("failed", json!({"code": "ExtensionHost/LifecycleFailure", "stage": stage}));
                         return;
                     }
-                    upstream = r;
+                    previous = r;
                 }
-                ctx = with_upstream(&ctx, vec![upstream.to_json()]);
-                current = last.clone();
+                ctx = with_upstream(&ctx, vec![previous.result.to_json()]);
+                producers = vec![previous.producer];
+                current = last.as_str();
+                role = Role::Successor { owner };
                 continue;
             }
             if next.stages.len() < 2 {
@@ -209,53 +268,59 @@ impl Machine<'_> {
             // One compound turn: siblings on a frozen snapshot, fail fast.
             let frozen = with_upstream(&ctx, Vec::new());
             self.run.trace.emit("ParallelStart", json!({"siblings": next.stages, "join": next.join}));
-            let mut results = Vec::new();
-            for (index, sibling) in next.stages.iter().enumerate() {
-                let Some(r) = self.execute(sibling, frozen.clone()) else { return };
-                let failed = r.verdict == Verdict::Fail;
-                results.push((sibling.clone(), r));
+            let mut results: Vec<(&str, Ran)> = Vec::new();
+            let sibling = Role::Sibling { owner, join: next.join.as_deref() };
+            for (index, stage) in next.stages.iter().enumerate() {
+                let Some(r) = self.execute(stage, frozen.clone(), sibling, Vec::new()) else { return };
+                let failed = r.result.verdict == Verdict::Fail;
+                results.push((stage, r));
                 if failed {
                     for cancelled in &next.stages[index + 1..] {
                         self.run.trace.emit("StageCancelled", json!({"stage": cancelled, "reason": "siblingFailed"}));
-                        self.why.insert(cancelled.clone(), format!("it was cancelled: sibling `{sibling}` failed"));
+                        self.why.insert(cancelled.clone(), format!("it was cancelled: sibling `{stage}` failed"));
                     }
                     if let Some(join) = &next.join {
-                        let why = format!("sibling `{sibling}` failed, so the join never ran");
+                        let why = format!("sibling `{stage}` failed, so the join never ran");
                         self.why.insert(join.clone(), why);
                     }
                     self.stop(
                         "failed",
-                        json!({"code": "ExtensionHost/ParallelSiblingFailure", "failedSiblingId": sibling, "joinReady": false}),
+                        json!({"code": "ExtensionHost/ParallelSiblingFailure", "failedSiblingId": stage, "joinReady": false}),
                     );
                     return;
                 }
             }
-            let Some(join) = next.join.clone() else {
+            let Some(join) = next.join.as_deref() else {
                 self.stop("completed", json!({"last": next.stages}));
                 return;
             };
-            if let Some((sibling, r)) = results.iter().find(|(_, r)| r.verdict != Verdict::Ok) {
+            if let Some((sibling, r)) = results.iter().find(|(_, r)| r.result.verdict != Verdict::Ok) {
                 let why = format!(
                     "its join precondition failed: sibling `{sibling}` ended `{}`, not `ok`",
-                    r.verdict.as_str()
+                    r.result.verdict.as_str()
                 );
-                self.why.insert(join.clone(), why);
+                self.why.insert(join.to_string(), why);
                 self.stop(
                     "failed",
-                    json!({"code": "ExtensionHost/JoinPreconditionViolated", "stage": sibling, "verdict": r.verdict.as_str()}),
+                    json!({"code": "ExtensionHost/JoinPreconditionViolated", "stage": sibling, "verdict": r.result.verdict.as_str()}),
                 );
                 return;
             }
-            ctx = with_upstream(&ctx, results.iter().map(|(_, r)| r.to_json()).collect());
+            ctx = with_upstream(&ctx, results.iter().map(|(_, r)| r.result.to_json()).collect());
+            producers = results.into_iter().map(|(_, r)| r.producer).collect();
             current = join;
+            role = Role::Join { owner };
         }
     }
 
-    /// One stage execution; `None` when the run must stop (no stage, nothing recorded for
-    /// this execution, Init failed, cassette exhausted, too many executions).
-    fn execute(&mut self, id: &str, ctx: Json) -> Option<StageResult> {
+    /// One stage execution in `role`, its `ctx.upstream` recorded by `producers`; `None` when
+    /// the run must stop (no stage, nothing recorded for this execution, Init failed, cassette
+    /// exhausted, too many executions). A stage whose own `next` this role never follows, or
+    /// that failed, gets its `StageNext` here, not evaluated, saying why.
+    fn execute(&mut self, id: &str, ctx: Json, role: Role, producers: Vec<Producer>) -> Option<Ran> {
         self.total += 1;
         if self.total > MAX_EXECUTIONS {
+            self.execution_limit(role);
             self.stop(
                 "stopped",
                 json!({"reason": format!("more than {MAX_EXECUTIONS} stage executions: `next` loops")}),
@@ -276,8 +341,26 @@ impl Machine<'_> {
         self.run.env.cassette_file = file;
         // `$ref` in `expectResult` points into the cassette this stage is replayed from.
         self.run.cassette_json = document;
-        match self.run.stage(spec, &cassette, ctx, execution) {
-            Ended::Exited(result) => Some(result),
+        self.run.upstream_from = producers;
+        let producer = Producer { stage: id.to_string(), file, span: self.lookup.span_of(id, execution, &cassette) };
+        let ended = self.run.stage(spec, &cassette, ctx, execution);
+        self.run.upstream_from = Vec::new();
+        match ended {
+            Ended::Exited(result) => {
+                let ignored = if result.verdict == Verdict::Fail {
+                    Some(format!("`{id}` failed"))
+                } else {
+                    role.why_next_ignored(id)
+                };
+                if let Some(reason) = ignored {
+                    // What the stage declares (`null`: nothing), shown but not followed.
+                    let next = spec.next.as_ref().map_or(Json::Null, |n| n.to_json());
+                    self.run
+                        .trace
+                        .emit("StageNext", json!({"stage": id, "next": next, "evaluated": false, "reason": reason}));
+                }
+                Some(Ran { result, producer })
+            }
             Ended::InitFailed => {
                 self.init_failed = true;
                 self.stop("failed", json!({"code": "StageInitFailed", "stage": id}));
@@ -288,6 +371,45 @@ impl Machine<'_> {
                 None
             }
         }
+    }
+
+    /// The bound on stage executions is hit: a finding on the `next` that leads around again,
+    /// with the stages that ran more than once (the cycle).
+    fn execution_limit(&mut self, role: Role) {
+        let owner = match role {
+            Role::Entry => None,
+            Role::Successor { owner }
+            | Role::Member { owner, .. }
+            | Role::Sibling { owner, .. }
+            | Role::Join { owner } => Some(owner),
+        };
+        let looping: Vec<(&String, &u32)> = self.executions.iter().filter(|(_, n)| **n > 1).collect();
+        let counts: Vec<String> = looping.iter().map(|(id, n)| format!("`{id}` {n} times")).collect();
+        let (file, span, message) = match owner.and_then(|o| self.specs.get(o)) {
+            Some(spec) => (
+                spec.file,
+                spec.next_key.unwrap_or(spec.anchor),
+                format!(
+                    "the dry-run stops after {MAX_EXECUTIONS} stage executions: the `next` of `{}` leads around the cycle again ({})",
+                    spec.id,
+                    counts.join(", ")
+                ),
+            ),
+            None => (
+                self.run.env.cassette_file,
+                Span::empty(0),
+                format!("the dry-run stops after {MAX_EXECUTIONS} stage executions ({})", counts.join(", ")),
+            ),
+        };
+        let mut finding = Diagnostic::new(rules::ExecutionLimit, file, span, message).with_help(
+            "a dry-run replays at most 64 stage executions: end the cycle sooner in the cassette (a stage whose Assert fails, or fewer recorded executions), or check that this `next` can leave the cycle",
+        );
+        for (id, n) in looping {
+            if let Some(spec) = self.specs.get(id.as_str()) {
+                finding = finding.with_related(spec.file, spec.anchor, format!("`{id}` ran {n} times in the cycle"));
+            }
+        }
+        self.run.findings.push(finding);
     }
 
     /// The machine needs an execution of `spec` that the cassette does not record: never
@@ -343,7 +465,7 @@ impl Machine<'_> {
                 let why = if !self.specs.contains_key(&entry.id) {
                     "no stage of this machine has this id".to_string()
                 } else if !reachable.contains(entry.id.as_str()) {
-                    format!("no `next` leads to it from the entry stage `{start}`")
+                    format!("no `next` the runtime follows leads to it from the entry stage `{start}`")
                 } else if ran > 0 {
                     format!("the stage ran only {ran} time(s)")
                 } else {
@@ -371,19 +493,17 @@ impl Machine<'_> {
     }
 }
 
-/// The stages `next` can reach from `start` (successors and joins), `start` included.
+/// The stages the run can reach from `start`, as it follows `next` (`roles`).
 fn reachable<'s>(specs: &'s BTreeMap<String, StageSpec>, start: &'s str) -> std::collections::BTreeSet<&'s str> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut pending = vec![start];
-    while let Some(id) = pending.pop() {
-        if !seen.insert(id) {
-            continue;
-        }
-        if let Some(next) = specs.get(id).and_then(|spec| spec.next.as_ref()) {
-            pending.extend(next.stages.iter().chain(&next.join).map(String::as_str));
-        }
-    }
-    seen
+    let found = roles::roles(start, |id| {
+        let next = specs.get(id)?.next.as_ref()?;
+        Some(roles::Plan {
+            stages: next.stages.iter().map(String::as_str).collect(),
+            parallel: next.parallel,
+            join: next.join.as_deref(),
+        })
+    });
+    found.into_keys().collect()
 }
 
 fn ordinal(n: u32) -> String {

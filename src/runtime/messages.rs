@@ -5,7 +5,8 @@
 use crate::runtime::stage::StageSpec;
 
 /// The version of these texts.
-pub const CONTRACT: &str = "stagelint-runtime-messages/1";
+/// `/2` added [`invalid_arguments`].
+pub const CONTRACT: &str = "stagelint-runtime-messages/2";
 
 pub const FAKE_MISSING: &str = "error: the dry-run has no recorded result for this call";
 
@@ -30,6 +31,12 @@ pub fn batch(stage: &StageSpec) -> String {
 /// The typed denied-tool-call result.
 pub fn denied(stage: &StageSpec, tool: &str) -> String {
     format!("error: tool `{tool}` is not allowed in stage `{}` and was not granted.", stage.id)
+}
+
+/// The synthetic result of a call whose arguments do not parse (`why`: `not valid JSON`, `not
+/// a JSON object`): it is neither run nor proposed for a grant.
+pub fn invalid_arguments(tool: &str, why: &str) -> String {
+    format!("error: the arguments of `{tool}` are {why}; the call was not run. Send them as a JSON object.")
 }
 
 /// The completion payload's validation errors, returned as the call's result.

@@ -157,6 +157,10 @@ pub fn stage_with(
     if problems.iter().any(|d| d.severity == Severity::Error) {
         return DryRun::failed_to_start(workspace, title, Some(cassette_file), problems);
     }
+    if cassette.is_machine() {
+        let finding = machine_cassette_for_stage(workspace.file(cassette_file), cassette);
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), vec![finding]);
+    }
     let spec = StageSpec::read(&doc);
     // A stage cassette replays the stage it is run against even when the stage has no valid
     // id: Setup then says why the definition fails.
@@ -198,12 +202,18 @@ fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &
         Some((name, span)) => (*span, format!("`{name}`")),
         None => (crate::source::Span::empty(0), "no stage".to_string()),
     };
-    let message = if cassette.is_machine() {
-        format!("the machine cassette has no `stages.{id}` entry")
-    } else {
-        format!("this cassette replays {named}, not stage `{id}`")
-    };
+    let message = format!("this cassette replays {named}, not stage `{id}`");
     Diagnostic::new(crate::families::cassette::UnknownStage, source.id, span, message)
+}
+
+/// A machine cassette was given where a stage cassette is needed: it records what a whole
+/// machine runs, from its entry stage.
+fn machine_cassette_for_stage(file: &SourceFile, cassette: &Cassette) -> Diagnostic {
+    let span = cassette.stages_key.unwrap_or_default();
+    let message = "this is a machine cassette (`stages:`), but a single stage is being run: a machine cassette replays a whole state machine from its entry stage";
+    Diagnostic::new(crate::families::cassette::UnknownStage, file.id, span, message).with_help(
+        "dry-run the state machine (`stagelint dry-run <sm-dir>`), or give the stage a stage cassette (`<id>.cassette.yaml` with `stage: <id>` and `attempts:`)",
+    )
 }
 
 /// What a run left to report: its events so far, findings and expectation counts.
@@ -239,6 +249,11 @@ fn finish(
     for finding in &mut findings {
         finding.message = report::escape(&finding.message).into_owned();
     }
+    // By file and position, as `check` sorts: the stream reads top to bottom of each file.
+    findings.sort_by(|a, b| {
+        let (fa, fb) = (workspace.file(a.file), workspace.file(b.file));
+        (&fa.display, a.span.start, a.code).cmp(&(&fb.display, b.span.start, b.code))
+    });
     for finding in &findings {
         let file = workspace.file(finding.file);
         let at = file.lines.line_col(&file.text, finding.span.start);

@@ -58,14 +58,41 @@ pub enum Block {
     Thinking(String),
 }
 
-/// A tool call. `args` is `None` when the model sent text that is not a JSON object
-/// (`args_raw` then holds it), which the runtime treats as a parse failure.
+/// A tool call. `args` is `None` when the model's arguments are kept as the text it sent
+/// (`args_raw`); text that is not JSON is a parse failure for the completion tool and an
+/// error result for any other tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
     pub args: Option<Value>,
     pub args_raw: Option<String>,
+}
+
+impl ToolCall {
+    /// The arguments as JSON: `args`, else the `argsRaw` text parsed. Text that is not JSON, or
+    /// not a JSON object (as the importer keeps it), cannot be run whatever the tool: the error
+    /// says which (`not valid JSON`, `not a JSON object`).
+    pub fn arguments(&self) -> Result<Value, &'static str> {
+        match (&self.args, &self.args_raw) {
+            (Some(args), _) => Ok(args.clone()),
+            (None, Some(raw)) => match serde_json::from_str::<Value>(raw) {
+                Ok(value) if value.is_object() => Ok(value),
+                Ok(_) => Err("not a JSON object"),
+                Err(_) => Err("not valid JSON"),
+            },
+            (None, None) => Ok(Value::Object(serde_json::Map::new())),
+        }
+    }
+
+    /// The proposal's `argsDigest`: SHA-256 hex of the canonical arguments, or of the text as
+    /// the model sent it when the call carries `argsRaw`.
+    pub fn args_digest(&self) -> String {
+        match (&self.args, &self.args_raw) {
+            (None, Some(raw)) => crate::runtime::digest::raw_args_digest(raw),
+            (args, _) => crate::runtime::digest::args_digest(args.as_ref().unwrap_or(&Value::Null)),
+        }
+    }
 }
 
 /// Why the model stopped.

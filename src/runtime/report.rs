@@ -41,6 +41,20 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
         if event.name != "ProviderResponse" && !is_turn_detail(event) {
             turn.flush(&mut out);
         }
+        if event.name == "DryRunSummary" && event.num("exitCode") == 2 {
+            // No tick for a run an authoring error stopped: say what stopped it.
+            let failed = run.trace.events.iter().find(|e| e.name == "StageInitFailed");
+            let what = match failed {
+                Some(e) => format!(
+                    "stopped: stage `{}` failed {} (an authoring error, exit 2)",
+                    text(e, "stage"),
+                    text(e, "phase")
+                ),
+                None => "not run: the cassette cannot be replayed (an authoring error, exit 2)".to_string(),
+            };
+            let _ = writeln!(out, "Result: {what} · mismatches {}", event.num("mismatches"));
+            continue;
+        }
         line(event, &mut out, &mut turn, &mut caps, &mut stage);
     }
     turn.flush(&mut out);
@@ -96,6 +110,7 @@ fn is_turn_detail(event: &Event) -> bool {
             | "ToolCallStarted"
             | "ToolCallSucceeded"
             | "ToolCallFailed"
+            | "ToolCallInvalid"
     )
 }
 
@@ -186,6 +201,12 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             event.num("bytes"),
             text(event, "via")
         )),
+        "ToolCallInvalid" => turn.verdicts.push(format!(
+            "{} INVALID {}; error result {} B, not run",
+            text(event, "call"),
+            text(event, "reason"),
+            event.num("bytes")
+        )),
         "ActEnded" => {
             let _ = writeln!(out, "  Act {} {}/{}", text(event, "end"), event.num("turns"), event.num("turnCap"));
         }
@@ -201,7 +222,13 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             );
         }
         "RetryAppended" => {
-            let _ = writeln!(out, "  retry: reason appended, Act re-entered on the same transcript");
+            // After a gated attempt Act never ran, so it is not "re-entered".
+            let line = if text(event, "reason") == "checkGate" {
+                "  retry: reason appended; the next attempt starts at CheckGate on the same transcript"
+            } else {
+                "  retry: reason appended, Act re-entered on the same transcript"
+            };
+            let _ = writeln!(out, "{line}");
         }
         "StageExited" => {
             let result = &data["result"];
@@ -216,7 +243,9 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
         }
         "StageNext" => {
             let next = &data["next"];
-            let chosen = if next["terminate"] == true {
+            let chosen = if next.is_null() {
+                "none declared".to_string()
+            } else if next["terminate"] == true {
                 "terminate".to_string()
             } else {
                 let stages: Vec<&str> =
@@ -227,8 +256,12 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
                 }
                 chosen
             };
-            let how = if data["evaluated"] == true { "" } else { " (not run: single-stage dry-run)" };
-            let _ = writeln!(out, "{stage}  Next   {chosen}{how}");
+            let how = match (data["evaluated"] == true, data.get("reason").and_then(|r| r.as_str())) {
+                (true, _) => String::new(),
+                (false, Some(reason)) => format!(" (not evaluated: {})", escape(reason)),
+                (false, None) => " (not run: single-stage dry-run)".to_string(),
+            };
+            let _ = writeln!(out, "{}  Next   {chosen}{how}", text(event, "stage"));
         }
         "ParallelStart" => {
             let siblings: Vec<&str> =
@@ -250,7 +283,9 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
         "DryRunSummary" => {
             let passed = data["expectations"]["passed"].as_u64().unwrap_or(0);
             let failed = data["expectations"]["failed"].as_u64().unwrap_or(0);
-            let mark = if failed == 0 { "✓" } else { "✗" };
+            // A tick only for a run that passed: a mismatch without a failed expectation (a
+            // missing fake, an exhausted cassette) fails the run too.
+            let mark = if failed == 0 && event.num("exitCode") == 0 { "✓" } else { "✗" };
             let _ = writeln!(
                 out,
                 "Result: expectations {passed}/{} {mark} · drift {} · mismatches {}",

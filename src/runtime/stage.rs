@@ -25,6 +25,10 @@ pub struct StageSpec {
     pub max_attempts: u32,
     pub turn_cap: u32,
     pub next: Option<Next>,
+    /// The `next` key in the stage file, for findings about where the run goes.
+    pub next_key: Option<Span>,
+    /// The `inputsSchema` key in the stage file.
+    pub inputs_schema_key: Option<Span>,
     /// The frontmatter as JSON, for `{{stage.*}}`.
     pub frontmatter: Json,
     /// The placeholder dialect Init renders (`[sm] placeholder-dialect` of the stage's config).
@@ -84,6 +88,8 @@ pub struct InitFailure {
     pub at: Option<Span>,
     /// Caused by the context the cassette supplies, not by the stage.
     pub from_ctx: bool,
+    /// The `ctx.upstream` element that failed `inputsSchema`.
+    pub upstream: Option<usize>,
 }
 
 /// The phase and reason name of a linter error that makes a stage fail, by rule code. Codes
@@ -113,7 +119,7 @@ fn definition_failures(doc: &StageDoc) -> Vec<InitFailure> {
         .into_iter()
         .filter_map(|d: Diagnostic| {
             let (phase, reason) = failure_of(d.code)?;
-            Some(InitFailure { phase, reason, detail: d.message, at: Some(d.span), from_ctx: false })
+            Some(InitFailure { phase, reason, detail: d.message, at: Some(d.span), from_ctx: false, upstream: None })
         })
         .collect()
 }
@@ -164,6 +170,8 @@ impl StageSpec {
             max_attempts: u32::try_from(max_attempts).unwrap_or(u32::MAX),
             turn_cap: u32::try_from(turn_cap).unwrap_or(u32::MAX),
             next,
+            next_key: doc.root.as_ref().and_then(|root| root.entry("next")).map(|e| e.key.span),
+            inputs_schema_key: doc.root.as_ref().and_then(|root| root.entry("inputsSchema")).map(|e| e.key.span),
             frontmatter: doc.root.as_ref().map_or(Json::Null, Node::to_json),
             dialect: doc.config().dialect,
             definition: definition_failures(doc),

@@ -34,6 +34,17 @@ pub fn dry_run_path(
         None
     };
     let cassette = cassette.map(absolute);
+    // Only a regular file is a cassette: standard input, a device or a FIFO could be endless or
+    // block forever (unsaved editor text, in `overlay`, is a file's text).
+    if let Some(path) = cassette.as_ref().filter(|p| !overlay.contains_key(*p))
+        && let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(format!(
+            "{}: not a regular file; --cassette names a cassette file (a directory, device, FIFO or standard input is not read)",
+            path.display()
+        ));
+    }
     let mut roots = vec![sm_file.as_deref().and_then(Path::parent).map_or(path.clone(), Path::to_path_buf)];
     roots.extend(cassette.clone());
     let mut workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;

@@ -1,8 +1,10 @@
 //! Neutral cassette turns, from recorded exchanges or a live run.
 //!
-//! Call ids become `c1, c2, …` in the order the model emitted them (the same original id always
-//! gets the same name), and a call's result, found in a later request, goes into its turn's
-//! `results` so the cassette replays without any real tool.
+//! Call ids become `c1, c2, …` per occurrence, in the order the model emitted them (dryrun.md
+//! §2.4), so a provider that reuses ids across responses (`call_0` in every OpenAI response)
+//! still gives distinct calls. A call's result is the one the next request carries for it (the
+//! request that answered that response), and goes into its turn's `results` so the cassette
+//! replays without any real tool.
 
 use std::collections::HashMap;
 
@@ -10,13 +12,20 @@ use serde_json::{Map, Value, json};
 
 use crate::runtime::provider::{Block, Message, Provider, ProviderError, Request, Response, ToolResult};
 
+/// One logged turn: the model's answer, and the results found for its calls by new id.
+#[derive(Debug)]
+struct Logged {
+    outcome: Result<Response, ProviderError>,
+    /// The provider's id of each call, in order, beside the normalized one it got.
+    ids: Vec<(String, String)>,
+    results: Map<String, Value>,
+}
+
 /// Collects turns and results, then writes them in cassette form.
 #[derive(Debug, Default)]
 pub struct TurnLog {
-    turns: Vec<Result<Response, ProviderError>>,
-    ids: HashMap<String, String>,
-    /// Results by original call id; the first one seen wins (later requests repeat the history).
-    results: HashMap<String, ToolResult>,
+    turns: Vec<Logged>,
+    calls: usize,
 }
 
 impl TurnLog {
@@ -24,22 +33,43 @@ impl TurnLog {
         TurnLog::default()
     }
 
-    pub fn push_response(&mut self, response: Response) {
-        for call in response.calls() {
-            let next = format!("c{}", self.ids.len() + 1);
-            self.ids.entry(call.id.clone()).or_insert(next);
+    /// The next request of the exchange: the results it carries answer the calls of the last
+    /// turn. A request repeats the whole history, so for a provider id used in several turns
+    /// the last results with that id are the ones for this turn.
+    pub fn answer(&mut self, results: impl IntoIterator<Item = ToolResult>) {
+        let Some(last) = self.turns.last_mut() else { return };
+        if !last.results.is_empty() || last.ids.is_empty() {
+            return;
         }
-        self.turns.push(Ok(response));
+        let mut by_id: HashMap<String, Vec<ToolResult>> = HashMap::new();
+        for result in results {
+            by_id.entry(result.call_id.clone()).or_default().push(result);
+        }
+        for (original, _) in &last.ids {
+            let Some(found) = by_id.get_mut(original) else { continue };
+            // The same id twice in one response: its results are the last ones, in order.
+            let calls: Vec<&String> = last.ids.iter().filter(|(o, _)| o == original).map(|(_, n)| n).collect();
+            let first = found.len().saturating_sub(calls.len());
+            for (name, result) in calls.into_iter().zip(found.drain(first..)) {
+                last.results.insert(name.clone(), json!({"content": result.content, "isError": result.is_error}));
+            }
+        }
+    }
+
+    pub fn push_response(&mut self, mut response: Response) {
+        let mut ids = Vec::new();
+        for block in &mut response.content {
+            if let Block::ToolCall(call) = block {
+                self.calls += 1;
+                let name = format!("c{}", self.calls);
+                ids.push((std::mem::replace(&mut call.id, name.clone()), name));
+            }
+        }
+        self.turns.push(Logged { outcome: Ok(response), ids, results: Map::new() });
     }
 
     pub fn push_error(&mut self, error: ProviderError) {
-        self.turns.push(Err(error));
-    }
-
-    pub fn add_results(&mut self, results: impl IntoIterator<Item = ToolResult>) {
-        for result in results {
-            self.results.entry(result.call_id.clone()).or_insert(result);
-        }
+        self.turns.push(Logged { outcome: Err(error), ids: Vec::new(), results: Map::new() });
     }
 
     pub fn len(&self) -> usize {
@@ -52,30 +82,16 @@ impl TurnLog {
 
     /// The turns as cassette values: `{response, results?}` or `{error: {class, code}}`.
     pub fn into_turns(self) -> Vec<Value> {
-        let TurnLog { turns, ids, results } = self;
-        turns
+        self.turns
             .into_iter()
-            .map(|turn| match turn {
+            .map(|turn| match turn.outcome {
                 Err(error) => json!({"error": {"class": error.class, "code": error.code}}),
-                Ok(mut response) => {
-                    let mut found = Map::new();
-                    for block in &mut response.content {
-                        if let Block::ToolCall(call) = block {
-                            let name = ids.get(&call.id).cloned().unwrap_or_else(|| call.id.clone());
-                            if let Some(result) = results.get(&call.id) {
-                                found.insert(
-                                    name.clone(),
-                                    json!({"content": result.content, "isError": result.is_error}),
-                                );
-                            }
-                            call.id = name;
-                        }
+                Ok(response) => {
+                    let mut out = json!({"response": response.to_cassette_json()});
+                    if !turn.results.is_empty() {
+                        out["results"] = Value::Object(turn.results);
                     }
-                    let mut turn = json!({"response": response.to_cassette_json()});
-                    if !found.is_empty() {
-                        turn["results"] = Value::Object(found);
-                    }
-                    turn
+                    out
                 }
             })
             .collect()
@@ -116,11 +132,11 @@ impl<P: Provider> Recorder<P> {
     pub fn into_cassette_turns(self) -> Vec<Value> {
         let mut log = TurnLog::new();
         for (request, outcome) in self.exchanges {
-            for message in request.messages {
-                if let Message::ToolResults(results) = message {
-                    log.add_results(results);
-                }
-            }
+            let results = request.messages.into_iter().filter_map(|message| match message {
+                Message::ToolResults(results) => Some(results),
+                _ => None,
+            });
+            log.answer(results.flatten());
             match outcome {
                 Ok(response) => log.push_response(response),
                 Err(error) => log.push_error(error),

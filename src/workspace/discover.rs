@@ -271,7 +271,7 @@ fn add_broken_configs(
         if workspace.file_at(&path).is_some() || !roots.iter().any(|root| path.starts_with(normalize(root))) {
             continue;
         }
-        let text = overlay.get(&path).cloned().or_else(|| std::fs::read_to_string(&path).ok()).unwrap_or_default();
+        let text = overlay.get(&path).cloned().or_else(|| read_text(&path).ok()).unwrap_or_default();
         let kind = FileKind::BrokenConfig { message: error.message.clone(), span: error.span };
         let config = Arc::new(Config::defaults(path.parent().unwrap_or(Path::new("/"))));
         workspace.add(path.clone(), display_path(&path, cwd), text, kind, config);
@@ -712,12 +712,29 @@ impl Unreadable {
 
 /// Reads a file as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String, Unreadable> {
-    let meta = std::fs::metadata(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Unreadable::whole(format!("file is {} bytes, larger than the 16 MiB stagelint reads", meta.len())));
+    read_bytes(path).map_err(Unreadable::whole).and_then(decode)
+}
+
+/// Reads a regular file of at most [`MAX_FILE_BYTES`]. A device, FIFO or directory is refused
+/// before it is opened (`/dev/zero` never ends, a FIFO without a writer blocks), and the read
+/// itself stops at the cap, so a file that grows while it is read is refused too.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read file: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file (a directory, device or FIFO); stagelint reads files only".into());
     }
-    let bytes = std::fs::read(path).map_err(|e| Unreadable::whole(format!("cannot read file: {e}")))?;
-    decode(bytes)
+    let too_big = |len: u64| format!("file is {len} bytes, larger than the 16 MiB stagelint reads");
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read file: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("file grew past the 16 MiB stagelint reads while it was read ({} bytes)", bytes.len()));
+    }
+    Ok(bytes)
 }
 
 /// Text an editor holds, judged as [`read_text`] judges a file (it is UTF-8 already).
@@ -735,9 +752,11 @@ fn check_text(text: &str) -> Result<String, Unreadable> {
 /// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.
 pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
     if bytes[..bytes.len().min(8192)].contains(&0) {
-        // Keep a lossy copy so the NUL can still be shown where it is.
+        // Keep a lossy copy so the NUL can still be shown where it is, as a visible `␀` (a raw
+        // NUL would reach the terminal); only the first NUL's offset is used, and it stays valid.
         let lossy_text = String::from_utf8_lossy(&bytes).into_owned();
         let offset = lossy_text.find('\0').unwrap_or(0);
+        let lossy_text = lossy_text.replace('\0', "\u{2400}");
         return Err(Unreadable {
             message: "file looks binary (it contains a NUL byte); stagelint reads UTF-8 text only".into(),
             offset,

@@ -33,7 +33,7 @@ const KEYS: &[(&str, &[&str], &str)] = &[
     (
         "outcome",
         &OUTCOMES,
-        "What happens to a tool call: dispatched (allowed), approved, denied or deferred (out of envelope).",
+        "What happens to a tool call: dispatched (allowed), approved, denied or deferred (out of envelope), invalidArguments (argsRaw that is not JSON).",
     ),
     ("act", &ACT_ENDS, "How Act must end in this attempt."),
     ("attempts", &[], "Attempts in order; each holds the model turns Act consumes in order."),

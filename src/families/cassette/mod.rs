@@ -17,7 +17,7 @@ use crate::util::did_you_mean;
 use crate::workspace::{SourceFile, Workspace};
 
 declare_rules! { "cassette";
-    UnknownKey => Warning, fix = true;
+    UnknownKey => Error, fix = true;
     InvalidVersion => Error;
     MalformedTurn => Error;
     InvalidValue => Error, fix = true;
@@ -33,10 +33,12 @@ declare_rules! { "cassette";
     ExpectationFailed => Error;
     ToolFakeMissing => Error;
     ResultIgnored => Warning;
+    ExecutionLimit => Error;
 }
 
 /// Codes only a replay can find.
-const REPLAY: [&str; 8] = [
+const REPLAY: [&str; 9] = [
+    ExecutionLimit,
     ContextIncomplete,
     StageInitFailed,
     CassetteExhausted,
@@ -190,5 +192,12 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
         // The reader's own problems are reported above; only the replay's findings are kept.
         runtime::stage_with(workspace, stage.id, file.id, cassette, Vec::new(), options)
     };
-    out.extend(result.findings.into_iter().filter(|d| d.file == file.id && REPLAY.contains(&d.code)));
+    // An execution limit is found by replaying the cassette but points at the stage's `next`.
+    let kept = |d: &Diagnostic| (d.file == file.id || d.code == ExecutionLimit) && REPLAY.contains(&d.code);
+    for finding in result.findings.into_iter().filter(kept) {
+        // Two machine cassettes may find the same loop.
+        if !out.contains(&finding) {
+            out.push(finding);
+        }
+    }
 }

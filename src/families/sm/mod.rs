@@ -2,6 +2,7 @@
 
 mod ide;
 pub mod model;
+pub mod roles;
 mod rules;
 
 use std::collections::HashMap;
@@ -40,6 +41,7 @@ declare_rules! { "sm";
     EntryStageMissing => Error, fix = true;
     StateMachineInvalid => Error;
     UnreachableStage => Warning;
+    NextIgnored => Warning;
     UpstreamEmpty => Warning;
     UpstreamIndexOutOfRange => Error;
     UpstreamFieldUnknown => Warning, fix = true;

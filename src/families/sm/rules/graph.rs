@@ -1,13 +1,14 @@
 //! The state machine's shape: its file, stage ids, `entry`, `next`/`join` targets, reachability.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
 use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
+use crate::families::sm::roles;
 use crate::families::sm::rules::fields::unknown_key_diagnostic;
 use crate::families::sm::{
-    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, StageJoinDangling, StateMachineInvalid,
-    UnknownNextStage, UnreachableStage,
+    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, NextIgnored, StageJoinDangling,
+    StateMachineInvalid, UnknownNextStage, UnreachableStage,
 };
 use crate::source::{Node, Span, Value};
 use crate::util::did_you_mean;
@@ -34,7 +35,7 @@ pub(super) fn check<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>
     }
     let entry = check_entry(machine, &by_id, out);
     if let Some(entry) = entry {
-        check_reachable(machine, entry, &plans, out);
+        check_reachable(machine, entry, &by_id, &plans, out);
     }
     Some(Graph { by_id, entry, plans })
 }
@@ -232,45 +233,89 @@ fn check_entry<'a>(
     None
 }
 
-fn check_reachable(machine: &Machine, entry: &str, plans: &[(&StageDoc, NextPlan)], out: &mut Vec<Diagnostic>) {
-    let edges: HashMap<&str, Vec<&str>> = plans
+/// Reachability as the runtime runs `next` (`roles`): a stage's own `next` counts only where
+/// the run continues from it. A stage reached only where its `next` is never evaluated (a
+/// non-last list member, a parallel sibling) gets `sm/NextIgnored` on that `next`.
+fn check_reachable(
+    machine: &Machine,
+    entry: &str,
+    by_id: &HashMap<&str, &StageDoc>,
+    plans: &[(&StageDoc, NextPlan)],
+    out: &mut Vec<Diagnostic>,
+) {
+    // A duplicate id is `sm/DuplicateStageId`; the first stage with it is the one that runs.
+    let owned: HashMap<&str, &NextPlan> = plans
         .iter()
         .filter_map(|(stage, plan)| {
             let (id, _) = stage.stage_id()?;
-            let targets =
-                plan.stages.iter().map(|(s, _)| s.as_str()).chain(plan.join.as_ref().map(|(j, _)| j.as_str()));
-            Some((id, targets.collect()))
+            (by_id.get(id)?.id() == stage.id()).then_some((id, plan))
         })
         .collect();
-    let mut seen: HashSet<&str> = HashSet::from([entry]);
-    let mut queue = VecDeque::from([entry]);
-    while let Some(id) = queue.pop_front() {
-        for next in edges.get(id).into_iter().flatten() {
-            if seen.insert(next) {
-                queue.push_back(next);
-            }
-        }
-    }
+    let found = roles::roles(entry, |id| {
+        let plan = owned.get(id)?;
+        Some(roles::Plan {
+            stages: plan.stages.iter().map(|(s, _)| s.as_str()).collect(),
+            parallel: plan.execution == Execution::Parallel,
+            join: plan.join.as_ref().map(|(j, _)| j.as_str()),
+        })
+    });
+    let followed = |id: &str| found.get(id).is_some_and(|ways| ways.iter().any(|r| r.follows_next()));
     for stage in &machine.stages {
         let Some((id, span)) = stage.stage_id() else {
             continue;
         };
-        if !seen.contains(id) {
-            out.push(
-                Diagnostic::new(
-                    UnreachableStage,
-                    stage.id(),
-                    span,
-                    format!(
-                        "stage `{id}` is never reached from the entry stage `{entry}`; add it to a `next` or remove it"
+        match found.get(id) {
+            None => {
+                // Named only by a `next` the runtime never follows: say which.
+                let names = |plan: &NextPlan| {
+                    plan.stages.iter().any(|(s, _)| s == id) || plan.join.as_ref().is_some_and(|(j, _)| j == id)
+                };
+                let ignored = owned
+                    .iter()
+                    .filter(|(owner, plan)| found.contains_key(**owner) && !followed(owner) && names(plan))
+                    .map(|(owner, _)| *owner)
+                    .min();
+                out.push(unreachable(machine, stage, (id, span), entry, ignored));
+            }
+            Some(ways) if !followed(id) && by_id.get(id).is_some_and(|first| first.id() == stage.id()) => {
+                let Some(next) = stage.root.as_ref().and_then(|root| root.entry("next")) else {
+                    continue;
+                };
+                let why = ways.iter().find_map(|r| r.why_next_ignored(id)).unwrap_or_default();
+                out.push(
+                    Diagnostic::new(
+                        NextIgnored,
+                        stage.id(),
+                        next.key.span,
+                        format!("{why}; the runtime never evaluates the `next` of `{id}`"),
+                    )
+                    .with_help(
+                        "move these successors to the `next` of the stage that owns the list or fan-out, or remove this `next`",
                     ),
-                )
-                .with_related(
-                    machine.sm.file.id,
-                    machine.sm.entry().map_or(Span::empty(0), |(_, s)| s),
-                    "entry declared here",
-                ),
-            );
+                );
+            }
+            Some(_) => {}
         }
     }
+}
+
+/// `sm/UnreachableStage` on `stage`; `ignored` names a stage whose `next` lists it but is never
+/// evaluated.
+fn unreachable(
+    machine: &Machine,
+    stage: &StageDoc,
+    (id, span): (&str, Span),
+    entry: &str,
+    ignored: Option<&str>,
+) -> Diagnostic {
+    let why = ignored.map_or(String::new(), |owner| {
+        format!(" (`{owner}`'s `next` names it, but the runtime never evaluates that `next`)")
+    });
+    Diagnostic::new(
+        UnreachableStage,
+        stage.id(),
+        span,
+        format!("stage `{id}` is never reached from the entry stage `{entry}`{why}; add it to a `next` or remove it"),
+    )
+    .with_related(machine.sm.file.id, machine.sm.entry().map_or(Span::empty(0), |(_, s)| s), "entry declared here")
 }
