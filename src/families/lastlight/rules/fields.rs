@@ -13,7 +13,7 @@ use crate::families::lastlight::{
 use crate::source::{Node, Span, Value};
 use crate::template::lastlight::{self as tpl, Engine, TagKind};
 use crate::template::until::{self, Condition};
-use crate::util::did_you_mean;
+use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
 /// Unknown keys, types, enums and required keys everywhere, and the required names.
 pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut Vec<Diagnostic>) {
@@ -123,8 +123,13 @@ impl Walker<'_, '_> {
                 ),
                 None => {
                     let names = fields.iter().filter(|f| !f.head_only || self.engine == Engine::Head).map(|f| f.name);
-                    let suggestion = did_you_mean(key, names);
-                    let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+                    let guess = did_you_mean_key(key, names, |k| node.get(k).is_some());
+                    let suggestion = KeyGuess::rename(guess);
+                    let hint = match guess {
+                        Some(KeyGuess { name, taken: false }) => format!("; did you mean `{name}`?"),
+                        Some(KeyGuess { name, taken: true }) => format!(" (`{name}` is set already)"),
+                        None => String::new(),
+                    };
                     out.push(
                         Diagnostic::new(
                             UnknownKey,
