@@ -122,7 +122,7 @@ pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: boo
 /// Whether `edits` would leave `file` with more parse problems than it has: a fix must never
 /// turn a file that reads into one that does not (a block line added to flow-style YAML, a key
 /// renamed onto one that exists).
-fn breaks_syntax(file: &crate::workspace::SourceFile, edits: &[Edit]) -> bool {
+pub fn breaks_syntax(file: &crate::workspace::SourceFile, edits: &[Edit]) -> bool {
     let after = apply_edits(&file.text, edits);
     syntax_errors(file, &after) > syntax_errors(file, &file.text)
 }

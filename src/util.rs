@@ -26,6 +26,31 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
+/// The did-you-mean of an unknown mapping key: the closest known key, and whether the mapping
+/// already has it (`taken`). A rename onto a key that is there would write a duplicate key, so
+/// the rules offer no fix then and say that the key is set already.
+pub fn did_you_mean_key<'a>(
+    key: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    present: impl Fn(&str) -> bool,
+) -> Option<KeyGuess<'a>> {
+    did_you_mean(key, known).map(|name| KeyGuess { name, taken: present(name) })
+}
+
+/// See [`did_you_mean_key`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyGuess<'a> {
+    pub name: &'a str,
+    pub taken: bool,
+}
+
+impl<'a> KeyGuess<'a> {
+    /// The key to rename to, unless it is taken.
+    pub fn rename(guess: Option<KeyGuess<'a>>) -> Option<&'a str> {
+        guess.filter(|g| !g.taken).map(|g| g.name)
+    }
+}
+
 /// The closest candidate when it is close enough to be a likely typo.
 pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_lowercase();

@@ -16,6 +16,9 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
+    // A project: its root has `.git`, and files in several directories (one with a space in its
+    // name) must share one server.
+    std::fs::create_dir(dir.path().join(".git")).expect("mkdir");
     std::fs::write(dir.path().join("sm.yaml"), "entry: plan\n").expect("write");
     let stage = dir.path().join("plan.md");
     std::fs::write(
@@ -33,6 +36,22 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         "cassette: 1\nstage: review\nctx: { upstream: [ { verdict: ok, parsed: { summary: s } } ] }\nattempts:\n  - turns:\n      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: submit_review, args: {} } } ] }\n        expect: [ { branch: completion, call: c1 } ]\n",
     )
     .expect("write");
+    // A loose stage in `sub dir/` with two scenario cassettes and no conventional one: one
+    // passes, one does not.
+    let sub = dir.path().join("sub dir");
+    std::fs::create_dir(&sub).expect("mkdir");
+    std::fs::write(
+        sub.join("check.md"),
+        "---\nid: check\nname: Check\nallowedTools: []\ncompletionTool: submit_check\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nCheck it. Call submit_check.\n",
+    )
+    .expect("write");
+    let scenario = |branch: &str| {
+        format!(
+            "cassette: 1\nstage: check\nattempts:\n  - turns:\n      - response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: c1, name: submit_check, args: {{}} }} }} ] }}\n        expect: [ {{ branch: {branch}, call: c1 }} ]\n"
+        )
+    };
+    std::fs::write(sub.join("check-bad.cassette.yaml"), scenario("parseFailure")).expect("write");
+    std::fs::write(sub.join("check-ok.cassette.yaml"), scenario("completion")).expect("write");
     // A TOML file of another project, and a broken stagelint.toml governing only `cfg/`.
     std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").expect("write");
     std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
@@ -49,6 +68,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("OTHER_SERVER", Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/other_server.py"))
         .env("OTHER_TOML", dir.path().join("Cargo.toml"))
         .env("CONFIG_FILE", dir.path().join("cfg/stagelint.toml"))
+        .env("SCENARIO_STAGE", sub.join("check.md"))
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
@@ -80,4 +100,19 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     assert!(lines.contains(&"dry-run-errors="), "the command went to stagelint alone, not the other server: {report}");
     assert!(lines.contains(&"other-toml-clients=0"), "a Cargo.toml does not attach stagelint: {report}");
     assert!(lines.contains(&"config=1:0:stagelint/InvalidConfig"), "stagelint.toml is checked: {report}");
+    // Files in three directories (`sub dir` has a space): one server, rooted at the project.
+    assert!(lines.contains(&"scenario-attached=true"), "{report}");
+    assert!(lines.contains(&"stagelint-clients=1"), "one server for the whole project: {report}");
+    let root = format!("root={}", dir.path().display());
+    assert!(lines.contains(&root.as_str()), "rooted at the directory with .git: {report}");
+    // Two scenario cassettes: `:StagelintDryRun` offers both lenses, and runs the one picked.
+    assert!(
+        lines.contains(&"choices=▶ Dry-run (check-bad.cassette.yaml)|▶ Dry-run (check-ok.cassette.yaml)"),
+        "{report}"
+    );
+    assert!(
+        lines
+            .contains(&"scenario-dry-run=true:stagelint dry-run stage check: mismatch · expectations 0/1 · findings 1"),
+        "the picked cassette (check-bad) ran: {report}"
+    );
 }

@@ -510,9 +510,21 @@ fn completes_uv_variables_of_the_prompts_step() {
     let f = fixture(&[("prompts/steps/initial/issue/f_default.md", "Issue {uv-is$0sue}\n".to_string())]);
     let items = f.completions();
     assert_eq!(labels(&items), ["issue"]);
-    assert_eq!(items[0].insert, None);
+    // Before an existing `}` the item replaces the name and adds no second brace.
+    assert_eq!(items[0].insert.as_deref(), Some("issue"));
     assert_eq!(replaced(&f, &items[0]), "issue");
+    // After a bare `{` the items write the `uv-` prefix, and `{input_text}` is offered too.
+    let f = fixture(&[("prompts/steps/continuation/issue/f_default.md", "Iteration {$0\n".to_string())]);
+    let items = f.completions();
+    assert_eq!(labels(&items), ["input_text", "uv-issue", "uv-iteration"]);
+    assert_eq!(items[1].insert.as_deref(), Some("uv-issue}"));
+    // `{issue}` (the `uv-` prefix forgotten) is offered the real placeholder, replacing the name.
     let f = fixture(&[("prompts/steps/initial/issue/f_default.md", "Issue {issue$0}\n".to_string())]);
+    let items = f.completions();
+    assert_eq!(labels(&items), ["uv-issue"]);
+    assert_eq!(replaced(&f, &items[0]), "issue");
+    // Not a placeholder (a JSON example in prose): nothing.
+    let f = fixture(&[("prompts/steps/initial/issue/f_default.md", "Send {\"a\": $0}\n".to_string())]);
     assert!(f.completions().is_empty());
 }
 
@@ -879,8 +891,8 @@ fn links_name_schema_files_the_registry_and_the_system_prompt() {
 
 #[test]
 fn other_files_get_nothing_from_the_registry_features() {
+    // agent.json gets key completion from its schema (tested with the LSP), nothing else here.
     let f = fixture(&[("agent.json", AGENT_JSON.replacen("\"name\"", "\"na$0me\"", 1))]);
-    assert!(Steps.completions(&f.workspace, f.cursor()).is_empty());
     assert_eq!(Steps.hover(&f.workspace, f.cursor()), None);
     assert!(Steps.definitions(&f.workspace, f.cursor()).is_empty());
     assert!(Steps.references(&f.workspace, f.cursor()).is_empty());

@@ -3,7 +3,7 @@
 
 mod lsp_client;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use lsp_client::{Client, uri};
 
@@ -158,7 +158,7 @@ fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     let path = dir.path().join("plan.md");
     let mut client = Client::spawn();
     client.initialize(dir.path(), &["utf-16"]);
-    let broken = STAGE.replace("turnCap: 5", "turncap: 5\nturnCap: 5");
+    let broken = STAGE.replace("turnCap: 5", "turncap: 5");
     client.open(&path, &broken);
     client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/UnknownField"));
     let hover = client.request(
@@ -181,6 +181,57 @@ fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     let edit = &suppress["edit"]["changes"][uri(&path)][0];
     assert_eq!(edit["newText"], "# stagelint: ignore[sm/UnknownField]\n");
     assert_eq!(edit["range"]["start"], json!({"line": 7, "character": 0}));
+}
+
+#[test]
+fn no_did_you_mean_renames_a_key_onto_one_the_mapping_has() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    // `turnCap` is there already: renaming `turncap` to it would write a duplicate key.
+    let broken = STAGE.replace("turnCap: 5", "turncap: 5\nturnCap: 5");
+    client.open(&path, &broken);
+    let (list, _) = client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/UnknownField"));
+    let finding = list.iter().find(|d| d["code"] == "sm/UnknownField").unwrap();
+    assert!(finding["message"].as_str().unwrap().contains("`turnCap` is set already"), "{finding}");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&path)},
+               "range": {"start": {"line": 7, "character": 0}, "end": {"line": 7, "character": 7}},
+               "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = actions.as_array().expect("actions").iter().filter_map(|a| a["title"].as_str()).collect();
+    assert_eq!(titles, ["Suppress `sm/UnknownField` on this line"]);
+    // The same in a climpt registry, a Last Light workflow and a cassette.
+    for (name, text, line) in [
+        (
+            "steps_registry.json",
+            "{\n  \"agentId\": \"a\",\n  \"version\": \"1\",\n  \"entryStep\": \"s\",\n  \"entrystep\": \"s\",\n  \"steps\": {}\n}\n",
+            4,
+        ),
+        ("flow.yaml", "name: f\nphases:\n  - name: a\n    prompt: x\n    Prompt: y\n", 4),
+        ("plan.cassette.yaml", "cassette: 1\nstage: plan\nstages: {}\nStage: plan\nattempts: []\n", 3),
+    ] {
+        let file = dir.path().join(name);
+        client.open(&file, text);
+        let (list, _) =
+            client.diagnostics(&uri(&file), |l| l.iter().any(|d| d["code"].as_str().unwrap().ends_with("Key")));
+        let unknown = list.iter().find(|d| d["code"].as_str().unwrap().ends_with("Key")).unwrap();
+        assert_eq!(unknown["range"]["start"]["line"], line, "{name}: {unknown}");
+        assert!(unknown["message"].as_str().unwrap().contains("set already"), "{name}: {unknown}");
+        let actions = client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&file)}, "range": unknown["range"], "context": {"diagnostics": []}}),
+        );
+        let renames: Vec<&Value> = actions
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|a| a["title"].as_str().unwrap().starts_with("Replace"))
+            .collect();
+        assert!(renames.is_empty(), "{name}: {renames:?}");
+    }
 }
 
 #[test]
@@ -627,6 +678,62 @@ fn suppressing_inside_a_block_scalar_comments_above_its_key() {
     let found = client.pulled(&build);
     assert!(found.iter().any(|d| d["code"] == "lastlight/UnknownVariable"), "{found:?}");
     assert!(!found.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"), "{found:?}");
+}
+
+#[test]
+fn suppressing_inside_a_quoted_or_plain_multi_line_scalar_comments_above_its_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(std::path::Path::new("examples/lastlight"), dir.path());
+    let build = dir.path().join("workflows/build.yaml");
+    let original = std::fs::read_to_string(&build).expect("read");
+    let line = "      on_start: \"Implementing the plan on `{{branch}}`...\"\n";
+    assert!(original.contains(line));
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    // The same message as a double-quoted, a single-quoted and a plain scalar over two lines.
+    for (style, value) in [
+        ("double-quoted", "      on_start: \"Implementing the plan\n        on `{{brnch}}`...\"\n"),
+        ("single-quoted", "      on_start: 'Implementing the plan\n        on `{{brnch}}`...'\n"),
+        ("plain", "      on_start: Implementing the plan\n        on `{{brnch}}`...\n"),
+    ] {
+        let text = original.replace(line, value);
+        let header = text.lines().position(|l| l.starts_with("      on_start: ")).expect("header");
+        client.set(&build, &text);
+        let found = client.pulled(&build);
+        let finding = found
+            .iter()
+            .find(|d| d["code"] == "lastlight/UnknownVariable")
+            .unwrap_or_else(|| panic!("{style}: {found:?}"))
+            .clone();
+        assert_eq!(finding["range"]["start"]["line"], header + 1, "{style}: {finding}");
+        let actions = client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&build)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
+        );
+        let suppress = actions
+            .as_array()
+            .expect("actions")
+            .iter()
+            .find(|a| a["title"] == "Suppress `lastlight/UnknownVariable` on this line")
+            .unwrap_or_else(|| panic!("{style}: {actions}"));
+        let edits = suppress["edit"]["changes"][uri(&build)].as_array().expect("edits").clone();
+        assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{style}: {suppress}");
+        assert_eq!(edits[0]["newText"], "      # stagelint: ignore[lastlight/UnknownVariable]\n", "{style}");
+        client.set(&build, &apply_edits(&text, &edits));
+        let found = client.pulled(&build);
+        assert!(found.is_empty(), "{style}: the suppression covers the whole scalar and is used: {found:?}");
+        // A `#` line inside the scalar is part of it (or ends a plain one), never a suppression.
+        let inside = text.replace(
+            "        on `{{brnch}}`",
+            "        # stagelint: ignore[lastlight/UnknownVariable]\n        on `{{brnch}}`",
+        );
+        client.set(&build, &inside);
+        let found = client.pulled(&build);
+        assert!(!found.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"), "{style}: {found:?}");
+        if style != "plain" {
+            assert!(found.iter().any(|d| d["code"] == "lastlight/UnknownVariable"), "{style}: {found:?}");
+        }
+    }
 }
 
 const EXECUTE: &str = "---\nid: execute\nname: Execute\nallowedTools: [Read]\ncompletionTool: submit_execute\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nDo it. Call submit_execute.\n";

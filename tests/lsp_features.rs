@@ -721,3 +721,441 @@ fn lastlight_document_symbols_links_and_folds() {
     let folds = ll.client.document("textDocument/foldingRange", &build);
     assert_eq!(folds.as_array().unwrap().len(), 5, "one per phase: {folds}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The second audit's findings, each at the protocol level.
+
+#[test]
+fn lastlight_phase_rename_and_navigation_cover_skip_if_and_until_conditions() {
+    let mut ll = Lastlight::new();
+    let build = ll.build();
+    let text = edit(
+        LL_BUILD,
+        "    variant: high\n",
+        "    variant: high\n    depends_on: [plan]\n    skip_if: \"phaseOutputs.plan.contains('SKIP')\"\n",
+    );
+    let text = edit(
+        &text,
+        "    on_success:\n      set_phase: complete\n",
+        "    generic_loop:\n      max_iterations: 2\n      until: \"phaseOutputs.plan.contains('DONE')\"\n",
+    );
+    ll.client.set(&build, &text);
+    let at = ll
+        .client
+        .at(&build, &edit(&text, "phaseOutputs.plan.contains('SKIP')", "phaseOutputs.pl$0an.contains('SKIP')"));
+    let definition = ll.client.request("textDocument/definition", at);
+    assert_eq!(start(&definition[0]["range"]), (10, 10), "to `- name: plan`: {definition}");
+    let mut params = ll.client.at(&build, &edit(&text, "- name: plan", "- name: pl$0an"));
+    params["context"] = json!({"includeDeclaration": false});
+    let references = ll.client.request("textDocument/references", params);
+    let lines: Vec<u64> = references
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["uri"] == uri(&build))
+        .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    let skip = text.lines().position(|l| l.contains("skip_if")).unwrap() as u64;
+    let until = text.lines().position(|l| l.contains("until:")).unwrap() as u64;
+    assert!(lines.contains(&skip) && lines.contains(&until), "{lines:?} {references}");
+    let mut params = ll.client.at(&build, &edit(&text, "- name: plan", "- name: pl$0an"));
+    params["newName"] = json!("design");
+    let rename = ll.client.request("textDocument/rename", params);
+    let renamed = apply(&text, document_changes(&rename)[&uri(&build)].as_array().unwrap());
+    assert!(renamed.contains("skip_if: \"phaseOutputs.design.contains('SKIP')\""), "{renamed}");
+    assert!(renamed.contains("until: \"phaseOutputs.design.contains('DONE')\""), "{renamed}");
+    assert!(!renamed.contains("phaseOutputs.plan"), "{renamed}");
+}
+
+#[test]
+fn a_prompt_that_exists_only_in_the_editor_is_checked_and_completed() {
+    // Last Light: a phase names a new prompt that is not saved yet.
+    let mut ll = Lastlight::new();
+    let build = ll.build();
+    let text = format!(
+        "{LL_BUILD}\n  - name: deploy\n    label: Deploy\n    prompt: prompts/deploy.md\n    depends_on: [pr]\n"
+    );
+    ll.client.set(&build, &text);
+    let (list, _) = ll.client.diagnostics(&uri(&build), |l| l.iter().any(|d| d["code"] == "lastlight/PromptNotFound"));
+    assert_eq!(list.len(), 1, "{list:?}");
+    let deploy = ll.dir.path().join("workflows/prompts/deploy.md");
+    let prompt = "Deploy {{isueDir}}\n";
+    ll.client.set(&deploy, prompt);
+    let (list, _) = ll.client.diagnostics(&uri(&deploy), |l| !l.is_empty());
+    assert_eq!(list[0]["code"], "lastlight/UnknownVariable", "{list:?}");
+    ll.client.diagnostics(&uri(&build), |l| l.is_empty());
+    let at = ll.client.at(&deploy, "Deploy {{iss$0\n");
+    let items = ll.client.request("textDocument/completion", at);
+    assert!(labels(&items).contains(&"issueDir"), "{items}");
+
+    // climpt: a step's C3L prompt deleted on disk and open, unsaved, in the editor.
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(Path::new("examples/climpt/.agent"), dir.path());
+    let prompt = dir.path().join("fixer/prompts/steps/initial/issue/f_default.md");
+    std::fs::remove_file(&prompt).expect("remove");
+    let mut client = server(dir.path());
+    let registry = dir.path().join("fixer/steps_registry.json");
+    client.set(&prompt, "Work on {uv-issue} and {uv-brnch}\n");
+    let (list, _) = client.diagnostics(&uri(&prompt), |l| !l.is_empty());
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list[0]["code"], "steps/PR-RESOLVE-005", "{list:?}");
+    let registry_findings = client.pulled(&registry);
+    assert!(registry_findings.is_empty(), "the registry sees the prompt: {registry_findings:?}");
+    let at = client.at(&prompt, "Work on {uv-$0\n");
+    let items = client.request("textDocument/completion", at);
+    assert!(labels(&items).contains(&"issue"), "{items}");
+}
+
+#[test]
+fn every_machine_cassette_gets_a_lens_and_runs_with_that_cassette() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(Path::new("examples/code-review"), dir.path());
+    let mut client = server(dir.path());
+    let sm = dir.path().join("sm.yaml");
+    client.set(&sm, &std::fs::read_to_string(&sm).expect("read"));
+    let lenses = client.document("textDocument/codeLens", &sm);
+    let titles: Vec<&str> = lenses.as_array().unwrap().iter().filter_map(|l| l["command"]["title"].as_str()).collect();
+    assert_eq!(
+        titles,
+        ["▶ Dry-run machine (sm.cassette.yaml)", "▶ Dry-run machine (failing-lint.cassette.yaml)"],
+        "{lenses}"
+    );
+    let command = &lenses[1]["command"];
+    assert_eq!(command["arguments"][1], uri(&dir.path().join("failing-lint.cassette.yaml")));
+    let result = client
+        .request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]}));
+    assert_eq!(result["exitCode"], 0, "{result}");
+    let report = std::fs::read_to_string(result["report"].as_str().expect("a report")).expect("report");
+    assert!(report.contains("failedSiblingId=lint"), "the failing-lint scenario ran: {report}");
+}
+
+#[test]
+fn a_dry_run_without_a_named_cassette_takes_the_only_one_and_lists_several() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stage = dir.path().join("plan.md");
+    std::fs::write(&stage, DRY_STAGE).expect("write");
+    // One scenario cassette, none by the conventional name.
+    std::fs::write(dir.path().join("plan-happy.cassette.yaml"), DRY_CASSETTE).expect("write");
+    let mut client = server(dir.path());
+    client.set(&stage, DRY_STAGE);
+    let arguments = json!([uri(&stage)]);
+    let result =
+        client.request("workspace/executeCommand", json!({"command": "stagelint.dryRun", "arguments": arguments}));
+    assert!(result["summary"].as_str().unwrap().starts_with("stagelint dry-run stage plan"), "{result}");
+    // A second one: the server cannot choose, and says which there are.
+    std::fs::write(dir.path().join("plan-other.cassette.yaml"), DRY_CASSETTE).expect("write");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&dir.path().join("plan-other.cassette.yaml")), "type": 1}]}),
+    );
+    // A request about a file that is not open waits for the re-check the new file caused.
+    client.pulled(&dir.path().join("plan-other.cassette.yaml"));
+    let lenses = client.document("textDocument/codeLens", &stage);
+    assert_eq!(lenses.as_array().unwrap().len(), 2, "{lenses}");
+    let error = client
+        .try_request("workspace/executeCommand", json!({"command": "stagelint.dryRun", "arguments": arguments}))
+        .expect_err("several cassettes");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("plan-happy.cassette.yaml") && message.contains("plan-other.cassette.yaml"), "{message}");
+}
+
+#[test]
+fn suppression_findings_are_not_offered_another_suppression() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let text = edit(PLAN, "turnCap: 20\n", "turnCap: 20 # stagelint: ignore[sm/UnknownTool]\n");
+    sm.client.set(&plan, &text);
+    let (list, _) =
+        sm.client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"));
+    let unused = list.iter().find(|d| d["code"] == "stagelint/UnusedSuppression").unwrap();
+    let actions = sm.client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&plan)}, "range": unused["range"], "context": {"diagnostics": [unused]}}),
+    );
+    let titles: Vec<&str> = actions.as_array().unwrap().iter().filter_map(|a| a["title"].as_str()).collect();
+    assert!(!titles.iter().any(|t| t.starts_with("Suppress")), "{titles:?}");
+    assert_eq!(titles.len(), 1, "only its own fix, removing it: {titles:?}");
+    let text = edit(PLAN, "turnCap: 20\n", "turnCap: 20 # stagelint: ignroe[x]\n");
+    sm.client.set(&plan, &text);
+    let (list, _) =
+        sm.client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "stagelint/InvalidSuppression"));
+    let invalid = list.iter().find(|d| d["code"] == "stagelint/InvalidSuppression").unwrap();
+    let actions = sm.client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&plan)}, "range": invalid["range"], "context": {"diagnostics": [invalid]}}),
+    );
+    assert_eq!(actions, json!([]), "nothing to offer");
+}
+
+/// A `file://` URI with every byte outside `[A-Za-z0-9/._-]` percent-escaped in lower case, as
+/// some clients write it (the server's own spelling uses upper case).
+fn lower_escaped_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for byte in path.display().to_string().bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'.' | b'_' | b'-' => out.push(byte as char),
+            _ => out.push_str(&format!("%{byte:02x}")),
+        }
+    }
+    out
+}
+
+#[test]
+fn workspace_edits_name_open_documents_as_the_client_did_with_their_version() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = dir.path().join("my proj é");
+    std::fs::create_dir(&project).expect("mkdir");
+    std::fs::write(project.join("sm.yaml"), SM).expect("write");
+    std::fs::write(project.join("plan.md"), PLAN).expect("write");
+    std::fs::write(project.join("review.md"), REVIEW).expect("write");
+    let mut client = Client::in_process();
+    let root = lower_escaped_uri(&project);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root, "workspaceFolders": [{"uri": root, "name": "p"}],
+               "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": true}}}}),
+    );
+    client.notify("initialized", json!({}));
+    let plan = lower_escaped_uri(&project.join("plan.md"));
+    let review = lower_escaped_uri(&project.join("review.md"));
+    for (uri, text) in [(&plan, PLAN), (&review, REVIEW)] {
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 7, "text": text}}),
+        );
+    }
+    // Rename `review` from its use in plan.md: both open files are edited.
+    let line = PLAN.lines().position(|l| l.contains("nextStages: [review]")).unwrap();
+    let rename = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": plan}, "position": {"line": line, "character": 16}, "newName": "check"}),
+    );
+    let documents = rename["documentChanges"].as_array().expect("documentChanges");
+    let named: Vec<(&str, &Value)> =
+        documents.iter().map(|d| (d["textDocument"]["uri"].as_str().unwrap(), &d["textDocument"]["version"])).collect();
+    assert!(named.contains(&(plan.as_str(), &json!(7))), "{rename}");
+    assert!(named.contains(&(review.as_str(), &json!(7))), "{rename}");
+    // Definition: the location names the open file as the client does.
+    let definition = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": plan}, "position": {"line": line, "character": 16}}),
+    );
+    assert_eq!(definition[0]["uri"], review, "{definition}");
+}
+
+#[test]
+fn messages_name_files_relative_to_the_workspace_folder_that_holds_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for folder in [&a, &b] {
+        std::fs::create_dir_all(folder.join("flow")).expect("mkdir");
+        std::fs::write(folder.join("flow/sm.yaml"), SM).expect("write");
+        std::fs::write(folder.join("flow/plan.md"), PLAN).expect("write");
+        std::fs::write(folder.join("flow/plan-copy.md"), PLAN).expect("write");
+        std::fs::write(folder.join("flow/review.md"), REVIEW).expect("write");
+    }
+    let mut client = Client::in_process();
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&a),
+               "workspaceFolders": [{"uri": uri(&a), "name": "a"}, {"uri": uri(&b), "name": "b"}],
+               "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    for folder in [&a, &b] {
+        let plan = folder.join("flow/plan.md");
+        let (list, _) = client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/DuplicateStageId"));
+        let duplicate = list.iter().find(|d| d["code"] == "sm/DuplicateStageId").unwrap();
+        let message = duplicate["message"].as_str().unwrap();
+        assert!(message.contains("already used by `flow/plan-copy.md`"), "{message}");
+    }
+}
+
+#[test]
+fn workspace_folders_added_and_removed_at_runtime() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for folder in [&a, &b] {
+        std::fs::create_dir_all(folder).expect("mkdir");
+        std::fs::write(folder.join("sm.yaml"), SM).expect("write");
+        std::fs::write(folder.join("plan.md"), edit(PLAN, "allowedTools: [Read, Grep]", "allowedTools: [Raed]"))
+            .expect("write");
+        std::fs::write(folder.join("review.md"), REVIEW).expect("write");
+    }
+    let mut client = Client::in_process();
+    let result = client.initialize_with(&a, json!({"window": {"workDoneProgress": true}}));
+    let folders = &result["capabilities"]["workspace"]["workspaceFolders"];
+    assert_eq!(folders, &json!({"supported": true, "changeNotifications": true}), "{result}");
+    client.diagnostics(&uri(&a.join("plan.md")), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    // Adding b indexes it, with progress.
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [{"uri": uri(&b), "name": "b"}], "removed": []}}),
+    );
+    client.diagnostics(&uri(&b.join("plan.md")), |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    let progress: Vec<&Value> = client
+        .backlog()
+        .iter()
+        .filter(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin")
+        .collect();
+    assert_eq!(progress.len(), 2, "the first index and the added folder: {progress:?}");
+    // Removing a clears what it showed and forgets it.
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [], "removed": [{"uri": uri(&a), "name": "a"}]}}),
+    );
+    client.diagnostics(&uri(&a.join("plan.md")), |l| l.is_empty());
+    let report = client.request("workspace/diagnostic", json!({"previousResultIds": []}));
+    let uris: Vec<&str> = report["items"].as_array().unwrap().iter().filter_map(|i| i["uri"].as_str()).collect();
+    assert!(uris.iter().all(|u| u.starts_with(&uri(&b))), "only b is known: {uris:?}");
+    assert!(!uris.is_empty());
+}
+
+#[test]
+fn an_untitled_document_is_checked_on_its_own() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut client = server(dir.path());
+    let untitled = "untitled:Untitled-1";
+    let stage = edit(PLAN, "allowedTools: [Read, Grep]", "allowedTools: [Raed]");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": untitled, "languageId": "markdown", "version": 1, "text": stage}}),
+    );
+    let (list, version) = client.diagnostics(untitled, |l| l.iter().any(|d| d["code"] == "sm/UnknownTool"));
+    assert_eq!(version, 1);
+    assert!(!list.iter().any(|d| d["code"] == "sm/UnknownNextStage"), "a loose stage: {list:?}");
+    let line = stage.lines().position(|l| l.starts_with("turnCap")).unwrap();
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": untitled}, "position": {"line": line, "character": 2}}),
+    );
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("turnCap"), "{hover}");
+    let symbols = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": untitled}}));
+    assert!(!symbols.as_array().unwrap().is_empty(), "{symbols}");
+    let completion = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": untitled}, "position": {"line": 4, "character": 15}}),
+    );
+    assert!(labels(&completion).contains(&"Bash"), "{completion}");
+    // A workflow by its `phases:`.
+    let workflow = "untitled:Untitled-2";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": workflow, "languageId": "yaml", "version": 1,
+               "text": "name: w\nphases:\n  - name: a\n    typo_key: 1\n"}}),
+    );
+    client.diagnostics(workflow, |l| l.iter().any(|d| d["code"] == "lastlight/UnknownKey"));
+    // Closing it clears it.
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": untitled}}));
+    client.diagnostics(untitled, |l| l.is_empty());
+}
+
+#[test]
+fn a_request_on_an_unchanged_document_does_not_wait_for_the_analysis_of_another_edit() {
+    // A scope whose check takes a while: a stage with a long cassette, replayed on every check.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let turns = 3000;
+    let mut cassette = String::from(
+        "cassette: 1\nstage: plan\nctx: { task: t }\ntools:\n  Read:\n    - { anyArgs: true, result: x }\nattempts:\n  - turns:\n",
+    );
+    for i in 0..turns {
+        cassette.push_str(&format!(
+            "      - response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: r{i}, name: Read, args: {{ path: f{i} }} }} }} ] }}\n"
+        ));
+    }
+    cassette.push_str(
+        "      - response: { stop: tool_use, content: [ { toolCall: { id: c1, name: submit_plan, args: {} } } ] }\n",
+    );
+    std::fs::write(dir.path().join("plan.cassette.yaml"), cassette).expect("write");
+    let stage = DRY_STAGE.replace("turnCap: 3", &format!("turnCap: {}", turns + 5));
+    let plan = dir.path().join("plan.md");
+    let other = dir.path().join("other.md");
+    std::fs::write(&plan, &stage).expect("write");
+    std::fs::write(&other, stage.replace("id: plan", "id: other")).expect("write");
+    let mut client = server(dir.path());
+    client.set(&plan, &stage);
+    client.published(&uri(&plan), |p| p["version"] == 1);
+    client.set(&other, &stage.replace("id: plan", "id: other"));
+    client.published(&uri(&other), |p| p["version"] == 1);
+    // An edit of other.md starts a check of the scope; a hover on plan.md, unchanged, is
+    // answered from the stored analysis before that check is published.
+    client.set(&other, &stage.replace("id: plan", "id: other").replace("[Read]", "[Raed]"));
+    let line = stage.lines().position(|l| l.starts_with("turnCap")).unwrap();
+    let id = client.send_request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&plan)}, "position": {"line": line, "character": 2}}),
+    );
+    let first = client.wait("the hover or the new check", |m| {
+        m["id"] == json!(id) || (m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&other))
+    });
+    assert_eq!(first["id"], json!(id), "the hover came first: {first}");
+    assert!(first["result"]["contents"]["value"].as_str().unwrap().contains("turnCap"), "{first}");
+}
+
+#[test]
+fn completion_in_agent_json_cassettes_configs_skills_crons_step_schemas_and_prompts() {
+    // climpt: agent.json keys by position, intents in a step schema's enum, `{` in a prompt.
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(Path::new("examples/climpt/.agent"), dir.path());
+    let mut client = server(dir.path());
+    let agent = dir.path().join("fixer/agent.json");
+    let text = std::fs::read_to_string(&agent).expect("read");
+    let at = client.at(&agent, &edit(&text, "    \"verdict\": {", "    $0\n    \"verdict\": {"));
+    let keys = client.request("textDocument/completion", at);
+    assert!(labels(&keys).contains(&"execution") && !labels(&keys).contains(&"flow"), "{keys}");
+    assert!(keys.as_array().unwrap().iter().all(|i| i["documentation"]["value"].is_string()), "{keys}");
+    client.set(&agent, &text);
+    let at = client.at(&agent, &edit(&text, "\"type\": \"poll:state\"", "\"type\": \"$0\""));
+    let kinds = client.request("textDocument/completion", at);
+    assert!(labels(&kinds).contains(&"poll:state"), "{kinds}");
+    client.set(&agent, &text);
+    let schema = dir.path().join("fixer/schemas/fixer.schema.json");
+    let text = std::fs::read_to_string(&schema).expect("read");
+    let at = client
+        .at(&schema, &edit(&text, "\"enum\": [\"next\", \"repeat\"]", "\"enum\": [\"next\", \"repeat\", \"$0\"]"));
+    let intents = client.request("textDocument/completion", at);
+    assert!(labels(&intents).contains(&"handoff") && !labels(&intents).contains(&"next"), "{intents}");
+    client.set(&schema, &text);
+    let prompt = dir.path().join("fixer/prompts/steps/initial/issue/f_default.md");
+    let at = client.at(&prompt, "Work on issue {$0\n");
+    let items = client.request("textDocument/completion", at);
+    assert!(labels(&items).contains(&"uv-issue") && labels(&items).contains(&"input_text"), "{items}");
+
+    // Last Light: SKILL.md frontmatter, a cron's `workflow:`, stagelint.toml.
+    let mut ll = Lastlight::new();
+    let skill = ll.dir.path().join("skills/planning/SKILL.md");
+    let text = std::fs::read_to_string(&skill).expect("read");
+    let at = ll.client.at(&skill, &edit(&text, "description:", "$0\ndescription:"));
+    let keys = ll.client.request("textDocument/completion", at);
+    assert!(labels(&keys).contains(&"disable-model-invocation") && !labels(&keys).contains(&"name"), "{keys}");
+    ll.client.set(&skill, &text);
+    let cron = ll.dir.path().join("workflows/cron-build.yaml");
+    let text = std::fs::read_to_string(&cron).expect("read");
+    let at = ll.client.at(&cron, &edit(&text, "workflow: build", "workflow: $0"));
+    let workflows = ll.client.request("textDocument/completion", at);
+    assert_eq!(labels(&workflows), ["build"], "{workflows}");
+    ll.client.set(&cron, &text);
+    let config = ll.dir.path().join("stagelint.toml");
+    let at = ll.client.at(&config, "[lastlight]\nengine = \"head\"\n$0\n");
+    let keys = ll.client.request("textDocument/completion", at);
+    assert!(labels(&keys).contains(&"extra-variables") && !labels(&keys).contains(&"engine"), "{keys}");
+    assert!(keys.as_array().unwrap().iter().all(|i| i["documentation"]["value"].is_string()), "{keys}");
+    let at = ll.client.at(&config, "[lastlight]\n[$0\n");
+    let tables = ll.client.request("textDocument/completion", at);
+    assert!(labels(&tables).contains(&"rules") && !labels(&tables).contains(&"lastlight"), "{tables}");
+
+    // Cassettes: keys by position, with their documentation.
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("plan.md"), DRY_STAGE).expect("write");
+    let cassette = dir.path().join("plan.cassette.yaml");
+    let text = DRY_CASSETTE;
+    std::fs::write(&cassette, text).expect("write");
+    let mut client = server(dir.path());
+    let at = client.at(&cassette, &format!("{text}$0"));
+    let top = client.request("textDocument/completion", at);
+    assert!(labels(&top).contains(&"tools") && !labels(&top).contains(&"stage"), "{top}");
+    assert!(top.as_array().unwrap().iter().all(|i| i["documentation"]["value"].is_string()), "{top}");
+    let at = client.at(&cassette, &edit(text, "      - response:", "      - $0\n        response:"));
+    let turn = client.request("textDocument/completion", at);
+    assert!(labels(&turn).contains(&"expect") && labels(&turn).contains(&"grant"), "{turn}");
+}

@@ -19,6 +19,41 @@ pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION
 /// File names looked for in each ancestor directory, in order.
 pub const CONFIG_NAMES: [&str; 2] = ["stagelint.toml", ".stagelint.toml"];
 
+/// Every table of a config file with its keys and what each holds: exactly what
+/// [`Config::parse`] accepts (a test parses each key, and refuses one that is not listed), for
+/// the editor's completion. `[rules]` and `[per-file-ignores]` are keyed by codes and globs.
+pub const TABLES: &[(&str, &[(&str, &str)])] = &[
+    ("files", &[("stages", "list of globs"), ("workflows", "list of globs")]),
+    ("tools", &[("registered", "list of strings"), ("extra", "list of strings")]),
+    (
+        "sm",
+        &[
+            ("placeholder-dialect", "\"mustache\" or \"dollar\""),
+            ("resolution-policies", "list of strings"),
+            ("backoffs", "list of strings"),
+        ],
+    ),
+    (
+        "lastlight",
+        &[
+            ("engine", "\"head\" or \"seed\""),
+            ("variables", "list of strings"),
+            ("extra-variables", "list of strings"),
+            ("approval-gates", "list of strings"),
+        ],
+    ),
+    ("dry-run", &[("cassettes", "list of directories")]),
+    ("rules", &[]),
+    ("per-file-ignores", &[]),
+];
+
+/// The values a config key takes from a closed set (`[rules]` entries take [`LEVELS`]).
+pub const KEY_VALUES: &[(&str, &[&str])] =
+    &[("placeholder-dialect", &["mustache", "dollar"]), ("engine", &["head", "seed"])];
+
+/// The levels a `[rules]` entry sets.
+pub const LEVELS: [&str; 6] = ["error", "warning", "info", "hint", "on", "off"];
+
 /// The settings for the files under one config (or the defaults when there is none).
 #[derive(Debug)]
 pub struct Config {
@@ -336,4 +371,37 @@ fn check_code(code: &str) -> Result<(), String> {
 /// Span of a byte range, for callers that report config problems as diagnostics.
 pub fn span_of(range: std::ops::Range<usize>) -> Span {
     Span::new(range.start, range.end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value of the kind `what` says.
+    fn value(key: &str, what: &str) -> String {
+        match KEY_VALUES.iter().find(|(k, _)| *k == key) {
+            Some((_, values)) => format!("\"{}\"", values[0]),
+            None if what.starts_with("list") => "[]".into(),
+            None => panic!("no sample value for {key}: {what}"),
+        }
+    }
+
+    #[test]
+    fn the_key_table_is_what_the_parser_accepts() {
+        let path = Path::new("/p/stagelint.toml");
+        for (table, keys) in TABLES {
+            assert!(Config::parse(&format!("[{table}]\n"), path).is_ok(), "[{table}]");
+            for (key, what) in *keys {
+                let text = format!("[{table}]\n{key} = {}\n", value(key, what));
+                assert!(Config::parse(&text, path).is_ok(), "{text}");
+            }
+            if !keys.is_empty() {
+                assert!(Config::parse(&format!("[{table}]\nnot-a-key = []\n"), path).is_err(), "[{table}]");
+            }
+        }
+        assert!(Config::parse("[not-a-table]\n", path).is_err());
+        for level in LEVELS {
+            assert!(Config::parse(&format!("[rules]\n\"sm\" = \"{level}\"\n"), path).is_ok(), "{level}");
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! Inline suppressions: `# stagelint: ignore[code]` in YAML, `<!-- stagelint: ignore[code] -->`
 //! in markdown; `ignore-file[...]` covers the whole file.
 //!
-//! Inside a YAML block scalar (`key: |` and its indented lines) a `#` line is content, never a
-//! suppression; a suppression on the line above the key, or trailing its header line, covers the
-//! whole block scalar.
+//! Inside a multi-line YAML scalar (a block scalar `key: |` and its indented lines, a quoted
+//! scalar whose quote closes on a later line, a plain scalar continued on more-indented lines) a
+//! `#` line is content, never a suppression; a suppression on the line above the key, or
+//! trailing its header line, covers the whole scalar.
 
 use crate::source::{LineIndex, Span};
 
@@ -12,7 +13,7 @@ use crate::source::{LineIndex, Span};
 pub enum Scope {
     /// A 0-based line.
     Line(usize),
-    /// 0-based lines, both included: a block scalar from its header to its last content line.
+    /// 0-based lines, both included: a multi-line scalar from its header to its last line.
     Lines(usize, usize),
     File,
 }
@@ -28,25 +29,27 @@ impl Scope {
     }
 }
 
-/// A YAML block scalar, by 0-based lines: the header (`key: |`, `- >-`) and its content.
+/// A YAML scalar written over several lines, by 0-based lines: `header` is the line of the key
+/// (or dash) that owns it, `last` its last content line. Block scalars (`key: |`), quoted
+/// scalars whose closing quote is on a later line, and plain scalars continued on more-indented
+/// lines. A `#` line inside one is part of the string (or, in a plain scalar, would end it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockScalar {
+pub struct MultiLineScalar {
     pub header: usize,
     /// The last non-blank content line (`header` when there is none).
     pub last: usize,
 }
 
-impl BlockScalar {
-    /// Whether 0-based `line` is one of its content lines (not the header).
+impl MultiLineScalar {
+    /// Whether 0-based `line` is one of its lines after the header.
     pub fn holds(&self, line: usize) -> bool {
         line > self.header && line <= self.last
     }
 }
 
-/// The block scalars of the YAML in `text[region]`, read from the lines (so also while the YAML
-/// does not parse): a header line whose value is `|` or `>` (with chomping or indentation
-/// indicators), then the blank lines and the lines indented more than its key or dash.
-pub fn block_scalars(text: &str, lines: &LineIndex, region: Span) -> Vec<BlockScalar> {
+/// The multi-line scalars of the YAML in `text[region]`, read from the lines (so also while the
+/// YAML does not parse).
+pub fn multi_line_scalars(text: &str, lines: &LineIndex, region: Span) -> Vec<MultiLineScalar> {
     let first = lines.line_of(region.start);
     let last = lines.line_of(region.end);
     let line_text = |line: usize| -> &str {
@@ -57,55 +60,258 @@ pub fn block_scalars(text: &str, lines: &LineIndex, region: Span) -> Vec<BlockSc
     let mut out = Vec::new();
     let mut line = first;
     while line <= last {
-        let Some(parent) = block_header(line_text(line)) else {
+        let Some(head) = value_head(line_text(line)) else {
             line += 1;
             continue;
         };
-        let mut end = line;
+        let indented = |l: usize| {
+            let content = line_text(l);
+            content.trim().is_empty() || indent_of(content) > head.parent
+        };
         let mut next = line + 1;
-        while next <= last {
-            let content = line_text(next);
-            let blank = content.trim().is_empty();
-            if !blank && content.len() - content.trim_start_matches(' ').len() <= parent {
-                break;
+        match head.value {
+            Value::Block => {
+                let mut end = line;
+                while next <= last && indented(next) {
+                    if !line_text(next).trim().is_empty() {
+                        end = next;
+                    }
+                    next += 1;
+                }
+                out.push(MultiLineScalar { header: line, last: end });
+                next = end + 1;
             }
-            if !blank {
-                end = next;
+            Value::Quoted(column) => {
+                let (end, _) = close_quote(&line_text, line, column, last);
+                if end > line {
+                    out.push(MultiLineScalar { header: line, last: end });
+                    next = end + 1;
+                }
             }
-            next += 1;
+            Value::Flow(column) => next = flow_end(&line_text, line, column, last, &mut out) + 1,
+            Value::Plain => {
+                let end = plain_end(&line_text, line + 1, last, &indented);
+                if end > line {
+                    out.push(MultiLineScalar { header: line, last: end });
+                    next = end + 1;
+                }
+            }
+            Value::Empty => {
+                // `key:` with its value on the lines below: a quoted or plain scalar there is
+                // owned by this key.
+                let skipped = |l: usize| {
+                    let content = line_text(l).trim();
+                    content.is_empty() || content.starts_with('#')
+                };
+                let mut below = line + 1;
+                while below <= last && skipped(below) {
+                    below += 1;
+                }
+                if below <= last && indent_of(line_text(below)) > head.parent {
+                    let content = line_text(below);
+                    let column = indent_of(content);
+                    let end = match content[column..].chars().next() {
+                        Some('"' | '\'') => close_quote(&line_text, below, column, last).0,
+                        Some('-' | '[' | '{' | '|' | '>' | '&' | '!' | '*' | '?') => below,
+                        _ if value_head(content).is_some() => below,
+                        _ => plain_end(&line_text, below + 1, last, &indented).max(below),
+                    };
+                    if end > below {
+                        out.push(MultiLineScalar { header: line, last: end });
+                        next = end + 1;
+                    }
+                }
+            }
         }
-        out.push(BlockScalar { header: line, last: end });
-        line = end + 1;
+        line = next;
     }
     out
 }
 
-/// For a block scalar header line, the column of its key (or dash): content must be indented
-/// more than that.
-fn block_header(line: &str) -> Option<usize> {
-    let value = match yaml_comment_start(line) {
-        Some(comment) => &line[..comment],
-        None => line,
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// What follows a key or a dash on a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value {
+    /// Nothing (or a comment): the value is on the lines below.
+    Empty,
+    /// `|` or `>` with indicators.
+    Block,
+    /// A quote opens at this byte column.
+    Quoted(usize),
+    /// `[` or `{` at this byte column.
+    Flow(usize),
+    Plain,
+}
+
+struct Head {
+    /// The column of the key (or dash): a scalar's continuation lines are indented more.
+    parent: usize,
+    value: Value,
+}
+
+/// The key or list item a line starts and the kind of its value; `None` for a line that is not
+/// one (a comment, a continuation line).
+fn value_head(line: &str) -> Option<Head> {
+    let mut column = indent_of(line);
+    let mut parent = None;
+    // `- `, `- - `: the innermost dash owns what follows.
+    loop {
+        let rest = &line[column..];
+        if rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t") {
+            parent = Some(column);
+            column += 1;
+            column += line[column..].len() - line[column..].trim_start_matches([' ', '\t']).len();
+        } else {
+            break;
+        }
     }
-    .trim_end();
-    let token_start = value.rfind([' ', '\t']).map_or(0, |i| i + 1);
-    let token = &value[token_start..];
-    let mut chars = token.chars();
-    if !matches!(chars.next(), Some('|' | '>')) || !chars.all(|c| c.is_ascii_digit() || c == '+' || c == '-') {
-        return None;
+    let value_at = match key_end(&line[column..]) {
+        Some(after_colon) => {
+            parent = Some(column);
+            column + after_colon
+        }
+        None => column,
+    };
+    let parent = parent?;
+    let skip_blanks = |at: usize| at + (line[at..].len() - line[at..].trim_start_matches([' ', '\t']).len());
+    let mut at = skip_blanks(value_at);
+    // Anchors and tags come before the value itself.
+    while line[at..].starts_with(['&', '!']) {
+        at += line[at..].find([' ', '\t']).unwrap_or(line.len() - at);
+        at = skip_blanks(at);
     }
-    let before = value[..token_start].trim_end();
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if before.ends_with(':') {
-        // `key: |`, or `- key: |` whose mapping starts after the dash.
-        let rest = &line[indent..];
-        let key = rest.strip_prefix("- ").map_or(indent, |after| indent + 2 + (after.len() - after.trim_start().len()));
-        Some(key)
-    } else if before.trim_start() == "-" {
-        Some(indent)
-    } else {
-        None
+    let value = match line[at..].chars().next() {
+        None | Some('#' | '*') => Value::Empty,
+        Some('"' | '\'') => Value::Quoted(at),
+        Some('[' | '{') => Value::Flow(at),
+        Some('|' | '>') => {
+            let token = line[at..].split([' ', '\t']).next().unwrap_or("");
+            let indicators = token[1..].chars().all(|c| c.is_ascii_digit() || c == '+' || c == '-');
+            let after = line[at + token.len()..].trim_start();
+            if indicators && (after.is_empty() || after.starts_with('#')) { Value::Block } else { Value::Plain }
+        }
+        Some(_) => Value::Plain,
+    };
+    Some(Head { parent, value })
+}
+
+/// The byte offset just after the `:` of a `key:` at the start of `rest` (plain or quoted key),
+/// if the line has one.
+fn key_end(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let mut i = match bytes.first() {
+        Some(&q @ (b'"' | b'\'')) => close_in_line(rest, 1, q)?,
+        Some(b'[' | b'{' | b'#' | b'|' | b'>' | b'&' | b'*' | b'!') | None => return None,
+        Some(_) => 0,
+    };
+    while i < bytes.len() {
+        match bytes[i] {
+            b':' if bytes.get(i + 1).is_none_or(|b| *b == b' ' || *b == b'\t') => return Some(i + 1),
+            b'#' if i > 0 && (bytes[i - 1] == b' ' || bytes[i - 1] == b'\t') => return None,
+            _ => {}
+        }
+        i += 1;
     }
+    None
+}
+
+/// In one line, the offset just after the quote `q` that closes a scalar whose text starts at
+/// `from`.
+fn close_in_line(line: &str, from: usize, q: u8) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if q == b'"' => i += 1,
+            b'\'' if q == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 1,
+            b if b == q => return Some(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The line (and the offset after the quote on it) where the quoted scalar opening at `column`
+/// of `line` closes; an unclosed one runs to the last line.
+fn close_quote<'t>(line_text: &impl Fn(usize) -> &'t str, line: usize, column: usize, last: usize) -> (usize, usize) {
+    let q = line_text(line).as_bytes()[column];
+    let mut from = column + 1;
+    for l in line..=last {
+        let text = line_text(l);
+        if let Some(end) = close_in_line(text, from.min(text.len()), q) {
+            return (l, end);
+        }
+        from = 0;
+    }
+    (last, line_text(last).len())
+}
+
+/// The last line of a plain scalar continued from `from` on lines `indented` enough (blank and
+/// comment lines between continuation lines count as inside).
+fn plain_end<'t>(
+    line_text: &impl Fn(usize) -> &'t str,
+    from: usize,
+    last: usize,
+    indented: &impl Fn(usize) -> bool,
+) -> usize {
+    let mut end = from.saturating_sub(1);
+    let mut next = from;
+    while next <= last && indented(next) {
+        let content = line_text(next).trim();
+        if !content.is_empty() && !content.starts_with('#') {
+            end = next;
+        }
+        next += 1;
+    }
+    end
+}
+
+/// Walks a flow collection opening at `column` of `line` to its end, recording the quoted scalars
+/// in it that span lines; returns the line where it closes.
+fn flow_end<'t>(
+    line_text: &impl Fn(usize) -> &'t str,
+    line: usize,
+    column: usize,
+    last: usize,
+    out: &mut Vec<MultiLineScalar>,
+) -> usize {
+    let mut depth = 0usize;
+    let (mut l, mut i) = (line, column);
+    'lines: while l <= last {
+        let bytes = line_text(l).as_bytes();
+        while i < bytes.len() {
+            let token_start = i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'[' | b'{' | b',' | b':');
+            match bytes[i] {
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return l;
+                    }
+                }
+                b'#' if i == 0 || bytes[i - 1] == b' ' || bytes[i - 1] == b'\t' => break,
+                b'"' | b'\'' if token_start => {
+                    let (end_line, end) = close_quote(line_text, l, i, last);
+                    i = end;
+                    if end_line > l {
+                        out.push(MultiLineScalar { header: l, last: end_line });
+                        l = end_line;
+                        continue 'lines;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        l += 1;
+        i = 0;
+    }
+    last
 }
 
 /// One code named in a suppression comment.
@@ -151,9 +357,13 @@ pub fn scan(
 ) {
     let first = lines.line_of(region.start);
     let last = lines.line_of(region.end);
-    let blocks = if style == CommentStyle::Hash { block_scalars(text, lines, region) } else { Vec::new() };
+    // Nothing to find (most files): no need to look for multi-line scalars.
+    if !text[region.start..region.end].contains("stagelint:") {
+        return;
+    }
+    let blocks = if style == CommentStyle::Hash { multi_line_scalars(text, lines, region) } else { Vec::new() };
     for line in first..=last {
-        // A `#` inside a block scalar is part of the string.
+        // A `#` inside a multi-line scalar is part of the string.
         if blocks.iter().any(|b| b.holds(line)) {
             continue;
         }
@@ -206,7 +416,7 @@ fn find_directive(line: &str, style: CommentStyle) -> Option<(Span, usize)> {
 }
 
 /// Where a YAML comment starts on a line: a `#` at the start or after a blank, outside quotes.
-/// Multi-line quoted scalars are rare in frontmatter and are not tracked.
+/// The lines of a multi-line quoted scalar after its first are skipped by the callers.
 fn yaml_comment_start(line: &str) -> Option<usize> {
     let mut quote: Option<u8> = None;
     let mut previous = b' ';
@@ -319,13 +529,13 @@ mod tests {
     fn block_scalars_hold_content_and_a_suppression_above_covers_them() {
         let text = "a: 1\n# stagelint: ignore[x]\nmsg: |\n  one {{isueDir}}\n  # stagelint: ignore[y]\n\n  two\nb: >- # stagelint: ignore[z]\n  three\nphases:\n  - prompt: |\n      four\n    next: 1\n";
         let lines = LineIndex::new(text);
-        let blocks = block_scalars(text, &lines, Span::new(0, text.len()));
+        let blocks = multi_line_scalars(text, &lines, Span::new(0, text.len()));
         assert_eq!(
             blocks,
             [
-                BlockScalar { header: 2, last: 6 },
-                BlockScalar { header: 7, last: 8 },
-                BlockScalar { header: 10, last: 11 }
+                MultiLineScalar { header: 2, last: 6 },
+                MultiLineScalar { header: 7, last: 8 },
+                MultiLineScalar { header: 10, last: 11 }
             ]
         );
         let (ok, bad) = scan_all(text, CommentStyle::Hash);
@@ -334,6 +544,23 @@ mod tests {
         let scopes: Vec<Scope> = ok.iter().map(|s| s.scope).collect();
         assert_eq!(scopes, [Scope::Lines(2, 6), Scope::Lines(7, 8)]);
         assert!(Scope::Lines(2, 6).covers(3) && !Scope::Lines(2, 6).covers(7));
+    }
+
+    #[test]
+    fn quoted_and_plain_scalars_over_several_lines_hold_their_hash_lines() {
+        let text = "a: \"one\n  # stagelint: ignore[x]\n  two\"\nb: 'it''s\n  # stagelint: ignore[y]\n  three'\nc: plain\n  # stagelint: ignore[z]\n  words\nd:\n  wrapped\n  text\ne: [\"q\n  # stagelint: ignore[w]\n  r\", s]\nf: \"closed\" # stagelint: ignore[v]\n- item \"x\"\n";
+        let lines = LineIndex::new(text);
+        let found = multi_line_scalars(text, &lines, Span::new(0, text.len()));
+        let spans: Vec<(usize, usize)> = found.iter().map(|m| (m.header, m.last)).collect();
+        assert_eq!(spans, [(0, 2), (3, 5), (6, 8), (9, 11), (12, 14)]);
+        let (ok, bad) = scan_all(text, CommentStyle::Hash);
+        assert!(bad.is_empty());
+        // Only the trailing comment after a closed quote is a suppression.
+        assert_eq!(ok.len(), 1);
+        assert_eq!(ok[0].scope, Scope::Line(15));
+        // A suppression above a key covers all lines of its scalar.
+        let (ok, _) = scan_all("# stagelint: ignore[x]\na: \"one\n  two\"\n", CommentStyle::Hash);
+        assert_eq!(ok[0].scope, Scope::Lines(1, 2));
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! Quick fixes: each finding's own fix, and "Suppress `code` on this line".
+//! Quick fixes: each finding's own fix, and "Suppress `code` on this line". No action is offered
+//! that would leave a file with more syntax errors than it has (the guard of `check --fix`).
 
-use crate::diagnostic::suppress::block_scalars;
+use crate::diagnostic::suppress::multi_line_scalars;
 use crate::diagnostic::{Diagnostic, Edit, FileId};
+use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
 use crate::source::Span;
-use crate::workspace::{FileKind, SourceFile};
+use crate::workspace::{FileKind, SourceFile, Workspace};
 
 /// One code action.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,16 +20,25 @@ pub struct Action {
 }
 
 /// Actions for the findings of `file` that overlap `range`.
-pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -> Vec<Action> {
+pub fn actions_for(workspace: &Workspace, diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -> Vec<Action> {
     let mut out = Vec::new();
     for (index, d) in diagnostics.iter().enumerate() {
         if d.file != file.id || d.span.end < range.start || d.span.start > range.end {
             continue;
         }
-        if let Some(fix) = &d.fix {
+        if let Some(fix) = &d.fix
+            && !breaks_syntax(workspace, &fix.edits)
+        {
             out.push(Action { title: fix.title.clone(), edits: fix.edits.clone(), diagnostic: index, preferred: true });
         }
-        if let Some(edit) = suppress_edit(file, d) {
+        // Suppressing a suppression finding would only add another unused suppression; their own
+        // fix (removing it) is the action.
+        if d.code == UnusedSuppression || d.code == InvalidSuppression {
+            continue;
+        }
+        if let Some(edit) = suppress_edit(file, d)
+            && !breaks_syntax(workspace, &[(file.id, edit.clone())])
+        {
             out.push(Action {
                 title: format!("Suppress `{}` on this line", d.code),
                 edits: vec![(file.id, edit)],
@@ -39,17 +50,28 @@ pub fn actions_for(diagnostics: &[Diagnostic], file: &SourceFile, range: Span) -
     out
 }
 
+/// Whether `edits` (each with its file) would leave any file with more syntax errors.
+fn breaks_syntax(workspace: &Workspace, edits: &[(FileId, Edit)]) -> bool {
+    let mut files: Vec<FileId> = edits.iter().map(|(file, _)| *file).collect();
+    files.sort();
+    files.dedup();
+    files.into_iter().any(|id| {
+        let own: Vec<Edit> = edits.iter().filter(|(file, _)| *file == id).map(|(_, edit)| edit.clone()).collect();
+        crate::fix::breaks_syntax(workspace.file(id), &own)
+    })
+}
+
 /// A suppression comment on the line above the finding, in the syntax of the region it is in.
-/// Inside a YAML block scalar a comment line would be part of the string, so it goes above the
-/// key that owns the block scalar (a suppression there covers all of it).
+/// Inside a multi-line YAML scalar (block, quoted or plain) a comment line would be part of the
+/// string, so it goes above the key that owns the scalar (a suppression there covers all of it).
 fn suppress_edit(file: &SourceFile, d: &Diagnostic) -> Option<Edit> {
     let text = &file.text;
     let (style, region) = comment_region(file, d.span.start)?;
     let mut line = file.lines.line_of(d.span.start);
     if matches!(style, Style::Hash)
-        && let Some(block) = block_scalars(text, &file.lines, region).into_iter().find(|b| b.holds(line))
+        && let Some(scalar) = multi_line_scalars(text, &file.lines, region).into_iter().find(|b| b.holds(line))
     {
-        line = block.header;
+        line = scalar.header;
     }
     let start = file.lines.line_start(line);
     let indent: String = text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();

@@ -5,8 +5,11 @@
 //! family added later gets completion, hover, navigation and rename without server changes.
 
 pub mod actions;
+pub mod config;
 pub mod hover;
 pub mod lens;
+pub mod schema;
+pub mod yaml_lines;
 
 use std::path::PathBuf;
 

@@ -14,7 +14,7 @@ use crate::diagnostic::Diagnostic as Finding;
 use crate::lsp::convert;
 use crate::lsp::server::{State, lock};
 use crate::workspace::Workspace;
-use crate::workspace::discover::{ConfigCache, discover_with_overlay, scope_of, scopes};
+use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
 
 /// The first index is cut into this many batches, each published when done.
 const BATCHES: usize = 8;
@@ -23,6 +23,8 @@ const BATCHES: usize = 8;
 pub(super) struct Analysis {
     pub(super) workspace: Workspace,
     pub(super) diagnostics: Vec<Finding>,
+    /// The version of each open document whose text it read.
+    pub(super) versions: HashMap<PathBuf, i32>,
 }
 
 /// The scopes to re-check.
@@ -31,12 +33,20 @@ pub(super) struct Dirty {
     /// Everything (the first index, a config change).
     pub(super) all: bool,
     pub(super) scopes: HashSet<PathBuf>,
+    /// Workspace folders added since: indexed whole, with progress.
+    pub(super) folders: Vec<PathBuf>,
 }
 
 impl Dirty {
     fn is_empty(&self) -> bool {
-        !self.all && self.scopes.is_empty()
+        !self.all && self.scopes.is_empty() && self.folders.is_empty()
     }
+}
+
+/// An `untitled:` document (no path on disk): the server keys it by its URI as a relative path,
+/// and checks it on its own.
+pub(super) fn is_untitled(path: &Path) -> bool {
+    !path.is_absolute()
 }
 
 type Published = Vec<(Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>)>;
@@ -49,36 +59,64 @@ pub(super) async fn analysis_loop(
 ) {
     let mut first = true;
     while changed.changed().await.is_ok() {
-        let (generation, roots, overlay, versions, dirty, progress) = {
+        let (generation, roots, overlay, untitled, versions, mut dirty, progress) = {
             let mut state = lock(&state);
             let mut dirty = std::mem::take(&mut state.dirty);
             dirty.all |= !state.indexed;
-            let overlay: HashMap<PathBuf, String> =
-                state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
+            // Scopes of a folder removed meanwhile are not checked again.
+            dirty.scopes.retain(|scope| state.wanted_scope(scope));
+            let (untitled, overlay): (HashMap<PathBuf, String>, HashMap<PathBuf, String>) =
+                state.documents.iter().map(|(p, d)| (p.clone(), d.text())).partition(|(p, _)| is_untitled(p));
             let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-            (state.generation, state.roots.clone(), Arc::new(overlay), versions, dirty, state.progress)
+            (state.generation, state.roots.clone(), Arc::new(overlay), untitled, versions, dirty, state.progress)
         };
         if dirty.is_empty() {
             let _ = done.send(generation);
             continue;
         }
         let all = dirty.all;
-        let wanted = if all {
+        let folders = std::mem::take(&mut dirty.folders);
+        let whole = all || !folders.is_empty();
+        let indexing_folders = !folders.is_empty();
+        let wanted = if whole {
             let overlay = overlay.clone();
+            let roots = roots.clone();
             let listed = tokio::task::spawn_blocking(move || {
-                let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
-                wanted.extend(scopes(&roots));
-                wanted
+                if all {
+                    let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+                    wanted.extend(scopes(&roots));
+                    wanted
+                } else {
+                    let mut wanted = dirty.scopes;
+                    wanted.extend(scopes(&folders));
+                    wanted
+                }
             })
             .await;
-            listed.unwrap_or_default()
+            let mut wanted = listed.unwrap_or_default();
+            if all {
+                wanted.extend(untitled.keys().cloned());
+            }
+            wanted
         } else {
             dirty.scopes
         };
-        let mut wanted: Vec<PathBuf> = wanted.into_iter().collect();
+        let (untitled_scopes, mut wanted): (Vec<PathBuf>, Vec<PathBuf>) =
+            wanted.into_iter().partition(|p| is_untitled(p));
         wanted.sort();
-        // The first check reads the whole workspace; show it as progress when the client can.
-        let indexing = if std::mem::take(&mut first) && progress {
+        // Untitled documents are checked on their own, each as its own batch.
+        for path in untitled_scopes.iter().cloned() {
+            let Some(text) = untitled.get(&path).cloned() else { continue };
+            let scope = path.clone();
+            let result = tokio::task::spawn_blocking(move || analyse_untitled(&scope, text)).await;
+            let Ok(mut analysis) = result else { continue };
+            analysis.versions = versions.iter().filter(|(p, _)| **p == path).map(|(p, v)| (p.clone(), *v)).collect();
+            let publish = store(&state, std::slice::from_ref(&path), &Arc::new(analysis), &versions);
+            deliver(&client, &state, publish).await;
+        }
+        // The first check reads the whole workspace, and a folder added later is read whole too;
+        // show it as progress when the client can.
+        let indexing = if (std::mem::take(&mut first) || indexing_folders) && progress {
             let token = NumberOrString::String("stagelint-index".into());
             match client.create_work_done_progress(token.clone()).await {
                 Ok(()) => {
@@ -89,15 +127,23 @@ pub(super) async fn analysis_loop(
         } else {
             None
         };
-        let size = if all { wanted.len().div_ceil(BATCHES).max(1) } else { wanted.len().max(1) };
+        let size = if whole { wanted.len().div_ceil(BATCHES).max(1) } else { wanted.len().max(1) };
         let batches: Vec<Vec<PathBuf>> = wanted.chunks(size).map(<[PathBuf]>::to_vec).collect();
         let count = batches.len();
         for (index, batch) in batches.into_iter().enumerate() {
             let paths = batch.clone();
             let texts = overlay.clone();
-            let result = tokio::task::spawn_blocking(move || analyse(&paths, &texts)).await;
+            let folders = roots.clone();
+            let result = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &folders)).await;
             let analysis = match result {
-                Ok(Ok(analysis)) => Arc::new(analysis),
+                Ok(Ok(mut analysis)) => {
+                    analysis.versions = versions
+                        .iter()
+                        .filter(|(p, _)| overlay.contains_key(*p))
+                        .map(|(p, v)| (p.clone(), *v))
+                        .collect();
+                    Arc::new(analysis)
+                }
                 Ok(Err(message)) => {
                     // Once per distinct problem, not once per keystroke.
                     if lock(&state).shown.insert(message.clone()) {
@@ -121,6 +167,7 @@ pub(super) async fn analysis_loop(
         if let Some(progress) = indexing {
             progress.finish().await;
         }
+        wanted.extend(untitled_scopes);
         let publish = if all { forget_gone(&state, &wanted) } else { Vec::new() };
         deliver(&client, &state, publish).await;
         lock(&state).indexed = true;
@@ -162,6 +209,12 @@ fn store(
     let mut state = lock(state);
     if state.dirty.all || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
         state.dirty.scopes.extend(batch.iter().cloned());
+        return Vec::new();
+    }
+    // A workspace folder was removed while this ran: what is left of the batch is redone.
+    if batch.iter().any(|scope| !state.wanted_scope(scope)) {
+        let left: Vec<PathBuf> = batch.iter().filter(|scope| state.wanted_scope(scope)).cloned().collect();
+        state.dirty.scopes.extend(left);
         return Vec::new();
     }
     // A loose file's own scope is stale once a directory scope covers it (a cassette or a state
@@ -210,9 +263,10 @@ fn changed_batches(
     versions: &HashMap<PathBuf, i32>,
 ) -> Published {
     let encoding = state.encoding();
+    let open = state.open();
     let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
     for d in &analysis.diagnostics {
-        by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, encoding));
+        by_file.entry(d.file).or_default().push(convert::diagnostic_named(&analysis.workspace, d, encoding, &open));
     }
     let mut out = Vec::new();
     let mut covered = HashSet::new();
@@ -242,11 +296,23 @@ fn changed_batches(
     out
 }
 
-fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>) -> Result<Analysis, String> {
+fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>, roots: &[PathBuf]) -> Result<Analysis, String> {
     // Open configs count unsaved; a broken one is a finding on itself and only leaves out the
     // files it governs.
     let mut configs = ConfigCache::for_editor(overlay);
-    let workspace = discover_with_overlay(paths, &mut configs, overlay).map_err(|e| e.to_string())?;
+    let workspace = discover_for_editor(paths, &mut configs, overlay, roots).map_err(|e| e.to_string())?;
     let diagnostics = crate::check::check(&workspace);
-    Ok(Analysis { workspace, diagnostics })
+    Ok(Analysis { workspace, diagnostics, versions: HashMap::new() })
+}
+
+/// An untitled document alone, as what its content says it is, with the default settings.
+fn analyse_untitled(path: &Path, text: String) -> Analysis {
+    let mut workspace = Workspace::new();
+    if let Some(kind) = crate::workspace::classify_content(&text) {
+        let config = Arc::new(crate::config::Config::defaults(Path::new("/")));
+        let display = path.to_string_lossy().into_owned();
+        workspace.add(path.to_path_buf(), display, text, kind, config);
+    }
+    let diagnostics = crate::check::check(&workspace);
+    Analysis { workspace, diagnostics, versions: HashMap::new() }
 }

@@ -6,6 +6,9 @@ use tower_lsp_server::ls_types::{
     Range, Uri,
 };
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
 use crate::diagnostic::{Diagnostic, Edit, FileId, Severity, render::rule_url};
 use crate::source::{LineIndex, Span, line_index::floor_char_boundary};
 use crate::workspace::{SourceFile, Workspace};
@@ -88,7 +91,32 @@ pub fn uri(file: &SourceFile) -> Option<Uri> {
     Uri::from_file_path(&file.path)
 }
 
+/// The documents the client has open, as it named them: the URI it sent (its spelling of
+/// percent-escapes, or an `untitled:` URI) and the version of the text.
+#[derive(Default, Clone)]
+pub struct Open {
+    pub uris: HashMap<PathBuf, Uri>,
+    pub versions: HashMap<PathBuf, i32>,
+}
+
+impl Open {
+    /// The URI to name `file` by: the client's for an open document, else its `file://` URI.
+    pub fn uri(&self, file: &SourceFile) -> Option<Uri> {
+        self.uris.get(&file.path).cloned().or_else(|| uri(file))
+    }
+
+    /// The version of an open document.
+    pub fn version(&self, path: &Path) -> Option<i32> {
+        self.versions.get(path).copied()
+    }
+}
+
 pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, encoding: Encoding) -> lsp::Diagnostic {
+    diagnostic_named(workspace, d, encoding, &Open::default())
+}
+
+/// [`diagnostic`], naming open documents in related locations as the client does.
+pub fn diagnostic_named(workspace: &Workspace, d: &Diagnostic, encoding: Encoding, open: &Open) -> lsp::Diagnostic {
     let file = workspace.file(d.file);
     let severity = match d.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
@@ -102,7 +130,7 @@ pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, encoding: Encoding) -> 
         .filter_map(|r| {
             let other = workspace.file(r.file.unwrap_or(d.file));
             Some(DiagnosticRelatedInformation {
-                location: Location { uri: uri(other)?, range: range(other, r.span, encoding) },
+                location: Location { uri: open.uri(other)?, range: range(other, r.span, encoding) },
                 message: r.message.clone(),
             })
         })
@@ -125,29 +153,36 @@ pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, encoding: Encoding) -> 
     }
 }
 
-pub fn locations(workspace: &Workspace, targets: &[crate::ide::Target], encoding: Encoding) -> Vec<Location> {
+pub fn locations(
+    workspace: &Workspace,
+    targets: &[crate::ide::Target],
+    encoding: Encoding,
+    open: &Open,
+) -> Vec<Location> {
     targets
         .iter()
         .filter_map(|t| {
             let file = workspace.file(t.file);
-            Some(Location { uri: uri(file)?, range: range(file, t.span, encoding) })
+            Some(Location { uri: open.uri(file)?, range: range(file, t.span, encoding) })
         })
         .collect()
 }
 
 /// A workspace edit, as ordered `documentChanges` (files in path order) when the client
-/// supports them, else the `changes` map.
+/// supports them, else the `changes` map. Open documents are named by the client's URI, and in
+/// `documentChanges` carry the version the edit was computed on.
 pub fn workspace_edit(
     workspace: &Workspace,
     edits: &[(FileId, Edit)],
     encoding: Encoding,
     document_changes: bool,
+    open: &Open,
 ) -> lsp::WorkspaceEdit {
     let mut by_file: std::collections::BTreeMap<&std::path::Path, (Uri, Vec<lsp::TextEdit>)> =
         std::collections::BTreeMap::new();
     for (id, edit) in edits {
         let file = workspace.file(*id);
-        let Some(uri) = uri(file) else { continue };
+        let Some(uri) = open.uri(file) else { continue };
         let text_edit = lsp::TextEdit { range: range(file, edit.span, encoding), new_text: edit.replacement.clone() };
         by_file.entry(&file.path).or_insert_with(|| (uri, Vec::new())).1.push(text_edit);
     }
@@ -156,9 +191,9 @@ pub fn workspace_edit(
         return lsp::WorkspaceEdit { changes: Some(changes), ..lsp::WorkspaceEdit::default() };
     }
     let edits = by_file
-        .into_values()
-        .map(|(uri, edits)| lsp::TextDocumentEdit {
-            text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri, version: None },
+        .into_iter()
+        .map(|(path, (uri, edits))| lsp::TextDocumentEdit {
+            text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri, version: open.version(path) },
             edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
         })
         .collect();
@@ -172,8 +207,9 @@ pub fn workspace_edit_renaming(
     edits: &[(FileId, Edit)],
     renames: &[(FileId, std::path::PathBuf)],
     encoding: Encoding,
+    open: &Open,
 ) -> lsp::WorkspaceEdit {
-    let mut edit = workspace_edit(workspace, edits, encoding, true);
+    let mut edit = workspace_edit(workspace, edits, encoding, true, open);
     if renames.is_empty() {
         return edit;
     }
@@ -183,7 +219,7 @@ pub fn workspace_edit_renaming(
         None => Vec::new(),
     };
     for (id, to) in renames {
-        let (Some(old_uri), Some(new_uri)) = (uri(workspace.file(*id)), Uri::from_file_path(to)) else { continue };
+        let (Some(old_uri), Some(new_uri)) = (open.uri(workspace.file(*id)), Uri::from_file_path(to)) else { continue };
         let options = lsp::RenameFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) };
         operations.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Rename(lsp::RenameFile {
             old_uri,
@@ -196,6 +232,16 @@ pub fn workspace_edit_renaming(
 }
 
 pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, encoding: Encoding) -> lsp::CompletionItem {
+    completion_in(&file.text, &file.lines, item, encoding)
+}
+
+/// [`completion`] for a text that is not a workspace file (a `stagelint.toml`).
+pub fn completion_in(
+    text: &str,
+    lines: &LineIndex,
+    item: crate::ide::CompletionItem,
+    encoding: Encoding,
+) -> lsp::CompletionItem {
     use crate::ide::CompletionKind;
     let kind = match item.kind {
         CompletionKind::Field => lsp::CompletionItemKind::FIELD,
@@ -212,7 +258,10 @@ pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, encoding:
             lsp::Documentation::MarkupContent(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value })
         }),
         text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
-            range: range(file, item.replace, encoding),
+            range: Range {
+                start: position(text, lines, item.replace.start, encoding),
+                end: position(text, lines, item.replace.end, encoding),
+            },
             new_text,
         })),
         ..lsp::CompletionItem::default()

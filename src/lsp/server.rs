@@ -12,7 +12,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::ide;
-use crate::lsp::analysis::{Analysis, Dirty, analysis_loop};
+use crate::lsp::analysis::{Analysis, Dirty, analysis_loop, is_untitled};
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
 use crate::workspace::discover::{is_config_name, scope_of};
@@ -73,9 +73,30 @@ impl State {
         self.encoding.unwrap_or(Encoding::Utf16)
     }
 
+    /// The open documents as the client named them, with their current versions.
+    pub(super) fn open(&self) -> convert::Open {
+        let versions = self.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+        convert::Open { uris: self.uris.clone(), versions }
+    }
+
+    /// Whether the scope is still the server's to check: under a workspace folder, or holding
+    /// an open document.
+    pub(super) fn wanted_scope(&self, scope: &std::path::Path) -> bool {
+        self.roots.iter().any(|root| scope.starts_with(root)) || self.documents.keys().any(|p| p.starts_with(scope))
+    }
+
+    /// Whether the stored analysis covering the open document at `path` read its current text.
+    fn fresh(&self, path: &std::path::Path) -> bool {
+        let Some(doc) = self.documents.get(path) else { return false };
+        self.analysis_for(path).is_some_and(|analysis| analysis.versions.get(path) == Some(&doc.version))
+    }
+
     /// The freshest analysis that covers `path`: that of the nearest analysed scope at or above
     /// it (map lookups only; requests must not touch the file system).
     pub(super) fn analysis_for(&self, path: &std::path::Path) -> Option<Arc<Analysis>> {
+        if is_untitled(path) {
+            return self.scoped.get(path).cloned();
+        }
         path.ancestors()
             .find_map(|scope| self.scoped.get(scope))
             // A breakdown config's scope is its agent directory, not an ancestor.
@@ -98,6 +119,9 @@ impl State {
     /// The scope of `path`, remembered: it changes only when files appear or disappear, which
     /// the file watcher reports (and clears the memory), so a keystroke costs no file-system call.
     fn scope(&mut self, path: &std::path::Path) -> PathBuf {
+        if is_untitled(path) {
+            return path.to_path_buf();
+        }
         if let Some(scope) = self.scopes.get(path) {
             return scope.clone();
         }
@@ -143,24 +167,41 @@ impl Backend {
         let _ = self.changed.send(generation);
     }
 
-    /// Runs `f` on the analysis of the newest text (waiting for it, briefly, when an edit is
-    /// still being analysed), for the file at `uri`.
+    /// Runs `f` on the analysis of the newest text for the file at `uri`: the stored one when it
+    /// read the open document's current version, else the one being made (waited for, briefly).
     async fn with_analysis<T>(
         &self,
         uri: &Uri,
         f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, Encoding) -> T,
     ) -> Option<T> {
-        let wanted = lock(&self.state).generation;
-        let mut analysed = self.analysed.clone();
-        // A slow analysis must not hang the editor: after a while, answer from the last results.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), analysed.wait_for(|g| *g >= wanted)).await;
+        self.with_analysis_named(uri, |analysis, file, encoding, _| f(analysis, file, encoding)).await
+    }
+
+    /// [`Backend::with_analysis`], also given how the client names open documents (their URIs,
+    /// and the versions the analysis read), for answers that name files or edit them.
+    async fn with_analysis_named<T>(
+        &self,
+        uri: &Uri,
+        f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, Encoding, &convert::Open) -> T,
+    ) -> Option<T> {
         let path = path_of(uri)?;
-        let (analysis, encoding) = {
+        let (wanted, fresh) = {
             let state = lock(&self.state);
-            (state.analysis_for(&path)?, state.encoding())
+            (state.generation, state.fresh(&path))
         };
+        if !fresh {
+            let mut analysed = self.analysed.clone();
+            // A slow analysis must not hang the editor: after a while, answer from the last results.
+            let wait = analysed.wait_for(|g| *g >= wanted);
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), wait).await;
+        }
+        let (analysis, encoding, uris) = {
+            let state = lock(&self.state);
+            (state.analysis_for(&path)?, state.encoding(), state.uris.clone())
+        };
+        let open = convert::Open { uris, versions: analysis.versions.clone() };
         let file = analysis.workspace.file_at(&path)?;
-        Some(f(&analysis, file, encoding))
+        Some(f(&analysis, file, encoding, &open))
     }
 }
 
@@ -178,7 +219,12 @@ fn with_dry_run(items: &mut Vec<Diagnostic>, found: Option<&Vec<Diagnostic>>) {
     }
 }
 
+/// The path a document is keyed by: its file's, or for an `untitled:` document its URI as a
+/// relative path (see `analysis::is_untitled`).
 pub(super) fn path_of(uri: &Uri) -> Option<PathBuf> {
+    if uri.scheme().as_str().eq_ignore_ascii_case("untitled") {
+        return Some(PathBuf::from(uri.as_str()));
+    }
     uri.to_file_path().map(|p| crate::workspace::discover::normalize(&p))
 }
 
@@ -285,6 +331,13 @@ impl LanguageServer for Backend {
                     code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
                     ..CodeActionOptions::default()
                 })),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo { name: "stagelint".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
@@ -356,10 +409,24 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let Some(path) = path_of(&params.text_document.uri) else { return };
-        {
+        let shown = {
             let mut state = lock(&self.state);
             state.documents.remove(&path);
             state.uris.remove(&path);
+            if is_untitled(&path) {
+                // Nothing on disk replaces it: it is gone, with what it showed.
+                state.scoped.remove(&path);
+                state.published.remove(&path).is_some_and(|d| !d.is_empty())
+            } else {
+                false
+            }
+        };
+        if is_untitled(&path) {
+            if shown {
+                let cleared = vec![(params.text_document.uri, Vec::new(), None)];
+                crate::lsp::analysis::deliver(&self.client, &self.state, cleared).await;
+            }
+            return;
         }
         // The file on disk replaces the closed text.
         self.touch(Some(&[path]));
@@ -384,6 +451,41 @@ impl LanguageServer for Backend {
             state.dirty.scopes.extend(held);
         }
         self.touch(Some(&paths));
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| path_of(&f.uri)).collect();
+        let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| path_of(&f.uri)).collect();
+        let cleared = {
+            let mut state = lock(&self.state);
+            state.roots.retain(|root| !removed.contains(root));
+            for folder in &added {
+                if !state.roots.contains(folder) {
+                    state.roots.push(folder.clone());
+                }
+            }
+            state.scopes.clear();
+            // What only a removed folder held is forgotten, and its files shown clean.
+            let roots = state.roots.clone();
+            let gone = |path: &std::path::Path| {
+                removed.iter().any(|folder| path.starts_with(folder))
+                    && !roots.iter().any(|root| path.starts_with(root))
+            };
+            state.scoped.retain(|scope, _| !gone(scope));
+            state.dirty.scopes.retain(|scope| !gone(scope));
+            state.dry_run.retain(|path, _| !gone(path));
+            let cleared: Vec<PathBuf> = state.published.keys().filter(|path| gone(path)).cloned().collect();
+            let mut publish = Vec::new();
+            for path in cleared {
+                state.published.remove(&path);
+                let uri = state.uris.get(&path).cloned().or_else(|| Uri::from_file_path(&path));
+                publish.extend(uri.map(|uri| (uri, Vec::new(), state.documents.get(&path).map(|d| d.version))));
+            }
+            state.dirty.folders.extend(added);
+            publish
+        };
+        crate::lsp::analysis::deliver(&self.client, &self.state, cleared).await;
+        self.touch(Some(&[]));
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
@@ -414,15 +516,16 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let document_changes = lock(&self.state).document_changes;
         Ok(self
-            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+            .with_analysis_named(&params.text_document.uri, |analysis, file, encoding, open| {
                 let span = convert::span(file, params.range, encoding);
-                ide::actions::actions_for(&analysis.diagnostics, file, span)
+                ide::actions::actions_for(&analysis.workspace, &analysis.diagnostics, file, span)
                     .into_iter()
                     .map(|action| {
-                        let diagnostic = convert::diagnostic(
+                        let diagnostic = convert::diagnostic_named(
                             &analysis.workspace,
                             &analysis.diagnostics[action.diagnostic],
                             encoding,
+                            open,
                         );
                         CodeActionOrCommand::CodeAction(CodeAction {
                             title: action.title,
@@ -433,6 +536,7 @@ impl LanguageServer for Backend {
                                 &action.edits,
                                 encoding,
                                 document_changes,
+                                open,
                             )),
                             is_preferred: Some(action.preferred),
                             ..CodeAction::default()
@@ -445,6 +549,21 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let at = params.text_document_position;
+        // A config file is no family's: its completion reads the open text alone.
+        if let Some(path) = path_of(&at.text_document.uri).filter(|p| is_config_name(p)) {
+            let (text, encoding) = {
+                let state = lock(&self.state);
+                (state.documents.get(&path).map(OpenDocument::text), state.encoding())
+            };
+            let Some(text) = text else { return Ok(None) };
+            let lines = crate::source::LineIndex::new(&text);
+            let offset = convert::offset(&text, &lines, at.position, encoding);
+            let items: Vec<CompletionItem> = ide::config::completions(&text, offset)
+                .into_iter()
+                .map(|item| convert::completion_in(&text, &lines, item, encoding))
+                .collect();
+            return Ok((!items.is_empty()).then_some(CompletionResponse::Array(items)));
+        }
         Ok(self
             .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
@@ -462,10 +581,10 @@ impl LanguageServer for Backend {
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let at = params.text_document_position_params;
         Ok(self
-            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+            .with_analysis_named(&at.text_document.uri, |analysis, file, encoding, open| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
                 let targets = ide::definitions(&analysis.workspace, ide::Cursor { file: file.id, offset });
-                let locations = convert::locations(&analysis.workspace, &targets, encoding);
+                let locations = convert::locations(&analysis.workspace, &targets, encoding, open);
                 (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
             })
             .await
@@ -475,14 +594,14 @@ impl LanguageServer for Backend {
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let at = params.text_document_position;
         Ok(self
-            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+            .with_analysis_named(&at.text_document.uri, |analysis, file, encoding, open| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
                 let cursor = ide::Cursor { file: file.id, offset };
                 let mut targets = ide::references(&analysis.workspace, cursor);
                 if params.context.include_declaration {
                     targets.extend(ide::definitions(&analysis.workspace, cursor));
                 }
-                convert::locations(&analysis.workspace, &targets, encoding)
+                convert::locations(&analysis.workspace, &targets, encoding, open)
             })
             .await)
     }
@@ -509,7 +628,7 @@ impl LanguageServer for Backend {
             (state.document_changes, state.rename_files)
         };
         let answer = self
-            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
+            .with_analysis_named(&at.text_document.uri, |analysis, file, encoding, open| {
                 let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
                 let cursor = ide::Cursor { file: file.id, offset };
                 let edits: Vec<_> = ide::rename(&analysis.workspace, cursor, &params.new_name)?;
@@ -517,9 +636,9 @@ impl LanguageServer for Backend {
                 // files; otherwise its name stays as it is.
                 if rename_files {
                     let files = ide::renamed_files(&analysis.workspace, cursor, &params.new_name);
-                    return Ok(convert::workspace_edit_renaming(&analysis.workspace, &edits, &files, encoding));
+                    return Ok(convert::workspace_edit_renaming(&analysis.workspace, &edits, &files, encoding, open));
                 }
-                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding, document_changes))
+                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding, document_changes, open))
             })
             .await;
         match answer {
@@ -558,11 +677,11 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         Ok(self
-            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+            .with_analysis_named(&params.text_document.uri, |analysis, file, encoding, open| {
                 ide::lens::lenses(&analysis.workspace, file.id)
                     .into_iter()
                     .map(|lens| {
-                        let cassette = convert::uri(analysis.workspace.file(lens.cassette));
+                        let cassette = open.uri(analysis.workspace.file(lens.cassette));
                         let mut arguments = vec![serde_json::json!(params.text_document.uri.as_str())];
                         arguments.extend(cassette.map(|uri| serde_json::json!(uri.as_str())));
                         CodeLens {
@@ -591,15 +710,33 @@ impl LanguageServer for Backend {
             params.arguments.first().and_then(|a| a.as_str()).and_then(|text| text.parse::<Uri>().ok()).ok_or_else(
                 || tower_lsp_server::jsonrpc::Error::invalid_params("expected the stage's URI as the argument"),
             )?;
-        let path = path_of(&uri).ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("not a file URI"))?;
-        // The lens names its cassette; without one, the conventional cassette is used.
+        let path = path_of(&uri)
+            .filter(|path| !is_untitled(path))
+            .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params("not a file URI (save the file first)"))?;
+        // The lens names its cassette; without one, the conventional cassette is used, else the
+        // file's only cassette (several: the client must choose).
         let cassette = match params.arguments.get(1) {
             Some(argument) => Some(
                 argument.as_str().and_then(|text| text.parse::<Uri>().ok()).and_then(|uri| path_of(&uri)).ok_or_else(
                     || tower_lsp_server::jsonrpc::Error::invalid_params("expected the cassette's file URI"),
                 )?,
             ),
-            None => None,
+            None => {
+                let chosen = self
+                    .with_analysis(&uri, |analysis, file, _| {
+                        ide::lens::cassette_to_run(&analysis.workspace, file.id)
+                            .map(|found| found.map(|id| analysis.workspace.file(id).path.clone()))
+                    })
+                    .await;
+                match chosen {
+                    Some(Err(message)) => {
+                        self.client.show_message(MessageType::ERROR, format!("stagelint dry-run: {message}")).await;
+                        return Err(tower_lsp_server::jsonrpc::Error::invalid_params(message));
+                    }
+                    Some(Ok(found)) => found,
+                    None => None,
+                }
+            }
         };
         crate::lsp::dry_run::run(&self.client, &self.state, path, cassette).await.map(Some)
     }

@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 
 use crate::runtime::provider::{Block, ProviderError, Response, Stop, ToolCall};
 use crate::source::{Entry, Node, Span, Value, json, yaml};
-use crate::util::did_you_mean;
+use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
 pub const FORMAT_VERSION: i64 = 1;
 
@@ -324,8 +324,14 @@ impl Reader<'_> {
             if allowed.contains(&key) {
                 continue;
             }
-            let suggestion = did_you_mean(key, allowed.iter().copied()).map(str::to_string);
-            let hint = suggestion.as_ref().map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+            // No rename onto a key the mapping has already: that would write a duplicate key.
+            let guess = did_you_mean_key(key, allowed.iter().copied(), |k| node.get(k).is_some());
+            let suggestion = KeyGuess::rename(guess).map(str::to_string);
+            let hint = match guess {
+                Some(KeyGuess { name, taken: false }) => format!("; did you mean `{name}`?"),
+                Some(KeyGuess { name, taken: true }) => format!(" (`{name}` is set already)"),
+                None => String::new(),
+            };
             let message = format!("unknown key `{key}` in {what}: the runtime never reads it{hint}");
             self.problems.push(Problem { rule: "UnknownKey", span: entry.key.span, message, suggestion });
         }

@@ -127,8 +127,30 @@ pub fn discover_with_overlay(
     configs: &mut ConfigCache,
     overlay: &HashMap<PathBuf, String>,
 ) -> Result<Workspace, ConfigError> {
+    discover_shown_from(paths, configs, overlay, &[])
+}
+
+/// [`discover_with_overlay`] for an editor with workspace folders `roots`: each file is shown
+/// (in messages, `file.display`) relative to the folder holding it, as the CLI shows paths
+/// relative to its current directory.
+pub fn discover_for_editor(
+    paths: &[PathBuf],
+    configs: &mut ConfigCache,
+    overlay: &HashMap<PathBuf, String>,
+    roots: &[PathBuf],
+) -> Result<Workspace, ConfigError> {
+    discover_shown_from(paths, configs, overlay, roots)
+}
+
+fn discover_shown_from(
+    paths: &[PathBuf],
+    configs: &mut ConfigCache,
+    overlay: &HashMap<PathBuf, String>,
+    shown_from: &[PathBuf],
+) -> Result<Workspace, ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let mut pending = Pending { cwd, seen: HashSet::new(), files: Vec::new() };
+    let shown_from = shown_from.to_vec();
+    let mut pending = Pending { cwd, shown_from, seen: HashSet::new(), files: Vec::new() };
     for root in paths {
         // The config that governs the root itself, even when nothing below it is ours.
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
@@ -170,7 +192,7 @@ pub fn discover_with_overlay(
     agent_dirs.sort();
     agent_dirs.dedup();
     for dir in &agent_dirs {
-        pending.walk_agent(dir, &roots, configs)?;
+        pending.walk_agent(dir, &roots, configs, overlay)?;
     }
     // A Last Light workflow directory is one unit: crons name workflows, and prompts are read
     // through the workflows that use them. Whatever part was named, read the whole directory.
@@ -180,17 +202,17 @@ pub fn discover_with_overlay(
         }
     }
     let mut workspace = Workspace::new();
-    read_pending(&mut workspace, pending.files, overlay);
+    read_pending(&mut workspace, std::mem::take(&mut pending.files), overlay);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
-    let mut referenced = Pending { cwd: pending.cwd.clone(), seen: HashSet::new(), files: Vec::new() };
-    for (path, kind) in workflow_references(&workspace) {
+    let mut referenced = pending.empty();
+    for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context };
         referenced.push_as(&path, configs, role, Some(kind))?;
     }
     read_pending(&mut workspace, referenced.files, overlay);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
-    let mut schema_refs = Pending { cwd: pending.cwd, seen: HashSet::new(), files: Vec::new() };
+    let mut schema_refs = pending.empty();
     for target in declared_schemas(&workspace) {
         schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
     }
@@ -213,8 +235,8 @@ pub fn discover_with_overlay(
             }
         }
     }
-    read_pending(&mut workspace, schema_refs.files, overlay);
-    add_broken_configs(&mut workspace, configs, &roots, &schema_refs.cwd, overlay);
+    read_pending(&mut workspace, std::mem::take(&mut schema_refs.files), overlay);
+    add_broken_configs(&mut workspace, configs, &roots, &schema_refs, overlay);
     Ok(workspace)
 }
 
@@ -263,7 +285,7 @@ fn add_broken_configs(
     workspace: &mut Workspace,
     configs: &ConfigCache,
     roots: &[PathBuf],
-    cwd: &Path,
+    pending: &Pending,
     overlay: &HashMap<PathBuf, String>,
 ) {
     for error in configs.broken() {
@@ -274,7 +296,7 @@ fn add_broken_configs(
         let text = overlay.get(&path).cloned().or_else(|| read_text(&path).ok()).unwrap_or_default();
         let kind = FileKind::BrokenConfig { message: error.message.clone(), span: error.span };
         let config = Arc::new(Config::defaults(path.parent().unwrap_or(Path::new("/"))));
-        workspace.add(path.clone(), display_path(&path, cwd), text, kind, config);
+        workspace.add(path.clone(), pending.display(&path), text, kind, config);
     }
 }
 
@@ -316,8 +338,10 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
     }
 }
 
-/// The existing prompt and skill files that Last Light workflows name and the walk did not read.
-fn workflow_references(workspace: &Workspace) -> Vec<(PathBuf, FileKind)> {
+/// The existing prompt and skill files that Last Light workflows name and the walk did not read
+/// (on disk, or only in the editor's `overlay`).
+fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>) -> Vec<(PathBuf, FileKind)> {
+    let exists = |path: &Path| overlay.contains_key(path) || path.is_file();
     use crate::families::lastlight::model;
     let mut out = Vec::new();
     for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
@@ -325,13 +349,13 @@ fn workflow_references(workspace: &Workspace) -> Vec<(PathBuf, FileKind)> {
         let Some(root) = crate::source::yaml::parse(&file.text).root else { continue };
         for reference in model::prompt_references(&root) {
             if let Ok(path) = model::resolve_prompt(model::prompt_base(&file.path), reference.text)
-                && path.is_file()
+                && exists(&path)
             {
                 out.push((path, FileKind::WorkflowPrompt));
             }
         }
         for skill in model::skill_references(&root) {
-            if let Some(path) = model::skill_candidates(dir, skill.text).into_iter().find(|p| p.is_file()) {
+            if let Some(path) = model::skill_candidates(dir, skill.text).into_iter().find(|p| exists(p)) {
                 out.push((path, FileKind::Skill));
             }
         }
@@ -538,11 +562,29 @@ struct PendingFile {
 /// The files found so far, in discovery order, each once.
 struct Pending {
     cwd: PathBuf,
+    /// Editor workspace folders: paths are shown relative to the one holding them.
+    shown_from: Vec<PathBuf>,
     seen: HashSet<PathBuf>,
     files: Vec<PendingFile>,
 }
 
 impl Pending {
+    /// A new, empty list with the same way of showing paths.
+    fn empty(&self) -> Pending {
+        Pending { cwd: self.cwd.clone(), shown_from: self.shown_from.clone(), seen: HashSet::new(), files: Vec::new() }
+    }
+
+    /// How `path` is shown: relative to the innermost workspace folder holding it, else as
+    /// given (relative to the current directory when under it).
+    fn display(&self, path: &Path) -> String {
+        let absolute = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
+        let folder =
+            self.shown_from.iter().filter(|root| absolute.starts_with(root)).max_by_key(|r| r.as_os_str().len());
+        match folder {
+            Some(root) if absolute != *root => display_path(&absolute, root),
+            _ => display_path(path, &self.cwd),
+        }
+    }
     fn walk(&mut self, root: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
         let walker = ignore::WalkBuilder::new(root)
             .hidden(false)
@@ -601,7 +643,7 @@ impl Pending {
         if !self.seen.insert(absolute.clone()) {
             return Ok(());
         }
-        let display = display_path(path, &self.cwd);
+        let display = self.display(path);
         let Some(config) = configs.governing(absolute.parent().unwrap_or(Path::new("/")))? else {
             // Governed by a broken config: not read, but rules may still ask whether it exists.
             let config = Arc::new(Config::defaults(absolute.parent().unwrap_or(Path::new("/"))));
@@ -614,7 +656,14 @@ impl Pending {
 
     /// Adds an agent directory's files: JSON (registry, agent.json, schemas), prompts, and the
     /// breakdown config under `../climpt/config/`. Files under a checked root are reported.
-    fn walk_agent(&mut self, dir: &Path, roots: &[PathBuf], configs: &mut ConfigCache) -> Result<(), ConfigError> {
+    /// Files only in the editor's `overlay` (unsaved new ones) count as files of the directory.
+    fn walk_agent(
+        &mut self,
+        dir: &Path,
+        roots: &[PathBuf],
+        configs: &mut ConfigCache,
+        overlay: &HashMap<PathBuf, String>,
+    ) -> Result<(), ConfigError> {
         let role_of = |path: &Path| {
             if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context }
         };
@@ -626,11 +675,13 @@ impl Pending {
             .build();
         let schemas = dir.join("schemas");
         let prompts = dir.join("prompts");
-        for entry in walker.flatten() {
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let path = entry.path();
+        let on_disk =
+            walker.flatten().filter(|entry| entry.file_type().is_some_and(|t| t.is_file())).map(|e| e.into_path());
+        let mut unsaved: Vec<PathBuf> =
+            overlay.keys().filter(|path| path.starts_with(dir) && !path.is_file()).cloned().collect();
+        unsaved.sort();
+        for path in on_disk.chain(unsaved) {
+            let path = path.as_path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let kind = if path.starts_with(&prompts) && name.ends_with(".md") {
                 KindHint::Is(FileKind::C3lPrompt)

@@ -184,6 +184,34 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     None
 }
 
+/// The kind of a text that has no file name (an editor's `untitled:` document), from its
+/// content alone: a stage by its frontmatter keys, a workflow by `phases:` or `kind: cron`, a
+/// steps registry by `steps` and `agentId`, a cassette by `cassette:` with `stage:`, `stages:` or
+/// `attempts:`.
+pub fn classify_content(text: &str) -> Option<FileKind> {
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('{') {
+        let root = crate::source::json::parse(text).root?;
+        let has = |key: &str| root.get(key).is_some();
+        return if has("steps") && has("agentId") {
+            Some(FileKind::StepsRegistry)
+        } else if has("cassette") && (has("stage") || has("stages") || has("attempts")) {
+            Some(FileKind::Cassette)
+        } else {
+            None
+        };
+    }
+    if has_stage_keys(text) {
+        return Some(FileKind::Stage);
+    }
+    if is_workflow(text) {
+        return Some(FileKind::Workflow);
+    }
+    let keys: Vec<&str> = top_level_keys(text).map(|(key, _)| key).collect();
+    let cassette = keys.contains(&"cassette") && ["stage", "stages", "attempts"].iter().any(|k| keys.contains(k));
+    cassette.then_some(FileKind::Cassette)
+}
+
 /// A Last Light workflow: `phases:` or `kind: cron` at the top level, read textually so a file
 /// whose YAML is broken is still recognised (and its syntax error reported). Quotes, comments,
 /// a space before the colon and a flow mapping around the whole file are allowed.

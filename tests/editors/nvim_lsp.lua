@@ -106,5 +106,33 @@ for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(lines, string.format("config=%d:%d:%s", d.lnum, d.col, code_of(d)))
 end
 
+-- A stage in `sub dir/` (a space in the path): it joins the same server, and with two scenario
+-- cassettes `:StagelintDryRun` lets the user pick one (here: the first offered, check-bad).
+vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("SCENARIO_STAGE")))
+local attached = vim.wait(20000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 50)
+table.insert(lines, "scenario-attached=" .. tostring(attached))
+local ours = {}
+for _, client in ipairs(vim.lsp.get_active_clients()) do
+  if client.name == "stagelint" then
+    table.insert(ours, client)
+  end
+end
+table.insert(lines, "stagelint-clients=" .. #ours)
+for _, client in ipairs(ours) do
+  table.insert(lines, "root=" .. tostring(client.config.root_dir))
+end
+vim.ui.select = function(items, opts, on_choice)
+  local titles = {}
+  for _, item in ipairs(items) do
+    table.insert(titles, opts.format_item(item))
+  end
+  table.insert(lines, "choices=" .. table.concat(titles, "|"))
+  on_choice(items[1], 1)
+end
+vim.g.stagelint_dry_run = nil
+vim.cmd("StagelintDryRun")
+local picked = vim.wait(20000, function() return vim.g.stagelint_dry_run ~= nil end, 50)
+table.insert(lines, "scenario-dry-run=" .. tostring(picked) .. ":" .. tostring(vim.g.stagelint_dry_run))
+
 vim.fn.writefile(lines, out)
 vim.cmd("qa!")

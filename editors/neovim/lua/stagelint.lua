@@ -1,13 +1,12 @@
 -- stagelint for Neovim: `require("stagelint").setup()` starts `stagelint lsp` for stage
 -- definitions, state machines, climpt agents and workflows.
 -- Neovim 0.11+ uses vim.lsp.config/vim.lsp.enable; older versions (0.7+) start the client
--- from a FileType autocommand, one client per project root.
+-- from a FileType autocommand. One client per project (see root_dir).
 local M = {}
 local opts_open_report = true
 
 -- `toml` is there for stagelint.toml alone: other TOML buffers do not start or attach the server.
 M.filetypes = { "markdown", "yaml", "json", "toml" }
-M.root_markers = { "stagelint.toml", ".stagelint.toml", ".git" }
 
 local function is_config(bufnr)
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":t")
@@ -19,23 +18,102 @@ local function wanted(bufnr)
   return vim.bo[bufnr].filetype ~= "toml" or is_config(bufnr)
 end
 
-local function root_dir(bufnr)
-  local file = vim.api.nvim_buf_get_name(bufnr)
-  local dir = vim.fn.fnamemodify(file, ":p:h")
-  for _, marker in ipairs(M.root_markers) do
-    local found = vim.fn.findfile(marker, dir .. ";")
-    if found == "" then
-      found = vim.fn.finddir(marker, dir .. ";")
+local uv = vim.uv or vim.loop
+
+-- The directory and its ancestors, nearest first. Plain string work: no Vim path syntax, so
+-- spaces, commas and `;` in a path are just characters.
+local function ancestors(dir)
+  local out = {}
+  while dir and dir ~= "" do
+    table.insert(out, dir)
+    local parent = dir:match("^(.*)/[^/]*$")
+    if parent == "" then
+      parent = "/"
     end
-    if found ~= "" then
-      return vim.fn.fnamemodify(found, ":p:h"):gsub("/%.git$", "")
+    if parent == nil or parent == dir then
+      break
     end
+    dir = parent
   end
-  return dir
+  return out
 end
 
--- Runs the dry-run code lens command for the current buffer (a stage or sm.yaml): the summary
--- goes to vim.notify and g:stagelint_dry_run, and the report opens in a split.
+local function exists(path)
+  return uv.fs_stat(path) ~= nil
+end
+
+-- The nearest ancestor holding one of `names` (0.8+: vim.fs.find; 0.7: a walk with fs_stat).
+local function nearest(dir, names)
+  if vim.fs and vim.fs.find then
+    local found = vim.fs.find(names, { path = dir, upward = true, limit = 1 })[1]
+    return found and vim.fs.dirname(found)
+  end
+  for _, ancestor in ipairs(ancestors(dir)) do
+    for _, name in ipairs(names) do
+      if exists(ancestor .. "/" .. name) then
+        return ancestor
+      end
+    end
+  end
+end
+
+-- The outermost ancestor holding one of `names`.
+local function outermost(dir, names)
+  local found
+  for _, ancestor in ipairs(ancestors(dir)) do
+    for _, name in ipairs(names) do
+      if exists((ancestor == "/" and "" or ancestor) .. "/" .. name) then
+        found = ancestor
+      end
+    end
+  end
+  return found
+end
+
+local function stagelint_clients()
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ name = "stagelint" })
+  end
+  local out = {}
+  for _, client in ipairs(vim.lsp.get_active_clients()) do
+    if client.name == "stagelint" then
+      table.insert(out, client)
+    end
+  end
+  return out
+end
+
+local function contains(root, file)
+  return root == "/" or file == root or file:sub(1, #root + 1) == root .. "/"
+end
+
+-- One server per project: the nearest ancestor with `.git`, else the outermost one with a
+-- stagelint config, else the root of a stagelint server already running whose root holds the
+-- file, else the file's directory.
+local function root_dir(bufnr)
+  local file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":p")
+  local dir = file:match("^(.*)/[^/]*$")
+  if dir == nil or dir == "" then
+    dir = "/"
+  end
+  local git = nearest(dir, { ".git" })
+  if git then
+    return git
+  end
+  local config = outermost(dir, { "stagelint.toml", ".stagelint.toml" })
+  if config then
+    return config
+  end
+  local best
+  for _, client in ipairs(stagelint_clients()) do
+    local root = client.root_dir or (client.config and client.config.root_dir)
+    if root and contains(root, file) and (best == nil or #root > #best) then
+      best = root
+    end
+  end
+  return best or dir
+end
+
 -- The stagelint client attached to the buffer (other servers must not get our command).
 local function stagelint_client(bufnr)
   local clients
@@ -51,28 +129,28 @@ local function stagelint_client(bufnr)
   end
 end
 
-function M.dry_run(bufnr)
-  if bufnr == nil or bufnr == 0 then
-    bufnr = vim.api.nvim_get_current_buf()
-  end
-  local client = stagelint_client(bufnr)
-  if not client then
-    vim.g.stagelint_dry_run = "error: stagelint is not attached to this buffer"
-    vim.notify("stagelint dry-run: " .. vim.g.stagelint_dry_run, vim.log.levels.ERROR)
-    return
-  end
-  local params = { command = "stagelint.dryRun", arguments = { vim.uri_from_bufnr(bufnr) } }
-  local request = client.request
+local function requester(client)
   if vim.fn.has("nvim-0.11") == 1 then
     -- 0.11 deprecates the dot form.
-    request = function(...)
+    return function(...)
       return client:request(...)
     end
   end
-  request("workspace/executeCommand", params, function(err, result)
+  return client.request
+end
+
+local function failed(message)
+  vim.g.stagelint_dry_run = "error: " .. message
+  vim.notify("stagelint dry-run: " .. message, vim.log.levels.ERROR)
+end
+
+-- Runs one dry-run command (a lens's) and reports it: the summary goes to vim.notify and
+-- g:stagelint_dry_run, and the report opens in a split.
+local function execute(client, command)
+  local params = { command = command.command, arguments = command.arguments }
+  requester(client)("workspace/executeCommand", params, function(err, result)
     if err then
-      vim.g.stagelint_dry_run = "error: " .. (err.message or tostring(err))
-      vim.notify("stagelint dry-run: " .. vim.g.stagelint_dry_run, vim.log.levels.ERROR)
+      failed(err.message or tostring(err))
       return
     end
     vim.g.stagelint_dry_run = result.summary
@@ -84,12 +162,51 @@ function M.dry_run(bufnr)
   end)
 end
 
+-- `:StagelintDryRun`: the dry-run lenses of the buffer (a stage or a state machine, one per
+-- cassette); with several, vim.ui.select picks one; with none, the server says why.
+function M.dry_run(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  local client = stagelint_client(bufnr)
+  if not client then
+    failed("stagelint is not attached to this buffer")
+    return
+  end
+  local uri = vim.uri_from_bufnr(bufnr)
+  local fallback = { command = "stagelint.dryRun", arguments = { uri } }
+  requester(client)("textDocument/codeLens", { textDocument = { uri = uri } }, function(err, lenses)
+    local commands = {}
+    for _, lens in ipairs((not err and lenses) or {}) do
+      if lens.command and lens.command.command == "stagelint.dryRun" then
+        table.insert(commands, lens.command)
+      end
+    end
+    if #commands == 0 then
+      execute(client, fallback)
+    elseif #commands == 1 then
+      execute(client, commands[1])
+    else
+      vim.ui.select(commands, {
+        prompt = "stagelint dry-run: which cassette?",
+        format_item = function(command)
+          return command.title
+        end,
+      }, function(choice)
+        if choice then
+          execute(client, choice)
+        end
+      end)
+    end
+  end, bufnr)
+end
+
 function M.setup(opts)
   opts = opts or {}
   opts_open_report = opts.open_report
   vim.api.nvim_create_user_command("StagelintDryRun", function()
     M.dry_run(0)
-  end, { desc = "stagelint: dry-run this stage or state machine against its cassette" })
+  end, { desc = "stagelint: dry-run this stage or state machine against one of its cassettes" })
   M.detect_filetypes()
   local cmd = opts.cmd or { "stagelint", "lsp" }
   if vim.lsp.config and vim.lsp.enable then

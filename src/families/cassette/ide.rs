@@ -2,6 +2,8 @@
 //! line, not the tree), key documentation on hover, and `stage:` → the stage definition.
 
 use crate::families::sm::model::StageDoc;
+use crate::ide::schema::{Schema, Step};
+use crate::ide::yaml_lines::{self, Place};
 use crate::ide::{CompletionItem, CompletionKind, Cursor, HoverInfo, Target};
 use crate::runtime::cassette::{ACT_ENDS, BRANCHES, OUTCOMES};
 use crate::source::Span;
@@ -70,12 +72,38 @@ fn key_before(text: &str, offset: usize) -> Option<(&str, usize, &str)> {
     Some((key, start, value_text))
 }
 
+/// Keys of the mapping at the cursor, from the cassette JSON Schema (which `tests/meta.rs` keeps
+/// in step with the reader's key tables), with their documentation.
+fn key_completions(text: &str, offset: usize) -> Vec<CompletionItem> {
+    let Some(located) = yaml_lines::locate(text, offset) else { return Vec::new() };
+    let Place::Key(path) = located.place else { return Vec::new() };
+    let steps: Vec<Step> = path.iter().map(|k| if k == "-" { Step::Item } else { Step::Key(k) }).collect();
+    Schema::cassette()
+        .fields(&steps)
+        .into_iter()
+        .filter(|field| !located.present.iter().any(|p| p == field.name))
+        .map(|field| CompletionItem {
+            label: field.name.to_string(),
+            kind: CompletionKind::Field,
+            detail: field.detail,
+            documentation: field.doc.map(str::to_string),
+            insert: Some(format!("{}: ", field.name)),
+            replace: located.partial,
+        })
+        .collect()
+}
+
 pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
     if !is_cassette(workspace, at) {
         return Vec::new();
     }
     let file = workspace.file(at.file);
-    let Some((key, start, typed)) = key_before(&file.text, at.offset) else { return Vec::new() };
+    if !file.text.is_char_boundary(at.offset) {
+        return Vec::new();
+    }
+    let Some((key, start, typed)) = key_before(&file.text, at.offset) else {
+        return key_completions(&file.text, at.offset);
+    };
     let values: Vec<String> = match key {
         "name" => file.config.tools.iter().cloned().chain(stage_tools(workspace, at)).collect(),
         "stage" => stage_ids(workspace, at),

@@ -79,6 +79,11 @@ fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
         for dep in phase.depends_on() {
             push(doc.file.id, inner(text, dep), dep.as_str().unwrap_or_default(), false);
         }
+        for condition in conditions(phase) {
+            for (span, name) in phase_outputs_read(text, inner(text, condition)) {
+                push(doc.file.id, span, name, false);
+            }
+        }
     }
     let mut templates: Vec<(FileId, Vec<tpl::Tag>)> = Vec::new();
     for template in model::yaml_templates(root) {
@@ -105,6 +110,40 @@ fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
             if let Some(segment) = segment {
                 push(file, segment.span, &segment.name, false);
             }
+        }
+    }
+    out
+}
+
+/// The `skip_if` (one or a list) and `generic_loop.until` conditions of a phase: they read other
+/// phases' outputs as `phaseOutputs.<phase>`.
+fn conditions<'n>(phase: &Phase<'n>) -> Vec<&'n Node> {
+    let mut out: Vec<&Node> = Vec::new();
+    if let Some(skip) = phase.get("skip_if") {
+        match skip.as_seq() {
+            Some(items) => out.extend(items.iter().filter(|i| i.as_str().is_some())),
+            None => out.extend(skip.as_str().map(|_| skip)),
+        }
+    }
+    out.extend(phase.get("generic_loop").and_then(|l| l.get("until")).filter(|n| n.as_str().is_some()));
+    out
+}
+
+/// The phase names read as `phaseOutputs.<name>` in `text[region]`, with their spans.
+fn phase_outputs_read(text: &str, region: Span) -> Vec<(Span, &str)> {
+    const PREFIX: &str = "phaseOutputs.";
+    let Some(body) = text.get(region.start..region.end) else { return Vec::new() };
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    for (at, _) in body.match_indices(PREFIX) {
+        if body[..at].chars().next_back().is_some_and(|c| is_name(c) || c == '.') {
+            continue;
+        }
+        let start = at + PREFIX.len();
+        let len = body[start..].find(|c: char| !is_name(c)).unwrap_or(body.len() - start);
+        if len > 0 {
+            let span = Span::new(region.start + start, region.start + start + len);
+            out.push((span, &body[start..start + len]));
         }
     }
     out
@@ -334,9 +373,98 @@ fn variables(workspace: &Workspace, file: &SourceFile) -> Vec<(String, String)> 
     out
 }
 
+/// `SKILL.md`: its frontmatter keys, `true`/`false`, and the directory's name for `name`.
+fn skill_completions(file: &SourceFile, offset: usize) -> Vec<CompletionItem> {
+    let Some(fm) = crate::source::frontmatter::split(&file.text) else { return Vec::new() };
+    if !(fm.yaml.start <= offset && offset <= fm.yaml.end) {
+        return Vec::new();
+    }
+    let yaml = &file.text[fm.yaml.start..fm.yaml.end];
+    let Some(located) = locate::locate(yaml, offset - fm.yaml.start) else { return Vec::new() };
+    let replace = located.partial.shift(fm.yaml.start);
+    match located.place {
+        Place::Key(path) if path.is_empty() => schema::SKILL
+            .iter()
+            .filter(|f| !located.present.iter().any(|p| p == f.name))
+            .map(|f| CompletionItem {
+                label: f.name.to_string(),
+                kind: CompletionKind::Field,
+                detail: f.required.then(|| "required".to_string()),
+                documentation: Some(f.doc.to_string()),
+                insert: Some(format!("{}: ", f.name)),
+                replace,
+            })
+            .collect(),
+        Place::Value(path) if path.len() == 1 => {
+            let field = schema::SKILL.iter().find(|f| f.name == path[0]);
+            let doc = field.map(|f| format!("**{}**\n\n{}", f.name, f.doc));
+            let values: Vec<String> = match (path[0].as_str(), field.map(|f| &f.ty)) {
+                (_, Some(Ty::Bool)) => vec!["true".into(), "false".into()],
+                ("name", _) => file
+                    .path
+                    .parent()
+                    .and_then(|d| d.file_name())
+                    .and_then(|n| n.to_str())
+                    .map(str::to_string)
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
+            };
+            values
+                .into_iter()
+                .map(|label| CompletionItem {
+                    label,
+                    kind: CompletionKind::Value,
+                    detail: None,
+                    documentation: doc.clone(),
+                    insert: None,
+                    replace,
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A cron's `workflow:`: the workflows of its directory, by `name` (as the engine looks them up).
+fn cron_workflow_names(workspace: &Workspace, file: &SourceFile, replace: Span) -> Vec<CompletionItem> {
+    let dir = file.path.parent();
+    let mut out: Vec<CompletionItem> = workspace
+        .files()
+        .iter()
+        .filter(|f| f.kind == FileKind::Workflow && f.id != file.id && f.path.parent() == dir)
+        .map(WorkflowDoc::parse)
+        .filter(|w| !w.is_cron())
+        .filter_map(|w| {
+            let name = w.name()?.to_string();
+            let description = w.get("description").and_then(Node::as_str);
+            Some(CompletionItem {
+                documentation: Some(match description {
+                    Some(d) => format!("Workflow `{name}`: {d}"),
+                    None => format!("Workflow `{name}`."),
+                }),
+                label: name,
+                kind: CompletionKind::Reference,
+                detail: w.file.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                insert: None,
+                replace,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.label.cmp(&b.label));
+    out.dedup_by(|a, b| a.label == b.label);
+    out
+}
+
 pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
     let file = workspace.file(at.file);
-    if !matches!(file.kind, FileKind::Workflow | FileKind::WorkflowPrompt) || !file.text.is_char_boundary(at.offset) {
+    if !file.text.is_char_boundary(at.offset) {
+        return Vec::new();
+    }
+    if file.kind == FileKind::Skill {
+        return skill_completions(file, at.offset);
+    }
+    if !matches!(file.kind, FileKind::Workflow | FileKind::WorkflowPrompt) {
         return Vec::new();
     }
     if let Some((partial, dollar)) = locate::template_at(&file.text, at.offset) {
@@ -415,6 +543,9 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
             };
             if keys.last() == Some(&"depends_on") {
                 return depends_on_items(file, at.offset, &located.present, located.partial);
+            }
+            if cron && keys == ["workflow"] {
+                return cron_workflow_names(workspace, file, located.partial);
             }
             // Values carry the key's documentation, as its hover shows it.
             let field = schema::field_at(&keys, cron);

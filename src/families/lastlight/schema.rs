@@ -75,6 +75,30 @@ pub const VARIANTS: &[&str] = &["off", "minimal", "low", "medium", "high", "xhig
 /// Intents the harness owns (gates, session control); a workflow's classification may not claim one.
 pub const RESERVED_INTENTS: &[&str] = &["approve", "reject", "status", "reset", "chat"];
 
+/// The frontmatter keys of a `skills/<name>/SKILL.md` (the Agent Skills format): the skill loader
+/// needs `name` and `description`; `lastlight/SkillFrontmatter` checks those and
+/// `disable-model-invocation`.
+pub const SKILL: &[Field] = &[
+    required(
+        "name",
+        Ty::Str,
+        "The skill's name: lowercase letters and digits in `-`-separated words, at most 64 characters, equal to its directory name (workflows find skills by directory).",
+    ),
+    required(
+        "description",
+        Ty::Str,
+        "What the skill does and when to use it, at most 1024 characters. The model decides from it when to load the skill; the loader skips a skill without one.",
+    ),
+    field(
+        "disable-model-invocation",
+        Ty::Bool,
+        "`true`: the model never loads the skill on its own; it is used only when asked for by name.",
+    ),
+    field("allowed-tools", Ty::StrList, "Tools the skill may use without asking while it is active."),
+    field("license", Ty::Str, "The license the skill is distributed under."),
+    field("metadata", Ty::StrMap, "Free-form string pairs for tools that read skills (author, version)."),
+];
+
 pub const MESSAGES: &[Field] = &[
     field("on_start", Ty::Template, "Posted when the phase starts."),
     field("on_success", Ty::Template, "Posted when the phase succeeds."),

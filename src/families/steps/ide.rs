@@ -136,6 +136,18 @@ impl<'w> Scope<'w> {
         Some(Scope::new(workspace, parse(registry)))
     }
 
+    /// The scope of the agent whose schema file is `file`.
+    fn schema(workspace: &'w Workspace, file: &'w SourceFile) -> Option<Scope<'w>> {
+        if file.kind != FileKind::JsonSchema {
+            return None;
+        }
+        let registry = workspace
+            .files()
+            .iter()
+            .find(|f| f.kind == FileKind::StepsRegistry && file.path.starts_with(model::agent_dir(f)))?;
+        Some(Scope::new(workspace, parse(registry)))
+    }
+
     /// The agent, built by the same `build_agent` the rules use.
     fn agent(&self) -> Agent<'_, 'w> {
         let by_path: HashMap<&Path, &Doc<'w>> = self.docs.iter().map(|d| (d.path(), d)).collect();

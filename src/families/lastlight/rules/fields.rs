@@ -13,7 +13,7 @@ use crate::families::lastlight::{
 use crate::source::{Node, Span, Value};
 use crate::template::lastlight::{self as tpl, Engine, TagKind};
 use crate::template::until::{self, Condition};
-use crate::util::did_you_mean;
+use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
 /// Unknown keys, types, enums and required keys everywhere, and the required names.
 pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut Vec<Diagnostic>) {
@@ -123,9 +123,10 @@ impl Walker<'_, '_> {
                 ),
                 None => {
                     let names = fields.iter().filter(|f| !f.head_only || self.engine == Engine::Head).map(|f| f.name);
-                    let suggestion = did_you_mean(key, names);
+                    let guess = did_you_mean_key(key, names, |k| node.get(k).is_some());
+                    let suggestion = KeyGuess::rename(guess);
                     let anchor = self.anchor_of(entry);
-                    if let (Some(anchor), None) = (anchor, suggestion) {
+                    if let (Some(anchor), None) = (anchor, guess) {
                         // A key that only exists to hold an anchor for aliases: stripping it is
                         // what its author wants, once the aliases have copied its value.
                         if !key.starts_with("x-") {
@@ -141,7 +142,11 @@ impl Walker<'_, '_> {
                         }
                         continue;
                     }
-                    let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+                    let hint = match guess {
+                        Some(KeyGuess { name, taken: false }) => format!("; did you mean `{name}`?"),
+                        Some(KeyGuess { name, taken: true }) => format!(" (`{name}` is set already)"),
+                        None => String::new(),
+                    };
                     out.push(
                         Diagnostic::new(
                             UnknownKey,

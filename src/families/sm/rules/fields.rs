@@ -7,7 +7,7 @@ use crate::families::sm::{
     StageTurnCapTooLow, UnknownField,
 };
 use crate::source::{Node, Span, Value};
-use crate::util::{did_you_mean, is_kebab_case, to_kebab_case};
+use crate::util::{KeyGuess, did_you_mean, did_you_mean_key, is_kebab_case, to_kebab_case};
 
 /// Reports why the frontmatter cannot be read; returns whether the other rules can run.
 pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool {
@@ -110,7 +110,10 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                     check_next(stage, value, out);
                 }
             }
-            _ => unknown_key(stage, &entry.key, key, &known_fields(), "stage frontmatter field", out),
+            _ => {
+                let root = stage.root.as_ref().unwrap_or(value);
+                unknown_key(stage, root, &entry.key, key, &known_fields(), "stage frontmatter field", out)
+            }
         }
     }
 }
@@ -122,28 +125,37 @@ fn known_fields() -> Vec<&'static str> {
 /// Reports a key nobody reads, with a rename fix when it looks like a typo.
 pub(super) fn unknown_key(
     stage: &StageDoc,
+    mapping: &Node,
     key_node: &Node,
     key: &str,
     known: &[&'static str],
     what: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    out.push(unknown_key_diagnostic(stage.id(), key_node, key, known, what));
+    out.push(unknown_key_diagnostic(stage.id(), mapping, key_node, key, known, what));
 }
 
+/// An unknown key of `mapping`, with a rename fix when it looks like a typo of a known key that
+/// the mapping does not have yet.
 pub(crate) fn unknown_key_diagnostic(
     file: crate::diagnostic::FileId,
+    mapping: &Node,
     key_node: &Node,
     key: &str,
     known: &[&'static str],
     what: &str,
 ) -> Diagnostic {
-    let suggestion = did_you_mean(key, known.iter().copied());
-    let message = match suggestion {
-        Some(s) => format!("unknown {what} `{key}`; did you mean `{s}`? The runtime ignores unknown keys silently"),
+    let guess = did_you_mean_key(key, known.iter().copied(), |k| mapping.get(k).is_some());
+    let message = match guess {
+        Some(KeyGuess { name, taken: false }) => {
+            format!("unknown {what} `{key}`; did you mean `{name}`? The runtime ignores unknown keys silently")
+        }
+        Some(KeyGuess { name, taken: true }) => {
+            format!("unknown {what} `{key}`; `{name}` is set already, and the runtime ignores this one")
+        }
         None => format!("unknown {what} `{key}`; the runtime ignores it"),
     };
-    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion(key_node.span, suggestion)
+    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion(key_node.span, KeyGuess::rename(guess))
 }
 
 fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
@@ -370,7 +382,7 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
     for entry in value.as_map().unwrap_or_default() {
         let key = entry.key_str().unwrap_or("");
         if key != "maxAttempts" && key != "backoff" {
-            unknown_key(stage, &entry.key, key, &["maxAttempts", "backoff"], "retryPolicy key", out);
+            unknown_key(stage, value, &entry.key, key, &["maxAttempts", "backoff"], "retryPolicy key", out);
         }
     }
 }
@@ -408,7 +420,10 @@ fn check_next(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
             "join" => {
                 expect(stage, key, &entry.value, Expect::Text, out);
             }
-            _ => unknown_key(stage, &entry.key, key, &["nextStages", "stages", "execution", "join"], "`next` key", out),
+            _ => {
+                let known = ["nextStages", "stages", "execution", "join"];
+                unknown_key(stage, value, &entry.key, key, &known, "`next` key", out)
+            }
         }
     }
 }

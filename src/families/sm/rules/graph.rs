@@ -92,7 +92,7 @@ fn check_sm_file(machine: &Machine, out: &mut Vec<Diagnostic>) -> bool {
             "name" | "description" | "$schema" => value.as_str().is_none().then_some("must be a string"),
             "context" => check_context_shape(value),
             _ => {
-                out.push(unknown_key_diagnostic(file, &entry.key, key, &SM_KEYS, "state machine key"));
+                out.push(unknown_key_diagnostic(file, root, &entry.key, key, &SM_KEYS, "state machine key"));
                 None
             }
         };

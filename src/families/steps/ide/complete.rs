@@ -17,9 +17,110 @@ pub(crate) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
     }
     match file.kind {
         FileKind::StepsRegistry => registry(workspace, file, at.offset),
+        FileKind::AgentJson => agent_json(file, at.offset),
+        FileKind::JsonSchema => schema_file(workspace, file, at.offset),
         FileKind::C3lPrompt => prompt(workspace, file, at.offset),
         _ => Vec::new(),
     }
+}
+
+/// The completion site in a JSON file, with its tree: parsed, or for a half-typed file the rest
+/// of it with the member being typed blanked out.
+fn json_site(text: &str, offset: usize) -> Option<(Site, Option<Node>)> {
+    match json::parse(text).root {
+        Some(root) => locate::site(&root, text, offset).map(|site| (site, Some(root))),
+        None => locate::scan(text, offset).map(|(site, member)| (site, locate::repair(text, member))),
+    }
+}
+
+/// The keys of the mapping at `path` in `root`, without the one being typed.
+fn present_keys<'n>(root: Option<&'n Node>, path: &[Seg], offset: usize) -> Vec<&'n str> {
+    let node = root.and_then(|root| node_at(root, path));
+    let entries = node.and_then(Node::as_map).unwrap_or_default();
+    entries.iter().filter(|e| !strictly_holds(e.key.span, offset)).filter_map(Entry::key_str).collect()
+}
+
+/// `agent.json`: keys by position and enum values, from `schemas/agent.schema.json`.
+fn agent_json(file: &SourceFile, offset: usize) -> Vec<CompletionItem> {
+    let Some((site, root)) = json_site(&file.text, offset) else { return Vec::new() };
+    let candidates: Vec<Candidate> = match site.slot {
+        Slot::Key => {
+            let present = present_keys(root.as_ref(), &site.path, offset);
+            schema::agent_fields(&site.path)
+                .into_iter()
+                .filter(|field| !present.contains(&field.name) && !field.deprecated)
+                .map(|field| Candidate::new(field.name, CompletionKind::Field).detail(field.detail).doc(field.doc))
+                .collect()
+        }
+        Slot::Value => schema::agent_values(&site.path)
+            .into_iter()
+            .map(|(value, doc)| Candidate::new(value, CompletionKind::Value).doc(doc))
+            .collect(),
+    };
+    candidates.into_iter().map(|c| c.item(&site)).collect()
+}
+
+/// A step schema file: the intents inside the `enum` a step's `intentSchemaRef` points to (or,
+/// without a registry to say so, an `enum` under an `action` property), without those listed.
+fn schema_file(workspace: &Workspace, file: &SourceFile, offset: usize) -> Vec<CompletionItem> {
+    let Some((site, root)) = json_site(&file.text, offset) else { return Vec::new() };
+    if site.slot != Slot::Value {
+        return Vec::new();
+    }
+    let n = site.path.len();
+    let in_enum = n >= 2 && site.path[n - 2] == Seg::Key("enum".into()) && matches!(site.path[n - 1], Seg::Index(_));
+    if !in_enum {
+        return Vec::new();
+    }
+    let enum_path = &site.path[..n - 1];
+    let by_name = n >= 3 && site.path[n - 3] == Seg::Key("action".into());
+    let referenced = root
+        .as_ref()
+        .and_then(|root| node_at(root, enum_path))
+        .is_some_and(|node| intent_enums(workspace, file).iter().any(|span| span.start == node.span.start));
+    if !(by_name || referenced) {
+        return Vec::new();
+    }
+    let listed: Vec<&str> = root
+        .as_ref()
+        .and_then(|root| node_at(root, enum_path))
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter(|n| !strictly_holds(n.span, offset))
+        .filter_map(Node::as_str)
+        .collect();
+    INTENTS
+        .iter()
+        .filter(|intent| !listed.contains(intent))
+        .map(|intent| intent_candidate(intent, CompletionKind::Value).item(&site))
+        .collect()
+}
+
+/// The spans of the `enum` arrays in `file` that steps' `intentSchemaRef`s point to.
+fn intent_enums(workspace: &Workspace, file: &SourceFile) -> Vec<Span> {
+    let Some(scope) = Scope::schema(workspace, file) else { return Vec::new() };
+    let agent = scope.agent();
+    let mut out = Vec::new();
+    for step in agent.steps() {
+        let gate = step.get("structuredGate");
+        let Some(pointer) = gate.and_then(|g| g.get("intentSchemaRef")).and_then(Node::as_str) else { continue };
+        let Some(reference) = step.get("outputSchemaRef") else { continue };
+        let (Some(name), Some(schema)) =
+            (reference.get("file").and_then(Node::as_str), reference.get("schema").and_then(Node::as_str))
+        else {
+            continue;
+        };
+        let Ok(start) = crate::families::steps::schema_ref::step_schema(&agent, name, schema) else { continue };
+        let Some(pointer) = pointer.strip_prefix('#') else { continue };
+        if let Ok(Some(found)) = crate::families::steps::schema_ref::walk_pointer(&agent, start, pointer)
+            && found.file() == file.id
+            && let Some(list) = found.node.get("enum")
+        {
+            out.push(list.span);
+        }
+    }
+    out
 }
 
 /// What one completion offers, before it is fitted to the site.
@@ -285,13 +386,17 @@ fn is_name_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
 }
 
+/// After `{` (a placeholder started: `{`, `{inp`, `{uv-`, `{uv-is`): the UV variables the steps
+/// using this prompt declare, as `{uv-<name>}`, and `{input_text}`.
 fn prompt(workspace: &Workspace, file: &SourceFile, offset: usize) -> Vec<CompletionItem> {
     let bytes = file.text.as_bytes();
-    let Some(open) = file.text[..offset].rfind("{uv-") else { return Vec::new() };
-    let start = open + "{uv-".len();
-    if !bytes[start..offset].iter().all(|b| is_name_byte(*b)) {
+    let Some(open) = file.text[..offset].rfind('{') else { return Vec::new() };
+    let typed = &file.text[open + 1..offset];
+    if !typed.bytes().all(is_name_byte) {
         return Vec::new();
     }
+    let uv = typed.starts_with("uv-");
+    let start = if uv { open + "{uv-".len() } else { open + 1 };
     let end = offset + bytes[offset..].iter().take_while(|b| is_name_byte(**b)).count();
     let closed = bytes.get(end) == Some(&b'}');
     let Some(scope) = Scope::prompt(workspace, file) else { return Vec::new() };
@@ -299,6 +404,16 @@ fn prompt(workspace: &Workspace, file: &SourceFile, offset: usize) -> Vec<Comple
     let parameters = agent.parameter_names();
     let mut seen: Vec<&str> = Vec::new();
     let mut out = Vec::new();
+    if !uv && "input_text".starts_with(typed) {
+        out.push(CompletionItem {
+            label: "input_text".into(),
+            kind: CompletionKind::Variable,
+            detail: Some("C3L input".into()),
+            documentation: Some("The text piped to climpt on stdin (or given with `-i`).".into()),
+            insert: (!closed).then(|| "input_text}".to_string()),
+            replace: Span::new(start, end),
+        });
+    }
     for step in steps_prompting(&agent, file) {
         for (name, _) in step.uv_variables() {
             if seen.contains(&name) {
@@ -312,12 +427,15 @@ fn prompt(workspace: &Workspace, file: &SourceFile, offset: usize) -> Vec<Comple
             } else {
                 None
             };
+            // After `{` alone, the item writes the `uv-` prefix too.
+            let (label, text) =
+                if uv { (name.to_string(), name.to_string()) } else { (format!("uv-{name}"), format!("uv-{name}")) };
             out.push(CompletionItem {
-                label: name.to_string(),
+                label,
                 kind: CompletionKind::Variable,
                 detail: Some(format!("uvVariables of {}", step.id)),
                 documentation: source,
-                insert: (!closed).then(|| format!("{name}}}")),
+                insert: Some(if closed { text } else { format!("{text}}}") }),
                 replace: Span::new(start, end),
             });
         }

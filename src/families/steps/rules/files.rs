@@ -11,7 +11,7 @@ use crate::families::steps::{
     SchemaViolation, UnknownKey,
 };
 use crate::source::{Node, Span, Value, json};
-use crate::util::did_you_mean;
+use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 use crate::workspace::FileKind;
 
 /// Syntax errors and duplicate keys of one JSON or YAML file of the family.
@@ -564,7 +564,7 @@ fn walk_keys(file: FileId, node: &Node, shape: Shape, out: &mut Vec<Diagnostic>)
                 if let Some((_, inner)) = object.fields.iter().find(|(k, _)| *k == key) {
                     walk_keys(file, &entry.value, *inner, out);
                 } else if !object.open && !object.legacy.contains(&key) {
-                    out.push(unknown_key(file, &entry.key, key, object));
+                    out.push(unknown_key(file, node, &entry.key, key, object));
                 }
             }
         }
@@ -581,17 +581,24 @@ fn walk_keys(file: FileId, node: &Node, shape: Shape, out: &mut Vec<Diagnostic>)
     }
 }
 
-fn unknown_key(file: FileId, key_node: &Node, key: &str, object: &Object) -> Diagnostic {
+/// An unknown key of `mapping`, with a rename fix when it looks like a typo of a known key that
+/// the mapping does not have yet.
+fn unknown_key(file: FileId, mapping: &Node, key_node: &Node, key: &str, object: &Object) -> Diagnostic {
     let known = object.fields.iter().map(|(k, _)| *k);
-    let suggestion = did_you_mean(key, known);
+    let guess = did_you_mean_key(key, known, |k| mapping.get(k).is_some());
     let what = object.what;
-    let message = match suggestion {
-        Some(s) => {
-            format!("unknown {what} key `{key}`; did you mean `{s}`? climpt ignores unknown keys, so it has no effect")
+    let message = match guess {
+        Some(KeyGuess { name, taken: false }) => {
+            format!(
+                "unknown {what} key `{key}`; did you mean `{name}`? climpt ignores unknown keys, so it has no effect"
+            )
+        }
+        Some(KeyGuess { name, taken: true }) => {
+            format!("unknown {what} key `{key}`; `{name}` is set already, and climpt ignores this one")
         }
         None => format!("unknown {what} key `{key}`; climpt ignores it"),
     };
-    Diagnostic::new(UnknownKey, file, key_node.span, message).with_suggestion(key_node.span, suggestion)
+    Diagnostic::new(UnknownKey, file, key_node.span, message).with_suggestion(key_node.span, KeyGuess::rename(guess))
 }
 
 // ---------------------------------------------------------------------------------------------
