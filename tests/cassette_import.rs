@@ -28,6 +28,12 @@ fn turns(imported: &Imported) -> &Vec<Value> {
     imported.cassette["attempts"][0]["turns"].as_array().expect("turns")
 }
 
+/// Every turn, across the attempts (a provider error ends one).
+fn all_turns(imported: &Imported) -> Vec<Value> {
+    let attempts = imported.cassette["attempts"].as_array().expect("attempts");
+    attempts.iter().flat_map(|a| a["turns"].as_array().expect("turns").clone()).collect()
+}
+
 /// The YAML reads back, with the project's own reader, to exactly the cassette value.
 fn yaml_round_trip(value: &Value) -> String {
     let yaml = to_yaml(value);
@@ -142,7 +148,7 @@ fn invalid_arguments_are_kept_raw() {
 #[test]
 fn stop_reasons_and_errors_map_per_the_table() {
     let stops = |name: &str| -> Vec<Value> {
-        turns(&import_fixture(name, None))
+        all_turns(&import_fixture(name, None))
             .iter()
             .map(|t| if t.get("error").is_some() { t["error"].clone() } else { t["response"]["stop"].clone() })
             .collect()
@@ -496,4 +502,36 @@ proptest! {
             yaml_round_trip(&imported.cassette);
         }
     }
+}
+
+/// A provider error ends Act on replay (a transient one retries), so the exchange after it is
+/// the first turn of the next attempt: an imported recording of an overload followed by the
+/// resent request replays green, with nothing exhausted or left over.
+#[test]
+fn a_provider_error_ends_the_attempt_so_the_imported_recording_replays() {
+    let lines = [
+        r#"{"request":{"model":"m","messages":[]},"response":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}"#,
+        r#"{"request":{"model":"m","messages":[]},"response":{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"done","input":{"ok":true}}],"stop_reason":"tool_use"}}"#,
+    ];
+    let imported = import(
+        &[Input { name: "in".into(), text: lines.join("\n") }],
+        &ImportOptions { stage: "plan".into(), format: None },
+    )
+    .expect("importable");
+    let attempts = imported.cassette["attempts"].as_array().expect("attempts");
+    assert_eq!(attempts.len(), 2, "{:#}", imported.cassette);
+    assert_eq!(attempts[0]["turns"][0]["error"]["class"], "ProviderTransient");
+    assert_eq!(attempts[1]["attempt"], 2);
+    assert_eq!(attempts[1]["turns"][0]["response"]["content"][0]["toolCall"]["name"], "done");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stage = "---\nid: plan\nname: Plan\nallowedTools: []\ncompletionTool: done\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 2, backoff: none }\nturnCap: 2\nresolutionPolicy: retry-later\n---\nCall `done`.\n";
+    std::fs::write(dir.path().join("plan.md"), stage).expect("written");
+    std::fs::write(dir.path().join("plan.cassette.yaml"), to_yaml(&imported.cassette)).expect("written");
+    let output =
+        stagelint().args(["dry-run", "--format", "json"]).arg(dir.path().join("plan.md")).output().expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("DryRunMismatch"), "{stdout}");
+    assert!(stdout.contains(r#""event":"CompletionAccepted","stage":"plan","attempt":2"#), "{stdout}");
 }

@@ -98,13 +98,28 @@ impl TurnLog {
     }
 }
 
-/// A whole cassette holding one attempt. `provenance` is written as given (`source`, `provider`, `model`).
+/// A whole cassette. `provenance` is written as given (`source`, `provider`, `model`). A provider
+/// `error:` turn ends Act on replay (Assert then retries or fails), so the turns after one start
+/// the next attempt: the exchange that followed a provider error is what the next attempt asks for.
 pub fn cassette_document(stage: &str, provenance: Value, turns: Vec<Value>) -> Value {
+    let mut attempts: Vec<Vec<Value>> = vec![Vec::new()];
+    for turn in turns {
+        let ends_act = turn.get("error").is_some();
+        attempts.last_mut().expect("one attempt at least").push(turn);
+        if ends_act {
+            attempts.push(Vec::new());
+        }
+    }
+    if attempts.len() > 1 && attempts.last().is_some_and(Vec::is_empty) {
+        attempts.pop();
+    }
+    let attempts: Vec<Value> =
+        attempts.into_iter().enumerate().map(|(i, turns)| json!({"attempt": i + 1, "turns": turns})).collect();
     json!({
         "cassette": 1,
         "stage": stage,
         "provenance": provenance,
-        "attempts": [{"attempt": 1, "turns": turns}],
+        "attempts": attempts,
     })
 }
 
