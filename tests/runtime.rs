@@ -1126,6 +1126,18 @@ fn a_cassette_named_explicitly_is_read_whatever_its_name() {
     assert!(error.contains("missing.yaml: cannot read file"), "{error}");
 }
 
+/// A target that is not a stage says so, and a missing one says it is missing: neither is
+/// "not read", which named neither reason.
+#[test]
+fn a_target_that_is_no_stage_or_is_missing_says_which() {
+    let options = Options { strict: false, explain_init: true };
+    let files = [("notes.md", "# Notes\n\nNo frontmatter.\n"), ("plan.cassette.yaml", "cassette: 1\n")];
+    let Err(error) = try_run_files(&files, "notes.md", None, options) else { panic!("notes.md is no stage") };
+    assert!(error.ends_with("notes.md: not a stage definition or a state machine"), "{error}");
+    let Err(error) = try_run_files(&files, "gone.md", None, options) else { panic!("gone.md does not exist") };
+    assert!(error.ends_with("gone.md: cannot read file: no such file"), "{error}");
+}
+
 #[test]
 fn unused_grants_are_reported_like_unused_results() {
     let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";

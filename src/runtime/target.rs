@@ -61,9 +61,13 @@ pub fn dry_run_path(
         let run = crate::runtime::machine(&workspace, sm, cassette, options);
         return Ok((workspace, run));
     }
-    let stage = workspace.file_at(&path).ok_or_else(|| format!("{}: not read", path.display()))?;
+    // Discovery keeps only the files a family reads: a plain markdown file is not among them.
+    let not_a_stage = || format!("{}: not a stage definition or a state machine", path.display());
+    let stage = workspace.file_at(&path).ok_or_else(|| {
+        if path.exists() { not_a_stage() } else { format!("{}: cannot read file: no such file", path.display()) }
+    })?;
     if stage.kind != FileKind::Stage {
-        return Err(format!("{}: not a stage definition or a state machine", path.display()));
+        return Err(not_a_stage());
     }
     let doc = crate::families::sm::model::StageDoc::parse(stage);
     let id = doc.stage_id().map(|(id, _)| id.to_string()).unwrap_or_default();
