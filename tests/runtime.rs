@@ -1138,6 +1138,21 @@ fn a_target_that_is_no_stage_or_is_missing_says_which() {
     assert!(error.ends_with("gone.md: cannot read file: no such file"), "{error}");
 }
 
+/// A failed expectation about one call of a batch says what happened to that call, not to every
+/// call of the turn.
+#[test]
+fn a_failed_expectation_about_one_call_reports_that_call() {
+    let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";
+    let turn = format!(
+        "response: {{ stop: tool_use, content: [ {}, {} ] }}\n        grant: {{ c2: defer }}\n        expect: [ {{ branch: tool, call: c2, outcome: denied }} ]",
+        call("c1", "Read", "{}"),
+        call("c2", "Write", "{}")
+    );
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&turn, &done("c3")]]));
+    assert_eq!(codes(&ran.run), ["cassette/ExpectationFailed"]);
+    assert_eq!(ran.run.findings[0].message, "expected tool c2 (denied), but the runtime took tool c2 (deferred)");
+}
+
 #[test]
 fn unused_grants_are_reported_like_unused_results() {
     let tools = "tools:\n  Read:\n    - { anyArgs: true, result: x }\n";

@@ -850,7 +850,14 @@ impl<'a> Run<'a> {
                 continue;
             }
             self.failed += 1;
-            let actual: Vec<String> = observed.iter().map(Observed::describe).collect();
+            // An expectation about one call is answered with what happened to that call; the
+            // rest of the turn is shown only when the call took no branch at all.
+            let about = |o: &&Observed| {
+                expect.call.as_deref().is_some_and(|c| o.call.as_deref() == Some(c) || o.calls.iter().any(|x| x == c))
+            };
+            let related: Vec<&Observed> = observed.iter().filter(about).collect();
+            let shown = if related.is_empty() { observed.iter().collect() } else { related };
+            let actual: Vec<String> = shown.into_iter().map(Observed::describe).collect();
             let error_at: Vec<String> = expect.error_at.iter().map(|at| pointer(at).to_string()).collect();
             let calls = expect.calls.clone().unwrap_or_default();
             let wanted = describe(&expect.branch, expect.call.as_deref(), &calls, &error_at, expect.outcome.as_deref());
