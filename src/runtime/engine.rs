@@ -952,12 +952,21 @@ impl<'a> Run<'a> {
             Some(attempt) => attempt.span,
             None => act.cassette.attempts_span.unwrap_or(act.cassette.span),
         };
-        let message = format!(
-            "the runtime needs turn {} of attempt {}, but the cassette has {} there; record more turns or lower turnCap/maxAttempts",
-            index + 1,
-            act.attempt,
-            attempts.get(act.attempt as usize - 1).map_or(0, |a| a.turns.len()),
-        );
+        let message = match attempts.get(act.attempt as usize - 1) {
+            Some(attempt) => format!(
+                "the runtime needs turn {} of attempt {}, but the cassette has {} there; record more turns or lower turnCap/maxAttempts",
+                index + 1,
+                act.attempt,
+                attempt.turns.len(),
+            ),
+            // Assert retried into an attempt the cassette does not record at all.
+            None => format!(
+                "Assert retried, so the runtime needs attempt {}, but the cassette records {} attempt(s); record attempt {} or lower retryPolicy.maxAttempts",
+                act.attempt,
+                attempts.len(),
+                act.attempt,
+            ),
+        };
         self.finding(rules::CassetteExhausted, span, message);
     }
 
