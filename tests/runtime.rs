@@ -344,6 +344,10 @@ fn retry_on_the_last_attempt_fails_the_stage() {
     assert_eq!(result["verdict"], "fail");
     assert_eq!(result["capHit"], true);
     assert_eq!(result["reason"], "retry budget exhausted (2 attempts)");
+    // With one attempt allowed, the reason is still grammatical.
+    let one = PLAN.replace("maxAttempts: 2", "maxAttempts: 1");
+    let ran = run_stage(&one, &cassette("", &[&[text, text, text]]));
+    assert_eq!(self::result(&ran.run)["reason"], "retry budget exhausted (1 attempt)");
 }
 
 #[test]
@@ -1419,7 +1423,7 @@ fn a_gated_attempt_fails_the_expectations_of_its_turns_and_says_checkgate_skippe
     let ran = run_stage(PLAN, &text);
     let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
     assert!(!timeline.contains("Act re-entered"), "{timeline}");
-    assert!(timeline.contains("Assert retry (checkGate, checkGate)"), "{timeline}");
+    assert!(timeline.contains("Assert retry (checkGate) attempt 1/"), "{timeline}");
 }
 
 #[test]

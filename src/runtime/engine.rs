@@ -325,7 +325,11 @@ impl<'a> Run<'a> {
             }
             if attempt == stage.max_attempts {
                 result.verdict = Verdict::Fail;
-                result.reason = format!("retry budget exhausted ({} attempts)", stage.max_attempts);
+                result.reason = format!(
+                    "retry budget exhausted ({} attempt{})",
+                    stage.max_attempts,
+                    if stage.max_attempts == 1 { "" } else { "s" }
+                );
                 break;
             }
             let message = messages::retry(stage, attempt + 1, reason);

@@ -211,12 +211,13 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             let _ = writeln!(out, "  Act {} {}/{}", text(event, "end"), event.num("turns"), event.num("turnCap"));
         }
         "StageAssertOutcome" => {
+            let (reason, via) = (text(event, "reason"), text(event, "via"));
+            // A gated attempt's outcome comes from the gate: "(checkGate)", not said twice.
+            let why = if reason == via { reason.to_string() } else { format!("{reason}, {via}") };
             let _ = writeln!(
                 out,
-                "  Assert {} ({}, {}) attempt {}/{}",
+                "  Assert {} ({why}) attempt {}/{}",
                 text(event, "verdict"),
-                text(event, "reason"),
-                text(event, "via"),
                 event.num("attempt"),
                 caps.0
             );
