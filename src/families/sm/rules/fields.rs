@@ -276,6 +276,13 @@ fn expect(stage: &StageDoc, key: &str, value: &Node, expect: Expect, out: &mut V
     if !ok {
         let found = match &value.value {
             Value::Null => "empty (null)".to_string(),
+            // Integers beyond 64 bits reach us as floats: too large, not fractional.
+            Value::Float(f) if matches!(expect, Expect::Integer) && f.fract() == 0.0 && f.abs() >= 9.2e18 => {
+                format!("{} (too large)", shown(stage, value))
+            }
+            Value::Float(f) if matches!(expect, Expect::Integer) && f.fract() == 0.0 => {
+                format!("{} (a decimal; write it as {f:.0})", shown(stage, value))
+            }
             Value::Float(_) if matches!(expect, Expect::Integer) => {
                 format!("{} (not a whole number)", shown(stage, value))
             }
