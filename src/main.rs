@@ -217,20 +217,7 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         None => {
-            // A code without its family (`SkipIfGrammar`, as people say it) names the rules
-            // whose code ends with it; otherwise the closest code.
-            let bare: Vec<&str> = families::all_rules()
-                .map(|r| r.code)
-                .filter(|c| c.rsplit_once('/').is_some_and(|(_, name)| name.eq_ignore_ascii_case(code)))
-                .collect();
-            let hint = if bare.is_empty() {
-                stagelint::util::did_you_mean(code, families::all_rules().map(|r| r.code))
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default()
-            } else {
-                let names: Vec<String> = bare.iter().map(|c| format!("`{c}`")).collect();
-                format!("; did you mean {}?", names.join(" or "))
-            };
+            let hint = families::code_hint(code, false);
             Err(format!(
                 "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime, `stagelint explain decisions` where the upstream documents disagree)"
             ))
