@@ -35,7 +35,14 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                     (f == folder).then_some(n)
                 });
                 let suggestion = did_you_mean(name, siblings)
-                    .map(|n| if folder.is_empty() { n.to_string() } else { format!("{folder}/{n}") });
+                    .map(|n| if folder.is_empty() { n.to_string() } else { format!("{folder}/{n}") })
+                    // A path written from the project root (`workflows/prompts/plan.md`) names an
+                    // existing prompt once its leading directories are dropped.
+                    .or_else(|| {
+                        let text = reference.text.trim_start_matches("./");
+                        let mut tails = text.match_indices('/').map(|(i, _)| &text[i + 1..]);
+                        tails.find(|tail| existing.iter().any(|p| p == tail)).map(str::to_string)
+                    });
                 let suggestion = suggestion.as_deref();
                 let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
                 out.push(
