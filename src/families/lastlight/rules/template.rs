@@ -393,7 +393,16 @@ fn candidates<'a>(ctx: &'a Ctx, known: &'a Known, phases_only: bool) -> Vec<&'a 
 
 fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec<Diagnostic>) {
     let guards = guards(ctx, known, tags);
-    for (tag, guard) in tags.iter().zip(guards) {
+    // An `{{#if}}` that pass 1 never matches (no `{{/if}}` after it, or inside another block's
+    // body) stays in the prompt as written: its key is never read, and `UnbalancedIf` or
+    // `NestedIf` reports the tag.
+    let blocks = tpl::blocks(tags);
+    let verbatim: HashSet<usize> =
+        blocks.unclosed.iter().copied().chain(blocks.nested.iter().map(|n| n.inner)).collect();
+    for (index, (tag, guard)) in tags.iter().zip(guards).enumerate() {
+        if verbatim.contains(&index) && matches!(tag.kind, TagKind::IfOpen { .. }) {
+            continue;
+        }
         // Whether the enclosing `{{#if}}` guards this read (`x` or `x.sub` inside `{{#if x}}`).
         let guarded = |path: &[Segment]| {
             let path = unprefixed(path);
