@@ -87,9 +87,7 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
             if let Some(rule) = families::rule(&code.code) {
                 code.code = rule.code.to_string();
             } else if !families::is_family(&code.code) {
-                let hint = crate::util::did_you_mean(&code.code, families::all_rules().map(|r| r.code))
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default();
+                let hint = families::code_hint(&code.code, false);
                 bad.push(BadSuppression {
                     span: code.span,
                     message: format!("unknown rule code `{}`{hint}", code.code),

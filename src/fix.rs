@@ -162,9 +162,12 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> String {
     out
 }
 
-/// A unified diff of one changed file (`a/` and `b/` prefixes, three lines of context).
+/// A unified diff of one changed file (`a/` and `b/` prefixes, three lines of context). An
+/// absolute path loses its leading `/` under the prefix, as in `git diff --no-index`
+/// (`a/tmp/x.yaml`, not `a//tmp/x.yaml`).
 pub fn unified_diff(changed: &Changed) -> String {
     let display = changed.display.replace('\\', "/");
+    let display = display.trim_start_matches('/');
     similar::TextDiff::from_lines(&changed.before, &changed.after)
         .unified_diff()
         .context_radius(3)
@@ -191,6 +194,18 @@ mod tests {
 
     fn edit(start: usize, end: usize, replacement: &str) -> Edit {
         Edit { span: Span::new(start, end), replacement: replacement.to_string() }
+    }
+
+    #[test]
+    fn absolute_paths_in_diff_headers_have_one_slash() {
+        let changed = Changed {
+            path: PathBuf::from("/tmp/w/a.yaml"),
+            display: "/tmp/w/a.yaml".to_string(),
+            before: "a: 1\n".to_string(),
+            after: "a: 2\n".to_string(),
+        };
+        let diff = unified_diff(&changed);
+        assert!(diff.starts_with("--- a/tmp/w/a.yaml\n+++ b/tmp/w/a.yaml\n"), "{diff}");
     }
 
     #[test]

@@ -217,9 +217,7 @@ fn run_explain(code: &str) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         None => {
-            let hint = stagelint::util::did_you_mean(code, families::all_rules().map(|r| r.code))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
+            let hint = families::code_hint(code, false);
             Err(format!(
                 "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime, `stagelint explain decisions` where the upstream documents disagree)"
             ))

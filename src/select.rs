@@ -52,8 +52,7 @@ fn resolve(entry: &str) -> Result<String, String> {
     if families::is_family(entry) {
         return Ok(entry.to_string());
     }
-    let names = families::FAMILIES.iter().map(|f| f.name()).chain(families::all_rules().map(|r| r.code));
-    let hint = crate::util::did_you_mean(entry, names).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+    let hint = families::code_hint(entry, true);
     Err(format!("unknown rule code or family `{entry}`{hint} (`stagelint rules` lists them all)"))
 }
 

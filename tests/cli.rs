@@ -186,6 +186,27 @@ fn explain_decisions_names_real_rules() {
 }
 
 #[test]
+fn explain_a_code_without_its_family_names_the_full_codes() {
+    let output = stagelint(&["explain", "SkipIfGrammar"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("did you mean `lastlight/SkipIfGrammar`?"), "{}", stderr(&output));
+    let output = stagelint(&["explain", "UnknownKey"], repo());
+    let text = stderr(&output);
+    assert!(text.contains("`lastlight/UnknownKey`") && text.contains("`steps/UnknownKey`"), "{text}");
+    // The same hint for `--select`/`--ignore` and `[rules]`.
+    let output = stagelint(&["check", "--select", "SkipIfGrammar", "."], repo());
+    assert!(
+        stderr(&output).contains("`SkipIfGrammar`; did you mean `lastlight/SkipIfGrammar`?"),
+        "{}",
+        stderr(&output)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("stagelint.toml"), "[rules]\nNestedIf = \"off\"\n").unwrap();
+    let output = stagelint(&["check", "."], dir.path());
+    assert!(stderr(&output).contains("`NestedIf`; did you mean `lastlight/NestedIf`?"), "{}", stderr(&output));
+}
+
+#[test]
 fn unreadable_files_are_findings_not_crashes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("latin1.md"), b"---\nname: Caf\xe9\n---\n").unwrap();

@@ -31,7 +31,11 @@ fn fix_applies_safe_fixes_keeps_the_rest_and_is_idempotent() {
     let dir = workspace();
     let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
     assert_eq!(output.status.code(), Some(1), "the unsafe-only typo remains an error");
-    assert_eq!(stderr(&output), "stagelint: applied 3 fix(es) to 2 file(s)\n");
+    assert_eq!(
+        stderr(&output),
+        "stagelint: applied 3 fix(es) to 2 file(s)\nstagelint: 1 more fix(es) available with --unsafe-fixes (review them with --diff --unsafe-fixes)\n",
+        "the unsafe fix left is announced"
+    );
     assert_eq!(
         stdout(&output),
         "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked).\n"
@@ -46,7 +50,11 @@ fn fix_applies_safe_fixes_keeps_the_rest_and_is_idempotent() {
     );
 
     let again = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
-    assert_eq!(stderr(&again), "", "nothing left to fix");
+    assert_eq!(
+        stderr(&again),
+        "stagelint: 1 more fix(es) available with --unsafe-fixes (review them with --diff --unsafe-fixes)\n",
+        "nothing safe left to fix"
+    );
     assert_eq!(read(dir.path(), "plan.md"), plan);
     let diff = stagelint(&["check", "--diff"], dir.path());
     assert_eq!((diff.status.code(), stdout(&diff)), (Some(0), String::new()));

@@ -83,6 +83,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             let diff: String = fixed.changed.iter().map(fix::unified_diff).collect();
             emit(&args, diff.as_bytes())?;
             let _ = writeln!(err, "stagelint: would apply {} fix(es) to {files} file(s)", fixed.applied);
+            unsafe_hint(&mut err, &args, &fixed.diagnostics);
             let changes = !fixed.changed.is_empty() && !args.exit_zero;
             return Ok(if changes { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
@@ -90,12 +91,31 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
         if fixed.applied > 0 {
             let _ = writeln!(err, "stagelint: applied {} fix(es) to {files} file(s)", fixed.applied);
         }
+        unsafe_hint(&mut err, &args, &fixed.diagnostics);
         drop(err);
         return report(&args, &fixed.workspace, &fixed.diagnostics);
     }
     let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
     let diagnostics = selection.apply(stagelint::check::check(&workspace));
     report(&args, &workspace, &diagnostics)
+}
+
+/// After `--fix`/`--diff` without `--unsafe-fixes`: how many findings left have a fix that
+/// only `--unsafe-fixes` applies (most did-you-mean fixes are unsafe), so none is a surprise.
+fn unsafe_hint(err: &mut impl Write, args: &CheckArgs, diagnostics: &[Diagnostic]) {
+    if args.unsafe_fixes {
+        return;
+    }
+    let unsafe_fixes = diagnostics
+        .iter()
+        .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == stagelint::diagnostic::Applicability::Unsafe))
+        .count();
+    if unsafe_fixes > 0 {
+        let _ = writeln!(
+            err,
+            "stagelint: {unsafe_fixes} more fix(es) available with --unsafe-fixes (review them with --diff --unsafe-fixes)"
+        );
+    }
 }
 
 /// Renders the findings in the chosen format and maps them to the exit code.

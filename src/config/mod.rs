@@ -362,9 +362,7 @@ fn check_code(code: &str) -> Result<(), String> {
     if crate::families::rule(code).is_some() || crate::families::is_family(code) {
         return Ok(());
     }
-    let hint = crate::util::did_you_mean(code, crate::families::all_rules().map(|r| r.code))
-        .map(|s| format!("; did you mean `{s}`?"))
-        .unwrap_or_default();
+    let hint = crate::families::code_hint(code, false);
     Err(format!("unknown rule code `{code}`{hint}"))
 }
 

@@ -130,6 +130,24 @@ pub fn all_rules() -> impl Iterator<Item = &'static RuleMeta> {
     FAMILIES.iter().flat_map(|family| family.rules().iter())
 }
 
+/// `; did you mean …?` for an unknown code, or nothing: a rule name without its family
+/// (`SkipIfGrammar`, as people say it) names every code that ends with it, anything else the
+/// closest code (or family, with `families`).
+pub fn code_hint(code: &str, families: bool) -> String {
+    let bare: Vec<String> = all_rules()
+        .map(|r| r.code)
+        .filter(|c| c.rsplit_once('/').is_some_and(|(_, name)| name.eq_ignore_ascii_case(code)))
+        .map(|c| format!("`{c}`"))
+        .collect();
+    if !bare.is_empty() {
+        return format!("; did you mean {}?", bare.join(" or "));
+    }
+    let family_names = FAMILIES.iter().map(|f| f.name()).filter(|_| families);
+    crate::util::did_you_mean(code, family_names.chain(all_rules().map(|r| r.code)))
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default()
+}
+
 /// The rule for `code`, or for an alias of it (`steps/R-A6`).
 pub fn rule(code: &str) -> Option<&'static RuleMeta> {
     all_rules().find(|rule| rule.code == code).or_else(|| {

@@ -250,9 +250,12 @@ fn point(text: &str, span: Span) -> Span {
 }
 
 fn scan_error(text: &str, offsets: &mut Offsets<'_>, error: &ScanError) -> SyntaxError {
-    let at = offsets.byte(error.marker().index());
-    let span = point(text, Span::empty(at));
+    let mut at = offsets.byte(error.marker().index());
     let info = error.info();
+    if info.contains("tab") {
+        at = indenting_tab(text, at).unwrap_or(at);
+    }
+    let span = point(text, Span::empty(at));
     if info == "recursion limit exceeded" {
         // saphyr caps flow nesting at 255 and scans a whole flow collection before emitting its
         // first event, so past 255 levels this arrives before our own (lower) limit can fire.
@@ -270,6 +273,22 @@ fn scan_error(text: &str, offsets: &mut Offsets<'_>, error: &ScanError) -> Synta
         }
         _ => error,
     }
+}
+
+/// The tab in the indentation of the line holding `at` or of one of the next two lines, where
+/// saphyr's tab errors belong (it reports them at the token after the tab, or at the start of a
+/// plain scalar that the tabbed line would continue).
+fn indenting_tab(text: &str, at: usize) -> Option<usize> {
+    let line_start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let mut start = line_start;
+    for line in text[line_start..].split_inclusive('\n').take(3) {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(tab) = line[..indent].find('\t') {
+            return Some(start + tab);
+        }
+        start += line.len();
+    }
+    None
 }
 
 /// The innermost `[`/`{` still open at `at`, skipping quoted scalars and comments.
@@ -1086,6 +1105,18 @@ mod tests {
         assert_eq!(error.message, "invalid YAML: expected `,` or `]` (in a flow sequence)");
         let error = only_error("key: \"open\n");
         assert!(error.message.starts_with("invalid YAML: "), "{}", error.message);
+    }
+
+    #[test]
+    fn tab_errors_point_at_the_tab() {
+        // A tab before a sequence entry: saphyr reports the `-` after it.
+        let text = "name: t\nphases:\n\t- name: a\n";
+        let error = &parse(text).errors[0];
+        assert_eq!(error.span, Span::new(16, 17), "{error:?}");
+        // A tab-indented key under a plain scalar: saphyr reports the scalar on the line above.
+        let text = "name: t\nphases:\n  - name: a\n\tprompt: x.md\n";
+        let error = &parse(text).errors[0];
+        assert_eq!(error.span, Span::new(28, 29), "{error:?}");
     }
 
     #[test]

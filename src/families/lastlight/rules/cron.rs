@@ -45,7 +45,11 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &m
         return;
     }
     let names: Vec<&str> = agents.iter().filter_map(|w| w.name()).collect();
-    let suggestion = did_you_mean(name, names.iter().copied());
+    // `workflow: build.yaml` names the file, which the loader would look for as `build.yaml.yaml`.
+    let stem = name.strip_suffix(".yaml").or_else(|| name.strip_suffix(".yml")).filter(|stem| {
+        agents.iter().any(|w| w.name() == Some(stem) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(stem))
+    });
+    let suggestion = stem.or_else(|| did_you_mean(name, names.iter().copied()));
     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
     out.push(
         Diagnostic::new(

@@ -35,7 +35,14 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                     (f == folder).then_some(n)
                 });
                 let suggestion = did_you_mean(name, siblings)
-                    .map(|n| if folder.is_empty() { n.to_string() } else { format!("{folder}/{n}") });
+                    .map(|n| if folder.is_empty() { n.to_string() } else { format!("{folder}/{n}") })
+                    // A path written from the project root (`workflows/prompts/plan.md`) names an
+                    // existing prompt once its leading directories are dropped.
+                    .or_else(|| {
+                        let text = reference.text.trim_start_matches("./");
+                        let mut tails = text.match_indices('/').map(|(i, _)| &text[i + 1..]);
+                        tails.find(|tail| existing.iter().any(|p| p == tail)).map(str::to_string)
+                    });
                 let suggestion = suggestion.as_deref();
                 let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
                 out.push(
@@ -185,13 +192,26 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
     };
     let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
     let Some(root) = parsed.root.filter(|r| r.as_map().is_some()) else {
-        let span = parsed.errors.first().map_or(fm.open_fence, |e| e.span.shift(fm.yaml.start));
-        out.push(Diagnostic::new(
-            SkillFrontmatter,
-            id,
-            span,
-            "the frontmatter is not a YAML mapping; the skill loader skips it",
-        ));
+        // A syntax error is said as such (a `description:` with `: ` in it is the usual one).
+        let d = match parsed.errors.first() {
+            Some(error) => Diagnostic::new(
+                SkillFrontmatter,
+                id,
+                error.span.shift(fm.yaml.start),
+                format!(
+                    "the frontmatter is not valid YAML ({}); the skill loader skips the skill",
+                    error.message.trim_start_matches("invalid YAML: ")
+                ),
+            )
+            .with_help("quote a value that holds `: ` or ` #`, or starts with a YAML indicator: `description: \"…\"`"),
+            None => Diagnostic::new(
+                SkillFrontmatter,
+                id,
+                fm.open_fence,
+                "the frontmatter is not a YAML mapping; the skill loader skips it",
+            ),
+        };
+        out.push(d);
         return;
     };
     let shifted = |node: &Node| node.span.shift(fm.yaml.start);

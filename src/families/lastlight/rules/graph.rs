@@ -86,8 +86,28 @@ fn dependencies(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                         .with_help("remove it from its own `depends_on`"),
                 );
             } else if !names.contains(&dep_name) {
-                let suggestion = did_you_mean(dep_name, names.iter().copied());
-                let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+                // `depends_on` names phases by `name`, not by their dashboard `label`.
+                let by_label = ctx
+                    .phases
+                    .iter()
+                    .find(|p| p.get("label").and_then(Node::as_str) == Some(dep_name))
+                    .and_then(Phase::name);
+                // The fix writes the name unquoted, so only a name that needs no quotes.
+                let plain = |n: &&str| {
+                    n.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                        && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '))
+                        && !n.ends_with(' ')
+                };
+                let suggestion = by_label
+                    .filter(plain)
+                    .or_else(|| by_label.is_none().then(|| did_you_mean(dep_name, names.iter().copied())).flatten());
+                let hint = match (by_label, suggestion) {
+                    (Some(name), _) => {
+                        format!("; `{dep_name}` is the `label` of phase `{name}`, and `depends_on` takes names")
+                    }
+                    (None, Some(s)) => format!("; did you mean `{s}`?"),
+                    (None, None) => String::new(),
+                };
                 out.push(
                     Diagnostic::new(
                         DependsOnUnknown,

@@ -13,6 +13,7 @@ use crate::families::lastlight::{
     UnknownVariable,
 };
 use crate::source::Span;
+use crate::source::node::Node;
 use crate::template::lastlight::{self as tpl, Engine, HEAD_HELPERS, Segment, Tag, TagKind};
 use crate::template::markdown;
 use crate::util::did_you_mean;
@@ -392,7 +393,16 @@ fn candidates<'a>(ctx: &'a Ctx, known: &'a Known, phases_only: bool) -> Vec<&'a 
 
 fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec<Diagnostic>) {
     let guards = guards(ctx, known, tags);
-    for (tag, guard) in tags.iter().zip(guards) {
+    // An `{{#if}}` that pass 1 never matches (no `{{/if}}` after it, or inside another block's
+    // body) stays in the prompt as written: its key is never read, and `UnbalancedIf` or
+    // `NestedIf` reports the tag.
+    let blocks = tpl::blocks(tags);
+    let verbatim: HashSet<usize> =
+        blocks.unclosed.iter().copied().chain(blocks.nested.iter().map(|n| n.inner)).collect();
+    for (index, (tag, guard)) in tags.iter().zip(guards).enumerate() {
+        if verbatim.contains(&index) && matches!(tag.kind, TagKind::IfOpen { .. }) {
+            continue;
+        }
         // Whether the enclosing `{{#if}}` guards this read (`x` or `x.sub` inside `{{#if x}}`).
         let guarded = |path: &[Segment]| {
             let path = unprefixed(path);
@@ -615,6 +625,28 @@ fn unknown(
         return;
     }
     let phase_only = !what.ends_with(':');
+    // A key of the workflow's own `variables:` map looks declared, but the engine never reads
+    // that map: say so rather than "not a context variable".
+    let declared = (!phase_only)
+        .then(|| ctx.root.get("variables").and_then(Node::as_map))
+        .flatten()
+        .and_then(|entries| entries.iter().find(|e| e.key_str() == Some(name)));
+    if let Some(entry) = declared {
+        let d = Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            segment.span,
+            format!(
+                "`{name}` is declared under the workflow's `variables:`, which the engine never reads: it renders as an empty string"
+            ),
+        )
+        .with_related(ctx.file().id, entry.key.span, "declared here, but never passed to templates")
+        .with_help(
+            "pass it from the dispatcher (`request.extra`, declared in stagelint.toml: `[lastlight] extra-variables = [\"…\"]`) or from a cron's `context:`",
+        );
+        push(out, scope, ctx, d, false);
+        return;
+    }
     let suggestion = did_you_mean(name, candidates(ctx, known, phase_only));
     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
     let message = if !phase_only {
