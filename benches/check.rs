@@ -7,7 +7,7 @@ mod generator;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use stagelint::config::Config;
 use stagelint::source::{frontmatter, yaml};
 use stagelint::workspace::discover::{ConfigCache, discover};
@@ -36,10 +36,9 @@ fn benches(c: &mut Criterion) {
         })
     });
 
-    let mut configs = ConfigCache::new(None);
-    let workspace = discover(std::slice::from_ref(&dir), &mut configs).expect("no config error");
+    let workspace = read(&dir);
     assert_eq!(workspace.files().iter().filter(|f| f.kind == FileKind::Stage).count(), 2000);
-    group.bench_function("check only (files in memory)", |b| b.iter(|| stagelint::check::check(&workspace).len()));
+    group.bench_function("check only (files in memory)", |b| checked_fresh(b, || read(&dir)));
 
     group.bench_function("frontmatter split + YAML parse", |b| {
         b.iter(|| {
@@ -52,17 +51,14 @@ fn benches(c: &mut Criterion) {
     });
     group.finish();
 
-    let one = rebuild_one(&workspace);
-    c.bench_function("one stage file (parse + every rule)", |b| b.iter(|| stagelint::check::check(&one).len()));
+    c.bench_function("one stage file (parse + every rule)", |b| checked_fresh(b, || rebuild_one(&workspace)));
 
     let agent_root = std::env::temp_dir().join("stagelint-bench-agent-200");
     if !agent_root.join(".agent/bench/steps_registry.json").is_file() {
         generator::generate_agent(&agent_root, 200);
     }
-    let mut configs = ConfigCache::new(None);
-    let agent = discover(std::slice::from_ref(&agent_root), &mut configs).expect("no config error");
     c.bench_function("200-step registry with schemas (check, in memory)", |b| {
-        b.iter(|| stagelint::check::check(&agent).len())
+        checked_fresh(b, || read(&agent_root))
     });
     c.bench_function("200-step registry with schemas (discover + check)", |b| {
         b.iter(|| {
@@ -79,12 +75,8 @@ fn lastlight(c: &mut Criterion) {
     if !root.join("workflows/flow-199.yaml").is_file() {
         generator::generate_lastlight(&root, 200);
     }
-    let mut configs = ConfigCache::new(None);
-    let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
-    assert!(stagelint::check::check(&workspace).is_empty(), "the generated project is clean");
-    c.bench_function("200 lastlight workflows with prompts (check, in memory)", |b| {
-        b.iter(|| stagelint::check::check(&workspace).len())
-    });
+    assert!(stagelint::check::check(&read(&root)).is_empty(), "the generated project is clean");
+    c.bench_function("200 lastlight workflows with prompts (check, in memory)", |b| checked_fresh(b, || read(&root)));
     // Unterminated tags once made the template scan quadratic.
     let hostile = format!("{}{}", "{{x ".repeat(250_000), "{".repeat(1_000_000));
     c.bench_function("2 MB of unterminated lastlight tags (template scan)", |b| {
@@ -120,12 +112,29 @@ fn keystroke_scope(c: &mut Criterion) {
         ));
     }
     std::fs::write(&execute, text).expect("write");
-    let mut configs = ConfigCache::new(None);
-    let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
-    assert!(workspace.files().iter().any(|f| f.kind == FileKind::Cassette), "the cassettes are read");
+    assert!(read(&root).files().iter().any(|f| f.kind == FileKind::Cassette), "the cassettes are read");
     c.bench_function("code-review machine, 2,000-line stage, with cassettes (check, in memory)", |b| {
-        b.iter(|| stagelint::check::check(&workspace).len())
+        checked_fresh(b, || read(&root))
     });
+}
+
+/// Discovers and reads `dir`.
+fn read(dir: &PathBuf) -> Workspace {
+    let mut configs = ConfigCache::new(None);
+    discover(std::slice::from_ref(dir), &mut configs).expect("no config error")
+}
+
+/// Times `check` on a workspace fresh from `make` (made and dropped outside the timing): a
+/// workspace caches its stage parses, so checking the same one twice would time only the rules.
+fn checked_fresh(b: &mut criterion::Bencher, make: impl Fn() -> Workspace) {
+    b.iter_batched(
+        make,
+        |workspace| {
+            let found = stagelint::check::check(&workspace).len();
+            (workspace, found)
+        },
+        BatchSize::LargeInput,
+    )
 }
 
 /// A workspace holding just the first stage file, for the per-file figure.
