@@ -57,9 +57,7 @@ fn benches(c: &mut Criterion) {
     if !agent_root.join(".agent/bench/steps_registry.json").is_file() {
         generator::generate_agent(&agent_root, 200);
     }
-    c.bench_function("200-step registry with schemas (check, in memory)", |b| {
-        checked_fresh(b, || read(&agent_root))
-    });
+    c.bench_function("200-step registry with schemas (check, in memory)", |b| checked_fresh(b, || read(&agent_root)));
     c.bench_function("200-step registry with schemas (discover + check)", |b| {
         b.iter(|| {
             let mut configs = ConfigCache::new(None);
