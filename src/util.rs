@@ -157,3 +157,11 @@ mod tests {
         assert!(!is_kebab_case("a--b"));
     }
 }
+
+/// At most `max` characters of `text` for a message, with `…` when cut.
+pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}

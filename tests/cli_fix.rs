@@ -300,3 +300,22 @@ fn the_request_drift_fix_fills_in_fingerprints_written_by_hand() {
     let strict = stagelint(&["dry-run", "plan.md", "--strict", "--format", "json"], dir.path());
     assert_eq!(strict.status.code(), Some(0), "{}", stdout(&strict));
 }
+
+/// `next: review` becomes the mapping under `--fix`; a bare list of several ids could be a
+/// sequence or a fan-out, so that rewrite needs `--unsafe-fixes`, and then the machine checks.
+#[test]
+fn a_bare_next_becomes_a_next_result_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("tests/fixtures/sm/FieldType/bad-next-bare-id-and-fanout"), dir.path());
+    let output = stagelint(&["check", "--fix", "--select", "sm/FieldType", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(read(dir.path(), "build-a.md").contains("\nnext: { nextStages: [review], execution: sequential }\n"));
+    assert!(read(dir.path(), "plan.md").contains("next:\n  - build-a\n  - build-b\n"), "the fan-out waits");
+    assert!(stdout(&output).contains("plan.md:11:3"), "{}", stdout(&output));
+
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise"], dir.path());
+    let plan = read(dir.path(), "plan.md");
+    assert!(plan.contains("next:\n  { nextStages: [build-a, build-b], execution: parallel }\n"), "{plan}");
+    let remaining = stdout(&output);
+    assert!(!remaining.contains("sm/FieldType"), "{remaining}");
+}

@@ -258,6 +258,21 @@ fn a_dispatched_call_without_a_recorded_result_is_a_closed_world_error() {
 }
 
 #[test]
+fn a_call_no_fake_matches_names_its_args_and_the_fakes_for_other_args() {
+    let tools = "tools:\n  Read:\n    - { args: { path: a }, result: from-table }\n";
+    let ran = run_stage(PLAN, &cassette(tools, &[&[&call("c1", "Read", "{ path: b }"), &done("c2")]]));
+    assert_eq!(codes(&ran.run), ["cassette/ToolFakeMissing"]);
+    let finding = &ran.run.findings[0];
+    assert!(
+        finding.message.contains(r#"with args {"path":"b"} but no `tools.Read` fake has those args"#),
+        "{}",
+        finding.message
+    );
+    assert_eq!(finding.related.len(), 1);
+    assert_eq!(finding.related[0].message, "a fake for other args");
+}
+
+#[test]
 fn an_out_of_envelope_call_is_denied_without_an_interactor() {
     let ran = run_stage(PLAN, &cassette("", &[&[&call("c1", "Edit", "{ path: a }"), &done("c2")]]));
     assert_eq!(

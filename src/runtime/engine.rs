@@ -811,11 +811,35 @@ impl<'a> Run<'a> {
             }
             None => {
                 let span = turn.call_spans.get(&call.id).copied().unwrap_or(turn.span);
-                let message = format!(
-                    "`{}` ({}) is dispatched but the cassette has no result for it; add `results: {{{}: …}}` to the turn or a `tools.{}` fake",
-                    call.name, call.id, call.id, call.name
-                );
-                self.finding(rules::ToolFakeMissing, span, message);
+                let fakes = cassette.tools.get(&call.name).map(Vec::as_slice).unwrap_or_default();
+                let mut d = if fakes.is_empty() {
+                    self.diagnostic(
+                        rules::ToolFakeMissing,
+                        span,
+                        format!(
+                            "`{}` ({}) is dispatched but the cassette has no result for it; add `results: {{{}: …}}` to the turn or a `tools.{}` fake",
+                            call.name, call.id, call.id, call.name
+                        ),
+                    )
+                } else {
+                    // Fakes match on canonical args; say so, and show the ones that did not.
+                    self.diagnostic(
+                        rules::ToolFakeMissing,
+                        span,
+                        format!(
+                            "`{}` ({}) is dispatched with args {} but no `tools.{}` fake has those args; add a fake for them (or `anyArgs: true`), or `results: {{{}: …}}` on the turn",
+                            call.name,
+                            call.id,
+                            crate::util::shorten(&canonical(&args), 120),
+                            call.name,
+                            call.id
+                        ),
+                    )
+                };
+                for fake in fakes.iter().take(3) {
+                    d = d.with_related(self.env.cassette_file, fake.span, "a fake for other args");
+                }
+                self.findings.push(d);
                 let bytes = messages::FAKE_MISSING.len();
                 self.trace.emit(
                     "ToolCallFailed",

@@ -1,6 +1,5 @@
 //! JSON reader: a hand-written, iterative RFC 8259 parser producing the spanned `Node` tree.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::source::{Entry, MAX_DEPTH, Node, Parsed, Span, SyntaxError, Value};
@@ -69,14 +68,6 @@ fn find_key(entries: &[Entry], index: &mut Option<HashMap<String, usize>>, name:
     index.get(name).copied()
 }
 
-/// At most 40 characters of `text` for a message.
-fn shorten(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(40) {
-        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
-        None => Cow::Borrowed(text),
-    }
-}
-
 fn trailing_comma(comma: usize) -> SyntaxError {
     SyntaxError::new(Span::new(comma, comma + 1), "trailing comma is not allowed in JSON")
 }
@@ -111,8 +102,11 @@ impl Frame {
         let first = find_key(entries, index, name);
         if let Some(entry) = first.and_then(|i| entries.get(i)) {
             errors.push(
-                SyntaxError::new(key_node.span, format!("duplicate key `{}`; the last one is used", shorten(name)))
-                    .with_related(entry.key.span, "first defined here"),
+                SyntaxError::new(
+                    key_node.span,
+                    format!("duplicate key `{}`; the last one is used", crate::util::shorten(name, 40)),
+                )
+                .with_related(entry.key.span, "first defined here"),
             );
         }
         *key = Some((key_node, first));
@@ -464,7 +458,7 @@ impl Reader<'_> {
             None => match raw.parse::<f64>() {
                 Ok(f) => Value::Float(f),
                 Err(_) => {
-                    return Err(SyntaxError::new(span, format!("invalid number `{}`", shorten(raw))));
+                    return Err(SyntaxError::new(span, format!("invalid number `{}`", crate::util::shorten(raw, 40))));
                 }
             },
         };
@@ -486,7 +480,7 @@ impl Reader<'_> {
                     span,
                     format!(
                         "invalid literal `{}`; expected `true`, `false`, `null`, a number or a string",
-                        shorten(word)
+                        crate::util::shorten(word, 40)
                     ),
                 ));
             }

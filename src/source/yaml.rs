@@ -213,7 +213,7 @@ fn read_events<'a>(text: &'a str, offsets: &mut Offsets<'_>) -> Result<Events<'a
                     Ev::Alias(id)
                 }
                 Some(None) => {
-                    let alias = shorten(snippet(text, span));
+                    let alias = crate::util::shorten(snippet(text, span), 40);
                     return Err(SyntaxError::new(span, format!("alias `{alias}` refers to a node that contains it")));
                 }
                 None => return Err(unknown_alias(text, span.start)),
@@ -333,21 +333,13 @@ fn unknown_alias(text: &str, at: usize) -> SyntaxError {
         .map(char::len_utf8)
         .sum();
     let span = Span::new(at, (at + 1 + name_len).min(text.len()));
-    let name = shorten(snippet(text, span).trim_start_matches('*'));
+    let name = crate::util::shorten(snippet(text, span).trim_start_matches('*'), 40);
     SyntaxError::new(span, format!("unknown alias `*{name}`: no anchor `&{name}` is defined before it"))
 }
 
 /// The text under `span`, or nothing when the span does not fit the text.
 fn snippet(text: &str, span: Span) -> &str {
     text.get(span.start..span.end).unwrap_or_default()
-}
-
-/// At most 40 characters of `text` for a message.
-fn shorten(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(40) {
-        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
-        None => Cow::Borrowed(text),
-    }
 }
 
 /// Rephrases saphyr's libyaml-style messages: context last, backticks for characters.
@@ -493,7 +485,10 @@ impl Frame {
                             errors.push(
                                 SyntaxError::new(
                                     node.span,
-                                    format!("duplicate key `{}`; the first one is used", shorten(&node.scalar_text())),
+                                    format!(
+                                        "duplicate key `{}`; the first one is used",
+                                        crate::util::shorten(&node.scalar_text(), 40)
+                                    ),
                                 )
                                 .with_related(first.key.span, "first defined here")
                                 .with_kind(super::SyntaxKind::DuplicateKey),

@@ -91,6 +91,31 @@ fn placeholder(key: &str) -> Option<&'static str> {
     }
 }
 
+/// `type: loop` and friends: loops are blocks on a phase, not phase types.
+fn loop_type_help(field: &str, value: &str) -> Option<String> {
+    let block = match value {
+        "loop" | "review_loop" | "review-loop" => "loop",
+        "generic_loop" | "generic-loop" | "until" => "generic_loop",
+        _ => return None,
+    };
+    (field == "type").then(|| {
+        format!(
+            "a loop is not a phase type: keep the phase's type (`agent` by default) and add a `{block}:` block to it"
+        )
+    })
+}
+
+/// The other loop block a key belongs to: `until:` written under `loop:` is a `generic_loop`
+/// key, `max_cycles:` under `generic_loop:` a reviewer-loop one.
+fn sibling_home(path: &str, key: &str) -> Option<&'static str> {
+    let (home, fields) = match path.rsplit('.').next()? {
+        "loop" => ("generic_loop", schema::GENERIC_LOOP),
+        "generic_loop" => ("loop", schema::LOOP),
+        _ => return None,
+    };
+    fields.iter().any(|f| f.name == key).then_some(home)
+}
+
 struct Walker<'a, 'w> {
     doc: &'a WorkflowDoc<'w>,
     engine: Engine,
@@ -145,7 +170,9 @@ impl Walker<'_, '_> {
                     let hint = match guess {
                         Some(KeyGuess { name, taken: false }) => format!("; did you mean `{name}`?"),
                         Some(KeyGuess { name, taken: true }) => format!(" (`{name}` is set already)"),
-                        None => String::new(),
+                        None => sibling_home(path, key)
+                            .map(|home| format!("; `{key}` belongs in `{home}:`"))
+                            .unwrap_or_default(),
                     };
                     out.push(
                         Diagnostic::new(
@@ -274,8 +301,7 @@ impl Walker<'_, '_> {
                     Some(_) if field.name == "kind" => {}
                     Some(value) if !values.contains(&value) => {
                         let suggestion = did_you_mean(value, values.iter().copied());
-                        out.push(
-                            Diagnostic::new(
+                        let mut d = Diagnostic::new(
                                 InvalidEnum,
                                 id,
                                 node.span,
@@ -285,8 +311,11 @@ impl Walker<'_, '_> {
                                     values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
                                 ),
                             )
-                            .with_suggestion(node.span, suggestion),
-                        );
+                            .with_suggestion(node.span, suggestion);
+                        if let Some(help) = loop_type_help(field.name, value) {
+                            d = d.with_help(help);
+                        }
+                        out.push(d);
                     }
                     Some(_) => {}
                 }

@@ -675,16 +675,18 @@ fn phase_order(ctx: &Ctx, scope: Scope, segment: &Segment, producer: usize, out:
         return;
     }
     let (producer_name, consumer_name) = (ctx.phase_name(producer), ctx.phase_name(consumer));
+    // `${classify.output}` names the phase itself; `{{category}}` names its output_var.
+    let subject = if segment.name == producer_name {
+        format!("the output of phase `{producer_name}` is read here, but `{producer_name}`")
+    } else {
+        format!("`{}` is the output of phase `{producer_name}`, which", segment.name)
+    };
     let message = if ctx.dag {
         format!(
-            "`{}` is the output of phase `{producer_name}`, which is not an ancestor of `{consumer_name}` in `depends_on`: it may not have run yet and renders as an empty string",
-            segment.name
+            "{subject} is not an ancestor of `{consumer_name}` in `depends_on`: it may not have run yet and renders as an empty string"
         )
     } else {
-        format!(
-            "`{}` is the output of phase `{producer_name}`, which runs after `{consumer_name}`: here it renders as an empty string",
-            segment.name
-        )
+        format!("{subject} runs after `{consumer_name}`: here it renders as an empty string")
     };
     let help = if ctx.dag {
         format!("add `{producer_name}` to the `depends_on` of `{consumer_name}` (or of one of its ancestors)")

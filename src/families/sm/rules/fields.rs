@@ -106,7 +106,9 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                 }
             }
             "next" => {
-                if expect(stage, key, value, Expect::Mapping, out) {
+                if let Some(ids) = bare_next_list(value) {
+                    out.push(next_as_list(stage, value, &ids));
+                } else if expect(stage, key, value, Expect::Mapping, out) {
                     check_next(stage, value, out);
                 }
             }
@@ -392,6 +394,35 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
             unknown_key(stage, value, &entry.key, key, &["maxAttempts", "backoff"], "retryPolicy key", out);
         }
     }
+}
+
+/// `next: [b]` or `next: b`: stage ids where the `NextResult` mapping belongs.
+fn bare_next_list(value: &Node) -> Option<Vec<&str>> {
+    match &value.value {
+        Value::String(id) if !id.trim().is_empty() => Some(vec![id.as_str()]),
+        Value::Seq(items) if !items.is_empty() => items.iter().map(Node::as_str).collect(),
+        _ => None,
+    }
+}
+
+/// A bare id list is what an author means by `nextStages`; one id is unambiguous (sequential),
+/// several could be a sequence or a fan-out, so that fix is only offered, never applied by `--fix`.
+fn next_as_list(stage: &StageDoc, value: &Node, ids: &[&str]) -> Diagnostic {
+    let list = ids.join(", ");
+    let (execution, applicability) =
+        if ids.len() == 1 { ("sequential", Applicability::Safe) } else { ("parallel", Applicability::Unsafe) };
+    let mapping = format!("{{ nextStages: [{list}], execution: {execution} }}");
+    let found = if matches!(value.value, Value::Seq(_)) { "a list of stage ids" } else { "a bare stage id" };
+    Diagnostic::new(
+        FieldType,
+        stage.id(),
+        value.span,
+        format!("`next` must be a mapping (a `NextResult`), but it is {found}; write `next: {mapping}`"),
+    )
+    .with_help(
+        "`next` holds `nextStages`, `execution` (`sequential` or `parallel`) and, for a fan-out, an optional `join`",
+    )
+    .with_fix(format!("Write `{mapping}`"), applicability, vec![Edit { span: value.span, replacement: mapping }])
 }
 
 fn check_next(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {

@@ -2,13 +2,13 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
 use crate::families::sm::roles;
 use crate::families::sm::rules::fields::unknown_key_diagnostic;
 use crate::families::sm::{
     DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, NextIgnored, StageJoinDangling,
-    StateMachineInvalid, UnknownNextStage, UnreachableStage,
+    StateMachineInvalid, UnknownField, UnknownNextStage, UnreachableStage,
 };
 use crate::source::{Node, Span, Value};
 use crate::util::did_you_mean;
@@ -92,7 +92,7 @@ fn check_sm_file(machine: &Machine, out: &mut Vec<Diagnostic>) -> bool {
             "name" | "description" | "$schema" => value.as_str().is_none().then_some("must be a string"),
             "context" => check_context_shape(value),
             _ => {
-                out.push(unknown_key_diagnostic(file, root, &entry.key, key, &SM_KEYS, "state machine key"));
+                out.push(sm_unknown_key(file, root, &entry.key, key));
                 None
             }
         };
@@ -318,4 +318,29 @@ fn unreachable(
         format!("stage `{id}` is never reached from the entry stage `{entry}`{why}; add it to a `next` or remove it"),
     )
     .with_related(machine.sm.file.id, machine.sm.entry().map_or(Span::empty(0), |(_, s)| s), "entry declared here")
+}
+
+/// Unknown `sm.yaml` keys, with what authors coming from other workflow tools usually mean.
+fn sm_unknown_key(file: FileId, root: &Node, key_node: &Node, key: &str) -> Diagnostic {
+    let d = unknown_key_diagnostic(file, root, key_node, key, &SM_KEYS, "state machine key");
+    if d.fix.is_some() {
+        return d;
+    }
+    match key {
+        "start" | "startStage" | "start_stage" | "initial" | "initialStage" | "entryStage" | "entry_stage" | "first"
+            if root.get("entry").is_none() =>
+        {
+            Diagnostic::new(
+                UnknownField,
+                file,
+                key_node.span,
+                format!("unknown state machine key `{key}`; the first stage is named by `entry`"),
+            )
+            .with_suggestion(key_node.span, Some("entry"))
+        }
+        "stages" | "steps" | "states" => d.with_help(
+            "every stage definition below the directory of `sm.yaml` belongs to the state machine; list nothing here, and name the first stage in `entry`",
+        ),
+        _ => d,
+    }
 }
