@@ -130,6 +130,14 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     })
 }
 
+/// At most `max` characters of `text` for a message, with `…` when cut.
+pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,13 +163,5 @@ mod tests {
         assert!(is_kebab_case("plan-2"));
         assert!(!is_kebab_case("Plan"));
         assert!(!is_kebab_case("a--b"));
-    }
-}
-
-/// At most `max` characters of `text` for a message, with `…` when cut.
-pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
-        None => std::borrow::Cow::Borrowed(text),
     }
 }
