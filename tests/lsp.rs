@@ -635,6 +635,22 @@ fn apply_edits(text: &str, edits: &[serde_json::Value]) -> String {
     out
 }
 
+/// The edits of the "Suppress `code` on this line" action offered for `finding` in `path`.
+fn suppress_edits(client: &mut Client, path: &std::path::Path, finding: &serde_json::Value) -> Vec<serde_json::Value> {
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(path)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
+    );
+    let title = format!("Suppress `{}` on this line", finding["code"].as_str().expect("a code"));
+    let suppress = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"] == title.as_str())
+        .unwrap_or_else(|| panic!("no `{title}` in {actions}"));
+    suppress["edit"]["changes"][uri(path)].as_array().expect("edits").clone()
+}
+
 #[test]
 fn suppressing_inside_a_block_scalar_comments_above_its_key() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -649,20 +665,10 @@ fn suppressing_inside_a_block_scalar_comments_above_its_key() {
     let (list, _) = client.diagnostics(&uri(&build), |l| l.iter().any(|d| d["code"] == "lastlight/UnknownVariable"));
     let finding = list.iter().find(|d| d["code"] == "lastlight/UnknownVariable").expect("finding");
     assert_eq!(finding["range"]["start"]["line"], header + 1, "{finding}");
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&build)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
-    );
-    let suppress = actions
-        .as_array()
-        .expect("actions")
-        .iter()
-        .find(|a| a["title"] == "Suppress `lastlight/UnknownVariable` on this line")
-        .unwrap_or_else(|| panic!("{actions}"));
-    let edits = suppress["edit"]["changes"][uri(&build)].as_array().expect("edits").clone();
+    let edits = suppress_edits(&mut client, &build, finding);
     // Above the key, at its indentation: not a line of the string.
     let indent = &text.lines().nth(header).expect("header")[..4];
-    assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{suppress}");
+    assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{edits:?}");
     assert_eq!(edits[0]["newText"], format!("{indent}# stagelint: ignore[lastlight/UnknownVariable]\n"));
     let suppressed = apply_edits(&text, &edits);
     client.set(&build, &suppressed);
@@ -706,18 +712,8 @@ fn suppressing_inside_a_quoted_or_plain_multi_line_scalar_comments_above_its_key
             .unwrap_or_else(|| panic!("{style}: {found:?}"))
             .clone();
         assert_eq!(finding["range"]["start"]["line"], header + 1, "{style}: {finding}");
-        let actions = client.request(
-            "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri(&build)}, "range": finding["range"], "context": {"diagnostics": [finding]}}),
-        );
-        let suppress = actions
-            .as_array()
-            .expect("actions")
-            .iter()
-            .find(|a| a["title"] == "Suppress `lastlight/UnknownVariable` on this line")
-            .unwrap_or_else(|| panic!("{style}: {actions}"));
-        let edits = suppress["edit"]["changes"][uri(&build)].as_array().expect("edits").clone();
-        assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{style}: {suppress}");
+        let edits = suppress_edits(&mut client, &build, &finding);
+        assert_eq!(edits[0]["range"]["start"], json!({"line": header, "character": 0}), "{style}: {edits:?}");
         assert_eq!(edits[0]["newText"], "      # stagelint: ignore[lastlight/UnknownVariable]\n", "{style}");
         client.set(&build, &apply_edits(&text, &edits));
         let found = client.pulled(&build);
