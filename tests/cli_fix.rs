@@ -302,7 +302,7 @@ fn the_request_drift_fix_fills_in_fingerprints_written_by_hand() {
 }
 
 /// `next: review` becomes the mapping under `--fix`; a bare list of several ids could be a
-/// sequence or a fan-out, so that rewrite needs `--unsafe-fixes`, and then the machine checks.
+/// sequence or a fan-out, so writing the sequence needs `--unsafe-fixes`.
 #[test]
 fn a_bare_next_becomes_a_next_result_mapping() {
     let dir = tempfile::tempdir().unwrap();
@@ -315,7 +315,7 @@ fn a_bare_next_becomes_a_next_result_mapping() {
 
     let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise"], dir.path());
     let plan = read(dir.path(), "plan.md");
-    assert!(plan.contains("next:\n  { nextStages: [build-a, build-b], execution: parallel }\n"), "{plan}");
+    assert!(plan.contains("next:\n  { nextStages: [build-a, build-b], execution: sequential }\n"), "{plan}");
     let remaining = stdout(&output);
     assert!(!remaining.contains("sm/FieldType"), "{remaining}");
 }

@@ -405,23 +405,26 @@ fn bare_next_list(value: &Node) -> Option<Vec<&str>> {
     }
 }
 
-/// A bare id list is what an author means by `nextStages`; one id is unambiguous (sequential),
-/// several could be a sequence or a fan-out, so that fix is only offered, never applied by `--fix`.
+/// A bare id list is what an author means by `nextStages`. Several ids could be a sequence (each
+/// stage gets the previous result) or a fan-out; the fix writes the sequence, which needs no join
+/// and shares no frozen context, and only `--unsafe-fixes` applies it.
 fn next_as_list(stage: &StageDoc, value: &Node, ids: &[&str]) -> Diagnostic {
     let list = ids.join(", ");
-    let (execution, applicability) =
-        if ids.len() == 1 { ("sequential", Applicability::Safe) } else { ("parallel", Applicability::Unsafe) };
-    let mapping = format!("{{ nextStages: [{list}], execution: {execution} }}");
+    let applicability = if ids.len() == 1 { Applicability::Safe } else { Applicability::Unsafe };
+    let mapping = format!("{{ nextStages: [{list}], execution: sequential }}");
     let found = if matches!(value.value, Value::Seq(_)) { "a list of stage ids" } else { "a bare stage id" };
+    let help = if ids.len() == 1 {
+        "`next` holds `nextStages`, `execution` (`sequential` or `parallel`) and, for a fan-out, an optional `join`"
+    } else {
+        "for a fan-out that runs these stages side by side, write `execution: parallel` instead (with a `join` stage to run once all succeed)"
+    };
     Diagnostic::new(
         FieldType,
         stage.id(),
         value.span,
         format!("`next` must be a mapping (a `NextResult`), but it is {found}; write `next: {mapping}`"),
     )
-    .with_help(
-        "`next` holds `nextStages`, `execution` (`sequential` or `parallel`) and, for a fan-out, an optional `join`",
-    )
+    .with_help(help)
     .with_fix(format!("Write `{mapping}`"), applicability, vec![Edit { span: value.span, replacement: mapping }])
 }
 
