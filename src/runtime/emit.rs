@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::source::yaml::{double_quoted, needs_escape};
+
 /// The YAML text of `value`, ending with a newline.
 pub fn to_yaml(value: &Value) -> String {
     let mut out = String::new();
@@ -132,30 +134,6 @@ fn plain_ok(s: &str) -> bool {
         && !s.contains(": ")
         && !s.contains(" #")
         && s.chars().all(|c| c != '\t' && c != '\n' && c != '\r' && !needs_escape(c))
-}
-
-/// Characters YAML does not allow as they are: C0/C1 controls, DEL, BOM, non-characters and
-/// the Unicode line separators (which YAML 1.1 readers treat as line breaks).
-fn needs_escape(c: char) -> bool {
-    matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
-}
-
-fn double_quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if needs_escape(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

@@ -423,14 +423,7 @@ impl Walker<'_, '_> {
             }
             _ => return None,
         };
-        let quote = if !raw.contains('"') {
-            '"'
-        } else if !raw.contains('\'') {
-            '\''
-        } else {
-            return None;
-        };
-        let replacement = format!("{quote}{raw}{quote}");
+        let replacement = crate::source::yaml::quoted_scalar(raw);
         Some(
             Diagnostic::new(
                 FieldType,

@@ -145,18 +145,11 @@ fn unquoted_tag_hint(text: &str, d: Diagnostic) -> Diagnostic {
     let value = line[colon + 2..].trim_end();
     let mut d = d;
     d.message.push_str("; YAML reads an unquoted `{{…}}` as a mapping: quote the value");
-    let quote = if !value.contains('"') {
-        '"'
-    } else if !value.contains('\'') {
-        '\''
-    } else {
-        return d;
-    };
     // A comment after the value would be quoted with it.
     if value.contains(" #") {
         return d;
     }
-    let replacement = format!("{quote}{value}{quote}");
+    let replacement = crate::source::yaml::quoted_scalar(value);
     d.with_fix(
         format!("Quote the value: `{replacement}`"),
         crate::diagnostic::Applicability::Safe,
