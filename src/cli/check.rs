@@ -126,19 +126,26 @@ fn report(args: &CheckArgs, workspace: &Workspace, diagnostics: &[Diagnostic]) -
         Format::Json => render::json::render(&mut out, workspace, diagnostics),
         Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics),
         Format::Github => render::github::render(&mut out, workspace, diagnostics),
-        Format::Concise => {
-            render::concise::render(&mut out, workspace, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
-        }
+        Format::Concise => render::concise::render(&mut out, workspace, diagnostics)
+            .and_then(|()| closing_lines(&mut out, workspace, &summary)),
         Format::Full => {
             let color = if args.output.is_some() { args.color.enabled(false) } else { args.color.for_stdout() };
             render::full::render(&mut out, workspace, diagnostics, color)
-                .and_then(|()| writeln!(out, "{}", summary.line()))
+                .and_then(|()| closing_lines(&mut out, workspace, &summary))
         }
     };
     rendered.map_err(|e| format!("cannot render the report: {e}"))?;
     emit(args, &out)?;
     let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
     Ok(if failed && !args.exit_zero { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The notes about assumptions the run made (the Last Light engine), then the summary.
+fn closing_lines(out: &mut Vec<u8>, workspace: &Workspace, summary: &Summary) -> io::Result<()> {
+    for note in stagelint::families::lastlight::engine_notes(workspace) {
+        writeln!(out, "note: {note}")?;
+    }
+    writeln!(out, "{}", summary.line())
 }
 
 /// Writes `bytes` to `--output` or standard output (a closed pipe is not an error).

@@ -55,7 +55,7 @@ pub const KEY_VALUES: &[(&str, &[&str])] =
 pub const LEVELS: [&str; 6] = ["error", "warning", "info", "hint", "on", "off"];
 
 /// The settings for the files under one config (or the defaults when there is none).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Config {
     /// The file these settings came from; `None` for the built-in defaults.
     pub path: Option<PathBuf>,
@@ -83,11 +83,24 @@ pub struct Config {
 #[derive(Debug, Clone)]
 pub struct Lastlight {
     pub engine: Engine,
+    /// Where `engine` came from: the config, the repository's layout, or the default.
+    pub engine_source: EngineSource,
     /// Template variables the project passes in `request.extra` (and cron `context:`), on top
     /// of the engine's own.
     pub variables: Vec<String>,
     /// Approval gates enabled in the server config (`approval.<gate>: true`).
     pub approval_gates: Vec<String>,
+}
+
+/// How the Last Light engine of a file was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineSource {
+    /// `[lastlight] engine` in a config file.
+    Configured,
+    /// Detected from the repository: the engine's own source file or directory found there.
+    Detected(PathBuf),
+    /// Nothing configured and nothing found: the current engine.
+    Default,
 }
 
 /// A `[rules]` entry.
@@ -191,6 +204,7 @@ impl Config {
             workflow_globs: GlobSet::empty(),
             lastlight: Lastlight {
                 engine: Engine::Head,
+                engine_source: EngineSource::Default,
                 variables: DEFAULT_EXTRA_VARIABLES.iter().map(|s| s.to_string()).collect(),
                 approval_gates: Vec::new(),
             },
@@ -219,6 +233,7 @@ impl Config {
         config.stage_globs = build_globs(&raw.files.stages).map_err(|(span, msg)| error(Some(span), msg))?;
         config.workflow_globs = build_globs(&raw.files.workflows).map_err(|(span, msg)| error(Some(span), msg))?;
         if let Some(engine) = raw.lastlight.engine {
+            config.lastlight.engine_source = EngineSource::Configured;
             config.lastlight.engine = match engine.get_ref().as_str() {
                 "head" => Engine::Head,
                 "seed" => Engine::Seed,

@@ -4,7 +4,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::{self, Config, ConfigError};
+use crate::config::{self, Config, ConfigError, EngineSource};
+use crate::template::lastlight::Engine;
 use crate::workspace::{FileKind, Workspace, classify};
 
 /// Files larger than this are reported instead of read.
@@ -302,6 +303,7 @@ fn add_broken_configs(
 
 /// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
 fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &HashMap<PathBuf, String>) {
+    let mut engines = EngineCache::default();
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
@@ -324,9 +326,13 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
                     workspace.add_known_path(file.path);
                     continue;
                 };
+                let config = match kind {
+                    FileKind::Workflow | FileKind::WorkflowPrompt => engines.config_for(&file.path, file.config),
+                    _ => file.config,
+                };
                 match file.role {
-                    Role::Context => workspace.add_context(file.path, file.display, text, kind, file.config),
-                    _ => workspace.add(file.path, file.display, text, kind, file.config),
+                    Role::Context => workspace.add_context(file.path, file.display, text, kind, config),
+                    _ => workspace.add(file.path, file.display, text, kind, config),
                 };
             }
             Err(unreadable) if file.role != Role::Context => {
@@ -336,6 +342,54 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
             Err(_) => workspace.add_known_path(file.path),
         }
     }
+}
+
+/// The config of Last Light files whose config names no engine: the engine detected from the
+/// repository around their `workflows/` directory, one shared config per (config, directory).
+#[derive(Default)]
+struct EngineCache {
+    by_dir: HashMap<(usize, PathBuf), Arc<Config>>,
+}
+
+impl EngineCache {
+    fn config_for(&mut self, path: &Path, config: Arc<Config>) -> Arc<Config> {
+        if config.lastlight.engine_source == EngineSource::Configured {
+            return config;
+        }
+        let Some(workflows) = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")) else {
+            return config;
+        };
+        let key = (Arc::as_ptr(&config) as usize, workflows.to_path_buf());
+        let detected = self.by_dir.entry(key).or_insert_with(|| match detect_engine(workflows) {
+            Some((engine, marker)) => {
+                let mut detected = (*config).clone();
+                detected.lastlight.engine = engine;
+                detected.lastlight.engine_source = EngineSource::Detected(marker);
+                Arc::new(detected)
+            }
+            None => config.clone(),
+        });
+        detected.clone()
+    }
+}
+
+/// Which Last Light engine loads the `workflows` directory `workflows`, from the engine's own
+/// sources in the repository: `packages/workflow-engine/` (the current engine, above
+/// `apps/server/workflows/`), or `src/workflows/templates.ts` beside a top-level `workflows/`
+/// (the seed era). `None` when neither is there (an overlay repository, a copy of the files).
+pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
+    let root = workflows.parent()?;
+    for ancestor in root.ancestors() {
+        let current = ancestor.join("packages").join("workflow-engine");
+        if current.is_dir() {
+            return Some((Engine::Head, current));
+        }
+        if ancestor.join(".git").exists() {
+            break;
+        }
+    }
+    let seed = root.join("src").join("workflows").join("templates.ts");
+    seed.is_file().then_some((Engine::Seed, seed))
 }
 
 /// The existing prompt and skill files that Last Light workflows name and the walk did not read

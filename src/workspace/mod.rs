@@ -168,7 +168,14 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
         if parent_named(path, "workflows") && path.parent().is_some_and(|dir| parent_named(dir, ".github")) {
             return None;
         }
-        let claimed = is_workflow(text) || (parent_named(path, "workflows") && looks_like_workflow(text));
+        // Where a Last Light loader reads (a `workflows/` directory), a file with a workflow's
+        // keys is one; elsewhere only a file of a workflow's shape (other tools' YAML has
+        // `phases:` too: a mapping of an orchestrator's phases, a reference document).
+        let claimed = if in_workflows_dir(path) {
+            is_workflow(text) || looks_like_workflow(text)
+        } else {
+            has_workflow_shape(text)
+        };
         return claimed.then_some(FileKind::Workflow);
     }
     let is_markdown = path.extension().is_some_and(|ext| ext == "md" || ext == "markdown");
@@ -218,6 +225,47 @@ pub fn classify_content(text: &str) -> Option<FileKind> {
 pub fn is_workflow(text: &str) -> bool {
     top_level_keys(text).any(|(key, value)| key == "phases" || (key == "kind" && scalar(value) == "cron"))
         || flow_root(text).is_some_and(|root| root.get("phases").is_some() || model_is_cron(&root))
+}
+
+/// A Last Light workflow outside a `workflows/` directory: a `name` and a `phases` list, or a
+/// `name` and `kind: cron`, at the top.
+fn has_workflow_shape(text: &str) -> bool {
+    if let Some(root) = flow_root(text) {
+        let named = root.get("name").is_some();
+        return named
+            && (root.get("phases").is_some_and(|p| p.as_seq().is_some())
+                || model_is_cron(&root));
+    }
+    let indent = root_indent(text);
+    let keys: Vec<(&str, &str)> = top_level_keys(text).collect();
+    let has = |name: &str| keys.iter().any(|(key, _)| *key == name);
+    let cron = keys.iter().any(|(key, value)| *key == "kind" && scalar(value) == "cron");
+    has("name") && (cron || phases_is_list(text, indent))
+}
+
+/// Whether the top-level `phases:` holds a list: `[` after the colon, or a `-` item on the
+/// next line with content (at the key's indentation or deeper).
+fn phases_is_list(text: &str, indent: &str) -> bool {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix(indent) else { continue };
+        let rest = rest.trim_start_matches(['"', '\'']);
+        let Some(after) = rest.strip_prefix("phases") else { continue };
+        let Some(value) = after.trim_start_matches(['"', '\'']).trim_start().strip_prefix(':') else { continue };
+        let value = value.split(" #").next().unwrap_or("").trim();
+        if !value.is_empty() {
+            return value.starts_with('[');
+        }
+        let next = lines.by_ref().map(str::trim_start).find(|l| !l.is_empty() && !l.starts_with('#'));
+        return next.is_some_and(|l| l == "-" || l.starts_with("- "));
+    }
+    false
+}
+
+/// Whether a directory named `workflows` holds `path` (`workflows/x.yaml`, and one level of
+/// subdirectory such as `workflows/examples/x.yaml`).
+fn in_workflows_dir(path: &Path) -> bool {
+    path.ancestors().skip(1).take(2).any(|dir| dir.file_name().is_some_and(|n| n == "workflows"))
 }
 
 /// Keys the loader reads besides `phases:` and `kind: cron`: with `name`, any of them marks a
@@ -317,6 +365,14 @@ fn parent_named(path: &Path, name: &str) -> bool {
     path.parent().and_then(Path::file_name).is_some_and(|n| n == name)
 }
 
+/// A skill name as the Agent Skills format allows it: lowercase letters and digits in
+/// `-`-separated words, at most 64 characters.
+pub fn is_skill_name(name: &str) -> bool {
+    name.len() <= 64
+        && !name.is_empty()
+        && name.split('-').all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+}
+
 /// `<dir>/skills/<name>/SKILL.md`.
 fn is_skill_path(path: &Path) -> bool {
     path.parent().and_then(Path::parent).and_then(Path::file_name).is_some_and(|dir| dir == "skills")
@@ -372,13 +428,29 @@ mod tests {
         assert_eq!(kind("/p/a.yaml", "kind: \"cron\"  # schedule\nname: c\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "name: r\nphases:   # the steps\n  - name: a\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "name: r\nphases :\n  - name: a\n"), workflow);
-        assert_eq!(kind("/p/a.yaml", "\"phases\":\n  - name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "name: r\n\"phases\":\n  - name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "name: r\nphases:\n- name: a\n"), workflow);
+        assert_eq!(kind("/p/a.yaml", "name: r\nphases: [a]\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "{name: s, phases: [{name: a}]}\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "# indented, still valid YAML\n  name: r\n  phases:\n    - name: a\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "%YAML 1.2\n---\n  kind: cron\n  name: c\n"), workflow);
         assert_eq!(kind("/p/a.yaml", "name: r\nx:\n  phases: []\n"), None);
         assert_eq!(kind("/p/a.yaml", "kind: cronjob\nname: c\n"), None);
         assert_eq!(kind("/p/a.yaml", "name: x\nsteps: []\n"), None);
+    }
+
+    #[test]
+    fn phases_outside_a_workflows_directory_need_a_workflows_shape() {
+        let workflow = Some(FileKind::Workflow);
+        // climpt's orchestrator reference: `phases` is a mapping, and there is no `name`.
+        let reference = "$schema: \"x.json\"\nversion: \"1.0.0\"\nphases:\n  plan:\n    type: actionable\n";
+        assert_eq!(kind("/p/agents/docs/reference/workflow.yaml", reference), None);
+        assert_eq!(kind("/p/a.yaml", "name: r\nphases:\n  plan: {}\n"), None);
+        assert_eq!(kind("/p/a.yaml", "phases:\n  - name: a\n"), None);
+        // Where a loader reads, a file with `phases:` is a workflow, broken or not.
+        assert_eq!(kind("/p/workflows/a.yaml", reference), workflow);
+        assert_eq!(kind("/p/workflows/a.yaml", "phases:\n  - name: a\n"), workflow);
+        assert_eq!(kind("/p/workflows/examples/a.yaml", "phases:\n  - name: a\n"), workflow);
     }
 
     #[test]

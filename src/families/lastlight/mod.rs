@@ -49,7 +49,6 @@ declare_rules! { "lastlight";
     PromptPathEscapes => Error;
     InvalidSkillName => Error;
     SkillNotFound => Error, fix = true;
-    SkillFrontmatter => Warning;
     // Templates.
     NestedIf => Warning;
     UnbalancedIf => Warning;
@@ -88,9 +87,6 @@ impl Family for Lastlight {
         let prompts: Vec<&SourceFile> =
             workspace.files().iter().filter(|f| f.kind == FileKind::WorkflowPrompt).collect();
         all.extend(par_map(&prompts, |file| rules::check_prompt_file(file)).into_iter().flatten());
-        for file in workspace.files().iter().filter(|f| f.kind == FileKind::Skill) {
-            rules::check_skill(file, &mut all);
-        }
         // A prompt used by several phases or workflows is checked once per use; keep one of each
         // finding that does not depend on the use.
         let mut seen = HashSet::new();
@@ -135,4 +131,35 @@ impl Family for Lastlight {
     fn folds(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Fold> {
         ide::folds(workspace, file)
     }
+}
+
+/// What the output says about the Last Light engine when no config names it: the engine each
+/// checked workflow was read with, and why (detected from the repository, or the default).
+pub fn engine_notes(workspace: &Workspace) -> Vec<String> {
+    use crate::config::EngineSource;
+    use crate::template::lastlight::Engine;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut notes: Vec<String> = workspace
+        .reported_files()
+        .filter(|f| matches!(f.kind, FileKind::Workflow | FileKind::WorkflowPrompt))
+        .filter_map(|f| {
+            let engine = match f.config.lastlight.engine {
+                Engine::Head => "head",
+                Engine::Seed => "seed",
+            };
+            let why = match &f.config.lastlight.engine_source {
+                EngineSource::Configured => return None,
+                EngineSource::Detected(marker) => {
+                    format!("detected from `{}`", marker.strip_prefix(&cwd).unwrap_or(marker).display())
+                }
+                EngineSource::Default => "the default: no engine sources found beside `workflows/`".to_string(),
+            };
+            Some(format!(
+                "Last Light engine `{engine}` assumed ({why}); set `[lastlight] engine` in stagelint.toml to choose"
+            ))
+        })
+        .collect();
+    notes.sort();
+    notes.dedup();
+    notes
 }

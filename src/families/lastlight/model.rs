@@ -92,6 +92,15 @@ impl<'w> WorkflowDoc<'w> {
         self.get("name")?.as_str()
     }
 
+    /// Whether the current engine renders this workflow with a PR's context: `pr_scoped: true`,
+    /// or a name the engine still treats so.
+    pub fn is_pr_scoped(&self) -> bool {
+        match self.get("pr_scoped") {
+            Some(scoped) => matches!(scoped.value, crate::source::Value::Bool(true)),
+            None => self.name().is_some_and(|name| LEGACY_PR_SCOPED.contains(&name)),
+        }
+    }
+
     pub fn phases(&self) -> Vec<Phase<'_>> {
         match self.root.as_ref() {
             Some(root) if !is_cron(root) => phases(root),
@@ -320,18 +329,17 @@ fn walk_templates<'a>(
     }
 }
 
-/// Context variables the seed-era engine sets for every phase, with what they hold.
+/// Context variables both engines set for every run, with what they hold.
 pub const BASE_VARIABLES: &[(&str, &str)] = &[
     ("owner", "Repository owner of the triggering issue or PR."),
     ("repo", "Repository name."),
-    ("issueNumber", "Issue number (0 when there is none)."),
-    ("prNumber", "Pull request number (reaches the context through `request.extra` in the seed-era engine)."),
-    ("issueTitle", "Issue title."),
+    ("issueNumber", "Issue number (the PR number on PR triggers; 0 when there is none)."),
+    ("issueTitle", "Issue title (the PR title on PR triggers)."),
     ("issueBody", "Issue body."),
     ("issueLabels", "Issue labels."),
     ("commentBody", "Body of the triggering comment."),
     ("sender", "Who triggered the run."),
-    ("branch", "Working branch (`lastlight/{issueNumber}-{slug}` for builds)."),
+    ("branch", "Working branch (`lastlight/{issueNumber}-{slug}` for builds; the PR head for PR-scoped workflows)."),
     ("taskId", "`{repo}-{issueNumber}-{workflowName}-{runId[0..8]}`."),
     ("issueDir", "`.lastlight/issue-{N}` (or `.lastlight/{workflowName}-{id}`): where phases hand files over."),
     ("bootstrapLabel", "Label that marks bootstrap tasks (default `lastlight:bootstrap`)."),
@@ -344,18 +352,66 @@ pub const BASE_VARIABLES: &[(&str, &str)] = &[
     ("scratch", "Mutable per-run JSON state (`generic_loop` replies land here)."),
 ];
 
-/// Variables the current engine adds.
+/// Variables the current engine adds for every run (`apps/server/src/workflows/simple.ts`).
 pub const HEAD_VARIABLES: &[(&str, &str)] = &[
+    ("prNumber", "Pull request number (empty when the trigger is not a PR; the seed-era dispatcher drops it)."),
+    ("botMention", "`@` and the bot's name."),
+    ("baseBranch", "The base branch: the PR's base for PR-scoped workflows, else the repository's default branch."),
+    ("fix", "The fix settings of the server config: `{{fix.maxAttempts}}` and the other fields."),
+    ("dependencies", "The dependency-update settings of the server config: `{{dependencies.autoMergeMaxImpact}}`, ..."),
     ("externalizeArtifacts", "Whether artifacts are published outside the repository."),
     ("publicUrl", "Public URL of the server."),
     ("artifactBaseUrl", "Base URL of published artifacts."),
     ("approvalId", "Id of the pending approval."),
-    ("approved", "Whether the pending approval was granted."),
-    ("fixCycles", "How many fix cycles ran."),
-    ("reviewerNote", "The reviewer's note for the fix."),
-    ("docLinks", "Links to the planning documents."),
+];
+
+/// Variables the current engine adds for PR-scoped workflows (`pr_scoped: true`, or one of
+/// [`LEGACY_PR_SCOPED`]): the PR's render context (`apps/server/src/engine/pr-decisions.ts`).
+pub const PR_VARIABLES: &[(&str, &str)] = &[
+    ("headSha", "The PR head commit."),
     ("prTitle", "Pull request title."),
-    ("prBody", "Pull request body."),
+    ("prLabels", "The PR's labels."),
+    ("isDraft", "Whether the PR is a draft."),
+    ("checksState", "`passing`, `failing`, `pending` or `none`."),
+    ("checksSettledPassing", "Whether the settled checks pass."),
+    ("settledCheckCount", "How many checks have settled."),
+    ("mayMerge", "Whether the merge policy allows merging."),
+    ("mayMergeReason", "Why merging is or is not allowed."),
+    ("baseChecksState", "The checks state of the base branch: `passing`, `failing`, `pending` or `none`."),
+    ("failedChecks", "The failed checks, as text (may be empty)."),
+    ("ciSection", "The CI failure section for the prompt (may be empty)."),
+    ("ciLogsAvailable", "Whether CI logs could be fetched."),
+    ("ciLogsUnavailable", "Whether CI logs could not be fetched."),
+    ("attempt", "The fix attempt."),
+    ("maxAttempts", "The most fix attempts."),
+    ("priorAttempts", "Notes of earlier attempts."),
+    ("priorNotes", "The notes file of earlier attempts, as text."),
+    ("notesFile", "`.git/lastlight-notes`."),
+    ("verifyScript", "`.git/lastlight-verify.sh`."),
+    ("flakyDeferrals", "How often a flaky failure was deferred."),
+    ("maxFlakyDeferrals", "The most deferrals of a flaky failure."),
+    ("flakyPromoted", "Whether a flaky failure was promoted to a real one."),
+    ("prState", "The whole PR snapshot."),
+];
+
+/// Workflows the current engine treats as PR-scoped without `pr_scoped: true` (with a warning).
+pub const LEGACY_PR_SCOPED: &[&str] = &["pr-fix", "dependabot-ci-fix", "dependabot-pr-merge", "pr-review"];
+
+/// Fields of the object variables the current engine sets, for dotted reads into them.
+pub const OBJECT_FIELDS: &[(&str, &[&str])] = &[
+    (
+        "fix",
+        &[
+            "maxAttempts",
+            "localIterations",
+            "gateTimeoutSeconds",
+            "escalateModelAfterAttempt",
+            "maxCostUsd",
+            "maxFlakyDeferrals",
+            "retryableClasses",
+        ],
+    ),
+    ("dependencies", &["autoMergeMaxImpact", "requireSettledChecks", "minSettledChecks", "auditComment"]),
 ];
 
 /// Phase-scoped variables: set only inside some loops.
@@ -368,7 +424,18 @@ pub const LOOP_VARIABLES: &[(&str, &str)] = &[
 
 /// Context variables that hold objects or arrays, which a dotted key may walk into; the others
 /// are strings, numbers or booleans, where `{{issueTitle.length}}` renders empty.
-pub const OBJECT_VARIABLES: &[&str] = &["models", "variants", "phaseOutputs", "scratch", "issueLabels"];
+pub const OBJECT_VARIABLES: &[&str] = &[
+    "models",
+    "variants",
+    "phaseOutputs",
+    "scratch",
+    "issueLabels",
+    "fix",
+    "dependencies",
+    "prState",
+    "prLabels",
+    "priorAttempts",
+];
 
 /// What a phase output holds, for a dotted key that walks into it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -418,9 +485,11 @@ pub const EVENT_VARIABLES: &[(&str, &str)] = &[
 /// The documentation of a context variable the engine sets, if it is one.
 pub fn variable_doc(name: &str, head: bool) -> Option<&'static str> {
     let engine: &[(&str, &str)] = if head { HEAD_VARIABLES } else { &[] };
+    let pr: &[(&str, &str)] = if head { PR_VARIABLES } else { &[] };
     BASE_VARIABLES
         .iter()
         .chain(engine)
+        .chain(pr)
         .chain(LOOP_VARIABLES)
         .chain(EVENT_VARIABLES)
         .find(|(n, _)| *n == name)

@@ -76,7 +76,7 @@ pub const VARIANTS: &[&str] = &["off", "minimal", "low", "medium", "high", "xhig
 pub const RESERVED_INTENTS: &[&str] = &["approve", "reject", "status", "reset", "chat"];
 
 /// The frontmatter keys of a `skills/<name>/SKILL.md` (the Agent Skills format): the skill loader
-/// needs `name` and `description`; `lastlight/SkillFrontmatter` checks those and
+/// needs `name` and `description`; `stagelint/SkillFrontmatter` checks those and
 /// `disable-model-invocation`.
 pub const SKILL: &[Field] = &[
     required(

@@ -1,4 +1,7 @@
-//! The `stagelint/` family: findings about files and suppressions rather than about a format.
+//! The `stagelint/` family: findings about files and suppressions rather than about a format,
+//! and about agent skills (`SKILL.md`), which several tools load.
+
+mod skill;
 
 use crate::diagnostic::Diagnostic;
 use crate::families::{Family, RuleMeta, declare_rules};
@@ -10,6 +13,7 @@ declare_rules! { "stagelint";
     UnusedSuppression => Warning, fix = true;
     InvalidSuppression => Warning;
     InvalidConfig => Error;
+    SkillFrontmatter => Warning;
 }
 
 pub struct Stagelint;
@@ -27,6 +31,9 @@ impl Family for Stagelint {
     /// only place that knows which suppressions were used.
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         for file in workspace.files() {
+            if file.kind == FileKind::Skill {
+                skill::check_skill(file, out);
+            }
             if let FileKind::Unreadable { message, offset } = &file.kind {
                 let at = if *offset <= file.text.len() { *offset } else { 0 };
                 out.push(Diagnostic::new(IoError, file.id, Span::empty(at), message.clone()));

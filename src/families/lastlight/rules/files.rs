@@ -1,5 +1,5 @@
 //! Files a workflow names: prompt templates (found, inside the workflow directory, asking for
-//! the reviewer verdict where a loop parses one) and skills (valid names, found, frontmatter).
+//! the reviewer verdict where a loop parses one) and skills (valid names, found).
 
 use std::path::Path;
 
@@ -7,11 +7,10 @@ use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::model::{self, PathProblem};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{
-    InvalidSkillName, PromptNotFound, PromptPathEscapes, SkillFrontmatter, SkillNotFound, VerdictMarkerMissing,
+    InvalidSkillName, PromptNotFound, PromptPathEscapes, SkillNotFound, VerdictMarkerMissing,
 };
-use crate::source::{Node, Span, Value, frontmatter, yaml};
+use crate::source::Span;
 use crate::util::did_you_mean;
-use crate::workspace::SourceFile;
 
 pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     prompts(ctx, out);
@@ -171,117 +170,4 @@ fn verdicts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             .with_help("ask for a first line `VERDICT: APPROVED` or `VERDICT: REQUEST_CHANGES`; without it the runner approves only output that starts with APPROVED"),
         );
     }
-}
-
-/// A SKILL.md's frontmatter: the loader silently drops skills without `name` or `description`.
-pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
-    let id = file.id;
-    let text = &file.text;
-    let first_line = Span::new(0, text.find('\n').unwrap_or(text.len()));
-    let Some(fm) = frontmatter::split(text).filter(|fm| fm.close_fence.is_some()) else {
-        out.push(
-            Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                first_line,
-                "this SKILL.md has no `---` frontmatter; the skill loader skips it",
-            )
-            .with_help("start the file with `---`, `name: <name>`, `description: <when to use it>`, `---`"),
-        );
-        return;
-    };
-    let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
-    let Some(root) = parsed.root.filter(|r| r.as_map().is_some()) else {
-        // A syntax error is said as such (a `description:` with `: ` in it is the usual one).
-        let d = match parsed.errors.first() {
-            Some(error) => Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                error.span.shift(fm.yaml.start),
-                format!(
-                    "the frontmatter is not valid YAML ({}); the skill loader skips the skill",
-                    error.message.trim_start_matches("invalid YAML: ")
-                ),
-            )
-            .with_help("quote a value that holds `: ` or ` #`, or starts with a YAML indicator: `description: \"…\"`"),
-            None => Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                fm.open_fence,
-                "the frontmatter is not a YAML mapping; the skill loader skips it",
-            ),
-        };
-        out.push(d);
-        return;
-    };
-    let shifted = |node: &Node| node.span.shift(fm.yaml.start);
-    let dir_name = file.path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("");
-    match root.get("name") {
-        None => out.push(
-            Diagnostic::new(SkillFrontmatter, id, fm.open_fence, "the frontmatter has no `name`; the skill loader skips the skill")
-                .with_help(format!("add `name: {dir_name}`")),
-        ),
-        Some(node) => match node.as_str() {
-            None => out.push(Diagnostic::new(SkillFrontmatter, id, shifted(node), "`name` must be a string")),
-            Some(name) if !is_skill_name(name) => out.push(Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                shifted(node),
-                format!("skill name `{name}` must be lowercase letters and digits in `-`-separated words, at most 64 characters"),
-            )),
-            Some(name) if !dir_name.is_empty() && name != dir_name => out.push(
-                Diagnostic::new(
-                    SkillFrontmatter,
-                    id,
-                    shifted(node),
-                    format!("skill name `{name}` differs from its directory `{dir_name}`; workflows find skills by directory"),
-                )
-                .with_help(format!("rename one of them so both read `{dir_name}`")),
-            ),
-            Some(_) => {}
-        },
-    }
-    match root.get("description") {
-        None => out.push(
-            Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                fm.open_fence,
-                "the frontmatter has no `description`; the skill loader skips the skill",
-            )
-            .with_help("add `description:` saying what the skill does and when to use it"),
-        ),
-        Some(node) => match node.as_str() {
-            None => out.push(Diagnostic::new(SkillFrontmatter, id, shifted(node), "`description` must be a string")),
-            Some(d) if d.trim().is_empty() => out.push(Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                shifted(node),
-                "`description` is empty; the skill loader skips the skill",
-            )),
-            Some(d) if d.chars().count() > 1024 => out.push(Diagnostic::new(
-                SkillFrontmatter,
-                id,
-                shifted(node),
-                format!("`description` has {} characters; at most 1024 are allowed", d.chars().count()),
-            )),
-            Some(_) => {}
-        },
-    }
-    if let Some(node) = root.get("disable-model-invocation")
-        && !matches!(node.value, Value::Bool(_))
-    {
-        out.push(Diagnostic::new(
-            SkillFrontmatter,
-            id,
-            shifted(node),
-            "`disable-model-invocation` must be `true` or `false`",
-        ));
-    }
-}
-
-fn is_skill_name(name: &str) -> bool {
-    name.len() <= 64
-        && !name.is_empty()
-        && name.split('-').all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
 }

@@ -164,6 +164,4 @@ pub(super) fn check_prompt_file(file: &SourceFile) -> Vec<Diagnostic> {
     out
 }
 
-pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
-    files::check_skill(file, out);
-}
+

@@ -326,6 +326,9 @@ impl Known {
         let mut variables: HashSet<String> = model::BASE_VARIABLES.iter().map(|(n, _)| n.to_string()).collect();
         if head {
             variables.extend(model::HEAD_VARIABLES.iter().map(|(n, _)| n.to_string()));
+            if ctx.doc.is_pr_scoped() {
+                variables.extend(model::PR_VARIABLES.iter().map(|(n, _)| n.to_string()));
+            }
         }
         let mut walkable: HashSet<String> = model::OBJECT_VARIABLES.iter().map(|n| n.to_string()).collect();
         let extras = ctx.config().lastlight.variables.iter().filter(|v| !variables.contains(*v)).cloned();
@@ -352,19 +355,15 @@ impl Known {
 
 /// For each tag, the key of the `{{#if key}}` block it is in (its opening tag included), when
 /// that block guards reads of the key: the engine drops the block exactly when the key is unset,
-/// which is the output its author wants. A negated block guards nothing, and neither does a key
-/// that looks like a typo of a name the engine sets.
-fn guards<'t>(ctx: &Ctx, known: &Known, tags: &'t [Tag]) -> Vec<Option<&'t [Segment]>> {
+/// which is the output its author wants. A negated block guards nothing. A guarded key that
+/// looks like a typo of a name the engine sets is still guarded (the key may be real: a
+/// dispatcher's extra), and [`guarded_typo`] mentions the likeness as info.
+fn guards<'t>(tags: &'t [Tag]) -> Vec<Option<&'t [Segment]>> {
     let mut out = vec![None; tags.len()];
     for (open, close) in tpl::blocks(tags).pairs {
         let TagKind::IfOpen { negated: false, key } = &tags[open].kind else { continue };
         let key = unprefixed(key);
-        let Some(first) = key.first() else { continue };
-        let name = first.name.as_str();
-        let set = known.variables.contains(name)
-            || LOOP_VARIABLES.iter().chain(EVENT_VARIABLES).any(|(n, _)| *n == name)
-            || ctx.producers.by_name.contains_key(name);
-        if !set && did_you_mean(name, candidates(ctx, known, false)).is_some() {
+        if key.is_empty() {
             continue;
         }
         for slot in &mut out[open..=close] {
@@ -392,7 +391,7 @@ fn candidates<'a>(ctx: &'a Ctx, known: &'a Known, phases_only: bool) -> Vec<&'a 
 }
 
 fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec<Diagnostic>) {
-    let guards = guards(ctx, known, tags);
+    let guards = guards(tags);
     // An `{{#if}}` that pass 1 never matches (no `{{/if}}` after it, or inside another block's
     // body) stays in the prompt as written: its key is never read, and `UnbalancedIf` or
     // `NestedIf` reports the tag.
@@ -459,7 +458,29 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
                 push(out, scope, ctx, d, false);
             }
         } else if known.variables.contains(name) {
-            if path.len() > 1 && !known.walkable.contains(name) {
+            let fields = model::OBJECT_FIELDS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f);
+            if let (Some(fields), Some(field)) = (fields, path.get(1))
+                && !fields.contains(&field.name.as_str())
+            {
+                let suggestion = did_you_mean(&field.name, fields.iter().copied());
+                let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+                let d = Diagnostic::new(
+                    UnknownVariable,
+                    scope.file,
+                    field.span,
+                    format!(
+                        "`{name}` has no field `{}`, so `{}` renders as an empty string{hint}",
+                        field.name,
+                        dotted(path)
+                    ),
+                )
+                .with_suggestion(field.span, suggestion)
+                .with_help(format!(
+                    "`{name}` holds {}",
+                    fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+                ));
+                push(out, scope, ctx, d, false);
+            } else if path.len() > 1 && !known.walkable.contains(name) {
                 let span = first.span.cover(path[path.len() - 1].span);
                 let d = Diagnostic::new(
                     UnknownVariable,
@@ -481,9 +502,84 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
         } else if path.len() == 1 && matches!(tag.kind, TagKind::Var(_)) && HEAD_HELPERS.contains(&name) {
             helper_as_variable(ctx, scope, first, out);
         } else if !unset_ok {
-            unknown(ctx, known, scope, tag, first, "not a context variable, phase name or output_var:", out);
+            let field = path.get(1).map(|s| s.name.as_str());
+            unknown_read(ctx, known, scope, tag, first, field, out);
+        } else if matches!(tag.kind, TagKind::IfOpen { .. }) {
+            guarded_typo(ctx, known, scope, first, out);
         }
     }
+}
+
+/// A guarded key the engine does not set that is close to one it does: the block renders
+/// only when a dispatcher passes the key, so this is no defect by itself (a real extra often
+/// looks like a known name: `baseChecksState` and `checksState`), but worth a word.
+fn guarded_typo(ctx: &Ctx, known: &Known, scope: Scope, key: &Segment, out: &mut Vec<Diagnostic>) {
+    let name = key.name.as_str();
+    let Some(suggestion) = did_you_mean(name, candidates(ctx, known, false)) else { return };
+    let d = Diagnostic::new(
+        UnknownVariable,
+        scope.file,
+        key.span,
+        format!(
+            "the engine does not set `{name}`, so this block renders only if a dispatcher passes it; if `{suggestion}` was meant, the block never renders"
+        ),
+    )
+    .with_severity(crate::diagnostic::Severity::Info)
+    .with_suggestion(key.span, Some(suggestion))
+    .with_help(
+        "if the dispatcher passes it in `request.extra`, declare it in stagelint.toml: `[lastlight] extra-variables = [\"…\"]`",
+    );
+    push(out, scope, ctx, d, false);
+}
+
+/// An unset top-level read, `field` the key read inside it (`review` of `review.approved`).
+/// A helper written as a variable in another case, or a loop output's field read from a name
+/// no phase writes, gets its own message; anything else is [`unknown`].
+fn unknown_read(
+    ctx: &Ctx,
+    known: &Known,
+    scope: Scope,
+    tag: &Tag,
+    first: &Segment,
+    field: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let name = first.name.as_str();
+    let head = ctx.config().lastlight.engine == Engine::Head;
+    let helper = HEAD_HELPERS.iter().find(|h| head && h.eq_ignore_ascii_case(name));
+    if let Some(helper) = helper.filter(|_| field.is_none() && matches!(tag.kind, TagKind::Var(_))) {
+        let d = Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            first.span,
+            format!("`{name}` is not a context variable, so it renders as an empty string; the helper is `{helper}` (names are case-sensitive)"),
+        )
+        .with_suggestion(first.span, Some(helper))
+        .with_help(format!("write `{{{{{helper}}}}}`"));
+        push(out, scope, ctx, d, false);
+        return;
+    }
+    let loop_field =
+        field.filter(|f| OutputShape::Loop.fields().contains(f) || OutputShape::GenericLoop.fields().contains(f));
+    if let Some(field) = loop_field {
+        let shape = if OutputShape::Loop.fields().contains(&field) {
+            "a reviewer `loop` phase's `output_var` (`{approved, cycles}`)"
+        } else {
+            "a `generic_loop` phase's `output_var` (`{completed, iterations}`)"
+        };
+        let d = Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            first.span,
+            format!(
+                "no phase of this workflow writes `{name}`, so `{name}.{field}` renders as an empty string; `{field}` is a field of {shape}"
+            ),
+        )
+        .with_help(format!("give the loop phase `output_var: {name}`"));
+        push(out, scope, ctx, d, false);
+        return;
+    }
+    unknown(ctx, known, scope, tag, first, "not a context variable, phase name or output_var:", out);
 }
 
 /// `a.b.c`.
@@ -647,6 +743,10 @@ fn unknown(
         push(out, scope, ctx, d, false);
         return;
     }
+    if !phase_only && let Some(d) = set_elsewhere(ctx, scope, segment) {
+        push(out, scope, ctx, d, false);
+        return;
+    }
     let suggestion = did_you_mean(name, candidates(ctx, known, phase_only));
     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
     let message = if !phase_only {
@@ -663,6 +763,50 @@ fn unknown(
         .with_suggestion(segment.span, suggestion)
         .with_help(help);
     push(out, scope, ctx, d, false);
+}
+
+/// A variable the engine sets, but not here: a PR-scoped variable in a workflow that is not
+/// PR-scoped, or a current-engine variable under the seed-era engine.
+fn set_elsewhere(ctx: &Ctx, scope: Scope, segment: &Segment) -> Option<Diagnostic> {
+    let name = segment.name.as_str();
+    let is = |list: &[(&str, &str)]| list.iter().any(|(n, _)| *n == name);
+    let (message, help, suggestion) = if ctx.config().lastlight.engine == Engine::Seed {
+        if !is(model::HEAD_VARIABLES) && !is(model::PR_VARIABLES) {
+            return None;
+        }
+        // The seed-era dispatcher passes the PR's number and title as the issue's.
+        let instead = match name {
+            "prNumber" => Some("issueNumber"),
+            "prTitle" => Some("issueTitle"),
+            _ => None,
+        };
+        let help = match instead {
+            Some(other) => format!("the seed-era dispatcher passes the PR's value as `{other}`: read `{{{{{other}}}}}`"),
+            None => "read a variable this engine sets, or pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
+        };
+        (
+            format!(
+                "the seed-era engine never sets `{name}` (only the current engine does), so it renders as an empty string"
+            ),
+            help,
+            instead,
+        )
+    } else if is(model::PR_VARIABLES) {
+        (
+            format!(
+                "`{name}` is set only for PR-scoped workflows, and this one is not (`pr_scoped: true` is missing), so it renders as an empty string"
+            ),
+            "add `pr_scoped: true` to the workflow if it runs on a pull request".to_string(),
+            None,
+        )
+    } else {
+        return None;
+    };
+    Some(
+        Diagnostic::new(UnknownVariable, scope.file, segment.span, message)
+            .with_suggestion(segment.span, suggestion)
+            .with_help(help),
+    )
 }
 
 fn phase_order(ctx: &Ctx, scope: Scope, segment: &Segment, producer: usize, out: &mut Vec<Diagnostic>) {
