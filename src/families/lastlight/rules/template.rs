@@ -101,6 +101,34 @@ fn structure(file: FileId, text: &str, engine: Engine, tags: &[Tag], code: &[Spa
     let verbatim_ok = |tag: &Tag| markdown::in_code(code, tag.span) || !tpl::looks_meant(source(tag));
     let blocks = tpl::blocks(tags);
     for nested in &blocks.nested {
+        // No `{{/if}}` left over: the outer block was never closed (one `{{/if}}` short), and
+        // the engine ends it at the inner block's close. The defect is at the outer tag.
+        if nested.leftover.is_none() {
+            let (outer, inner, close) = (&tags[nested.outer], &tags[nested.inner], &tags[nested.close]);
+            let key = match &outer.kind {
+                TagKind::IfOpen { key, negated } => {
+                    format!("{}{}", if *negated { "!" } else { "" }, dotted(key))
+                }
+                _ => String::new(),
+            };
+            let line = text[..close.span.start].matches('\n').count() + 1;
+            out.push(
+                Diagnostic::new(
+                    UnbalancedIf,
+                    file,
+                    outer.span,
+                    format!(
+                        "this `{{{{#if {key}}}}}` has no `{{{{/if}}}}` of its own: the engine ends it at the `{{{{/if}}}}` on line {line}, which closes the `{}` after it, so when the condition fails everything up to line {line} is dropped, that block included, and when it holds `{}` reaches the agent verbatim",
+                        source(inner),
+                        source(inner)
+                    ),
+                )
+                .with_related(file, inner.span, "this block's `{{/if}}` ends the unclosed one")
+                .with_related(file, close.span, "the engine ends the unclosed block here")
+                .with_help(format!("close `{{{{#if {key}}}}}` with `{{{{/if}}}}` where its text ends")),
+            );
+            continue;
+        }
         let mut d = Diagnostic::new(
             NestedIf,
             file,
