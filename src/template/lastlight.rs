@@ -344,7 +344,8 @@ fn key(text: &str, base: usize, engine: Engine) -> Result<Vec<Segment>, String> 
         }
         if !part.chars().all(|c| engine.key_char(c)) {
             let why = if engine == Engine::Seed && part.chars().all(|c| Engine::Head.key_char(c)) {
-                "this engine's keys cannot contain `-` (the newer engine allows it)".to_string()
+                "the seed-era engine's keys cannot contain `-` (the current engine allows it; see `[lastlight] engine`)"
+                    .to_string()
             } else {
                 format!("`{part}` is not a key (letters, digits, `_`)")
             };

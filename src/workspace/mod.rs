@@ -232,9 +232,7 @@ pub fn is_workflow(text: &str) -> bool {
 fn has_workflow_shape(text: &str) -> bool {
     if let Some(root) = flow_root(text) {
         let named = root.get("name").is_some();
-        return named
-            && (root.get("phases").is_some_and(|p| p.as_seq().is_some())
-                || model_is_cron(&root));
+        return named && (root.get("phases").is_some_and(|p| p.as_seq().is_some()) || model_is_cron(&root));
     }
     let indent = root_indent(text);
     let keys: Vec<(&str, &str)> = top_level_keys(text).collect();

@@ -21,8 +21,8 @@ enum Loader {
 fn loader(path: &Path) -> Loader {
     let names: Vec<&std::ffi::OsStr> =
         path.components().filter_map(|c| if let Component::Normal(n) = c { Some(n) } else { None }).collect();
-    let claude = names.iter().any(|n| *n == ".claude")
-        || names.windows(3).any(|w| w[0] == "plugins" && w[2] == "skills");
+    let claude =
+        names.iter().any(|n| *n == ".claude") || names.windows(3).any(|w| w[0] == "plugins" && w[2] == "skills");
     if claude { Loader::ClaudeCode } else { Loader::Agent }
 }
 
@@ -151,7 +151,6 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
         ));
     }
 }
-
 
 /// Claude Code's fields: `name` and `description` are optional (the directory name and the
 /// first paragraph stand in), so only values it cannot use are findings.

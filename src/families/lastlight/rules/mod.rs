@@ -163,5 +163,3 @@ pub(super) fn check_prompt_file(file: &SourceFile) -> Vec<Diagnostic> {
     template::check_prompt_structure(file, &mut out);
     out
 }
-
-
