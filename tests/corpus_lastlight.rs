@@ -58,6 +58,8 @@ const SHARED: &[(&str, &str, &str, usize)] = &[
     ("workflows/build.yaml", "info", "lastlight/ApprovalGateUnknown", 2),
 ];
 
+/// With no stagelint.toml: the engine is detected from `src/workflows/templates.ts` (the
+/// seed-era renderer; today's file only re-exports the engine package).
 #[test]
 fn seed_era_corpus_findings_are_the_checked_ones() {
     let mut expected: Vec<(String, &str, &str, usize)> = SHARED
@@ -67,45 +69,50 @@ fn seed_era_corpus_findings_are_the_checked_ones() {
     expected.extend([
         // A real defect of the seed-era engine: its key regex is `\w+(\.\w+)*`, so
         // `{{models.pr-fix}}` is never replaced and the phase asks for a model literally named
-        // `{{models.pr-fix}}` (the current engine allows `-` in keys).
+        // `{{models.pr-fix}}` (`runner.ts` renders `model:`; the current engine allows `-`).
         ("workflows/pr-fix.yaml".to_string(), "warning", "lastlight/TemplateSyntax", 1),
-        // `prTitle` is not in the seed-era context (the current engine adds it); it reaches the
-        // prompt only if the PR-fix dispatcher passes it in `request.extra`.
-        ("workflows/prompts/pr-fix.md".to_string(), "warning", "lastlight/UnknownVariable", 1),
+        // The seed-era dispatcher (`src/index.ts`) strips `prNumber` and passes the PR title as
+        // `title` (which becomes `issueTitle`), and nothing puts `prNumber` or `prTitle` back on
+        // the context: `on_start`'s "PR #{{prNumber}}" and pr-fix.md's `PR #{{prNumber}}:
+        // {{prTitle}}` and commit message render them empty.
+        ("workflows/pr-fix.yaml".to_string(), "warning", "lastlight/UnknownVariable", 1),
+        ("workflows/prompts/pr-fix.md".to_string(), "warning", "lastlight/UnknownVariable", 3),
     ]);
     let expected: Vec<(&str, &str, &str, usize)> =
         expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
-    assert_findings("tests/corpus/lastlight/_at-dd02adf", "[lastlight]\nengine = \"seed\"\n", &expected);
+    assert_findings("tests/corpus/lastlight/_at-dd02adf", "", &expected);
 }
 
-/// Variables today's prompts read that are not in the engine's spec'd context, so they can only
-/// come from the dispatchers' `request.extra` (PR fix, dependabot, verify and QA flows); a project
-/// declares them once in its stagelint.toml.
-const HEAD_EXTRAS: &str = r#"[lastlight]
-extra-variables = ["attempt", "baseBranch", "baseChecksState", "botMention", "checksState",
-  "ciLogsAvailable", "ciLogsUnavailable", "dependencies", "flakyDeferrals", "flakyPromoted", "maxAttempts",
-  "maxFlakyDeferrals", "mayMerge", "mayMergeReason", "notesFile", "prLabels", "priorAttempts", "priorNotes",
-  "reason", "settledCheckCount", "verifyScript"]
-"#;
-
+/// With no stagelint.toml: the current engine, detected, and the context today's server sets
+/// (`botMention`, `baseBranch`, `fix`, `dependencies` on every run, the PR render context on
+/// PR-scoped workflows), so today's prompts read no unknown variable.
 #[test]
 fn current_corpus_findings_are_the_checked_ones() {
     let expected: Vec<(String, &str, &str, usize)> =
         SHARED.iter().map(|(p, s, c, n)| (format!("server/{p}"), *s, *c, *n)).collect();
     let expected: Vec<(&str, &str, &str, usize)> =
         expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
-    assert_findings("tests/corpus/lastlight/apps", HEAD_EXTRAS, &expected);
+    assert_findings("tests/corpus/lastlight/apps", "", &expected);
 }
 
-/// Without the extras, 49 reads are unknown. As many again (56) sit inside a block guarded by
-/// the same variable (`{{#if attempt}}- This is attempt {{attempt}}{{/if}}` in pr-fix.md),
-/// which the engine drops when the variable is unset: those are not reported.
+/// A configured engine wins over the detected one.
 #[test]
-fn without_the_declared_extras_the_current_prompts_read_unknown_variables() {
-    let counts = findings("tests/corpus/lastlight/apps", "");
-    let unknown: usize =
-        counts.iter().filter(|((_, _, code), _)| *code == "lastlight/UnknownVariable").map(|(_, n)| n).sum();
-    assert_eq!(unknown, 49, "{counts:#?}");
+fn a_configured_engine_overrides_detection() {
+    let counts = findings("tests/corpus/lastlight/_at-dd02adf", "[lastlight]\nengine = \"head\"\n");
+    assert!(!counts.keys().any(|(_, _, code)| *code == "lastlight/TemplateSyntax"), "{counts:#?}");
+    let unknown = counts.get(&("workflows/prompts/pr-fix.md".to_string(), "warning", "lastlight/UnknownVariable"));
+    assert_eq!(unknown, None, "{counts:#?}");
+}
+
+/// The Claude Code plugin skill that routes users (`plugins/lastlight/skills/`): its
+/// `description` holds `: ` unquoted (`lastlight-evals-loop: invoke`), so the frontmatter is no
+/// YAML and Claude Code drops its fields; the Last Light server never reads it.
+#[test]
+fn the_plugin_skill_with_a_broken_frontmatter_is_reported_as_claude_code_reads_it() {
+    let counts = findings("tests/corpus/lastlight/plugins", "");
+    let key = ("lastlight/skills/lastlight-guide/SKILL.md".to_string(), "warning", "stagelint/SkillFrontmatter");
+    assert_eq!(counts.get(&key), Some(&1), "{counts:#?}");
+    assert_eq!(counts.len(), 1, "{counts:#?}");
 }
 
 #[test]

@@ -374,11 +374,17 @@ impl EngineCache {
 }
 
 /// Which Last Light engine loads the `workflows` directory `workflows`, from the engine's own
-/// sources in the repository: `packages/workflow-engine/` (the current engine, above
-/// `apps/server/workflows/`), or `src/workflows/templates.ts` beside a top-level `workflows/`
-/// (the seed era). `None` when neither is there (an overlay repository, a copy of the files).
+/// sources in the repository: `src/workflows/templates.ts` beside it is the seed-era renderer
+/// (top-level `workflows/`), unless it only re-exports the workflow engine package, as
+/// `apps/server/` does today; a `packages/workflow-engine/` above it is the current engine.
+/// `None` when neither is there (an overlay repository, a copy of the files).
 pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
     let root = workflows.parent()?;
+    let renderer = root.join("src").join("workflows").join("templates.ts");
+    if let Ok(text) = read_text(&renderer) {
+        let engine = if text.contains("workflow-engine") { Engine::Head } else { Engine::Seed };
+        return Some((engine, renderer));
+    }
     for ancestor in root.ancestors() {
         let current = ancestor.join("packages").join("workflow-engine");
         if current.is_dir() {
@@ -388,8 +394,7 @@ pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
             break;
         }
     }
-    let seed = root.join("src").join("workflows").join("templates.ts");
-    seed.is_file().then_some((Engine::Seed, seed))
+    None
 }
 
 /// The existing prompt and skill files that Last Light workflows name and the walk did not read
