@@ -107,7 +107,7 @@ pub fn render(families: &BTreeSet<&str>) -> String {
         lastlight,
         "[lastlight]: the Last Light engine and what your dispatchers add (lastlight/ rules).",
         &[
-            ("\"head\" is the current engine; \"seed\" the one of the seed-era documentation.", None),
+            ("\"head\" is the current engine; \"seed\" the one of the seed-era documentation; unset, it is detected from the repository.", None),
             ("", Some("engine = \"head\"".to_string())),
             ("Template variables your dispatchers pass in request.extra (replaces the list).", None),
             ("", Some(format!("variables = {}", list(DEFAULT_EXTRA_VARIABLES)))),
