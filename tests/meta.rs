@@ -509,3 +509,13 @@ fn lastlight_schema_agrees_with_the_linter() {
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
+
+/// A code that moved family resolves to its new rule everywhere a code is accepted, and the
+/// old code is no rule of its own.
+#[test]
+fn renamed_codes_resolve_to_their_new_rule() {
+    for (old, new) in stagelint::families::RENAMED {
+        assert_eq!(stagelint::families::rule(old).map(|r| r.code), Some(*new));
+        assert!(stagelint::families::all_rules().all(|r| r.code != *old), "{old} is still declared");
+    }
+}

@@ -148,12 +148,19 @@ pub fn code_hint(code: &str, families: bool) -> String {
         .unwrap_or_default()
 }
 
-/// The rule for `code`, or for an alias of it (`steps/R-A6`).
+/// Codes that moved to another family, old → new: configs, suppressions and `explain` keep
+/// working with the old one.
+pub const RENAMED: &[(&str, &str)] = &[("lastlight/SkillFrontmatter", "stagelint/SkillFrontmatter")];
+
+/// The rule for `code`, or for an alias of it (`steps/R-A6`), or for its old name.
 pub fn rule(code: &str) -> Option<&'static RuleMeta> {
-    all_rules().find(|rule| rule.code == code).or_else(|| {
-        let (family, name) = code.split_once('/')?;
-        all_rules().find(|rule| rule.family() == family && rule.aliases.contains(&name))
-    })
+    all_rules()
+        .find(|rule| rule.code == code)
+        .or_else(|| {
+            let (family, name) = code.split_once('/')?;
+            all_rules().find(|rule| rule.family() == family && rule.aliases.contains(&name))
+        })
+        .or_else(|| RENAMED.iter().find(|(old, _)| *old == code).and_then(|(_, new)| rule(new)))
 }
 
 pub fn is_family(name: &str) -> bool {

@@ -374,16 +374,24 @@ impl EngineCache {
 }
 
 /// Which Last Light engine loads the `workflows` directory `workflows`, from the engine's own
-/// sources in the repository: `src/workflows/templates.ts` beside it is the seed-era renderer
-/// (top-level `workflows/`), unless it only re-exports the workflow engine package, as
-/// `apps/server/` does today; a `packages/workflow-engine/` above it is the current engine.
+/// sources in the repository: `src/workflows/templates.ts` beside it holding the seed-era key
+/// pattern is the seed-era renderer (top-level `workflows/`); one allowing `-` in keys, or
+/// re-exporting the workflow engine package (as `apps/server/` does today), or a
+/// `packages/workflow-engine/` above it, is the current engine.
 /// `None` when neither is there (an overlay repository, a copy of the files).
 pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
     let root = workflows.parent()?;
     let renderer = root.join("src").join("workflows").join("templates.ts");
     if let Ok(text) = read_text(&renderer) {
-        let engine = if text.contains("workflow-engine") { Engine::Head } else { Engine::Seed };
-        return Some((engine, renderer));
+        // The seed-era key pattern is `\w+(?:\.\w+)*`; from mid-2026 the same file allowed `-`
+        // (`[\w-]+`), and today it re-exports the engine package. Any other file of that name
+        // is not a renderer.
+        if text.contains("workflow-engine") || text.contains("[\\w-]+") {
+            return Some((Engine::Head, renderer));
+        }
+        if text.contains("(\\w+(?:\\.\\w+)*)") {
+            return Some((Engine::Seed, renderer));
+        }
     }
     for ancestor in root.ancestors() {
         let current = ancestor.join("packages").join("workflow-engine");
@@ -883,4 +891,35 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
             lossy_text,
         }
     })
+}
+
+#[cfg(test)]
+mod engine_tests {
+    use super::*;
+
+    fn detect(files: &[(&str, &str)]) -> Option<Engine> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        detect_engine(&dir.path().join("workflows")).map(|(engine, _)| engine)
+    }
+
+    #[test]
+    fn the_engine_comes_from_its_renderer_or_package() {
+        let seed = r"result.replace(/\{\{(\w+(?:\.\w+)*)\}\}/g, (_m, key) => lookup(key));";
+        let mid = r"result.replace(/\{\{([\w-]+(?:\.[\w-]+)*)\}\}/g, (_m, key) => lookup(key));";
+        assert_eq!(detect(&[("src/workflows/templates.ts", seed)]), Some(Engine::Seed));
+        assert_eq!(detect(&[("src/workflows/templates.ts", mid)]), Some(Engine::Head));
+        let reexport = "export * from \"lastlight-workflow-engine\";\n";
+        assert_eq!(detect(&[("src/workflows/templates.ts", reexport)]), Some(Engine::Head));
+        assert_eq!(detect(&[("packages/workflow-engine/package.json", "{}")]), Some(Engine::Head));
+        // A file of that name that is no renderer says nothing.
+        let other = "export const welcome = (name: string) => `Welcome, ${name}!`;\n";
+        assert_eq!(detect(&[("src/workflows/templates.ts", other)]), None);
+        assert_eq!(detect(&[]), None);
+    }
 }

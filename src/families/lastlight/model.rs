@@ -93,12 +93,11 @@ impl<'w> WorkflowDoc<'w> {
     }
 
     /// Whether the current engine renders this workflow with a PR's context: `pr_scoped: true`,
-    /// or a name the engine still treats so.
+    /// or a name the server always treats so.
     pub fn is_pr_scoped(&self) -> bool {
-        match self.get("pr_scoped") {
-            Some(scoped) => matches!(scoped.value, crate::source::Value::Bool(true)),
-            None => self.name().is_some_and(|name| LEGACY_PR_SCOPED.contains(&name)),
-        }
+        // The server adds the legacy names whatever `pr_scoped` says (`pr-scope.ts`).
+        self.get("pr_scoped").is_some_and(|scoped| matches!(scoped.value, crate::source::Value::Bool(true)))
+            || self.name().is_some_and(|name| LEGACY_PR_SCOPED.contains(&name))
     }
 
     pub fn phases(&self) -> Vec<Phase<'_>> {
