@@ -386,7 +386,7 @@ impl Known {
 /// which is the output its author wants. A negated block guards nothing. A guarded key that
 /// looks like a typo of a name the engine sets is still guarded (the key may be real: a
 /// dispatcher's extra), and [`guarded_typo`] mentions the likeness as info.
-fn guards<'t>(tags: &'t [Tag]) -> Vec<Option<&'t [Segment]>> {
+fn guards(tags: &[Tag]) -> Vec<Option<&[Segment]>> {
     let mut out = vec![None; tags.len()];
     for (open, close) in tpl::blocks(tags).pairs {
         let TagKind::IfOpen { negated: false, key } = &tags[open].kind else { continue };
