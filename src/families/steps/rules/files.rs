@@ -4,7 +4,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::prompts::C3lLoad;
+use super::prompts::{C3lLoad, Reach};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::steps::model::{Agent, Dialect, Doc, KNOWN_FALLBACK_KEYS};
 use crate::families::steps::{
@@ -635,10 +635,12 @@ fn check_legacy(agent: &Agent, out: &mut Vec<Diagnostic>) {
             }
         }
         Dialect::Seed => {
+            let live = super::prompts::agent_live(agent);
             for step in agent.steps() {
                 if let Some(node) = step.get("fallbackKey") {
                     let load = super::prompts::c3l_load(agent, step.def);
-                    check_fallback_key(registry.id(), step.id, node, load, out);
+                    let reached = super::prompts::reach(&live, &step);
+                    check_fallback_key(registry.id(), step.id, node, (load, reached), out);
                 }
             }
         }
@@ -671,7 +673,8 @@ fn legacy(file: FileId, key: &Node, message: String) -> Diagnostic {
     Diagnostic::new(LegacyKey, file, key.span, message).with_severity(Severity::Warning)
 }
 
-fn check_fallback_key(file: FileId, step: &str, node: &Node, load: C3lLoad, out: &mut Vec<Diagnostic>) {
+fn check_fallback_key(file: FileId, step: &str, node: &Node, load: (C3lLoad, Reach), out: &mut Vec<Diagnostic>) {
+    let (load, reached) = load;
     let Some(key) = node.as_str() else {
         out.push(Diagnostic::new(
             FallbackKeyInvalid,
@@ -706,6 +709,10 @@ fn check_fallback_key(file: FileId, step: &str, node: &Node, load: C3lLoad, out:
             "climpt reads it only when the step's C3L prompt fails to load, which it does not today; should it ever, the unknown key throws PR-RESOLVE-002 and the step fails".to_string(),
             Severity::Info,
         ),
+    };
+    let (runtime, severity) = match reached.note() {
+        Some(note) => (format!("{runtime} ({note})"), reached.grade(severity)),
+        None => (runtime, severity),
     };
     let (message, suggestion) = if key.contains('.') {
         let underscored = key.replace('.', "_");

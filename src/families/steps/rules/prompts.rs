@@ -182,28 +182,95 @@ fn resolve_step<'a>(by_id: &StepsById<'a>, name: &'a str) -> Option<&'a str> {
 }
 
 /// Which steps a run reaches.
-enum Live<'a> {
+pub(super) enum Live<'a> {
     /// From the entry through transition targets, `repeat`, and the default `initial.X` →
-    /// `continuation.X` transition.
-    Steps(HashSet<&'a str>),
+    /// `continuation.X` transition: `active` from the entry of agent.json's verdict type,
+    /// `any` from any entry of the registry (`entryStep`, every `entryStepMapping` value), which
+    /// another verdict type would start from. `any` is `None` when a step it reaches may `jump`.
+    Steps { active: HashSet<&'a str>, any: Option<HashSet<&'a str>>, verdict: Option<&'a str> },
     /// The entry names no step: the run fails at start, before any step.
     NoEntry(&'a str),
     /// Cannot be told: no entry, or a reachable step may `jump` anywhere.
     Unknown,
 }
 
-fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Live<'a> {
-    let entry = match runtime_entry(agent, by_id) {
-        Ok(Some(entry)) => entry,
-        Ok(None) => return Live::Unknown,
-        Err(name) => return Live::NoEntry(name),
-    };
-    let mut seen: HashSet<&'a str> = HashSet::from([entry]);
-    let mut queue = VecDeque::from([entry]);
+/// Whether a run resolves a step's prompt today.
+pub(super) enum Reach {
+    /// A run of agent.json's verdict type may (or no one can tell that it does not).
+    Active,
+    /// Only a run of another verdict type would: the registry maps it, agent.json does not
+    /// select it. The reason, for messages.
+    OtherMode(String),
+    /// None does: a `section.*` step, a step no entry reaches, an entry that names no step.
+    Never(&'static str),
+}
+
+impl Reach {
+    /// The severity a finding of `default` severity has at this reach: info where no run
+    /// resolves the step, at most a warning where only another verdict type's run would.
+    pub(super) fn grade(&self, default: Severity) -> Severity {
+        match self {
+            Reach::Active => default,
+            Reach::OtherMode(_) => default.min(Severity::Warning),
+            Reach::Never(_) => Severity::Info,
+        }
+    }
+
+    /// What to add to a message: `None` for an active step.
+    pub(super) fn note(&self) -> Option<String> {
+        match self {
+            Reach::Active => None,
+            Reach::OtherMode(why) => Some(format!("{why}, so this fails only when the agent runs in that mode")),
+            Reach::Never(why) => Some(format!("{why}, so nothing fails yet")),
+        }
+    }
+}
+
+/// How far a run gets to a step (see [`Reach`]).
+pub(super) fn reach(live: &Live, step: &Step) -> Reach {
+    if step.is_section() {
+        return Reach::Never("climpt's runner never resolves a `section.*` step");
+    }
+    match live {
+        Live::Steps { active, .. } if active.contains(step.id) => Reach::Active,
+        Live::Steps { any: Some(any), .. } if !any.contains(step.id) => Reach::Never("no entry reaches this step"),
+        Live::Steps { verdict, .. } => Reach::OtherMode(format!(
+            "only the entry of another verdict type than agent.json's {} reaches this step",
+            verdict.map(|v| format!("`{v}`")).unwrap_or_else(|| "one".into())
+        )),
+        Live::NoEntry(_) => Reach::Never("the registry's entry names no step, so no run starts today"),
+        Live::Unknown => Reach::Active,
+    }
+}
+
+/// [`live_steps`] for an agent.
+pub(super) fn agent_live<'a>(agent: &Agent<'a, '_>) -> Live<'a> {
+    let steps = agent.steps();
+    let by_id: StepsById = steps.iter().map(|s| (s.id, *s)).collect();
+    live_steps(agent, &by_id)
+}
+
+/// Every entry of the registry: `entryStep` and each `entryStepMapping` value (also the
+/// `{ initial, continuation }` form), resolved like the runtime entry.
+fn all_entries<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Vec<&'a str> {
+    let mut names: Vec<&'a str> = agent.registry.get("entryStep").and_then(Node::as_str).into_iter().collect();
+    for entry in agent.registry.get("entryStepMapping").and_then(Node::as_map).unwrap_or_default() {
+        match entry.value.as_map() {
+            Some(pair) => names.extend(pair.iter().filter_map(|side| side.value.as_str())),
+            None => names.extend(entry.value.as_str()),
+        }
+    }
+    names.into_iter().filter_map(|n| resolve_step(by_id, n)).collect()
+}
+
+/// The steps reachable from `starts`; `None` when one of them may `jump` anywhere.
+fn reach_from<'a>(by_id: &StepsById<'a>, starts: &[&'a str]) -> Option<HashSet<&'a str>> {
+    let mut seen: HashSet<&'a str> = starts.iter().copied().collect();
+    let mut queue: VecDeque<&'a str> = starts.iter().copied().collect();
     while let Some(id) = queue.pop_front() {
         let Some(step) = by_id.get(id) else { continue };
         if step.allows("jump") {
-            return Live::Unknown;
+            return None;
         }
         let mut next: Vec<&'a str> = step
             .transitions()
@@ -224,7 +291,18 @@ fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Live<'a> {
             }
         }
     }
-    Live::Steps(seen)
+    Some(seen)
+}
+
+fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Live<'a> {
+    let entry = match runtime_entry(agent, by_id) {
+        Ok(Some(entry)) => entry,
+        Ok(None) => return Live::Unknown,
+        Err(name) => return Live::NoEntry(name),
+    };
+    let Some(active) = reach_from(by_id, &[entry]) else { return Live::Unknown };
+    let any = reach_from(by_id, &all_entries(agent, by_id));
+    Live::Steps { active, any, verdict: agent.verdict_type().map(|(v, ..)| v) }
 }
 
 fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsById<'a>, out: &mut Vec<Diagnostic>) {
@@ -256,8 +334,6 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
         return;
     }
     let live = live_steps(agent, by_id);
-    let entry = runtime_entry(agent, by_id).ok().flatten();
-    let verdict = agent.verdict_type().map(|(v, ..)| v);
     let param_map = agent_json.get("parameters").and_then(Node::as_map).unwrap_or_default();
     // OptionalParamNoDefault: parameter name → the uvVariables items that use it.
     let mut optional_uses: HashMap<&str, Vec<(&str, Span)>> = HashMap::new();
@@ -291,31 +367,31 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
                 )),
             };
             // The run asks for the variable only when it resolves the step's prompt.
-            let latent = if step.is_section() {
-                Some(format!(
-                    "`{}` is a `section.*` step, which climpt's runner never resolves unless a transition routes to it",
-                    step.id
-                ))
-            } else {
-                match &live {
-                    Live::Steps(live) if !live.contains(step.id) => Some(format!(
-                        "no run reaches `{}`: it is not reached from the entry step `{}`{}",
-                        step.id,
-                        entry.unwrap_or("?"),
-                        verdict.map(|v| format!(" of verdict type `{v}`")).unwrap_or_default()
-                    )),
-                    Live::NoEntry(name) => Some(format!(
-                        "the entry `{name}` names no step, so the run fails before any step (SR-ENTRY-003)"
-                    )),
-                    _ => None,
-                }
+            let reached = match &live {
+                Live::NoEntry(name) => Reach::Never(if step.is_section() {
+                    "climpt's runner never resolves a `section.*` step"
+                } else {
+                    let _ = name;
+                    "the registry's entry names no step, so the run fails before any step (SR-ENTRY-003)"
+                }),
+                _ => reach(&live, step),
             };
-            if let Some(why) = latent {
-                d.message = format!(
-                    "`{var}` has no supply source (not an agent.json parameter, not a runtime variable, not a handoff input of `{}`), but {why}, so climpt never asks for it today; it would fail with PR-RESOLVE-003 if the step ran",
-                    step.id
-                );
-                d = d.with_severity(Severity::Info);
+            match &reached {
+                Reach::Active => {}
+                Reach::OtherMode(why) => {
+                    d.message = format!(
+                        "`{var}` has no supply source: it is not an agent.json parameter, not a runtime variable and not a handoff input of `{}`; {why}, where climpt fails with PR-RESOLVE-003 when the step runs",
+                        step.id
+                    );
+                    d = d.with_severity(reached.grade(Severity::Error));
+                }
+                Reach::Never(why) => {
+                    d.message = format!(
+                        "`{var}` has no supply source (not an agent.json parameter, not a runtime variable, not a handoff input of `{}`), but {why}, so climpt never asks for it today; it would fail with PR-RESOLVE-003 if the step ran",
+                        step.id
+                    );
+                    d = d.with_severity(Severity::Info);
+                }
             }
             out.push(d);
         }
@@ -549,28 +625,44 @@ fn check_c3l_patterns(agent: &Agent, out: &mut Vec<Diagnostic>) {
         return;
     }
     let registry = agent.registry;
-    let mut owners: Vec<(String, &Node)> = agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def)).collect();
+    let seed = agent.dialect() == Dialect::Seed;
+    let live = agent_live(agent);
+    let mut owners: Vec<(String, &Node, Option<Reach>)> =
+        agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def, Some(reach(&live, s)))).collect();
     for entry in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
         if entry.value.as_map().is_some() {
-            owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value));
+            owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value, None));
         }
     }
-    for (owner, def) in owners {
+    for (owner, def, unresolved) in owners {
         for (field, kind, pattern, span, alts) in &checks {
             let Some(node) = def.get(field) else { continue };
             let Some(value) = node.as_str() else { continue };
             if value.is_empty() || alts.contains(&value) {
                 continue;
             }
+            let runtime = if owner.starts_with("validationSteps.") {
+                "its retry prompts cannot load, and climpt sends the generic retry message instead"
+            } else if seed {
+                "the C3L prompt cannot load, and climpt sends the embedded template of the step's `fallbackKey` instead (or fails when it knows no such key)"
+            } else {
+                "the C3L prompt cannot load, and the step fails with PR-C3L-002 when it runs"
+            };
             let mut d = Diagnostic::new(
                 C3lPatternMismatch,
                 registry.id(),
                 node.span,
                 format!(
-                    "`{owner}.{field}` is `{value}`, which `{kind}.pattern` in {user_name} does not allow; breakdown cannot resolve the prompt path (PR-C3L-002)"
+                    "`{owner}.{field}` is `{value}`, which `{kind}.pattern` in {user_name} does not allow: breakdown rejects the prompt path, so {runtime}"
                 ),
             )
             .with_related(user.id(), *span, format!("`{pattern}` allows {}", names(alts)));
+            if let Some(reached) = &unresolved
+                && let Some(note) = reached.note()
+            {
+                d.message.push_str(&format!(" ({note})"));
+                d = d.with_severity(reached.grade(Severity::Error));
+            }
             d = match did_you_mean(value, alts.iter().copied()) {
                 Some(near) => d.with_help(format!("did you mean `{near}`? Otherwise add `{value}` to the pattern")),
                 None => d.with_help(format!("add `{value}` to `{kind}.pattern`")),
@@ -646,7 +738,14 @@ fn check_step_prompt(agent: &Agent, step: &Step, live: &Live, out: &mut Vec<Diag
         // (a bad key is FallbackKeyInvalid's finding).
         let embedded = agent.dialect() == Dialect::Seed && step.str_field("fallbackKey").is_some();
         if !embedded {
-            out.push(missing_prompt(agent, step, &candidates));
+            let mut d = missing_prompt(agent, step, &candidates);
+            let reached = reach(live, step);
+            if let Some(note) = reached.note() {
+                d.message.push_str(&format!(" ({note})"));
+                let graded = reached.grade(d.severity);
+                d = d.with_severity(graded);
+            }
+            out.push(d);
         }
         return;
     };
@@ -850,11 +949,7 @@ fn check_unsubstituted(
     let tags = handlebars_tags(text, body, &code);
     let declared: Vec<&str> = step.uv_variables().iter().map(|(n, _)| *n).collect();
     let custom_declared = frontmatter_custom(prompt);
-    let unreached = match live {
-        Live::Steps(live) if !live.contains(step.id) => Some("no run reaches this step today"),
-        Live::NoEntry(_) => Some("the registry's entry names no step, so no run starts today"),
-        _ => None,
-    };
+    let reached = reach(live, step);
     let registry = agent.registry.id();
     let mut found: Vec<(Span, String, Option<&str>, bool)> = Vec::new();
     for (span, inner) in &tags {
@@ -896,9 +991,13 @@ fn check_unsubstituted(
             ));
         }
         let mut d = Diagnostic::new(UnsubstitutedPlaceholder, prompt.id, span, message);
-        if let Some(why) = unreached {
-            d.message.push_str(&format!(" ({why}, so nothing is sent yet)"));
-            d = d.with_severity(Severity::Info);
+        match &reached {
+            Reach::Active => {}
+            Reach::OtherMode(why) => d.message.push_str(&format!(" ({why}, and sends it in that mode)")),
+            Reach::Never(why) => {
+                d.message.push_str(&format!(" ({why}, so nothing is sent yet)"));
+                d = d.with_severity(Severity::Info);
+            }
         }
         d = match target {
             Some(uv) => d

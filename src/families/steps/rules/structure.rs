@@ -37,11 +37,13 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
+    // climpt's runner checks every step's flow keys at start when any step has a gate.
+    let routed = agent.steps().iter().any(|s| s.def.get("structuredGate").is_some());
     for step in agent.steps() {
         check_fields(file, &step, out);
         check_naming(file, &step, out);
         check_kind(file, &step, out);
-        check_flow_keys(file, &step, out);
+        check_flow_keys(file, &step, routed, out);
         check_enums(file, &step, out);
         check_condition(agent, &step, out);
     }
@@ -381,7 +383,7 @@ fn check_kind(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
 }
 
 /// SR-GATE-003: a step that routes has all of structuredGate, transitions and outputSchemaRef.
-fn check_flow_keys(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
+fn check_flow_keys(file: FileId, step: &Step, routed: bool, out: &mut Vec<Diagnostic>) {
     if step.is_section() || !step.is_flow_step() {
         return;
     }
@@ -398,6 +400,12 @@ fn check_flow_keys(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
         })
         .collect();
     let quoted = |keys: &[&str]| keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and ");
+    // `SchemaManager.validateFlowSteps` (`schema-manager.ts`), called when the runner starts.
+    let consequences = if routed {
+        vec!["climpt's runner checks this when the agent starts and refuses to run it (`Steps missing …`)"]
+    } else {
+        consequences
+    };
     out.push(Diagnostic::new(
         SR_GATE_003,
         file,
