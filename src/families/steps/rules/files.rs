@@ -725,7 +725,10 @@ fn check_fallback_key(file: FileId, step: &str, node: &Node, load: (C3lLoad, Rea
             known,
         )
     } else {
-        let near = swapped_fallback_key(key).or_else(|| did_you_mean(key, KNOWN_FALLBACK_KEYS));
+        // A typo (two edits at most) or the seed guide's swapped order; a mere resemblance
+        // (`initial_default` and `initial_manual`) would name another template.
+        let typo = did_you_mean(key, KNOWN_FALLBACK_KEYS).filter(|k| crate::util::edit_distance(key, k) <= 2);
+        let near = swapped_fallback_key(key).or(typo);
         let hint = near.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
         (
             format!(
