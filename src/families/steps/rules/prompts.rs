@@ -295,13 +295,20 @@ fn reach_from<'a>(by_id: &StepsById<'a>, starts: &[&'a str]) -> Option<HashSet<&
 }
 
 fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Live<'a> {
+    let any = reach_from(by_id, &all_entries(agent, by_id));
     let entry = match runtime_entry(agent, by_id) {
         Ok(Some(entry)) => entry,
-        Ok(None) => return Live::Unknown,
+        // No entry for agent.json's verdict type (or no agent.json): every mapped entry may be
+        // the one a run starts from.
+        Ok(None) => {
+            return match any {
+                Some(any) if !any.is_empty() => Live::Steps { active: any.clone(), any: Some(any), verdict: None },
+                _ => Live::Unknown,
+            };
+        }
         Err(name) => return Live::NoEntry(name),
     };
     let Some(active) = reach_from(by_id, &[entry]) else { return Live::Unknown };
-    let any = reach_from(by_id, &all_entries(agent, by_id));
     Live::Steps { active, any, verdict: agent.verdict_type().map(|(v, ..)| v) }
 }
 
