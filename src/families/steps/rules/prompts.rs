@@ -984,7 +984,7 @@ fn check_unsubstituted(
             "climpt's prompt resolver replaces only `{uv-…}` and `{input_text}` in step prompts, and no caller supplies custom variables"
         };
         let mut message = format!("`{written}` reaches the model verbatim: {why}");
-        if !handlebars && custom_declared.iter().any(|c| *c == inner) {
+        if !handlebars && custom_declared.contains(&inner) {
             message.push_str(&format!("; the frontmatter lists `{inner}` in `customVariables`, which nothing reads"));
         }
         let target = variable.and_then(|v| {
