@@ -391,20 +391,14 @@ fn check_flow_keys(file: FileId, step: &Step, routed: bool, out: &mut Vec<Diagno
     if missing.is_empty() {
         return;
     }
-    let consequences: Vec<&str> = missing
-        .iter()
-        .map(|key| match *key {
-            "structuredGate" => "without a structuredGate the gate always yields `next`, so the LLM's choice of intent is never read",
-            "transitions" => "without transitions every intent falls to the default `initial.X` → `continuation.X` transition or stops with SR-TRANS-003",
-            _ => "without an outputSchemaRef the LLM returns no structured output, so the gate has no intent to read and fails at the first iteration",
-        })
-        .collect();
     let quoted = |keys: &[&str]| keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and ");
     // `SchemaManager.validateFlowSteps` (`schema-manager.ts`), called when the runner starts.
-    let consequences = if routed {
-        vec!["climpt's runner checks this when the agent starts and refuses to run it (`Steps missing …`)"]
+    // Without any gate the runner creates no router (`closure-manager.ts`), and the flow
+    // orchestrator routes only through a gate: the step's transitions are never read.
+    let consequence = if routed {
+        "climpt's runner checks this when the agent starts and refuses to run it (`Steps missing …`)"
     } else {
-        consequences
+        "no step has a structuredGate, so climpt creates no router and ignores these `transitions`"
     };
     out.push(Diagnostic::new(
         SR_GATE_003,
@@ -415,7 +409,7 @@ fn check_flow_keys(file: FileId, step: &Step, routed: bool, out: &mut Vec<Diagno
             step.id,
             quoted(&present),
             quoted(&missing).replace(" and ", " or "),
-            consequences.join("; ")
+            consequence
         ),
     ));
 }
