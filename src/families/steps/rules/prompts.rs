@@ -1197,4 +1197,42 @@ mod tests {
         assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-lists-undeclared", frontmatter), [Error]);
         assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-misses-declared", frontmatter), [Warning]);
     }
+
+    #[test]
+    fn findings_in_steps_no_run_resolves_are_info() {
+        use Severity::{Error, Info, Warning};
+        assert_eq!(severities("R-A2/bad-unreached-and-section-steps", "steps/R-A2"), [Info, Info]);
+        let placeholder = "steps/UnsubstitutedPlaceholder";
+        assert_eq!(
+            severities("UnsubstitutedPlaceholder/bad-custom-variable-and-blocks", placeholder),
+            [Info, Warning, Warning, Warning, Warning, Warning]
+        );
+        let fallback = "steps/FallbackKeyInvalid";
+        // The C3L prompt cannot load (breakdown rejects c3 `default`): the key is used and fails.
+        assert_eq!(severities("FallbackKeyInvalid/bad-dropped-default-keys", fallback), [Error, Error]);
+        // Prompts not read: it may fail; a step no entry reaches: nothing fails yet.
+        assert_eq!(severities("FallbackKeyInvalid/bad-not-a-default-template", fallback), [Warning, Info]);
+    }
+
+    #[test]
+    fn validate_parity_raises_to_the_level_of_validate() {
+        use Severity::{Error, Info, Warning};
+        let parity = |case: &str, code: &str| {
+            let path = PathBuf::from("tests/fixtures/steps").join(case);
+            let config = Config::load(&path.join("stagelint.toml")).expect("the case's config");
+            let mut configs = ConfigCache::new(Some(config));
+            let workspace = discover(&[path], &mut configs).expect("fixture is discovered");
+            crate::check::check(&workspace)
+                .into_iter()
+                .filter(|d| d.code == code)
+                .map(|d| d.severity)
+                .collect::<Vec<_>>()
+        };
+        let kinds = "steps/FLOW-KindBoundary";
+        assert_eq!(severities("FLOW-KindBoundary/bad-crossing-kinds", kinds), [Info, Info, Info]);
+        assert_eq!(parity("FLOW-KindBoundary/bad-validate-parity", kinds), [Error, Error, Error]);
+        let orphan = "steps/FLOW-OrphanStep";
+        assert_eq!(severities("FLOW-OrphanStep/bad-unreachable-steps", orphan), [Info, Info]);
+        assert_eq!(parity("FLOW-OrphanStep/bad-validate-parity", orphan), [Error, Warning]);
+    }
 }
