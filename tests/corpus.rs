@@ -155,9 +155,8 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-NextToSelf", 6),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/InitialContinuationMismatch", 5),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/R-B2", 2),
-    // reviewer 91d: the user.yml allows c3 `issue|review` only, so `initial.default` and
-    // `continuation.default` (c3 `default`) and the `retry` validation step cannot load their
-    // prompts; the two steps' `initial_default`/`continuation_default` (lines 159 and 189) are
+    // reviewer 91d: the user.yml allows c2 `initial|closure` and c3 `review` only, so every
+    // step but `closure.review` and the `retry` validation step cannot load their prompts; the two steps' `initial_default`/`continuation_default` (lines 159 and 189) are
     // not keys of 91d's `fallback.ts`, so a `count:iteration` run throws PR-RESOLVE-002 there.
     ("_at-91d13e3/.agent/reviewer/steps_registry.json", "error", "steps/C3lPatternMismatch", 4),
     ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/C3lPatternMismatch", 3),
