@@ -125,6 +125,9 @@ const VALIDATE_LEVELS: &[(&str, Severity)] = &[
     (UnusedUvVariable, Severity::Warning),
     (SR_VALID_004, Severity::Error),
     (R_A2, Severity::Error),
+    // climpt 91d13e3's `--validate` (`prompt-validator.ts`), and the config-registry check.
+    (FallbackKeyInvalid, Severity::Warning),
+    (C3lPatternMismatch, Severity::Error),
 ];
 
 fn raise_to_validate(diagnostic: &mut Diagnostic) {
