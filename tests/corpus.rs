@@ -24,91 +24,170 @@ fn findings() -> BTreeMap<(String, &'static str, &'static str), usize> {
 
 #[rustfmt::skip]
 const EXPECTED: &[(&str, &str, &str, usize)] = &[
+    // Every warning and error below is a runtime defect: climpt's runtime fails, ignores what
+    // the file says, or sends the model something other than intended. Info is what only
+    // `--validate` or the blueprint's conventions object to, or a defect in a step no run
+    // resolves today. Upstream paths are climpt's, at 4af87ad unless `91d:` says otherwise.
+
     // considerer, detailer, merger and triager: clean.
 
-    // facilitator: real defects. climpt's own flow validator rejects both orphans (nothing
-    // routes to `continuation.statuscheck` or `initial.statuscheck.empty`) and the `next` from
-    // the work step `initial.report` straight into a closure step. `status.metrics` and
-    // `status.delta` are handed off, but `status` is a string in the schema (the object is
-    // `status_report`), so those handoff values are never produced.
-    (".agent/facilitator/steps_registry.json", "error", "steps/FLOW-OrphanStep", 2),
-    (".agent/facilitator/steps_registry.json", "error", "steps/FLOW-KindBoundary", 1),
+    // ---- facilitator ----
+    // `status.metrics`/`status.delta` are handed off, but `status` is a string in the schema
+    // (the object is `status_report`): the model's output never has them, and
+    // `runner/step-gate-interpreter.ts` `extractHandoff` warns and passes nothing on each time.
     (".agent/facilitator/steps_registry.json", "error", "steps/R-D4", 2),
-    // climpt's validator warns on handoff from c2=initial steps (design §7.3).
-    (".agent/facilitator/steps_registry.json", "warning", "steps/FLOW-HandoffFromInitial", 8),
-    // `initial.X` and `continuation.X` declare different uvVariables, but prefix substitution
-    // reuses the initial step's variables.
-    (".agent/facilitator/steps_registry.json", "warning", "steps/InitialContinuationMismatch", 1),
-    // No `prompts/steps/retry/facilitation/` directory: climpt's RetryHandler falls back to a
-    // generic message, so these are warnings.
+    // The facilitation validators' failure patterns have no retry prompt (no
+    // `prompts/steps/retry/facilitation/`): `retry/retry-handler.ts` logs "Failed to load retry
+    // prompt", finds no `f_failed.md` either and sends its generic retry message instead.
     (".agent/facilitator/steps_registry.json", "warning", "steps/PR-C3L-004", 3),
-    // The prompts write `{{project}}`/`{{completed_iterations}}`, which climpt never
-    // substitutes (its syntax is `{uv-project}`), so the declared variables go unused.
-    (".agent/facilitator/steps_registry.json", "warning", "steps/UnusedUvVariable", 8),
-    // `runner.flow.prompts.fallbackDir` is legacy; climpt's `--validate` says `[LEGACY]` too.
+    // `runner.flow.prompts.fallbackDir`: `config/defaults.ts` `applyDefaults` rebuilds
+    // `prompts` without it, so climpt ignores the key (and `--validate` never sees it).
     (".agent/facilitator/agent.json", "warning", "steps/LegacyKey", 1),
-    // `project` is optional with no default but seven steps use it as a UV variable.
+    // `project` is optional with no default, yet seven steps declare it in `uvVariables`: a run
+    // without `--project` throws PR-RESOLVE-003 at the first of them
+    // (`common/prompt-resolver.ts` `substituteVariables`, required-UV check).
     (".agent/facilitator/agent.json", "warning", "steps/OptionalParamNoDefault", 1),
+    // The step prompts write Handlebars (`#{{project}}`, `{{#if label_info}}`, ...):
+    // `PromptResolver` fills only `{uv-x}` and `{input_text}` and breakdown leaves unknown
+    // names, so the model gets the braces verbatim (`common/prompt-resolver.ts`; `{{…}}` is
+    // filled only by `retry/param-injector.ts`, for retry prompts). Five of the declared
+    // `project` variables are among them (UnusedUvVariable stays silent: one defect).
+    (".agent/facilitator/prompts/steps/initial/statuscheck/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 9),
+    (".agent/facilitator/prompts/steps/initial/blockercheck/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 2),
+    (".agent/facilitator/prompts/steps/initial/stalecheck/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 2),
+    (".agent/facilitator/prompts/steps/initial/judge/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/facilitator/prompts/steps/initial/facilitate/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 3),
+    (".agent/facilitator/prompts/steps/initial/report/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 3),
+    // The same in the prompts of the two orphan steps, which no run resolves.
+    (".agent/facilitator/prompts/steps/initial/statuscheck/f_default_empty.md", "info", "steps/UnsubstitutedPlaceholder", 5),
+    (".agent/facilitator/prompts/steps/continuation/statuscheck/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 1),
+    // `--validate` only: the router routes a handoff from an initial step and logs it; it does
+    // not check target kinds (`initial.report` → `closure.facilitation` runs); the orphans
+    // never run; each step resolves with its own `uvVariables`.
+    (".agent/facilitator/steps_registry.json", "info", "steps/FLOW-HandoffFromInitial", 8),
+    (".agent/facilitator/steps_registry.json", "info", "steps/FLOW-KindBoundary", 1),
+    (".agent/facilitator/steps_registry.json", "info", "steps/FLOW-OrphanStep", 2),
+    (".agent/facilitator/steps_registry.json", "info", "steps/InitialContinuationMismatch", 1),
 
-    // iterator: climpt's own test `flow-validator/integration - iterator` expects the orphan
-    // and kind-boundary errors on this registry ("tracked as known debt"): the issue and
-    // project flows are not reachable from `entryStepMapping`, and work steps hand off to the
-    // work step `initial.project.review`. `continuation.issue` hands off
-    // `progress.completed_files`/`progress.pending_tasks`, which `workProgress` does not declare.
-    (".agent/iterator/steps_registry.json", "error", "steps/FLOW-OrphanStep", 14),
-    (".agent/iterator/steps_registry.json", "error", "steps/FLOW-KindBoundary", 4),
+    // ---- iterator ----
+    // `continuation.issue` hands off `progress.completed_files`/`progress.pending_tasks`, which
+    // `workProgress` does not declare: never in the output, warned and dropped at each handoff.
     (".agent/iterator/steps_registry.json", "error", "steps/R-D4", 2),
-    (".agent/iterator/steps_registry.json", "warning", "steps/FLOW-HandoffFromInitial", 5),
-    // `next` rules that target their own step: climpt says "use repeat".
-    (".agent/iterator/steps_registry.json", "warning", "steps/FLOW-NextToSelf", 6),
-    (".agent/iterator/steps_registry.json", "warning", "steps/InitialContinuationMismatch", 5),
-    // Project-mode variables in steps no entry reaches: no parameter supplies them. Warnings
-    // because the steps are unreachable (an error in a reachable step).
-    (".agent/iterator/steps_registry.json", "warning", "steps/R-A2", 32),
-    // `stepKind: closure` under c2 `initial`/`continuation` (`initial.project.closure`): it runs,
-    // but breaks the c2 → stepKind convention.
-    (".agent/iterator/steps_registry.json", "warning", "steps/R-B2", 2),
-    // `remaining` is declared; the prompt writes `{remaining_text}`.
-    (".agent/iterator/steps_registry.json", "warning", "steps/UnusedUvVariable", 1),
     (".agent/iterator/agent.json", "warning", "steps/LegacyKey", 1),
+    // The `poll:state` flow (agent.json's verdict type): the entry prompt's `{issue_content}`
+    // and the polling prompts' `{summary_section}` are frontmatter `customVariables`, which no
+    // caller supplies (`runner/closure-manager.ts` `resolveFlowStepPrompt` passes only `uv`), so
+    // the model gets the placeholder text.
+    (".agent/iterator/prompts/steps/initial/polling/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/iterator/prompts/steps/continuation/polling/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/iterator/prompts/steps/closure/polling/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    // The `count:iteration` flow, which `entryStepMapping` maps (a run in that mode sends
+    // `{summary_section}`/`{remaining_text}` verbatim) ...
+    (".agent/iterator/prompts/steps/continuation/iteration/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 2),
+    (".agent/iterator/prompts/steps/closure/iteration/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    // ... and whose `initial.iteration` declares `iterations`, which no channel supplies: a run
+    // in that mode throws PR-RESOLVE-003 there (warning: agent.json selects `poll:state`).
+    (".agent/iterator/steps_registry.json", "warning", "steps/R-A2", 1),
+    // The issue and project flows, which no entry reaches, and `section.projectcontext`, which
+    // the runner never resolves: the same placeholders and 31 unsupplied variables, latent.
+    (".agent/iterator/prompts/steps/initial/issue/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 3),
+    (".agent/iterator/prompts/steps/continuation/issue/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 3),
+    (".agent/iterator/prompts/steps/closure/issue/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/iterator/prompts/steps/initial/project/f_again.md", "info", "steps/UnsubstitutedPlaceholder", 2),
+    (".agent/iterator/prompts/steps/initial/project/f_preparation.md", "info", "steps/UnsubstitutedPlaceholder", 3),
+    (".agent/iterator/prompts/steps/initial/project/f_preparation_empty.md", "info", "steps/UnsubstitutedPlaceholder", 2),
+    (".agent/iterator/prompts/steps/initial/project/f_processing_empty.md", "info", "steps/UnsubstitutedPlaceholder", 2),
+    (".agent/iterator/prompts/steps/initial/project/f_review.md", "info", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/iterator/steps_registry.json", "info", "steps/R-A2", 31),
+    // climpt's own test `flow-validator/integration - iterator` expects these `--validate`
+    // findings ("tracked as known debt"); the runtime routes them (or never reaches them).
+    (".agent/iterator/steps_registry.json", "info", "steps/FLOW-OrphanStep", 14),
+    (".agent/iterator/steps_registry.json", "info", "steps/FLOW-KindBoundary", 4),
+    (".agent/iterator/steps_registry.json", "info", "steps/FLOW-HandoffFromInitial", 5),
+    (".agent/iterator/steps_registry.json", "info", "steps/FLOW-NextToSelf", 6),
+    (".agent/iterator/steps_registry.json", "info", "steps/InitialContinuationMismatch", 5),
+    // `stepKind: closure` under c2 `initial`/`continuation`: the runtime follows stepKind.
+    (".agent/iterator/steps_registry.json", "info", "steps/R-B2", 2),
+    // `continuation.iteration` declares `remaining` (supplied at run time) and writes
+    // `{remaining_text}` (reported above): nothing fails, the value is just never sent.
+    (".agent/iterator/steps_registry.json", "info", "steps/UnusedUvVariable", 1),
 
-    // reviewer: `initial.default` has `condition: "args.project !== undefined"`, but agent.json
-    // declares no `project` parameter, so the condition is always false.
-    (".agent/reviewer/steps_registry.json", "error", "steps/R-A5", 1),
-    (".agent/reviewer/steps_registry.json", "warning", "steps/FLOW-HandoffFromInitial", 2),
-    (".agent/reviewer/steps_registry.json", "warning", "steps/FLOW-NextToSelf", 2),
-    (".agent/reviewer/steps_registry.json", "warning", "steps/InitialContinuationMismatch", 1),
+    // ---- reviewer ----
+    // Two steps carry a step-level `condition` (`initial.default` reads `args.project`, which
+    // agent.json does not declare): climpt never evaluates one (only transition rules have a
+    // `condition`, `runner/workflow-router.ts`), so the file's selection is ignored.
+    (".agent/reviewer/steps_registry.json", "warning", "steps/R-A5", 2),
+    // As in the facilitator: no retry prompts for the validators' failure patterns.
     (".agent/reviewer/steps_registry.json", "warning", "steps/PR-C3L-004", 3),
-    // The same missing `project` parameter, seen from the uvVariables side.
+    // `initial.default` (the `count:iteration` entry) declares `project`,
+    // `requirements_label`, `review_label`: no parameter supplies them, so a run in that mode
+    // throws PR-RESOLVE-003; and its prompt's custom variables reach the model verbatim.
     (".agent/reviewer/steps_registry.json", "warning", "steps/R-A2", 3),
+    (".agent/reviewer/prompts/steps/initial/default/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 3),
+    // The `poll:state` entry prompt writes `{issue_content}`, which nothing supplies.
+    (".agent/reviewer/prompts/steps/initial/issue/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
     (".agent/reviewer/agent.json", "warning", "steps/LegacyKey", 1),
+    (".agent/reviewer/steps_registry.json", "info", "steps/FLOW-HandoffFromInitial", 2),
+    (".agent/reviewer/steps_registry.json", "info", "steps/FLOW-NextToSelf", 2),
+    (".agent/reviewer/steps_registry.json", "info", "steps/InitialContinuationMismatch", 1),
 
-    // The seed-era iterator (climpt 91d13e3): the same flow debt as today's iterator, and its
-    // `fallbackKey`s are written `issue_initial_default`-style, which the seed's default
-    // template registry does not know (it has `initial_issue`): the step fails at runtime with
-    // `No fallback prompt found for key`.
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/FLOW-OrphanStep", 14),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/FLOW-KindBoundary", 4),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/FallbackKeyInvalid", 16),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/FLOW-HandoffFromInitial", 5),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/FLOW-NextToSelf", 6),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/InitialContinuationMismatch", 5),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/R-B2", 2),
+    // ---- climpt 91d13e3 (the seed-era format) ----
+    // The breakdown configs allow only c2 `initial|closure` and c3 `task` (iterator), so
+    // breakdown rejects the prompt path of every step; climpt then uses the step's
+    // `fallbackKey` (91d: `common/prompt-resolver.ts` `useFallback`), and an unknown key throws
+    // PR-RESOLVE-002 (`agents/prompts/fallback.ts` has 26 keys; `issue_initial_default` is not
+    // one). Errors for the `poll:state` flow, warnings for the `count:iteration` one, info for
+    // steps no entry reaches and `section.projectcontext`.
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/C3lPatternMismatch", 8),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/C3lPatternMismatch", 4),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/C3lPatternMismatch", 22),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/FallbackKeyInvalid", 2),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/FallbackKeyInvalid", 2),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FallbackKeyInvalid", 12),
+    // The same undeclared handoff fields as today's iterator, and `iterations` unsupplied in
+    // the `count:iteration` flow.
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/R-D4", 2),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/R-A2", 1),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/R-A2", 31),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-OrphanStep", 14),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-KindBoundary", 4),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-HandoffFromInitial", 5),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-NextToSelf", 6),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/InitialContinuationMismatch", 5),
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/R-B2", 2),
+    // reviewer 91d: the user.yml allows c2 `initial|closure` and c3 `review` only, so every
+    // step but `closure.review` and the `retry` validation step cannot load their prompts; the two steps' `initial_default`/`continuation_default` (lines 159 and 189) are
+    // not keys of 91d's `fallback.ts`, so a `count:iteration` run throws PR-RESOLVE-002 there.
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "error", "steps/C3lPatternMismatch", 4),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/C3lPatternMismatch", 3),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/FallbackKeyInvalid", 2),
+    // The same unsupplied variables and ignored step conditions as today's reviewer.
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/R-A2", 3),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/R-A5", 2),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "info", "steps/FLOW-HandoffFromInitial", 2),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "info", "steps/FLOW-NextToSelf", 2),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "info", "steps/InitialContinuationMismatch", 1),
 
-    // climpt's responsibility fixture: gated steps without outputSchemaRef, a validationSteps
-    // entry for a step the registry does not have, and failurePattern params that differ from
-    // the validator's extractParams.
+    // ---- climpt's responsibility fixture ----
+    // Some steps have a structuredGate, so `runner/schema-manager.ts` `validateFlowSteps`
+    // requires gate, transitions and outputSchemaRef of every step at start and throws: three
+    // gated steps lack the outputSchemaRef.
     ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "error", "steps/SR-GATE-003", 3),
-    ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "error", "steps/ValidationStepUnknown", 1),
-    ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "warning", "steps/FLOW-NextToSelf", 1),
+    // `validationSteps.closure.polling` guards no step: its validators never run (ignored).
+    ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "warning", "steps/ValidationStepUnknown", 1),
+    // The `git-dirty` pattern lists `changedFiles`, which validator `always-pass` never
+    // extracts: `retry/param-injector.ts` renders `{{changedFiles}}` as "" in the retry prompt.
     ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "warning", "steps/FailurePatternParams", 1),
+    ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "info", "steps/FLOW-NextToSelf", 1),
 
-    // The known-bad fixture: both steps lack uvVariables, usesStdin and edition (what climpt's
-    // `--validate` reports as SR-VALID-004); `initial.analysis` has transitions without a gate
-    // or output schema, and its `next` goes from a work step straight to a closure step.
-    ("examples/45_verify_factory_completionpath/fixtures/steps_registry.json", "error", "steps/SR-VALID-004", 6),
+    // ---- climpt's known-bad fixture (examples/45) ----
+    // `initial.analysis` has transitions without a structuredGate or outputSchemaRef: no step
+    // has a gate, so the gate never reads the model's intent and `next` is always taken.
     ("examples/45_verify_factory_completionpath/fixtures/steps_registry.json", "error", "steps/SR-GATE-003", 1),
-    ("examples/45_verify_factory_completionpath/fixtures/steps_registry.json", "error", "steps/FLOW-KindBoundary", 1),
+    // Missing `uvVariables`, `usesStdin`, `edition`: the runtime defaults them, only
+    // `--validate` rejects; the work → closure `next` is routed.
+    ("examples/45_verify_factory_completionpath/fixtures/steps_registry.json", "info", "steps/SR-VALID-004", 6),
+    ("examples/45_verify_factory_completionpath/fixtures/steps_registry.json", "info", "steps/FLOW-KindBoundary", 1),
 ];
 
 #[test]
@@ -135,4 +214,45 @@ fn the_known_bad_fixture_is_reported_where_its_defects_are() {
     assert_eq!(at(16, "steps/SR-VALID-004"), 3, "{got:?}");
     assert_eq!(at(7, "steps/SR-GATE-003"), 1, "{got:?}");
     assert_eq!(at(13, "steps/FLOW-KindBoundary"), 1, "{got:?}");
+}
+
+/// (severity, code) → count of a fixture checked with every rule at its default severity.
+fn severity_counts(root: &str) -> BTreeMap<(&'static str, &'static str), usize> {
+    let root = PathBuf::from(root);
+    let (_, diagnostics) = common::check_with(std::slice::from_ref(&root), Config::defaults(&root));
+    let mut counts = BTreeMap::new();
+    for d in &diagnostics {
+        *counts.entry((d.severity.as_str(), d.code)).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// climpt's iterator (registry, agent.json, schemas) with one step id misspelt: the typo is
+/// one finding, and every other finding keeps the severity it has in the intact registry.
+#[test]
+fn a_typo_in_the_iterator_is_one_finding() {
+    let intact: &[((&str, &str), usize)] = &[
+        (("error", "steps/R-D4"), 2),
+        (("warning", "steps/LegacyKey"), 1),
+        (("info", "steps/FLOW-HandoffFromInitial"), 5),
+        (("info", "steps/FLOW-KindBoundary"), 4),
+        (("info", "steps/FLOW-NextToSelf"), 6),
+        (("info", "steps/FLOW-OrphanStep"), 14),
+        (("info", "steps/InitialContinuationMismatch"), 5),
+        (("info", "steps/R-A2"), 31),
+        (("warning", "steps/R-A2"), 1),
+        (("info", "steps/R-B2"), 2),
+    ];
+    for (case, root_code) in [
+        // `entryStepMapping["poll:state"]` = `initial.poling`: before the rule of one finding,
+        // three more orphans and all 32 R-A2 findings as errors.
+        ("tests/fixtures/steps/SR-ENTRY-003/bad-typo-in-iterator", "steps/SR-ENTRY-003"),
+        // `initial.polling`'s `next` → `continuation.poling`: before it, FLOW-EntryCannotClose
+        // and more orphans.
+        ("tests/fixtures/steps/SR-TRANS-001/bad-typo-in-iterator", "steps/SR-TRANS-001"),
+    ] {
+        let mut expected: BTreeMap<(&str, &str), usize> = intact.iter().copied().collect();
+        expected.insert(("error", root_code), 1);
+        assert_eq!(severity_counts(case), expected, "{case}");
+    }
 }

@@ -42,6 +42,7 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
             ("approval-gates", "list of strings"),
         ],
     ),
+    ("steps", &[("validate-parity", "true or false")]),
     ("dry-run", &[("cassettes", "list of directories")]),
     ("rules", &[]),
     ("per-file-ignores", &[]),
@@ -74,6 +75,9 @@ pub struct Config {
     /// Per code or per family (`sm`): a severity, or `None` for off.
     pub rules: BTreeMap<String, Level>,
     pub per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    /// `[steps] validate-parity`: raise every `steps/` finding to the level climpt's
+    /// `--validate` gives the same check.
+    pub validate_parity: bool,
     /// `[dry-run] cassettes`: directories searched for `<stage-id>.cassette.yaml`, after the
     /// stage's own directory.
     pub cassette_dirs: Vec<PathBuf>,
@@ -147,8 +151,17 @@ struct RawConfig {
     rules: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default, rename = "per-file-ignores")]
     per_file_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    #[serde(default)]
+    steps: RawSteps,
     #[serde(default, rename = "dry-run")]
     dry_run: RawDryRun,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawSteps {
+    #[serde(default)]
+    validate_parity: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -214,6 +227,7 @@ impl Config {
             backoffs: DEFAULT_BACKOFFS.iter().map(|s| s.to_string()).collect(),
             rules: BTreeMap::new(),
             per_file_ignores: Vec::new(),
+            validate_parity: false,
             cassette_dirs: Vec::new(),
         }
     }
@@ -297,6 +311,7 @@ impl Config {
             }
             config.per_file_ignores.push((set, list));
         }
+        config.validate_parity = raw.steps.validate_parity;
         config.cassette_dirs = raw.dry_run.cassettes.iter().map(|dir| root.join(dir)).collect();
         Ok(config)
     }
@@ -395,6 +410,7 @@ mod tests {
         match KEY_VALUES.iter().find(|(k, _)| *k == key) {
             Some((_, values)) => format!("\"{}\"", values[0]),
             None if what.starts_with("list") => "[]".into(),
+            None if what == "true or false" => "true".into(),
             None => panic!("no sample value for {key}: {what}"),
         }
     }

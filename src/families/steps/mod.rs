@@ -8,7 +8,7 @@ pub mod schema_ref;
 
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostic, FileId};
+use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::{Family, RuleMeta, declare_rules};
 use crate::ide as editor;
 use crate::source::{Span, json, yaml};
@@ -28,7 +28,7 @@ declare_rules! { "steps";
     R_F2 = "R-F2" => Error;
     UnknownKey => Hint, fix = true;
     LegacyKey => Warning;
-    FallbackKeyInvalid => Error;
+    FallbackKeyInvalid => Error, fix = true;
     SchemaViolation => Error;
     // Entry points.
     SR_ENTRY_001 = "SR-ENTRY-001" => Error, aliases = ["R-F11"];
@@ -45,7 +45,7 @@ declare_rules! { "steps";
     R_F13 = "R-F13" => Error;
     R_F14 = "R-F14" => Error;
     R_F20 = "R-F20" => Error;
-    R_A5 = "R-A5" => Error;
+    R_A5 = "R-A5" => Warning;
     // agent.json.
     AC_VALID_001 = "AC-VALID-001" => Error;
     R_F5 = "R-F5" => Error;
@@ -78,12 +78,12 @@ declare_rules! { "steps";
     // Flow reachability (climpt's flow validator).
     FLOW_EntryCannotClose = "FLOW-EntryCannotClose" => Error;
     FLOW_NoClosureStep = "FLOW-NoClosureStep" => Error;
-    FLOW_OrphanStep = "FLOW-OrphanStep" => Error, aliases = ["R-B13"];
+    FLOW_OrphanStep = "FLOW-OrphanStep" => Info, aliases = ["R-B13"];
     FLOW_UnknownIntentKey = "FLOW-UnknownIntentKey" => Warning;
     FLOW_IntentNotAllowedForKind = "FLOW-IntentNotAllowedForKind" => Error;
-    FLOW_HandoffFromInitial = "FLOW-HandoffFromInitial" => Warning;
-    FLOW_KindBoundary = "FLOW-KindBoundary" => Error;
-    FLOW_NextToSelf = "FLOW-NextToSelf" => Warning;
+    FLOW_HandoffFromInitial = "FLOW-HandoffFromInitial" => Info;
+    FLOW_KindBoundary = "FLOW-KindBoundary" => Info;
+    FLOW_NextToSelf = "FLOW-NextToSelf" => Info;
     FLOW_NoPathToClosure = "FLOW-NoPathToClosure" => Error;
     // Validators and the completion loop.
     R_C1 = "R-C1" => Error;
@@ -93,7 +93,7 @@ declare_rules! { "steps";
     SuccessWhenInvalid => Error;
     UnknownExtractor => Error, fix = true;
     FailurePatternParams => Warning;
-    ValidationStepUnknown => Error;
+    ValidationStepUnknown => Warning;
     // Prompts and UV variables.
     PR_C3L_001 = "PR-C3L-001" => Error;
     PR_C3L_004 = "PR-C3L-004" => Error, aliases = ["PR-FILE-001"];
@@ -101,14 +101,39 @@ declare_rules! { "steps";
     PR_RESOLVE_003 = "PR-RESOLVE-003" => Error;
     PR_RESOLVE_004 = "PR-RESOLVE-004" => Error;
     PR_RESOLVE_005 = "PR-RESOLVE-005" => Error;
-    UnusedUvVariable => Warning;
+    UnusedUvVariable => Info;
+    UnsubstitutedPlaceholder => Warning, fix = true;
     R_A2 = "R-A2" => Error;
     OptionalParamNoDefault => Warning;
-    InitialContinuationMismatch => Warning;
+    InitialContinuationMismatch => Info;
     PromptFrontmatterMismatch => Error;
     InputsFromUnresolved => Warning;
     C3lPatternMismatch => Error;
     BreakdownConfigMissing => Warning;
+}
+
+/// The level climpt's `--validate` gives each check that stagelint grades lower by default
+/// (it reports only what the runtime does), for `[steps] validate-parity`. The level of a
+/// finding is raised, never lowered. `FLOW-OrphanStep` of a gated step is raised to an error in
+/// the rule itself (climpt grades the two kinds of orphan differently).
+const VALIDATE_LEVELS: &[(&str, Severity)] = &[
+    (FLOW_HandoffFromInitial, Severity::Warning),
+    (FLOW_NextToSelf, Severity::Warning),
+    (FLOW_KindBoundary, Severity::Error),
+    (FLOW_OrphanStep, Severity::Warning),
+    (InitialContinuationMismatch, Severity::Warning),
+    (UnusedUvVariable, Severity::Warning),
+    (SR_VALID_004, Severity::Error),
+    (R_A2, Severity::Error),
+    // climpt 91d13e3's `--validate` (`prompt-validator.ts`), and the config-registry check.
+    (FallbackKeyInvalid, Severity::Warning),
+    (C3lPatternMismatch, Severity::Error),
+];
+
+fn raise_to_validate(diagnostic: &mut Diagnostic) {
+    if let Some((_, level)) = VALIDATE_LEVELS.iter().find(|(code, _)| *code == diagnostic.code) {
+        diagnostic.severity = diagnostic.severity.max(*level);
+    }
 }
 
 pub struct Steps;
@@ -147,7 +172,11 @@ impl Family for Steps {
         let by_path: HashMap<&std::path::Path, &Doc> = docs.iter().map(|d| (d.path(), d)).collect();
         for registry in docs.iter().filter(|d| d.file.kind == FileKind::StepsRegistry) {
             let agent = build_agent(workspace, registry, &docs, &by_path);
+            let first = out.len();
             rules::check_agent(&agent, out);
+            if agent.validate_parity() {
+                out[first..].iter_mut().for_each(raise_to_validate);
+            }
         }
     }
 

@@ -79,37 +79,36 @@ pub const EXTRACTORS: [&str; 16] = [
     "parseMergeStatus",
 ];
 
-/// `fallbackKey` values the seed-era default template registry knows.
-pub const KNOWN_FALLBACK_KEYS: [&str; 29] = [
+/// `fallbackKey` values the seed-era default template registry knows: exactly the keys of
+/// `DefaultFallbackProvider.templates` in climpt 91d13e3's `agents/prompts/fallback.ts`
+/// (`system` included: `--validate` checks membership with `key in templates`).
+pub const KNOWN_FALLBACK_KEYS: [&str; 26] = [
+    "system",
     "initial_iterate",
     "continuation_iterate",
+    "initial_manual",
+    "continuation_manual",
+    "initial_keyword",
+    "continuation_keyword",
     "initial_issue",
     "continuation_issue",
     "initial_issue_label_only",
     "continuation_issue_label_only",
     "initial_project",
     "continuation_project",
-    "initial_keyword",
-    "continuation_keyword",
-    "initial_manual",
-    "continuation_manual",
-    "initial_structured_signal",
-    "continuation_structured_signal",
     "continuation_project_preparation",
     "continuation_project_processing",
     "continuation_project_review",
-    "issue_closure_default",
-    "project_closure_default",
     "polling_closure_default",
+    "issue_closure_default",
     "review_closure_default",
-    "iteration_closure_default",
     "facilitation_closure_default",
+    "project_closure_default",
+    "iteration_closure_default",
     "project_continuation_closure_default",
     "statuscheck_continuation_default",
-    "system",
-    "initial_default",
-    "continuation_default",
-    "closure_default",
+    "initial_structured_signal",
+    "continuation_structured_signal",
 ];
 
 /// Default C3L path templates.
@@ -222,6 +221,11 @@ impl<'a, 'w> Agent<'a, 'w> {
         let steps = self.steps();
         let legacy_steps = !steps.is_empty() && steps.iter().all(|s| s.def.get("fallbackKey").is_some());
         if legacy_top || legacy_steps { Dialect::Seed } else { Dialect::Current }
+    }
+
+    /// `[steps] validate-parity` of the registry's config: findings at `--validate`'s levels.
+    pub fn validate_parity(&self) -> bool {
+        self.registry.file.config.validate_parity
     }
 
     /// Every `steps` entry whose value is a mapping, in file order.

@@ -4,6 +4,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::prompts::{C3lLoad, Reach};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::steps::model::{Agent, Dialect, Doc, KNOWN_FALLBACK_KEYS};
 use crate::families::steps::{
@@ -634,9 +635,12 @@ fn check_legacy(agent: &Agent, out: &mut Vec<Diagnostic>) {
             }
         }
         Dialect::Seed => {
+            let live = super::prompts::agent_live(agent);
             for step in agent.steps() {
                 if let Some(node) = step.get("fallbackKey") {
-                    check_fallback_key(registry.id(), step.id, node, out);
+                    let load = super::prompts::c3l_load(agent, step.def);
+                    let reached = super::prompts::reach(&live, &step);
+                    check_fallback_key(registry.id(), step.id, node, (load, reached), out);
                 }
             }
         }
@@ -649,7 +653,7 @@ fn check_legacy(agent: &Agent, out: &mut Vec<Diagnostic>) {
         out.push(legacy(
             agent_json.id(),
             &entry.key,
-            "`runner.flow.prompts.fallbackDir` is legacy: climpt no longer has fallback prompts and `--validate` warns `[LEGACY]`; remove it".into(),
+            "`runner.flow.prompts.fallbackDir` is legacy: climpt ignores this key (its defaults drop it when the agent loads, and there are no fallback prompts any more); remove it".into(),
         ));
     }
 }
@@ -669,7 +673,8 @@ fn legacy(file: FileId, key: &Node, message: String) -> Diagnostic {
     Diagnostic::new(LegacyKey, file, key.span, message).with_severity(Severity::Warning)
 }
 
-fn check_fallback_key(file: FileId, step: &str, node: &Node, out: &mut Vec<Diagnostic>) {
+fn check_fallback_key(file: FileId, step: &str, node: &Node, load: (C3lLoad, Reach), out: &mut Vec<Diagnostic>) {
+    let (load, reached) = load;
     let Some(key) = node.as_str() else {
         out.push(Diagnostic::new(
             FallbackKeyInvalid,
@@ -685,29 +690,65 @@ fn check_fallback_key(file: FileId, step: &str, node: &Node, out: &mut Vec<Diagn
     if KNOWN_FALLBACK_KEYS.contains(&key) {
         return;
     }
-    let runtime = format!(
-        "when the C3L prompt file is missing the step fails with `No fallback prompt found for key: \"{key}\" (step: {step})`"
-    );
-    let message = if key.contains('.') {
+    // climpt 91d13e3 reads the key only when the C3L prompt fails to load
+    // (`prompt-resolver.ts` `useFallback`); an unknown key then throws PR-RESOLVE-002.
+    let (runtime, severity) = match load {
+        C3lLoad::Fails(why) => (
+            format!(
+                "the step's C3L prompt cannot load ({why}), so climpt falls back to this key, which throws `No fallback prompt found for key: \"{key}\"` (PR-RESOLVE-002) and the step fails"
+            ),
+            Severity::Error,
+        ),
+        C3lLoad::Unknown => (
+            format!(
+                "climpt reads it only when the step's C3L prompt fails to load, and then throws `No fallback prompt found for key: \"{key}\"` (PR-RESOLVE-002) and the step fails"
+            ),
+            Severity::Warning,
+        ),
+        C3lLoad::Loads => (
+            "climpt reads it only when the step's C3L prompt fails to load, which it does not today; should it ever, the unknown key throws PR-RESOLVE-002 and the step fails".to_string(),
+            Severity::Info,
+        ),
+    };
+    let (runtime, severity) = match reached.note() {
+        Some(note) => (format!("{runtime} ({note})"), reached.grade(severity)),
+        None => (runtime, severity),
+    };
+    let (message, suggestion) = if key.contains('.') {
         let underscored = key.replace('.', "_");
-        let hint = if KNOWN_FALLBACK_KEYS.contains(&underscored.as_str()) {
-            format!("; use `{underscored}`")
-        } else {
-            String::new()
-        };
-        format!(
-            "step `{step}`: `fallbackKey` `{key}` is dot-separated, but fallback keys are underscore-separated names of the default template registry{hint}; {runtime}"
+        let known = KNOWN_FALLBACK_KEYS.iter().copied().find(|k| *k == underscored);
+        let hint = known.map(|k| format!("; use `{k}`")).unwrap_or_default();
+        (
+            format!(
+                "step `{step}`: `fallbackKey` `{key}` is dot-separated, but fallback keys are underscore-separated names of the default template registry{hint}; {runtime}"
+            ),
+            known,
         )
     } else {
-        let hint = swapped_fallback_key(key)
-            .or_else(|| did_you_mean(key, KNOWN_FALLBACK_KEYS))
-            .map(|s| format!(" (did you mean `{s}`?)"))
-            .unwrap_or_default();
-        format!("step `{step}`: `fallbackKey` `{key}` is not a key of the default template registry{hint}; {runtime}")
+        // A typo (two edits at most) or the seed guide's swapped order; a mere resemblance
+        // (`initial_default` and `initial_manual`) would name another template.
+        let typo = did_you_mean(key, KNOWN_FALLBACK_KEYS).filter(|k| crate::util::edit_distance(key, k) <= 2);
+        let near = swapped_fallback_key(key).or(typo);
+        let hint = near.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+        (
+            format!(
+                "step `{step}`: `fallbackKey` `{key}` is not a key of the default template registry{hint}; {runtime}"
+            ),
+            near,
+        )
     };
-    out.push(Diagnostic::new(FallbackKeyInvalid, file, node.span, message).with_help(
+    let mut d = Diagnostic::new(FallbackKeyInvalid, file, node.span, message).with_severity(severity).with_help(
         "known keys pair a phase and a mode, e.g. `initial_issue`, `continuation_issue`, `issue_closure_default`",
-    ));
+    );
+    if let Some(s) = suggestion {
+        d = d.with_suggestion(string_inner_span(node), Some(s));
+    }
+    out.push(d);
+}
+
+/// The inside of a JSON string node (without its quotes).
+fn string_inner_span(node: &Node) -> Span {
+    if node.span.end >= node.span.start + 2 { Span::new(node.span.start + 1, node.span.end - 1) } else { node.span }
 }
 
 // ---------------------------------------------------------------------------------------------

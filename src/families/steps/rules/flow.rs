@@ -32,6 +32,17 @@ pub(super) fn has_next_rule(step: &Step) -> bool {
     step.transition("next").is_some_and(rule_routes)
 }
 
+/// What a step reference resolves to for the graph (see [`StepIndex::resolve`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Resolved {
+    /// A step, or the step a dangling reference is a typo of.
+    Step(usize),
+    /// A key of `steps` whose value is not a step definition.
+    Elsewhere,
+    /// Nothing like it: where the flow goes cannot be told.
+    Unknown,
+}
+
 /// The registry's steps with constant-time lookups (registries may hold thousands of steps).
 pub(super) struct StepIndex<'a> {
     pub steps: Vec<Step<'a>>,
@@ -58,6 +69,22 @@ impl<'a> StepIndex<'a> {
 
     pub(super) fn get(&self, id: &str) -> Option<&Step<'a>> {
         self.position(id).map(|i| &self.steps[i])
+    }
+
+    /// Where a step reference leads for the graph findings: the step itself, or, when `steps`
+    /// has no such key, the step it is most likely a typo of (SR-ENTRY-003 and SR-TRANS-001
+    /// report the typo; the graph findings that follow from it would repeat that one defect).
+    pub(super) fn resolve(&self, id: &str) -> Resolved {
+        if let Some(i) = self.position(id) {
+            return Resolved::Step(i);
+        }
+        if self.has(id) {
+            return Resolved::Elsewhere;
+        }
+        match did_you_mean(id, self.steps.iter().map(|s| s.id)).and_then(|guess| self.position(guess)) {
+            Some(i) => Resolved::Step(i),
+            None => Resolved::Unknown,
+        }
     }
 
     /// `continuation.X` for `initial.X` when that step exists: climpt's default transition
@@ -150,7 +177,7 @@ fn check_keys(agent: &Agent, step: &Step, out: &mut Vec<Diagnostic>) {
                     file,
                     span,
                     format!(
-                        "`{id}` is an initial step that hands off; climpt warns about this at runtime (design §7.3)"
+                        "`{id}` is an initial step that hands off: the router allows it and only logs a warning (design §7.3), and `--validate` warns"
                     ),
                 )
                 .with_help(
@@ -165,7 +192,12 @@ fn check_keys(agent: &Agent, step: &Step, out: &mut Vec<Diagnostic>) {
         && target.as_str() == Some(id)
     {
         out.push(
-            Diagnostic::new(FLOW_NextToSelf, file, target.span, format!("`next` of `{id}` targets `{id}` itself"))
+            Diagnostic::new(
+                FLOW_NextToSelf,
+                file,
+                target.span,
+                format!("`next` of `{id}` targets `{id}` itself: the router runs the step again, as `repeat` would, and `--validate` warns"),
+            )
                 .with_help("use `repeat` to run a step again; `next` is meant to move on"),
         );
     }
@@ -208,7 +240,7 @@ fn check_boundaries(agent: &Agent, index: &StepIndex, step: &Step, out: &mut Vec
                     agent.registry.id(),
                     target.node.span,
                     format!(
-                        "`{intent}` of {} step `{}` targets `{name}`, a {} step; `{intent}` from a {} step must lead to a {} step",
+                        "`{intent}` of {} step `{}` targets `{name}`, a {} step: the router does not check the target's kind and routes there, but `--validate` rejects it (`{intent}` from a {} step must lead to a {} step)",
                         source.as_str(),
                         step.id,
                         target_kind.as_str(),
@@ -236,6 +268,11 @@ struct Graph<'s, 'a> {
     closure: Vec<bool>,
     /// (value node, what it is, step index) for entryStep and every entryStepMapping value.
     entries: Vec<(&'a Node, String, usize)>,
+    /// A step with a transition target that names no step and resembles none: where it leads
+    /// cannot be told, so it counts as able to reach anything.
+    open: Vec<bool>,
+    /// An entry names no step and resembles none: which steps a run starts from cannot be told.
+    entry_unknown: bool,
 }
 
 impl<'s, 'a> Graph<'s, 'a> {
@@ -243,10 +280,19 @@ impl<'s, 'a> Graph<'s, 'a> {
         let steps = &index.steps[..];
         let mut edges = vec![Vec::new(); steps.len()];
         let mut self_loop = vec![false; steps.len()];
+        let mut open = vec![false; steps.len()];
         for (i, step) in steps.iter().enumerate() {
             for (key, rule) in step.transitions() {
                 for target in rule_targets(rule) {
-                    let Some(j) = target.step.and_then(|t| index.position(t)) else { continue };
+                    let Some(name) = target.step else { continue };
+                    let j = match index.resolve(name) {
+                        Resolved::Step(j) => j,
+                        Resolved::Elsewhere => continue,
+                        Resolved::Unknown => {
+                            open[i] = true;
+                            continue;
+                        }
+                    };
                     edges[i].push(j);
                     if i == j && key.as_str() != Some("repeat") {
                         self_loop[i] = true;
@@ -269,10 +315,14 @@ impl<'s, 'a> Graph<'s, 'a> {
         }
         let closure = steps.iter().map(is_closure).collect();
         let mut entries = Vec::new();
+        let mut entry_unknown = false;
         let root = agent.registry.root.as_ref();
         let mut add = |node: &'a Node, label: String| {
-            if let Some(i) = node.as_str().and_then(|s| index.position(s)) {
-                entries.push((node, label, i));
+            let Some(name) = node.as_str() else { return };
+            match index.resolve(name) {
+                Resolved::Step(i) => entries.push((node, label, i)),
+                Resolved::Elsewhere => {}
+                Resolved::Unknown => entry_unknown = true,
             }
         };
         if let Some(node) = agent.registry.get("entryStep") {
@@ -290,7 +340,7 @@ impl<'s, 'a> Graph<'s, 'a> {
                 None => add(&entry.value, format!("entryStepMapping.{key}")),
             }
         }
-        Graph { steps, edges, self_loop, closure, entries }
+        Graph { steps, edges, self_loop, closure, entries, open, entry_unknown }
     }
 
     /// Steps reachable from `starts`.
@@ -316,7 +366,7 @@ impl<'s, 'a> Graph<'s, 'a> {
             }
         }
         let mut can_close = vec![false; n];
-        let mut queue: VecDeque<usize> = (0..n).filter(|i| self.closure[*i]).collect();
+        let mut queue: VecDeque<usize> = (0..n).filter(|i| self.closure[*i] || self.open[*i]).collect();
         while let Some(i) = queue.pop_front() {
             if std::mem::replace(&mut can_close[i], true) {
                 continue;
@@ -369,10 +419,14 @@ fn check_reachability(agent: &Agent, graph: &Graph, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    if graph.entries.is_empty() {
+    if graph.entries.is_empty() || graph.entry_unknown {
         return;
     }
     let reached = graph.reach(graph.entries.iter().map(|(_, _, i)| *i));
+    // A reached step whose target names nothing may lead anywhere: every orphan is in doubt.
+    if (0..graph.steps.len()).any(|i| reached[i] && graph.open[i]) {
+        return;
+    }
     for (i, step) in graph.steps.iter().enumerate() {
         if reached[i] || step.is_section() {
             continue;
@@ -382,15 +436,16 @@ fn check_reachability(agent: &Agent, graph: &Graph, out: &mut Vec<Diagnostic>) {
             FLOW_OrphanStep,
             file,
             key_span(step),
-            if gated {
-                format!("`{}` has a structuredGate but no entry reaches it through transitions", step.id)
-            } else {
-                format!("`{}` is not reachable from any entry through transitions", step.id)
-            },
+            format!(
+                "no entry reaches `{}` through transitions, so climpt never runs it (dead code; `--validate` reports it as {})",
+                step.id,
+                if gated { "an error, since the step has a structuredGate" } else { "a warning" }
+            ),
         )
         .with_help("route to it from another step's transitions or from entryStepMapping, or remove it");
-        if !gated {
-            diagnostic = diagnostic.with_severity(Severity::Warning);
+        // `--validate` grades a gated orphan an error (`flow-validator.ts`).
+        if gated && agent.validate_parity() {
+            diagnostic = diagnostic.with_severity(Severity::Error);
         }
         out.push(diagnostic);
     }

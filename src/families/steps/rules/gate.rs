@@ -672,7 +672,7 @@ fn check_handoff_fields<'a>(agent: &Agent<'a, 'a>, step: &Step<'a>, schema: Loc<
                         R_D4,
                         agent.registry.id(),
                         item.span,
-                        format!("handoff field `{path}` cannot be produced: {place} declares no property `{segment}`"),
+                        format!("handoff field `{path}` cannot be produced: {place} declares no property `{segment}`, so the model's structured output never has it; climpt warns `Handoff field '{path}' not found` at every handoff and passes nothing on under `{}`", path.rsplit('.').next().unwrap_or(path)),
                     )
                     .with_related(
                         resolved.file(),

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use super::validators::string_inner;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::families::steps::model::{
     Agent, CONTINUATION_ONLY_UV_VARS, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, Dialect,
     RUNTIME_SUPPLIED_UV_VARS, Step, rule_targets,
@@ -17,7 +17,7 @@ use crate::families::steps::model::{
 use crate::families::steps::{
     BreakdownConfigMissing, C3lPatternMismatch, InitialContinuationMismatch, InputsFromUnresolved,
     OptionalParamNoDefault, PR_C3L_001, PR_C3L_004, PR_RESOLVE_003, PR_RESOLVE_004, PR_RESOLVE_005, PR_SYSTEM_002,
-    PromptFrontmatterMismatch, R_A2, UnusedUvVariable,
+    PromptFrontmatterMismatch, R_A2, UnsubstitutedPlaceholder, UnusedUvVariable,
 };
 use crate::source::{Entry, Node, Span, Value, frontmatter, yaml};
 use crate::template::c3l::{self, C3lKind};
@@ -44,8 +44,9 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
     }
     check_system_prompt(agent, out);
     if templates_ok {
+        let live = live_steps(agent, &by_id);
         for step in &steps {
-            check_step_prompt(agent, step, out);
+            check_step_prompt(agent, step, &live, out);
         }
         check_retry_prompts(agent, out);
     }
@@ -159,37 +160,156 @@ fn handoff_uv_names(step: &Step) -> Vec<String> {
         .collect()
 }
 
-/// The entry step climpt starts with for the configured verdict type.
-fn runtime_entry<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Option<&'a str> {
+/// The entry step climpt starts with for the configured verdict type. `Err(name)` when the
+/// registry names a step it does not have and resembles none (SR-ENTRY-003/002 report it; the
+/// run fails before any step), `Ok(None)` when there is no entry. A typo of a step id counts as
+/// that step, so findings that follow from the typo keep their weight.
+fn runtime_entry<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Result<Option<&'a str>, &'a str> {
     let mapped =
         agent.verdict_type().and_then(|(verdict, ..)| agent.registry.get("entryStepMapping")?.get(verdict)?.as_str());
-    mapped.or_else(|| agent.registry.get("entryStep")?.as_str()).filter(|id| by_id.contains_key(id))
+    let Some(name) = mapped.or_else(|| agent.registry.get("entryStep")?.as_str()) else { return Ok(None) };
+    resolve_step(by_id, name).map(Some).ok_or(name)
 }
 
-/// The steps a run can reach from its entry (transition targets, `repeat`, and the default
-/// `initial.X` → `continuation.X` transition). `None` when that cannot be told: no entry, or a
-/// reachable step may `jump` anywhere.
-fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Option<HashSet<&'a str>> {
-    let entry = runtime_entry(agent, by_id)?;
-    let mut seen: HashSet<&'a str> = HashSet::from([entry]);
-    let mut queue = VecDeque::from([entry]);
+/// `name` when it is a step, else the step it is most likely a typo of.
+fn resolve_step<'a>(by_id: &StepsById<'a>, name: &'a str) -> Option<&'a str> {
+    if let Some((id, _)) = by_id.get_key_value(name) {
+        return Some(*id);
+    }
+    let mut ids: Vec<&'a str> = by_id.keys().copied().collect();
+    ids.sort_unstable();
+    did_you_mean(name, ids)
+}
+
+/// Which steps a run reaches.
+pub(super) enum Live<'a> {
+    /// From the entry through transition targets, `repeat`, and the default `initial.X` →
+    /// `continuation.X` transition: `active` from the entry of agent.json's verdict type,
+    /// `any` from any entry of the registry (`entryStep`, every `entryStepMapping` value), which
+    /// another verdict type would start from. `any` is `None` when a step it reaches may `jump`.
+    Steps { active: HashSet<&'a str>, any: Option<HashSet<&'a str>>, verdict: Option<&'a str> },
+    /// The entry names no step: the run fails at start, before any step.
+    NoEntry(&'a str),
+    /// Cannot be told: no entry, or a reachable step may `jump` anywhere.
+    Unknown,
+}
+
+/// Whether a run resolves a step's prompt today.
+pub(super) enum Reach {
+    /// A run of agent.json's verdict type may (or no one can tell that it does not).
+    Active,
+    /// Only a run of another verdict type would: the registry maps it, agent.json does not
+    /// select it. The reason, for messages.
+    OtherMode(String),
+    /// None does: a `section.*` step, a step no entry reaches, an entry that names no step.
+    Never(&'static str),
+}
+
+impl Reach {
+    /// The severity a finding of `default` severity has at this reach: info where no run
+    /// resolves the step, at most a warning where only another verdict type's run would.
+    pub(super) fn grade(&self, default: Severity) -> Severity {
+        match self {
+            Reach::Active => default,
+            Reach::OtherMode(_) => default.min(Severity::Warning),
+            Reach::Never(_) => Severity::Info,
+        }
+    }
+
+    /// What to add to a message: `None` for an active step.
+    pub(super) fn note(&self) -> Option<String> {
+        match self {
+            Reach::Active => None,
+            Reach::OtherMode(why) => Some(format!("{why}, so this fails only when the agent runs in that mode")),
+            Reach::Never(why) => Some(format!("{why}, so nothing fails yet")),
+        }
+    }
+}
+
+/// How far a run gets to a step (see [`Reach`]).
+pub(super) fn reach(live: &Live, step: &Step) -> Reach {
+    if step.is_section() {
+        return Reach::Never("climpt's runner never resolves a `section.*` step");
+    }
+    match live {
+        Live::Steps { active, .. } if active.contains(step.id) => Reach::Active,
+        Live::Steps { any: Some(any), .. } if !any.contains(step.id) => Reach::Never("no entry reaches this step"),
+        Live::Steps { verdict, .. } => Reach::OtherMode(format!(
+            "only the entry of another verdict type than agent.json's {} reaches this step",
+            verdict.map(|v| format!("`{v}`")).unwrap_or_else(|| "one".into())
+        )),
+        Live::NoEntry(_) => Reach::Never("the registry's entry names no step, so no run starts today"),
+        Live::Unknown => Reach::Active,
+    }
+}
+
+/// [`live_steps`] for an agent.
+pub(super) fn agent_live<'a>(agent: &Agent<'a, '_>) -> Live<'a> {
+    let steps = agent.steps();
+    let by_id: StepsById = steps.iter().map(|s| (s.id, *s)).collect();
+    live_steps(agent, &by_id)
+}
+
+/// Every entry of the registry: `entryStep` and each `entryStepMapping` value (also the
+/// `{ initial, continuation }` form), resolved like the runtime entry.
+fn all_entries<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Vec<&'a str> {
+    let mut names: Vec<&'a str> = agent.registry.get("entryStep").and_then(Node::as_str).into_iter().collect();
+    for entry in agent.registry.get("entryStepMapping").and_then(Node::as_map).unwrap_or_default() {
+        match entry.value.as_map() {
+            Some(pair) => names.extend(pair.iter().filter_map(|side| side.value.as_str())),
+            None => names.extend(entry.value.as_str()),
+        }
+    }
+    names.into_iter().filter_map(|n| resolve_step(by_id, n)).collect()
+}
+
+/// The steps reachable from `starts`; `None` when one of them may `jump` anywhere.
+fn reach_from<'a>(by_id: &StepsById<'a>, starts: &[&'a str]) -> Option<HashSet<&'a str>> {
+    let mut seen: HashSet<&'a str> = starts.iter().copied().collect();
+    let mut queue: VecDeque<&'a str> = starts.iter().copied().collect();
     while let Some(id) = queue.pop_front() {
         let Some(step) = by_id.get(id) else { continue };
         if step.allows("jump") {
             return None;
         }
-        let mut next: Vec<&'a str> =
-            step.transitions().iter().flat_map(|(_, rule)| rule_targets(rule)).filter_map(|t| t.step).collect();
-        if let Some(suffix) = id.strip_prefix("initial.") {
+        let mut next: Vec<&'a str> = step
+            .transitions()
+            .iter()
+            .flat_map(|(_, rule)| rule_targets(rule))
+            .filter_map(|t| t.step)
+            .filter_map(|t| resolve_step(by_id, t))
+            .collect();
+        // The default transition: only when `next` has no rule of its own.
+        if let Some(suffix) = id.strip_prefix("initial.")
+            && !super::flow::has_next_rule(step)
+        {
             next.extend(by_id.get_key_value(format!("continuation.{suffix}").as_str()).map(|(k, _)| *k));
         }
         for target in next {
-            if by_id.contains_key(target) && seen.insert(target) {
+            if seen.insert(target) {
                 queue.push_back(target);
             }
         }
     }
     Some(seen)
+}
+
+fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Live<'a> {
+    let any = reach_from(by_id, &all_entries(agent, by_id));
+    let entry = match runtime_entry(agent, by_id) {
+        Ok(Some(entry)) => entry,
+        // No entry for agent.json's verdict type (or no agent.json): every mapped entry may be
+        // the one a run starts from.
+        Ok(None) => {
+            return match any {
+                Some(any) if !any.is_empty() => Live::Steps { active: any.clone(), any: Some(any), verdict: None },
+                _ => Live::Unknown,
+            };
+        }
+        Err(name) => return Live::NoEntry(name),
+    };
+    let Some(active) = reach_from(by_id, &[entry]) else { return Live::Unknown };
+    Live::Steps { active, any, verdict: agent.verdict_type().map(|(v, ..)| v) }
 }
 
 fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsById<'a>, out: &mut Vec<Diagnostic>) {
@@ -221,8 +341,6 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
         return;
     }
     let live = live_steps(agent, by_id);
-    let entry = runtime_entry(agent, by_id);
-    let verdict = agent.verdict_type().map(|(v, ..)| v);
     let param_map = agent_json.get("parameters").and_then(Node::as_map).unwrap_or_default();
     // OptionalParamNoDefault: parameter name → the uvVariables items that use it.
     let mut optional_uses: HashMap<&str, Vec<(&str, Span)>> = HashMap::new();
@@ -255,22 +373,31 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
                     "add `parameters.{var}` to agent.json, or supply it through `inputs` from an earlier step"
                 )),
             };
-            if let Some(live) = &live {
-                let latent = if step.is_section() {
-                    Some(format!("`{}` is a section the runner injects only in some modes", step.id))
-                } else if !live.contains(step.id) {
-                    Some(format!(
-                        "`{}` is not reached from the entry step `{}`{}",
-                        step.id,
-                        entry.unwrap_or("?"),
-                        verdict.map(|v| format!(" of verdict type `{v}`")).unwrap_or_default()
-                    ))
+            // The run asks for the variable only when it resolves the step's prompt.
+            let reached = match &live {
+                Live::NoEntry(name) => Reach::Never(if step.is_section() {
+                    "climpt's runner never resolves a `section.*` step"
                 } else {
-                    None
-                };
-                if let Some(why) = latent {
-                    d.message.push_str(&format!(" ({why}, so this surfaces only when the agent runs another way)"));
-                    d = d.with_severity(Severity::Warning);
+                    let _ = name;
+                    "the registry's entry names no step, so the run fails before any step (SR-ENTRY-003)"
+                }),
+                _ => reach(&live, step),
+            };
+            match &reached {
+                Reach::Active => {}
+                Reach::OtherMode(why) => {
+                    d.message = format!(
+                        "`{var}` has no supply source: it is not an agent.json parameter, not a runtime variable and not a handoff input of `{}`; {why}, where climpt fails with PR-RESOLVE-003 when the step runs",
+                        step.id
+                    );
+                    d = d.with_severity(reached.grade(Severity::Error));
+                }
+                Reach::Never(why) => {
+                    d.message = format!(
+                        "`{var}` has no supply source (not an agent.json parameter, not a runtime variable, not a handoff input of `{}`), but {why}, so climpt never asks for it today; it would fail with PR-RESOLVE-003 if the step ran",
+                        step.id
+                    );
+                    d = d.with_severity(Severity::Info);
                 }
             }
             out.push(d);
@@ -341,7 +468,7 @@ fn check_initial_continuation(agent: &Agent, steps: &[Step], by_id: &StepsById, 
                 file,
                 uv_key(step),
                 format!(
-                    "`{}` and `{continuation_id}` declare different UV variables ({}); climpt runs them as one step in two phases (prefix substitution `initial.*` → `continuation.*`) and expects the same declarations",
+                    "`{}` and `{continuation_id}` declare different UV variables ({}): each step resolves its prompt with its own `uvVariables`, so the runtime is unaffected, but `--validate` warns because its prefix substitution (`initial.*` → `continuation.*`) pairs them",
                     step.id,
                     parts.join("; ")
                 ),
@@ -457,6 +584,40 @@ fn alternatives(pattern: &str) -> Option<Vec<&str>> {
     alts.iter().all(literal).then_some(alts)
 }
 
+/// Whether climpt can load a step's C3L prompt, as far as the workspace tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum C3lLoad {
+    /// The prompt file exists and the breakdown config allows the step's c2/c3.
+    Loads,
+    /// It cannot load: the reason.
+    Fails(&'static str),
+    /// The agent's prompts were not read (a registry checked alone).
+    Unknown,
+}
+
+/// Whether breakdown's user.yml patterns reject a step's c2 or c3.
+fn pattern_rejects(agent: &Agent, def: &Node) -> bool {
+    let Some(user) = agent.breakdown_user else { return false };
+    [("c2", "directiveType"), ("c3", "layerType")].iter().any(|(field, kind)| {
+        let alts = user.at(&format!("params.two.{kind}.pattern")).and_then(Node::as_str).and_then(alternatives);
+        let value = def.get(field).and_then(Node::as_str).filter(|v| !v.is_empty());
+        matches!((alts, value), (Some(alts), Some(value)) if !alts.contains(&value))
+    })
+}
+
+pub(super) fn c3l_load(agent: &Agent, def: &Node) -> C3lLoad {
+    if pattern_rejects(agent, def) {
+        return C3lLoad::Fails("breakdown's config does not allow its c2 or c3");
+    }
+    if agent.prompts.is_empty() {
+        return C3lLoad::Unknown;
+    }
+    match agent.prompt_file(def) {
+        Some(_) => C3lLoad::Loads,
+        None => C3lLoad::Fails("its prompt file does not exist"),
+    }
+}
+
 fn check_c3l_patterns(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let Some(user) = agent.breakdown_user else { return };
     let user_name = user.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -471,28 +632,44 @@ fn check_c3l_patterns(agent: &Agent, out: &mut Vec<Diagnostic>) {
         return;
     }
     let registry = agent.registry;
-    let mut owners: Vec<(String, &Node)> = agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def)).collect();
+    let seed = agent.dialect() == Dialect::Seed;
+    let live = agent_live(agent);
+    let mut owners: Vec<(String, &Node, Option<Reach>)> =
+        agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def, Some(reach(&live, s)))).collect();
     for entry in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
         if entry.value.as_map().is_some() {
-            owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value));
+            owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value, None));
         }
     }
-    for (owner, def) in owners {
+    for (owner, def, unresolved) in owners {
         for (field, kind, pattern, span, alts) in &checks {
             let Some(node) = def.get(field) else { continue };
             let Some(value) = node.as_str() else { continue };
             if value.is_empty() || alts.contains(&value) {
                 continue;
             }
+            let runtime = if owner.starts_with("validationSteps.") {
+                "its retry prompts cannot load, and climpt sends the generic retry message instead"
+            } else if seed {
+                "the C3L prompt cannot load, and climpt sends the embedded template of the step's `fallbackKey` instead (or fails when it knows no such key)"
+            } else {
+                "the C3L prompt cannot load, and the step fails with PR-C3L-002 when it runs"
+            };
             let mut d = Diagnostic::new(
                 C3lPatternMismatch,
                 registry.id(),
                 node.span,
                 format!(
-                    "`{owner}.{field}` is `{value}`, which `{kind}.pattern` in {user_name} does not allow; breakdown cannot resolve the prompt path (PR-C3L-002)"
+                    "`{owner}.{field}` is `{value}`, which `{kind}.pattern` in {user_name} does not allow: breakdown rejects the prompt path, so {runtime}"
                 ),
             )
             .with_related(user.id(), *span, format!("`{pattern}` allows {}", names(alts)));
+            if let Some(reached) = &unresolved
+                && let Some(note) = reached.note()
+            {
+                d.message.push_str(&format!(" ({note})"));
+                d = d.with_severity(reached.grade(Severity::Error));
+            }
             d = match did_you_mean(value, alts.iter().copied()) {
                 Some(near) => d.with_help(format!("did you mean `{near}`? Otherwise add `{value}` to the pattern")),
                 None => d.with_help(format!("add `{value}` to `{kind}.pattern`")),
@@ -553,7 +730,7 @@ fn check_system_prompt(agent: &Agent, out: &mut Vec<Diagnostic>) {
     );
 }
 
-fn check_step_prompt(agent: &Agent, step: &Step, out: &mut Vec<Diagnostic>) {
+fn check_step_prompt(agent: &Agent, step: &Step, live: &Live, out: &mut Vec<Diagnostic>) {
     // A closure step with a `runner` spawns a subprocess instead of prompting the model.
     if step.get("runner").is_some() {
         return;
@@ -568,12 +745,20 @@ fn check_step_prompt(agent: &Agent, step: &Step, out: &mut Vec<Diagnostic>) {
         // (a bad key is FallbackKeyInvalid's finding).
         let embedded = agent.dialect() == Dialect::Seed && step.str_field("fallbackKey").is_some();
         if !embedded {
-            out.push(missing_prompt(agent, step, &candidates));
+            let mut d = missing_prompt(agent, step, &candidates);
+            let reached = reach(live, step);
+            if let Some(note) = reached.note() {
+                d.message.push_str(&format!(" ({note})"));
+                let graded = reached.grade(d.severity);
+                d = d.with_severity(graded);
+            }
+            out.push(d);
         }
         return;
     };
     if let Some(prompt) = agent.workspace.file_at(found) {
-        check_template(agent, step, prompt, out);
+        let unsubstituted = check_unsubstituted(agent, step, prompt, live, out);
+        check_template(agent, step, prompt, &unsubstituted, out);
         check_frontmatter(agent, step, prompt, out);
     }
 }
@@ -614,7 +799,13 @@ fn body_span(text: &str) -> Span {
     }
 }
 
-fn check_template(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut Vec<Diagnostic>) {
+fn check_template(
+    agent: &Agent,
+    step: &Step,
+    prompt: &SourceFile,
+    unsubstituted: &[String],
+    out: &mut Vec<Diagnostic>,
+) {
     let registry = agent.registry.id();
     let declared = step.uv_variables();
     let declared_names: Vec<&str> = declared.iter().map(|(n, _)| *n).collect();
@@ -668,7 +859,8 @@ fn check_template(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut Vec
         }
     }
     for (name, span) in &declared {
-        if used.contains(name) {
+        // `{{name}}`/`{name}` instead of `{uv-name}`: one defect, UnsubstitutedPlaceholder's.
+        if used.contains(name) || unsubstituted.iter().any(|u| u == name) {
             continue;
         }
         let mut d = Diagnostic::new(
@@ -676,7 +868,7 @@ fn check_template(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut Vec
             registry,
             *span,
             format!(
-                "step `{}` declares `{name}`, but its prompt `{}` has no `{{uv-{name}}}`; a declared variable must still be supplied at run time",
+                "step `{}` declares `{name}`, but its prompt `{}` has no `{{uv-{name}}}`: climpt still requires a value for it at run time and sends the model none of it",
                 step.id,
                 shown(agent, &prompt.path)
             ),
@@ -701,6 +893,145 @@ fn check_template(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut Vec
         }
         out.push(d);
     }
+}
+
+/// Placeholders breakdown fills itself (its standard variables), not climpt.
+const BREAKDOWN_STANDARD_VARS: [&str; 2] = ["input_text_file", "destination_path"];
+
+/// A `{{…}}` tag of a step prompt: its span and its trimmed inside.
+fn handlebars_tags<'t>(text: &'t str, body: Span, code: &[Span]) -> Vec<(Span, &'t str)> {
+    let mut out = Vec::new();
+    let mut at = body.start;
+    let end = body.end.min(text.len());
+    while let Some(open) = text[at..end].find("{{").map(|i| at + i) {
+        let line_end = text[open..end].find('\n').map_or(end, |i| open + i);
+        let Some(close) = text[open + 2..line_end].find("}}").map(|i| open + 2 + i) else {
+            at = open + 2;
+            continue;
+        };
+        let span = Span::new(open, close + 2);
+        let inner = text[open + 2..close].trim();
+        if !inner.is_empty() && !code.iter().any(|c| c.start <= open && open < c.end) {
+            out.push((span, inner));
+        }
+        at = close + 2;
+    }
+    out
+}
+
+/// The frontmatter's `customVariables` names.
+fn frontmatter_custom(prompt: &SourceFile) -> Vec<String> {
+    let Some(fm) = frontmatter::split(&prompt.text) else { return Vec::new() };
+    if fm.close_fence.is_none() {
+        return Vec::new();
+    }
+    let Some(root) = yaml::parse(&prompt.text[fm.yaml.start..fm.yaml.end]).root else { return Vec::new() };
+    root.get("customVariables")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect()
+}
+
+/// UnsubstitutedPlaceholder: `{{x}}` and custom `{x}` in a step prompt. climpt resolves step
+/// prompts with `PromptResolver`, which replaces `{uv-x}` and `{input_text}` only (custom keys
+/// too, but no production caller passes any); breakdown leaves unknown names as they are. So
+/// these reach the model verbatim. Retry prompts (`{{…}}` injector) are not step prompts, and
+/// code in the markdown is an example. Returns the names reported, for UnusedUvVariable.
+fn check_unsubstituted(
+    agent: &Agent,
+    step: &Step,
+    prompt: &SourceFile,
+    live: &Live,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    // A `section.*` step's prompt is never resolved, so nothing of it reaches the model.
+    if step.is_section() {
+        return Vec::new();
+    }
+    let text = &prompt.text;
+    let body = body_span(text);
+    let code = crate::template::markdown::code_regions(&text[body.start..body.end], body.start);
+    let tags = handlebars_tags(text, body, &code);
+    let declared: Vec<&str> = step.uv_variables().iter().map(|(n, _)| *n).collect();
+    let custom_declared = frontmatter_custom(prompt);
+    let reached = reach(live, step);
+    let registry = agent.registry.id();
+    let mut found: Vec<(Span, String, Option<&str>, bool)> = Vec::new();
+    for (span, inner) in &tags {
+        let variable = !inner.starts_with(['#', '/', '!', '>', '^', '&']) && *inner != "else" && !inner.contains(' ');
+        found.push((*span, inner.to_string(), variable.then_some(*inner), true));
+    }
+    for p in c3l::scan(text, body) {
+        let C3lKind::Custom(name) = p.kind else { continue };
+        let inside_tag = tags.iter().any(|(t, _)| t.start <= p.span.start && p.span.end <= t.end);
+        if inside_tag || code.iter().any(|c| c.start <= p.span.start && p.span.start < c.end) {
+            continue;
+        }
+        if BREAKDOWN_STANDARD_VARS.contains(&name) {
+            continue;
+        }
+        found.push((p.span, name.to_string(), Some(name), false));
+    }
+    found.sort_by_key(|(span, ..)| span.start);
+    let mut reported = Vec::new();
+    for (span, inner, variable, handlebars) in found {
+        let written = &text[span.start..span.end];
+        let why = if handlebars {
+            "climpt's prompt resolver replaces only `{uv-…}` and `{input_text}` in step prompts (Handlebars `{{…}}` is filled only in retry prompts)"
+        } else {
+            "climpt's prompt resolver replaces only `{uv-…}` and `{input_text}` in step prompts, and no caller supplies custom variables"
+        };
+        let mut message = format!("`{written}` reaches the model verbatim: {why}");
+        if !handlebars && custom_declared.contains(&inner) {
+            message.push_str(&format!("; the frontmatter lists `{inner}` in `customVariables`, which nothing reads"));
+        }
+        let target = variable.and_then(|v| {
+            let v = v.strip_prefix("uv.").unwrap_or(v);
+            declared.iter().copied().find(|d| *d == v).or_else(|| did_you_mean(v, declared.iter().copied()))
+        });
+        if let Some(uv) = target {
+            message.push_str(&format!(
+                "; step `{}` declares `{uv}` in `uvVariables`, which the prompt never uses",
+                step.id
+            ));
+        }
+        let mut d = Diagnostic::new(UnsubstitutedPlaceholder, prompt.id, span, message);
+        match &reached {
+            Reach::Active => {}
+            Reach::OtherMode(why) => d.message.push_str(&format!(" ({why}, and sends it in that mode)")),
+            Reach::Never(why) => {
+                d.message.push_str(&format!(" ({why}, so nothing is sent yet)"));
+                d = d.with_severity(Severity::Info);
+            }
+        }
+        d = match target {
+            Some(uv) => d
+                .with_related(registry, uv_key(step), format!("`{}` declares its UV variables here", step.id))
+                .with_help(format!("did you mean `{{uv-{uv}}}`? climpt fills it from the step's `uvVariables`"))
+                .with_fix(
+                    format!("Replace with `{{uv-{uv}}}`"),
+                    Applicability::Unsafe,
+                    vec![Edit { span, replacement: format!("{{uv-{uv}}}") }],
+                ),
+            None if handlebars && variable.is_none() => d.with_help(
+                "step prompts have no conditionals or loops: write the text plainly, or pass the value as a UV variable (`{uv-x}`) the step declares",
+            ),
+            None => d.with_help(format!(
+                "pass the value as a UV variable: declare `{name}` in the step's `uvVariables` (an agent.json parameter, a runtime variable or a handoff input supplies it) and write `{{uv-{name}}}`",
+                name = variable.unwrap_or("x").strip_prefix("uv.").unwrap_or(variable.unwrap_or("x"))
+            )),
+        };
+        out.push(d);
+        if let Some(v) = variable {
+            reported.push(v.to_string());
+        }
+        if let Some(uv) = target {
+            reported.push(uv.to_string());
+        }
+    }
+    reported
 }
 
 /// The frontmatter's `uvVariables`: (name, span in the prompt) for a list or a comma string.
@@ -865,5 +1196,43 @@ mod tests {
         let frontmatter = "steps/PromptFrontmatterMismatch";
         assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-lists-undeclared", frontmatter), [Error]);
         assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-misses-declared", frontmatter), [Warning]);
+    }
+
+    #[test]
+    fn findings_in_steps_no_run_resolves_are_info() {
+        use Severity::{Error, Info, Warning};
+        assert_eq!(severities("R-A2/bad-unreached-and-section-steps", "steps/R-A2"), [Info, Info]);
+        let placeholder = "steps/UnsubstitutedPlaceholder";
+        assert_eq!(
+            severities("UnsubstitutedPlaceholder/bad-custom-variable-and-blocks", placeholder),
+            [Info, Warning, Warning, Warning, Warning, Warning]
+        );
+        let fallback = "steps/FallbackKeyInvalid";
+        // The C3L prompt cannot load (breakdown rejects c3 `default`): the key is used and fails.
+        assert_eq!(severities("FallbackKeyInvalid/bad-dropped-default-keys", fallback), [Error, Error]);
+        // Prompts not read: it may fail; a step no entry reaches: nothing fails yet.
+        assert_eq!(severities("FallbackKeyInvalid/bad-not-a-default-template", fallback), [Warning, Info]);
+    }
+
+    #[test]
+    fn validate_parity_raises_to_the_level_of_validate() {
+        use Severity::{Error, Info, Warning};
+        let parity = |case: &str, code: &str| {
+            let path = PathBuf::from("tests/fixtures/steps").join(case);
+            let config = Config::load(&path.join("stagelint.toml")).expect("the case's config");
+            let mut configs = ConfigCache::new(Some(config));
+            let workspace = discover(&[path], &mut configs).expect("fixture is discovered");
+            crate::check::check(&workspace)
+                .into_iter()
+                .filter(|d| d.code == code)
+                .map(|d| d.severity)
+                .collect::<Vec<_>>()
+        };
+        let kinds = "steps/FLOW-KindBoundary";
+        assert_eq!(severities("FLOW-KindBoundary/bad-crossing-kinds", kinds), [Info, Info, Info]);
+        assert_eq!(parity("FLOW-KindBoundary/bad-validate-parity", kinds), [Error, Error, Error]);
+        let orphan = "steps/FLOW-OrphanStep";
+        assert_eq!(severities("FLOW-OrphanStep/bad-unreachable-steps", orphan), [Info, Info]);
+        assert_eq!(parity("FLOW-OrphanStep/bad-validate-parity", orphan), [Error, Warning]);
     }
 }

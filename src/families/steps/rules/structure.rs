@@ -37,11 +37,13 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
+    // climpt's runner checks every step's flow keys at start when any step has a gate.
+    let routed = agent.steps().iter().any(|s| s.def.get("structuredGate").is_some());
     for step in agent.steps() {
         check_fields(file, &step, out);
         check_naming(file, &step, out);
         check_kind(file, &step, out);
-        check_flow_keys(file, &step, out);
+        check_flow_keys(file, &step, routed, out);
         check_enums(file, &step, out);
         check_condition(agent, &step, out);
     }
@@ -59,6 +61,19 @@ fn structural(file: FileId, span: Span, message: String, upstream: Option<&str>)
 fn required_text(file: FileId, owner: &str, def: &Node, key: &str, out: &mut Vec<Diagnostic>) -> Option<String> {
     let upstream = (key != "stepId").then_some("R-F9");
     match def.get(key) {
+        None if key == "edition" => {
+            // The C3L loader uses `edition ?? "default"` (`c3l-prompt-loader.ts`).
+            out.push(
+                structural(
+                    file,
+                    brace(def),
+                    format!("{owner} lacks `edition`; the runtime uses the edition `default` and runs the step, only `--validate` rejects the omission: write `\"edition\": \"default\"`"),
+                    upstream,
+                )
+                .with_severity(Severity::Info),
+            );
+            None
+        }
         None => {
             out.push(structural(
                 file,
@@ -155,10 +170,11 @@ fn check_fields(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
             file,
             brace(def),
             format!(
-                "{owner} lacks `uvVariables`; declare the UV variables its prompt uses, or `[]` (the runtime defaults to `[]`, `--validate` rejects the omission)"
+                "{owner} lacks `uvVariables`; the runtime defaults it to `[]` and runs the step, only `--validate` rejects the omission: declare the UV variables its prompt uses, or `[]`"
             ),
             Some("R-F7"),
-        )),
+        )
+        .with_severity(Severity::Info)),
         Some(node) => match node.as_seq() {
             Some(items) => {
                 for item in items.iter().filter(|i| i.as_str().is_none()) {
@@ -184,10 +200,11 @@ fn check_fields(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
             file,
             brace(def),
             format!(
-                "{owner} lacks `usesStdin`; set `true` if its prompt reads `{{input_text}}`, else `false` (the runtime defaults to `false`, `--validate` rejects the omission)"
+                "{owner} lacks `usesStdin`; the runtime defaults it to `false` and runs the step, only `--validate` rejects the omission: set `true` if its prompt reads `{{input_text}}`, else `false`"
             ),
             Some("R-F8"),
-        )),
+        )
+        .with_severity(Severity::Info)),
         Some(node) if !matches!(node.value, Value::Bool(_)) => out.push(structural(
             file,
             node.span,
@@ -343,11 +360,11 @@ fn check_kind(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
             file,
             kind_node.span,
             format!(
-                "step `{}` is a `closure` step under c2 `{c2}`; c2 `{c2}` steps are `work` or `verification`, and climpt's flow validator counts only c2 `closure` steps as closures; move it to c2 `closure`",
+                "step `{}` is a `closure` step under c2 `{c2}`: the runtime follows `stepKind` and runs it as a closure step (c2 only names its prompt directory), but climpt's `--validate` counts only c2 `closure` steps as closures; move it to c2 `closure` to follow the convention",
                 step.id
             ),
         )
-        .with_severity(Severity::Warning),
+        .with_severity(Severity::Info),
         ("initial" | "continuation", _) => return,
         ("closure", StepKind::Closure) => return,
         ("closure", _) => Diagnostic::new(
@@ -355,7 +372,7 @@ fn check_kind(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
             file,
             kind_node.span,
             format!(
-                "step `{}` has c2 `closure` but stepKind `{}`; it cannot emit `closing`, yet climpt's flow validator counts it as the closure that ends the flow; use stepKind `closure`, or another c2",
+                "step `{}` has c2 `closure` but stepKind `{}`: the runtime follows `stepKind`, so the step can never emit `closing` and no run ends there, although climpt's `--validate` counts it as the closure that ends the flow; use stepKind `closure`, or another c2",
                 step.id,
                 kind.as_str()
             ),
@@ -366,7 +383,7 @@ fn check_kind(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
 }
 
 /// SR-GATE-003: a step that routes has all of structuredGate, transitions and outputSchemaRef.
-fn check_flow_keys(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
+fn check_flow_keys(file: FileId, step: &Step, routed: bool, out: &mut Vec<Diagnostic>) {
     if step.is_section() || !step.is_flow_step() {
         return;
     }
@@ -374,15 +391,15 @@ fn check_flow_keys(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
     if missing.is_empty() {
         return;
     }
-    let consequences: Vec<&str> = missing
-        .iter()
-        .map(|key| match *key {
-            "structuredGate" => "without a structuredGate the gate always yields `next`, so the LLM's choice of intent is never read",
-            "transitions" => "without transitions every intent falls to the default `initial.X` → `continuation.X` transition or stops with SR-TRANS-003",
-            _ => "without an outputSchemaRef the LLM returns no structured output, so the gate has no intent to read and fails at the first iteration",
-        })
-        .collect();
     let quoted = |keys: &[&str]| keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and ");
+    // `SchemaManager.validateFlowSteps` (`schema-manager.ts`), called when the runner starts.
+    // Without any gate the runner creates no router (`closure-manager.ts`), and the flow
+    // orchestrator routes only through a gate: the step's transitions are never read.
+    let consequence = if routed {
+        "climpt's runner checks this when the agent starts and refuses to run it (`Steps missing …`)"
+    } else {
+        "no step has a structuredGate, so climpt creates no router and ignores these `transitions`"
+    };
     out.push(Diagnostic::new(
         SR_GATE_003,
         file,
@@ -392,7 +409,7 @@ fn check_flow_keys(file: FileId, step: &Step, out: &mut Vec<Diagnostic>) {
             step.id,
             quoted(&present),
             quoted(&missing).replace(" and ", " or "),
-            consequences.join("; ")
+            consequence
         ),
     ));
 }
@@ -438,38 +455,52 @@ fn check_default_model(agent: &Agent, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// R-A5: `args.<name>` in a step `condition` names an agent.json parameter.
+/// R-A5: a step-level `condition`. climpt never evaluates one (only transition rules have a
+/// `condition`, `workflow-router.ts`), so the step runs whenever a transition or an entry
+/// reaches it, whatever the condition says. An `args.<name>` that is not an agent.json
+/// parameter is named too: the condition could not have held anyway.
 fn check_condition(agent: &Agent, step: &Step, out: &mut Vec<Diagnostic>) {
-    let Some(agent_json) = agent.agent_json else { return };
-    let Some(node) = step.get("condition") else { return };
+    let Some(entry) = step.def.entry("condition") else { return };
+    let node = &entry.value;
     if node.as_str().is_none() {
         return;
     }
-    let params = agent.parameter_names();
     let file = agent.registry.file;
     let raw = &file.text[node.span.start..node.span.end];
-    for (offset, name) in arg_refs(raw) {
-        if params.contains(&name) {
-            continue;
-        }
-        let span = Span::new(node.span.start + offset, node.span.start + offset + "args.".len() + name.len());
-        let hint = did_you_mean(name, params.iter().copied())
-            .map(|s| format!(" (did you mean `args.{s}`?)"))
-            .unwrap_or_default();
-        let mut d = Diagnostic::new(
-            R_A5,
-            agent.registry.id(),
-            span,
+    let params = agent.parameter_names();
+    let unknown: Vec<(usize, &str)> = match agent.agent_json {
+        Some(_) => arg_refs(raw).into_iter().filter(|(_, name)| !params.contains(name)).collect(),
+        None => Vec::new(),
+    };
+    let also = match unknown.first() {
+        Some((_, name)) => {
+            let hint = did_you_mean(name, params.iter().copied())
+                .map(|s| format!(" (did you mean `args.{s}`?)"))
+                .unwrap_or_default();
             format!(
-                "step `{}`: `condition` reads `args.{name}`, but agent.json declares no parameter `{name}`{hint}; it is always undefined",
-                step.id
-            ),
-        );
+                "; besides, agent.json declares no parameter `{name}`{hint}, so `args.{name}` would always be undefined"
+            )
+        }
+        None => String::new(),
+    };
+    let mut d = Diagnostic::new(
+        R_A5,
+        agent.registry.id(),
+        entry.key.span,
+        format!(
+            "step `{}` has a `condition`, which climpt ignores: the runtime never evaluates a step-level condition, so the step runs whenever a transition or an entry reaches it{also}",
+            step.id
+        ),
+    )
+    .with_help("route to the step with a conditional transition rule (`condition` + `targets` on the rule of the step before it), or remove the `condition`");
+    if let (Some(agent_json), Some((offset, name))) = (agent.agent_json, unknown.first()) {
+        let span = Span::new(node.span.start + offset, node.span.start + offset + "args.".len() + name.len());
+        d = d.with_related(agent.registry.id(), span, format!("`args.{name}` is not a parameter"));
         if let Some(params_node) = agent_json.get("parameters") {
             d = d.with_related(agent_json.id(), brace(params_node), "the agent's parameters");
         }
-        out.push(d);
     }
+    out.push(d);
 }
 
 /// `args.<identifier>` occurrences (byte offset, name) in a condition expression.
