@@ -248,16 +248,17 @@ impl Config {
         config.workflow_globs = build_globs(&raw.files.workflows).map_err(|(span, msg)| error(Some(span), msg))?;
         if let Some(engine) = raw.lastlight.engine {
             config.lastlight.engine_source = EngineSource::Configured;
-            config.lastlight.engine = match engine.get_ref().as_str() {
-                "head" => Engine::Head,
-                "seed" => Engine::Seed,
-                other => {
-                    return Err(error(
-                        Some(engine.span()),
-                        format!("unknown lastlight engine `{other}`; expected \"head\" or \"seed\""),
-                    ));
-                }
-            };
+            config.lastlight.engine =
+                match [Engine::Head, Engine::Seed].into_iter().find(|e| e.as_str() == engine.get_ref()) {
+                    Some(known) => known,
+                    None => {
+                        let other = engine.get_ref();
+                        return Err(error(
+                            Some(engine.span()),
+                            format!("unknown lastlight engine `{other}`; expected \"head\" or \"seed\""),
+                        ));
+                    }
+                };
         }
         if let Some(variables) = raw.lastlight.variables {
             config.lastlight.variables = variables;

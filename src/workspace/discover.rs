@@ -23,6 +23,9 @@ pub struct ConfigCache {
     /// files it governs are left out, instead of failing the whole discovery.
     tolerant: bool,
     broken: std::collections::BTreeMap<PathBuf, ConfigError>,
+    /// Configs with the Last Light engine detected, per (config, `workflows` directory); the
+    /// value keeps the keyed config alive, so its address is not reused.
+    engines: HashMap<(usize, PathBuf), (Arc<Config>, Arc<Config>)>,
 }
 
 impl ConfigCache {
@@ -34,7 +37,34 @@ impl ConfigCache {
             overlay: HashMap::new(),
             tolerant: false,
             broken: std::collections::BTreeMap::new(),
+            engines: HashMap::new(),
         }
+    }
+
+    /// The config of a Last Light file whose config names no engine: the engine detected from
+    /// the repository around its `workflows/` directory, one shared config per (config,
+    /// directory).
+    fn with_engine(&mut self, path: &Path, config: Arc<Config>) -> Arc<Config> {
+        if config.lastlight.engine_source == EngineSource::Configured {
+            return config;
+        }
+        let Some(workflows) = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")) else {
+            return config;
+        };
+        let key = (Arc::as_ptr(&config) as usize, workflows.to_path_buf());
+        let (_, detected) = self.engines.entry(key).or_insert_with(|| {
+            let detected = match detect_engine(workflows) {
+                Some((engine, marker)) => {
+                    let mut detected = (*config).clone();
+                    detected.lastlight.engine = engine;
+                    detected.lastlight.engine_source = EngineSource::Detected(marker);
+                    Arc::new(detected)
+                }
+                None => config.clone(),
+            };
+            (config.clone(), detected)
+        });
+        detected.clone()
     }
 
     /// The cache of an editor: configs are read from `overlay` when it holds them (unsaved
@@ -203,14 +233,14 @@ fn discover_shown_from(
         }
     }
     let mut workspace = Workspace::new();
-    read_pending(&mut workspace, std::mem::take(&mut pending.files), overlay);
+    read_pending(&mut workspace, std::mem::take(&mut pending.files), overlay, configs);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context };
         referenced.push_as(&path, configs, role, Some(kind))?;
     }
-    read_pending(&mut workspace, referenced.files, overlay);
+    read_pending(&mut workspace, referenced.files, overlay, configs);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = pending.empty();
@@ -236,7 +266,7 @@ fn discover_shown_from(
             }
         }
     }
-    read_pending(&mut workspace, std::mem::take(&mut schema_refs.files), overlay);
+    read_pending(&mut workspace, std::mem::take(&mut schema_refs.files), overlay, configs);
     add_broken_configs(&mut workspace, configs, &roots, &schema_refs, overlay);
     Ok(workspace)
 }
@@ -302,8 +332,12 @@ fn add_broken_configs(
 }
 
 /// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
-fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &HashMap<PathBuf, String>) {
-    let mut engines = EngineCache::default();
+fn read_pending(
+    workspace: &mut Workspace,
+    files: Vec<PendingFile>,
+    overlay: &HashMap<PathBuf, String>,
+    configs: &mut ConfigCache,
+) {
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
@@ -327,7 +361,7 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
                     continue;
                 };
                 let config = match kind {
-                    FileKind::Workflow | FileKind::WorkflowPrompt => engines.config_for(&file.path, file.config),
+                    FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_engine(&file.path, file.config),
                     _ => file.config,
                 };
                 match file.role {
@@ -341,35 +375,6 @@ fn read_pending(workspace: &mut Workspace, files: Vec<PendingFile>, overlay: &Ha
             }
             Err(_) => workspace.add_known_path(file.path),
         }
-    }
-}
-
-/// The config of Last Light files whose config names no engine: the engine detected from the
-/// repository around their `workflows/` directory, one shared config per (config, directory).
-#[derive(Default)]
-struct EngineCache {
-    by_dir: HashMap<(usize, PathBuf), Arc<Config>>,
-}
-
-impl EngineCache {
-    fn config_for(&mut self, path: &Path, config: Arc<Config>) -> Arc<Config> {
-        if config.lastlight.engine_source == EngineSource::Configured {
-            return config;
-        }
-        let Some(workflows) = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")) else {
-            return config;
-        };
-        let key = (Arc::as_ptr(&config) as usize, workflows.to_path_buf());
-        let detected = self.by_dir.entry(key).or_insert_with(|| match detect_engine(workflows) {
-            Some((engine, marker)) => {
-                let mut detected = (*config).clone();
-                detected.lastlight.engine = engine;
-                detected.lastlight.engine_source = EngineSource::Detected(marker);
-                Arc::new(detected)
-            }
-            None => config.clone(),
-        });
-        detected.clone()
     }
 }
 

@@ -234,30 +234,24 @@ fn has_workflow_shape(text: &str) -> bool {
         let named = root.get("name").is_some();
         return named && (root.get("phases").is_some_and(|p| p.as_seq().is_some()) || model_is_cron(&root));
     }
-    let indent = root_indent(text);
     let keys: Vec<(&str, &str)> = top_level_keys(text).collect();
-    let has = |name: &str| keys.iter().any(|(key, _)| *key == name);
+    let named = keys.iter().any(|(key, _)| *key == "name");
     let cron = keys.iter().any(|(key, value)| *key == "kind" && scalar(value) == "cron");
-    has("name") && (cron || phases_is_list(text, indent))
+    let phases = keys.iter().any(|(key, value)| *key == "phases" && holds_list(text, value));
+    named && (cron || phases)
 }
 
-/// Whether the top-level `phases:` holds a list: `[` after the colon, or a `-` item on the
-/// next line with content (at the key's indentation or deeper).
-fn phases_is_list(text: &str, indent: &str) -> bool {
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.strip_prefix(indent) else { continue };
-        let rest = rest.trim_start_matches(['"', '\'']);
-        let Some(after) = rest.strip_prefix("phases") else { continue };
-        let Some(value) = after.trim_start_matches(['"', '\'']).trim_start().strip_prefix(':') else { continue };
-        let value = value.split(" #").next().unwrap_or("").trim();
-        if !value.is_empty() {
-            return value.starts_with('[');
-        }
-        let next = lines.by_ref().map(str::trim_start).find(|l| !l.is_empty() && !l.starts_with('#'));
-        return next.is_some_and(|l| l == "-" || l.starts_with("- "));
+/// Whether a top-level key's `value` (the rest of its line, a slice of `text`) holds a list:
+/// `[` after the colon, or a `-` item on the next line with content.
+fn holds_list(text: &str, value: &str) -> bool {
+    let inline = scalar(value);
+    if !inline.is_empty() {
+        return inline.starts_with('[');
     }
-    false
+    // `value` is a slice of `text`, so the lines after it start where it ends.
+    let after = value.as_ptr() as usize - text.as_ptr() as usize + value.len();
+    let next = text[after..].lines().map(str::trim_start).find(|l| !l.is_empty() && !l.starts_with('#'));
+    next.is_some_and(|l| l == "-" || l.starts_with("- "))
 }
 
 /// Whether a directory named `workflows` holds `path` (`workflows/x.yaml`, and one level of

@@ -137,16 +137,12 @@ impl Family for Lastlight {
 /// checked workflow was read with, and why (detected from the repository, or the default).
 pub fn engine_notes(workspace: &Workspace) -> Vec<String> {
     use crate::config::EngineSource;
-    use crate::template::lastlight::Engine;
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut notes: Vec<String> = workspace
         .reported_files()
         .filter(|f| matches!(f.kind, FileKind::Workflow | FileKind::WorkflowPrompt))
         .filter_map(|f| {
-            let engine = match f.config.lastlight.engine {
-                Engine::Head => "head",
-                Engine::Seed => "seed",
-            };
+            let engine = f.config.lastlight.engine.as_str();
             let why = match &f.config.lastlight.engine_source {
                 EngineSource::Configured => return None,
                 EngineSource::Detected(marker) => {

@@ -83,6 +83,7 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
         return;
     };
     let shifted = |node: &Node| node.span.shift(fm.yaml.start);
+    model_invocation(file, &root, fm.yaml.start, out);
     if loader == Loader::ClaudeCode {
         claude_code_fields(file, &root, fm.yaml.start, out);
         return;
@@ -140,16 +141,6 @@ pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
             Some(_) => {}
         },
     }
-    if let Some(node) = root.get("disable-model-invocation")
-        && !matches!(node.value, Value::Bool(_))
-    {
-        out.push(Diagnostic::new(
-            SkillFrontmatter,
-            id,
-            shifted(node),
-            "`disable-model-invocation` must be `true` or `false`",
-        ));
-    }
 }
 
 /// Claude Code's fields: `name` and `description` are optional (the directory name and the
@@ -168,13 +159,17 @@ fn claude_code_fields(file: &SourceFile, root: &Node, offset: usize, out: &mut V
             ));
         }
     }
+}
+
+/// `disable-model-invocation`, which every loader reads as a boolean.
+fn model_invocation(file: &SourceFile, root: &Node, offset: usize, out: &mut Vec<Diagnostic>) {
     if let Some(node) = root.get("disable-model-invocation")
         && !matches!(node.value, Value::Bool(_))
     {
         out.push(Diagnostic::new(
             SkillFrontmatter,
             file.id,
-            shifted(node),
+            node.span.shift(offset),
             "`disable-model-invocation` must be `true` or `false`",
         ));
     }

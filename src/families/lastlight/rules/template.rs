@@ -527,8 +527,8 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
             if !dotted_output(ctx, scope, tag, path, false, out) && !unset_ok {
                 phase_order(ctx, scope, first, *producer, out);
             }
-        } else if path.len() == 1 && matches!(tag.kind, TagKind::Var(_)) && HEAD_HELPERS.contains(&name) {
-            helper_as_variable(ctx, scope, first, out);
+        } else if let Some(helper) = helper_written_as_variable(ctx, tag, path, unset_ok) {
+            helper_as_variable(ctx, scope, first, helper, out);
         } else if !unset_ok {
             let field = path.get(1).map(|s| s.name.as_str());
             unknown_read(ctx, known, scope, tag, first, field, out);
@@ -560,9 +560,22 @@ fn guarded_typo(ctx: &Ctx, known: &Known, scope: Scope, key: &Segment, out: &mut
     push(out, scope, ctx, d, false);
 }
 
+/// The helper a bare `{{name}}` names: exactly (a helper called without its argument, or one
+/// the engine lacks), or in another case under the current engine (`{{approvalURL}}`) when the
+/// read is not guarded.
+fn helper_written_as_variable(ctx: &Ctx, tag: &Tag, path: &[Segment], guarded: bool) -> Option<&'static str> {
+    let [first] = path else { return None };
+    if !matches!(tag.kind, TagKind::Var(_)) {
+        return None;
+    }
+    let name = first.name.as_str();
+    let head = ctx.config().lastlight.engine == Engine::Head;
+    HEAD_HELPERS.iter().copied().find(|h| *h == name || (head && !guarded && h.eq_ignore_ascii_case(name)))
+}
+
 /// An unset top-level read, `field` the key read inside it (`review` of `review.approved`).
-/// A helper written as a variable in another case, or a loop output's field read from a name
-/// no phase writes, gets its own message; anything else is [`unknown`].
+/// A loop output's field read from a name no phase writes gets its own message; anything else
+/// is [`unknown`].
 fn unknown_read(
     ctx: &Ctx,
     known: &Known,
@@ -573,20 +586,6 @@ fn unknown_read(
     out: &mut Vec<Diagnostic>,
 ) {
     let name = first.name.as_str();
-    let head = ctx.config().lastlight.engine == Engine::Head;
-    let helper = HEAD_HELPERS.iter().find(|h| head && h.eq_ignore_ascii_case(name));
-    if let Some(helper) = helper.filter(|_| field.is_none() && matches!(tag.kind, TagKind::Var(_))) {
-        let d = Diagnostic::new(
-            UnknownVariable,
-            scope.file,
-            first.span,
-            format!("`{name}` is not a context variable, so it renders as an empty string; the helper is `{helper}` (names are case-sensitive)"),
-        )
-        .with_suggestion(first.span, Some(helper))
-        .with_help(format!("write `{{{{{helper}}}}}`"));
-        push(out, scope, ctx, d, false);
-        return;
-    }
     let loop_field =
         field.filter(|f| OutputShape::Loop.fields().contains(f) || OutputShape::GenericLoop.fields().contains(f));
     if let Some(field) = loop_field {
@@ -701,8 +700,20 @@ fn dotted_output(
 }
 
 /// `{{branchUrl}}` without its file: pass 3 needs the argument, so pass 4 reads a variable.
-fn helper_as_variable(ctx: &Ctx, scope: Scope, first: &Segment, out: &mut Vec<Diagnostic>) {
+fn helper_as_variable(ctx: &Ctx, scope: Scope, first: &Segment, helper: &str, out: &mut Vec<Diagnostic>) {
     let name = first.name.as_str();
+    if name != helper {
+        let d = Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            first.span,
+            format!("`{name}` is not a context variable, so it renders as an empty string; the helper is `{helper}` (names are case-sensitive)"),
+        )
+        .with_suggestion(first.span, Some(helper))
+        .with_help(format!("write `{{{{{helper}}}}}`"));
+        push(out, scope, ctx, d, false);
+        return;
+    }
     let engine = ctx.config().lastlight.engine;
     let argument = if name == "slugify" {
         "a variable argument (`{{slugify issueTitle}}`)".to_string()

@@ -4,7 +4,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::prompts::{C3lLoad, Reach};
+use super::prompts::C3lLoad;
+use super::reach::{Live, Reach};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::steps::model::{Agent, Dialect, Doc, KNOWN_FALLBACK_KEYS};
 use crate::families::steps::{
@@ -29,13 +30,13 @@ pub(crate) fn check_syntax(doc: &Doc, out: &mut Vec<Diagnostic>) {
 }
 
 /// Registry-level file rules that need the agent.
-pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     check_required(agent, out);
     check_names(agent, out);
     check_versions(agent, out);
     check_registry_path(agent, out);
     check_unknown_keys(agent, out);
-    check_legacy(agent, out);
+    check_legacy(agent, live, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -605,7 +606,7 @@ fn unknown_key(file: FileId, mapping: &Node, key_node: &Node, key: &str, object:
 // ---------------------------------------------------------------------------------------------
 // LegacyKey and FallbackKeyInvalid: the seed-era format.
 
-fn check_legacy(agent: &Agent, out: &mut Vec<Diagnostic>) {
+fn check_legacy(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     let registry = agent.registry;
     let dialect = agent.dialect();
     match dialect {
@@ -635,11 +636,10 @@ fn check_legacy(agent: &Agent, out: &mut Vec<Diagnostic>) {
             }
         }
         Dialect::Seed => {
-            let live = super::prompts::agent_live(agent);
             for step in agent.steps() {
                 if let Some(node) = step.get("fallbackKey") {
                     let load = super::prompts::c3l_load(agent, step.def);
-                    let reached = super::prompts::reach(&live, &step);
+                    let reached = super::reach::reach(live, &step);
                     check_fallback_key(registry.id(), step.id, node, (load, reached), out);
                 }
             }

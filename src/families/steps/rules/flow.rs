@@ -260,7 +260,7 @@ fn check_boundaries(agent: &Agent, index: &StepIndex, step: &Step, out: &mut Vec
 }
 
 /// The step graph: transition targets, the default transition and `repeat` loops.
-struct Graph<'s, 'a> {
+pub(super) struct Graph<'s, 'a> {
     steps: &'s [Step<'a>],
     edges: Vec<Vec<usize>>,
     /// A step that loops to itself by something other than `repeat`.
@@ -276,7 +276,7 @@ struct Graph<'s, 'a> {
 }
 
 impl<'s, 'a> Graph<'s, 'a> {
-    fn new(agent: &Agent<'a, '_>, index: &'s StepIndex<'a>) -> Graph<'s, 'a> {
+    pub(super) fn new(agent: &Agent<'a, '_>, index: &'s StepIndex<'a>) -> Graph<'s, 'a> {
         let steps = &index.steps[..];
         let mut edges = vec![Vec::new(); steps.len()];
         let mut self_loop = vec![false; steps.len()];
@@ -343,8 +343,13 @@ impl<'s, 'a> Graph<'s, 'a> {
         Graph { steps, edges, self_loop, closure, entries, open, entry_unknown }
     }
 
+    /// The steps the registry's entries name (`entryStep`, every `entryStepMapping` value).
+    pub(super) fn entry_steps(&self) -> Vec<usize> {
+        self.entries.iter().map(|(_, _, i)| *i).collect()
+    }
+
     /// Steps reachable from `starts`.
-    fn reach(&self, starts: impl IntoIterator<Item = usize>) -> Vec<bool> {
+    pub(super) fn reach(&self, starts: impl IntoIterator<Item = usize>) -> Vec<bool> {
         let mut seen = vec![false; self.steps.len()];
         let mut queue: VecDeque<usize> = starts.into_iter().collect();
         while let Some(i) = queue.pop_front() {

@@ -6,6 +6,7 @@ pub(super) mod files;
 mod flow;
 mod gate;
 mod prompts;
+mod reach;
 mod structure;
 mod transitions;
 mod validators;
@@ -19,7 +20,9 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     if agent.registry.root.is_none() {
         return;
     }
-    files::check(agent, out);
+    // Which steps a run reaches: several rules grade their findings by it.
+    let live = reach::live(agent);
+    files::check(agent, &live, out);
     entry::check(agent, out);
     structure::check(agent, out);
     agent_json::check(agent, out);
@@ -27,7 +30,7 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     transitions::check(agent, out);
     flow::check(agent, out);
     validators::check(agent, out);
-    prompts::check(agent, out);
+    prompts::check(agent, &live, out);
     // Last: it skips what the rules above already report.
     files::check_schema_violations(agent, out);
 }

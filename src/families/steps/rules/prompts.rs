@@ -5,14 +5,16 @@
 //! Prompt-file checks run only when `<agent>/prompts/` exists: a registry alone (a test
 //! fixture, say) is checked for its own consistency only.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::flow::StepIndex;
+use super::reach::{Live, Reach, reach};
 use super::validators::string_inner;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::families::steps::model::{
     Agent, CONTINUATION_ONLY_UV_VARS, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, Dialect,
-    RUNTIME_SUPPLIED_UV_VARS, Step, rule_targets,
+    RUNTIME_SUPPLIED_UV_VARS, Step,
 };
 use crate::families::steps::{
     BreakdownConfigMissing, C3lPatternMismatch, InitialContinuationMismatch, InputsFromUnresolved,
@@ -27,26 +29,22 @@ use crate::workspace::SourceFile;
 /// The placeholders a C3L path template may use.
 const TEMPLATE_VARS: [&str; 5] = ["c1", "c2", "c3", "edition", "adaptation"];
 
-/// The agent's steps by id.
-type StepsById<'a> = HashMap<&'a str, Step<'a>>;
-
-pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     let templates_ok = check_path_templates(agent, out);
-    let steps = agent.steps();
-    let by_id: StepsById = steps.iter().map(|s| (s.id, *s)).collect();
-    check_uv_supply(agent, &steps, &by_id, out);
-    check_initial_continuation(agent, &steps, &by_id, out);
-    check_inputs_from(agent, &steps, &by_id, out);
-    check_c3l_patterns(agent, out);
+    let index = StepIndex::new(agent);
+    let steps = &index.steps;
+    check_uv_supply(agent, steps, live, out);
+    check_initial_continuation(agent, steps, &index, out);
+    check_inputs_from(agent, steps, &index, out);
+    check_c3l_patterns(agent, live, out);
     check_breakdown_files(agent, out);
     if agent.prompts.is_empty() {
         return;
     }
     check_system_prompt(agent, out);
     if templates_ok {
-        let live = live_steps(agent, &by_id);
-        for step in &steps {
-            check_step_prompt(agent, step, &live, out);
+        for step in steps {
+            check_step_prompt(agent, step, live, out);
         }
         check_retry_prompts(agent, out);
     }
@@ -160,159 +158,7 @@ fn handoff_uv_names(step: &Step) -> Vec<String> {
         .collect()
 }
 
-/// The entry step climpt starts with for the configured verdict type. `Err(name)` when the
-/// registry names a step it does not have and resembles none (SR-ENTRY-003/002 report it; the
-/// run fails before any step), `Ok(None)` when there is no entry. A typo of a step id counts as
-/// that step, so findings that follow from the typo keep their weight.
-fn runtime_entry<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Result<Option<&'a str>, &'a str> {
-    let mapped =
-        agent.verdict_type().and_then(|(verdict, ..)| agent.registry.get("entryStepMapping")?.get(verdict)?.as_str());
-    let Some(name) = mapped.or_else(|| agent.registry.get("entryStep")?.as_str()) else { return Ok(None) };
-    resolve_step(by_id, name).map(Some).ok_or(name)
-}
-
-/// `name` when it is a step, else the step it is most likely a typo of.
-fn resolve_step<'a>(by_id: &StepsById<'a>, name: &'a str) -> Option<&'a str> {
-    if let Some((id, _)) = by_id.get_key_value(name) {
-        return Some(*id);
-    }
-    let mut ids: Vec<&'a str> = by_id.keys().copied().collect();
-    ids.sort_unstable();
-    did_you_mean(name, ids)
-}
-
-/// Which steps a run reaches.
-pub(super) enum Live<'a> {
-    /// From the entry through transition targets, `repeat`, and the default `initial.X` →
-    /// `continuation.X` transition: `active` from the entry of agent.json's verdict type,
-    /// `any` from any entry of the registry (`entryStep`, every `entryStepMapping` value), which
-    /// another verdict type would start from. `any` is `None` when a step it reaches may `jump`.
-    Steps { active: HashSet<&'a str>, any: Option<HashSet<&'a str>>, verdict: Option<&'a str> },
-    /// The entry names no step: the run fails at start, before any step.
-    NoEntry(&'a str),
-    /// Cannot be told: no entry, or a reachable step may `jump` anywhere.
-    Unknown,
-}
-
-/// Whether a run resolves a step's prompt today.
-pub(super) enum Reach {
-    /// A run of agent.json's verdict type may (or no one can tell that it does not).
-    Active,
-    /// Only a run of another verdict type would: the registry maps it, agent.json does not
-    /// select it. The reason, for messages.
-    OtherMode(String),
-    /// None does: a `section.*` step, a step no entry reaches, an entry that names no step.
-    Never(&'static str),
-}
-
-impl Reach {
-    /// The severity a finding of `default` severity has at this reach: info where no run
-    /// resolves the step, at most a warning where only another verdict type's run would.
-    pub(super) fn grade(&self, default: Severity) -> Severity {
-        match self {
-            Reach::Active => default,
-            Reach::OtherMode(_) => default.min(Severity::Warning),
-            Reach::Never(_) => Severity::Info,
-        }
-    }
-
-    /// What to add to a message: `None` for an active step.
-    pub(super) fn note(&self) -> Option<String> {
-        match self {
-            Reach::Active => None,
-            Reach::OtherMode(why) => Some(format!("{why}, so this fails only when the agent runs in that mode")),
-            Reach::Never(why) => Some(format!("{why}, so nothing fails yet")),
-        }
-    }
-}
-
-/// How far a run gets to a step (see [`Reach`]).
-pub(super) fn reach(live: &Live, step: &Step) -> Reach {
-    if step.is_section() {
-        return Reach::Never("climpt's runner never resolves a `section.*` step");
-    }
-    match live {
-        Live::Steps { active, .. } if active.contains(step.id) => Reach::Active,
-        Live::Steps { any: Some(any), .. } if !any.contains(step.id) => Reach::Never("no entry reaches this step"),
-        Live::Steps { verdict, .. } => Reach::OtherMode(format!(
-            "only the entry of another verdict type than agent.json's {} reaches this step",
-            verdict.map(|v| format!("`{v}`")).unwrap_or_else(|| "one".into())
-        )),
-        Live::NoEntry(_) => Reach::Never("the registry's entry names no step, so no run starts today"),
-        Live::Unknown => Reach::Active,
-    }
-}
-
-/// [`live_steps`] for an agent.
-pub(super) fn agent_live<'a>(agent: &Agent<'a, '_>) -> Live<'a> {
-    let steps = agent.steps();
-    let by_id: StepsById = steps.iter().map(|s| (s.id, *s)).collect();
-    live_steps(agent, &by_id)
-}
-
-/// Every entry of the registry: `entryStep` and each `entryStepMapping` value (also the
-/// `{ initial, continuation }` form), resolved like the runtime entry.
-fn all_entries<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Vec<&'a str> {
-    let mut names: Vec<&'a str> = agent.registry.get("entryStep").and_then(Node::as_str).into_iter().collect();
-    for entry in agent.registry.get("entryStepMapping").and_then(Node::as_map).unwrap_or_default() {
-        match entry.value.as_map() {
-            Some(pair) => names.extend(pair.iter().filter_map(|side| side.value.as_str())),
-            None => names.extend(entry.value.as_str()),
-        }
-    }
-    names.into_iter().filter_map(|n| resolve_step(by_id, n)).collect()
-}
-
-/// The steps reachable from `starts`; `None` when one of them may `jump` anywhere.
-fn reach_from<'a>(by_id: &StepsById<'a>, starts: &[&'a str]) -> Option<HashSet<&'a str>> {
-    let mut seen: HashSet<&'a str> = starts.iter().copied().collect();
-    let mut queue: VecDeque<&'a str> = starts.iter().copied().collect();
-    while let Some(id) = queue.pop_front() {
-        let Some(step) = by_id.get(id) else { continue };
-        if step.allows("jump") {
-            return None;
-        }
-        let mut next: Vec<&'a str> = step
-            .transitions()
-            .iter()
-            .flat_map(|(_, rule)| rule_targets(rule))
-            .filter_map(|t| t.step)
-            .filter_map(|t| resolve_step(by_id, t))
-            .collect();
-        // The default transition: only when `next` has no rule of its own.
-        if let Some(suffix) = id.strip_prefix("initial.")
-            && !super::flow::has_next_rule(step)
-        {
-            next.extend(by_id.get_key_value(format!("continuation.{suffix}").as_str()).map(|(k, _)| *k));
-        }
-        for target in next {
-            if seen.insert(target) {
-                queue.push_back(target);
-            }
-        }
-    }
-    Some(seen)
-}
-
-fn live_steps<'a>(agent: &Agent<'a, '_>, by_id: &StepsById<'a>) -> Live<'a> {
-    let any = reach_from(by_id, &all_entries(agent, by_id));
-    let entry = match runtime_entry(agent, by_id) {
-        Ok(Some(entry)) => entry,
-        // No entry for agent.json's verdict type (or no agent.json): every mapped entry may be
-        // the one a run starts from.
-        Ok(None) => {
-            return match any {
-                Some(any) if !any.is_empty() => Live::Steps { active: any.clone(), any: Some(any), verdict: None },
-                _ => Live::Unknown,
-            };
-        }
-        Err(name) => return Live::NoEntry(name),
-    };
-    let Some(active) = reach_from(by_id, &[entry]) else { return Live::Unknown };
-    Live::Steps { active, any, verdict: agent.verdict_type().map(|(v, ..)| v) }
-}
-
-fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsById<'a>, out: &mut Vec<Diagnostic>) {
+fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
     let params = agent.parameter_names();
     // PR-RESOLVE-003: needs no agent.json.
@@ -340,7 +186,6 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
     if agent_json.root.is_none() {
         return;
     }
-    let live = live_steps(agent, by_id);
     let param_map = agent_json.get("parameters").and_then(Node::as_map).unwrap_or_default();
     // OptionalParamNoDefault: parameter name → the uvVariables items that use it.
     let mut optional_uses: HashMap<&str, Vec<(&str, Span)>> = HashMap::new();
@@ -374,14 +219,14 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
                 )),
             };
             // The run asks for the variable only when it resolves the step's prompt.
-            let reached = match &live {
+            let reached = match live {
                 Live::NoEntry(name) => Reach::Never(if step.is_section() {
                     "climpt's runner never resolves a `section.*` step"
                 } else {
                     let _ = name;
                     "the registry's entry names no step, so the run fails before any step (SR-ENTRY-003)"
                 }),
-                _ => reach(&live, step),
+                _ => reach(live, step),
             };
             match &reached {
                 Reach::Active => {}
@@ -442,12 +287,12 @@ fn check_uv_supply<'a>(agent: &Agent<'a, '_>, steps: &[Step<'a>], by_id: &StepsB
 /// InitialContinuationMismatch: `initial.X` and `continuation.X` declare the same UV variables.
 /// A missing `continuation.X` matters only to a step that takes the default transition, which
 /// SR-TRANS-003 (no gate) and R-B4 (`next` allowed without a rule) already report.
-fn check_initial_continuation(agent: &Agent, steps: &[Step], by_id: &StepsById, out: &mut Vec<Diagnostic>) {
+fn check_initial_continuation(agent: &Agent, steps: &[Step], index: &StepIndex, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
     for step in steps {
         let Some(suffix) = step.id.strip_prefix("initial.") else { continue };
         let continuation_id = format!("continuation.{suffix}");
-        let Some(continuation) = by_id.get(continuation_id.as_str()) else { continue };
+        let Some(continuation) = index.get(continuation_id.as_str()) else { continue };
         let (initial_vars, continuation_vars) = (compared_vars(step), compared_vars(continuation));
         if initial_vars == continuation_vars {
             continue;
@@ -492,7 +337,7 @@ fn compared_vars<'a>(step: &Step<'a>) -> Vec<&'a str> {
 // InputsFromUnresolved
 // ---------------------------------------------------------------------------------------------
 
-fn check_inputs_from(agent: &Agent, steps: &[Step], by_id: &StepsById, out: &mut Vec<Diagnostic>) {
+fn check_inputs_from(agent: &Agent, steps: &[Step], index: &StepIndex, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
     let ids = agent.step_ids();
     for step in steps {
@@ -519,7 +364,7 @@ fn check_inputs_from(agent: &Agent, steps: &[Step], by_id: &StepsById, out: &mut
                 continue;
             };
             let (source_id, key) = (&from[..dot], &from[dot + 1..]);
-            let Some(source) = by_id.get(source_id) else {
+            let Some(source) = index.get(source_id) else {
                 let mut d = Diagnostic::new(
                     InputsFromUnresolved,
                     file,
@@ -618,7 +463,7 @@ pub(super) fn c3l_load(agent: &Agent, def: &Node) -> C3lLoad {
     }
 }
 
-fn check_c3l_patterns(agent: &Agent, out: &mut Vec<Diagnostic>) {
+fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     let Some(user) = agent.breakdown_user else { return };
     let user_name = user.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut checks = Vec::new();
@@ -633,9 +478,8 @@ fn check_c3l_patterns(agent: &Agent, out: &mut Vec<Diagnostic>) {
     }
     let registry = agent.registry;
     let seed = agent.dialect() == Dialect::Seed;
-    let live = agent_live(agent);
     let mut owners: Vec<(String, &Node, Option<Reach>)> =
-        agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def, Some(reach(&live, s)))).collect();
+        agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def, Some(reach(live, s)))).collect();
     for entry in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
         if entry.value.as_map().is_some() {
             owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value, None));
