@@ -96,16 +96,15 @@ impl<'a> StepIndex<'a> {
     }
 }
 
-pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
-    let index = StepIndex::new(agent);
+pub(super) fn check(agent: &Agent, index: &StepIndex, out: &mut Vec<Diagnostic>) {
     if index.steps.is_empty() {
         return;
     }
     for step in &index.steps {
         check_keys(agent, step, out);
-        check_boundaries(agent, &index, step, out);
+        check_boundaries(agent, index, step, out);
     }
-    let graph = Graph::new(agent, &index);
+    let graph = Graph::new(agent, index);
     check_reachability(agent, &graph, out);
     check_cycles(agent, &graph, out);
 }

@@ -17,13 +17,12 @@ use crate::util::did_you_mean;
 /// Schema keywords whose values are data, not schemas (a `$ref` key there is not a reference).
 const DATA_KEYWORDS: [&str; 4] = ["enum", "const", "default", "examples"];
 
-pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
-    let index = StepIndex::new(agent);
+pub(super) fn check(agent: &Agent, index: &StepIndex, out: &mut Vec<Diagnostic>) {
     let closures: Vec<&str> = index.steps.iter().filter(|s| is_closure(s)).map(|s| s.id).collect();
     for step in &index.steps {
         check_intents(step, agent.registry.id(), out);
         check_gate_fields(step, agent.registry.id(), out);
-        check_transition_keys(agent, &index, &closures, step, out);
+        check_transition_keys(agent, index, &closures, step, out);
         if let Some(schema) = output_schema(agent, step, out) {
             check_intent_enum(agent, step, schema, out);
             check_handoff_fields(agent, step, schema, out);

@@ -20,17 +20,19 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     if agent.registry.root.is_none() {
         return;
     }
-    // Which steps a run reaches: several rules grade their findings by it.
-    let live = reach::live(agent);
+    // The steps with their lookups, and which of them a run reaches (several rules grade
+    // their findings by it), built once for every rule.
+    let index = flow::StepIndex::new(agent);
+    let live = reach::live(agent, &index);
     files::check(agent, &live, out);
     entry::check(agent, out);
     structure::check(agent, out);
     agent_json::check(agent, out);
-    gate::check(agent, out);
-    transitions::check(agent, out);
-    flow::check(agent, out);
+    gate::check(agent, &index, out);
+    transitions::check(agent, &index, out);
+    flow::check(agent, &index, out);
     validators::check(agent, out);
-    prompts::check(agent, &live, out);
+    prompts::check(agent, &index, &live, out);
     // Last: it skips what the rules above already report.
     files::check_schema_violations(agent, out);
 }

@@ -29,13 +29,12 @@ use crate::workspace::SourceFile;
 /// The placeholders a C3L path template may use.
 const TEMPLATE_VARS: [&str; 5] = ["c1", "c2", "c3", "edition", "adaptation"];
 
-pub(super) fn check(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(agent: &Agent, index: &StepIndex, live: &Live, out: &mut Vec<Diagnostic>) {
     let templates_ok = check_path_templates(agent, out);
-    let index = StepIndex::new(agent);
     let steps = &index.steps;
     check_uv_supply(agent, steps, live, out);
-    check_initial_continuation(agent, steps, &index, out);
-    check_inputs_from(agent, steps, &index, out);
+    check_initial_continuation(agent, steps, index, out);
+    check_inputs_from(agent, steps, index, out);
     check_c3l_patterns(agent, live, out);
     check_breakdown_files(agent, out);
     if agent.prompts.is_empty() {

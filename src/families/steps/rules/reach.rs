@@ -71,9 +71,8 @@ pub(super) fn reach(live: &Live, step: &Step) -> Reach {
 }
 
 /// Which steps runs of `agent` reach.
-pub(super) fn live<'a>(agent: &Agent<'a, '_>) -> Live<'a> {
-    let index = StepIndex::new(agent);
-    let graph = Graph::new(agent, &index);
+pub(super) fn live<'a>(agent: &Agent<'a, '_>, index: &StepIndex<'a>) -> Live<'a> {
+    let graph = Graph::new(agent, index);
     // The steps reachable from `starts`; `None` when one of them may `jump` anywhere.
     let reached = |starts: Vec<usize>| -> Option<HashSet<&'a str>> {
         let seen = graph.reach(starts);

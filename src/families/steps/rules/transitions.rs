@@ -12,8 +12,7 @@ use crate::util::did_you_mean;
 /// thousands of dangling targets.
 const SUGGESTION_BUDGET: usize = 200;
 
-pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
-    let index = StepIndex::new(agent);
+pub(super) fn check(agent: &Agent, index: &StepIndex, out: &mut Vec<Diagnostic>) {
     let ids = agent.step_ids();
     let mut budget = SUGGESTION_BUDGET;
     let routed = index.steps.iter().any(|s| s.gate().is_some());
@@ -23,10 +22,10 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
             if rule.as_map().is_none() {
                 continue;
             }
-            check_targets_exist(agent, &index, step, intent, rule, (&ids, &mut budget), out);
+            check_targets_exist(agent, index, step, intent, rule, (&ids, &mut budget), out);
             check_null_targets(step, intent, rule, agent, out);
         }
-        check_default_transition(agent, &index, routed, step, out);
+        check_default_transition(agent, index, routed, step, out);
     }
 }
 
