@@ -398,3 +398,39 @@ fn line_numbers_count_lone_cr_and_not_unicode_separators() {
     let text = stdout(&output);
     assert!(text.contains("plan.md:14:13: error[sm/StageCtxUnresolved]"), "{text}");
 }
+
+/// With no engine configured, the human output says which Last Light engine was assumed and
+/// why; JSON stays the findings alone; a configured engine needs no note.
+#[test]
+fn the_assumed_last_light_engine_is_named_in_human_output() {
+    let fixture = "tests/fixtures/lastlight/TemplateSyntax/bad-seed-detected";
+    let concise = stdout(&stagelint(&["check", fixture, "--format", "concise"], repo()));
+    let note = format!(
+        "note: Last Light engine `seed` assumed (detected from `{fixture}/src/workflows/templates.ts`); set `[lastlight] engine` in stagelint.toml to choose\n"
+    );
+    assert!(concise.contains(&note), "{concise}");
+    assert!(concise.contains("lastlight/TemplateSyntax"), "the seed engine's rules applied: {concise}");
+    let json = stdout(&stagelint(&["check", fixture, "--format", "json"], repo()));
+    assert!(!json.contains("note:"), "{json}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "stagelint.toml", "[lastlight]\nengine = \"seed\"\n");
+    write(dir.path(), "workflows/build.yaml", "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n");
+    write(dir.path(), "workflows/prompts/plan.md", "Plan {{issueTitle}}.\n");
+    let configured = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    assert_eq!(configured, "No findings (2 files checked).\n");
+}
+
+/// A guarded read is not a typo because a similar name is declared (issue: `extra-variables =
+/// ["checksState"]` made `{{#if baseChecksState}}…{{baseChecksState}}` two warnings).
+#[test]
+fn a_guarded_read_near_a_declared_variable_is_no_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "stagelint.toml", "[lastlight]\nextra-variables = [\"checksState\"]\n");
+    write(dir.path(), "workflows/merge.yaml", "name: merge\nphases:\n  - name: merge\n    prompt: prompts/merge.md\n");
+    let prompt = "Checks: {{checksState}}. Base{{#if baseChecksState}} is **{{baseChecksState}}**{{/if}}.\n";
+    write(dir.path(), "workflows/prompts/merge.md", prompt);
+    let output = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    assert!(!output.contains("warning["), "{output}");
+    assert_eq!(output.matches("lastlight/UnknownVariable").count(), 1, "one info on the {{#if}}: {output}");
+}
