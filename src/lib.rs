@@ -12,6 +12,7 @@ pub mod ide;
 pub mod init;
 #[cfg(feature = "lsp")]
 pub mod lsp;
+pub mod render;
 pub mod runtime;
 pub mod select;
 pub mod source;

@@ -11,8 +11,8 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use cli::Color;
 use cli::check::CheckArgs;
 use stagelint::config::Config;
-use stagelint::diagnostic::render;
 use stagelint::families;
+use stagelint::render;
 use stagelint::workspace::discover::ConfigCache;
 
 #[derive(Parser)]
@@ -271,7 +271,7 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
 
     let mut inputs = Vec::new();
     for path in &args.inputs {
-        let limit = stagelint::workspace::discover::MAX_FILE_BYTES;
+        let limit = stagelint::source::read::MAX_FILE_BYTES;
         let (name, text) = if path.as_os_str() == "-" {
             let mut text = String::new();
             io::Read::read_to_string(&mut io::Read::take(io::stdin(), limit + 1), &mut text)
@@ -281,8 +281,7 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
             }
             ("-".to_string(), text)
         } else {
-            let bytes =
-                stagelint::workspace::discover::read_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes = stagelint::source::read::read_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text ({e})", path.display()))?;
             (path.display().to_string(), text)
         };

@@ -36,13 +36,13 @@ pub fn only(mut config: Config, code: &str) -> Config {
 /// Renders diagnostics in the `full` format without color.
 pub fn render_full(workspace: &Workspace, diagnostics: &[Diagnostic]) -> String {
     let mut out = Vec::new();
-    stagelint::diagnostic::render::full::render(&mut out, workspace, diagnostics, false).expect("render");
+    stagelint::render::full::render(&mut out, workspace, diagnostics, false).expect("render");
     String::from_utf8(out).expect("utf-8")
 }
 
 pub fn render_json(workspace: &Workspace, diagnostics: &[Diagnostic]) -> String {
     let mut out = Vec::new();
-    stagelint::diagnostic::render::json::render(&mut out, workspace, diagnostics).expect("render");
+    stagelint::render::json::render(&mut out, workspace, diagnostics).expect("render");
     String::from_utf8(out).expect("utf-8")
 }
 

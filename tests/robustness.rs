@@ -34,8 +34,8 @@ fn check_texts(stage: &str, sm: &str, sm_name: &str) {
     );
     let diagnostics = stagelint::check::check(&workspace);
     let mut out = Vec::new();
-    stagelint::diagnostic::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
-    stagelint::diagnostic::render::json::render(&mut out, &workspace, &diagnostics).expect("render");
+    stagelint::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
+    stagelint::render::json::render(&mut out, &workspace, &diagnostics).expect("render");
     for d in &diagnostics {
         let file = workspace.file(d.file);
         assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
@@ -67,7 +67,7 @@ fn check_and_render(workspace: &Workspace) {
     let diagnostics = stagelint::check::check(workspace);
     if diagnostics.len() < 1_000 {
         let mut out = Vec::new();
-        stagelint::diagnostic::render::full::render(&mut out, workspace, &diagnostics, false).expect("render");
+        stagelint::render::full::render(&mut out, workspace, &diagnostics, false).expect("render");
     }
     for d in &diagnostics {
         let file = workspace.file(d.file);
@@ -318,7 +318,7 @@ fn remote_schema_refs_are_reported_never_fetched() {
 
 #[test]
 fn invalid_utf8_and_binary_files_are_findings() {
-    use stagelint::workspace::discover::decode;
+    use stagelint::source::read::decode;
     let bad = decode(b"---\nname: Caf\xe9\n---\n".to_vec()).expect_err("not UTF-8");
     assert_eq!(bad.offset, 13);
     assert!(bad.message.contains("not valid UTF-8"));

@@ -1501,7 +1501,7 @@ fn a_cassette_that_is_not_a_regular_file_is_refused_before_it_is_read() {
         let (sender, receiver) = std::sync::mpsc::channel();
         let path = fifo.clone();
         std::thread::spawn(move || {
-            let _ = sender.send(stagelint::workspace::discover::read_text(&path).map_err(|e| e.message));
+            let _ = sender.send(stagelint::source::read::read_text(&path).map_err(|e| e.message));
         });
         let read = receiver.recv_timeout(std::time::Duration::from_secs(10)).expect("reading a FIFO must not block");
         assert!(read.is_err_and(|e| e.contains("not a regular file")));

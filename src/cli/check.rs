@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 
 use stagelint::config::Config;
-use stagelint::diagnostic::render::{self, Summary};
 use stagelint::diagnostic::{Diagnostic, Severity};
 use stagelint::fix;
+use stagelint::render::{self, Summary};
 use stagelint::select::Selection;
 use stagelint::workspace::Workspace;
 use stagelint::workspace::discover::{ConfigCache, discover};

@@ -322,7 +322,7 @@ impl Config {
         // Globs match against absolute file paths, so the root must be absolute too.
         let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         // The capped reader: `--config /dev/zero` is refused, not read forever.
-        let text = crate::workspace::discover::read_text(path).map_err(|e| ConfigError {
+        let text = crate::source::read::read_text(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
             line: 1,
             column: 1,

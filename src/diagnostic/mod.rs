@@ -1,6 +1,5 @@
-//! The one diagnostic type, severities, fixes, suppressions and the output renderers.
+//! The one diagnostic type, severities, fixes and suppressions.
 
-pub mod render;
 pub mod suppress;
 
 use serde::Serialize;

@@ -9,7 +9,8 @@ use tower_lsp_server::ls_types::{
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Edit, FileId, Severity, render::rule_url};
+use crate::diagnostic::{Diagnostic, Edit, FileId, Severity};
+use crate::render::rule_url;
 use crate::source::{LineIndex, Span, line_index::floor_char_boundary};
 use crate::workspace::{SourceFile, Workspace};
 

@@ -44,7 +44,7 @@ pub(super) async fn run(
         let (workspace, run) = dry_run_path(&path, cassette.as_deref(), options, &mut configs, &overlay)?;
         let mut text = report::timeline(&workspace, &run);
         let mut rendered = Vec::new();
-        let _ = crate::diagnostic::render::concise::render(&mut rendered, &workspace, &run.findings);
+        let _ = crate::render::concise::render(&mut rendered, &workspace, &run.findings);
         text.push_str(&String::from_utf8_lossy(&rendered));
         let mut by_file: HashMap<PathBuf, (Uri, Vec<_>)> = HashMap::new();
         for finding in &run.findings {

@@ -263,10 +263,7 @@ const ATTEMPT_KEYS: [&str; 5] = ["attempt", "checkGate", "assert", "turns", "exp
 const TURN_KEYS: [&str; 6] = ["response", "error", "grant", "results", "expect", "request"];
 const EXPECT_KEYS: [&str; 5] = ["branch", "call", "calls", "outcome", "errorAt"];
 
-/// Whether `name` is a cassette file name.
-pub fn is_cassette_name(name: &str) -> bool {
-    [".cassette.yaml", ".cassette.yml", ".cassette.json"].iter().any(|suffix| name.ends_with(suffix))
-}
+pub use crate::workspace::is_cassette_name;
 
 /// Reads a cassette from its text (`json` picks the JSON reader).
 pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::SyntaxError>) {

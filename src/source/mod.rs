@@ -4,6 +4,7 @@ pub mod frontmatter;
 pub mod json;
 pub mod line_index;
 pub mod node;
+pub mod read;
 pub mod yaml;
 
 pub use line_index::{LineCol, LineIndex};

@@ -39,6 +39,19 @@ impl Node {
         Node { span, value }
     }
 
+    /// Moves every span in the tree by `offset` (the tree is depth-bounded by the reader).
+    pub fn shift(&mut self, offset: usize) {
+        self.span = self.span.shift(offset);
+        match &mut self.value {
+            Value::Seq(items) => items.iter_mut().for_each(|n| n.shift(offset)),
+            Value::Map(entries) => entries.iter_mut().for_each(|e| {
+                e.key.shift(offset);
+                e.value.shift(offset);
+            }),
+            _ => {}
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
             Value::String(s) => Some(s),

@@ -8,8 +8,8 @@ use crate::config::{self, Config, ConfigError, EngineSource};
 use crate::template::lastlight::Engine;
 use crate::workspace::{FileKind, Workspace, classify};
 
-/// Files larger than this are reported instead of read.
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+use crate::source::read::check_text;
+use crate::source::read::{Unreadable, read_text};
 
 /// Finds and loads the config for each directory once.
 pub struct ConfigCache {
@@ -259,8 +259,7 @@ fn discover_shown_from(
     for dir in cassette_dirs {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            let is_cassette =
-                path.file_name().and_then(|n| n.to_str()).is_some_and(crate::runtime::cassette::is_cassette_name);
+            let is_cassette = path.file_name().and_then(|n| n.to_str()).is_some_and(crate::workspace::is_cassette_name);
             if is_cassette && workspace.file_at(&normalize(&path)).is_none() {
                 schema_refs.push_as(&path, configs, Role::Context, Some(FileKind::Cassette))?;
             }
@@ -414,7 +413,7 @@ pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
 /// (on disk, or only in the editor's `overlay`).
 fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>) -> Vec<(PathBuf, FileKind)> {
     let exists = |path: &Path| overlay.contains_key(path) || path.is_file();
-    use crate::families::lastlight::model;
+    use crate::workspace::lastlight as model;
     let mut out = Vec::new();
     for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
         let Some(dir) = file.path.parent() else { continue };
@@ -582,7 +581,7 @@ fn has_cassette(dir: &Path) -> bool {
         .into_iter()
         .flatten()
         .flatten()
-        .any(|entry| entry.file_name().to_str().is_some_and(crate::runtime::cassette::is_cassette_name))
+        .any(|entry| entry.file_name().to_str().is_some_and(crate::workspace::is_cassette_name))
 }
 
 /// The nearest directory at or above `path` that is a climpt agent directory (holds
@@ -807,7 +806,7 @@ fn could_be_ours(path: &Path) -> bool {
         || name.ends_with(".markdown")
         || name == "agent.json"
         || (name.ends_with(".json") && name.contains("registry"))
-        || crate::runtime::cassette::is_cassette_name(name)
+        || crate::workspace::is_cassette_name(name)
 }
 
 /// The path as given, or relative to the current directory, without `./` noise.
@@ -815,87 +814,6 @@ fn display_path(path: &Path, cwd: &Path) -> String {
     let shown = path.strip_prefix(cwd).unwrap_or(path);
     let cleaned: PathBuf = shown.components().filter(|c| *c != std::path::Component::CurDir).collect();
     cleaned.to_string_lossy().into_owned()
-}
-
-/// Why a file could not be read as text.
-#[derive(Debug)]
-pub struct Unreadable {
-    pub message: String,
-    /// Byte offset the problem concerns (0 when it is the whole file).
-    pub offset: usize,
-    /// The text with invalid sequences replaced, so the position can still be shown.
-    pub lossy_text: String,
-}
-
-impl Unreadable {
-    pub(crate) fn whole(message: String) -> Unreadable {
-        Unreadable { message, offset: 0, lossy_text: String::new() }
-    }
-}
-
-/// Reads a file as UTF-8 text.
-pub fn read_text(path: &Path) -> Result<String, Unreadable> {
-    read_bytes(path).map_err(Unreadable::whole).and_then(decode)
-}
-
-/// Reads a regular file of at most [`MAX_FILE_BYTES`]. A device, FIFO or directory is refused
-/// before it is opened (`/dev/zero` never ends, a FIFO without a writer blocks), and the read
-/// itself stops at the cap, so a file that grows while it is read is refused too.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read file: {e}"))?;
-    if !meta.is_file() {
-        return Err("not a regular file (a directory, device or FIFO); stagelint reads files only".into());
-    }
-    let too_big = |len: u64| format!("file is {len} bytes, larger than the 16 MiB stagelint reads");
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_big(meta.len()));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read file: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("file grew past the 16 MiB stagelint reads while it was read ({} bytes)", bytes.len()));
-    }
-    Ok(bytes)
-}
-
-/// Text an editor holds, judged as [`read_text`] judges a file (it is UTF-8 already).
-fn check_text(text: &str) -> Result<String, Unreadable> {
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(Unreadable::whole(format!("file is {} bytes, larger than the 16 MiB stagelint reads", text.len())));
-    }
-    if text.as_bytes()[..text.len().min(8192)].contains(&0) {
-        // The same message and position as the file on disk gets.
-        return decode(text.as_bytes().to_vec());
-    }
-    Ok(text.to_string())
-}
-
-/// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.
-pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        // Keep a lossy copy so the NUL can still be shown where it is, as a visible `␀` (a raw
-        // NUL would reach the terminal); only the first NUL's offset is used, and it stays valid.
-        let lossy_text = String::from_utf8_lossy(&bytes).into_owned();
-        let offset = lossy_text.find('\0').unwrap_or(0);
-        let lossy_text = lossy_text.replace('\0', "\u{2400}");
-        return Err(Unreadable {
-            message: "file looks binary (it contains a NUL byte); stagelint reads UTF-8 text only".into(),
-            offset,
-            lossy_text,
-        });
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        // The replacement keeps every byte before `offset` in place, so the offset stays valid.
-        let lossy_text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-        Unreadable {
-            message: format!("file is not valid UTF-8 (invalid byte sequence at byte {offset}); save it as UTF-8"),
-            offset,
-            lossy_text,
-        }
-    })
 }
 
 #[cfg(test)]

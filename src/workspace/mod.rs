@@ -1,6 +1,10 @@
 //! The files of one analysis: their text, kind and config; discovery lives in `discover`.
 
 pub mod discover;
+pub mod lastlight;
+mod stage_parts;
+
+pub use stage_parts::StageParts;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -57,7 +61,7 @@ pub struct SourceFile {
     /// the state machine around a file named on the command line) are not.
     pub reported: bool,
     /// The stage parse, made by the first reader (`StageDoc::parse`) and shared by the rest.
-    pub(crate) stage_parts: std::sync::OnceLock<crate::families::sm::model::StageParts>,
+    pub(crate) stage_parts: std::sync::OnceLock<StageParts>,
 }
 
 /// Every file taking part in one check.
@@ -145,6 +149,11 @@ impl Workspace {
 pub const STAGE_KEYS: [&str; 6] =
     ["completionTool", "completionSchema", "turnCap", "allowedTools", "retryPolicy", "resolutionPolicy"];
 
+/// Whether `name` is a cassette file name.
+pub fn is_cassette_name(name: &str) -> bool {
+    [".cassette.yaml", ".cassette.yml", ".cassette.json"].iter().any(|suffix| name.ends_with(suffix))
+}
+
 /// State-machine file names.
 pub const SM_FILE_NAMES: [&str; 3] = ["sm.yaml", "sm.yml", "sm.json"];
 
@@ -154,7 +163,7 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     if SM_FILE_NAMES.contains(&name) {
         return Some(FileKind::StateMachine);
     }
-    if crate::runtime::cassette::is_cassette_name(name) {
+    if is_cassette_name(name) {
         return Some(FileKind::Cassette);
     }
     if name.ends_with(".json") {
@@ -349,7 +358,7 @@ fn flow_root(text: &str) -> Option<crate::source::Node> {
 }
 
 fn model_is_cron(root: &crate::source::Node) -> bool {
-    crate::families::lastlight::model::is_cron(root)
+    lastlight::is_cron(root)
 }
 
 /// Whether the directory holding `path` is named `name`.

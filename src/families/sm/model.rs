@@ -2,14 +2,12 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::config::Config;
 use crate::diagnostic::FileId;
-use crate::source::frontmatter::{self, Frontmatter};
-use crate::source::{Node, Span, SyntaxError, Value, json, yaml};
-use crate::template::stage::{self as template, Tag};
+use crate::source::{Node, Span, SyntaxError, json, yaml};
 use crate::workspace::SourceFile;
+pub use crate::workspace::StageParts;
 
 /// The eight fields every stage must declare, in the order the wiki lists them.
 pub const REQUIRED_FIELDS: [&str; 8] =
@@ -31,20 +29,6 @@ pub struct StageDoc<'w> {
     parts: &'w StageParts,
 }
 
-/// What parsing a stage file yields. It is computed once per file and kept on the
-/// [`SourceFile`]: the rules, the runtime's replays and the editor features all read the same
-/// parse (a keystroke's re-check replays cassettes, which read every stage again).
-#[derive(Debug)]
-pub struct StageParts {
-    /// `None` when the file has no frontmatter at all (only possible through `[files] stages`).
-    pub frontmatter: Option<Frontmatter>,
-    /// The frontmatter mapping with spans in file offsets; `None` when it did not parse.
-    pub root: Option<Node>,
-    pub syntax_errors: Vec<SyntaxError>,
-    /// Shared with the runtime's `StageSpec`, which renders from them.
-    pub tags: Arc<[Tag]>,
-}
-
 impl std::ops::Deref for StageDoc<'_> {
     type Target = StageParts;
 
@@ -56,35 +40,6 @@ impl std::ops::Deref for StageDoc<'_> {
 impl<'w> StageDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> StageDoc<'w> {
         StageDoc { file, parts: file.stage_parts.get_or_init(|| StageParts::parse(&file.text)) }
-    }
-}
-
-impl StageParts {
-    fn parse(text: &str) -> StageParts {
-        let Some(fm) = frontmatter::split(text) else {
-            return StageParts { frontmatter: None, root: None, syntax_errors: Vec::new(), tags: Arc::new([]) };
-        };
-        let parsed = yaml::parse(&text[fm.yaml.start..fm.yaml.end]);
-        let root = parsed.root.map(|mut node| {
-            shift_node(&mut node, fm.yaml.start);
-            node
-        });
-        let syntax_errors = parsed
-            .errors
-            .into_iter()
-            .map(|mut e| {
-                e.span = e.span.shift(fm.yaml.start);
-                if let Some((span, _)) = &mut e.related {
-                    *span = span.shift(fm.yaml.start);
-                }
-                e
-            })
-            .collect();
-        let tags = match fm.close_fence {
-            Some(_) => template::parse(&text[fm.body.start..fm.body.end], fm.body.start).into(),
-            None => Arc::new([]) as Arc<[Tag]>,
-        };
-        StageParts { frontmatter: Some(fm), root, syntax_errors, tags }
     }
 }
 
@@ -259,17 +214,4 @@ pub fn group<'a, 'w>(sms: &'a [SmDoc<'w>], stages: &'a [StageDoc<'w>]) -> Vec<Ma
         }
     }
     machines
-}
-
-/// Moves every span in the tree by `offset` (the tree is depth-bounded by the reader).
-fn shift_node(node: &mut Node, offset: usize) {
-    node.span = node.span.shift(offset);
-    match &mut node.value {
-        Value::Seq(items) => items.iter_mut().for_each(|n| shift_node(n, offset)),
-        Value::Map(entries) => entries.iter_mut().for_each(|e| {
-            shift_node(&mut e.key, offset);
-            shift_node(&mut e.value, offset);
-        }),
-        _ => {}
-    }
 }

@@ -8,9 +8,9 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::diagnostic::render::rule_url;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::families::{self, RuleMeta};
+use crate::render::rule_url;
 use crate::source::Span;
 use crate::workspace::{SourceFile, Workspace};
 

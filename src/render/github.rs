@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::diagnostic::render::range;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::render::range;
 use crate::workspace::Workspace;
 
 pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::render::range;
+use crate::render::range;
 use crate::workspace::Workspace;
 
 pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::diagnostic::render::{Summary, range, rule_url};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::render::{Summary, range, rule_url};
 use crate::source::{LineCol, Span};
 use crate::workspace::{SourceFile, Workspace};
 

@@ -1,0 +1,88 @@
+//! Reading files as text, bounded: the one way stagelint reads a file (discovery, configs,
+//! cassettes named on the command line).
+
+use std::path::Path;
+
+/// Files larger than this are reported instead of read.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a file could not be read as text.
+#[derive(Debug)]
+pub struct Unreadable {
+    pub message: String,
+    /// Byte offset the problem concerns (0 when it is the whole file).
+    pub offset: usize,
+    /// The text with invalid sequences replaced, so the position can still be shown.
+    pub lossy_text: String,
+}
+
+impl Unreadable {
+    pub(crate) fn whole(message: String) -> Unreadable {
+        Unreadable { message, offset: 0, lossy_text: String::new() }
+    }
+}
+
+/// Reads a file as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String, Unreadable> {
+    read_bytes(path).map_err(Unreadable::whole).and_then(decode)
+}
+
+/// Reads a regular file of at most [`MAX_FILE_BYTES`]. A device, FIFO or directory is refused
+/// before it is opened (`/dev/zero` never ends, a FIFO without a writer blocks), and the read
+/// itself stops at the cap, so a file that grows while it is read is refused too.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read file: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file (a directory, device or FIFO); stagelint reads files only".into());
+    }
+    let too_big = |len: u64| format!("file is {len} bytes, larger than the 16 MiB stagelint reads");
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read file: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("file grew past the 16 MiB stagelint reads while it was read ({} bytes)", bytes.len()));
+    }
+    Ok(bytes)
+}
+
+/// Text an editor holds, judged as [`read_text`] judges a file (it is UTF-8 already).
+pub(crate) fn check_text(text: &str) -> Result<String, Unreadable> {
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(Unreadable::whole(format!("file is {} bytes, larger than the 16 MiB stagelint reads", text.len())));
+    }
+    if text.as_bytes()[..text.len().min(8192)].contains(&0) {
+        // The same message and position as the file on disk gets.
+        return decode(text.as_bytes().to_vec());
+    }
+    Ok(text.to_string())
+}
+
+/// UTF-8 decoding with the two failure modes people hit: binary data and another encoding.
+pub fn decode(bytes: Vec<u8>) -> Result<String, Unreadable> {
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        // Keep a lossy copy so the NUL can still be shown where it is, as a visible `␀` (a raw
+        // NUL would reach the terminal); only the first NUL's offset is used, and it stays valid.
+        let lossy_text = String::from_utf8_lossy(&bytes).into_owned();
+        let offset = lossy_text.find('\0').unwrap_or(0);
+        let lossy_text = lossy_text.replace('\0', "\u{2400}");
+        return Err(Unreadable {
+            message: "file looks binary (it contains a NUL byte); stagelint reads UTF-8 text only".into(),
+            offset,
+            lossy_text,
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        // The replacement keeps every byte before `offset` in place, so the offset stays valid.
+        let lossy_text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+        Unreadable {
+            message: format!("file is not valid UTF-8 (invalid byte sequence at byte {offset}); save it as UTF-8"),
+            offset,
+            lossy_text,
+        }
+    })
+}

@@ -1,0 +1,128 @@
+//! Last Light's file conventions, which discovery follows: what marks a cron, which prompt
+//! and skill files a workflow names, and where they resolve.
+
+use std::path::{Path, PathBuf};
+
+use crate::source::Node;
+use crate::workspace::discover::normalize;
+
+/// A string in the YAML that names a file or skill.
+#[derive(Clone, Copy, Debug)]
+pub struct Ref<'a> {
+    pub text: &'a str,
+    pub node: &'a Node,
+    /// Index of the phase that holds it.
+    pub phase: usize,
+    /// The key it is written under (`prompt`, `fix_prompt`, `re_review_prompt`, `skill`, `skills`).
+    pub key: &'static str,
+}
+
+/// Why a prompt path cannot be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathProblem {
+    Empty,
+    Absolute,
+    Escapes,
+}
+
+pub fn is_cron(root: &Node) -> bool {
+    root.get("kind").and_then(Node::as_str) == Some("cron")
+}
+
+/// The mapping items of `phases:`, with their index in the list.
+pub fn phase_nodes(root: &Node) -> impl Iterator<Item = (usize, &Node)> {
+    root.get("phases")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.as_map().is_some())
+}
+
+/// The prompt paths a workflow names: `prompt`, `fix_prompt`, `re_review_prompt`.
+pub fn prompt_references(root: &Node) -> Vec<Ref<'_>> {
+    let mut out = Vec::new();
+    if is_cron(root) {
+        return out;
+    }
+    for (index, phase) in phase_nodes(root) {
+        let fix = phase.get("loop").and_then(|l| l.get("on_request_changes"));
+        let candidates = [
+            ("prompt", phase.get("prompt")),
+            ("fix_prompt", fix.and_then(|f| f.get("fix_prompt"))),
+            ("re_review_prompt", fix.and_then(|f| f.get("re_review_prompt"))),
+        ];
+        for (key, node) in candidates {
+            if let Some(node) = node
+                && let Some(text) = node.as_str()
+            {
+                out.push(Ref { text, node, phase: index, key });
+            }
+        }
+    }
+    out
+}
+
+/// The skill names a workflow's phases name (`skill`, `skills`).
+pub fn skill_references(root: &Node) -> Vec<Ref<'_>> {
+    let mut out = Vec::new();
+    if is_cron(root) {
+        return out;
+    }
+    for (index, phase) in phase_nodes(root) {
+        if let Some(node) = phase.get("skill")
+            && let Some(text) = node.as_str()
+        {
+            out.push(Ref { text, node, phase: index, key: "skill" });
+        }
+        for node in phase.get("skills").and_then(Node::as_seq).unwrap_or_default() {
+            if let Some(text) = node.as_str() {
+                out.push(Ref { text, node, phase: index, key: "skills" });
+            }
+        }
+    }
+    out
+}
+
+/// The directory prompt paths resolve against: the workflow loader's directory, which is the
+/// nearest ancestor named `workflows` (so `workflows/examples/x.yaml` reads `prompts/a.md` from
+/// `workflows/prompts/`), else the file's own directory.
+pub fn prompt_base(workflow: &Path) -> &Path {
+    let dir = workflow.parent().unwrap_or(Path::new("/"));
+    dir.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")).unwrap_or(dir)
+}
+
+/// Where a prompt path points, or why the engine refuses it.
+pub fn resolve_prompt(dir: &Path, text: &str) -> Result<PathBuf, PathProblem> {
+    if text.trim().is_empty() {
+        return Err(PathProblem::Empty);
+    }
+    if Path::new(text).is_absolute() || text.starts_with('/') || text.starts_with('\\') {
+        return Err(PathProblem::Absolute);
+    }
+    let path = normalize(&dir.join(text));
+    if !path.starts_with(dir) {
+        return Err(PathProblem::Escapes);
+    }
+    Ok(path)
+}
+
+/// Skill names the engine accepts.
+pub fn is_valid_skill_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Where the skill `name` may live, in lookup order: `skills/<name>/SKILL.md`, then
+/// `.claude/skills/` and `.agents/skills/`, in the workflow directory's ancestors, nearest first.
+pub fn skill_candidates(dir: &Path, name: &str) -> Vec<PathBuf> {
+    if !is_valid_skill_name(name) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for ancestor in dir.ancestors() {
+        for base in ["skills", ".claude/skills", ".agents/skills"] {
+            out.push(ancestor.join(base).join(name).join("SKILL.md"));
+        }
+    }
+    out
+}
