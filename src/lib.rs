@@ -12,6 +12,7 @@ pub mod ide;
 pub mod init;
 #[cfg(feature = "lsp")]
 pub mod lsp;
+pub mod registry;
 pub mod render;
 pub mod runtime;
 pub mod select;

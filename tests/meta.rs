@@ -519,3 +519,16 @@ fn renamed_codes_resolve_to_their_new_rule() {
         assert!(stagelint::families::all_rules().all(|r| r.code != *old), "{old} is still declared");
     }
 }
+
+/// The registry's tables and the families that implement them are the same list, in the same
+/// order: a family's rules are the table the registry (and so `Diagnostic`, the config and
+/// the renderers) knows.
+#[test]
+fn every_family_implements_its_registry_table() {
+    let codes = |rules: &[stagelint::registry::RuleMeta]| rules.iter().map(|r| r.code).collect::<Vec<_>>();
+    let families: Vec<(&str, Vec<&str>)> =
+        stagelint::families::FAMILIES.iter().map(|f| (f.name(), codes(f.rules()))).collect();
+    let tables: Vec<(&str, Vec<&str>)> =
+        stagelint::registry::TABLES.iter().map(|(name, rules)| (*name, codes(rules))).collect();
+    assert_eq!(families, tables);
+}

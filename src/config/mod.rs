@@ -386,14 +386,14 @@ fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (std::ops::Range<us
 
 /// Aliases are stored under the code their rule reports.
 fn primary_code(code: &str) -> String {
-    crate::families::rule(code).map_or_else(|| code.to_string(), |rule| rule.code.to_string())
+    crate::registry::rule(code).map_or_else(|| code.to_string(), |rule| rule.code.to_string())
 }
 
 fn check_code(code: &str) -> Result<(), String> {
-    if crate::families::rule(code).is_some() || crate::families::is_family(code) {
+    if crate::registry::rule(code).is_some() || crate::registry::is_family(code) {
         return Ok(());
     }
-    let hint = crate::families::code_hint(code, false);
+    let hint = crate::registry::code_hint(code, false);
     Err(format!("unknown rule code `{code}`{hint}"))
 }
 

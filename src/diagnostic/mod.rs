@@ -6,36 +6,7 @@ use serde::Serialize;
 
 use crate::source::Span;
 
-/// How bad a finding is. Ordered: `Hint < Info < Warning < Error`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Hint,
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Hint => "hint",
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Severity> {
-        match text {
-            "hint" => Some(Severity::Hint),
-            "info" => Some(Severity::Info),
-            "warning" | "warn" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-}
+pub use crate::registry::Severity;
 
 /// A secondary location: another file or place the finding involves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,7 +77,7 @@ impl Diagnostic {
     pub fn new(code: &'static str, file: FileId, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,
-            severity: crate::families::default_severity(code),
+            severity: crate::registry::default_severity(code),
             file,
             span,
             message: message.into(),

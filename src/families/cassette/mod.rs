@@ -8,7 +8,7 @@ mod ide;
 use std::collections::BTreeMap;
 
 use crate::diagnostic::{Diagnostic, FileId, Severity};
-use crate::families::{Family, RuleMeta, declare_rules};
+use crate::families::{Family, RuleMeta};
 use crate::ide as editor;
 use crate::runtime::cassette::{Cassette, Reply};
 use crate::runtime::{self, Options, owners};
@@ -16,25 +16,7 @@ use crate::source::Span;
 use crate::util::did_you_mean;
 use crate::workspace::{SourceFile, Workspace};
 
-declare_rules! { "cassette";
-    UnknownKey => Error, fix = true;
-    InvalidVersion => Error;
-    MalformedTurn => Error;
-    InvalidValue => Error, fix = true;
-    UnknownStage => Error;
-    UnknownCallId => Error;
-    DuplicateCallId => Error;
-    UnknownTool => Warning, fix = true;
-    ContextIncomplete => Error;
-    StageInitFailed => Warning;
-    CassetteExhausted => Error;
-    CassetteUnconsumed => Warning;
-    RequestDrift => Warning, fix = true;
-    ExpectationFailed => Error;
-    ToolFakeMissing => Error;
-    ResultIgnored => Warning;
-    ExecutionLimit => Error;
-}
+pub use crate::registry::cassette::*;
 
 /// Codes only a replay can find.
 const REPLAY: [&str; 9] = [

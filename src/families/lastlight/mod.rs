@@ -9,59 +9,14 @@ pub mod schema;
 use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, FileId};
-use crate::families::{Family, RuleMeta, declare_rules};
+use crate::families::{Family, RuleMeta};
 use crate::ide as editor;
 use crate::source::Span;
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::WorkflowDoc;
 
-declare_rules! { "lastlight";
-    // The file and its keys.
-    YamlSyntax => Error, fix = true;
-    UnknownKey => Warning, fix = true;
-    FieldType => Error, fix = true;
-    InvalidEnum => Error, fix = true;
-    MissingName => Error;
-    MissingField => Error, fix = true;
-    EmptyPhases => Error;
-    CronKindMissing => Error, fix = true;
-    DuplicateWorkflowName => Error;
-    ReservedIntent => Error;
-    // Phases.
-    SkillAndSkills => Error;
-    NoPromptOrSkill => Error;
-    PhaseTypeField => Error;
-    GenericLoopNoUntil => Error;
-    UntilGrammar => Warning;
-    SkipIfGrammar => Warning;
-    TemplateMarkerInShell => Error;
-    NeverEvaluated => Info;
-    ApprovalGateUnknown => Info, fix = true;
-    // Names and the phase graph.
-    DuplicatePhase => Error;
-    OutputVarCollision => Warning;
-    DependsOnUnknown => Error, fix = true;
-    DependsOnSelf => Error;
-    DependsOnCycle => Error;
-    // Files: prompts and skills.
-    PromptNotFound => Error, fix = true;
-    PromptPathEscapes => Error;
-    InvalidSkillName => Error;
-    SkillNotFound => Error, fix = true;
-    // Templates.
-    NestedIf => Warning;
-    UnbalancedIf => Warning;
-    UnknownHelper => Warning;
-    TemplateSyntax => Warning, fix = true;
-    UnknownVariable => Warning, fix = true;
-    PhaseOrder => Warning;
-    LoopVariableOutsideLoop => Warning;
-    VerdictMarkerMissing => Warning;
-    // Crons.
-    CronWorkflowUnknown => Error, fix = true;
-    CronSchedule => Error;
-}
+pub use crate::registry::lastlight::*;
 
 pub struct Lastlight;
 

@@ -8,45 +8,13 @@ mod rules;
 use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
-use crate::families::{Family, RuleMeta, declare_rules};
+use crate::families::{Family, RuleMeta};
 use crate::source::Span;
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::{SmDoc, StageDoc};
 
-declare_rules! { "sm";
-    FrontmatterSyntax => Error;
-    MissingRequiredField => Error, fix = true;
-    FieldType => Error;
-    InvalidStageId => Error, fix = true;
-    DuplicateStageId => Error;
-    StageTurnCapTooLow => Error;
-    StageCompletionSchemaInvalid => Error;
-    InputsSchemaInvalid => Error;
-    CompletionToolCollision => Error;
-    UnknownTool => Error, fix = true;
-    InvalidRetryPolicy => Error;
-    InvalidResolutionPolicy => Error, fix = true;
-    UnknownField => Hint, fix = true;
-    ForbiddenPlaceholder => Error;
-    TemplateControlFlow => Error;
-    MalformedPlaceholder => Error;
-    UnknownStageField => Error, fix = true;
-    StageCtxUnresolved => Error, fix = true;
-    PlaceholderDialect => Warning, fix = true;
-    StageJoinDangling => Error, fix = true;
-    JoinIsSibling => Error;
-    UnknownNextStage => Error, fix = true;
-    InvalidParallelPlan => Error;
-    EntryStageMissing => Error, fix = true;
-    StateMachineInvalid => Error;
-    UnreachableStage => Warning;
-    NextIgnored => Warning;
-    UpstreamEmpty => Warning;
-    UpstreamIndexOutOfRange => Error;
-    UpstreamFieldUnknown => Warning, fix = true;
-    CompletionToolNotMentioned => Hint;
-}
+pub use crate::registry::sm::*;
 
 /// The error findings that make `stage` fail Setup or Init (the runtime's definition check).
 pub fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {

@@ -4,17 +4,11 @@
 mod skill;
 
 use crate::diagnostic::Diagnostic;
-use crate::families::{Family, RuleMeta, declare_rules};
+use crate::families::{Family, RuleMeta};
 use crate::source::Span;
 use crate::workspace::{FileKind, Workspace};
 
-declare_rules! { "stagelint";
-    IoError => Error;
-    UnusedSuppression => Warning, fix = true;
-    InvalidSuppression => Warning;
-    InvalidConfig => Error;
-    SkillFrontmatter => Warning;
-}
+pub use crate::registry::stagelint::*;
 
 pub struct Stagelint;
 

@@ -1,0 +1,23 @@
+//! The `cassette/` rules: codes, default severities and docs (`src/families/cassette/docs/`).
+
+use crate::registry::declare_rules;
+
+declare_rules! { "cassette", "../families/cassette/docs/";
+    UnknownKey => Error, fix = true;
+    InvalidVersion => Error;
+    MalformedTurn => Error;
+    InvalidValue => Error, fix = true;
+    UnknownStage => Error;
+    UnknownCallId => Error;
+    DuplicateCallId => Error;
+    UnknownTool => Warning, fix = true;
+    ContextIncomplete => Error;
+    StageInitFailed => Warning;
+    CassetteExhausted => Error;
+    CassetteUnconsumed => Warning;
+    RequestDrift => Warning, fix = true;
+    ExpectationFailed => Error;
+    ToolFakeMissing => Error;
+    ResultIgnored => Warning;
+    ExecutionLimit => Error;
+}

@@ -1,0 +1,37 @@
+//! The `sm/` rules: codes, default severities and docs (`src/families/sm/docs/`).
+
+use crate::registry::declare_rules;
+
+declare_rules! { "sm", "../families/sm/docs/";
+    FrontmatterSyntax => Error;
+    MissingRequiredField => Error, fix = true;
+    FieldType => Error;
+    InvalidStageId => Error, fix = true;
+    DuplicateStageId => Error;
+    StageTurnCapTooLow => Error;
+    StageCompletionSchemaInvalid => Error;
+    InputsSchemaInvalid => Error;
+    CompletionToolCollision => Error;
+    UnknownTool => Error, fix = true;
+    InvalidRetryPolicy => Error;
+    InvalidResolutionPolicy => Error, fix = true;
+    UnknownField => Hint, fix = true;
+    ForbiddenPlaceholder => Error;
+    TemplateControlFlow => Error;
+    MalformedPlaceholder => Error;
+    UnknownStageField => Error, fix = true;
+    StageCtxUnresolved => Error, fix = true;
+    PlaceholderDialect => Warning, fix = true;
+    StageJoinDangling => Error, fix = true;
+    JoinIsSibling => Error;
+    UnknownNextStage => Error, fix = true;
+    InvalidParallelPlan => Error;
+    EntryStageMissing => Error, fix = true;
+    StateMachineInvalid => Error;
+    UnreachableStage => Warning;
+    NextIgnored => Warning;
+    UpstreamEmpty => Warning;
+    UpstreamIndexOutOfRange => Error;
+    UpstreamFieldUnknown => Warning, fix = true;
+    CompletionToolNotMentioned => Hint;
+}

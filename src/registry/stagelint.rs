@@ -1,0 +1,11 @@
+//! The `stagelint/` rules: codes, default severities and docs (`src/families/stagelint/docs/`).
+
+use crate::registry::declare_rules;
+
+declare_rules! { "stagelint", "../families/stagelint/docs/";
+    IoError => Error;
+    UnusedSuppression => Warning, fix = true;
+    InvalidSuppression => Warning;
+    InvalidConfig => Error;
+    SkillFrontmatter => Warning;
+}
