@@ -3,9 +3,11 @@
 //! Data flows one way: text → parsed, spanned model → workspace → rules → diagnostics →
 //! renderer. The CLI and (later) the language server call the same [`check::check`].
 
+pub mod cassette;
 pub mod check;
 pub mod config;
 pub mod diagnostic;
+pub mod editor;
 pub mod families;
 pub mod fix;
 pub mod ide;

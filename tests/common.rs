@@ -25,7 +25,7 @@ pub fn fixture_config(dir: &Path) -> Config {
 /// Turns every rule off except `code`, which keeps its default severity.
 pub fn only(mut config: Config, code: &str) -> Config {
     config.rules.clear();
-    for family in stagelint::families::FAMILIES {
+    for family in stagelint::check::FAMILIES {
         config.rules.insert(family.name().to_string(), Level::Off);
     }
     let rule = stagelint::families::rule(code).expect("known code");

@@ -5,9 +5,10 @@ mod common;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use stagelint::check::FAMILIES;
 use stagelint::config::Config;
 use stagelint::diagnostic::Severity;
-use stagelint::families::{self, FAMILIES};
+use stagelint::families;
 
 #[test]
 fn codes_are_unique_and_well_formed() {
@@ -527,7 +528,7 @@ fn renamed_codes_resolve_to_their_new_rule() {
 fn every_family_implements_its_registry_table() {
     let codes = |rules: &[stagelint::registry::RuleMeta]| rules.iter().map(|r| r.code).collect::<Vec<_>>();
     let families: Vec<(&str, Vec<&str>)> =
-        stagelint::families::FAMILIES.iter().map(|f| (f.name(), codes(f.rules()))).collect();
+        stagelint::check::FAMILIES.iter().map(|f| (f.name(), codes(f.rules()))).collect();
     let tables: Vec<(&str, Vec<&str>)> =
         stagelint::registry::TABLES.iter().map(|(name, rules)| (*name, codes(rules))).collect();
     assert_eq!(families, tables);

@@ -48,3 +48,149 @@ fn no_ignored_or_should_panic_tests_and_no_stubs() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// The floors of `src/`, lowest first (ARCHITECTURE.md draws them). A module imports only
+/// modules earlier in this list; within a floor the order is fixed too, so no two top-level
+/// modules import each other.
+const FLOORS: &[&str] = &[
+    "util",
+    "source",
+    "registry",
+    "diagnostic",
+    "template",
+    "config",
+    "workspace",
+    "editor",
+    "cassette",
+    "families",
+    "runtime",
+    "check",
+    "select",
+    "render",
+    "fix",
+    "init",
+    "ide",
+    "lsp",
+    "cli",
+    "main",
+    "lib",
+];
+
+/// The top-level modules a Rust text names through `crate::` (also inside `use crate::{…}`
+/// groups) and through `super::` chains that climb to the crate root from `module` (the
+/// file's module path, `["families", "sm", "model"]`). Comments are skipped.
+fn top_level_imports(text: &str, module: &[String]) -> Vec<String> {
+    let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + "crate::".len()..];
+        match rest.strip_prefix('{') {
+            // `crate::{a::b, c}`: the first segment of each item at the group's own depth.
+            Some(group) => {
+                for item in split_top(group) {
+                    out.push(ident(item.trim_start()));
+                }
+            }
+            None => out.push(ident(rest)),
+        }
+    }
+    // `super::…` climbs one module per `super`; a chain that leaves the file's top-level module
+    // names another one.
+    let own_depth = module.len();
+    for (at, _) in code.match_indices("super::") {
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let mut rest = &code[at..];
+        let mut hops = 0;
+        while let Some(next) = rest.strip_prefix("super::") {
+            hops += 1;
+            rest = next;
+        }
+        if hops >= own_depth {
+            out.push(ident(rest));
+        }
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+/// The items of a `{…}` use group at its own depth, up to its closing brace.
+fn split_top(group: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut items) = (0, 0, Vec::new());
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..i]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// The module path of a file under `src/` (`src/families/sm/model.rs` → families, sm, model;
+/// `mod.rs` is its directory's module).
+fn module_path(path: &Path) -> Vec<String> {
+    let relative = path.strip_prefix("src").expect("under src");
+    let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs").to_string();
+    if stem != "mod" {
+        parts.push(stem);
+    }
+    parts
+}
+
+#[test]
+fn every_import_goes_to_a_lower_floor() {
+    let mut upward = Vec::new();
+    for (path, text) in files(&["src"]) {
+        let module = module_path(&path);
+        let own = module.first().cloned().unwrap_or_else(|| "lib".into());
+        let Some(floor) = FLOORS.iter().position(|f| *f == own) else {
+            upward.push(format!("{}: top-level module `{own}` is on no floor (add it to FLOORS)", path.display()));
+            continue;
+        };
+        for target in top_level_imports(&text, &module) {
+            if target == own || target == "self" || target == "super" {
+                continue;
+            }
+            match FLOORS.iter().position(|f| *f == target) {
+                Some(to) if to < floor => {}
+                // Names under the crate root that are not modules (a macro, a re-export) have
+                // no floor; only modules are checked.
+                None if !Path::new("src").join(&target).exists()
+                    && !Path::new("src").join(format!("{target}.rs")).exists() => {}
+                _ => upward.push(format!("{}: `{own}` imports `{target}`", path.display())),
+            }
+        }
+    }
+    upward.sort();
+    upward.dedup();
+    assert!(upward.is_empty(), "imports that do not go to a lower floor:\n{}", upward.join("\n"));
+}
+
+#[test]
+fn the_import_reader_sees_groups_nested_paths_and_super_chains() {
+    let module: Vec<String> = ["families", "sm", "model"].iter().map(|s| s.to_string()).collect();
+    let text = "use crate::{source::{Node, Span}, workspace::SourceFile};\n\
+                // use crate::lsp::x;\n\
+                fn f() { crate::runtime::run(); super::super::super::check::check(); super::rules::x(); }\n";
+    let mut found = top_level_imports(text, &module);
+    found.sort();
+    assert_eq!(found, ["check", "runtime", "source", "workspace"]);
+}

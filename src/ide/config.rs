@@ -131,10 +131,9 @@ pub fn completions(text: &str, offset: usize) -> Vec<CompletionItem> {
         Place::Key { table: Some("rules") } => {
             let present = keys_in(text, Some("rules"));
             let replace = Span::new(offset - partial_len, offset);
-            let families = crate::families::FAMILIES
-                .iter()
-                .map(|f| (f.name(), format!("Every rule of the `{}` family.", f.name())));
-            let rules = crate::families::all_rules().map(|r| (r.code, format!("**{}**: {}", r.code, r.summary())));
+            let families =
+                crate::registry::TABLES.iter().map(|(name, _)| (*name, format!("Every rule of the `{name}` family.")));
+            let rules = crate::registry::all_rules().map(|r| (r.code, format!("**{}**: {}", r.code, r.summary())));
             families
                 .chain(rules)
                 .filter(|(code, _)| !present.contains(code))

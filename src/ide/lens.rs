@@ -53,7 +53,7 @@ fn machine_cassettes(workspace: &Workspace, sm: &SourceFile) -> Vec<FileId> {
     let conventional = MACHINE_CASSETTES.iter().find_map(|name| workspace.file_at(&dir.join(name))).map(|f| f.id);
     let mut others: Vec<&SourceFile> = crate::runtime::cassettes(workspace)
         .filter(|f| Some(f.id) != conventional && f.path.parent() == Some(dir))
-        .filter(|f| crate::runtime::cassette::read(&f.text, crate::runtime::is_json(f)).0.is_machine())
+        .filter(|f| crate::cassette::read(&f.text, crate::runtime::is_json(f)).0.is_machine())
         .collect();
     others.sort_by(|a, b| a.path.cmp(&b.path));
     conventional.into_iter().chain(others.into_iter().map(|f| f.id)).collect()

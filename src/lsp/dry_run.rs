@@ -136,7 +136,7 @@ fn write_report(title: &str, key: &str, text: &str) -> Option<PathBuf> {
 /// cassette) absolutely, so equal titles from different files get different reports.
 fn report_path(title: &str, key: &str) -> PathBuf {
     let name: String = title.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
-    let hash = crate::runtime::digest::sha256_hex(key.as_bytes());
+    let hash = crate::cassette::digest::sha256_hex(key.as_bytes());
     std::env::temp_dir().join("stagelint-dry-run").join(format!("{name}-{}.txt", &hash[..8]))
 }
 

@@ -1,8 +1,8 @@
-//! The `cassette/` rules: codes, default severities and docs (`src/families/cassette/docs/`).
+//! The `cassette/` rules: codes, default severities and docs (`src/runtime/lint/docs/`).
 
 use crate::registry::declare_rules;
 
-declare_rules! { "cassette", "../families/cassette/docs/";
+declare_rules! { "cassette", "../runtime/lint/docs/";
     UnknownKey => Error, fix = true;
     InvalidVersion => Error;
     MalformedTurn => Error;

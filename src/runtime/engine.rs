@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value as Json, json};
 
+use crate::cassette::digest::{canonical, fingerprint};
+use crate::cassette::provider::{Block, Message, Request, Response, ToolCall, ToolResult, ToolSpec};
+use crate::cassette::{Decision, Expect, FakeResult, Gate, Reply, StageCassette, Turn, Verdict};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
-use crate::families::cassette as rules;
-use crate::runtime::cassette::{Decision, Expect, FakeResult, Gate, Reply, StageCassette, Turn, Verdict};
-use crate::runtime::digest::{canonical, fingerprint};
+use crate::registry::cassette as rules;
 use crate::runtime::events::Trace;
 use crate::runtime::messages;
-use crate::runtime::provider::{Block, Message, Request, Response, ToolCall, ToolResult, ToolSpec};
 use crate::runtime::stage::{InitFailure, Phase, StageSpec};
 use crate::source::Span;
 
@@ -90,7 +90,7 @@ pub struct Producer {
 
 /// A live provider and what it answered, for writing a cassette.
 pub struct Live<'a> {
-    pub provider: &'a mut dyn crate::runtime::provider::Provider,
+    pub provider: &'a mut dyn crate::cassette::provider::Provider,
     /// Per stage execution (stage id), per attempt: the recorded turns in cassette form.
     pub recorded: Vec<(String, Vec<Vec<Json>>)>,
     /// Tool calls seen so far, for normalized ids.
@@ -1132,7 +1132,7 @@ fn message_json(message: &Message) -> Json {
     match message {
         Message::User(text) => json!({"role": "user", "text": text}),
         Message::Assistant(content) => {
-            let response = Response { stop: crate::runtime::provider::Stop::EndTurn, content: content.clone() };
+            let response = Response { stop: crate::cassette::provider::Stop::EndTurn, content: content.clone() };
             json!({"role": "assistant", "content": response.to_cassette_json()["content"]})
         }
         Message::ToolResults(results) => json!({

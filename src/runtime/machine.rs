@@ -13,11 +13,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value as Json, json};
 
+use crate::cassette::{Cassette, StageCassette, Verdict};
 use crate::diagnostic::{Diagnostic, FileId};
-use crate::families::cassette as rules;
 use crate::families::sm::model::{SmDoc, StageDoc};
 use crate::families::sm::roles::{self, Role};
-use crate::runtime::cassette::{Cassette, StageCassette, Verdict};
+use crate::registry::cassette as rules;
 use crate::runtime::engine::{Ended, Env, Producer, Run, StageResult};
 use crate::runtime::stage::StageSpec;
 use crate::runtime::{DryRun, Ending, Options, cassette_in_workspace, read_cassette};

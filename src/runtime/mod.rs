@@ -4,16 +4,14 @@
 //! It reads definitions from the [`Workspace`] (already in memory) and answers every tool
 //! from the cassette: no network, no shell, no file system.
 
-pub mod cassette;
-pub mod digest;
 pub mod emit;
 pub mod engine;
 pub mod events;
 pub mod import;
+pub mod lint;
 mod machine;
 pub mod messages;
 pub mod owners;
-pub mod provider;
 #[cfg(feature = "record")]
 pub mod record;
 pub mod recording;
@@ -25,15 +23,18 @@ pub use target::MACHINE_CASSETTES;
 pub mod turns;
 pub mod wire;
 
+// The cassette format sits below the runtime (`crate::cassette`); these paths stay for callers.
+pub use crate::cassette::{self, digest, provider};
+
 pub use target::dry_run_path;
 
 use std::path::PathBuf;
 
 use serde_json::json;
 
+use crate::cassette::Cassette;
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::sm::model::StageDoc;
-use crate::runtime::cassette::Cassette;
 use crate::runtime::engine::{Env, Run};
 use crate::runtime::events::Trace;
 use crate::runtime::stage::StageSpec;
@@ -130,9 +131,9 @@ pub fn read_cassette(file: &SourceFile) -> (Cassette, Vec<Diagnostic>) {
     let (cassette, errors) = cassette::read(&file.text, is_json(file));
     let mut findings: Vec<Diagnostic> = errors
         .into_iter()
-        .map(|error| Diagnostic::new(crate::families::cassette::MalformedTurn, file.id, error.span, error.message))
+        .map(|error| Diagnostic::new(crate::registry::cassette::MalformedTurn, file.id, error.span, error.message))
         .collect();
-    findings.extend(crate::families::cassette::problems(file, &cassette));
+    findings.extend(crate::runtime::lint::problems(file, &cassette));
     (cassette, findings)
 }
 
@@ -203,7 +204,7 @@ fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &
         None => (crate::source::Span::empty(0), "no stage".to_string()),
     };
     let message = format!("this cassette replays {named}, not stage `{id}`");
-    Diagnostic::new(crate::families::cassette::UnknownStage, source.id, span, message)
+    Diagnostic::new(crate::registry::cassette::UnknownStage, source.id, span, message)
 }
 
 /// A machine cassette was given where a stage cassette is needed: it records what a whole
@@ -211,7 +212,7 @@ fn unknown_stage(workspace: &Workspace, file: FileId, cassette: &Cassette, id: &
 fn machine_cassette_for_stage(file: &SourceFile, cassette: &Cassette) -> Diagnostic {
     let span = cassette.stages_key.unwrap_or_default();
     let message = "this is a machine cassette (`stages:`), but a single stage is being run: a machine cassette replays a whole state machine from its entry stage";
-    Diagnostic::new(crate::families::cassette::UnknownStage, file.id, span, message).with_help(
+    Diagnostic::new(crate::registry::cassette::UnknownStage, file.id, span, message).with_help(
         "dry-run the state machine (`stagelint dry-run <sm-dir>`), or give the stage a stage cassette (`<id>.cassette.yaml` with `stage: <id>` and `attempts:`)",
     )
 }
@@ -265,7 +266,7 @@ fn finish(
             }),
         );
     }
-    let drift = findings.iter().filter(|d| d.code == crate::families::cassette::RequestDrift).count();
+    let drift = findings.iter().filter(|d| d.code == crate::registry::cassette::RequestDrift).count();
     let mut run = DryRun { title, cassette, trace, findings, passed, failed, authoring_error };
     let exit = run.exit_code();
     run.trace.emit(
@@ -280,11 +281,14 @@ fn finish(
     run
 }
 
-/// Error-level lint findings of `stages` (the reasons a stage fails Init).
+/// The reasons `stages` fail Setup or Init: the definition contract the runtime enforces
+/// (`sm::init_errors`), the same findings `check` reports for them as errors.
 fn lint_errors(workspace: &Workspace, stages: &[FileId]) -> Vec<Diagnostic> {
-    crate::check::check(workspace)
-        .into_iter()
-        .filter(|d| stages.contains(&d.file) && d.severity == Severity::Error)
+    stages
+        .iter()
+        .map(|id| workspace.file(*id))
+        .filter(|file| file.kind == FileKind::Stage)
+        .flat_map(|file| crate::families::sm::init_errors(&crate::families::sm::model::StageDoc::parse(file)))
         .collect()
 }
 

@@ -57,7 +57,7 @@ pub fn cassettes_for(workspace: &Workspace, stage: &SourceFile, id: &str) -> Vec
     let mut others: Vec<&SourceFile> = crate::runtime::cassettes(workspace)
         .filter(|f| Some(f.id) != conventional)
         .filter(|f| {
-            let (cassette, _) = crate::runtime::cassette::read(&f.text, crate::runtime::is_json(f));
+            let (cassette, _) = crate::cassette::read(&f.text, crate::runtime::is_json(f));
             !cassette.is_machine()
                 && cassette.stage.stage.as_ref().is_some_and(|(named, _)| named == id)
                 && stage_for(workspace, f, id).is_some_and(|owner| owner.id == stage.id)

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::runtime::provider::{Provider, ProviderError, Request, Response};
+use crate::cassette::provider::{Provider, ProviderError, Request, Response};
 use crate::runtime::wire::{WireError, WireFormat, api_error, error_body};
 
 pub struct LiveProvider {

@@ -6,11 +6,11 @@
 
 use serde_json::{Map, Value as Json, json};
 
+use crate::cassette::StageCassette;
+use crate::cassette::provider::Provider;
 use crate::diagnostic::FileId;
 use crate::families::sm::model::StageDoc;
-use crate::runtime::cassette::StageCassette;
 use crate::runtime::engine::{Env, Live, Run};
-use crate::runtime::provider::Provider;
 use crate::runtime::stage::StageSpec;
 use crate::runtime::{DryRun, Options, read_cassette};
 use crate::workspace::Workspace;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::runtime::provider::{Block, Message, Provider, ProviderError, Request, Response, ToolResult};
+use crate::cassette::provider::{Block, Message, Provider, ProviderError, Request, Response, ToolResult};
 
 /// One logged turn: the model's answer, and the results found for its calls by new id.
 #[derive(Debug)]

@@ -7,11 +7,11 @@ mod locate;
 use std::path::PathBuf;
 
 use crate::diagnostic::{Edit, FileId};
-use crate::families::lastlight::model::{self, Phase, WorkflowDoc};
-use crate::families::lastlight::schema::{self, Ty};
-use crate::ide::{
+use crate::editor::{
     CompletionItem, CompletionKind, Cursor, Fold, HoverInfo, Link, RenameResult, Symbol, SymbolKind, Target,
 };
+use crate::families::lastlight::model::{self, Phase, WorkflowDoc};
+use crate::families::lastlight::schema::{self, Ty};
 use crate::source::{Node, Span};
 use crate::template::lastlight::{self as tpl, Engine, TagKind};
 use crate::workspace::{FileKind, SourceFile, Workspace};

@@ -9,8 +9,8 @@ pub mod schema;
 use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, FileId};
+use crate::editor;
 use crate::families::{Family, RuleMeta};
-use crate::ide as editor;
 use crate::source::Span;
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};

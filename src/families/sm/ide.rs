@@ -68,7 +68,7 @@ impl<'w> Scope<'w> {
     }
 
     /// The scope of a cursor; `None` also when the offset is not a character boundary of the file.
-    fn at(workspace: &'w Workspace, at: crate::ide::Cursor) -> Option<Scope<'w>> {
+    fn at(workspace: &'w Workspace, at: crate::editor::Cursor) -> Option<Scope<'w>> {
         let scope = Scope::new(workspace, at.file)?;
         scope.file.text.is_char_boundary(at.offset).then_some(scope)
     }

@@ -32,45 +32,45 @@ impl Family for Sm {
         RULES
     }
 
-    fn completions(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Vec<crate::ide::CompletionItem> {
+    fn completions(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::CompletionItem> {
         ide::completions(workspace, at)
     }
 
-    fn hover(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Option<crate::ide::HoverInfo> {
+    fn hover(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Option<crate::editor::HoverInfo> {
         ide::hover(workspace, at)
     }
 
-    fn definitions(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Vec<crate::ide::Target> {
+    fn definitions(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::Target> {
         ide::definitions(workspace, at)
     }
 
-    fn references(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Vec<crate::ide::Target> {
+    fn references(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::Target> {
         ide::references(workspace, at)
     }
 
-    fn prepare_rename(&self, workspace: &Workspace, at: crate::ide::Cursor) -> Option<Result<Span, String>> {
+    fn prepare_rename(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Option<Result<Span, String>> {
         ide::prepare_rename(workspace, at)
     }
 
     fn rename(
         &self,
         workspace: &Workspace,
-        at: crate::ide::Cursor,
+        at: crate::editor::Cursor,
         new_name: &str,
-    ) -> Option<crate::ide::RenameResult> {
+    ) -> Option<crate::editor::RenameResult> {
         ide::rename(workspace, at, new_name)
     }
 
     fn renamed_files(
         &self,
         workspace: &Workspace,
-        at: crate::ide::Cursor,
+        at: crate::editor::Cursor,
         new_name: &str,
     ) -> Vec<(crate::diagnostic::FileId, std::path::PathBuf)> {
         ide::renamed_files(workspace, at, new_name)
     }
 
-    fn symbols(&self, workspace: &Workspace, file: crate::diagnostic::FileId) -> Vec<crate::ide::Symbol> {
+    fn symbols(&self, workspace: &Workspace, file: crate::diagnostic::FileId) -> Vec<crate::editor::Symbol> {
         ide::symbols(workspace, file)
     }
 
@@ -124,7 +124,7 @@ fn rename_fixes_across_files(workspace: &Workspace, found: &mut [Diagnostic]) {
     for diagnostic in found.iter_mut().filter(|d| d.code == InvalidStageId) {
         let Some(fix) = diagnostic.fix.as_mut() else { continue };
         let Some(new_id) = fix.edits.first().map(|(_, edit)| edit.replacement.clone()) else { continue };
-        let at = crate::ide::Cursor { file: diagnostic.file, offset: diagnostic.span.start };
+        let at = crate::editor::Cursor { file: diagnostic.file, offset: diagnostic.span.start };
         match ide::rename(workspace, at, &new_id) {
             Some(Ok(edits)) if !edits.is_empty() => fix.edits = edits,
             _ => diagnostic.fix = None,

@@ -9,8 +9,8 @@ pub mod schema_ref;
 use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::editor;
 use crate::families::{Family, RuleMeta};
-use crate::ide as editor;
 use crate::source::{Span, json, yaml};
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};

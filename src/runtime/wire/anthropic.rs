@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{ANTHROPIC_MAX_TOKENS, WireError, error_body, inferred_stop, list, results_in, str_field};
-use crate::runtime::provider::{Block, Message, Request, Response, Stop, ToolCall, ToolResult};
+use crate::cassette::provider::{Block, Message, Request, Response, Stop, ToolCall, ToolResult};
 
 pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
     if let Some(error) = error_body(body, None) {

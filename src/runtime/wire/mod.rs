@@ -10,7 +10,7 @@ mod openai_responses;
 
 use serde_json::Value;
 
-use crate::runtime::provider::{Block, ProviderError, Request, Response, Stop, ToolResult};
+use crate::cassette::provider::{Block, ProviderError, Request, Response, Stop, ToolResult};
 
 /// A provider API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,11 +155,11 @@ fn call_from_text(id: &str, name: &str, arguments: &str) -> Block {
             _ => (None, Some(arguments.to_string())),
         }
     };
-    Block::ToolCall(crate::runtime::provider::ToolCall { id: id.into(), name: name.into(), args, args_raw })
+    Block::ToolCall(crate::cassette::provider::ToolCall { id: id.into(), name: name.into(), args, args_raw })
 }
 
 /// The arguments of a neutral call as the string OpenAI expects.
-fn arguments_text(call: &crate::runtime::provider::ToolCall) -> String {
+fn arguments_text(call: &crate::cassette::provider::ToolCall) -> String {
     match (&call.args, &call.args_raw) {
         (Some(args), _) => args.to_string(),
         (None, Some(raw)) => raw.clone(),

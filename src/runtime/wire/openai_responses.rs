@@ -6,7 +6,7 @@ use super::{
     WireError, api_error, arguments_text, call_from_text, error_body, list, openai_tools, results_in, str_field,
     text_of,
 };
-use crate::runtime::provider::{Block, Message, Request, Response, Stop, ToolResult};
+use crate::cassette::provider::{Block, Message, Request, Response, Stop, ToolResult};
 
 pub(super) fn parse_response(body: &Value) -> Result<Response, WireError> {
     if let Some(error) = error_body(body, None) {

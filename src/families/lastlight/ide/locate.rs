@@ -1,8 +1,8 @@
-//! Where the cursor is in a workflow beyond what `ide::yaml_lines` says: inside a `{{…}}` or
+//! Where the cursor is in a workflow beyond what `editor::yaml_lines` says: inside a `{{…}}` or
 //! `${…}` tag, and the phase a key belongs to.
 
-pub(super) use crate::ide::yaml_lines::{Place, block_list_items, key_at, locate};
-use crate::ide::yaml_lines::{Shape, is_word, shape};
+pub(super) use crate::editor::yaml_lines::{Place, block_list_items, key_at, locate};
+use crate::editor::yaml_lines::{Shape, is_word, shape};
 use crate::source::Span;
 
 /// Inside an open `{{` (or `${`, the bool) on the cursor's line: the partial name before it.

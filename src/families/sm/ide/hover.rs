@@ -4,8 +4,8 @@
 use super::lines;
 use super::schema::{self, Format};
 use super::{Scope, core_ctx_doc, declared_in, result_field_doc, schema_at, schema_type};
+use crate::editor::{Cursor, HoverInfo};
 use crate::families::sm::model::{CORE_CTX_FIELDS, STAGE_RESULT_FIELDS, StageDoc};
-use crate::ide::{Cursor, HoverInfo};
 use crate::source::{Node, Span};
 use crate::template::stage::{Path, Segment, TagKind};
 use crate::workspace::Workspace;

@@ -7,8 +7,8 @@
 
 use super::{Scope, declared_in, schema_at, unquoted};
 use crate::diagnostic::{Edit, FileId};
+use crate::editor::{Cursor, RenameResult, Target};
 use crate::families::sm::model::StageDoc;
-use crate::ide::{Cursor, RenameResult, Target};
 use crate::source::Span;
 use crate::template::stage::{Segment, TagKind};
 use crate::util::is_kebab_case;
@@ -60,7 +60,7 @@ fn occurrences(scope: &Scope) -> Vec<Occurrence> {
     }
     for file in &scope.cassettes {
         let json = file.path.extension().is_some_and(|e| e == "json");
-        let (cassette, _) = crate::runtime::cassette::read(&file.text, json);
+        let (cassette, _) = crate::cassette::read(&file.text, json);
         if let Some((id, span)) = cassette.stage.stage.as_ref().filter(|_| !cassette.is_machine()) {
             push(file, *span, id, false);
         }

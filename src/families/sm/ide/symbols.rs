@@ -3,8 +3,8 @@
 
 use super::{Scope, unquoted};
 use crate::diagnostic::FileId;
+use crate::editor::{Symbol, SymbolKind};
 use crate::families::sm::model::REQUIRED_FIELDS;
-use crate::ide::{Symbol, SymbolKind};
 use crate::source::Entry;
 use crate::workspace::Workspace;
 

@@ -2,8 +2,8 @@
 //! validators, failure patterns, schema files and names) and the schema's enums; after `{uv-`
 //! in a C3L prompt, the UV variables its step declares.
 
+use crate::editor::{CompletionItem, CompletionKind, Cursor};
 use crate::families::steps::model::{self, Agent, Dialect, Doc, INTENTS, RUNTIME_SUPPLIED_UV_VARS, Step};
-use crate::ide::{CompletionItem, CompletionKind, Cursor};
 use crate::source::{Entry, Node, Span, json};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 

@@ -1,8 +1,8 @@
 //! Hover in a registry: a key's documentation from the schema, what an intent does and which
 //! step kinds allow it, and the step a step id names.
 
+use crate::editor::{Cursor, HoverInfo};
 use crate::families::steps::model::{INTENT_ALIASES, INTENTS, Step};
-use crate::ide::{Cursor, HoverInfo};
 use crate::workspace::Workspace;
 
 use super::locate::{self, Hit};

@@ -4,9 +4,9 @@
 //! step id, and renaming one everywhere.
 
 use crate::diagnostic::Edit;
+use crate::editor::{Cursor, RenameResult, Target};
 use crate::families::steps::model::{self, Agent};
 use crate::families::steps::schema_ref;
-use crate::ide::{Cursor, RenameResult, Target};
 use crate::source::{Node, Span};
 use crate::template::c3l::{self, C3lKind};
 use crate::workspace::{FileKind, SourceFile, Workspace};

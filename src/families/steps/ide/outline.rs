@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crate::diagnostic::FileId;
+use crate::editor::{Link, Symbol, SymbolKind};
 use crate::families::steps::model::{self, Step};
-use crate::ide::{Link, Symbol, SymbolKind};
 use crate::source::{Entry, Node};
 use crate::workspace::discover::normalize;
 use crate::workspace::{FileKind, Workspace};

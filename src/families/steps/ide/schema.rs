@@ -1,13 +1,13 @@
 //! Field documentation and value sets of the registry and `agent.json`, read from our JSON
 //! Schemas (`schemas/steps-registry.schema.json`, `schemas/agent.schema.json`) through
-//! `ide::schema`.
+//! `editor::schema`.
 
 use serde_json::Value;
 
 use super::Seg;
-use crate::ide::schema::{Schema, Step};
+use crate::editor::schema::{Schema, Step};
 
-pub(super) use crate::ide::schema::Field;
+pub(super) use crate::editor::schema::Field;
 
 fn steps(path: &[Seg]) -> Vec<Step<'_>> {
     path.iter()

@@ -89,8 +89,8 @@ impl ToolCall {
     /// the model sent it when the call carries `argsRaw`.
     pub fn args_digest(&self) -> String {
         match (&self.args, &self.args_raw) {
-            (None, Some(raw)) => crate::runtime::digest::raw_args_digest(raw),
-            (args, _) => crate::runtime::digest::args_digest(args.as_ref().unwrap_or(&Value::Null)),
+            (None, Some(raw)) => crate::cassette::digest::raw_args_digest(raw),
+            (args, _) => crate::cassette::digest::args_digest(args.as_ref().unwrap_or(&Value::Null)),
         }
     }
 }

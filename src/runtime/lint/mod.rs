@@ -7,10 +7,10 @@ mod ide;
 
 use std::collections::BTreeMap;
 
+use crate::cassette::{Cassette, Reply};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::editor;
 use crate::families::{Family, RuleMeta};
-use crate::ide as editor;
-use crate::runtime::cassette::{Cassette, Reply};
 use crate::runtime::{self, Options, owners};
 use crate::source::Span;
 use crate::util::did_you_mean;

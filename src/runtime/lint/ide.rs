@@ -1,11 +1,11 @@
 //! Editor features for cassettes: values after a key (works on half-typed YAML: it reads the
 //! line, not the tree), key documentation on hover, and `stage:` → the stage definition.
 
+use crate::cassette::{ACT_ENDS, BRANCHES, OUTCOMES};
+use crate::editor::schema::{Schema, Step};
+use crate::editor::yaml_lines::{self, Place};
+use crate::editor::{CompletionItem, CompletionKind, Cursor, HoverInfo, Target};
 use crate::families::sm::model::StageDoc;
-use crate::ide::schema::{Schema, Step};
-use crate::ide::yaml_lines::{self, Place};
-use crate::ide::{CompletionItem, CompletionKind, Cursor, HoverInfo, Target};
-use crate::runtime::cassette::{ACT_ENDS, BRANCHES, OUTCOMES};
 use crate::source::Span;
 use crate::workspace::{FileKind, Workspace};
 

@@ -7,11 +7,14 @@
 //! map from stage id to that stage's `tools`/`attempts`/… (its context flows through Next):
 //! one mapping for one execution, or a list with one mapping per execution, in order.
 
+pub mod digest;
+pub mod provider;
+
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use crate::runtime::provider::{Block, ProviderError, Response, Stop, ToolCall};
+use crate::cassette::provider::{Block, ProviderError, Response, Stop, ToolCall};
 use crate::source::{Entry, Node, Span, Value, json, yaml};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
