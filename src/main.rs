@@ -298,7 +298,7 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         let _ = writeln!(err, "stagelint: warning: {warning}");
     }
     let text = match args.format {
-        CassetteFormat::Yaml => stagelint::runtime::emit::to_yaml(&imported.cassette),
+        CassetteFormat::Yaml => stagelint::source::yaml_write::to_yaml(&imported.cassette),
         CassetteFormat::Json => format!("{:#}\n", imported.cassette),
     };
     match &args.output {
@@ -347,7 +347,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
             path
         }
     };
-    std::fs::write(&output, stagelint::runtime::emit::to_yaml(&cassette))
+    std::fs::write(&output, stagelint::source::yaml_write::to_yaml(&cassette))
         .map_err(|e| format!("{}: {e}", output.display()))?;
     let mut out = io::stdout().lock();
     let _ = out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());

@@ -7,10 +7,10 @@ use std::process::{Command, Stdio};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use stagelint::runtime::emit::to_yaml;
 use stagelint::runtime::import::{ImportOptions, Imported, Input, import};
 use stagelint::runtime::provider::{Block, Message, Request, Stop, ToolCall, ToolResult, ToolSpec};
 use stagelint::runtime::wire::WireFormat;
+use stagelint::source::yaml_write::to_yaml;
 
 // Not under tests/fixtures/, whose folders are rule families (tests/rules.rs).
 const DIR: &str = "tests/exchanges";

@@ -827,7 +827,7 @@ fn a_fresh_recording_replays_green() {
     let (run, cassette) =
         runtime::recording::record_stage(&workspace, stage, Some(seed), &mut provider, provenance).expect("records");
     assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
-    let yaml = runtime::emit::to_yaml(&cassette);
+    let yaml = stagelint::source::yaml_write::to_yaml(&cassette);
     // Read has no fake: the recording gives it a placeholder to fill in, never a real run.
     assert!(yaml.contains("TODO: recorded without running `Read`"), "{yaml}");
     insta::assert_snapshot!("recorded_cassette", yaml);

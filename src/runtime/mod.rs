@@ -4,7 +4,6 @@
 //! It reads definitions from the [`Workspace`] (already in memory) and answers every tool
 //! from the cassette: no network, no shell, no file system.
 
-pub mod emit;
 pub mod engine;
 pub mod events;
 pub mod import;

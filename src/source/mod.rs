@@ -6,6 +6,7 @@ pub mod line_index;
 pub mod node;
 pub mod read;
 pub mod yaml;
+pub mod yaml_write;
 
 pub use line_index::{LineCol, LineIndex};
 pub use node::{Entry, Node, Value};

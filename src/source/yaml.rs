@@ -337,41 +337,6 @@ fn unknown_alias(text: &str, at: usize) -> SyntaxError {
     SyntaxError::new(span, format!("unknown alias `*{name}`: no anchor `&{name}` is defined before it"))
 }
 
-/// Characters YAML does not allow as they are: C0/C1 controls, DEL, BOM, non-characters and
-/// the Unicode line separators (which YAML 1.1 readers treat as line breaks).
-pub fn needs_escape(c: char) -> bool {
-    matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
-}
-
-/// `s` as a YAML double-quoted scalar, escaped so it reads back unchanged.
-pub fn double_quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if needs_escape(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// `s` (one line) as a quoted YAML scalar for a fix that quotes a value: single quotes when it
-/// holds `"` but no `'` (so nothing needs escaping), else double quotes with escapes.
-pub fn quoted_scalar(s: &str) -> String {
-    if s.contains('"') && !s.contains('\'') && !s.chars().any(needs_escape) {
-        format!("'{s}'")
-    } else {
-        double_quoted(s)
-    }
-}
-
 /// The text under `span`, or nothing when the span does not fit the text.
 fn snippet(text: &str, span: Span) -> &str {
     text.get(span.start..span.end).unwrap_or_default()
@@ -816,17 +781,6 @@ mod tests {
         assert!(parsed.root.is_none());
         assert_eq!(parsed.errors.len(), 1, "{:?}", parsed.errors);
         parsed.errors.into_iter().next().expect("one error")
-    }
-
-    #[test]
-    fn a_quoted_scalar_reads_back_as_the_same_string() {
-        for value in
-            ["{{issueTitle}} started", r"{{x}} in C:\temp", r#"{{x}} says "hi""#, r#"it's "{{x}}""#, "{{x}}\u{7}"]
-        {
-            let text = format!("k: {}\n", quoted_scalar(value));
-            assert_eq!(root(&text).get("k").and_then(Node::as_str), Some(value), "{text}");
-        }
-        assert_eq!(quoted_scalar(r#"a "b""#), r#"'a "b"'"#);
     }
 
     #[test]

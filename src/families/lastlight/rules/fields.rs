@@ -423,7 +423,7 @@ impl Walker<'_, '_> {
             }
             _ => return None,
         };
-        let replacement = crate::source::yaml::quoted_scalar(raw);
+        let replacement = crate::source::yaml_write::quoted_scalar(raw);
         Some(
             Diagnostic::new(
                 FieldType,

@@ -149,7 +149,7 @@ fn unquoted_tag_hint(text: &str, d: Diagnostic) -> Diagnostic {
     if value.contains(" #") {
         return d;
     }
-    let replacement = crate::source::yaml::quoted_scalar(value);
+    let replacement = crate::source::yaml_write::quoted_scalar(value);
     d.with_fix(
         format!("Quote the value: `{replacement}`"),
         crate::diagnostic::Applicability::Safe,

@@ -1,4 +1,5 @@
-//! A small YAML writer for `serde_json::Value`, for cassettes people read and edit.
+//! Writing YAML: quoted scalars for fixes, and a small writer for `serde_json::Value`, for
+//! cassettes people read and edit.
 //!
 //! Block style throughout, keys in their stored order, multi-line strings as `|` literals, and a
 //! string quoted whenever a YAML reader could take it for something else (`yes`, `null`, `1.0`,
@@ -6,7 +7,40 @@
 
 use serde_json::{Map, Value};
 
-use crate::source::yaml::{double_quoted, needs_escape};
+/// Characters YAML does not allow as they are: C0/C1 controls, DEL, BOM, non-characters and
+/// the Unicode line separators (which YAML 1.1 readers treat as line breaks).
+pub fn needs_escape(c: char) -> bool {
+    matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// `s` as a YAML double-quoted scalar, escaped so it reads back unchanged.
+pub fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if needs_escape(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `s` (one line) as a quoted YAML scalar for a fix that quotes a value: single quotes when it
+/// holds `"` but no `'` (so nothing needs escaping), else double quotes with escapes.
+pub fn quoted_scalar(s: &str) -> String {
+    if s.contains('"') && !s.contains('\'') && !s.chars().any(needs_escape) {
+        format!("'{s}'")
+    } else {
+        double_quoted(s)
+    }
+}
 
 /// The YAML text of `value`, ending with a newline.
 pub fn to_yaml(value: &Value) -> String {
@@ -138,7 +172,8 @@ fn plain_ok(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::to_yaml;
+    use super::{quoted_scalar, to_yaml};
+    use crate::source::Node;
     use serde_json::json;
 
     #[test]
@@ -169,5 +204,20 @@ mod tests {
         ] {
             assert_eq!(to_yaml(&json!(s)), format!("{written}\n"), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_quoted_scalar_reads_back_as_the_same_string() {
+        for value in
+            ["{{issueTitle}} started", r"{{x}} in C:\temp", r#"{{x}} says "hi""#, r#"it's "{{x}}""#, "{{x}}\u{7}"]
+        {
+            let text = format!("k: {}\n", quoted_scalar(value));
+            assert_eq!(
+                crate::source::yaml::parse(&text).root.expect("parses").get("k").and_then(Node::as_str),
+                Some(value),
+                "{text}"
+            );
+        }
+        assert_eq!(quoted_scalar(r#"a "b""#), r#"'a "b"'"#);
     }
 }
