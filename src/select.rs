@@ -26,7 +26,7 @@ impl Selection {
 
     /// Whether findings of `code` are kept.
     pub fn allows(&self, code: &str) -> bool {
-        let family = code.split_once('/').map_or(code, |(family, _)| family);
+        let family = crate::registry::family_of(code);
         let matches = |entries: &[String]| entries.iter().any(|e| e == code || e == family);
         self.select.as_deref().is_none_or(matches) && !matches(&self.ignore)
     }

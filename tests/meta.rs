@@ -210,7 +210,8 @@ fn cassette_schema_accepts_clean_cassettes_and_rejects_malformed_ones() {
 /// syntax errors that the schema can express.
 fn linter_rejects(text: &str) -> Vec<String> {
     let (cassette, errors) = stagelint::runtime::cassette::read(text, false);
-    let structural = ["UnknownKey", "InvalidVersion", "MalformedTurn", "InvalidValue"];
+    use stagelint::registry::cassette::{InvalidValue, InvalidVersion, MalformedTurn, UnknownKey};
+    let structural = [UnknownKey, InvalidVersion, MalformedTurn, InvalidValue];
     errors
         .into_iter()
         .map(|e| e.message)

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use serde_json::Value as Json;
 
 use crate::cassette::provider::{Block, ProviderError, Response, Stop, ToolCall};
+use crate::registry::cassette as rules;
 use crate::source::{Entry, Node, Span, Value, json, yaml};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
@@ -23,6 +24,7 @@ pub const FORMAT_VERSION: i64 = 1;
 /// A structural defect, with the `cassette/` rule name that reports it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
+    /// The `cassette/` code that reports it.
     pub rule: &'static str,
     pub span: Span,
     pub message: String,
@@ -278,7 +280,7 @@ pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::Synt
         Some(root) if root.as_map().is_some() => reader.cassette(root),
         Some(root) => {
             reader.problem(
-                "MalformedTurn",
+                rules::MalformedTurn,
                 root.span,
                 "a cassette is a mapping with `cassette: 1`, `stage` and `attempts`",
             );
@@ -286,7 +288,11 @@ pub fn read(text: &str, json_syntax: bool) -> (Cassette, Vec<crate::source::Synt
         }
         None => {
             if parsed.errors.is_empty() {
-                reader.problem("MalformedTurn", Span::empty(0), "the cassette is empty; start it with `cassette: 1`");
+                reader.problem(
+                    rules::MalformedTurn,
+                    Span::empty(0),
+                    "the cassette is empty; start it with `cassette: 1`",
+                );
             }
             Cassette::default()
         }
@@ -333,7 +339,7 @@ impl Reader<'_> {
                 None => String::new(),
             };
             let message = format!("unknown key `{key}` in {what}: the runtime never reads it{hint}");
-            self.problems.push(Problem { rule: "UnknownKey", span: entry.key.span, message, suggestion });
+            self.problems.push(Problem { rule: rules::UnknownKey, span: entry.key.span, message, suggestion });
         }
     }
 
@@ -341,7 +347,7 @@ impl Reader<'_> {
     fn mapping<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [Entry]> {
         let entries = node.as_map();
         if entries.is_none() {
-            self.problem("MalformedTurn", node.span, format!("{what}, found {}", node.type_name()));
+            self.problem(rules::MalformedTurn, node.span, format!("{what}, found {}", node.type_name()));
         }
         entries
     }
@@ -351,7 +357,7 @@ impl Reader<'_> {
             Some(text) => Some((text.to_string(), node.span)),
             None => {
                 self.problem(
-                    "MalformedTurn",
+                    rules::MalformedTurn,
                     node.span,
                     format!("{what} must be a string, found {}", node.type_name()),
                 );
@@ -366,7 +372,7 @@ impl Reader<'_> {
             Value::String(_) | Value::Int(_) => Some(node.scalar_text()),
             _ => {
                 let message = format!("{what} must be a string or an integer, found {}", node.type_name());
-                self.problem("MalformedTurn", node.span, message);
+                self.problem(rules::MalformedTurn, node.span, message);
                 None
             }
         }
@@ -377,7 +383,7 @@ impl Reader<'_> {
             Value::Bool(b) => Some(b),
             _ => {
                 let message = format!("{what} must be `true` or `false`, found {}", node.type_name());
-                self.problem("InvalidValue", node.span, message);
+                self.problem(rules::InvalidValue, node.span, message);
                 None
             }
         }
@@ -389,7 +395,7 @@ impl Reader<'_> {
             Some(n) if n >= min => Some(n),
             _ => {
                 let message = format!("{what} must be an integer of at least {min}, found {}", shown(node));
-                self.problem("InvalidValue", node.span, message);
+                self.problem(rules::InvalidValue, node.span, message);
                 None
             }
         }
@@ -402,7 +408,7 @@ impl Reader<'_> {
         }
         let suggestion = did_you_mean(&text, allowed.iter().copied()).map(str::to_string);
         let message = format!("`{text}` is not a valid {what}; expected one of {}", allowed.join(", "));
-        self.problems.push(Problem { rule: "InvalidValue", span, message, suggestion });
+        self.problems.push(Problem { rule: rules::InvalidValue, span, message, suggestion });
         None
     }
 
@@ -416,14 +422,16 @@ impl Reader<'_> {
                         let message = format!(
                             "cassette format {version} is not supported; this stagelint reads format {FORMAT_VERSION}"
                         );
-                        self.problem("InvalidVersion", node.span, message);
+                        self.problem(rules::InvalidVersion, node.span, message);
                     }
                     cassette.version = Some((version, node.span));
                 }
-                None => self.problem("InvalidVersion", node.span, "`cassette` is the format version, the number 1"),
+                None => {
+                    self.problem(rules::InvalidVersion, node.span, "`cassette` is the format version, the number 1")
+                }
             },
             None => self.problem(
-                "InvalidVersion",
+                rules::InvalidVersion,
                 Span::empty(root.span.start),
                 "missing `cassette: 1` (the format version)",
             ),
@@ -444,7 +452,7 @@ impl Reader<'_> {
         {
             if let Some(upstream) = ctx.get("upstream").filter(|u| u.as_seq().is_none()) {
                 let message = format!("`ctx.upstream` is a list of StageResults, found {}", upstream.type_name());
-                self.problem("MalformedTurn", upstream.span, message);
+                self.problem(rules::MalformedTurn, upstream.span, message);
             }
             for key in ["workflowRunId", "stageExecutionId"] {
                 if let Some(id) = ctx.get(key) {
@@ -458,7 +466,7 @@ impl Reader<'_> {
             if let Some(entries) = self.mapping(stages, "`stages` maps stage ids to their turns") {
                 if entries.is_empty() {
                     self.problem(
-                        "MalformedTurn",
+                        rules::MalformedTurn,
                         stages.span,
                         "`stages` names no stage; add `<stage-id>: {attempts: …}`",
                     );
@@ -468,7 +476,7 @@ impl Reader<'_> {
                     let executions = match entry.value.as_seq() {
                         Some([]) => {
                             let message = format!("`stages.{id}` lists no execution; give at least one");
-                            self.problem("MalformedTurn", entry.value.span, message);
+                            self.problem(rules::MalformedTurn, entry.value.span, message);
                             Vec::new()
                         }
                         Some(items) => items.iter().filter_map(|item| self.stage_entry(id, item)).collect(),
@@ -479,19 +487,19 @@ impl Reader<'_> {
             }
             if let Some(entry) = root.entry("expectResult") {
                 let message = "`expectResult` of a machine cassette belongs to a stage: move it under `stages.<id>`";
-                self.problem("UnknownKey", entry.key.span, message);
+                self.problem(rules::UnknownKey, entry.key.span, message);
             }
             if root.get("stage").is_some() || root.get("attempts").is_some() {
                 let span = root.entry("stages").map_or(stages.span, |e| e.key.span);
                 self.problem(
-                    "MalformedTurn",
+                    rules::MalformedTurn,
                     span,
                     "a cassette has either `stage` and `attempts` or `stages`, not both",
                 );
             }
         } else if root.get("stage").is_none() {
             self.problem(
-                "MalformedTurn",
+                rules::MalformedTurn,
                 Span::empty(root.span.start),
                 "missing `stage:` (the id of the stage this cassette replays)",
             );
@@ -514,7 +522,11 @@ impl Reader<'_> {
         if top && let Some(stage) = node.get("stage") {
             out.stage = self.string(stage, "`stage`");
             if out.stage.as_ref().is_some_and(|(id, _)| id.is_empty()) {
-                self.problem("InvalidValue", stage.span, "`stage` is empty; name the stage id this cassette replays");
+                self.problem(
+                    rules::InvalidValue,
+                    stage.span,
+                    "`stage` is empty; name the stage id this cassette replays",
+                );
             }
         }
         if let Some(interactor) = node.get("interactor")
@@ -549,7 +561,7 @@ impl Reader<'_> {
             out.attempts_span = Some(attempts.span);
             match attempts.as_seq() {
                 Some(items) => out.attempts = items.iter().map(|item| self.attempt(item)).collect(),
-                None => self.problem("MalformedTurn", attempts.span, "`attempts` is a list of `{attempt, turns}`"),
+                None => self.problem(rules::MalformedTurn, attempts.span, "`attempts` is a list of `{attempt, turns}`"),
             }
         }
         if let Some(expect) = node.get("expectResult") {
@@ -593,7 +605,7 @@ impl Reader<'_> {
         let Some(text) = node.as_str() else {
             let message =
                 format!("`$ref` is a string `#/…` (a JSON pointer into this cassette), found {}", node.type_name());
-            self.problem("InvalidValue", node.span, message);
+            self.problem(rules::InvalidValue, node.span, message);
             return;
         };
         let message = match text.strip_prefix('#') {
@@ -608,7 +620,7 @@ impl Reader<'_> {
             }
             Some(_) => return,
         };
-        self.problem("InvalidValue", node.span, message);
+        self.problem(rules::InvalidValue, node.span, message);
     }
 
     fn decision(&mut self, node: &Node) -> Option<Decision> {
@@ -633,14 +645,14 @@ impl Reader<'_> {
     fn tools(&mut self, node: &Node) -> BTreeMap<String, Vec<Fake>> {
         let mut out = BTreeMap::new();
         let Some(entries) = node.as_map() else {
-            self.problem("MalformedTurn", node.span, "`tools` maps tool names to lists of `{args, result}` fakes");
+            self.problem(rules::MalformedTurn, node.span, "`tools` maps tool names to lists of `{args, result}` fakes");
             return out;
         };
         for entry in entries {
             let Some(name) = entry.key_str() else { continue };
             let Some(items) = entry.value.as_seq() else {
                 self.problem(
-                    "MalformedTurn",
+                    rules::MalformedTurn,
                     entry.value.span,
                     format!("`tools.{name}` is a list of `{{args, result}}`"),
                 );
@@ -656,11 +668,11 @@ impl Reader<'_> {
                 let is_error = item.get("isError").and_then(|n| self.boolean(n, "`isError`")) == Some(true);
                 let args = item.get("args").map(Node::to_json);
                 if args.is_none() && any != Some(true) {
-                    self.problem("MalformedTurn", item.span, "a fake needs `args:` to match, or `anyArgs: true`");
+                    self.problem(rules::MalformedTurn, item.span, "a fake needs `args:` to match, or `anyArgs: true`");
                     continue;
                 }
                 let Some(result) = item.get("result") else {
-                    self.problem("MalformedTurn", item.span, "a fake needs the `result:` the tool returns");
+                    self.problem(rules::MalformedTurn, item.span, "a fake needs the `result:` the tool returns");
                     continue;
                 };
                 let content = result_text(result);
@@ -697,7 +709,9 @@ impl Reader<'_> {
         }
         match node.get("turns").map(|t| (t, t.as_seq())) {
             Some((_, Some(items))) => attempt.turns = items.iter().filter_map(|item| self.turn(item)).collect(),
-            Some((turns, None)) => self.problem("MalformedTurn", turns.span, "`turns` is a list of model responses"),
+            Some((turns, None)) => {
+                self.problem(rules::MalformedTurn, turns.span, "`turns` is a list of model responses")
+            }
             None => {}
         }
         if let Some(end) = node.get("expectEnd")
@@ -719,14 +733,14 @@ impl Reader<'_> {
         let reply = match (node.get("response"), node.get("error")) {
             (Some(_), Some(error)) => {
                 let span = node.entry("error").map_or(error.span, |e| e.key.span);
-                self.problem("MalformedTurn", span, "a turn has `response:` or `error:`, not both");
+                self.problem(rules::MalformedTurn, span, "a turn has `response:` or `error:`, not both");
                 None
             }
             (Some(response), None) => self.response(response),
             (None, Some(error)) => self.error(error),
             (None, None) => {
                 self.problem(
-                    "MalformedTurn",
+                    rules::MalformedTurn,
                     node.span,
                     "a turn needs the model's `response:` (or a provider `error:`)",
                 );
@@ -812,7 +826,7 @@ impl Reader<'_> {
         let items = node.get("content").and_then(Node::as_seq).unwrap_or_default();
         if let Some(bad) = node.get("content").filter(|c| c.as_seq().is_none()) {
             self.problem(
-                "MalformedTurn",
+                rules::MalformedTurn,
                 bad.span,
                 "`content` is a list of `text:`, `toolCall:` and `thinking:` blocks",
             );
@@ -836,7 +850,7 @@ impl Reader<'_> {
                 } else {
                     "a content block is `text:`, `toolCall:` or `thinking:`".to_string()
                 };
-                self.problem("MalformedTurn", item.span, message);
+                self.problem(rules::MalformedTurn, item.span, message);
                 continue;
             };
             match kind {
@@ -853,7 +867,7 @@ impl Reader<'_> {
                             "call id `{}` is used twice in this response; results, grants and expectations could not tell the calls apart",
                             tool_call.id
                         );
-                        self.problem("DuplicateCallId", span, message);
+                        self.problem(rules::DuplicateCallId, span, message);
                         continue;
                     }
                     spans.insert(tool_call.id.clone(), span);
@@ -868,7 +882,7 @@ impl Reader<'_> {
         self.mapping(node, "`toolCall` is `{id, name, args}`")?;
         self.keys(node, &["id", "name", "args", "argsRaw"], "a `toolCall`");
         let (Some(id), Some(name)) = (node.get("id"), node.get("name")) else {
-            self.problem("MalformedTurn", node.span, "a `toolCall` needs an `id` and a `name`");
+            self.problem(rules::MalformedTurn, node.span, "a `toolCall` needs an `id` and a `name`");
             return None;
         };
         let id = self.call_id(id, "a `toolCall` id");
@@ -877,7 +891,7 @@ impl Reader<'_> {
             (Some(_), Some(_)) => {
                 let span = node.entry("argsRaw").map_or(node.span, |e| e.key.span);
                 let message = "a `toolCall` has `args` (JSON) or `argsRaw` (the text as sent), not both: the runtime could not tell which the model sent";
-                self.problem("MalformedTurn", span, message);
+                self.problem(rules::MalformedTurn, span, message);
                 return None;
             }
             (Some(args), None) => (Some(args.to_json()), None),
@@ -893,7 +907,11 @@ impl Reader<'_> {
         let branch = match node.get("branch") {
             Some(branch) => self.one_of(branch, &BRANCHES, "Act branch"),
             None => {
-                self.problem("MalformedTurn", node.span, "an expectation needs the `branch:` the runtime must take");
+                self.problem(
+                    rules::MalformedTurn,
+                    node.span,
+                    "an expectation needs the `branch:` the runtime must take",
+                );
                 None
             }
         };
@@ -903,7 +921,7 @@ impl Reader<'_> {
             Some(list) => match list.as_seq() {
                 Some(items) => Some(items.iter().filter_map(|n| self.call_id(n, "a `calls` entry")).collect()),
                 None => {
-                    self.problem("MalformedTurn", list.span, "`calls` is a list of call ids");
+                    self.problem(rules::MalformedTurn, list.span, "`calls` is a list of call ids");
                     None
                 }
             },

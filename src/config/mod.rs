@@ -335,7 +335,7 @@ impl Config {
     /// The severity for `code` after `[rules]` (the code's own entry wins over its family's),
     /// or `None` when the rule is off. `current` is what the rule reported.
     pub fn severity(&self, code: &str, current: Severity) -> Option<Severity> {
-        let family = code.split_once('/').map_or(code, |(f, _)| f);
+        let family = crate::registry::family_of(code);
         match self.rules.get(code).or_else(|| self.rules.get(family)) {
             Some(Level::Off) => None,
             Some(Level::Is(severity)) => Some(*severity),
@@ -346,7 +346,7 @@ impl Config {
     /// Whether `per-file-ignores` turns `code` off for `path`.
     pub fn ignored_for(&self, path: &Path, code: &str) -> bool {
         let relative = path.strip_prefix(&self.root).unwrap_or(path);
-        let family = code.split_once('/').map_or(code, |(f, _)| f);
+        let family = crate::registry::family_of(code);
         self.per_file_ignores
             .iter()
             .any(|(set, codes)| set.is_match(relative) && codes.iter().any(|c| c == code || c == family))

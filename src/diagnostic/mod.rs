@@ -136,6 +136,6 @@ impl Diagnostic {
 
     /// The family part of the code (`sm` for `sm/UnknownTool`).
     pub fn family(&self) -> &'static str {
-        self.code.split_once('/').map_or(self.code, |(family, _)| family)
+        crate::registry::family_of(self.code)
     }
 }

@@ -63,8 +63,14 @@ impl RuleMeta {
     }
 
     pub fn family(&self) -> &'static str {
-        self.code.split_once('/').map_or(self.code, |(family, _)| family)
+        family_of(self.code)
     }
+}
+
+/// The family of a code (`sm` of `sm/UnknownField`), or the text itself when it names a
+/// family. The one place that splits a code.
+pub fn family_of(code: &str) -> &str {
+    code.split_once('/').map_or(code, |(family, _)| family)
 }
 
 /// Every family's rule table, in the order findings and listings use.

@@ -75,9 +75,7 @@ pub fn problems(file: &SourceFile, cassette: &Cassette) -> Vec<Diagnostic> {
         .problems
         .iter()
         .map(|p| {
-            let code =
-                RULES.iter().find(|r| r.code.ends_with(&format!("/{}", p.rule))).map_or(MalformedTurn, |r| r.code);
-            Diagnostic::new(code, file.id, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
+            Diagnostic::new(p.rule, file.id, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
         })
         .collect();
     call_ids(file.id, cassette, &mut out);
