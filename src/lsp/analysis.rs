@@ -10,44 +10,13 @@ use tokio::sync::watch;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageType, NumberOrString, Uri};
 
-use crate::diagnostic::Diagnostic as Finding;
 use crate::lsp::convert;
-use crate::lsp::server::{State, lock};
+use crate::lsp::state::{Analysis, State, is_untitled, lock};
 use crate::workspace::Workspace;
 use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
 
 /// The first index is cut into this many batches, each published when done.
 const BATCHES: usize = 8;
-
-/// One finished check of some scopes, with the open documents' texts.
-pub(super) struct Analysis {
-    pub(super) workspace: Workspace,
-    pub(super) diagnostics: Vec<Finding>,
-    /// The version of each open document whose text it read.
-    pub(super) versions: HashMap<PathBuf, i32>,
-}
-
-/// The scopes to re-check.
-#[derive(Default, Clone)]
-pub(super) struct Dirty {
-    /// Everything (the first index, a config change).
-    pub(super) all: bool,
-    pub(super) scopes: HashSet<PathBuf>,
-    /// Workspace folders added since: indexed whole, with progress.
-    pub(super) folders: Vec<PathBuf>,
-}
-
-impl Dirty {
-    fn is_empty(&self) -> bool {
-        !self.all && self.scopes.is_empty() && self.folders.is_empty()
-    }
-}
-
-/// An `untitled:` document (no path on disk): the server keys it by its URI as a relative path,
-/// and checks it on its own.
-pub(super) fn is_untitled(path: &Path) -> bool {
-    !path.is_absolute()
-}
 
 type Published = Vec<(Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>)>;
 

@@ -12,7 +12,7 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{MessageType, NumberOrString, ShowDocumentParams, Uri};
 
 use crate::lsp::convert;
-use crate::lsp::server::{State, lock};
+use crate::lsp::state::{State, lock};
 use crate::runtime::{Options, dry_run_path, report};
 use crate::workspace::discover::ConfigCache;
 

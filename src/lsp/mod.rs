@@ -7,6 +7,7 @@ pub mod documents;
 mod dry_run;
 mod framing;
 mod server;
+mod state;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,0 +1,153 @@
+//! What the handlers, the analysis task and the dry-run command share: the server's state
+//! under one lock, the analyses it keeps, and what is left to re-check.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::ls_types::Uri;
+
+use crate::diagnostic::Diagnostic as Finding;
+use crate::lsp::convert::{self, Encoding};
+use crate::lsp::documents::OpenDocument;
+use crate::workspace::Workspace;
+use crate::workspace::discover::scope_of;
+
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) encoding: Option<Encoding>,
+    pub(super) roots: Vec<PathBuf>,
+    pub(super) documents: HashMap<PathBuf, OpenDocument>,
+    /// The URI each open document was opened with (unsaved files have no path on disk).
+    pub(super) uris: HashMap<PathBuf, Uri>,
+    /// Bumped on every change; an analysis publishes only if nothing changed meanwhile.
+    pub(super) generation: u64,
+    /// What changed since the last analysis started.
+    pub(super) dirty: Dirty,
+    /// The newest analysis of each scope (a state machine or agent directory, or a loose file);
+    /// one analysis may cover several scopes.
+    pub(super) scoped: HashMap<PathBuf, Arc<Analysis>>,
+    /// The whole workspace has been checked once.
+    pub(super) indexed: bool,
+    /// `scope_of` for files changed so far; forgotten when files appear or disappear.
+    pub(super) scopes: HashMap<PathBuf, PathBuf>,
+    /// What each file currently shows in the client.
+    pub(super) published: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
+    /// Whether the client lets us register a file watcher at `initialized`.
+    pub(super) dynamic_watchers: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
+    pub(super) pull: bool,
+    /// A pulling client that takes `workspace/diagnostic/refresh` when results change.
+    pub(super) refresh: bool,
+    /// In pull mode, the dry-run's findings by file, returned with the next pulls until the file
+    /// is checked again (a pushing client gets them published instead).
+    pub(super) dry_run: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
+    /// The client takes ordered `documentChanges` in workspace edits.
+    pub(super) document_changes: bool,
+    /// The client renames files in workspace edits (`resourceOperations` has `rename`).
+    pub(super) rename_files: bool,
+    /// The client opens documents we ask it to (`window/showDocument`): the dry-run report.
+    pub(super) show_document: bool,
+    /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
+    pub(super) progress: bool,
+    /// Error messages already shown with `window/showMessage`.
+    pub(super) shown: std::collections::HashSet<String>,
+}
+
+impl State {
+    pub(super) fn encoding(&self) -> Encoding {
+        self.encoding.unwrap_or(Encoding::Utf16)
+    }
+
+    /// The open documents as the client named them, with their current versions.
+    pub(super) fn open(&self) -> convert::Open {
+        let versions = self.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+        convert::Open { uris: self.uris.clone(), versions }
+    }
+
+    /// Whether the scope is still the server's to check: under a workspace folder, or holding
+    /// an open document.
+    pub(super) fn wanted_scope(&self, scope: &std::path::Path) -> bool {
+        self.roots.iter().any(|root| scope.starts_with(root)) || self.documents.keys().any(|p| p.starts_with(scope))
+    }
+
+    /// Whether the stored analysis covering the open document at `path` read its current text.
+    pub(super) fn fresh(&self, path: &std::path::Path) -> bool {
+        let Some(doc) = self.documents.get(path) else { return false };
+        self.analysis_for(path).is_some_and(|analysis| analysis.versions.get(path) == Some(&doc.version))
+    }
+
+    /// The freshest analysis that covers `path`: that of the nearest analysed scope at or above
+    /// it (map lookups only; requests must not touch the file system).
+    pub(super) fn analysis_for(&self, path: &std::path::Path) -> Option<Arc<Analysis>> {
+        if is_untitled(path) {
+            return self.scoped.get(path).cloned();
+        }
+        path.ancestors()
+            .find_map(|scope| self.scoped.get(scope))
+            // A breakdown config's scope is its agent directory, not an ancestor.
+            .or_else(|| self.scoped.get(&scope_of(path)))
+            .cloned()
+    }
+
+    /// Marks what the config at `path` governs for re-checking: the analysed scopes below its
+    /// directory or holding it, the open documents below it, and the config's own scope.
+    pub(super) fn dirty_governed(&mut self, path: &std::path::Path) {
+        let dir = path.parent().unwrap_or(path).to_path_buf();
+        let mut scopes: Vec<PathBuf> =
+            self.scoped.keys().filter(|s| s.starts_with(&dir) || dir.starts_with(s)).cloned().collect();
+        let open: Vec<PathBuf> = self.documents.keys().filter(|p| p.starts_with(&dir)).cloned().collect();
+        scopes.extend(open.iter().map(|p| self.scope(p)));
+        scopes.push(self.scope(path));
+        self.dirty.scopes.extend(scopes);
+    }
+
+    /// The scope of `path`, remembered: it changes only when files appear or disappear, which
+    /// the file watcher reports (and clears the memory), so a keystroke costs no file-system call.
+    pub(super) fn scope(&mut self, path: &std::path::Path) -> PathBuf {
+        if is_untitled(path) {
+            return path.to_path_buf();
+        }
+        if let Some(scope) = self.scopes.get(path) {
+            return scope.clone();
+        }
+        let scope = scope_of(path);
+        self.scopes.insert(path.to_path_buf(), scope.clone());
+        scope
+    }
+}
+
+/// One finished check of some scopes, with the open documents' texts.
+pub(super) struct Analysis {
+    pub(super) workspace: Workspace,
+    pub(super) diagnostics: Vec<Finding>,
+    /// The version of each open document whose text it read.
+    pub(super) versions: HashMap<PathBuf, i32>,
+}
+
+/// The scopes to re-check.
+#[derive(Default, Clone)]
+pub(super) struct Dirty {
+    /// Everything (the first index, a config change).
+    pub(super) all: bool,
+    pub(super) scopes: HashSet<PathBuf>,
+    /// Workspace folders added since: indexed whole, with progress.
+    pub(super) folders: Vec<PathBuf>,
+}
+
+impl Dirty {
+    pub(super) fn is_empty(&self) -> bool {
+        !self.all && self.scopes.is_empty() && self.folders.is_empty()
+    }
+}
+
+/// An `untitled:` document (no path on disk): the server keys it by its URI as a relative path,
+/// and checks it on its own.
+pub(super) fn is_untitled(path: &Path) -> bool {
+    !path.is_absolute()
+}
+
+pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    // A panic while holding the lock must not take the server down with it.
+    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
