@@ -39,7 +39,8 @@ fn cases() -> Vec<(String, PathBuf)> {
     out
 }
 
-fn run_case(code: &str, case: &Path) -> (String, Vec<&'static str>) {
+/// A case's `full` output and its findings as (code, whether it offers a fix).
+fn run_case(code: &str, case: &Path) -> (String, Vec<(&'static str, bool)>) {
     let own = case.join("stagelint.toml");
     if own.is_file() && stagelint::config::Config::load(&own).is_err() {
         // A config that cannot be used: checked as the language server checks (reading the
@@ -47,23 +48,31 @@ fn run_case(code: &str, case: &Path) -> (String, Vec<&'static str>) {
         let mut configs = ConfigCache::for_editor(&HashMap::new());
         let workspace = discover(&[case.to_path_buf()], &mut configs).expect("tolerant discovery");
         let diagnostics = stagelint::check::check(&workspace);
-        return (render_full(&workspace, &diagnostics), diagnostics.iter().map(|d| d.code).collect());
+        return (
+            render_full(&workspace, &diagnostics),
+            diagnostics.iter().map(|d| (d.code, d.fix.is_some())).collect(),
+        );
     }
     let config = only(fixture_config(case), code);
     let (workspace, diagnostics) = check_with(&[case.to_path_buf()], config);
-    (render_full(&workspace, &diagnostics), diagnostics.iter().map(|d| d.code).collect())
+    (render_full(&workspace, &diagnostics), diagnostics.iter().map(|d| (d.code, d.fix.is_some())).collect())
 }
 
 #[test]
 fn bad_fixtures_fire_and_match_snapshots() {
     let mut failures = Vec::new();
+    // Per code: whether some bad fixture's finding of it offers a fix.
+    let mut fixed: HashMap<&str, bool> = HashMap::new();
     for (code, case) in cases() {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         if !name.starts_with("bad") {
             continue;
         }
         let (rendered, codes) = run_case(&code, &case);
-        if !codes.iter().any(|c| *c == code) {
+        for (found, has_fix) in &codes {
+            *fixed.entry(found).or_default() |= *has_fix;
+        }
+        if !codes.iter().any(|(c, _)| *c == code) {
             failures.push(format!("{}: expected {code} to fire, got {codes:?}", case.display()));
             continue;
         }
@@ -71,6 +80,19 @@ fn bad_fixtures_fire_and_match_snapshots() {
         insta::with_settings!({ snapshot_path => "snapshots/rules", prepend_module_to_snapshot => false, description => case.display().to_string() }, {
             insta::assert_snapshot!(snapshot, rendered);
         });
+    }
+    // `RuleMeta.fixable` says what the fixtures show: a rule marked fixable offers a fix on some
+    // bad fixture, and a rule not marked offers none.
+    for rule in stagelint::registry::all_rules() {
+        let offers = fixed.get(rule.code).copied().unwrap_or(false);
+        if offers != rule.fixable {
+            failures.push(format!(
+                "{}: `fixable` is {} but its bad fixtures {} a fix",
+                rule.code,
+                rule.fixable,
+                if offers { "offer" } else { "never offer" }
+            ));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -312,8 +312,12 @@ struct Reader<'d> {
 }
 
 /// The Assert outcomes a cassette may script or expect.
-const VERDICTS: [&str; 4] = ["ok", "retry", "skip", "fail"];
-const STOPS: [&str; 4] = ["end_turn", "tool_use", "max_tokens", "refusal"];
+/// The values of each closed key, for the reader and the editor alike.
+pub const VERDICTS: [&str; 4] = ["ok", "retry", "skip", "fail"];
+pub const STOPS: [&str; 4] = ["end_turn", "tool_use", "max_tokens", "refusal"];
+pub const DECISIONS: [&str; 3] = ["approve", "deny", "defer"];
+pub const DRIFT_MODES: [&str; 2] = ["warn", "fail"];
+pub const GATE_OUTCOMES: [&str; 3] = ["proceed", "retry", "skip"];
 const BLOCKS: [&str; 3] = ["text", "toolCall", "thinking"];
 const FINGERPRINTS: [&str; 3] = ["system", "tools", "messages"];
 
@@ -542,7 +546,7 @@ impl Reader<'_> {
         {
             self.keys(matching, &["onDrift"], "`match`");
             if let Some(on_drift) = matching.get("onDrift") {
-                out.drift_fails = self.one_of(on_drift, &["warn", "fail"], "`onDrift`").map(|(v, _)| v == "fail");
+                out.drift_fails = self.one_of(on_drift, &DRIFT_MODES, "`onDrift`").map(|(v, _)| v == "fail");
             }
         }
         if let Some(gate) = node.get("checkGate") {
@@ -624,7 +628,7 @@ impl Reader<'_> {
     }
 
     fn decision(&mut self, node: &Node) -> Option<Decision> {
-        let (text, _) = self.one_of(node, &["approve", "deny", "defer"], "grant decision")?;
+        let (text, _) = self.one_of(node, &DECISIONS, "grant decision")?;
         Some(match text.as_str() {
             "approve" => Decision::Approve,
             "defer" => Decision::Defer,
@@ -633,7 +637,7 @@ impl Reader<'_> {
     }
 
     fn gate(&mut self, node: &Node) -> Option<(Gate, Span)> {
-        let (text, span) = self.one_of(node, &["proceed", "retry", "skip"], "CheckGate outcome")?;
+        let (text, span) = self.one_of(node, &GATE_OUTCOMES, "CheckGate outcome")?;
         let gate = match text.as_str() {
             "retry" => Gate::Retry,
             "skip" => Gate::Skip,

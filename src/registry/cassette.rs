@@ -7,7 +7,7 @@ declare_rules! { "cassette", "../runtime/lint/docs/";
     InvalidVersion => Error;
     MalformedTurn => Error;
     InvalidValue => Error, fix = true;
-    UnknownStage => Error;
+    UnknownStage => Error, fix = true;
     UnknownCallId => Error;
     DuplicateCallId => Error;
     UnknownTool => Warning, fix = true;

@@ -38,7 +38,7 @@ declare_rules! { "lastlight", "../families/lastlight/docs/";
     // Templates.
     NestedIf => Warning;
     UnbalancedIf => Warning;
-    UnknownHelper => Warning;
+    UnknownHelper => Warning, fix = true;
     TemplateSyntax => Warning, fix = true;
     UnknownVariable => Warning, fix = true;
     PhaseOrder => Warning;

@@ -5,7 +5,7 @@ use crate::registry::declare_rules;
 declare_rules! { "sm", "../families/sm/docs/";
     FrontmatterSyntax => Error;
     MissingRequiredField => Error, fix = true;
-    FieldType => Error;
+    FieldType => Error, fix = true;
     InvalidStageId => Error, fix = true;
     DuplicateStageId => Error;
     StageTurnCapTooLow => Error;

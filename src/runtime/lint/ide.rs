@@ -1,7 +1,7 @@
 //! Editor features for cassettes: values after a key (works on half-typed YAML: it reads the
 //! line, not the tree), key documentation on hover, and `stage:` → the stage definition.
 
-use crate::cassette::{ACT_ENDS, BRANCHES, OUTCOMES};
+use crate::cassette::{ACT_ENDS, BRANCHES, DECISIONS, DRIFT_MODES, GATE_OUTCOMES, OUTCOMES, STOPS, VERDICTS};
 use crate::editor::schema::{Schema, Step};
 use crate::editor::yaml_lines::{self, Place};
 use crate::editor::{CompletionItem, CompletionKind, Cursor, HoverInfo, Target};
@@ -16,21 +16,13 @@ const KEYS: &[(&str, &[&str], &str)] = &[
     ("ctx", &[], "The StageContext given to Setup: SM fields, `upstream`, pinned `workflowRunId`/`stageExecutionId`."),
     (
         "grantStageTool",
-        &["deny", "approve", "defer"],
+        &DECISIONS,
         "How out-of-envelope tool calls are answered when a turn has no `grant:` (default: deny, as with no interactor).",
     ),
-    (
-        "onDrift",
-        &["warn", "fail"],
-        "What a changed request fingerprint does: a warning, or a failure (also `--strict`).",
-    ),
-    ("checkGate", &["proceed", "retry", "skip"], "The scripted CheckGate outcome; anything but `proceed` skips Act."),
-    (
-        "assert",
-        &["ok", "retry", "skip", "fail"],
-        "A scripted Assert outcome (the SM's assert hook); default: `capHit ? retry : ok`.",
-    ),
-    ("stop", &["tool_use", "end_turn", "max_tokens", "refusal"], "Why the model stopped."),
+    ("onDrift", &DRIFT_MODES, "What a changed request fingerprint does: a warning, or a failure (also `--strict`)."),
+    ("checkGate", &GATE_OUTCOMES, "The scripted CheckGate outcome; anything but `proceed` skips Act."),
+    ("assert", &VERDICTS, "A scripted Assert outcome (the SM's assert hook); default: `capHit ? retry : ok`."),
+    ("stop", &STOPS, "Why the model stopped."),
     ("branch", &BRANCHES, "The Act branch the runtime must take for this turn."),
     (
         "outcome",

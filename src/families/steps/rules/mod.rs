@@ -1,14 +1,17 @@
 //! The `steps/` rules, grouped by what they look at. Each group is `check(&Agent, out)`.
 
 mod agent_json;
+mod declared_schema;
 mod entry;
 pub(super) mod files;
 mod flow;
 mod gate;
+mod keys;
 mod prompts;
 mod reach;
 mod structure;
 mod transitions;
+mod uv;
 mod validators;
 
 use crate::diagnostic::Diagnostic;
@@ -25,6 +28,7 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let index = flow::StepIndex::new(agent);
     let live = reach::live(agent, &index);
     files::check(agent, &live, out);
+    keys::check(agent, out);
     entry::check(agent, out);
     structure::check(agent, out);
     agent_json::check(agent, out);
@@ -32,7 +36,8 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     transitions::check(agent, &index, out);
     flow::check(agent, &index, out);
     validators::check(agent, out);
+    uv::check(agent, &index, &live, out);
     prompts::check(agent, &index, &live, out);
     // Last: it skips what the rules above already report.
-    files::check_schema_violations(agent, out);
+    declared_schema::check_schema_violations(agent, out);
 }
