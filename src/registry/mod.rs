@@ -135,15 +135,30 @@ pub fn code_hint(code: &str, families: bool) -> String {
 /// working with the old one.
 pub const RENAMED: &[(&str, &str)] = &[("lastlight/SkillFrontmatter", "stagelint/SkillFrontmatter")];
 
-/// The rule for `code`, or for an alias of it (`steps/R-A6`), or for its old name.
+/// The rule for `code`, or for an alias of it (`steps/R-A6`), or for its old name. Every
+/// finding asks (for its default severity and its config level), so it is a map lookup.
 pub fn rule(code: &str) -> Option<&'static RuleMeta> {
-    all_rules()
-        .find(|rule| rule.code == code)
-        .or_else(|| {
-            let (family, name) = code.split_once('/')?;
-            all_rules().find(|rule| rule.family() == family && rule.aliases.contains(&name))
-        })
-        .or_else(|| RENAMED.iter().find(|(old, _)| *old == code).and_then(|(_, new)| rule(new)))
+    static BY_CODE: std::sync::OnceLock<std::collections::HashMap<String, &'static RuleMeta>> =
+        std::sync::OnceLock::new();
+    let by_code = BY_CODE.get_or_init(|| {
+        let mut map = std::collections::HashMap::new();
+        // Aliases and old names first, so a real code always wins over them.
+        for rule in all_rules() {
+            for alias in rule.aliases {
+                map.insert(format!("{}/{alias}", rule.family()), rule);
+            }
+        }
+        for (old, new) in RENAMED {
+            if let Some(rule) = all_rules().find(|r| r.code == *new) {
+                map.insert(old.to_string(), rule);
+            }
+        }
+        for rule in all_rules() {
+            map.insert(rule.code.to_string(), rule);
+        }
+        map
+    });
+    by_code.get(code).copied()
 }
 
 pub fn is_family(name: &str) -> bool {
