@@ -293,7 +293,7 @@ fn completes_keys_of_transition_rules_and_output_schema_refs() {
     let f = registry_at("\"failurePattern\": \"git-dirty\",$0");
     assert_eq!(labels(&f.completions()), ["recoverableByDefault", "path", "semanticConfig"]);
     let f = registry_at("\"onFailure\": { \"action\": \"retry\", \"maxAttempts\": 3 }$0");
-    assert_eq!(labels(&f.completions()), ["outputSchemaRef", "description"]);
+    assert_eq!(labels(&f.completions()), ["outputSchemaRef", "description", "outputSchema"]);
 }
 
 #[test]

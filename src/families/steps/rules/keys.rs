@@ -308,3 +308,84 @@ fn unknown_key(file: FileId, mapping: &Node, key_node: &Node, key: &str, object:
     };
     Diagnostic::new(UnknownKey, file, key_node.span, message).with_suggestion(key_node.span, KeyGuess::rename(guess))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    /// `node` with `$ref`s followed and `anyOf`/`oneOf`/`allOf` branches merged: the
+    /// properties, `additionalProperties` and `items` a value at that place may have.
+    fn resolve<'s>(root: &'s Value, node: &'s Value) -> Vec<&'s Value> {
+        if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
+            let pointer = reference.trim_start_matches('#');
+            return resolve(root, root.pointer(pointer).unwrap_or_else(|| panic!("{reference} resolves")));
+        }
+        let mut out = vec![node];
+        for key in ["anyOf", "oneOf", "allOf"] {
+            for branch in node.get(key).and_then(Value::as_array).into_iter().flatten() {
+                out.extend(resolve(root, branch));
+            }
+        }
+        out
+    }
+
+    /// Walks the key table beside the JSON Schema and lists where their keys differ.
+    fn compare(root: &Value, shape: Shape, node: &Value, path: &str, out: &mut Vec<String>) {
+        let nodes = resolve(root, node);
+        match shape {
+            Shape::Any => {}
+            Shape::Object(object) => {
+                let mut schema: Vec<&str> = nodes
+                    .iter()
+                    .filter_map(|n| n.get("properties")?.as_object())
+                    .flat_map(|p| p.keys())
+                    .map(String::as_str)
+                    .collect();
+                schema.sort_unstable();
+                schema.dedup();
+                let mut table: Vec<&str> =
+                    object.fields.iter().map(|(k, _)| *k).chain(object.legacy.iter().copied()).collect();
+                table.sort_unstable();
+                if schema != table {
+                    out.push(format!("{path}: the table has {table:?}, the schema {schema:?}"));
+                }
+                for (key, field) in object.fields {
+                    let property = nodes.iter().find_map(|n| n.get("properties")?.get(*key));
+                    match property {
+                        Some(property) => compare(root, *field, property, &format!("{path}.{key}"), out),
+                        None => {}
+                    }
+                }
+            }
+            Shape::MapOf(inner) => {
+                match nodes.iter().find_map(|n| n.get("additionalProperties").filter(|v| v.is_object())) {
+                    Some(values) => compare(root, *inner, values, &format!("{path}.*"), out),
+                    None => out.push(format!(
+                        "{path}: the table maps names to values; the schema has no additionalProperties"
+                    )),
+                }
+            }
+            Shape::ListOf(inner) => match nodes.iter().find_map(|n| n.get("items")) {
+                Some(items) => compare(root, *inner, items, &format!("{path}[]"), out),
+                None => out.push(format!("{path}: the table lists values; the schema has no items")),
+            },
+        }
+    }
+
+    /// The key table and the shipped JSON Schemas name the same keys at every place the table
+    /// walks: a key added to one is added to the other (editors complete from the schemas).
+    #[test]
+    fn the_key_tables_and_the_shipped_schemas_agree() {
+        for (shape, text, name) in [
+            (&REGISTRY, include_str!("../../../../schemas/steps-registry.schema.json"), "steps-registry"),
+            (&AGENT_JSON, include_str!("../../../../schemas/agent.schema.json"), "agent"),
+        ] {
+            let root: Value = serde_json::from_str(text).expect("schema is JSON");
+            let mut differences = Vec::new();
+            compare(&root, Shape::Object(shape), &root, name, &mut differences);
+            assert!(differences.is_empty(), "{}", differences.join("\n"));
+        }
+    }
+}
