@@ -353,9 +353,8 @@ mod tests {
                 }
                 for (key, field) in object.fields {
                     let property = nodes.iter().find_map(|n| n.get("properties")?.get(*key));
-                    match property {
-                        Some(property) => compare(root, *field, property, &format!("{path}.{key}"), out),
-                        None => {}
+                    if let Some(property) = property {
+                        compare(root, *field, property, &format!("{path}.{key}"), out);
                     }
                 }
             }
