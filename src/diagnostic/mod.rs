@@ -1,6 +1,6 @@
 //! The one diagnostic type, severities, fixes and suppressions.
 
-pub mod suppress;
+pub(crate) mod suppress;
 
 use serde::Serialize;
 

@@ -3,8 +3,8 @@
 //! place in a half-typed file (`yaml_lines`) and the docs of the shipped schemas (`schema`).
 //! The families answer in these terms; `ide` asks every family, and `lsp/` converts.
 
-pub mod schema;
-pub mod yaml_lines;
+pub(crate) mod schema;
+pub(crate) mod yaml_lines;
 
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 //! Each feature asks every family (`Family` has a default, empty implementation of each), so a
 //! family added later gets completion, hover, navigation and rename without server changes.
 
-pub mod actions;
+pub(crate) mod actions;
 pub mod config;
 pub mod hover;
 pub mod lens;

@@ -2,8 +2,8 @@
 //! decides what is wrong; it keeps documents, schedules analysis and converts results.
 
 mod analysis;
-pub mod convert;
-pub mod documents;
+pub(crate) mod convert;
+pub(crate) mod documents;
 mod dry_run;
 mod framing;
 mod server;

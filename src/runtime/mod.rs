@@ -4,18 +4,18 @@
 //! It reads definitions from the [`Workspace`] (already in memory) and answers every tool
 //! from the cassette: no network, no shell, no file system.
 
-pub mod engine;
-pub mod events;
+pub(crate) mod engine;
+pub(crate) mod events;
 pub mod import;
-pub mod lint;
+pub(crate) mod lint;
 mod machine;
 pub mod messages;
-pub mod owners;
+pub(crate) mod owners;
 #[cfg(feature = "record")]
 pub mod record;
 pub mod recording;
 pub mod report;
-pub mod stage;
+pub(crate) mod stage;
 mod target;
 
 pub use target::MACHINE_CASSETTES;

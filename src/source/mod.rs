@@ -2,8 +2,8 @@
 
 pub mod frontmatter;
 pub mod json;
-pub mod line_index;
-pub mod node;
+pub(crate) mod line_index;
+pub(crate) mod node;
 pub mod read;
 pub mod yaml;
 pub mod yaml_write;

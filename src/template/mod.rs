@@ -1,8 +1,8 @@
 //! Template parsers with spans: stage bodies (`{{ctx.x}}` and `${ctx.x}`), C3L prompts, Last
 //! Light prompts and its `until:` conditions.
 
-pub mod c3l;
+pub(crate) mod c3l;
 pub mod lastlight;
-pub mod markdown;
+pub(crate) mod markdown;
 pub mod stage;
 pub mod until;

@@ -2,7 +2,7 @@
 //! templates they name, and agent skills.
 
 mod ide;
-pub mod model;
+pub(crate) mod model;
 mod rules;
 pub mod schema;
 

@@ -9,7 +9,7 @@ use crate::source::{Node, Span, SyntaxError, yaml};
 use crate::workspace::SourceFile;
 use crate::workspace::lastlight::phase_nodes;
 pub use crate::workspace::lastlight::{
-    PathProblem, Ref, is_cron, is_valid_skill_name, prompt_base, prompt_references, resolve_prompt, skill_candidates,
+    PathProblem, is_cron, is_valid_skill_name, prompt_base, prompt_references, resolve_prompt, skill_candidates,
     skill_references,
 };
 
@@ -372,17 +372,3 @@ pub const EVENT_VARIABLES: &[(&str, &str)] = &[
     ("cycle", "The current review cycle (loop messages only)."),
     ("maxCycles", "`loop.max_cycles` (loop messages only)."),
 ];
-
-/// The documentation of a context variable the engine sets, if it is one.
-pub fn variable_doc(name: &str, head: bool) -> Option<&'static str> {
-    let engine: &[(&str, &str)] = if head { HEAD_VARIABLES } else { &[] };
-    let pr: &[(&str, &str)] = if head { PR_VARIABLES } else { &[] };
-    BASE_VARIABLES
-        .iter()
-        .chain(engine)
-        .chain(pr)
-        .chain(LOOP_VARIABLES)
-        .chain(EVENT_VARIABLES)
-        .find(|(n, _)| *n == name)
-        .map(|(_, doc)| *doc)
-}

@@ -1,8 +1,8 @@
 //! The `sm/` family: stud-cli state-machine stage definitions and their `sm.yaml`.
 
 mod ide;
-pub mod model;
-pub mod roles;
+pub(crate) mod model;
+pub(crate) mod roles;
 mod rules;
 
 use std::collections::HashMap;

@@ -2,9 +2,9 @@
 //! schemas, C3L prompts and the breakdown config. Codes are climpt's own where it has one.
 
 mod ide;
-pub mod model;
+pub(crate) mod model;
 mod rules;
-pub mod schema_ref;
+pub(crate) mod schema_ref;
 
 use std::collections::HashMap;
 

@@ -29,7 +29,7 @@ impl<'a> Loc<'a> {
 #[derive(Clone, Debug)]
 pub enum SchemaError<'a> {
     /// `outputSchemaRef.file` (or a `$ref` file part) names no file under `schemas/`.
-    FileMissing { name: String },
+    FileMissing,
     /// `outputSchemaRef.schema` names nothing in the file.
     NameMissing { name: String },
     /// `##/...` and other malformed identifiers.
@@ -49,8 +49,8 @@ const MAX_SEARCHED_NODES: usize = 4096;
 /// Finds `outputSchemaRef` `{file, schema}`: `schema` is a bare name looked up in `definitions`,
 /// then `$defs`, then the top level, or a `#/definitions/x` / `#/$defs/x` pointer.
 pub fn step_schema<'a>(agent: &Agent<'a, 'a>, file: &str, schema: &str) -> Result<Loc<'a>, SchemaError<'a>> {
-    let doc = agent.schema_file(file).ok_or_else(|| SchemaError::FileMissing { name: file.to_string() })?;
-    let root = doc.root.as_ref().ok_or_else(|| SchemaError::FileMissing { name: file.to_string() })?;
+    let doc = agent.schema_file(file).ok_or(SchemaError::FileMissing)?;
+    let root = doc.root.as_ref().ok_or(SchemaError::FileMissing)?;
     if schema.starts_with("##") {
         return Err(SchemaError::Malformed { name: schema.to_string() });
     }

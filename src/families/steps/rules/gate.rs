@@ -374,7 +374,7 @@ fn output_schema<'a>(agent: &Agent<'a, 'a>, step: &Step<'a>, out: &mut Vec<Diagn
         if step.gate().is_some() { "fatal at agent start" } else { "the step fails at its first iteration" };
     match schema_ref::step_schema(agent, file_name, schema) {
         Ok(loc) => Some(loc),
-        Err(SchemaError::FileMissing { .. }) => {
+        Err(SchemaError::FileMissing) => {
             // A schema file that does not parse is reported as JsonSyntax in that file.
             if agent.schema_file(file_name).is_none() && expects_schema_files(agent) {
                 out.push(schema_file_missing(agent, file_name, file_node.span, consequence));
