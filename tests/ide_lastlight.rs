@@ -156,6 +156,36 @@ fn references_of_a_phase_span_the_workflow_and_its_prompts() {
     assert!(shown.iter().all(|(_, text)| text == "plan"));
 }
 
+/// A phase merging another (`<<: *shared`) shares its `depends_on` and message text: each place
+/// is one reference and one edit, however many phases read it.
+#[test]
+fn merged_phases_list_each_place_once() {
+    let workflow = "name: build
+phases:
+  - name: plan
+    prompt: prompts/plan.md
+  - &shared
+    name: execute
+    depends_on: [plan]
+    messages:
+      on_success: \"Done after ${plan.output}\"
+  - name: review
+    messages:
+      on_success: \"Reviewed ${plan.output}\"
+  - <<: *shared
+    name: ship
+";
+    let f = fixture(&[("workflows/build.yaml", &with_cursor(workflow, "name: plan", 7))]);
+    let references = ide::references(&f.workspace, f.at());
+    let mut places: Vec<(u32, usize)> = references.iter().map(|t| (t.file.0, t.span.start)).collect();
+    places.sort();
+    places.dedup();
+    assert_eq!(places.len(), references.len(), "each place once: {references:?}");
+    assert_eq!(references.len(), 3, "depends_on and two messages: {references:?}");
+    let edits = ide::rename(&f.workspace, f.at(), "design").expect("rename");
+    assert_eq!(edits.len(), 4, "the definition and the three uses: {edits:?}");
+}
+
 #[test]
 fn rename_a_phase_across_the_workflow_and_prompts() {
     let f = fixture(&[("workflows/prompts/execute.md", &with_cursor(EXECUTE, "plan.output", 1))]);

@@ -1,8 +1,10 @@
 //! The editor vocabulary, as plain data on byte offsets: a cursor, what can be typed there,
-//! where a name is defined, an outline entry; and the readers families share to find their
-//! place in a half-typed file (`yaml_lines`) and the docs of the shipped schemas (`schema`).
+//! where a name is defined, an outline entry; the one model of a name's definitions, uses and
+//! rename (`occurrence`); and the readers families share to find their place in a half-typed
+//! file (`yaml_lines`) and the docs of the shipped schemas (`schema`).
 //! The families answer in these terms; `ide` asks every family, and `lsp/` converts.
 
+pub(crate) mod occurrence;
 pub(crate) mod schema;
 pub(crate) mod yaml_lines;
 

@@ -6,7 +6,8 @@ mod locate;
 
 use std::path::PathBuf;
 
-use crate::diagnostic::{Edit, FileId};
+use crate::diagnostic::FileId;
+use crate::editor::occurrence::{self, Occurrence, Role};
 use crate::editor::{
     CompletionItem, CompletionKind, Cursor, Fold, HoverInfo, Link, RenameResult, Symbol, SymbolKind, Target,
 };
@@ -16,15 +17,6 @@ use crate::source::{Node, Span};
 use crate::template::lastlight::{self as tpl, Engine, TagKind};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use locate::Place;
-
-/// A phase name written somewhere: its definition, a `depends_on` entry or a template reference.
-#[derive(Clone, Debug)]
-struct Occurrence {
-    file: FileId,
-    span: Span,
-    name: String,
-    definition: bool,
-}
 
 /// The workflows a file belongs to: itself, or those whose phases use it as a prompt.
 fn workflows_of<'w>(workspace: &'w Workspace, file: &SourceFile) -> Vec<WorkflowDoc<'w>> {
@@ -60,28 +52,29 @@ fn inner(text: &str, node: &Node) -> Span {
     model::template_region(text, node)
 }
 
-/// Every occurrence of a phase name in a workflow and its prompt files.
+/// Every occurrence of a phase name in a workflow and its prompt files: its definition (the
+/// phase's `name`), `depends_on` entries, conditions and template references.
 fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
     let Some(root) = doc.root.as_ref() else { return Vec::new() };
     let text = &doc.file.text;
     let phases = model::phases(root);
     let names: Vec<&str> = phases.iter().filter_map(Phase::name).collect();
     let mut out = Vec::new();
-    let mut push = |file: FileId, span: Span, name: &str, definition: bool| {
+    let mut push = |file: FileId, span: Span, name: &str, role: Role| {
         if names.contains(&name) {
-            out.push(Occurrence { file, span, name: name.to_string(), definition });
+            out.push(Occurrence { name: name.to_string(), file, span, hit: span, role });
         }
     };
     for phase in &phases {
         if let Some(node) = phase.name_node() {
-            push(doc.file.id, inner(text, node), node.as_str().unwrap_or_default(), true);
+            push(doc.file.id, inner(text, node), node.as_str().unwrap_or_default(), Role::Definition);
         }
         for dep in phase.depends_on() {
-            push(doc.file.id, inner(text, dep), dep.as_str().unwrap_or_default(), false);
+            push(doc.file.id, inner(text, dep), dep.as_str().unwrap_or_default(), Role::Reference);
         }
         for condition in conditions(phase) {
             for (span, name) in phase_outputs_read(text, inner(text, condition)) {
-                push(doc.file.id, span, name, false);
+                push(doc.file.id, span, name, Role::Reference);
             }
         }
     }
@@ -108,7 +101,7 @@ fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
                 _ => None,
             };
             if let Some(segment) = segment {
-                push(file, segment.span, &segment.name, false);
+                push(file, segment.span, &segment.name, Role::Reference);
             }
         }
     }
@@ -154,7 +147,7 @@ fn occurrence_at(workspace: &Workspace, at: Cursor) -> Option<(Occurrence, Vec<O
     let file = workspace.file(at.file);
     for doc in workflows_of(workspace, file) {
         let all = occurrences(workspace, &doc);
-        if let Some(hit) = all.iter().find(|o| o.file == at.file && o.span.contains(at.offset)).cloned() {
+        if let Some(hit) = occurrence::at(&all, at).cloned() {
             return Some((hit, all));
         }
     }
@@ -163,11 +156,7 @@ fn occurrence_at(workspace: &Workspace, at: Cursor) -> Option<(Occurrence, Vec<O
 
 pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     if let Some((hit, all)) = occurrence_at(workspace, at) {
-        return all
-            .iter()
-            .filter(|o| o.definition && o.name == hit.name)
-            .map(|o| Target { file: o.file, span: o.span })
-            .collect();
+        return occurrence::definitions(&all, &hit);
     }
     let cron = cron_workflow(workspace, at);
     if !cron.is_empty() {
@@ -213,19 +202,18 @@ fn cron_workflow(workspace: &Workspace, at: Cursor) -> Vec<Target> {
 pub(super) fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     let Some((hit, all)) = occurrence_at(workspace, at) else { return Vec::new() };
     // Uses only: the server adds the declaration (`definitions`) when the client asks for it.
-    let mut out: Vec<Target> = all
-        .iter()
-        .filter(|o| o.name == hit.name && !o.definition)
-        .map(|o| Target { file: o.file, span: o.span })
-        .collect();
-    out.dedup();
-    out
+    occurrence::references(&all, &hit)
 }
 
 pub(super) fn prepare_rename(workspace: &Workspace, at: Cursor) -> Option<Result<Span, String>> {
-    if let Some((hit, _)) = occurrence_at(workspace, at) {
-        return Some(Ok(hit.span));
-    }
+    let hit = occurrence_at(workspace, at).map(|(hit, _)| hit);
+    let refusal = if hit.is_some() { String::new() } else { refusal(workspace, at)? };
+    Some(occurrence::prepare_rename(hit.as_ref(), || refusal))
+}
+
+/// Why the template tag under the cursor cannot be renamed; `None` off any tag of a workflow or
+/// prompt (nothing of this family).
+fn refusal(workspace: &Workspace, at: Cursor) -> Option<String> {
     let file = workspace.file(at.file);
     if !matches!(file.kind, FileKind::Workflow | FileKind::WorkflowPrompt) {
         return None;
@@ -233,27 +221,24 @@ pub(super) fn prepare_rename(workspace: &Workspace, at: Cursor) -> Option<Result
     let tags = tpl::parse(&file.text, 0, engine(file));
     let tag = tags.iter().find(|t| t.span.contains(at.offset))?;
     let name = tpl::reads(tag).and_then(|p| p.first()).map(|s| s.name.clone()).unwrap_or_default();
-    Some(Err(format!("`{name}` is not a phase name of a workflow using this file; only phase names can be renamed")))
+    Some(format!("`{name}` is not a phase name of a workflow using this file; only phase names can be renamed"))
 }
 
 pub(super) fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> Option<RenameResult> {
     let (hit, all) = occurrence_at(workspace, at)?;
-    if new_name.is_empty() || !new_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Some(Err(format!(
-            "`{new_name}` cannot be a phase name: `${{name.output}}` only matches letters, digits and `_`"
-        )));
+    Some(occurrence::rename(&all, &hit, new_name, |new| check_new_name(&all, new)))
+}
+
+/// Whether `new` may be a phase name of the workflow: what `${name.output}` matches, and no
+/// phase's name yet (the renamed one's included).
+fn check_new_name(all: &[Occurrence], new: &str) -> Result<(), String> {
+    if new.is_empty() || !new.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("`{new}` cannot be a phase name: `${{name.output}}` only matches letters, digits and `_`"));
     }
-    if all.iter().any(|o| o.definition && o.name == new_name) {
-        return Some(Err(format!("a phase named `{new_name}` already exists")));
+    if all.iter().any(|o| o.is_definition() && o.name == new) {
+        return Err(format!("a phase named `{new}` already exists"));
     }
-    let mut edits: Vec<(FileId, Edit)> = all
-        .iter()
-        .filter(|o| o.name == hit.name)
-        .map(|o| (o.file, Edit { span: o.span, replacement: new_name.to_string() }))
-        .collect();
-    edits.sort_by_key(|(file, edit)| (*file, edit.span));
-    edits.dedup();
-    Some(Ok(edits))
+    Ok(())
 }
 
 pub(super) fn symbols(workspace: &Workspace, file: FileId) -> Vec<Symbol> {

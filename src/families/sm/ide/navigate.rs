@@ -6,7 +6,8 @@
 //! `stage.x` to the key, a declared `ctx.x` to its `sm.yaml` declaration.
 
 use super::{Scope, declared_in, schema_at, unquoted};
-use crate::diagnostic::{Edit, FileId};
+use crate::diagnostic::FileId;
+use crate::editor::occurrence::{self, Occurrence, Role};
 use crate::editor::{Cursor, RenameResult, Target};
 use crate::families::sm::model::StageDoc;
 use crate::source::Span;
@@ -14,65 +15,45 @@ use crate::template::stage::{Segment, TagKind};
 use crate::util::is_kebab_case;
 use crate::workspace::{SourceFile, Workspace};
 
-/// A stage id written in the state machine.
-struct Occurrence {
-    file: FileId,
-    /// The id's text without quotes.
-    span: Span,
-    /// The whole scalar, quotes included (what the cursor may be on).
-    node: Span,
-    id: String,
-    declaration: bool,
-}
-
-impl Occurrence {
-    fn target(&self) -> Target {
-        Target { file: self.file, span: self.span }
-    }
-}
-
 /// Every stage id declared or referred to in the cursor file's state machine (or, for a stage
-/// outside any, in the file itself).
+/// outside any, in the file itself): the id's text without quotes, found by the cursor on the
+/// whole scalar.
 fn occurrences(scope: &Scope) -> Vec<Occurrence> {
     let stages: Vec<&StageDoc> = match scope.machine() {
         Some(machine) => machine.stages,
         None => scope.stages.iter().collect(),
     };
     let mut out = Vec::new();
-    let mut push = |file: &SourceFile, node: Span, id: &str, declaration: bool| {
-        let span = unquoted(&file.text, node);
-        out.push(Occurrence { file: file.id, span, node, id: id.to_string(), declaration });
+    let mut push = |file: &SourceFile, hit: Span, id: &str, role: Role| {
+        let span = unquoted(&file.text, hit);
+        out.push(Occurrence { name: id.to_string(), file: file.id, span, hit, role });
     };
     for stage in stages {
         if let Some((id, span)) = stage.stage_id() {
-            push(stage.file, span, id, true);
+            push(stage.file, span, id, Role::Definition);
         }
         if let Some(plan) = stage.next() {
             for (id, span) in plan.stages.iter().chain(&plan.join) {
-                push(stage.file, *span, id, false);
+                push(stage.file, *span, id, Role::Reference);
             }
         }
     }
     if let Some(sm) = scope.owner_sm()
         && let Some((id, span)) = sm.entry()
     {
-        push(sm.file, span, id, false);
+        push(sm.file, span, id, Role::Reference);
     }
     for file in &scope.cassettes {
         let json = file.path.extension().is_some_and(|e| e == "json");
         let (cassette, _) = crate::cassette::read(&file.text, json);
         if let Some((id, span)) = cassette.stage.stage.as_ref().filter(|_| !cassette.is_machine()) {
-            push(file, *span, id, false);
+            push(file, *span, id, Role::Reference);
         }
         for entry in &cassette.stages {
-            push(file, entry.span, &entry.id, false);
+            push(file, entry.span, &entry.id, Role::Reference);
         }
     }
     out
-}
-
-fn under_cursor<'o>(scope: &Scope, all: &'o [Occurrence], offset: usize) -> Option<&'o Occurrence> {
-    all.iter().find(|o| o.file == scope.file.id && o.node.contains(offset))
 }
 
 pub(in crate::families::sm) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
@@ -80,8 +61,8 @@ pub(in crate::families::sm) fn definitions(workspace: &Workspace, at: Cursor) ->
         return Vec::new();
     };
     let all = occurrences(&scope);
-    if let Some(here) = under_cursor(&scope, &all, at.offset) {
-        return all.iter().filter(|o| o.declaration && o.id == here.id).map(Occurrence::target).collect();
+    if let Some(here) = occurrence::at(&all, at) {
+        return occurrence::definitions(&all, here);
     }
     match scope.stage() {
         Some(stage) => placeholder_definitions(&scope, stage, at.offset),
@@ -142,10 +123,10 @@ pub(in crate::families::sm) fn references(workspace: &Workspace, at: Cursor) -> 
         return Vec::new();
     };
     let all = occurrences(&scope);
-    let Some(here) = under_cursor(&scope, &all, at.offset) else {
-        return parsed_references(&scope, at.offset);
-    };
-    all.iter().filter(|o| !o.declaration && o.id == here.id).map(Occurrence::target).collect()
+    match occurrence::at(&all, at) {
+        Some(here) => occurrence::references(&all, here),
+        None => parsed_references(&scope, at.offset),
+    }
 }
 
 /// From a property key in a stage's `completionSchema`: the successors' `ctx.upstream[i].parsed`
@@ -187,37 +168,39 @@ fn refusal(scope: &Scope) -> String {
     }
 }
 
+/// Whether `new_name` may replace the stage id `here`: a kebab-case id that no other stage of
+/// the state machine declares.
+fn check_new_id(workspace: &Workspace, all: &[Occurrence], here: &Occurrence, new_name: &str) -> Result<(), String> {
+    if !is_kebab_case(new_name) {
+        return Err(format!(
+            "`{new_name}` is not a valid stage id: use lowercase kebab-case (a-z, 0-9, single hyphens), as in `run-tests`"
+        ));
+    }
+    if new_name == here.name {
+        return Ok(());
+    }
+    if let Some(taken) = all.iter().find(|o| o.is_definition() && o.name == new_name) {
+        let display = &workspace.file(taken.file).display;
+        return Err(format!("stage id `{new_name}` is already used by `{display}` in this state machine"));
+    }
+    Ok(())
+}
+
 pub(in crate::families::sm) fn prepare_rename(workspace: &Workspace, at: Cursor) -> Option<Result<Span, String>> {
     let scope = Scope::at(workspace, at)?;
     let all = occurrences(&scope);
-    Some(under_cursor(&scope, &all, at.offset).map(|o| o.span).ok_or_else(|| refusal(&scope)))
+    Some(occurrence::prepare_rename(occurrence::at(&all, at), || refusal(&scope)))
 }
 
 pub(in crate::families::sm) fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> Option<RenameResult> {
     let scope = Scope::at(workspace, at)?;
     let all = occurrences(&scope);
-    let Some(here) = under_cursor(&scope, &all, at.offset) else {
+    let Some(here) = occurrence::at(&all, at) else {
         return Some(Err(refusal(&scope)));
     };
-    if !is_kebab_case(new_name) {
-        return Some(Err(format!(
-            "`{new_name}` is not a valid stage id: use lowercase kebab-case (a-z, 0-9, single hyphens), as in `run-tests`"
-        )));
-    }
-    if new_name == here.id {
-        return Some(Ok(Vec::new()));
-    }
-    if let Some(taken) = all.iter().find(|o| o.declaration && o.id == new_name) {
-        let display = &workspace.file(taken.file).display;
-        return Some(Err(format!("stage id `{new_name}` is already used by `{display}` in this state machine")));
-    }
-    let mut edits: Vec<(FileId, Edit)> = all
-        .iter()
-        .filter(|o| o.id == here.id)
-        .map(|o| (o.file, Edit { span: o.span, replacement: new_name.to_string() }))
-        .collect();
-    edits.sort_by_key(|(file, edit)| (*file, edit.span));
-    Some(Ok(edits))
+    let edits = occurrence::rename(&all, here, new_name, |new| check_new_id(workspace, &all, here, new));
+    // Renaming an id to itself changes nothing.
+    Some(edits.map(|edits| if new_name == here.name { Vec::new() } else { edits }))
 }
 
 /// The stage cassettes a rename to `new_name` renames too: those named `<old id>.cassette.*`
@@ -229,15 +212,15 @@ pub(in crate::families::sm) fn renamed_files(
 ) -> Vec<(FileId, std::path::PathBuf)> {
     let Some(scope) = Scope::at(workspace, at) else { return Vec::new() };
     let all = occurrences(&scope);
-    let Some(here) = under_cursor(&scope, &all, at.offset) else { return Vec::new() };
-    if !is_kebab_case(new_name) || new_name == here.id || all.iter().any(|o| o.declaration && o.id == new_name) {
+    let Some(here) = occurrence::at(&all, at) else { return Vec::new() };
+    if new_name == here.name || check_new_id(workspace, &all, here, new_name).is_err() {
         return Vec::new();
     }
     let mut out = Vec::new();
     for cassette in &scope.cassettes {
         let name = cassette.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let Some(ext) = name.strip_prefix(&format!("{}.cassette.", here.id)) else { continue };
-        let replays = all.iter().any(|o| o.file == cassette.id && o.id == here.id);
+        let Some(ext) = name.strip_prefix(&format!("{}.cassette.", here.name)) else { continue };
+        let replays = all.iter().any(|o| o.file == cassette.id && o.name == here.name);
         let target = cassette.path.with_file_name(format!("{new_name}.cassette.{ext}"));
         if replays && !workspace.exists(&target) {
             out.push((cassette.id, target));

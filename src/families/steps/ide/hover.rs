@@ -13,10 +13,10 @@ pub(crate) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
     let scope = Scope::registry(workspace, workspace.file(at.file))?;
     let agent = scope.agent();
     let root = agent.registry.root.as_ref()?;
-    if let Some(occurrence) = occurrence_at(&agent, at.offset)
-        && let Some(step) = agent.step(&occurrence.id)
+    if let Some((here, _)) = occurrence_at(&agent, at.offset)
+        && let Some(step) = agent.step(&here.name)
     {
-        return Some(HoverInfo { span: occurrence.span, markdown: step_markdown(&step) });
+        return Some(HoverInfo { span: here.span, markdown: step_markdown(&step) });
     }
     let hit = locate::hit(root, at.offset)?;
     let step = (key_at(&hit.path, 0) == "steps").then(|| agent.step(key_at(&hit.path, 1))).flatten();

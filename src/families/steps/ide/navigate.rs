@@ -3,7 +3,8 @@
 //! their entries, from `{uv-x}` in a prompt to its step's `uvVariables`; the references of a
 //! step id, and renaming one everywhere.
 
-use crate::diagnostic::Edit;
+use crate::diagnostic::FileId;
+use crate::editor::occurrence::{self, Occurrence, Role};
 use crate::editor::{Cursor, RenameResult, Target};
 use crate::families::steps::model::{self, Agent};
 use crate::families::steps::schema_ref;
@@ -13,64 +14,48 @@ use crate::workspace::{FileKind, SourceFile, Workspace};
 
 use super::{Scope, inner, key_at, matches, node_at, steps_prompting};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
-    /// The step's key under `steps`, or its own `stepId` (equal to the key).
-    Definition,
-    /// Anything else that names a step.
-    Reference,
+/// A step id written as the string `node` of the registry `file`: the step's key or its own
+/// `stepId` (equal to the key) define it, anything else refers to it.
+fn occurrence_of(file: FileId, node: &Node, role: Role) -> Option<Occurrence> {
+    let name = node.as_str()?.to_string();
+    Some(Occurrence { name, file, span: inner(node), hit: node.span, role })
 }
 
-/// A place in the registry that names a step.
-pub(super) struct Occurrence {
-    pub id: String,
-    /// The id's text, without quotes (what a rename replaces).
-    pub span: Span,
-    /// Where the cursor finds it (quotes included).
-    pub hit: Span,
-    pub role: Role,
-}
-
-impl Occurrence {
-    fn of(node: &Node, role: Role) -> Option<Occurrence> {
-        let id = node.as_str()?.to_string();
-        Some(Occurrence { id, span: inner(node), hit: node.span, role })
-    }
-}
-
-/// Every place the registry names a step: step keys, `stepId`s, transition targets, fallbacks
-/// and conditional targets, `entryStep`, `entryStepMapping` values, `validationSteps` keys and
-/// their `stepId`s, and the step part of `inputs.*.from`.
+/// Every place the registry names a step, by position: step keys, `stepId`s, transition targets,
+/// fallbacks and conditional targets, `entryStep`, `entryStepMapping` values, `validationSteps`
+/// keys and their `stepId`s, and the step part of `inputs.*.from`.
 pub(super) fn occurrences(agent: &Agent) -> Vec<Occurrence> {
     let Some(root) = agent.registry.root.as_ref() else { return Vec::new() };
+    let file = agent.registry.id();
     let text = &agent.registry.file.text;
+    let of = |node: &Node, role| occurrence_of(file, node, role);
     let mut out = Vec::new();
     for step in agent.steps() {
-        out.extend(Occurrence::of(step.key, Role::Definition));
+        out.extend(of(step.key, Role::Definition));
         let step_id = step.get("stepId").filter(|n| n.as_str() == Some(step.id));
-        out.extend(step_id.and_then(|n| Occurrence::of(n, Role::Definition)));
+        out.extend(step_id.and_then(|n| of(n, Role::Definition)));
         for (_, rule) in step.transitions() {
             let targets = model::rule_targets(rule).into_iter().filter(|t| t.step.is_some());
-            out.extend(targets.filter_map(|t| Occurrence::of(t.node, Role::Reference)));
+            out.extend(targets.filter_map(|t| of(t.node, Role::Reference)));
         }
         for input in step.get("inputs").and_then(Node::as_map).unwrap_or_default() {
-            out.extend(input.value.get("from").and_then(|from| from_prefix(text, from)));
+            out.extend(input.value.get("from").and_then(|from| from_prefix(file, text, from)));
         }
     }
-    out.extend(root.get("entryStep").and_then(|n| Occurrence::of(n, Role::Reference)));
+    out.extend(root.get("entryStep").and_then(|n| of(n, Role::Reference)));
     for entry in root.get("entryStepMapping").and_then(Node::as_map).unwrap_or_default() {
-        out.extend(Occurrence::of(&entry.value, Role::Reference));
+        out.extend(of(&entry.value, Role::Reference));
     }
     for entry in root.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
-        out.extend(Occurrence::of(&entry.key, Role::Reference));
-        out.extend(entry.value.get("stepId").and_then(|n| Occurrence::of(n, Role::Reference)));
+        out.extend(of(&entry.key, Role::Reference));
+        out.extend(entry.value.get("stepId").and_then(|n| of(n, Role::Reference)));
     }
     out.sort_by_key(|o| o.span);
     out
 }
 
 /// The `<stepId>` of an `inputs.*.from` value `<stepId>.<key>` (written without escapes).
-fn from_prefix(text: &str, from: &Node) -> Option<Occurrence> {
+fn from_prefix(file: FileId, text: &str, from: &Node) -> Option<Occurrence> {
     let value = from.as_str()?;
     let raw = inner(from);
     let dot = value.rfind('.').filter(|d| *d > 0 && *d + 1 < value.len())?;
@@ -79,15 +64,20 @@ fn from_prefix(text: &str, from: &Node) -> Option<Occurrence> {
     }
     let span = Span::new(raw.start, raw.start + dot);
     Some(Occurrence {
-        id: value[..dot].to_string(),
+        name: value[..dot].to_string(),
+        file,
         span,
         hit: Span::new(from.span.start, span.end),
         role: Role::Reference,
     })
 }
 
-pub(super) fn occurrence_at(agent: &Agent, offset: usize) -> Option<Occurrence> {
-    occurrences(agent).into_iter().find(|o| o.hit.contains(offset))
+/// The step id under the cursor in the registry, with every occurrence of the registry.
+pub(super) fn occurrence_at(agent: &Agent, offset: usize) -> Option<(Occurrence, Vec<Occurrence>)> {
+    let all = occurrences(agent);
+    let at = Cursor { file: agent.registry.id(), offset };
+    let here = occurrence::at(&all, at)?.clone();
+    Some((here, all))
 }
 
 pub(crate) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
@@ -104,9 +94,9 @@ fn registry_definition(workspace: &Workspace, file: &SourceFile, offset: usize) 
     let agent = scope.agent();
     let registry = agent.registry.id();
     // From a step key or `stepId` too, so that "include the declaration" finds it.
-    if let Some(occurrence) = occurrence_at(&agent, offset) {
-        let step = agent.step(&occurrence.id)?;
-        return Some(Target { file: registry, span: inner(step.key) });
+    // A step is defined by its key (first, by position); its `stepId` repeats it.
+    if let Some((here, all)) = occurrence_at(&agent, offset) {
+        return occurrence::definitions(&all, &here).into_iter().next();
     }
     let root = agent.registry.root.as_ref()?;
     let (path, _, value) = super::locate::string_value(root, offset)?;
@@ -162,50 +152,40 @@ fn prompt_definitions(workspace: &Workspace, file: &SourceFile, offset: usize) -
 
 pub(crate) fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     let Some(scope) = Scope::registry(workspace, workspace.file(at.file)) else { return Vec::new() };
-    let agent = scope.agent();
-    let Some(id) = occurrence_at(&agent, at.offset).map(|o| o.id) else { return Vec::new() };
-    occurrences(&agent)
-        .into_iter()
-        .filter(|o| o.role == Role::Reference && o.id == id)
-        .map(|o| Target { file: agent.registry.id(), span: o.span })
-        .collect()
+    let Some((here, all)) = occurrence_at(&scope.agent(), at.offset) else { return Vec::new() };
+    occurrence::references(&all, &here)
 }
 
 const NOT_A_STEP_ID: &str = "only step ids can be renamed in a steps registry: put the cursor on a key under \
     `steps`, a `stepId`, or a reference to a step (`target`, `fallback`, `targets`, `entryStep`, \
     `entryStepMapping`, a `validationSteps` key, the step part of `inputs.*.from`)";
 
-/// The step id under the cursor that a rename would change, or why there is none.
-fn renamed(agent: &Agent, offset: usize) -> Result<Occurrence, String> {
+/// The step id under the cursor that a rename would change (with every occurrence), or why
+/// there is none.
+fn renamed(agent: &Agent, offset: usize) -> Result<(Occurrence, Vec<Occurrence>), String> {
     if agent.registry.root.is_none() {
         return Err("the registry does not parse; fix its syntax before renaming".into());
     }
-    let occurrence = occurrence_at(agent, offset).ok_or_else(|| NOT_A_STEP_ID.to_string())?;
-    if !agent.has_step(&occurrence.id) {
-        return Err(format!("no step is named `{}`, so there is nothing to rename", occurrence.id));
+    let (here, all) = occurrence_at(agent, offset).ok_or_else(|| NOT_A_STEP_ID.to_string())?;
+    if !agent.has_step(&here.name) {
+        return Err(format!("no step is named `{}`, so there is nothing to rename", here.name));
     }
-    Ok(occurrence)
+    Ok((here, all))
 }
 
 pub(crate) fn prepare_rename(workspace: &Workspace, at: Cursor) -> Option<Result<Span, String>> {
     let scope = Scope::registry(workspace, workspace.file(at.file))?;
-    Some(renamed(&scope.agent(), at.offset).map(|o| o.span))
+    Some(renamed(&scope.agent(), at.offset).map(|(here, _)| here.span))
 }
 
 pub(crate) fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> Option<RenameResult> {
     let scope = Scope::registry(workspace, workspace.file(at.file))?;
     let agent = scope.agent();
-    Some(renamed(&agent, at.offset).and_then(|old| {
-        check_new_id(&agent, &old.id, new_name)?;
-        let mut edits: Vec<Edit> = occurrences(&agent)
-            .into_iter()
-            .filter(|o| o.id == old.id)
-            .map(|o| Edit { span: o.span, replacement: new_name.to_string() })
-            .collect();
-        edits.sort_by_key(|e| e.span);
-        edits.dedup_by_key(|e| e.span);
-        Ok(edits.into_iter().map(|e| (agent.registry.id(), e)).collect())
-    }))
+    Some(
+        renamed(&agent, at.offset).and_then(|(here, all)| {
+            occurrence::rename(&all, &here, new_name, |new| check_new_id(&agent, &here.name, new))
+        }),
+    )
 }
 
 fn check_new_id(agent: &Agent, old: &str, new: &str) -> Result<(), String> {
