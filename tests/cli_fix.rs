@@ -319,3 +319,24 @@ fn a_bare_next_becomes_a_next_result_mapping() {
     let remaining = stdout(&output);
     assert!(!remaining.contains("sm/FieldType"), "{remaining}");
 }
+
+/// A misspelt required key (`turncap`, `retry_policy`, `backof`) is one defect: renaming it
+/// keeps the author's value, where adding the missing key as well would write a duplicate key
+/// or replace `maxAttempts: 2` with the default.
+#[test]
+fn a_misspelt_required_key_is_renamed_keeping_its_value() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("tests/fixtures/sm/MissingRequiredField/bad-misspelt-key"), dir.path());
+    copy_dir(&repo().join("tests/fixtures/sm/InvalidRetryPolicy/bad-misspelt-key"), dir.path());
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise"], dir.path());
+    let plan = read(dir.path(), "plan.md");
+    assert!(plan.contains("\nretryPolicy:\n  maxAttempts: 2\n  backoff: none\nturnCap: 8\n"), "{plan}");
+    assert_eq!(plan.matches("turnCap").count(), 1, "{plan}");
+    assert_eq!(plan.matches("retryPolicy").count(), 1, "{plan}");
+    let review = read(dir.path(), "review.md");
+    assert!(review.contains("\nretryPolicy: { maxAttempts: 2, backoff: none }\n"), "{review}");
+    let remaining = stdout(&output);
+    assert!(!remaining.contains("sm/FrontmatterSyntax"), "{remaining}");
+    assert!(!remaining.contains("sm/MissingRequiredField"), "{remaining}");
+    assert!(!remaining.contains("sm/InvalidRetryPolicy"), "{remaining}");
+}

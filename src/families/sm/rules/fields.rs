@@ -53,7 +53,10 @@ pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool 
 }
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
-    check_missing(stage, out);
+    let known = known_fields();
+    let misspelt =
+        stage.root.as_ref().map(|root| misspelt_required(root, &known, &REQUIRED_FIELDS)).unwrap_or_default();
+    check_missing(stage, &misspelt, out);
     let Some(entries) = stage.root.as_ref().and_then(Node::as_map) else {
         return;
     };
@@ -112,10 +115,21 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                     check_next(stage, value, out);
                 }
             }
-            _ => {
-                let root = stage.root.as_ref().unwrap_or(value);
-                unknown_key(stage, root, &entry.key, key, &known_fields(), "stage frontmatter field", out)
-            }
+            _ => match misspelt.iter().find(|(_, node)| node.span == entry.key.span) {
+                Some((field, _)) => out.push(misspelt_diagnostic(
+                    MissingRequiredField,
+                    file,
+                    &entry.key,
+                    key,
+                    field,
+                    "stage frontmatter field",
+                    "the stage fails Init",
+                )),
+                None => {
+                    let root = stage.root.as_ref().unwrap_or(value);
+                    unknown_key(stage, root, &entry.key, key, &known, "stage frontmatter field", out)
+                }
+            },
         }
     }
 }
@@ -160,10 +174,57 @@ pub(crate) fn unknown_key_diagnostic(
     Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion(key_node.span, KeyGuess::rename(guess))
 }
 
-fn check_missing(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+/// The required keys of `mapping` that are missing because they are misspelt, each with the
+/// unknown key whose did-you-mean names it. Both findings would be one defect, so the rules
+/// report it once, on the misspelt key, with the rename as the fix (which keeps the author's
+/// value, where adding the key would write a second one).
+fn misspelt_required<'n>(
+    mapping: &'n Node,
+    known: &[&'static str],
+    required: &[&'static str],
+) -> Vec<(&'static str, &'n Node)> {
+    let mut found: Vec<(&'static str, &'n Node)> = Vec::new();
+    for entry in mapping.as_map().unwrap_or_default() {
+        let Some(key) = entry.key_str().filter(|key| !known.contains(key)) else { continue };
+        let guess = KeyGuess::rename(did_you_mean_key(key, known.iter().copied(), |k| mapping.get(k).is_some()));
+        if let Some(field) = guess.filter(|field| required.contains(field))
+            && !found.iter().any(|(seen, _)| *seen == field)
+        {
+            found.push((field, &entry.key));
+        }
+    }
+    found
+}
+
+/// The finding for a required key written as `key`: `code` (the missing key's), on the key,
+/// renaming it.
+fn misspelt_diagnostic(
+    code: &'static str,
+    file: crate::diagnostic::FileId,
+    key_node: &Node,
+    key: &str,
+    field: &str,
+    what: &str,
+    consequence: &str,
+) -> Diagnostic {
+    Diagnostic::new(
+        code,
+        file,
+        key_node.span,
+        format!(
+            "`{key}` is not a {what}, so the required `{field}` is missing and {consequence}; did you mean `{field}`?"
+        ),
+    )
+    .with_suggestion(key_node.span, Some(field))
+}
+
+fn check_missing(stage: &StageDoc, misspelt: &[(&str, &Node)], out: &mut Vec<Diagnostic>) {
     let root = stage.root.as_ref();
-    let missing: Vec<&str> =
-        REQUIRED_FIELDS.iter().copied().filter(|f| root.and_then(|r| r.get(f)).is_none()).collect();
+    let missing: Vec<&str> = REQUIRED_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| root.and_then(|r| r.get(f)).is_none() && !misspelt.iter().any(|(field, _)| field == f))
+        .collect();
     let Some(fm) = &stage.frontmatter else { return };
     let Some(close) = fm.close_fence else { return };
     let text = &stage.file.text;
@@ -347,7 +408,11 @@ fn check_resolution_policy(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnos
 
 fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut Vec<Diagnostic>) {
     let file = stage.id();
+    let keys = ["maxAttempts", "backoff"];
+    let misspelt = misspelt_required(value, &keys, &keys);
+    let is_misspelt = |field: &str| misspelt.iter().any(|(f, _)| *f == field);
     match value.get("maxAttempts") {
+        None if is_misspelt("maxAttempts") => {}
         None => out.push(Diagnostic::new(
             InvalidRetryPolicy,
             file,
@@ -365,6 +430,7 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
     let known = &stage.config().backoffs;
     let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     match value.get("backoff") {
+        None if is_misspelt("backoff") => {}
         None => out.push(Diagnostic::new(
             InvalidRetryPolicy,
             file,
@@ -390,8 +456,20 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
     }
     for entry in value.as_map().unwrap_or_default() {
         let key = entry.key_str().unwrap_or("");
-        if key != "maxAttempts" && key != "backoff" {
-            unknown_key(stage, value, &entry.key, key, &["maxAttempts", "backoff"], "retryPolicy key", out);
+        if keys.contains(&key) {
+            continue;
+        }
+        match misspelt.iter().find(|(_, node)| node.span == entry.key.span) {
+            Some((field, _)) => out.push(misspelt_diagnostic(
+                InvalidRetryPolicy,
+                file,
+                &entry.key,
+                key,
+                field,
+                "retryPolicy key",
+                if *field == "maxAttempts" { "Assert → retry has no bound" } else { "the backoff is unset" },
+            )),
+            None => unknown_key(stage, value, &entry.key, key, &keys, "retryPolicy key", out),
         }
     }
 }

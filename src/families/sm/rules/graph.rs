@@ -7,7 +7,7 @@ use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
 use crate::families::sm::roles;
 use crate::families::sm::rules::fields::unknown_key_diagnostic;
 use crate::families::sm::{
-    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, NextIgnored, StageJoinDangling,
+    DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, NextCycle, NextIgnored, StageJoinDangling,
     StateMachineInvalid, UnknownField, UnknownNextStage, UnreachableStage,
 };
 use crate::source::{Node, Span, Value};
@@ -259,6 +259,7 @@ fn check_reachable(
             join: plan.join.as_ref().map(|(j, _)| j.as_str()),
         })
     });
+    check_cycle(entry, by_id, &owned, out);
     let followed = |id: &str| found.get(id).is_some_and(|ways| ways.iter().any(|r| r.follows_next()));
     for stage in &machine.stages {
         let Some((id, span)) = stage.stage_id() else {
@@ -296,6 +297,57 @@ fn check_reachable(
             }
             Some(_) => {}
         }
+    }
+}
+
+/// `sm/NextCycle`: the run continues from one stage at a time (the entry, the last of a
+/// sequential list, a join), so from the entry it is a single path; coming back to a stage on it
+/// is a cycle that nothing leaves. Linear in the stages, without recursion.
+fn check_cycle(
+    entry: &str,
+    by_id: &HashMap<&str, &StageDoc>,
+    owned: &HashMap<&str, &NextPlan>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut path: Vec<&str> = vec![entry];
+    let mut on_path: HashMap<&str, usize> = HashMap::from([(entry, 0)]);
+    loop {
+        let current = path[path.len() - 1];
+        let Some(plan) = owned.get(current) else { return };
+        let continues = match plan.execution {
+            Execution::Parallel => plan.join.as_ref(),
+            Execution::Sequential => plan.stages.last(),
+        };
+        let Some((target, span)) = continues else { return };
+        let Some((target, _)) = by_id.get_key_value(target.as_str()) else { return };
+        let Some(&start) = on_path.get(target) else {
+            on_path.insert(target, path.len());
+            path.push(target);
+            continue;
+        };
+        let Some(stage) = by_id.get(current) else { return };
+        let cycle: Vec<String> = path[start..].iter().chain([target]).map(|id| format!("`{id}`")).collect();
+        let mut diagnostic = Diagnostic::new(
+            NextCycle,
+            stage.id(),
+            *span,
+            format!(
+                "this `next` leads back to `{target}`, closing the cycle {}; no stage on it ends the machine, so the run never terminates",
+                cycle.join(" → ")
+            ),
+        )
+        .with_help("end the cycle with a stage that has no `next`; a retry within one stage belongs to `retryPolicy`");
+        if let Some(first) = by_id.get(target)
+            && let Some((_, id_span)) = first.stage_id()
+        {
+            diagnostic = diagnostic.with_related(
+                first.id(),
+                id_span,
+                format!("`{target}` already ran on the path from the entry"),
+            );
+        }
+        out.push(diagnostic);
+        return;
     }
 }
 

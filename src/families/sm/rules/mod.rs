@@ -2,6 +2,7 @@
 
 mod fields;
 mod graph;
+mod inputs;
 mod schema;
 mod template;
 mod tools;
@@ -27,6 +28,7 @@ pub(super) fn check_machine(machine: &Machine, out: &mut Vec<Diagnostic>) {
     template::check_context(machine, out);
     if let Some(graph) = graph {
         upstream::check(machine, &graph, out);
+        inputs::check(machine, &graph, out);
     }
 }
 

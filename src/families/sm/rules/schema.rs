@@ -4,9 +4,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::diagnostic::Diagnostic;
 use crate::families::sm::model::StageDoc;
-use crate::families::sm::{InputsSchemaInvalid, StageCompletionSchemaInvalid};
+use crate::families::sm::{InputsSchemaInvalid, SchemaRequiredUnknown, StageCompletionSchemaInvalid};
 use crate::source::{Node, Value};
-use crate::util::did_you_mean;
+use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
 /// `$schema` URIs of the drafts the bundled meta-schemas cover.
 const KNOWN_DIALECTS: [&str; 5] = [
@@ -27,6 +27,111 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     for (field, code) in [("completionSchema", StageCompletionSchemaInvalid), ("inputsSchema", InputsSchemaInvalid)] {
         if let Some(schema) = stage.field(field).filter(|n| n.as_map().is_some()) {
             check_schema(stage, field, code, schema, out);
+            check_required(stage, field, schema, 0, out);
+        }
+    }
+}
+
+/// A `required` name of `schema` that its `properties` do not declare but nearly do: the
+/// property it is a typo of (`taken` when that property is required too). `None` when the name
+/// is declared, or resembles no property.
+pub(super) fn required_typo<'n>(schema: &'n Node, name: &str) -> Option<KeyGuess<'n>> {
+    let properties = schema.get("properties")?.as_map()?;
+    let names = properties.iter().filter_map(|e| e.key_str());
+    if properties.iter().any(|e| e.key_str() == Some(name)) {
+        return None;
+    }
+    let listed = |other: &str| {
+        schema.get("required").and_then(Node::as_seq).is_some_and(|r| r.iter().any(|n| n.as_str() == Some(other)))
+    };
+    did_you_mean_key(name, names, listed)
+}
+
+/// Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
+const SUBSCHEMA: [&str; 11] = [
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+];
+const SUBSCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SUBSCHEMA_MAPS: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+/// Keywords through which a property can be declared other than `properties`.
+const OTHER_PROPERTY_SOURCES: [&str; 9] = [
+    "patternProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "$dynamicRef",
+    "if",
+    "dependentSchemas",
+    "unevaluatedProperties",
+];
+
+/// `sm/SchemaRequiredUnknown`: a `required` name that no property declares, at any depth, when
+/// it is a near miss of a property (the model is told the properties, so it writes the declared
+/// name and the parse gate fails on the required one every time), or when
+/// `additionalProperties: false` means no payload can pass at all. Requiring an undeclared name
+/// that resembles no property is valid JSON Schema ("present, any value") and is left alone.
+fn check_required(stage: &StageDoc, field: &str, schema: &Node, depth: usize, out: &mut Vec<Diagnostic>) {
+    if depth > crate::source::MAX_DEPTH || schema.as_map().is_none() {
+        return;
+    }
+    let declared = schema.get("properties").filter(|p| p.as_map().is_some());
+    let open = !OTHER_PROPERTY_SOURCES.iter().any(|k| schema.get(k).is_some());
+    if let (Some(properties), Some(required), true) = (declared, schema.get("required").and_then(Node::as_seq), open) {
+        let closed = schema.get("additionalProperties").is_some_and(|n| matches!(n.value, Value::Bool(false)));
+        for entry in required {
+            let Some(name) = entry.as_str() else { continue };
+            let guess = required_typo(schema, name);
+            if guess.is_none() && !(closed && properties.get(name).is_none()) {
+                continue;
+            }
+            let hint = match guess {
+                Some(KeyGuess { name: property, taken: false }) => format!(" (did you mean `{property}`?)"),
+                Some(KeyGuess { name: property, taken: true }) => format!(" (`{property}` is required as well)"),
+                None => String::new(),
+            };
+            let consequence = if closed {
+                "with `additionalProperties: false` no payload can satisfy it"
+            } else {
+                "a payload that follows the declared properties fails validation every time"
+            };
+            out.push(
+                Diagnostic::new(
+                    SchemaRequiredUnknown,
+                    stage.id(),
+                    entry.span,
+                    format!("`{field}` requires `{name}`, which none of its properties declares{hint}; {consequence}"),
+                )
+                .with_suggestion(entry.span, KeyGuess::rename(guess)),
+            );
+        }
+    }
+    for entry in schema.as_map().unwrap_or_default() {
+        let key = entry.key_str().unwrap_or("");
+        let value = &entry.value;
+        if SUBSCHEMA.contains(&key) {
+            check_required(stage, field, value, depth + 1, out);
+            for item in value.as_seq().unwrap_or_default() {
+                check_required(stage, field, item, depth + 1, out);
+            }
+        } else if SUBSCHEMA_LISTS.contains(&key) {
+            for item in value.as_seq().unwrap_or_default() {
+                check_required(stage, field, item, depth + 1, out);
+            }
+        } else if SUBSCHEMA_MAPS.contains(&key) {
+            for sub in value.as_map().unwrap_or_default() {
+                check_required(stage, field, &sub.value, depth + 1, out);
+            }
         }
     }
 }

@@ -10,8 +10,8 @@ use crate::util::did_you_mean;
 
 /// One way into a stage: the StageResults its `ctx.upstream` holds, in order.
 /// `None` stands for a predecessor whose id names no stage (reported elsewhere).
-struct Incoming<'a, 'w> {
-    results: Vec<Option<&'a StageDoc<'w>>>,
+pub(super) struct Incoming<'a, 'w> {
+    pub(super) results: Vec<Option<&'a StageDoc<'w>>>,
     /// Why it is empty, for the message.
     empty_reason: &'static str,
 }
@@ -56,7 +56,7 @@ pub(crate) fn predecessors<'a, 'w>(machine: &Machine<'a, 'w>, id: &str, index: u
     found
 }
 
-fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
+pub(super) fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
     let mut ways = Vec::new();
     if graph.entry == Some(id) {
         ways.push(Incoming { results: Vec::new(), empty_reason: "it is the entry stage" });
@@ -214,6 +214,9 @@ fn lookup<'n>(schema: &'n Node, path: &[Segment]) -> Lookup<'n> {
                 };
                 match properties.get(name) {
                     Some(next) => node = next,
+                    // A `required` name is a field the payload has: the typo is the schema's
+                    // (`sm/SchemaRequiredUnknown`), not this reader's.
+                    None if is_required(node, name) => return Lookup::Unknown,
                     None => {
                         return Lookup::Missing { segment: i, properties };
                     }
@@ -226,4 +229,8 @@ fn lookup<'n>(schema: &'n Node, path: &[Segment]) -> Lookup<'n> {
         }
     }
     Lookup::Found
+}
+
+fn is_required(schema: &Node, name: &str) -> bool {
+    schema.get("required").and_then(Node::as_seq).is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)))
 }
