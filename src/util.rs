@@ -78,6 +78,16 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
+/// Whether two names differ only in case and in separators (`turncap` and `turnCap`,
+/// `retry_later` and `retry-later`): the same word, spelt another way. A did-you-mean between
+/// them cannot be a wrong guess, so its fix is safe.
+pub fn same_spelling(a: &str, b: &str) -> bool {
+    let letters = |s: &str| -> String {
+        s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).flat_map(char::to_lowercase).collect()
+    };
+    a != b && letters(a) == letters(b)
+}
+
 /// `PlanStage`, `plan_stage`, `Plan Stage` → `plan-stage`.
 pub fn to_kebab_case(text: &str) -> String {
     let mut out = String::new();
@@ -154,6 +164,15 @@ mod tests {
         assert_eq!(did_you_mean("x", ["d", "owner"]), None);
         assert_eq!(did_you_mean("c9", ["c1"]), Some("c1"));
         assert_eq!(did_you_mean("X", ["x"]), Some("x"));
+    }
+
+    #[test]
+    fn spellings() {
+        assert!(same_spelling("turncap", "turnCap"));
+        assert!(same_spelling("retry_later", "retry-later"));
+        assert!(same_spelling("retry_policy", "retryPolicy"));
+        assert!(!same_spelling("parallel", "parallel"));
+        assert!(!same_spelling("paralel", "parallel"));
     }
 
     #[test]

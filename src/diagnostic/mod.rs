@@ -121,15 +121,25 @@ impl Diagnostic {
         self
     }
 
-    /// Offers replacing `span` with a did-you-mean `suggestion`, when there is one. Unsafe:
-    /// the guess may be wrong, and a rename can change behaviour.
+    /// Offers replacing `span` with a did-you-mean `suggestion`, when there is
+    /// one. Unsafe, since the guess may be wrong, unless the two differ only in case and
+    /// separators (`util::same_spelling`): then it is the same word.
     pub fn with_suggestion(self, span: Span, suggestion: Option<&str>) -> Diagnostic {
+        self.with_suggestion_for(span, None, suggestion)
+    }
+
+    /// [`Diagnostic::with_suggestion`], knowing the text replaced, which makes a respelling safe.
+    pub fn with_suggestion_for(self, span: Span, word: Option<&str>, suggestion: Option<&str>) -> Diagnostic {
         match suggestion {
-            Some(s) => self.with_fix(
-                format!("Replace with `{s}`"),
-                Applicability::Unsafe,
-                vec![Edit { span, replacement: s.to_string() }],
-            ),
+            Some(s) => {
+                let safe = word.is_some_and(|word| crate::util::same_spelling(word, s));
+                let applicability = if safe { Applicability::Safe } else { Applicability::Unsafe };
+                self.with_fix(
+                    format!("Replace with `{s}`"),
+                    applicability,
+                    vec![Edit { span, replacement: s.to_string() }],
+                )
+            }
             None => self,
         }
     }

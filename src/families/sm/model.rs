@@ -63,6 +63,21 @@ impl<'w> StageDoc<'w> {
         Some((node.as_str()?, node.span))
     }
 
+    /// The id of a stage whose frontmatter does not parse, read from its `id:` line, so that
+    /// the stages naming it are not told it does not exist (its syntax error is the finding).
+    pub fn scanned_id(&self) -> Option<&str> {
+        if self.root.as_ref().is_some_and(|root| root.as_map().is_some()) {
+            return None;
+        }
+        let fm = self.frontmatter.as_ref()?;
+        let yaml = self.file.text.get(fm.yaml.start..fm.yaml.end)?;
+        yaml.lines().find_map(|line| {
+            let value = line.strip_prefix("id:")?;
+            let value = value.split(" #").next().unwrap_or("").trim().trim_matches(|c| c == '"' || c == '\'');
+            (!value.is_empty()).then_some(value)
+        })
+    }
+
     pub fn completion_tool(&self) -> Option<(&str, Span)> {
         let node = self.field("completionTool")?;
         Some((node.as_str()?, node.span))
@@ -96,6 +111,9 @@ impl<'w> StageDoc<'w> {
     }
 }
 
+/// The values of `next.execution`.
+pub const EXECUTIONS: [&str; 2] = ["sequential", "parallel"];
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Execution {
     Sequential,
@@ -110,6 +128,9 @@ pub struct NextPlan {
     /// Span of the `nextStages`/`stages` value, when present.
     pub stages_span: Option<Span>,
     pub execution: Execution,
+    /// Whether `execution` is a value no did-you-mean reads (`sm/FieldType`): the plan's shape is
+    /// then unknown, and the rules that depend on it stay silent.
+    pub execution_unknown: bool,
     pub execution_span: Option<Span>,
     pub join: Option<(String, Span)>,
     /// Span of the `join` key, for findings about the key itself.
@@ -125,8 +146,12 @@ impl NextPlan {
             .map(|items| items.iter().filter_map(|n| Some((n.as_str()?.to_string(), n.span))).collect())
             .unwrap_or_default();
         let execution_node = node.get("execution");
-        let execution = match execution_node.and_then(Node::as_str) {
-            Some("parallel") => Execution::Parallel,
+        // A misspelt value (`Parallel`) is `sm/FieldType`, with its did-you-mean as the fix; the
+        // graph rules read what it means rather than report its consequences as well.
+        let written = execution_node.and_then(Node::as_str).unwrap_or("sequential");
+        let meant = crate::util::did_you_mean(written, EXECUTIONS).unwrap_or(written);
+        let execution = match meant {
+            "parallel" => Execution::Parallel,
             _ => Execution::Sequential,
         };
         let join_entry = node.entry("join");
@@ -136,6 +161,7 @@ impl NextPlan {
             stages,
             stages_span: list.map(|n| n.span),
             execution,
+            execution_unknown: !EXECUTIONS.contains(&meant),
             execution_span: execution_node.map(|n| n.span),
             join,
             join_key: join_entry.map(|e| e.key.span),

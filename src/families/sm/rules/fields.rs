@@ -1,7 +1,7 @@
 //! Frontmatter shape: syntax, required fields, types, ids, turnCap, policies, unknown keys.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
-use crate::families::sm::model::{OPTIONAL_FIELDS, REQUIRED_FIELDS, StageDoc};
+use crate::families::sm::model::{EXECUTIONS, OPTIONAL_FIELDS, REQUIRED_FIELDS, StageDoc};
 use crate::families::sm::{
     FieldType, FrontmatterSyntax, InvalidResolutionPolicy, InvalidRetryPolicy, InvalidStageId, MissingRequiredField,
     StageTurnCapTooLow, UnknownField,
@@ -171,7 +171,11 @@ pub(crate) fn unknown_key_diagnostic(
         }
         None => format!("unknown {what} `{key}`; the runtime ignores it"),
     };
-    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion(key_node.span, KeyGuess::rename(guess))
+    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion_for(
+        key_node.span,
+        Some(key),
+        KeyGuess::rename(guess),
+    )
 }
 
 /// The required keys of `mapping` that are missing because they are misspelt, each with the
@@ -215,7 +219,7 @@ fn misspelt_diagnostic(
             "`{key}` is not a {what}, so the required `{field}` is missing and {consequence}; did you mean `{field}`?"
         ),
     )
-    .with_suggestion(key_node.span, Some(field))
+    .with_suggestion_for(key_node.span, Some(key), Some(field))
 }
 
 fn check_missing(stage: &StageDoc, misspelt: &[(&str, &Node)], out: &mut Vec<Diagnostic>) {
@@ -403,7 +407,7 @@ fn check_resolution_policy(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnos
         format!("unknown resolutionPolicy `{policy}`; expected one of {list}"),
     )
     .with_help("the accepted values are configurable with `[sm] resolution-policies` in stagelint.toml");
-    out.push(diagnostic.with_suggestion(value.span, suggestion));
+    out.push(diagnostic.with_suggestion_for(value.span, Some(policy), suggestion));
 }
 
 fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut Vec<Diagnostic>) {
@@ -449,7 +453,8 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
                         b.span,
                         format!("unknown backoff `{}`{hint}; expected one of {list}", shown(stage, b)),
                     )
-                    .with_help("the accepted values are configurable with `[sm] backoffs` in stagelint.toml"),
+                    .with_help("the accepted values are configurable with `[sm] backoffs` in stagelint.toml")
+                    .with_suggestion_for(b.span, b.as_str(), suggestion),
                 );
             }
         },
@@ -528,12 +533,21 @@ fn check_next(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
                 if expect(stage, key, &entry.value, Expect::Text, out)
                     && !matches!(entry.value.as_str(), Some("sequential" | "parallel"))
                 {
-                    out.push(Diagnostic::new(
-                        FieldType,
-                        file,
-                        entry.value.span,
-                        format!("`execution` must be `sequential` or `parallel`, not `{}`", shown(stage, &entry.value)),
-                    ));
+                    let written = entry.value.as_str().unwrap_or("");
+                    let guess = did_you_mean(written, EXECUTIONS);
+                    let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+                    out.push(
+                        Diagnostic::new(
+                            FieldType,
+                            file,
+                            entry.value.span,
+                            format!(
+                                "`execution` must be `sequential` or `parallel`, not `{}`{hint}",
+                                shown(stage, &entry.value)
+                            ),
+                        )
+                        .with_suggestion_for(entry.value.span, Some(written), guess),
+                    );
                 }
             }
             "join" => {

@@ -1,6 +1,6 @@
 //! The state machine's shape: its file, stage ids, `entry`, `next`/`join` targets, reachability.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::sm::model::{Execution, Machine, NextPlan, StageDoc};
@@ -26,16 +26,18 @@ pub(super) struct Graph<'a, 'w> {
 pub(super) fn check<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> Option<Graph<'a, 'w>> {
     let usable = check_sm_file(machine, out);
     let by_id = index_ids(machine, out);
+    // Stages whose frontmatter does not parse keep their id: naming them is no second defect.
+    let broken: HashSet<&str> = machine.stages.iter().filter_map(|s| s.scanned_id()).collect();
     let plans: Vec<(&StageDoc, NextPlan)> = machine.stages.iter().filter_map(|s| Some((*s, s.next()?))).collect();
     for (stage, plan) in &plans {
-        check_plan(stage, plan, &by_id, out);
+        check_plan(stage, plan, &by_id, &broken, out);
     }
     if !usable {
         return None;
     }
-    let entry = check_entry(machine, &by_id, out);
+    let entry = check_entry(machine, &by_id, &broken, out);
     if let Some(entry) = entry {
-        check_reachable(machine, entry, &by_id, &plans, out);
+        check_reachable(machine, entry, &by_id, &broken, &plans, out);
     }
     Some(Graph { by_id, entry, plans })
 }
@@ -158,10 +160,17 @@ fn hint(word: &str, ids: &HashMap<&str, &StageDoc>) -> String {
     }
 }
 
-fn check_plan(stage: &StageDoc, plan: &NextPlan, ids: &HashMap<&str, &StageDoc>, out: &mut Vec<Diagnostic>) {
+fn check_plan(
+    stage: &StageDoc,
+    plan: &NextPlan,
+    ids: &HashMap<&str, &StageDoc>,
+    broken: &HashSet<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
     let file = stage.id();
+    let known = |id: &str| ids.contains_key(id) || broken.contains(id);
     for (target, span) in &plan.stages {
-        if !ids.contains_key(target.as_str()) {
+        if !known(target) {
             let diagnostic = Diagnostic::new(
                 UnknownNextStage,
                 file,
@@ -171,7 +180,7 @@ fn check_plan(stage: &StageDoc, plan: &NextPlan, ids: &HashMap<&str, &StageDoc>,
             out.push(suggest_fix(diagnostic, *span, target, ids));
         }
     }
-    if plan.execution == Execution::Parallel && plan.stages.len() < 2 {
+    if plan.execution == Execution::Parallel && plan.stages.len() < 2 && !plan.execution_unknown {
         let span = plan.execution_span.unwrap_or(plan.span);
         out.push(Diagnostic::new(
             InvalidParallelPlan,
@@ -186,13 +195,16 @@ fn check_plan(stage: &StageDoc, plan: &NextPlan, ids: &HashMap<&str, &StageDoc>,
     let Some((join, join_span)) = &plan.join else {
         return;
     };
-    if plan.execution == Execution::Sequential {
+    if plan.execution == Execution::Sequential && !plan.execution_unknown {
         out.push(Diagnostic::new(
             InvalidParallelPlan,
             file,
             plan.join_key.unwrap_or(*join_span),
             "`join` only applies to `execution: parallel`; a sequential next never joins. Remove `join` or make the plan parallel",
         ));
+    }
+    if broken.contains(join.as_str()) {
+        return;
     }
     if !ids.contains_key(join.as_str()) {
         let diagnostic = Diagnostic::new(
@@ -218,11 +230,15 @@ fn check_plan(stage: &StageDoc, plan: &NextPlan, ids: &HashMap<&str, &StageDoc>,
 fn check_entry<'a>(
     machine: &Machine<'a, '_>,
     ids: &HashMap<&'a str, &StageDoc>,
+    broken: &HashSet<&str>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<&'a str> {
     let (entry, span) = machine.sm.entry()?;
     if let Some((found, _)) = ids.get_key_value(entry) {
         return Some(found);
+    }
+    if broken.contains(entry) {
+        return None;
     }
     let message = if ids.is_empty() {
         format!("entry stage `{entry}` does not exist: no stage definition was found under this directory")
@@ -240,6 +256,7 @@ fn check_reachable(
     machine: &Machine,
     entry: &str,
     by_id: &HashMap<&str, &StageDoc>,
+    broken: &HashSet<&str>,
     plans: &[(&StageDoc, NextPlan)],
     out: &mut Vec<Diagnostic>,
 ) {
@@ -260,6 +277,17 @@ fn check_reachable(
         })
     });
     check_cycle(entry, by_id, &owned, out);
+    // Where the run goes through a stage whose `next` cannot be read (its frontmatter or its
+    // `next` has an error, or its `execution` is unknown), what runs after it is unknown: those
+    // errors are the findings, not the stages they hide.
+    let unreadable = |id: &str| {
+        broken.contains(id)
+            || owned.get(id).is_some_and(|plan| plan.execution_unknown)
+            || by_id.get(id).is_some_and(|stage| stage.field("next").is_some() && !owned.contains_key(id))
+    };
+    if found.keys().any(|id| unreadable(id)) {
+        return;
+    }
     let followed = |id: &str| found.get(id).is_some_and(|ways| ways.iter().any(|r| r.follows_next()));
     for stage in &machine.stages {
         let Some((id, span)) = stage.stage_id() else {
@@ -313,7 +341,7 @@ fn check_cycle(
     let mut on_path: HashMap<&str, usize> = HashMap::from([(entry, 0)]);
     loop {
         let current = path[path.len() - 1];
-        let Some(plan) = owned.get(current) else { return };
+        let Some(plan) = owned.get(current).filter(|plan| !plan.execution_unknown) else { return };
         let continues = match plan.execution {
             Execution::Parallel => plan.join.as_ref(),
             Execution::Sequential => plan.stages.last(),
