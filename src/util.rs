@@ -88,6 +88,21 @@ pub fn same_spelling(a: &str, b: &str) -> bool {
     a != b && letters(a) == letters(b)
 }
 
+/// The did-you-mean of a name among `candidates`, preferring the ones `valid` accepts (a stage
+/// id that is kebab-case): a fix towards a name that is itself invalid trades one finding for
+/// another. The bool says whether the guess is valid; callers offer a fix only then.
+pub fn did_you_mean_valid<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    valid: impl Fn(&str) -> bool,
+) -> Option<(&'a str, bool)> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    if let Some(guess) = did_you_mean(word, candidates.iter().copied().filter(|c| valid(c))) {
+        return Some((guess, true));
+    }
+    did_you_mean(word, candidates).map(|guess| (guess, false))
+}
+
 /// `PlanStage`, `plan_stage`, `Plan Stage` → `plan-stage`.
 pub fn to_kebab_case(text: &str) -> String {
     let mut out = String::new();
@@ -164,6 +179,16 @@ mod tests {
         assert_eq!(did_you_mean("x", ["d", "owner"]), None);
         assert_eq!(did_you_mean("c9", ["c1"]), Some("c1"));
         assert_eq!(did_you_mean("X", ["x"]), Some("x"));
+    }
+
+    #[test]
+    fn valid_guesses_first() {
+        let ids = ["publish_release", "publish-releases"];
+        assert_eq!(did_you_mean_valid("publish-release", ids, is_kebab_case), Some(("publish-releases", true)));
+        assert_eq!(
+            did_you_mean_valid("publish-release", ["publish_release"], is_kebab_case),
+            Some(("publish_release", false))
+        );
     }
 
     #[test]

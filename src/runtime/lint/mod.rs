@@ -13,7 +13,7 @@ use crate::editor;
 use crate::families::{Family, RuleMeta};
 use crate::runtime::{self, Options, owners};
 use crate::source::Span;
-use crate::util::did_you_mean;
+use crate::util::{did_you_mean, did_you_mean_valid, is_kebab_case};
 use crate::workspace::{SourceFile, Workspace};
 
 pub use crate::registry::cassette::*;
@@ -159,14 +159,19 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
         let Some((id, span)) = &cassette.stage.stage else { return };
         let Some(stage) = owners::stage_for(workspace, file, id) else {
             let near = owners::stages_in_scope(workspace, file);
-            let hint = did_you_mean(id, near.iter().map(|(id, _)| id.as_str()));
+            // A stage whose id is not kebab-case is about to be renamed: no fix towards it.
+            let hint = did_you_mean_valid(id, near.iter().map(|(id, _)| id.as_str()), is_kebab_case);
             let place =
                 if owners::owning_machine(workspace, file).is_some() { "this state machine" } else { "this directory" };
             let message = match hint {
-                Some(s) => format!("no stage `{id}` in {place}; did you mean `{s}`?"),
+                Some((s, true)) => format!("no stage `{id}` in {place}; did you mean `{s}`?"),
+                Some((s, false)) => format!(
+                    "no stage `{id}` in {place}, so this cassette is never replayed; the closest id, `{s}`, is not kebab-case (`sm/InvalidStageId`)"
+                ),
                 None => format!("no stage `{id}` in {place}, so this cassette is never replayed"),
             };
-            out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion(*span, hint));
+            let fix = hint.filter(|(_, valid)| *valid).map(|(s, _)| s);
+            out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion_for(*span, Some(id), fix));
             return;
         };
         // The reader's own problems are reported above; only the replay's findings are kept.

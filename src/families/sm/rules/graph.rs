@@ -11,7 +11,7 @@ use crate::families::sm::{
     StateMachineInvalid, UnknownField, UnknownNextStage, UnreachableStage,
 };
 use crate::source::{Node, Span, Value};
-use crate::util::did_you_mean;
+use crate::util::{did_you_mean_valid, is_kebab_case, to_kebab_case};
 
 const SM_KEYS: [&str; 7] = ["entry", "context", "enabled", "autoAttach", "name", "description", "$schema"];
 
@@ -149,13 +149,27 @@ fn index_ids<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> Ha
     by_id
 }
 
+/// The id a mistyped reference most likely means, valid ids first (see `did_you_mean_valid`).
+fn guess<'a>(word: &str, ids: &HashMap<&'a str, &StageDoc>) -> Option<(&'a str, bool)> {
+    did_you_mean_valid(word, ids.keys().copied(), is_kebab_case)
+}
+
+/// A fix only towards a valid id: renaming a reference to an id that `sm/InvalidStageId` is
+/// about to rename would leave it dangling again.
 fn suggest_fix(diagnostic: Diagnostic, span: Span, word: &str, ids: &HashMap<&str, &StageDoc>) -> Diagnostic {
-    diagnostic.with_suggestion(span, did_you_mean(word, ids.keys().copied()))
+    let valid = guess(word, ids).filter(|(_, valid)| *valid).map(|(id, _)| id);
+    diagnostic.with_suggestion_for(span, Some(word), valid)
 }
 
 fn hint(word: &str, ids: &HashMap<&str, &StageDoc>) -> String {
-    match did_you_mean(word, ids.keys().copied()) {
-        Some(s) => format!("; did you mean `{s}`?"),
+    match guess(word, ids) {
+        Some((s, true)) => format!("; did you mean `{s}`?"),
+        Some((s, false)) if to_kebab_case(s) == word => {
+            format!("; `{s}` is not kebab-case, and renaming it to `{word}` (`sm/InvalidStageId`'s fix) resolves this")
+        }
+        Some((s, false)) => {
+            format!("; the closest id, `{s}`, is not kebab-case (`sm/InvalidStageId`): rename that stage first")
+        }
         None => String::new(),
     }
 }
