@@ -4,6 +4,8 @@ use crate::registry::declare_rules;
 
 declare_rules! { "sm", "../families/sm/docs/";
     FrontmatterSyntax => Error;
+    FrontmatterNotFirst => Info, fix = true;
+    StageOutsideMachine => Info;
     MissingRequiredField => Error, fix = true;
     FieldType => Error, fix = true;
     InvalidStageId => Error, fix = true;

@@ -43,6 +43,38 @@ pub fn split(text: &str) -> Option<Frontmatter> {
     })
 }
 
+/// A frontmatter block that does not start on the first line: blank lines, `#` lines or HTML
+/// comments come before the opening `---`, so frontmatter readers (and `split`) see none. Returns
+/// where the opening fence starts, and whether only blank lines come before it.
+pub fn late_start(text: &str) -> Option<(usize, bool)> {
+    if split(text).is_some() {
+        return None;
+    }
+    let start = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let mut in_comment = false;
+    let mut blank_only = true;
+    for (line, _) in (Lines { text, pos: start }) {
+        let content = text[line.start..line.end].trim();
+        if in_comment {
+            in_comment = !content.contains("-->");
+            continue;
+        }
+        if is_fence(&text[line.start..line.end], &["---"]) {
+            return Some((line.start, blank_only));
+        }
+        if content.is_empty() {
+            continue;
+        }
+        if content.starts_with("<!--") {
+            in_comment = !content.contains("-->");
+        } else if !content.starts_with('#') {
+            return None;
+        }
+        blank_only = false;
+    }
+    None
+}
+
 /// `---` (or `...`) followed only by spaces and tabs.
 fn is_fence(line: &str, fences: &[&str]) -> bool {
     fences.contains(&line.trim_end_matches([' ', '\t']))
@@ -76,6 +108,14 @@ impl Iterator for Lines<'_> {
 #[cfg(test)]
 mod tests {
     use crate::source::frontmatter::*;
+
+    #[test]
+    fn late_frontmatter() {
+        assert_eq!(late_start("\n---\nid: a\n---\n"), Some((1, true)));
+        assert_eq!(late_start("# note\n<!-- a\nb -->\n---\nid: a\n---\n"), Some((20, false)));
+        assert_eq!(late_start("---\nid: a\n---\n"), None);
+        assert_eq!(late_start("text\n---\nid: a\n---\n"), None);
+    }
 
     fn parts(text: &str) -> (String, String, Option<String>, String) {
         let fm = split(text).expect("frontmatter");

@@ -395,6 +395,15 @@ fn is_steps_registry(name: &str, text: &str) -> bool {
 /// Looks for a stage key at the top level of the frontmatter, textually, so that a file whose
 /// YAML is broken is still recognised (and its syntax error reported).
 fn has_stage_keys(text: &str) -> bool {
+    // A frontmatter after blank or comment lines is no frontmatter to the runtime, but a block
+    // that reads as a stage's (a mapping with two stage keys, not a page's horizontal rules
+    // around one) is a stage definition gone wrong (`sm/FrontmatterNotFirst`).
+    if let Some((late, _)) = crate::source::frontmatter::late_start(text) {
+        let Some(fm) = crate::source::frontmatter::split(&text[late..]) else { return false };
+        let parsed = crate::source::yaml::parse(&text[late..][fm.yaml.start..fm.yaml.end]);
+        let found = parsed.root.map_or(0, |root| STAGE_KEYS.iter().filter(|key| root.get(key).is_some()).count());
+        return parsed.errors.is_empty() && found >= 2;
+    }
     let Some(fm) = crate::source::frontmatter::split(text) else {
         return false;
     };

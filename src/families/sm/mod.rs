@@ -113,6 +113,11 @@ impl Family for Sm {
             owners.insert(machine.sm.dir(), machine.sm);
             rules::check_machine(machine, out);
         }
+        let owned: std::collections::HashSet<crate::diagnostic::FileId> =
+            machines.iter().flat_map(|m| m.stages.iter().map(|s| s.id())).collect();
+        for stage in stages.iter().filter(|s| !owned.contains(&s.id())) {
+            rules::check_outside(stage, out);
+        }
         rename_fixes_across_files(workspace, &mut out[first..]);
     }
 }

@@ -3,8 +3,8 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::sm::model::{EXECUTIONS, OPTIONAL_FIELDS, REQUIRED_FIELDS, StageDoc};
 use crate::families::sm::{
-    FieldType, FrontmatterSyntax, InvalidResolutionPolicy, InvalidRetryPolicy, InvalidStageId, MissingRequiredField,
-    StageTurnCapTooLow, UnknownField,
+    FieldType, FrontmatterNotFirst, FrontmatterSyntax, InvalidResolutionPolicy, InvalidRetryPolicy, InvalidStageId,
+    MissingRequiredField, StageTurnCapTooLow, UnknownField,
 };
 use crate::source::{Node, Span, Value};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key, is_kebab_case, to_kebab_case};
@@ -13,6 +13,10 @@ use crate::util::{KeyGuess, did_you_mean, did_you_mean_key, is_kebab_case, to_ke
 pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool {
     let file = stage.id();
     let Some(fm) = &stage.frontmatter else {
+        if let Some((at, blank_only)) = crate::source::frontmatter::late_start(&stage.file.text) {
+            out.push(late_frontmatter(stage, at, blank_only));
+            return false;
+        }
         out.push(Diagnostic::new(
             FrontmatterSyntax,
             file,
@@ -50,6 +54,31 @@ pub(super) fn check_syntax(stage: &StageDoc, out: &mut Vec<Diagnostic>) -> bool 
         }
         Some(_) => true,
     }
+}
+
+/// `sm/FrontmatterNotFirst`: the stage keys sit in a block after blank or comment lines, which
+/// frontmatter readers do not take for frontmatter: the runtime sees a plain markdown file.
+fn late_frontmatter(stage: &StageDoc, at: usize, blank_only: bool) -> Diagnostic {
+    let start = if stage.file.text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let fence = Span::new(at, at + 3);
+    let what = if blank_only { "blank lines" } else { "comment lines" };
+    let diagnostic = Diagnostic::new(
+        FrontmatterNotFirst,
+        stage.id(),
+        fence,
+        format!(
+            "this `---` block has stage fields, but {what} come before it, so it is no frontmatter: the file is read as plain markdown and is not a stage"
+        ),
+    )
+    .with_help("start the file with the `---` line; a comment belongs inside the frontmatter, as a `#` line");
+    if !blank_only {
+        return diagnostic;
+    }
+    diagnostic.with_fix(
+        "Remove the blank lines before the frontmatter",
+        Applicability::Safe,
+        vec![Edit { span: Span::new(start, at), replacement: String::new() }],
+    )
 }
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {

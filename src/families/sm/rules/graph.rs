@@ -8,9 +8,10 @@ use crate::families::sm::roles;
 use crate::families::sm::rules::fields::unknown_key_diagnostic;
 use crate::families::sm::{
     DuplicateStageId, EntryStageMissing, InvalidParallelPlan, JoinIsSibling, NextCycle, NextIgnored, StageJoinDangling,
-    StateMachineInvalid, UnknownField, UnknownNextStage, UnreachableStage,
+    StageOutsideMachine, StateMachineInvalid, UnknownField, UnknownNextStage, UnreachableStage,
 };
 use crate::source::{Node, Span, Value};
+use crate::template::stage::{Segment, TagKind};
 use crate::util::{did_you_mean_valid, is_kebab_case, to_kebab_case};
 
 const SM_KEYS: [&str; 7] = ["entry", "context", "enabled", "autoAttach", "name", "description", "$schema"];
@@ -437,4 +438,30 @@ fn sm_unknown_key(file: FileId, root: &Node, key_node: &Node, key: &str) -> Diag
         ),
         _ => d,
     }
+}
+
+/// `sm/StageOutsideMachine`: a stage with a `next` or a `ctx.upstream` placeholder that no state
+/// machine owns; those need the machine, so without a word the run would read as all clear.
+pub(super) fn check_outside(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+    let next = stage.root.as_ref().and_then(|root| root.entry("next")).map(|entry| (entry.key.span, "`next`"));
+    let upstream = stage.tags.iter().find_map(|tag| match &tag.kind {
+        TagKind::Path(path)
+            if path.root() == Some("ctx") && path.segments.get(1).and_then(Segment::name) == Some("upstream") =>
+        {
+            Some((path.span(), "`ctx.upstream`"))
+        }
+        _ => None,
+    });
+    let Some((span, what)) = next.or(upstream) else { return };
+    out.push(
+        Diagnostic::new(
+            StageOutsideMachine,
+            stage.id(),
+            span,
+            format!(
+                "this stage belongs to no state machine (there is no `sm.yaml` in its directory or above), so its {what} was not checked"
+            ),
+        )
+        .with_help("put an `sm.yaml` naming the `entry` stage in the directory that holds the machine's stages"),
+    );
 }

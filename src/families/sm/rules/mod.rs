@@ -32,6 +32,11 @@ pub(super) fn check_machine(machine: &Machine, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Rules for a stage that no state machine owns.
+pub(super) fn check_outside(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
+    graph::check_outside(stage, out);
+}
+
 /// The error findings that make a stage fail Setup or Init, as the per-file rules see them:
 /// the frontmatter contract, the schemas, tool names, and the placeholders of the dialect the
 /// project renders (tags of the other dialect reach the model verbatim, which is a warning).
