@@ -340,3 +340,23 @@ fn a_misspelt_required_key_is_renamed_keeping_its_value() {
     assert!(!remaining.contains("sm/MissingRequiredField"), "{remaining}");
     assert!(!remaining.contains("sm/InvalidRetryPolicy"), "{remaining}");
 }
+
+/// A did-you-mean that differs only in case or separators is the same word: `--fix` applies it
+/// without `--unsafe-fixes`; a real guess (`concurrent`, `highlights` → `highlight`) waits.
+#[test]
+fn respellings_are_safe_fixes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (keys, plan_dir) = (dir.path().join("keys"), dir.path().join("machine"));
+    std::fs::create_dir_all(&keys).unwrap();
+    std::fs::create_dir_all(&plan_dir).unwrap();
+    copy_dir(&repo().join("tests/fixtures/sm/MissingRequiredField/bad-misspelt-key"), &keys);
+    copy_dir(&repo().join("tests/fixtures/sm/FieldType/bad-execution-misspelt"), &plan_dir);
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    let plan = read(&keys, "plan.md");
+    assert!(plan.contains("\nretryPolicy:\n  maxAttempts: 2\n") && plan.contains("\nturnCap: 8\n"), "{plan}");
+    assert!(plan.contains("required: [summary, highlights]"), "a guess is not applied: {plan}");
+    assert!(read(&plan_dir, "plan.md").contains("\n  execution: parallel\n"));
+    assert!(read(&plan_dir, "other.md").contains("execution: concurrent"));
+    let remaining = stdout(&output);
+    assert!(remaining.contains("sm/SchemaRequiredUnknown") && remaining.contains("sm/FieldType"), "{remaining}");
+}

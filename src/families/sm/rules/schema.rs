@@ -112,7 +112,7 @@ fn check_required(stage: &StageDoc, field: &str, schema: &Node, depth: usize, ou
                     entry.span,
                     format!("`{field}` requires `{name}`, which none of its properties declares{hint}; {consequence}"),
                 )
-                .with_suggestion(entry.span, KeyGuess::rename(guess)),
+                .with_suggestion_for(entry.span, Some(name), KeyGuess::rename(guess)),
             );
         }
     }

@@ -3,7 +3,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::sm::model::StageDoc;
 use crate::families::sm::{CompletionToolCollision, CompletionToolNotMentioned, UnknownTool};
-use crate::util::did_you_mean;
+use crate::util::{did_you_mean, same_spelling};
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     let file = stage.id();
@@ -36,7 +36,8 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                 let replacement = if item.span.len() == name.len() { s.to_string() } else { format!("\"{s}\"") };
                 diagnostic = diagnostic.with_fix(
                     format!("Replace with `{s}`"),
-                    Applicability::Unsafe,
+                    // `Webfetch` for `WebFetch` is the same name spelt another way.
+                    if same_spelling(name, s) { Applicability::Safe } else { Applicability::Unsafe },
                     vec![Edit { span: item.span, replacement }],
                 );
             }

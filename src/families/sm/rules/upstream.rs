@@ -139,7 +139,7 @@ fn check_reference(stage: &StageDoc, path: &Path, incoming: &[Incoming], out: &m
             field_segment.span(),
             format!("a StageResult has no `{field}`; its fields are {list}"),
         );
-        out.push(diagnostic.with_suggestion(field_segment.span(), suggestion));
+        out.push(diagnostic.with_suggestion_for(field_segment.span(), Some(field), suggestion));
         return;
     }
     if field == "parsed" && path.segments.len() > 4 {
@@ -188,7 +188,7 @@ fn check_parsed(stage: &StageDoc, path: &Path, index: usize, incoming: &[Incomin
         None => {}
     }
     let mut diagnostic = Diagnostic::new(UpstreamFieldUnknown, stage.id(), bad.span(), message);
-    diagnostic = diagnostic.with_suggestion(bad.span(), did_you_mean(name, names.iter().copied()));
+    diagnostic = diagnostic.with_suggestion_for(bad.span(), Some(name), did_you_mean(name, names.iter().copied()));
     for (predecessor, _, properties) in &missing {
         let span = properties.span;
         let id = predecessor.stage_id().map_or("?", |(id, _)| id);
