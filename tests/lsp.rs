@@ -160,13 +160,15 @@ fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     client.initialize(dir.path(), &["utf-16"]);
     let broken = STAGE.replace("turnCap: 5", "turncap: 5");
     client.open(&path, &broken);
-    client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/UnknownField"));
+    // A misspelt required key is one finding with one fix, the rename (issue 16).
+    let (list, _) = client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/MissingRequiredField"));
+    assert!(list.iter().all(|d| d["code"] != "sm/UnknownField"), "{list:?}");
     let hover = client.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 7, "character": 2}}),
     );
     let text = hover["contents"]["value"].as_str().expect("markdown");
-    assert!(text.contains("sm/UnknownField") && text.contains("## What it does"), "{text}");
+    assert!(text.contains("sm/MissingRequiredField") && text.contains("## What it does"), "{text}");
     let actions = client.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": uri(&path)},
@@ -175,11 +177,16 @@ fn hover_explains_the_rule_and_code_actions_fix_or_suppress() {
     );
     let titles: Vec<&str> = actions.as_array().expect("actions").iter().filter_map(|a| a["title"].as_str()).collect();
     assert!(titles.contains(&"Replace with `turnCap`"), "{titles:?}");
-    assert!(titles.contains(&"Suppress `sm/UnknownField` on this line"), "{titles:?}");
-    let suppress =
-        actions.as_array().unwrap().iter().find(|a| a["title"] == "Suppress `sm/UnknownField` on this line").unwrap();
+    assert!(!titles.iter().any(|t| t.starts_with("Add ")), "{titles:?}");
+    assert!(titles.contains(&"Suppress `sm/MissingRequiredField` on this line"), "{titles:?}");
+    let suppress = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Suppress `sm/MissingRequiredField` on this line")
+        .unwrap();
     let edit = &suppress["edit"]["changes"][uri(&path)][0];
-    assert_eq!(edit["newText"], "# stagelint: ignore[sm/UnknownField]\n");
+    assert_eq!(edit["newText"], "# stagelint: ignore[sm/MissingRequiredField]\n");
     assert_eq!(edit["range"]["start"], json!({"line": 7, "character": 0}));
 }
 
