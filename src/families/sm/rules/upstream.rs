@@ -61,7 +61,9 @@ pub(super) fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<
     if graph.entry == Some(id) {
         ways.push(Incoming { results: Vec::new(), empty_reason: "it is the entry stage" });
     }
-    for (from, plan) in &graph.plans {
+    // A plan whose `execution` cannot be read (`sm/FieldType`) could hand over results either
+    // way; its successors' upstream is not judged on a guess.
+    for (from, plan) in graph.plans.iter().filter(|(_, plan)| !plan.execution_unknown) {
         let lookup = |name: &str| graph.by_id.get(name).copied();
         for (k, (target, _)) in plan.stages.iter().enumerate() {
             if target != id {
