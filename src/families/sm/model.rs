@@ -70,12 +70,19 @@ impl<'w> StageDoc<'w> {
             return None;
         }
         let fm = self.frontmatter.as_ref()?;
-        let yaml = self.file.text.get(fm.yaml.start..fm.yaml.end)?;
-        yaml.lines().find_map(|line| {
-            let value = line.strip_prefix("id:")?;
-            let value = value.split(" #").next().unwrap_or("").trim().trim_matches(|c| c == '"' || c == '\'');
-            (!value.is_empty()).then_some(value)
-        })
+        scan_id(self.file.text.get(fm.yaml.start..fm.yaml.end)?)
+    }
+
+    /// The id of a stage whose fields sit in a block after blank or comment lines
+    /// (`sm/FrontmatterNotFirst`): the runtime does not read it, but a reference to it can say why.
+    pub fn hidden_id(&self) -> Option<&str> {
+        if self.frontmatter.is_some() {
+            return None;
+        }
+        let (at, _) = crate::source::frontmatter::late_start(&self.file.text)?;
+        let rest = &self.file.text[at..];
+        let fm = crate::source::frontmatter::split(rest)?;
+        scan_id(&rest[fm.yaml.start..fm.yaml.end])
     }
 
     pub fn completion_tool(&self) -> Option<(&str, Span)> {
@@ -240,4 +247,13 @@ pub fn group<'a, 'w>(sms: &'a [SmDoc<'w>], stages: &'a [StageDoc<'w>]) -> Vec<Ma
         }
     }
     machines
+}
+
+/// The value of a top-level `id:` line, read textually.
+fn scan_id(yaml: &str) -> Option<&str> {
+    yaml.lines().find_map(|line| {
+        let value = line.strip_prefix("id:")?;
+        let value = value.split(" #").next().unwrap_or("").trim().trim_matches(|c| c == '"' || c == '\'');
+        (!value.is_empty()).then_some(value)
+    })
 }

@@ -29,14 +29,15 @@ pub(super) fn check<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>
     let by_id = index_ids(machine, out);
     // Stages whose frontmatter does not parse keep their id: naming them is no second defect.
     let broken: HashSet<&str> = machine.stages.iter().filter_map(|s| s.scanned_id()).collect();
+    let hidden: HashMap<&str, &StageDoc> = machine.stages.iter().filter_map(|s| Some((s.hidden_id()?, *s))).collect();
     let plans: Vec<(&StageDoc, NextPlan)> = machine.stages.iter().filter_map(|s| Some((*s, s.next()?))).collect();
     for (stage, plan) in &plans {
-        check_plan(stage, plan, &by_id, &broken, out);
+        check_plan(stage, plan, &by_id, &broken, &hidden, out);
     }
     if !usable {
         return None;
     }
-    let entry = check_entry(machine, &by_id, &broken, out);
+    let entry = check_entry(machine, &by_id, &broken, &hidden, out);
     if let Some(entry) = entry {
         check_reachable(machine, entry, &by_id, &broken, &plans, out);
     }
@@ -150,6 +151,25 @@ fn index_ids<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> Ha
     by_id
 }
 
+/// A reference to a stage whose fields sit after blank or comment lines: it does exist as a file,
+/// but the runtime does not read it as a stage (`sm/FrontmatterNotFirst`).
+fn not_read(code: &'static str, file: FileId, span: Span, id: &str, doc: &StageDoc) -> Diagnostic {
+    Diagnostic::new(
+        code,
+        file,
+        span,
+        format!(
+            "`{id}` is defined in `{}`, but lines come before its `---`, so the runtime reads that file as plain markdown, not as a stage",
+            doc.file.display
+        ),
+    )
+    .with_related(doc.id(), late_fence(doc), "start this file with its `---` line")
+}
+
+fn late_fence(doc: &StageDoc) -> Span {
+    crate::source::frontmatter::late_start(&doc.file.text).map_or(Span::empty(0), |(at, _)| Span::new(at, at + 3))
+}
+
 /// The id a mistyped reference most likely means, valid ids first (see `did_you_mean_valid`).
 fn guess<'a>(word: &str, ids: &HashMap<&'a str, &StageDoc>) -> Option<(&'a str, bool)> {
     did_you_mean_valid(word, ids.keys().copied(), is_kebab_case)
@@ -180,12 +200,15 @@ fn check_plan(
     plan: &NextPlan,
     ids: &HashMap<&str, &StageDoc>,
     broken: &HashSet<&str>,
+    hidden: &HashMap<&str, &StageDoc>,
     out: &mut Vec<Diagnostic>,
 ) {
     let file = stage.id();
     let known = |id: &str| ids.contains_key(id) || broken.contains(id);
     for (target, span) in &plan.stages {
-        if !known(target) {
+        if let Some(doc) = hidden.get(target.as_str()).filter(|_| !known(target)) {
+            out.push(not_read(UnknownNextStage, file, *span, target, doc));
+        } else if !known(target) {
             let diagnostic = Diagnostic::new(
                 UnknownNextStage,
                 file,
@@ -221,6 +244,10 @@ fn check_plan(
     if broken.contains(join.as_str()) {
         return;
     }
+    if let Some(doc) = hidden.get(join.as_str()).filter(|_| !ids.contains_key(join.as_str())) {
+        out.push(not_read(StageJoinDangling, file, *join_span, join, doc));
+        return;
+    }
     if !ids.contains_key(join.as_str()) {
         let diagnostic = Diagnostic::new(
             StageJoinDangling,
@@ -246,6 +273,7 @@ fn check_entry<'a>(
     machine: &Machine<'a, '_>,
     ids: &HashMap<&'a str, &StageDoc>,
     broken: &HashSet<&str>,
+    hidden: &HashMap<&str, &StageDoc>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<&'a str> {
     let (entry, span) = machine.sm.entry()?;
@@ -253,6 +281,10 @@ fn check_entry<'a>(
         return Some(found);
     }
     if broken.contains(entry) {
+        return None;
+    }
+    if let Some(doc) = hidden.get(entry) {
+        out.push(not_read(EntryStageMissing, machine.sm.file.id, span, entry, doc));
         return None;
     }
     let message = if ids.is_empty() {
