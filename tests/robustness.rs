@@ -358,3 +358,41 @@ fn megabytes_of_unterminated_tags_are_checked() {
     );
     check_lastlight(&message, LL_CRON, LL_PROMPT, LL_SKILL);
 }
+
+/// A chain of 5 000 stages whose last one leads back to the first: `sm/NextCycle` walks the
+/// run without recursion, so a long machine is one finding, not a stack overflow.
+#[test]
+fn a_five_thousand_stage_cycle_is_one_finding() {
+    let config = Arc::new(Config::defaults(Path::new("/big")));
+    let mut workspace = Workspace::new();
+    let n = 5_000;
+    for i in 0..n {
+        let next = format!("s{}", (i + 1) % n);
+        let text = format!(
+            "---\nid: s{i}\nname: S\nallowedTools: []\ncompletionTool: done\ncompletionSchema: {{ type: object }}\nretryPolicy: {{ maxAttempts: 1, backoff: none }}\nturnCap: 1\nresolutionPolicy: retry-later\nnext: {{ nextStages: [{next}] }}\n---\nCall done.\n"
+        );
+        workspace.add(
+            PathBuf::from(format!("/big/s{i}.md")),
+            format!("s{i}.md"),
+            text,
+            FileKind::Stage,
+            config.clone(),
+        );
+    }
+    workspace.add(
+        PathBuf::from("/big/sm.yaml"),
+        "sm.yaml".into(),
+        "entry: s0\n".into(),
+        FileKind::StateMachine,
+        config,
+    );
+    let diagnostics = stagelint::check::check(&workspace);
+    let cycles: Vec<_> = diagnostics.iter().filter(|d| d.code == "sm/NextCycle").collect();
+    assert_eq!(cycles.len(), 1, "{:?}", diagnostics.iter().map(|d| d.code).collect::<Vec<_>>());
+    assert_eq!(workspace.file(cycles[0].file).display, format!("s{}.md", n - 1));
+    assert!(
+        cycles[0].message.contains("`s0` → `s1` → `s2` → … (5000 stages) … → `s4999` → `s0`"),
+        "{}",
+        cycles[0].message
+    );
+}

@@ -401,7 +401,12 @@ fn check_cycle(
             continue;
         };
         let Some(stage) = by_id.get(current) else { return };
-        let cycle: Vec<String> = path[start..].iter().chain([target]).map(|id| format!("`{id}`")).collect();
+        let mut cycle: Vec<String> = path[start..].iter().chain([target]).map(|id| format!("`{id}`")).collect();
+        // A long cycle is named by its ends.
+        if cycle.len() > 8 {
+            let stages = cycle.len() - 1;
+            cycle.splice(3..cycle.len() - 2, [format!("… ({stages} stages) …")]);
+        }
         let mut diagnostic = Diagnostic::new(
             NextCycle,
             stage.id(),
