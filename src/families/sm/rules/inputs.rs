@@ -4,7 +4,7 @@ use crate::diagnostic::Diagnostic;
 use crate::families::sm::InputsSchemaMismatch;
 use crate::families::sm::model::{Machine, StageDoc};
 use crate::families::sm::rules::graph::Graph;
-use crate::families::sm::rules::schema::required_typo;
+use crate::families::sm::rules::schema::{JSON_TYPES, required_typo};
 use crate::families::sm::rules::upstream::incoming;
 use crate::source::{Node, Span, Value};
 
@@ -123,13 +123,15 @@ fn compare(demand: &Node, produced: &Node, path: &str, depth: usize, out: &mut V
     }
 }
 
-/// The JSON types a schema's `type` allows, when it says.
+/// The JSON types a schema's `type` allows, when it says (a misspelt type is the schema rules'
+/// finding, not a mismatch).
 fn types(schema: &Node) -> Option<Vec<&str>> {
-    match &schema.get("type")?.value {
-        Value::String(name) => Some(vec![name.as_str()]),
-        Value::Seq(items) => items.iter().map(Node::as_str).collect(),
-        _ => None,
-    }
+    let names: Vec<&str> = match &schema.get("type")?.value {
+        Value::String(name) => vec![name.as_str()],
+        Value::Seq(items) => items.iter().map(Node::as_str).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    names.iter().all(|name| JSON_TYPES.contains(name)).then_some(names)
 }
 
 /// Whether a value of type `made` can satisfy `type: wanted` (an integer is a number; a number

@@ -18,7 +18,7 @@ const KNOWN_DIALECTS: [&str; 5] = [
 ];
 
 /// The seven JSON Schema type names.
-const JSON_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "object", "array", "null"];
+pub(super) const JSON_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "object", "array", "null"];
 
 /// Meta-validation errors shown per schema; the rest are usually consequences.
 const MAX_ERRORS: usize = 10;
@@ -173,8 +173,10 @@ fn check_schema(stage: &StageDoc, field: &str, code: &'static str, schema: &Node
         }
         let node = schema.pointer(&pointer).unwrap_or(schema);
         let keyword = pointer.rsplit('/').next().filter(|k| !k.is_empty());
+        let mut fix = None;
         let message = match (keyword, node.as_str()) {
             (Some("type"), Some(name)) if !JSON_TYPES.contains(&name) => {
+                fix = did_you_mean(name, JSON_TYPES).map(|s| (name, s));
                 let hint =
                     did_you_mean(name, JSON_TYPES).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
                 format!(
@@ -185,9 +187,13 @@ fn check_schema(stage: &StageDoc, field: &str, code: &'static str, schema: &Node
             (Some(keyword), _) => format!("invalid `{field}`: at `{keyword}`: {message}"),
             (None, _) => format!("invalid `{field}`: {message}"),
         };
-        out.push(Diagnostic::new(code, file, node.span, message).with_help(
-            "the completion channel and Setup validate against this schema; an invalid schema fails the stage at Init",
-        ));
+        out.push(
+            Diagnostic::new(code, file, node.span, message)
+                .with_help(
+                    "the completion channel and Setup validate against this schema; an invalid schema fails the stage at Init",
+                )
+                .with_suggestion_for(node.span, fix.map(|(name, _)| name), fix.map(|(_, s)| s)),
+        );
     }
 }
 
