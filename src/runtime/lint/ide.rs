@@ -67,7 +67,9 @@ fn key_before(text: &str, offset: usize) -> Option<(&str, usize, &str)> {
 /// Keys of the mapping at the cursor, from the cassette JSON Schema (which `tests/meta.rs` keeps
 /// in step with the reader's key tables), with their documentation.
 fn key_completions(text: &str, offset: usize) -> Vec<CompletionItem> {
-    let Some(located) = yaml_lines::locate(text, offset) else { return Vec::new() };
+    let Some(located) = yaml_lines::locate(text, Span::new(0, text.len()), offset) else { return Vec::new() };
+    // Every block list of a cassette holds mappings.
+    let located = located.item_as_key();
     let Place::Key(path) = located.place else { return Vec::new() };
     let steps: Vec<Step> = path.iter().map(|k| if k == "-" { Step::Item } else { Step::Key(k) }).collect();
     Schema::cassette()
