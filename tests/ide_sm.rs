@@ -519,12 +519,12 @@ fn rename_refuses_other_positions() {
 fn files_of_other_families_are_not_answered() {
     let f = machine(&[("steps_registry.json", "{\"agentId\": \"a\", $0\"steps\": {}}")]);
     let sm = stagelint::families::sm::Sm;
-    assert!(sm.prepare_rename(&f.workspace, f.at()).is_none());
-    assert!(sm.rename(&f.workspace, f.at(), "x").is_none());
-    assert!(sm.completions(&f.workspace, f.at()).is_empty());
-    assert!(sm.hover(&f.workspace, f.at()).is_none());
-    assert!(sm.definitions(&f.workspace, f.at()).is_empty());
-    assert!(sm.symbols(&f.workspace, f.at().file).is_empty());
+    assert!((sm.editor().prepare_rename)(&f.workspace, f.at()).is_none());
+    assert!((sm.editor().rename)(&f.workspace, f.at(), "x").is_none());
+    assert!((sm.editor().completions)(&f.workspace, f.at()).is_empty());
+    assert!((sm.editor().hover)(&f.workspace, f.at()).is_none());
+    assert!((sm.editor().definitions)(&f.workspace, f.at()).is_empty());
+    assert!((sm.editor().symbols)(&f.workspace, f.at().file).is_empty());
 }
 
 // ---- symbols ----

@@ -32,48 +32,6 @@ impl Family for Sm {
         RULES
     }
 
-    fn completions(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::CompletionItem> {
-        ide::completions(workspace, at)
-    }
-
-    fn hover(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Option<crate::editor::HoverInfo> {
-        ide::hover(workspace, at)
-    }
-
-    fn definitions(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::Target> {
-        ide::definitions(workspace, at)
-    }
-
-    fn references(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::Target> {
-        ide::references(workspace, at)
-    }
-
-    fn prepare_rename(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Option<Result<Span, String>> {
-        ide::prepare_rename(workspace, at)
-    }
-
-    fn rename(
-        &self,
-        workspace: &Workspace,
-        at: crate::editor::Cursor,
-        new_name: &str,
-    ) -> Option<crate::editor::RenameResult> {
-        ide::rename(workspace, at, new_name)
-    }
-
-    fn renamed_files(
-        &self,
-        workspace: &Workspace,
-        at: crate::editor::Cursor,
-        new_name: &str,
-    ) -> Vec<(crate::diagnostic::FileId, std::path::PathBuf)> {
-        ide::renamed_files(workspace, at, new_name)
-    }
-
-    fn symbols(&self, workspace: &Workspace, file: crate::diagnostic::FileId) -> Vec<crate::editor::Symbol> {
-        ide::symbols(workspace, file)
-    }
-
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let first = out.len();
         let stage_files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
@@ -115,6 +73,10 @@ impl Family for Sm {
         }
         rename_fixes_across_files(workspace, &mut out[first..]);
     }
+
+    fn editor(&self) -> &'static crate::editor::Hooks {
+        &EDITOR
+    }
 }
 
 /// A stage id's kebab-case fix renames it the way the editor's rename does: with its uses in
@@ -131,3 +93,16 @@ fn rename_fixes_across_files(workspace: &Workspace, found: &mut [Diagnostic]) {
         }
     }
 }
+
+/// What the family answers in the editor.
+const EDITOR: crate::editor::Hooks = crate::editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    references: ide::references,
+    prepare_rename: ide::prepare_rename,
+    rename: ide::rename,
+    renamed_files: ide::renamed_files,
+    symbols: ide::symbols,
+    ..crate::editor::Hooks::NONE
+};

@@ -54,16 +54,8 @@ impl Family for Cassettes {
         }
     }
 
-    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
-        ide::completions(workspace, at)
-    }
-
-    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
-        ide::hover(workspace, at)
-    }
-
-    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
-        ide::definitions(workspace, at)
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
     }
 }
 
@@ -181,3 +173,11 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
         }
     }
 }
+
+/// What the family answers in the editor.
+const EDITOR: editor::Hooks = editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    ..editor::Hooks::NONE
+};
