@@ -142,6 +142,17 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
     if args.record.record {
         return run_record(&args);
     }
+    let json = matches!(args.format, RunFormat::Json);
+    let result = replay(args);
+    // The JSON stream ends with a summary even when nothing could be run; the message still
+    // goes to standard error, with the same exit code.
+    if json && let Err(error) = &result {
+        let _ = io::stdout().lock().write_all(stagelint::runtime::error_stream(error).as_bytes());
+    }
+    result
+}
+
+fn replay(args: DryRunArgs) -> Result<ExitCode, String> {
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };

@@ -1372,7 +1372,7 @@ fn a_misspelt_key_is_a_structural_error_so_no_expectation_is_dropped_unnoticed()
     assert!(unknown.iter().any(|d| d.fix.is_some()), "the did-you-mean fix stays");
     assert!(!ran.run.trace.events.iter().any(|e| e.name == "StageSetup"), "nothing is replayed");
     let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
-    assert!(timeline.contains("Result: not run: the cassette cannot be replayed"), "{timeline}");
+    assert!(timeline.contains("Result: not run: the cassette has errors, so it cannot be replayed"), "{timeline}");
     assert!(!timeline.contains('✓'), "{timeline}");
 }
 
