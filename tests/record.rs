@@ -141,7 +141,7 @@ fn two_turns(api: WireFormat, replies: [Value; 2], original_id: &str) -> Vec<See
     let raw = String::from_utf8(sink.0.lock().expect("lock").clone()).expect("utf-8");
     assert_eq!(raw.lines().count(), 2);
     let imported =
-        import(&[Input { name: "raw".into(), text: raw }], &ImportOptions { stage: "plan".into(), format: None })
+        import(&[Input { name: "raw".into(), text: raw }], &ImportOptions { stage: "plan".into(), format: None, ctx: None })
             .expect("the sidecar imports");
     assert_eq!(imported.format, api);
     assert_eq!(imported.cassette["attempts"][0]["turns"], Value::Array(turns), "recorder and importer agree");
