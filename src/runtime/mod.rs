@@ -356,6 +356,11 @@ pub fn error_stream(message: &str) -> String {
     trace.to_json_lines()
 }
 
+/// The version every event of the stream carries.
+pub fn events_version() -> u32 {
+    events::VERSION
+}
+
 /// Every cassette file of `workspace`.
 pub fn cassettes(workspace: &Workspace) -> impl Iterator<Item = &SourceFile> {
     workspace.files().iter().filter(|f| f.kind == FileKind::Cassette)
