@@ -428,9 +428,11 @@ impl<'a> Run<'a> {
                 let message = format!("stage `{}` would fail Init with this ctx: {}", stage.id, failure.detail);
                 self.diagnostic(rules::ContextIncomplete, span, message)
                     .with_related(stage.file, failure.at.unwrap_or(stage.anchor), "needed here")
-                    .with_help(
-                        "add the value to the cassette's `ctx:`; if the state machine may leave the field out, declare it under `context.optional` in its file (then it renders empty)",
-                    )
+                    .with_help(if failure.upstream.is_some() {
+                        "make the cassette's `ctx.upstream` elements satisfy the stage's inputsSchema (each is a StageResult: verdict, reason, parsed, capHit, attemptCount)"
+                    } else {
+                        "add the value to the cassette's `ctx:`; if the state machine may leave the field out, declare it under `context.optional` in its file (then it renders empty)"
+                    })
             } else {
                 let message = format!(
                     "stage `{}` fails Init ({}), so this cassette cannot be replayed: {}",
