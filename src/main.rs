@@ -314,7 +314,11 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
                 writeln!(err, "stagelint: `ctx:` is empty: the body of {} reads no ctx field", file.display())
             } else {
                 let fields = fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
-                writeln!(err, "stagelint: scaffolded `ctx:` from {}: replace the TODO values of {fields}", file.display())
+                writeln!(
+                    err,
+                    "stagelint: scaffolded `ctx:` from {}: replace the TODO values of {fields}",
+                    file.display()
+                )
             }
         }
         _ => writeln!(

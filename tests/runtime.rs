@@ -1260,7 +1260,23 @@ fn a_recorded_stage_that_never_runs_fails_its_expectations_or_is_unused() {
     );
     let file = ran.workspace.file(ran.run.findings[1].file);
     assert_eq!(&file.text[ran.run.findings[1].span.start..ran.run.findings[1].span.end], "merge", "on the entry");
-    assert_eq!((ran.run.passed, ran.run.failed), (0, 3));
+    assert_eq!((ran.run.passed, ran.run.failed, ran.run.unchecked), (0, 3, 3));
+    let unchecked: Vec<String> = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "ExpectationOutcome")
+        .map(|e| format!("{} {} {}", e.str("stage"), e.str("outcome"), e.str("expected")))
+        .collect();
+    assert_eq!(
+        unchecked,
+        [
+            "merge unchecked turn 1 of attempt 1: completion m1",
+            "merge unchecked expectResult.verdict: \"ok\"",
+            "merge unchecked expectResult.attemptCount: 1",
+        ]
+    );
     assert_eq!(ran.run.exit_code(), 1);
 }
 
@@ -1819,7 +1835,9 @@ fn a_machine_with_a_duplicate_stage_id_is_not_replayed_by_the_dry_run_or_by_chec
         assert_eq!(ran.run.exit_code(), 2, "{target}");
         assert_eq!(codes(&ran.run), ["sm/DuplicateStageId"], "{target}: the lint error, nothing else");
         assert!(!ran.run.trace.events.iter().any(|e| e.name == "StageSetup"), "{target}: nothing is replayed");
-        assert!(summary(&ran.run)["refused"].as_str().is_some_and(|r| r.contains("ambiguous") || r.contains("leave open")));
+        assert!(
+            summary(&ran.run)["refused"].as_str().is_some_and(|r| r.contains("ambiguous") || r.contains("leave open"))
+        );
         let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
         assert!(timeline.contains("Result: not run: "), "{timeline}");
         assert!(!timeline.contains('✓'), "{timeline}");
@@ -1844,7 +1862,10 @@ fn a_machine_whose_entry_is_no_stage_reports_entry_stage_missing_not_the_cassett
     let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
     let ran = run_files(&files, ".", Options { strict: false, explain_init: true });
     assert_eq!(ran.run.exit_code(), 2);
-    assert_eq!(messages_of(&ran.run, "sm/EntryStageMissing"), ["entry stage `fetch` is not a stage of this state machine"]);
+    assert_eq!(
+        messages_of(&ran.run, "sm/EntryStageMissing"),
+        ["entry stage `fetch` is not a stage of this state machine"]
+    );
     assert_eq!(codes(&ran.run), ["sm/EntryStageMissing"], "no cassette is blamed");
     // No entry at all: the state machine file's own error.
     let files = [("sm.yaml", "name: x\n"), ("plan.md", PLAN)];
@@ -1870,9 +1891,15 @@ fn the_timeline_names_the_file_each_stage_came_from() {
 fn an_exhausted_cassette_counts_the_expectations_it_never_reached_as_failed() {
     // One plain-text turn, then the cassette runs out: expectEnd and expectResult are never
     // checked. (Before: `expectations 1/1 ✓`-style counts with `failed: 0`.)
-    let text = cassette("expectResult: { verdict: ok, attemptCount: 1 }\n", &[&["response: { stop: end_turn, content: [ { text: hm } ] }"]])
-        .replace("  - attempt: 1\n", "  - attempt: 1\n    expectEnd: { act: completed }\n");
-    let text = text.replace("content: [ { text: hm } ] }\n", "content: [ { text: hm } ] }\n        expect: [ { branch: steer } ]\n");
+    let text = cassette(
+        "expectResult: { verdict: ok, attemptCount: 1 }\n",
+        &[&["response: { stop: end_turn, content: [ { text: hm } ] }"]],
+    )
+    .replace("  - attempt: 1\n", "  - attempt: 1\n    expectEnd: { act: completed }\n");
+    let text = text.replace(
+        "content: [ { text: hm } ] }\n",
+        "content: [ { text: hm } ] }\n        expect: [ { branch: steer } ]\n",
+    );
     let ran = run_stage(PLAN, &text);
     assert_eq!((ran.run.passed, ran.run.failed, ran.run.unchecked), (1, 3, 3));
     let failed = messages_of(&ran.run, "cassette/ExpectationFailed");
@@ -1905,10 +1932,7 @@ fn each_expectation_is_an_event_and_the_stream_is_versioned() {
         .filter(|e| e.name == "ExpectationOutcome")
         .map(|e| format!("{} {} {}", e.str("kind"), e.str("expected"), e.str("outcome")))
         .collect();
-    assert_eq!(
-        outcomes,
-        ["turn completion c1 held", "turn steer failed", "result verdict: \"ok\" held"]
-    );
+    assert_eq!(outcomes, ["turn completion c1 held", "turn steer failed", "result verdict: \"ok\" held"]);
     for line in ran.run.trace.to_json_lines().lines() {
         let event: Value = serde_json::from_str(line).expect("json");
         assert_eq!(event["version"], runtime::events_version(), "{line}");
@@ -1931,10 +1955,17 @@ fn no_next_is_null_in_every_stage_next() {
 
 #[test]
 fn an_optional_ctx_field_or_an_empty_upstream_renders_empty_a_required_one_fails_init() {
-    let stage = PLAN.replace("Plan: {{ctx.task}}.", "Plan: {{ctx.task}} on {{ctx.branch}} after {{ctx.upstream[0].parsed.summary}}.");
+    let stage = PLAN.replace(
+        "Plan: {{ctx.task}}.",
+        "Plan: {{ctx.task}} on {{ctx.branch}} after {{ctx.upstream[0].parsed.summary}}.",
+    );
     let run = |context: &str| {
         let sm = format!("entry: plan\ncontext: {context}\n");
-        let files = [("sm.yaml", sm.as_str()), ("plan.md", stage.as_str()), ("plan.cassette.yaml", &cassette("", &[&[&done("c1")]]))];
+        let files = [
+            ("sm.yaml", sm.as_str()),
+            ("plan.md", stage.as_str()),
+            ("plan.cassette.yaml", &cassette("", &[&[&done("c1")]])),
+        ];
         let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, *t)).collect();
         run_files(&files, "plan.md", Options { strict: false, explain_init: true })
     };

@@ -19,8 +19,8 @@ use crate::families::sm::model::{SmDoc, StageDoc};
 use crate::families::sm::roles::{self, Role};
 use crate::registry::cassette as rules;
 use crate::runtime::engine::{Ended, Env, Producer, Run, StageResult};
-use crate::runtime::stage::StageSpec;
 use crate::runtime::owners::owning_machine;
+use crate::runtime::stage::StageSpec;
 use crate::runtime::{DryRun, Ending, Options, cassette_in_workspace, read_cassette};
 use crate::source::Span;
 use crate::workspace::{FileKind, Workspace};
@@ -101,7 +101,13 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
                 "no cassette for the entry stage `{entry}`: add `{entry}.cassette.yaml` beside it or pass --cassette"
             ),
         );
-        return DryRun::failed_to_start(workspace, title, cassette_file, vec![finding], "no cassette for the entry stage");
+        return DryRun::failed_to_start(
+            workspace,
+            title,
+            cassette_file,
+            vec![finding],
+            "no cassette for the entry stage",
+        );
     };
     let env = Env { cassette_file: anchor_file, strict: options.strict };
     let mut run = Run::new(env, &Json::Null);
@@ -480,7 +486,10 @@ impl<'a> Machine<'a> {
                 let listed = crate::runtime::engine::all_expectations(part);
                 let expectations = listed.len();
                 let finding = if expectations > 0 {
+                    // Its outcomes are about that stage, as its events would have been.
+                    self.run.trace.scope = Some(entry.id.clone());
                     self.run.unchecked(&listed, &format!("{which} never ran: {why}"));
+                    self.run.trace.scope = None;
                     let message =
                         format!("{which} never ran, so its {expectations} expectation(s) were never checked: {why}");
                     Diagnostic::new(rules::ExpectationFailed, file, span, message)

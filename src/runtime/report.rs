@@ -154,11 +154,8 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             let count = data["placeholders"].as_array().map_or(0, Vec::len);
             let empty = data["empty"].as_array().map_or(0, Vec::len);
             let empty = if empty > 0 { format!(", {empty} rendered empty") } else { String::new() };
-            let _ = writeln!(
-                out,
-                "{stage}  Init   ok   body {} chars, {count} placeholder(s){empty}",
-                event.num("length")
-            );
+            let _ =
+                writeln!(out, "{stage}  Init   ok   body {} chars, {count} placeholder(s){empty}", event.num("length"));
         }
         "StageCheckGate" => {
             let _ = writeln!(
@@ -291,12 +288,7 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
                 );
             }
             "unchecked" => {
-                let _ = writeln!(
-                    out,
-                    "  expect ✗ never checked: {} ({})",
-                    text(event, "expected"),
-                    text(event, "why")
-                );
+                let _ = writeln!(out, "  expect ✗ never checked: {} ({})", text(event, "expected"), text(event, "why"));
             }
             _ => {}
         },

@@ -25,8 +25,7 @@ pub fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {
 /// invalid (no `entry`, not a mapping), its `entry` names no stage, or two stages share an id.
 /// The runtime refuses to replay such a machine, with these findings (`check` reports them too).
 pub fn machine_errors(workspace: &Workspace, sm_file: crate::diagnostic::FileId) -> Vec<Diagnostic> {
-    let mut stage_files: Vec<&SourceFile> =
-        workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
+    let mut stage_files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
     // In path order, as a walk of the directory finds them: the same stage is "first" as in `check`.
     stage_files.sort_by(|a, b| a.path.cmp(&b.path));
     let stages: Vec<StageDoc> = stage_files.iter().map(|f| StageDoc::parse(f)).collect();

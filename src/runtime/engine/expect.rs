@@ -81,15 +81,19 @@ fn attempt_expectations(number: usize, attempt: &Attempt, from: usize) -> Vec<Li
 pub(super) fn end_expectations(number: usize, attempt: &Attempt) -> Vec<Listed> {
     let Some(end) = &attempt.expect_end else { return Vec::new() };
     let act = end.act.iter().map(|(v, _)| Listed { kind: "act", what: format!("attempt {number} expectEnd.act: {v}") });
-    let assert =
-        end.assert.iter().map(|(v, _)| Listed { kind: "assert", what: format!("attempt {number} expectEnd.assert: {v}") });
+    let assert = end
+        .assert
+        .iter()
+        .map(|(v, _)| Listed { kind: "assert", what: format!("attempt {number} expectEnd.assert: {v}") });
     act.chain(assert).collect()
 }
 
 /// The `expectResult` fields of a recording.
 pub(super) fn result_expectations(cassette: &StageCassette) -> Vec<Listed> {
     let fields = cassette.expect_result.iter().flat_map(|r| &r.fields);
-    fields.map(|(field, value, _)| Listed { kind: "result", what: format!("expectResult.{field}: {}", short(value)) }).collect()
+    fields
+        .map(|(field, value, _)| Listed { kind: "result", what: format!("expectResult.{field}: {}", short(value)) })
+        .collect()
 }
 
 /// Every expectation of a stage recording, in order.
@@ -292,7 +296,8 @@ impl Run<'_> {
                     quiet.push((k + 1, turn));
                     continue;
                 }
-                let listed: Vec<Listed> = attempt_expectations(number, attempt, k).into_iter().take(expectations).collect();
+                let listed: Vec<Listed> =
+                    attempt_expectations(number, attempt, k).into_iter().take(expectations).collect();
                 self.unchecked(&listed, &why);
                 let message = format!(
                     "turn {} of attempt {number} is never replayed, so its {expectations} expectation(s) were never checked: {why}",

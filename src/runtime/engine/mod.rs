@@ -19,8 +19,8 @@ use crate::runtime::events::Trace;
 use crate::runtime::messages;
 use crate::runtime::stage::{InitFailure, Phase, StageSpec};
 use crate::source::Span;
-use expect::{Observed, Used, end_expectations, result_expectations};
 pub use expect::all_expectations;
+use expect::{Observed, Used, end_expectations, result_expectations};
 use request::provider_event;
 pub use request::{fingerprints, tool_specs};
 

@@ -70,9 +70,7 @@ fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
                 continue;
             }
             match plan.execution {
-                Execution::Parallel => {
-                    ways.push(Incoming { results: Vec::new(), empty_reason: SIBLING })
-                }
+                Execution::Parallel => ways.push(Incoming { results: Vec::new(), empty_reason: SIBLING }),
                 // A sequential list runs in order; each stage receives the result before it.
                 Execution::Sequential => {
                     let previous = if k == 0 { Some(*from) } else { lookup(&plan.stages[k - 1].0) };
