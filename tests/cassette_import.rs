@@ -571,7 +571,11 @@ fn cli_scaffolds_ctx_from_the_stage_or_says_it_did_not() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no `ctx:` scaffolded: stage `plan` was not found"), "{stderr}");
 
-    // A file that is no stage is a usage error.
+    // A stage file that is not there, or a file that is no stage, is a usage error.
+    let output =
+        stagelint().args(["cassette", "import", "--stage", "nowhere/plan.md"]).arg(&input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no such stage file"));
     let notes = dir.path().join("notes.txt");
     std::fs::write(&notes, "hello").expect("written");
     let output = stagelint().args(["cassette", "import", "--stage"]).arg(&notes).arg(&input).output().expect("runs");

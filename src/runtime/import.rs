@@ -170,6 +170,9 @@ pub fn import_stage(stage: &str, output: Option<&Path>) -> Result<ImportStage, S
         let (id, _) = doc.stage_id().ok_or_else(|| format!("{stage}: the stage has no valid `id:`"))?;
         return Ok(ImportStage { id: id.to_string(), file: Some(named.to_path_buf()), ctx: Some(scaffold_ctx(&doc)) });
     }
+    if named.extension().is_some_and(|e| e == "md") {
+        return Err(format!("{stage}: no such stage file (`--stage` takes a stage id or a stage file)"));
+    }
     let found = output.and_then(|output| {
         let output = absolute(output);
         let dir = output.parent()?.to_path_buf();

@@ -53,7 +53,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     if !ambiguous.is_empty() {
         let mut codes: Vec<&str> = ambiguous.iter().map(|d| d.code).collect();
         codes.dedup();
-        let why = format!("the state machine has errors that leave open what runs ({})", codes.join(", "));
+        let why = format!("the state machine has errors that leave open what runs: {}", codes.join(", "));
         return DryRun::failed_to_start(workspace, title, cassette_file, ambiguous, &why);
     }
     let Some((entry, entry_span)) = sm.entry().map(|(e, s)| (e.to_string(), s)) else {

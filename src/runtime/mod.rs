@@ -214,7 +214,14 @@ const UNUSABLE: &str = "the cassette has errors, so it cannot be replayed";
 /// stage of its state machine): which stage a cassette or a `next` means is then ambiguous,
 /// so the stage is not replayed, by the dry-run or by `check`.
 fn duplicate_id(workspace: &Workspace, stage_file: FileId) -> Vec<Diagnostic> {
-    let Some(sm) = owners::owning_machine(workspace, workspace.file(stage_file)) else { return Vec::new() };
+    let file = workspace.file(stage_file);
+    let Some(sm) = owners::owning_machine(workspace, file) else { return Vec::new() };
+    // Cheap first: the machine's rules run only when another stage in scope has this id.
+    let id = StageDoc::parse(file).stage_id().map(|(id, _)| id.to_string());
+    let same = owners::stages_in_scope(workspace, file).iter().filter(|(other, _)| Some(other) == id.as_ref()).count();
+    if same < 2 {
+        return Vec::new();
+    }
     crate::families::sm::machine_errors(workspace, sm)
         .into_iter()
         .filter(|d| d.code == crate::families::sm::DuplicateStageId)
