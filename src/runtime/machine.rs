@@ -52,6 +52,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     let ambiguous = crate::families::sm::machine_errors(workspace, sm_file);
     if !ambiguous.is_empty() {
         let mut codes: Vec<&str> = ambiguous.iter().map(|d| d.code).collect();
+        codes.sort_unstable();
         codes.dedup();
         let why = format!("the state machine has errors that leave open what runs: {}", codes.join(", "));
         return DryRun::failed_to_start(workspace, title, cassette_file, ambiguous, &why);
