@@ -142,6 +142,17 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
     if args.record.record {
         return run_record(&args);
     }
+    let json = matches!(args.format, RunFormat::Json);
+    let result = replay(args);
+    // The JSON stream ends with a summary even when nothing could be run; the message still
+    // goes to standard error, with the same exit code.
+    if json && let Err(error) = &result {
+        let _ = io::stdout().lock().write_all(stagelint::runtime::error_stream(error).as_bytes());
+    }
+    result
+}
+
+fn replay(args: DryRunArgs) -> Result<ExitCode, String> {
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
@@ -236,8 +247,9 @@ struct ImportArgs {
     /// JSON Lines files, oldest exchange first; `-` reads standard input.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// The stage id the cassette is for.
-    #[arg(long)]
+    /// The stage the cassette is for: its file (then `ctx:` is scaffolded from its
+    /// placeholders), or its id (the stage is then looked up beside `--output`).
+    #[arg(long, value_name = "FILE|ID")]
     stage: String,
     /// The wire format (default: detected from the exchanges).
     #[arg(long, value_enum)]
@@ -292,8 +304,29 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         WireArg::OpenaiChat => WireFormat::OpenAiChat,
         WireArg::OpenaiResponses => WireFormat::OpenAiResponses,
     });
-    let imported = import(&inputs, &ImportOptions { stage: args.stage, format })?;
+    let stage = stagelint::runtime::import::import_stage(&args.stage, args.output.as_deref())?;
+    let imported = import(&inputs, &ImportOptions { stage: stage.id.clone(), format, ctx: stage.ctx.clone() })?;
     let mut err = io::stderr().lock();
+    let _ = match (&stage.ctx, &stage.file) {
+        (Some(ctx), Some(file)) => {
+            let fields: Vec<&str> = ctx.as_object().into_iter().flat_map(|m| m.keys()).map(String::as_str).collect();
+            if fields.is_empty() {
+                writeln!(err, "stagelint: `ctx:` is empty: the body of {} reads no ctx field", file.display())
+            } else {
+                let fields = fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+                writeln!(
+                    err,
+                    "stagelint: scaffolded `ctx:` from {}: replace the TODO values of {fields}",
+                    file.display()
+                )
+            }
+        }
+        _ => writeln!(
+            err,
+            "stagelint: no `ctx:` scaffolded: stage `{}` was not found (pass its file as --stage, or --output beside it); add the ctx its placeholders read by hand",
+            stage.id
+        ),
+    };
     for warning in &imported.warnings {
         let _ = writeln!(err, "stagelint: warning: {warning}");
     }

@@ -434,3 +434,41 @@ fn a_guarded_read_near_a_declared_variable_is_no_warning() {
     assert!(!output.contains("warning["), "{output}");
     assert_eq!(output.matches("lastlight/UnknownVariable").count(), 1, "one info on the {{#if}}: {output}");
 }
+
+/// The last line of a `dry-run --format json` stream, parsed.
+fn last_event(output: &std::process::Output) -> serde_json::Value {
+    let text = stdout(output);
+    let last = text.lines().last().unwrap_or_else(|| panic!("an empty stream; stderr: {}", stderr(output)));
+    serde_json::from_str(last).expect("a JSON line")
+}
+
+#[test]
+fn every_json_dry_run_ends_with_a_summary_even_when_nothing_can_run() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    // No cassette at all: the summary carries the error, stderr the message, exit 2.
+    let output = stagelint(&["dry-run", "plan.md", "--format", "json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let summary = last_event(&output);
+    assert_eq!((summary["event"].as_str(), summary["exitCode"].as_u64()), (Some("DryRunSummary"), Some(2)));
+    assert!(summary["error"].as_str().is_some_and(|e| e.contains("no cassette")), "{summary}");
+    assert!(stderr(&output).contains("no cassette"), "{}", stderr(&output));
+    // A refused cassette (a machine cassette for a stage): the findings, then the summary.
+    write(dir.path(), "plan.cassette.yaml", "cassette: 1\nstages:\n  plan:\n    attempts: []\n");
+    let output = stagelint(&["dry-run", "plan.md", "--format", "json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let summary = last_event(&output);
+    assert_eq!(summary["event"], "DryRunSummary");
+    assert!(summary["refused"].as_str().is_some_and(|r| r.contains("machine cassette")), "{summary}");
+    // A machine whose entry is no stage: `sm/EntryStageMissing`, not the cassette, in every format.
+    write(dir.path(), "sm.yaml", "entry: fetch\n");
+    write(dir.path(), "plan.cassette.yaml", "cassette: 1\nstage: plan\nattempts: []\n");
+    let output = stagelint(&["dry-run", ".", "--format", "json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).contains(r#""code":"sm/EntryStageMissing""#), "{}", stdout(&output));
+    assert!(last_event(&output)["refused"].is_string());
+    let output = stagelint(&["dry-run", ".", "--color", "never"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let text = stdout(&output);
+    assert!(text.contains("error[sm/EntryStageMissing]") && !text.contains("cassette.yaml`"), "{text}");
+}

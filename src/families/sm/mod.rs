@@ -21,6 +21,27 @@ pub fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {
     rules::init_errors(stage)
 }
 
+/// The error findings that make the state machine of `sm_file` ambiguous to run: its file is
+/// invalid (no `entry`, not a mapping), its `entry` names no stage, or two stages share an id.
+/// The runtime refuses to replay such a machine, with these findings (`check` reports them too).
+pub fn machine_errors(workspace: &Workspace, sm_file: crate::diagnostic::FileId) -> Vec<Diagnostic> {
+    let mut stage_files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
+    // In path order, as a walk of the directory finds them: the same stage is "first" as in `check`.
+    stage_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let stages: Vec<StageDoc> = stage_files.iter().map(|f| StageDoc::parse(f)).collect();
+    let sms: Vec<SmDoc> =
+        workspace.files().iter().filter(|f| f.kind == FileKind::StateMachine).map(SmDoc::parse).collect();
+    let mut out = Vec::new();
+    if let Some(machine) = model::group(&sms, &stages).iter().find(|m| m.sm.file.id == sm_file) {
+        rules::check_machine(machine, &mut out);
+    }
+    out.retain(|d| {
+        d.severity == crate::diagnostic::Severity::Error
+            && [StateMachineInvalid, EntryStageMissing, DuplicateStageId].contains(&d.code)
+    });
+    out
+}
+
 pub struct Sm;
 
 impl Family for Sm {

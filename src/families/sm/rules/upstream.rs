@@ -56,6 +56,8 @@ pub(crate) fn predecessors<'a, 'w>(machine: &Machine<'a, 'w>, id: &str, index: u
     found
 }
 
+const SIBLING: &str = "it runs as a parallel sibling";
+
 fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
     let mut ways = Vec::new();
     if graph.entry == Some(id) {
@@ -68,9 +70,7 @@ fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
                 continue;
             }
             match plan.execution {
-                Execution::Parallel => {
-                    ways.push(Incoming { results: Vec::new(), empty_reason: "it runs as a parallel sibling" })
-                }
+                Execution::Parallel => ways.push(Incoming { results: Vec::new(), empty_reason: SIBLING }),
                 // A sequential list runs in order; each stage receives the result before it.
                 Execution::Sequential => {
                     let previous = if k == 0 { Some(*from) } else { lookup(&plan.stages[k - 1].0) };
@@ -91,12 +91,24 @@ fn check_reference(stage: &StageDoc, path: &Path, incoming: &[Incoming], out: &m
     let max = incoming.iter().map(|w| w.results.len()).max().unwrap_or(0);
     if max == 0 {
         let reason = incoming.iter().map(|w| w.empty_reason).find(|r| !r.is_empty()).unwrap_or("");
-        out.push(Diagnostic::new(
-            UpstreamEmpty,
-            file,
-            path.span(),
-            format!("`ctx.upstream` is always empty in this stage because {reason}; this placeholder renders nothing"),
-        ));
+        // No context can fill it (a cassette's `ctx.upstream` is replaced by the run's), so
+        // the help points at what can carry the data.
+        let help = if reason == SIBLING {
+            "a parallel sibling never receives another stage's result: read it in the join (its `ctx.upstream` holds each sibling's result), or have the state machine write the data to a ctx field before the fan-out and read `{{ctx.<field>}}`"
+        } else {
+            "nothing runs before the entry stage: pass the data in a ctx field the state machine writes, and read `{{ctx.<field>}}`"
+        };
+        out.push(
+            Diagnostic::new(
+                UpstreamEmpty,
+                file,
+                path.span(),
+                format!(
+                    "`ctx.upstream` is always empty in this stage because {reason}; this placeholder renders nothing"
+                ),
+            )
+            .with_help(help),
+        );
         return;
     }
     let Some(third) = path.segments.get(2) else {
