@@ -434,3 +434,27 @@ fn a_guarded_read_near_a_declared_variable_is_no_warning() {
     assert!(!output.contains("warning["), "{output}");
     assert_eq!(output.matches("lastlight/UnknownVariable").count(), 1, "one info on the {{#if}}: {output}");
 }
+
+/// Bug 8 of issue 16: a UTF-8 byte order mark is no column of line 1 in any format (editors
+/// hide it: `strat` is at 1:8 there), while spans and fixes still count its bytes.
+#[test]
+fn a_byte_order_mark_is_no_column_in_any_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "sm.yaml", "\u{feff}entry: strat\n");
+    write(dir.path(), "start.md", &CLEAN_STAGE.replace("id: plan", "id: start"));
+    let run = |format: &str| stdout(&stagelint(&["check", ".", "--color", "never", "--format", format], dir.path()));
+    assert!(run("full").contains("┌─ sm.yaml:1:8\n"), "{}", run("full"));
+    assert!(run("concise").starts_with("sm.yaml:1:8: error[sm/EntryStageMissing]"), "{}", run("concise"));
+    assert!(run("github").starts_with("::error file=sm.yaml,line=1,col=8,endLine=1,endColumn=13,"), "{}", run("github"));
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let range = serde_json::json!({"start": {"line": 1, "column": 8}, "end": {"line": 1, "column": 13}});
+    assert_eq!(json["diagnostics"][0]["range"], range);
+    assert_eq!(json["diagnostics"][0]["fix"]["edits"][0]["range"], range);
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).expect("SARIF");
+    let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!((&region["startColumn"], &region["endColumn"]), (&serde_json::json!(8), &serde_json::json!(13)));
+    // The fix replaces `strat`, not the bytes the mark takes.
+    let output = stagelint(&["check", ".", "--fix", "--unsafe-fixes"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(std::fs::read_to_string(dir.path().join("sm.yaml")).unwrap(), "\u{feff}entry: start\n");
+}
