@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_byte_order_mark_is_no_column() {
-        let text = "\u{feff}entry: strat\nnext: \u{feff}y\n";
+        let text = "\u{feff}entry: strat\nnext: \u{feff}z\n";
         let index = LineIndex::new(text);
         let strat = text.find("strat").unwrap();
         assert_eq!(index.line_col(text, strat), LineCol { line: 1, column: 8 });
@@ -160,8 +160,8 @@ mod tests {
         assert_eq!(index.line_col(text, 3), LineCol { line: 1, column: 1 });
         assert_eq!(index.column_start(0), 3);
         // Only a leading one: elsewhere U+FEFF is a character like any other.
-        let y = text.find('y').unwrap();
-        assert_eq!(index.line_col(text, y), LineCol { line: 2, column: 8 });
+        let z = text.find('z').unwrap();
+        assert_eq!(index.line_col(text, z), LineCol { line: 2, column: 8 });
         let plain = LineIndex::new("entry: strat\n");
         assert_eq!(plain.line_col("entry: strat\n", 7), LineCol { line: 1, column: 8 });
         assert_eq!(plain.column_start(0), 0);
