@@ -131,7 +131,13 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            let _ = writeln!(io::stderr(), "stagelint: {error}");
+            // One error may be several lines (every problem of a config); each is prefixed, and
+            // indented lines continue the one above.
+            let mut err = io::stderr().lock();
+            for line in error.lines() {
+                let prefix = if line.starts_with(char::is_whitespace) { "" } else { "stagelint: " };
+                let _ = writeln!(err, "{prefix}{line}");
+            }
             ExitCode::from(2)
         }
     }

@@ -71,7 +71,28 @@ fn bad_config_is_exit_two_with_position() {
     write(dir.path(), "stagelint.toml", "[tool]\nregistered = []\n");
     let output = stagelint(&["check", "."], dir.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("unknown field `tool`"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("unknown table `[tool]`; did you mean `tools`?"), "{}", stderr(&output));
+}
+
+/// Issue 16: every problem of a config in one run, each on its own line with its position.
+#[test]
+fn every_config_problem_is_reported_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[tool]\n[tools]\nregistred = []\n[sm]\nbackoffs = \"none\"\n[rules]\n\"sm/UnknownTol\" = \"loud\"\n";
+    write(dir.path(), "stagelint.toml", config);
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    let output = stagelint(&["check", "."], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing is checked: {}", stdout(&output));
+    assert_eq!(
+        stderr(&output),
+        "stagelint: stagelint.toml:1:2: invalid config: unknown table `[tool]`; did you mean `tools`?
+stagelint: stagelint.toml:3:1: invalid config: unknown key `registred` in `[tools]`; did you mean `registered`?
+stagelint: stagelint.toml:5:12: invalid config: `backoffs` in `[sm]` takes a list of strings, not a string
+stagelint: stagelint.toml:7:1: invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?
+stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\"
+"
+    );
 }
 
 #[test]

@@ -600,6 +600,20 @@ fn a_broken_config_is_a_finding_on_itself_and_leaves_other_scopes_alone() {
     );
 }
 
+/// Issue 16: each problem of a broken config is its own finding, all of them at once.
+#[test]
+fn every_problem_of_a_broken_config_is_a_finding() {
+    let dir = workspace();
+    let toml = dir.path().join("stagelint.toml");
+    std::fs::write(&toml, "[tools]\nregistred = [\"Read\"]\n[rules]\n\"sm/UnknownTol\" = \"off\"\n").expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let (list, _) = client.diagnostics(&uri(&toml), |l| !l.is_empty());
+    let starts: Vec<&Value> = list.iter().map(|d| &d["range"]["start"]).collect();
+    assert_eq!(starts, [&json!({"line": 1, "character": 0}), &json!({"line": 3, "character": 0})], "{list:?}");
+    assert!(list.iter().all(|d| d["code"] == "stagelint/InvalidConfig"), "{list:?}");
+}
+
 #[test]
 fn an_unsaved_tool_list_edit_rechecks_the_stages_it_governs() {
     let dir = workspace();
