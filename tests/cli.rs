@@ -479,3 +479,24 @@ fn a_byte_order_mark_is_no_column_in_any_format() {
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert_eq!(std::fs::read_to_string(dir.path().join("sm.yaml")).unwrap(), "\u{feff}entry: start\n");
 }
+
+/// Issue 16: `--output-format` is `--format` (ruff's spelling); `--output json` is a usage
+/// error that names `--format json`, not a report written to a file named `json`.
+#[test]
+fn output_format_is_an_alias_and_output_json_is_a_usage_error() {
+    let dir = broken_workspace();
+    let alias = stagelint(&["check", "--output-format", "concise"], dir.path());
+    assert_eq!(stdout(&alias), stdout(&stagelint(&["check", "--format", "concise"], dir.path())));
+    assert!(stdout(&alias).contains("plan.md:5:"), "{}", stdout(&alias));
+    for format in ["json", "sarif", "Github", "concise", "full"] {
+        let output = stagelint(&["check", "--output", format], dir.path());
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert!(stderr(&output).contains(&format!("did you mean `--format {format}`?")), "{}", stderr(&output));
+        assert!(!dir.path().join(format).exists(), "no file `{format}` written");
+    }
+    let output = stagelint(&["check", "-o", "./json", "--exit-zero"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(std::fs::read_to_string(dir.path().join("json")).unwrap().contains("error[sm/UnknownTool]"));
+    let help = stdout(&stagelint(&["check", "--help"], dir.path()));
+    assert!(help.contains("--output-format"), "{help}");
+}

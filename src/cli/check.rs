@@ -1,7 +1,7 @@
 //! `stagelint check`: discover, check, select, fix, render, and the exit code.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
@@ -21,9 +21,10 @@ pub struct CheckArgs {
     /// Files or directories to check.
     paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Full)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Full)]
     format: Format,
-    /// Write the report to this file instead of standard output.
+    /// Write the report to this file instead of standard output (a format name such as `json`
+    /// is refused: that is `--format`).
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Use this config file for every path instead of discovering `stagelint.toml`.
@@ -62,6 +63,7 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
+    output_is_no_format(args.output.as_deref())?;
     let forced = match &args.config {
         Some(path) => Some(Config::load(path).map_err(|e| e.to_string())?),
         None => None,
@@ -98,6 +100,19 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
     let diagnostics = selection.apply(stagelint::check::check(&workspace));
     report(&args, &workspace, &diagnostics)
+}
+
+/// `--output json` would write the report to a file named `json`: nearly always `--format json`
+/// was meant (ruff's option is `--output-format`), so a bare format name is a usage error.
+fn output_is_no_format(output: Option<&Path>) -> Result<(), String> {
+    let Some(name) = output.and_then(Path::to_str) else { return Ok(()) };
+    let is_format = Format::value_variants().iter().filter_map(|f| f.to_possible_value()).any(|v| v.matches(name, true));
+    if !is_format {
+        return Ok(());
+    }
+    Err(format!(
+        "--output takes the file to write the report to, and `{name}` is a format name; did you mean `--format {name}`? (to write a file of that name, give it as `./{name}`)"
+    ))
 }
 
 /// After `--fix`/`--diff` without `--unsafe-fixes`: how many findings left have a fix that
