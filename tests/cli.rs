@@ -208,12 +208,28 @@ fn explain_decisions_names_real_rules() {
 
 #[test]
 fn explain_a_code_without_its_family_names_the_full_codes() {
-    let output = stagelint(&["explain", "SkipIfGrammar"], repo());
+    // Issue 16: a name that one family has is explained, in any case.
+    for name in ["SkipIfGrammar", "skipifgrammar", "LASTLIGHT/skipIfGrammar"] {
+        let output = stagelint(&["explain", name], repo());
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        let text = stdout(&output);
+        let note = format!("`{name}` is reported as `lastlight/SkipIfGrammar`.\n\n# lastlight/SkipIfGrammar\n");
+        assert!(text.starts_with(&note), "{text}");
+    }
+    // A name several families have lists them, and exits 2.
+    let output = stagelint(&["explain", "unknownkey"], repo());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("did you mean `lastlight/SkipIfGrammar`?"), "{}", stderr(&output));
-    let output = stagelint(&["explain", "UnknownKey"], repo());
     let text = stderr(&output);
-    assert!(text.contains("`lastlight/UnknownKey`") && text.contains("`steps/UnknownKey`"), "{text}");
+    assert!(text.starts_with("stagelint: `unknownkey` names 3 rules; give the family too"), "{text}");
+    for code in ["steps/UnknownKey", "lastlight/UnknownKey", "cassette/UnknownKey"] {
+        assert!(text.contains(&format!("\n    {code} ")), "{code}: {text}");
+    }
+    // Aliases too, in any case; an unknown name keeps its did-you-mean.
+    let output = stagelint(&["explain", "r-a6"], repo());
+    assert!(stdout(&output).contains("# steps/"), "{}", stdout(&output));
+    let output = stagelint(&["explain", "sm/UnknownTol"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("did you mean `sm/UnknownTool`?"), "{}", stderr(&output));
     // The same hint for `--select`/`--ignore` and `[rules]`.
     let output = stagelint(&["check", "--select", "SkipIfGrammar", "."], repo());
     assert!(
@@ -499,4 +515,25 @@ fn output_format_is_an_alias_and_output_json_is_a_usage_error() {
     assert!(std::fs::read_to_string(dir.path().join("json")).unwrap().contains("error[sm/UnknownTool]"));
     let help = stdout(&stagelint(&["check", "--help"], dir.path()));
     assert!(help.contains("--output-format"), "{help}");
+}
+
+/// Issue 16: `explain` alone lists the topics and every rule by family, each topic works.
+#[test]
+fn explain_alone_lists_topics_and_rules_by_family() {
+    let output = stagelint(&["explain"], repo());
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.starts_with("Topics (`stagelint explain TOPIC`):\n  dry-run "), "{text}");
+    for topic in ["dry-run", "decisions", "configuration"] {
+        assert!(text.contains(&format!("\n  {topic} ")), "{topic}: {text}");
+        let page = stagelint(&["explain", topic], repo());
+        assert_eq!(page.status.code(), Some(0), "{topic}");
+        assert!(stdout(&page).starts_with("# "), "{topic}: {}", stdout(&page));
+    }
+    for family in stagelint::check::FAMILIES.iter().map(|f| f.name()).chain(["cassette"]) {
+        assert!(text.contains(&format!("\n\n{family}\n")), "{family}: {text}");
+    }
+    for rule in stagelint::families::all_rules() {
+        assert!(text.contains(&format!("\n  {} ", rule.code)), "{}: {text}", rule.code);
+    }
 }

@@ -2,6 +2,7 @@
 //! parse options, print and pick the exit code).
 
 pub mod check;
+pub mod explain;
 
 use std::io::IsTerminal;
 
