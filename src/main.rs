@@ -248,15 +248,8 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
 
     let mut inputs = Vec::new();
     for path in &args.inputs {
-        let limit = stagelint::source::read::MAX_FILE_BYTES;
         let (name, text) = if path.as_os_str() == "-" {
-            let mut text = String::new();
-            io::Read::read_to_string(&mut io::Read::take(io::stdin(), limit + 1), &mut text)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            if text.len() as u64 > limit {
-                return Err("standard input is larger than the 16 MiB stagelint reads".into());
-            }
-            ("-".to_string(), text)
+            ("-".to_string(), cli::read_stdin()?)
         } else {
             let bytes = stagelint::source::read::read_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text ({e})", path.display()))?;

@@ -537,3 +537,99 @@ fn explain_alone_lists_topics_and_rules_by_family() {
         assert!(text.contains(&format!("\n  {} ", rule.code)), "{}: {text}", rule.code);
     }
 }
+
+/// A state machine for the standard-input tests: `plan` returns `summary` to `execute`.
+fn machine_for_stdin() -> tempfile::TempDir {
+    let plan = CLEAN_STAGE
+        .replace("completionSchema: { type: object }", "completionSchema: { type: object, properties: { summary: { type: string } } }")
+        .replace("resolutionPolicy: retry-later\n", "resolutionPolicy: retry-later\nnext:\n  nextStages: [execute]\n");
+    let execute = CLEAN_STAGE
+        .replace("id: plan\nname: Plan", "id: execute\nname: Execute")
+        .replace("submit_plan", "submit_exec")
+        .replace("Task: {{ctx.task}}.", "Do {{ctx.upstream[0].parsed.summary}}.");
+    common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", &plan), ("execute.md", &execute)])
+}
+
+/// Runs the binary in `cwd` with `input` on standard input.
+fn stagelint_stdin(args: &[&str], cwd: &std::path::Path, input: &str) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("output")
+}
+
+/// Issue 16: `check - --stdin-filename PATH` (ALE, conform.nvim, efm) checks the text on
+/// standard input as the file at PATH, with the rest of its state machine from disk; findings
+/// name PATH. `--stdin-filename` alone reads standard input too.
+#[test]
+fn stdin_is_checked_as_the_named_file_with_its_machine_from_disk() {
+    let dir = machine_for_stdin();
+    assert_eq!(stdout(&stagelint(&["check", "--format", "concise"], dir.path())), "No findings (3 files checked).\n");
+    let edited = std::fs::read_to_string(dir.path().join("execute.md")).unwrap().replace("parsed.summary", "parsed.summry");
+    for args in [&["check", "-", "--stdin-filename", "execute.md"][..], &["check", "--stdin-filename", "execute.md"]] {
+        let output = stagelint_stdin(&[args, &["--format", "concise"]].concat(), dir.path(), &edited);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(
+            stdout(&output),
+            "execute.md:12:29: warning[sm/UpstreamFieldUnknown] `summry` is not a property of `plan`'s completionSchema; did you mean `summary`?\nFound 1 warning (1 file checked).\n"
+        );
+    }
+    // The machine's other files are context: a finding the stdin text causes in them is not
+    // reported, and the JSON path is the named file's.
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--format", "json"], dir.path(), &edited);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["diagnostics"][0]["path"], "execute.md");
+    // An absolute path as editors pass it, and a new file that is not on disk yet.
+    let absolute = dir.path().join("draft.md");
+    let draft = edited.replace("id: execute", "id: draft");
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", absolute.to_str().unwrap(), "--format", "concise"], dir.path(), &draft);
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("draft.md:2:5: warning[sm/UnreachableStage] stage `draft` is never reached from the entry stage `plan`"),
+        "{text}"
+    );
+    assert!(!dir.path().join("draft.md").exists());
+}
+
+/// `--fix` with `-` writes the fixed text to standard output and the report to standard error
+/// (as ruff does), and leaves the file on disk alone; `--diff` prints the diff.
+#[test]
+fn stdin_fix_writes_the_fixed_text_to_stdout() {
+    let dir = machine_for_stdin();
+    let on_disk = std::fs::read_to_string(dir.path().join("execute.md")).unwrap();
+    let edited = on_disk.replace("Do {{ctx.upstream", "Do ${ctx.task} {{ctx.upstream");
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &edited);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), on_disk.replace("Do {{ctx.upstream", "Do {{ctx.task}} {{ctx.upstream"));
+    let err = stderr(&output);
+    assert!(err.contains("stagelint: applied 1 fix(es) to 1 file(s)") && err.contains("No findings (1 file checked)."), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("execute.md")).unwrap(), on_disk, "the file is not written");
+    // Nothing to fix: the text comes back as it was.
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &on_disk);
+    assert_eq!(stdout(&output), on_disk);
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--diff"], dir.path(), &edited);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("+Do {{ctx.task}} {{ctx.upstream"), "{}", stdout(&output));
+}
+
+#[test]
+fn stdin_usage_errors() {
+    let dir = machine_for_stdin();
+    let output = stagelint_stdin(&["check", "-"], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("give --stdin-filename PATH"), "{}", stderr(&output));
+    let output = stagelint_stdin(&["check", "-", "plan.md", "--stdin-filename", "execute.md"], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("`plan.md` would be checked too"), "{}", stderr(&output));
+    let output = stagelint_stdin(&["check", "--stdin-filename", "."], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("a directory, not a file"), "{}", stderr(&output));
+}
