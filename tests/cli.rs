@@ -93,6 +93,19 @@ stagelint: stagelint.toml:7:1: invalid config: unknown rule code or family `sm/U
 stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\"
 "
     );
+    // Several broken configs in the tree: all of them, with --fix too (which writes nothing).
+    write(dir.path(), "stagelint.toml", "[tols]\n");
+    write(dir.path(), "b/stagelint.toml", "[rules]\nnope = \"off\"\n");
+    let plan = CLEAN_STAGE.replace("Task:", "Task: ${ctx.task}");
+    write(dir.path(), "b/plan.md", &plan);
+    for args in [&["check"][..], &["check", "--fix"]] {
+        let output = stagelint(args, dir.path());
+        assert_eq!(output.status.code(), Some(2));
+        let err = stderr(&output);
+        assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config: unknown table `[tols]`"), "{err}");
+        assert!(err.contains("stagelint: b/stagelint.toml:2:1: invalid config: unknown rule code or family `nope`"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("b/plan.md")).unwrap(), plan, "nothing fixed");
 }
 
 #[test]

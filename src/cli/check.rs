@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use stagelint::config::Config;
+use stagelint::config::{Config, ConfigError};
 use stagelint::diagnostic::{Diagnostic, Severity};
 use stagelint::fix;
 use stagelint::render::{self, Summary};
@@ -98,8 +98,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             // would also edit another file is not applied.
             if stdin.is_none() { selected } else { selected.into_iter().map(only_own_file_fixes).collect() }
         };
-        let fixed = fix::fix_paths(&paths, &mut configs, &select, args.unsafe_fixes, overlay)
-            .map_err(|e| e.to_string())?;
+        let fixed = fix::fix_paths(&paths, &mut configs, &select, args.unsafe_fixes, overlay.clone())
+            .map_err(|e| every_broken_config(&paths, &overlay, e))?;
         let files = fixed.changed.len();
         let mut err = io::stderr().lock();
         if args.diff {
@@ -125,9 +125,23 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
         drop(err);
         return report(&args, &fixed.workspace, &fixed.diagnostics, stdin.is_some());
     }
-    let workspace = discover_with_overlay(&paths, &mut configs, &overlay).map_err(|e| e.to_string())?;
+    let workspace =
+        discover_with_overlay(&paths, &mut configs, &overlay).map_err(|e| every_broken_config(&paths, &overlay, e))?;
     let diagnostics = selection.apply(stagelint::check::check(&workspace));
     report(&args, &workspace, &diagnostics, false)
+}
+
+/// Discovery stops at the first config it cannot use; after that, the problems of every broken
+/// config under `paths`, so all are reported in one run (`first` alone if the walk finds no
+/// other). The editor's tolerant walk records them instead of stopping.
+fn every_broken_config(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>, first: ConfigError) -> String {
+    let mut tolerant = ConfigCache::for_editor(overlay);
+    let _ = discover_with_overlay(paths, &mut tolerant, overlay);
+    let mut errors: Vec<&ConfigError> = tolerant.broken().collect();
+    if !errors.contains(&&first) {
+        errors.insert(0, &first);
+    }
+    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
 }
 
 /// Standard input standing for the file at `path` (absolute).
