@@ -284,7 +284,7 @@ mod tests {
         for mask in 0..16u32 {
             let families: BTreeSet<&str> =
                 names.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, n)| *n).collect();
-            let text = render(&Found { families, ..Found::default() });
+            let text = render(&Found { families: families.clone(), ..Found::default() });
             let config = Config::parse(&text, Path::new("/p/stagelint.toml"))
                 .unwrap_or_else(|e| panic!("{families:?}: {e}\n{text}"));
             let defaults = Config::defaults(Path::new("/p"));

@@ -103,7 +103,10 @@ stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \
         assert_eq!(output.status.code(), Some(2));
         let err = stderr(&output);
         assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config: unknown table `[tols]`"), "{err}");
-        assert!(err.contains("stagelint: b/stagelint.toml:2:1: invalid config: unknown rule code or family `nope`"), "{err}");
+        assert!(
+            err.contains("stagelint: b/stagelint.toml:2:1: invalid config: unknown rule code or family `nope`"),
+            "{err}"
+        );
     }
     assert_eq!(std::fs::read_to_string(dir.path().join("b/plan.md")).unwrap(), plan, "nothing fixed");
 }
@@ -495,7 +498,11 @@ fn a_byte_order_mark_is_no_column_in_any_format() {
     let run = |format: &str| stdout(&stagelint(&["check", ".", "--color", "never", "--format", format], dir.path()));
     assert!(run("full").contains("┌─ sm.yaml:1:8\n"), "{}", run("full"));
     assert!(run("concise").starts_with("sm.yaml:1:8: error[sm/EntryStageMissing]"), "{}", run("concise"));
-    assert!(run("github").starts_with("::error file=sm.yaml,line=1,col=8,endLine=1,endColumn=13,"), "{}", run("github"));
+    assert!(
+        run("github").starts_with("::error file=sm.yaml,line=1,col=8,endLine=1,endColumn=13,"),
+        "{}",
+        run("github")
+    );
     let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
     let range = serde_json::json!({"start": {"line": 1, "column": 8}, "end": {"line": 1, "column": 13}});
     assert_eq!(json["diagnostics"][0]["range"], range);
@@ -554,13 +561,20 @@ fn explain_alone_lists_topics_and_rules_by_family() {
 /// A state machine for the standard-input tests: `plan` returns `summary` to `execute`.
 fn machine_for_stdin() -> tempfile::TempDir {
     let plan = CLEAN_STAGE
-        .replace("completionSchema: { type: object }", "completionSchema: { type: object, properties: { summary: { type: string } } }")
+        .replace(
+            "completionSchema: { type: object }",
+            "completionSchema: { type: object, properties: { summary: { type: string } } }",
+        )
         .replace("resolutionPolicy: retry-later\n", "resolutionPolicy: retry-later\nnext:\n  nextStages: [execute]\n");
     let execute = CLEAN_STAGE
         .replace("id: plan\nname: Plan", "id: execute\nname: Execute")
         .replace("submit_plan", "submit_exec")
         .replace("Task: {{ctx.task}}.", "Do {{ctx.upstream[0].parsed.summary}}.");
-    common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", &plan), ("execute.md", &execute)])
+    common::temp_files(&[
+        ("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"),
+        ("plan.md", &plan),
+        ("execute.md", &execute),
+    ])
 }
 
 /// Runs the binary in `cwd` with `input` on standard input.
@@ -586,7 +600,8 @@ fn stagelint_stdin(args: &[&str], cwd: &std::path::Path, input: &str) -> std::pr
 fn stdin_is_checked_as_the_named_file_with_its_machine_from_disk() {
     let dir = machine_for_stdin();
     assert_eq!(stdout(&stagelint(&["check", "--format", "concise"], dir.path())), "No findings (3 files checked).\n");
-    let edited = std::fs::read_to_string(dir.path().join("execute.md")).unwrap().replace("parsed.summary", "parsed.summry");
+    let edited =
+        std::fs::read_to_string(dir.path().join("execute.md")).unwrap().replace("parsed.summary", "parsed.summry");
     for args in [&["check", "-", "--stdin-filename", "execute.md"][..], &["check", "--stdin-filename", "execute.md"]] {
         let output = stagelint_stdin(&[args, &["--format", "concise"]].concat(), dir.path(), &edited);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -597,16 +612,23 @@ fn stdin_is_checked_as_the_named_file_with_its_machine_from_disk() {
     }
     // The machine's other files are context: a finding the stdin text causes in them is not
     // reported, and the JSON path is the named file's.
-    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--format", "json"], dir.path(), &edited);
+    let output =
+        stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--format", "json"], dir.path(), &edited);
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(json["diagnostics"][0]["path"], "execute.md");
     // An absolute path as editors pass it, and a new file that is not on disk yet.
     let absolute = dir.path().join("draft.md");
     let draft = edited.replace("id: execute", "id: draft");
-    let output = stagelint_stdin(&["check", "-", "--stdin-filename", absolute.to_str().unwrap(), "--format", "concise"], dir.path(), &draft);
+    let output = stagelint_stdin(
+        &["check", "-", "--stdin-filename", absolute.to_str().unwrap(), "--format", "concise"],
+        dir.path(),
+        &draft,
+    );
     let text = stdout(&output);
     assert!(
-        text.starts_with("draft.md:2:5: warning[sm/UnreachableStage] stage `draft` is never reached from the entry stage `plan`"),
+        text.starts_with(
+            "draft.md:2:5: warning[sm/UnreachableStage] stage `draft` is never reached from the entry stage `plan`"
+        ),
         "{text}"
     );
     assert!(!dir.path().join("draft.md").exists());
@@ -623,7 +645,10 @@ fn stdin_fix_writes_the_fixed_text_to_stdout() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stdout(&output), on_disk.replace("Do {{ctx.upstream", "Do {{ctx.task}} {{ctx.upstream"));
     let err = stderr(&output);
-    assert!(err.contains("stagelint: applied 1 fix(es) to 1 file(s)") && err.contains("No findings (1 file checked)."), "{err}");
+    assert!(
+        err.contains("stagelint: applied 1 fix(es) to 1 file(s)") && err.contains("No findings (1 file checked)."),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(dir.path().join("execute.md")).unwrap(), on_disk, "the file is not written");
     // Nothing to fix: the text comes back as it was.
     let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &on_disk);

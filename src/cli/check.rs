@@ -184,7 +184,8 @@ fn only_own_file_fixes(mut diagnostic: Diagnostic) -> Diagnostic {
 /// was meant (ruff's option is `--output-format`), so a bare format name is a usage error.
 fn output_is_no_format(output: Option<&Path>) -> Result<(), String> {
     let Some(name) = output.and_then(Path::to_str) else { return Ok(()) };
-    let is_format = Format::value_variants().iter().filter_map(|f| f.to_possible_value()).any(|v| v.matches(name, true));
+    let is_format =
+        Format::value_variants().iter().filter_map(|f| f.to_possible_value()).any(|v| v.matches(name, true));
     if !is_format {
         return Ok(());
     }

@@ -68,7 +68,8 @@ fn resolve(query: &str) -> Vec<&'static RuleMeta> {
             let name = rule.code.rsplit_once('/').map_or(rule.code, |(_, name)| name);
             let names = std::iter::once(name).chain(rule.aliases.iter().copied());
             let mut full = names.clone().map(|n| format!("{}/{n}", rule.family()));
-            full.any(|code| code.eq_ignore_ascii_case(query)) || names.into_iter().any(|n| n.eq_ignore_ascii_case(query))
+            full.any(|code| code.eq_ignore_ascii_case(query))
+                || names.into_iter().any(|n| n.eq_ignore_ascii_case(query))
         })
         .collect();
     if found.is_empty() {
@@ -89,9 +90,7 @@ fn listing() -> String {
     for (name, about, _) in TOPICS {
         out.push_str(&format!("  {name:width$}  {about}\n"));
     }
-    out.push_str(
-        "\nRules (`stagelint explain CODE`; the name alone, in any case, works when one family has it):\n",
-    );
+    out.push_str("\nRules (`stagelint explain CODE`; the name alone, in any case, works when one family has it):\n");
     let width = families::all_rules().map(|r| r.code.len()).max().unwrap_or(0);
     let mut family = "";
     for rule in families::all_rules() {
@@ -99,7 +98,8 @@ fn listing() -> String {
             family = rule.family();
             out.push_str(&format!("\n{family}\n"));
         }
-        out.push_str(&format!("  {:width$}  {}\n", rule.code, rule.summary()).trim_end().to_string());
+        let line = format!("  {:width$}  {}", rule.code, rule.summary());
+        out.push_str(line.trim_end());
         out.push('\n');
     }
     out

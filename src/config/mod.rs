@@ -307,11 +307,7 @@ mod tests {
                 (4, 15, "`extra` in `[tools]` takes a list of strings; this entry is an integer"),
                 (6, 23, "unknown placeholder-dialect `x`; expected \"mustache\" or \"dollar\""),
                 (8, 1, "unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?"),
-                (
-                    8,
-                    19,
-                    "unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\""
-                ),
+                (8, 19, "unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\""),
                 (11, 1, "bad glob: error parsing glob 'a/[': unclosed character class; missing ']'"),
                 (11, 10, "unknown rule code or family `smm`; did you mean `sm`?"),
                 (13, 19, "`validate-parity` in `[steps]` takes true or false, not an integer"),
