@@ -341,3 +341,19 @@ fn a_bare_next_becomes_a_next_result_mapping() {
     let remaining = stdout(&output);
     assert!(!remaining.contains("sm/FieldType"), "{remaining}");
 }
+
+/// Bug 8 of issue 16: removing an unused suppression on line 1 of a file with a byte order
+/// mark keeps the mark first in the file.
+#[test]
+fn removing_a_first_line_suppression_keeps_the_byte_order_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "\u{feff}# stagelint: ignore[sm/UnknownTool]\nentry: plan\n");
+    write(
+        dir.path(),
+        "plan.md",
+        &PLAN.replace("[Read, Grpe]", "[Read]").replace("${ctx.task}, on ${ctx.branch}", "{{ctx.task}}"),
+    );
+    let output = stagelint(&["check", "--fix", "--select", "stagelint/UnusedSuppression"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    assert_eq!(read(dir.path(), "sm.yaml"), "\u{feff}entry: plan\n");
+}
