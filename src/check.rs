@@ -157,7 +157,8 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
 fn removal(file: &SourceFile, comment: Span) -> Span {
     let text = &file.text;
     let line = file.lines.line_of(comment.start);
-    let (start, end) = (file.lines.line_start(line), file.lines.line_end(text, line));
+    // A byte order mark before the comment stays.
+    let (start, end) = (file.lines.column_start(line), file.lines.line_end(text, line));
     if comment.end > end || !text[comment.end..end].trim().is_empty() {
         return comment;
     }

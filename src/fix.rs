@@ -37,14 +37,15 @@ pub struct Fixed {
 }
 
 /// Checks `paths`, keeps the findings `select` keeps, and applies their safe fixes (and the
-/// unsafe ones too with `unsafe_fixes`) until none is left or [`MAX_ROUNDS`] have run.
+/// unsafe ones too with `unsafe_fixes`) until none is left or [`MAX_ROUNDS`] have run. `overlay`
+/// holds texts read instead of the files (standard input standing for a file).
 pub fn fix_paths(
     paths: &[PathBuf],
     configs: &mut ConfigCache,
     select: &dyn Fn(Vec<Diagnostic>) -> Vec<Diagnostic>,
     unsafe_fixes: bool,
+    mut overlay: HashMap<PathBuf, String>,
 ) -> Result<Fixed, ConfigError> {
-    let mut overlay: HashMap<PathBuf, String> = HashMap::new();
     let mut originals: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
     let mut applied = 0;
     let mut round = 0;

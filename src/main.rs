@@ -33,10 +33,11 @@ enum Command {
     Lsp,
     /// Run a stage or a whole state machine against a recorded provider (a cassette).
     DryRun(DryRunArgs),
-    /// Explain a rule: what it checks, why, and an example.
+    /// Explain a rule (what it checks, why, an example) or a topic; alone, list them.
     Explain {
-        /// A rule code such as `sm/StageJoinDangling`.
-        code: String,
+        /// A rule code such as `sm/StageJoinDangling` (or `stagejoindangling`: the name alone,
+        /// in any case, when one family has it), or a topic: dry-run, decisions, configuration.
+        topic: Option<String>,
     },
     /// Work with dry-run cassettes.
     Cassette {
@@ -120,7 +121,7 @@ fn main() -> ExitCode {
             .map(|clean| if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
             .map_err(|e| format!("language server: {e}")),
         Command::DryRun(args) => run_dry_run(args),
-        Command::Explain { code } => run_explain(&code),
+        Command::Explain { topic } => cli::explain::run(topic.as_deref()),
         Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),
         Command::Init { force } => run_init(force),
         Command::Completions { shell } => {
@@ -131,7 +132,13 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            let _ = writeln!(io::stderr(), "stagelint: {error}");
+            // One error may be several lines (every problem of a config); each is prefixed, and
+            // indented lines continue the one above.
+            let mut err = io::stderr().lock();
+            for line in error.lines() {
+                let prefix = if line.starts_with(char::is_whitespace) { "" } else { "stagelint: " };
+                let _ = writeln!(err, "{prefix}{line}");
+            }
             ExitCode::from(2)
         }
     }
@@ -206,36 +213,6 @@ fn run_rules() -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Topics `explain` knows besides rule codes.
-const TOPICS: &[(&str, &str)] =
-    &[("dry-run", include_str!("../docs/dry-run.md")), ("decisions", include_str!("../docs/decisions.md"))];
-
-fn run_explain(code: &str) -> Result<ExitCode, String> {
-    if let Some((_, text)) = TOPICS.iter().find(|(name, _)| *name == code) {
-        let _ = writeln!(io::stdout().lock(), "{}", text.trim_end());
-        return Ok(ExitCode::SUCCESS);
-    }
-    match families::rule(code) {
-        Some(rule) => {
-            let mut out = io::stdout().lock();
-            if rule.code != code {
-                let _ = writeln!(out, "`{code}` is reported as `{}`.\n", rule.code);
-            }
-            let _ = writeln!(out, "{}\n\nDefault severity: {}", rule.doc.trim_end(), rule.severity.as_str());
-            if !rule.aliases.is_empty() {
-                let _ = writeln!(out, "Also known upstream as: {}", rule.aliases.join(", "));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        None => {
-            let hint = families::code_hint(code, false);
-            Err(format!(
-                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime, `stagelint explain decisions` where the upstream documents disagree)"
-            ))
-        }
-    }
-}
-
 #[derive(Subcommand)]
 enum CassetteCommand {
     /// Turn recorded provider exchanges (JSON Lines of {"request", "response"}) into a stage cassette.
@@ -283,15 +260,8 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
 
     let mut inputs = Vec::new();
     for path in &args.inputs {
-        let limit = stagelint::source::read::MAX_FILE_BYTES;
         let (name, text) = if path.as_os_str() == "-" {
-            let mut text = String::new();
-            io::Read::read_to_string(&mut io::Read::take(io::stdin(), limit + 1), &mut text)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            if text.len() as u64 > limit {
-                return Err("standard input is larger than the 16 MiB stagelint reads".into());
-            }
-            ("-".to_string(), text)
+            ("-".to_string(), cli::read_stdin()?)
         } else {
             let bytes = stagelint::source::read::read_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text ({e})", path.display()))?;

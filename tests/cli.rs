@@ -71,7 +71,44 @@ fn bad_config_is_exit_two_with_position() {
     write(dir.path(), "stagelint.toml", "[tool]\nregistered = []\n");
     let output = stagelint(&["check", "."], dir.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("unknown field `tool`"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("unknown table `[tool]`; did you mean `tools`?"), "{}", stderr(&output));
+}
+
+/// Issue 16: every problem of a config in one run, each on its own line with its position.
+#[test]
+fn every_config_problem_is_reported_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[tool]\n[tools]\nregistred = []\n[sm]\nbackoffs = \"none\"\n[rules]\n\"sm/UnknownTol\" = \"loud\"\n";
+    write(dir.path(), "stagelint.toml", config);
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    let output = stagelint(&["check", "."], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing is checked: {}", stdout(&output));
+    assert_eq!(
+        stderr(&output),
+        "stagelint: stagelint.toml:1:2: invalid config: unknown table `[tool]`; did you mean `tools`?
+stagelint: stagelint.toml:3:1: invalid config: unknown key `registred` in `[tools]`; did you mean `registered`?
+stagelint: stagelint.toml:5:12: invalid config: `backoffs` in `[sm]` takes a list of strings, not a string
+stagelint: stagelint.toml:7:1: invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?
+stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\"
+"
+    );
+    // Several broken configs in the tree: all of them, with --fix too (which writes nothing).
+    write(dir.path(), "stagelint.toml", "[tols]\n");
+    write(dir.path(), "b/stagelint.toml", "[rules]\nnope = \"off\"\n");
+    let plan = CLEAN_STAGE.replace("Task:", "Task: ${ctx.task}");
+    write(dir.path(), "b/plan.md", &plan);
+    for args in [&["check"][..], &["check", "--fix"]] {
+        let output = stagelint(args, dir.path());
+        assert_eq!(output.status.code(), Some(2));
+        let err = stderr(&output);
+        assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config: unknown table `[tols]`"), "{err}");
+        assert!(
+            err.contains("stagelint: b/stagelint.toml:2:1: invalid config: unknown rule code or family `nope`"),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("b/plan.md")).unwrap(), plan, "nothing fixed");
 }
 
 #[test]
@@ -187,12 +224,28 @@ fn explain_decisions_names_real_rules() {
 
 #[test]
 fn explain_a_code_without_its_family_names_the_full_codes() {
-    let output = stagelint(&["explain", "SkipIfGrammar"], repo());
+    // Issue 16: a name that one family has is explained, in any case.
+    for name in ["SkipIfGrammar", "skipifgrammar", "LASTLIGHT/skipIfGrammar"] {
+        let output = stagelint(&["explain", name], repo());
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        let text = stdout(&output);
+        let note = format!("`{name}` is reported as `lastlight/SkipIfGrammar`.\n\n# lastlight/SkipIfGrammar\n");
+        assert!(text.starts_with(&note), "{text}");
+    }
+    // A name several families have lists them, and exits 2.
+    let output = stagelint(&["explain", "unknownkey"], repo());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("did you mean `lastlight/SkipIfGrammar`?"), "{}", stderr(&output));
-    let output = stagelint(&["explain", "UnknownKey"], repo());
     let text = stderr(&output);
-    assert!(text.contains("`lastlight/UnknownKey`") && text.contains("`steps/UnknownKey`"), "{text}");
+    assert!(text.starts_with("stagelint: `unknownkey` names 3 rules; give the family too"), "{text}");
+    for code in ["steps/UnknownKey", "lastlight/UnknownKey", "cassette/UnknownKey"] {
+        assert!(text.contains(&format!("\n    {code} ")), "{code}: {text}");
+    }
+    // Aliases too, in any case; an unknown name keeps its did-you-mean.
+    let output = stagelint(&["explain", "r-a6"], repo());
+    assert!(stdout(&output).contains("# steps/"), "{}", stdout(&output));
+    let output = stagelint(&["explain", "sm/UnknownTol"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("did you mean `sm/UnknownTool`?"), "{}", stderr(&output));
     // The same hint for `--select`/`--ignore` and `[rules]`.
     let output = stagelint(&["check", "--select", "SkipIfGrammar", "."], repo());
     assert!(
@@ -471,4 +524,188 @@ fn every_json_dry_run_ends_with_a_summary_even_when_nothing_can_run() {
     assert_eq!(output.status.code(), Some(2));
     let text = stdout(&output);
     assert!(text.contains("error[sm/EntryStageMissing]") && !text.contains("cassette.yaml`"), "{text}");
+}
+
+/// Bug 8 of issue 16: a UTF-8 byte order mark is no column of line 1 in any format (editors
+/// hide it: `strat` is at 1:8 there), while spans and fixes still count its bytes.
+#[test]
+fn a_byte_order_mark_is_no_column_in_any_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "sm.yaml", "\u{feff}entry: strat\n");
+    write(dir.path(), "start.md", &CLEAN_STAGE.replace("id: plan", "id: start"));
+    let run = |format: &str| stdout(&stagelint(&["check", ".", "--color", "never", "--format", format], dir.path()));
+    assert!(run("full").contains("┌─ sm.yaml:1:8\n"), "{}", run("full"));
+    assert!(run("concise").starts_with("sm.yaml:1:8: error[sm/EntryStageMissing]"), "{}", run("concise"));
+    assert!(
+        run("github").starts_with("::error file=sm.yaml,line=1,col=8,endLine=1,endColumn=13,"),
+        "{}",
+        run("github")
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let range = serde_json::json!({"start": {"line": 1, "column": 8}, "end": {"line": 1, "column": 13}});
+    assert_eq!(json["diagnostics"][0]["range"], range);
+    assert_eq!(json["diagnostics"][0]["fix"]["edits"][0]["range"], range);
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).expect("SARIF");
+    let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!((&region["startColumn"], &region["endColumn"]), (&serde_json::json!(8), &serde_json::json!(13)));
+    // The fix replaces `strat`, not the bytes the mark takes.
+    let output = stagelint(&["check", ".", "--fix", "--unsafe-fixes"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(std::fs::read_to_string(dir.path().join("sm.yaml")).unwrap(), "\u{feff}entry: start\n");
+}
+
+/// Issue 16: `--output-format` is `--format` (ruff's spelling); `--output json` is a usage
+/// error that names `--format json`, not a report written to a file named `json`.
+#[test]
+fn output_format_is_an_alias_and_output_json_is_a_usage_error() {
+    let dir = broken_workspace();
+    let alias = stagelint(&["check", "--output-format", "concise"], dir.path());
+    assert_eq!(stdout(&alias), stdout(&stagelint(&["check", "--format", "concise"], dir.path())));
+    assert!(stdout(&alias).contains("plan.md:5:"), "{}", stdout(&alias));
+    for format in ["json", "sarif", "Github", "concise", "full"] {
+        let output = stagelint(&["check", "--output", format], dir.path());
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert!(stderr(&output).contains(&format!("did you mean `--format {format}`?")), "{}", stderr(&output));
+        assert!(!dir.path().join(format).exists(), "no file `{format}` written");
+    }
+    let output = stagelint(&["check", "-o", "./json", "--exit-zero"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(std::fs::read_to_string(dir.path().join("json")).unwrap().contains("error[sm/UnknownTool]"));
+    let help = stdout(&stagelint(&["check", "--help"], dir.path()));
+    assert!(help.contains("--output-format"), "{help}");
+}
+
+/// Issue 16: `explain` alone lists the topics and every rule by family, each topic works.
+#[test]
+fn explain_alone_lists_topics_and_rules_by_family() {
+    let output = stagelint(&["explain"], repo());
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.starts_with("Topics (`stagelint explain TOPIC`):\n  dry-run "), "{text}");
+    for topic in ["dry-run", "decisions", "configuration"] {
+        assert!(text.contains(&format!("\n  {topic} ")), "{topic}: {text}");
+        let page = stagelint(&["explain", topic], repo());
+        assert_eq!(page.status.code(), Some(0), "{topic}");
+        assert!(stdout(&page).starts_with("# "), "{topic}: {}", stdout(&page));
+    }
+    for family in stagelint::check::FAMILIES.iter().map(|f| f.name()).chain(["cassette"]) {
+        assert!(text.contains(&format!("\n\n{family}\n")), "{family}: {text}");
+    }
+    for rule in stagelint::families::all_rules() {
+        assert!(text.contains(&format!("\n  {} ", rule.code)), "{}: {text}", rule.code);
+    }
+}
+
+/// A state machine for the standard-input tests: `plan` returns `summary` to `execute`.
+fn machine_for_stdin() -> tempfile::TempDir {
+    let plan = CLEAN_STAGE
+        .replace(
+            "completionSchema: { type: object }",
+            "completionSchema: { type: object, properties: { summary: { type: string } } }",
+        )
+        .replace("resolutionPolicy: retry-later\n", "resolutionPolicy: retry-later\nnext:\n  nextStages: [execute]\n");
+    let execute = CLEAN_STAGE
+        .replace("id: plan\nname: Plan", "id: execute\nname: Execute")
+        .replace("submit_plan", "submit_exec")
+        .replace("Task: {{ctx.task}}.", "Do {{ctx.upstream[0].parsed.summary}}.");
+    common::temp_files(&[
+        ("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"),
+        ("plan.md", &plan),
+        ("execute.md", &execute),
+    ])
+}
+
+/// Runs the binary in `cwd` with `input` on standard input.
+fn stagelint_stdin(args: &[&str], cwd: &std::path::Path, input: &str) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("output")
+}
+
+/// Issue 16: `check - --stdin-filename PATH` (ALE, conform.nvim, efm) checks the text on
+/// standard input as the file at PATH, with the rest of its state machine from disk; findings
+/// name PATH. `--stdin-filename` alone reads standard input too.
+#[test]
+fn stdin_is_checked_as_the_named_file_with_its_machine_from_disk() {
+    let dir = machine_for_stdin();
+    assert_eq!(stdout(&stagelint(&["check", "--format", "concise"], dir.path())), "No findings (3 files checked).\n");
+    let edited =
+        std::fs::read_to_string(dir.path().join("execute.md")).unwrap().replace("parsed.summary", "parsed.summry");
+    for args in [&["check", "-", "--stdin-filename", "execute.md"][..], &["check", "--stdin-filename", "execute.md"]] {
+        let output = stagelint_stdin(&[args, &["--format", "concise"]].concat(), dir.path(), &edited);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(
+            stdout(&output),
+            "execute.md:12:29: warning[sm/UpstreamFieldUnknown] `summry` is not a property of `plan`'s completionSchema; did you mean `summary`?\nFound 1 warning (1 file checked).\n"
+        );
+    }
+    // The machine's other files are context: a finding the stdin text causes in them is not
+    // reported, and the JSON path is the named file's.
+    let output =
+        stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--format", "json"], dir.path(), &edited);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["diagnostics"][0]["path"], "execute.md");
+    // An absolute path as editors pass it, and a new file that is not on disk yet.
+    let absolute = dir.path().join("draft.md");
+    let draft = edited.replace("id: execute", "id: draft");
+    let output = stagelint_stdin(
+        &["check", "-", "--stdin-filename", absolute.to_str().unwrap(), "--format", "concise"],
+        dir.path(),
+        &draft,
+    );
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(
+            "draft.md:2:5: warning[sm/UnreachableStage] stage `draft` is never reached from the entry stage `plan`"
+        ),
+        "{text}"
+    );
+    assert!(!dir.path().join("draft.md").exists());
+}
+
+/// `--fix` with `-` writes the fixed text to standard output and the report to standard error
+/// (as ruff does), and leaves the file on disk alone; `--diff` prints the diff.
+#[test]
+fn stdin_fix_writes_the_fixed_text_to_stdout() {
+    let dir = machine_for_stdin();
+    let on_disk = std::fs::read_to_string(dir.path().join("execute.md")).unwrap();
+    let edited = on_disk.replace("Do {{ctx.upstream", "Do ${ctx.task} {{ctx.upstream");
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &edited);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), on_disk.replace("Do {{ctx.upstream", "Do {{ctx.task}} {{ctx.upstream"));
+    let err = stderr(&output);
+    assert!(
+        err.contains("stagelint: applied 1 fix(es) to 1 file(s)") && err.contains("No findings (1 file checked)."),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("execute.md")).unwrap(), on_disk, "the file is not written");
+    // Nothing to fix: the text comes back as it was.
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &on_disk);
+    assert_eq!(stdout(&output), on_disk);
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--diff"], dir.path(), &edited);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("+Do {{ctx.task}} {{ctx.upstream"), "{}", stdout(&output));
+}
+
+#[test]
+fn stdin_usage_errors() {
+    let dir = machine_for_stdin();
+    let output = stagelint_stdin(&["check", "-"], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("give --stdin-filename PATH"), "{}", stderr(&output));
+    let output = stagelint_stdin(&["check", "-", "plan.md", "--stdin-filename", "execute.md"], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("`plan.md` would be checked too"), "{}", stderr(&output));
+    let output = stagelint_stdin(&["check", "--stdin-filename", "."], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("a directory, not a file"), "{}", stderr(&output));
 }

@@ -225,6 +225,27 @@ fn init_writes_a_commented_config_that_loads() {
     assert!(read(dir.path(), "stagelint.toml").contains("[tools]"));
 }
 
+/// Issue 16: `init` leaves the default tool set a comment, and offers the tools the stages
+/// allow beyond it for `extra`, commented; uncommented, the check no longer reports them.
+#[test]
+fn init_offers_the_stages_unknown_tools_for_extra() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = PLAN.replace("[Read, Grpe]", "[Read, mcp__jira__search, Grpe, jira-comment]");
+    assert_ne!(stage, PLAN);
+    write(dir.path(), "stages/plan.md", &stage);
+    let output = stagelint(&["init"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = read(dir.path(), "stagelint.toml");
+    assert!(text.contains("\n# registered = [\n"), "{text}");
+    assert!(text.contains("\n# extra = [\"mcp__jira__search\", \"jira-comment\"]\n"), "{text}");
+    assert!(text.contains("`Grpe` (`Grep`?)"), "{text}");
+    let concise = |dir: &std::path::Path| stdout(&stagelint(&["check", "--format", "concise"], dir));
+    assert!(concise(dir.path()).contains("`jira-comment` is not in the live tool set"));
+    write(dir.path(), "stagelint.toml", &text.replace("\n# extra = ", "\nextra = "));
+    let after = concise(dir.path());
+    assert!(!after.contains("jira") && after.contains("`Grpe` is not in the live tool set"), "{after}");
+}
+
 #[test]
 fn init_does_not_shadow_a_dot_config_and_notes_a_parent_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -246,7 +267,8 @@ fn init_does_not_shadow_a_dot_config_and_notes_a_parent_one() {
 
 #[test]
 fn init_text_for_stage_definitions() {
-    let text = stagelint::init::render(&BTreeSet::from(["sm"]));
+    let found = stagelint::init::Found { families: BTreeSet::from(["sm"]), ..Default::default() };
+    let text = stagelint::init::render(&found);
     insta::assert_snapshot!("init_sm", text.replace(env!("CARGO_PKG_VERSION"), "[version]"));
 }
 
@@ -318,4 +340,20 @@ fn a_bare_next_becomes_a_next_result_mapping() {
     assert!(plan.contains("next:\n  { nextStages: [build-a, build-b], execution: sequential }\n"), "{plan}");
     let remaining = stdout(&output);
     assert!(!remaining.contains("sm/FieldType"), "{remaining}");
+}
+
+/// Bug 8 of issue 16: removing an unused suppression on line 1 of a file with a byte order
+/// mark keeps the mark first in the file.
+#[test]
+fn removing_a_first_line_suppression_keeps_the_byte_order_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "\u{feff}# stagelint: ignore[sm/UnknownTool]\nentry: plan\n");
+    write(
+        dir.path(),
+        "plan.md",
+        &PLAN.replace("[Read, Grpe]", "[Read]").replace("${ctx.task}, on ${ctx.branch}", "{{ctx.task}}"),
+    );
+    let output = stagelint(&["check", "--fix", "--select", "stagelint/UnusedSuppression"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    assert_eq!(read(dir.path(), "sm.yaml"), "\u{feff}entry: plan\n");
 }

@@ -53,7 +53,8 @@ pub fn multi_line_scalars(text: &str, lines: &LineIndex, region: Span) -> Vec<Mu
     let first = lines.line_of(region.start);
     let last = lines.line_of(region.end);
     let line_text = |line: usize| -> &str {
-        let start = lines.line_start(line).max(region.start);
+        // A byte order mark is no text of the first line.
+        let start = lines.column_start(line).max(region.start);
         let end = lines.line_end(text, line).min(region.end);
         text.get(start..end.max(start)).unwrap_or("")
     };
@@ -367,7 +368,7 @@ pub fn scan(
         if blocks.iter().any(|b| b.holds(line)) {
             continue;
         }
-        let start = lines.line_start(line).max(region.start);
+        let start = lines.column_start(line).max(region.start);
         let end = lines.line_end(text, line).min(region.end);
         if start >= end {
             continue;

@@ -73,7 +73,8 @@ fn suppress_edit(file: &SourceFile, d: &Diagnostic) -> Option<Edit> {
     {
         line = scalar.header;
     }
-    let start = file.lines.line_start(line);
+    // After a byte order mark, which must stay the first thing in the file.
+    let start = file.lines.column_start(line);
     let indent: String = text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
     let newline = match file.lines.line_break(text, line) {
         "" => "\n",

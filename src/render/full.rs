@@ -30,6 +30,12 @@ impl<'w> Files<'w> for Sources<'w> {
         Ok(self.0.file(id).lines.line_of(byte_index))
     }
 
+    /// From the line index, so a byte order mark is no column here either.
+    fn column_number(&'w self, id: FileId, _line_index: usize, byte_index: usize) -> Result<usize, FilesError> {
+        let file = self.0.file(id);
+        Ok(file.lines.line_col(&file.text, byte_index).column)
+    }
+
     fn line_range(&'w self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
         let file = self.0.file(id);
         if line_index >= file.lines.line_count() {

@@ -32,13 +32,14 @@ impl Family for Stagelint {
                 let at = if *offset <= file.text.len() { *offset } else { 0 };
                 out.push(Diagnostic::new(IoError, file.id, Span::empty(at), message.clone()));
             }
-            if let FileKind::BrokenConfig { message, span } = &file.kind {
-                let span = if span.end <= file.text.len() { *span } else { Span::empty(0) };
-                out.push(
-                    Diagnostic::new(InvalidConfig, file.id, span, format!("invalid config: {message}")).with_help(
+            if let FileKind::BrokenConfig { problems } = &file.kind {
+                for problem in problems {
+                    let span = if problem.span.end <= file.text.len() { problem.span } else { Span::empty(0) };
+                    let message = format!("invalid config: {}", problem.message);
+                    out.push(Diagnostic::new(InvalidConfig, file.id, span, message).with_help(
                         "the files this config governs are not checked until it is fixed (`stagelint check` stops with exit code 2)",
-                    ),
-                );
+                    ));
+                }
             }
         }
     }
