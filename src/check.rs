@@ -1,6 +1,6 @@
 //! The one analysis entry point: run every family, then apply config and suppressions.
 
-use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Suppression};
+use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, SuppressedCode, Suppression};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
 use crate::families::{self, Family, lastlight, sm, stagelint, steps};
@@ -26,10 +26,16 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
         let (found, bad) = scan_suppressions(file);
         suppressions.push(found);
         for problem in bad {
-            result.push(Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message));
+            let mut diagnostic = Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message);
+            if let Some(span) = problem.removal {
+                let edit = Edit { span, replacement: String::new() };
+                diagnostic = diagnostic.with_fix("Remove the empty entry", Applicability::Safe, vec![edit]);
+            }
+            result.push(diagnostic);
         }
     }
     for mut diagnostic in raw {
+        diagnostic.settle_did_you_mean(|id| workspace.file(id).text.as_str());
         let file = workspace.file(diagnostic.file);
         let Some(severity) = enabled(file, diagnostic.code, diagnostic.severity) else {
             continue;
@@ -98,6 +104,7 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
                 bad.push(BadSuppression {
                     span: code.span,
                     message: format!("unknown rule code `{}`{hint}", code.code),
+                    removal: None,
                 });
             }
         }
@@ -130,14 +137,16 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
             .iter()
             .filter(|c| families::rule(&c.code).is_some() || families::is_family(&c.code))
             .collect();
-        let unused: Vec<_> = known.iter().filter(|c| !c.used && rule_enabled(file, &c.code)).collect();
+        let unused: Vec<&SuppressedCode> =
+            known.into_iter().filter(|c| !c.used && rule_enabled(file, &c.code)).collect();
         let all_unused = unused.len() == suppression.codes.len();
-        for code in unused {
-            let edit = if all_unused {
-                Edit { span: removal(file, suppression.comment), replacement: String::new() }
+        for &code in &unused {
+            let span = if all_unused {
+                removal(file, suppression.comment)
             } else {
-                Edit { span: code.span, replacement: String::new() }
+                code_removal(&suppression.codes, code, |c| unused.iter().any(|u| std::ptr::eq(*u, c)))
             };
+            let edit = Edit { span, replacement: String::new() };
             let title = if all_unused { "Remove the suppression comment" } else { "Remove the unused code" };
             out.push(
                 Diagnostic::new(
@@ -149,6 +158,21 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
                 .with_fix(title, Applicability::Safe, vec![edit]),
             );
         }
+    }
+}
+
+/// What removing one code from a list that keeps others deletes: the code with the `,` and
+/// blanks up to the next code when a kept code follows it (`[a, b]` → `[b]`), else the `,` and
+/// blanks from the code before it (`[a, b]` → `[a]`). Never an empty entry; and the removals of
+/// several codes of one list only touch, so one `--fix` round applies them all.
+fn code_removal(codes: &[SuppressedCode], code: &SuppressedCode, removed: impl Fn(&SuppressedCode) -> bool) -> Span {
+    let index = codes.iter().position(|c| std::ptr::eq(c, code)).unwrap_or(0);
+    let kept_after = codes[index + 1..].iter().any(|c| !removed(c));
+    match (codes.get(index + 1), index.checked_sub(1).map(|i| &codes[i])) {
+        (Some(next), _) if kept_after => Span::new(code.span.start, next.span.start),
+        (_, Some(previous)) => Span::new(previous.span.end, code.span.end),
+        (Some(next), None) => Span::new(code.span.start, next.span.start),
+        (None, None) => code.span,
     }
 }
 

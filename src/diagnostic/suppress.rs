@@ -330,11 +330,13 @@ pub struct Suppression {
     pub codes: Vec<SuppressedCode>,
 }
 
-/// A comment that looks like a suppression but cannot be read.
+/// A comment that looks like a suppression but cannot be read, or a part of one that is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadSuppression {
     pub span: Span,
     pub message: String,
+    /// What to delete to repair it, when that is certain (an empty entry's stray `,`).
+    pub removal: Option<Span>,
 }
 
 /// Which comment syntax a region of a file uses.
@@ -380,7 +382,14 @@ pub fn scan(
         let directive_start = start + directive;
         let standalone = text[start..comment.start].trim().is_empty();
         match parse_directive(&text[directive_start..comment.end], directive_start) {
-            Ok((file_wide, codes)) => {
+            Ok((file_wide, codes, empty)) => {
+                for span in empty {
+                    bad.push(BadSuppression {
+                        span,
+                        message: "empty entry in the code list (a stray `,`); remove it".into(),
+                        removal: Some(span),
+                    });
+                }
                 let target = if standalone { line + 1 } else { line };
                 let scope = match blocks.iter().find(|b| b.header == target) {
                     _ if file_wide => Scope::File,
@@ -389,7 +398,7 @@ pub fn scan(
                 };
                 out.push(Suppression { comment, scope, codes });
             }
-            Err(message) => bad.push(BadSuppression { span: comment, message }),
+            Err(message) => bad.push(BadSuppression { span: comment, message, removal: None }),
         }
     }
 }
@@ -440,8 +449,10 @@ fn yaml_comment_start(line: &str) -> Option<usize> {
     None
 }
 
-/// Parses ` ignore[a, b]` (or `ignore-file[...]`) starting at `offset` in the file.
-fn parse_directive(text: &str, offset: usize) -> Result<(bool, Vec<SuppressedCode>), String> {
+/// Parses ` ignore[a, b]` (or `ignore-file[...]`) starting at `offset` in the file: whether it
+/// is file-wide, its codes, and the spans of its empty entries (`ignore[, a]`, `ignore[a, ]`),
+/// each covering what deleting it takes (the entry's blanks and one `,`).
+fn parse_directive(text: &str, offset: usize) -> Result<Directive, String> {
     let trimmed = text.trim_start();
     let lead = text.len() - trimmed.len();
     let (file_wide, rest, consumed) = if let Some(rest) = trimmed.strip_prefix("ignore-file[") {
@@ -455,26 +466,43 @@ fn parse_directive(text: &str, offset: usize) -> Result<(bool, Vec<SuppressedCod
         return Err("the code list is not closed with `]`".into());
     };
     let list_start = offset + lead + consumed;
+    let list = &rest[..close];
+    let parts: Vec<&str> = list.split(',').collect();
     let mut codes = Vec::new();
+    let mut empty = Vec::new();
     let mut at = 0;
-    for part in rest[..close].split(',') {
+    for (index, part) in parts.iter().enumerate() {
         let code = part.trim();
         let inner = part.len() - part.trim_start().len();
+        let start = list_start + at;
         if !code.is_empty() {
-            let start = list_start + at + inner;
             codes.push(SuppressedCode {
                 code: code.to_string(),
-                span: Span::new(start, start + code.len()),
+                span: Span::new(start + inner, start + inner + code.len()),
                 used: false,
             });
+        } else if parts.len() > 1 {
+            // Not the last entry: the entry, its `,` and the blanks after it (`[, a]` → `[a]`).
+            // The last: the `,` before it and the entry (`[a, ]` → `[a]`).
+            let removal = if index + 1 < parts.len() {
+                let after = &list[at + part.len() + 1..];
+                let blanks = after.len() - after.trim_start().len();
+                Span::new(start, start + part.len() + 1 + blanks)
+            } else {
+                Span::new(start - 1, start + part.len())
+            };
+            empty.push(removal);
         }
         at += part.len() + 1;
     }
     if codes.is_empty() {
         return Err("the suppression names no code; list the codes to ignore, e.g. `ignore[sm/UnknownTool]`".into());
     }
-    Ok((file_wide, codes))
+    Ok((file_wide, codes, empty))
 }
+
+/// What [`parse_directive`] reads: file-wide or not, the codes, the empty entries.
+type Directive = (bool, Vec<SuppressedCode>, Vec<Span>);
 
 #[cfg(test)]
 mod tests {
@@ -561,6 +589,24 @@ mod tests {
         // A suppression above a key covers all lines of its scalar.
         let (ok, _) = scan_all("# stagelint: ignore[x]\na: \"one\n  two\"\n", CommentStyle::Hash);
         assert_eq!(ok[0].scope, Scope::Lines(1, 2));
+    }
+
+    #[test]
+    fn empty_entries_are_bad_but_the_codes_still_count() {
+        for (text, removed) in [
+            ("# stagelint: ignore[, sm/UnknownTool]\n", "ignore[sm/UnknownTool]"),
+            ("# stagelint: ignore[sm/UnknownTool, ]\n", "ignore[sm/UnknownTool]"),
+            ("# stagelint: ignore[sm/FieldType,,sm/UnknownTool]\n", "ignore[sm/FieldType,sm/UnknownTool]"),
+            ("# stagelint: ignore[sm/FieldType, , sm/UnknownTool]\n", "ignore[sm/FieldType, sm/UnknownTool]"),
+        ] {
+            let (ok, bad) = scan_all(text, CommentStyle::Hash);
+            assert_eq!(ok.len(), 1, "{text}");
+            assert_eq!(bad.len(), 1, "{text}");
+            let span = bad[0].removal.expect("a removal");
+            let mut fixed = text.to_string();
+            fixed.replace_range(span.start..span.end, "");
+            assert!(fixed.contains(removed), "{text} -> {fixed}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Quick fixes: each finding's own fix, and "Suppress `code` on this line". No action is offered
-//! that would leave a file with more syntax errors than it has (the guard of `check --fix`).
+//! Quick fixes: each finding's own fix, and "Suppress `code` on this line"; and "fix all": the
+//! safe fixes of a document in one edit. No action is offered that would leave a file with more
+//! syntax errors than it has (the guard of `check --fix`).
 
 use crate::diagnostic::suppress::multi_line_scalars;
 use crate::diagnostic::{Diagnostic, Edit, FileId};
@@ -36,18 +37,32 @@ pub fn actions_for(workspace: &Workspace, diagnostics: &[Diagnostic], file: &Sou
         if d.code == UnusedSuppression || d.code == InvalidSuppression {
             continue;
         }
-        if let Some(edit) = suppress_edit(file, d)
-            && !breaks_syntax(workspace, &[(file.id, edit.clone())])
-        {
-            out.push(Action {
-                title: format!("Suppress `{}` on this line", d.code),
-                edits: vec![(file.id, edit)],
-                diagnostic: index,
-                preferred: false,
-            });
+        let Some(edit) = suppress_edit(file, d) else { continue };
+        let title = format!("Suppress `{}` on this line", d.code);
+        let edits = vec![(file.id, edit)];
+        // Two findings of one code on one line would offer the same comment twice.
+        if out.iter().any(|a| a.title == title && a.edits == edits) || breaks_syntax(workspace, &edits) {
+            continue;
         }
+        out.push(Action { title, edits, diagnostic: index, preferred: false });
     }
     out
+}
+
+/// The edits of every safe fix among the findings of `file` that edits only `file`, as one
+/// round of `check --fix` chooses them (in finding order, none overlapping, none breaking the
+/// syntax): what `source.fixAll` applies on save. Empty when there is nothing to fix.
+pub fn fix_all(workspace: &Workspace, diagnostics: &[Diagnostic], file: &SourceFile) -> Vec<Edit> {
+    let own: Vec<Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.file == file.id)
+        .filter(|d| d.fix.as_ref().is_some_and(|f| f.files() == [file.id]))
+        .cloned()
+        .collect();
+    let mut plan = crate::fix::plan(workspace, &own, false);
+    let mut edits = plan.edits.remove(&file.id).unwrap_or_default();
+    edits.sort_by_key(|e| (e.span.start, e.span.end));
+    edits
 }
 
 /// Whether `edits` (each with its file) would leave any file with more syntax errors.
