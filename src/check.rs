@@ -77,20 +77,21 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
     match file.kind {
         FileKind::Stage | FileKind::Skill => {
             if let Some(fm) = frontmatter::split(text) {
-                suppress::scan(text, &file.lines, fm.yaml, CommentStyle::Hash, &mut found, &mut bad);
-                if fm.close_fence.is_some() {
-                    suppress::scan(text, &file.lines, fm.body, CommentStyle::Html, &mut found, &mut bad);
+                let body = fm.close_fence.is_some().then_some(fm.body);
+                suppress::scan(text, &file.lines, fm.yaml, CommentStyle::Hash, body, &mut found, &mut bad);
+                if let Some(body) = body {
+                    suppress::scan(text, &file.lines, body, CommentStyle::Html, None, &mut found, &mut bad);
                 }
             }
         }
         FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
+            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, None, &mut found, &mut bad);
         }
         FileKind::Workflow => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
+            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, None, &mut found, &mut bad);
         }
         FileKind::WorkflowPrompt => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Html, &mut found, &mut bad);
+            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Html, None, &mut found, &mut bad);
         }
         _ => {}
     }

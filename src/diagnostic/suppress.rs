@@ -1,5 +1,7 @@
 //! Inline suppressions: `# stagelint: ignore[code]` in YAML, `<!-- stagelint: ignore[code] -->`
-//! in markdown; `ignore-file[...]` covers the whole file.
+//! in markdown; `ignore-file[...]` covers the whole file, and `# stagelint: ignore-body[...]` in
+//! a stage's frontmatter its markdown body (the body is the prompt, and a comment written in it
+//! would be sent to the model and change the request's fingerprint).
 //!
 //! Inside a multi-line YAML scalar (a block scalar `key: |` and its indented lines, a quoted
 //! scalar whose quote closes on a later line, a plain scalar continued on more-indented lines) a
@@ -348,12 +350,14 @@ pub enum CommentStyle {
     Html,
 }
 
-/// Finds suppression comments in `text[region]`.
+/// Finds suppression comments in `text[region]`. `body` is the markdown body an
+/// `ignore-body[...]` there covers (given for a frontmatter only).
 pub fn scan(
     text: &str,
     lines: &LineIndex,
     region: Span,
     style: CommentStyle,
+    body: Option<Span>,
     out: &mut Vec<Suppression>,
     bad: &mut Vec<BadSuppression>,
 ) {
@@ -382,7 +386,7 @@ pub fn scan(
         let directive_start = start + directive;
         let standalone = text[start..comment.start].trim().is_empty();
         match parse_directive(&text[directive_start..comment.end], directive_start) {
-            Ok((file_wide, codes, empty)) => {
+            Ok((reach, codes, empty)) => {
                 for span in empty {
                     bad.push(BadSuppression {
                         span,
@@ -391,10 +395,18 @@ pub fn scan(
                     });
                 }
                 let target = if standalone { line + 1 } else { line };
-                let scope = match blocks.iter().find(|b| b.header == target) {
-                    _ if file_wide => Scope::File,
-                    Some(block) => Scope::Lines(block.header, block.last),
-                    None => Scope::Line(target),
+                let scope = match (reach, body) {
+                    (Reach::File, _) => Scope::File,
+                    (Reach::Body, Some(body)) => Scope::Lines(lines.line_of(body.start), lines.line_of(body.end)),
+                    (Reach::Body, None) => {
+                        let message = "`ignore-body[...]` belongs in the frontmatter of a stage (or skill) with a markdown body; use `ignore[...]` here";
+                        bad.push(BadSuppression { span: comment, message: message.into(), removal: None });
+                        continue;
+                    }
+                    (Reach::Line, _) => match blocks.iter().find(|b| b.header == target) {
+                        Some(block) => Scope::Lines(block.header, block.last),
+                        None => Scope::Line(target),
+                    },
                 };
                 out.push(Suppression { comment, scope, codes });
             }
@@ -449,18 +461,20 @@ fn yaml_comment_start(line: &str) -> Option<usize> {
     None
 }
 
-/// Parses ` ignore[a, b]` (or `ignore-file[...]`) starting at `offset` in the file: whether it
-/// is file-wide, its codes, and the spans of its empty entries (`ignore[, a]`, `ignore[a, ]`),
+/// Parses ` ignore[a, b]` (or `ignore-file[...]`, `ignore-body[...]`) starting at `offset` in
+/// the file: what it reaches, its codes, and the spans of its empty entries (`ignore[, a]`, `ignore[a, ]`),
 /// each covering what deleting it takes (the entry's blanks and one `,`).
 fn parse_directive(text: &str, offset: usize) -> Result<Directive, String> {
     let trimmed = text.trim_start();
     let lead = text.len() - trimmed.len();
-    let (file_wide, rest, consumed) = if let Some(rest) = trimmed.strip_prefix("ignore-file[") {
-        (true, rest, "ignore-file[".len())
-    } else if let Some(rest) = trimmed.strip_prefix("ignore[") {
-        (false, rest, "ignore[".len())
-    } else {
-        return Err("expected `stagelint: ignore[code, ...]` or `stagelint: ignore-file[code, ...]`".into());
+    let forms = [("ignore-file[", Reach::File), ("ignore-body[", Reach::Body), ("ignore[", Reach::Line)];
+    let Some((reach, rest, consumed)) =
+        forms.iter().find_map(|(form, reach)| trimmed.strip_prefix(form).map(|rest| (*reach, rest, form.len())))
+    else {
+        return Err(
+            "expected `stagelint: ignore[code, ...]`, `stagelint: ignore-file[code, ...]` or (in a stage's frontmatter) `stagelint: ignore-body[code, ...]`"
+                .into(),
+        );
     };
     let Some(close) = rest.find(']') else {
         return Err("the code list is not closed with `]`".into());
@@ -482,11 +496,12 @@ fn parse_directive(text: &str, offset: usize) -> Result<Directive, String> {
                 used: false,
             });
         } else if parts.len() > 1 {
-            // Not the last entry: the entry, its `,` and the blanks after it (`[, a]` → `[a]`).
-            // The last: the `,` before it and the entry (`[a, ]` → `[a]`).
+            // Not the last entry: the entry and its `,` (`[a, , b]` → `[a, b]`), the first with
+            // the blanks after (`[, a]` → `[a]`). The last: the `,` before it and the entry
+            // (`[a, ]` → `[a]`).
             let removal = if index + 1 < parts.len() {
                 let after = &list[at + part.len() + 1..];
-                let blanks = after.len() - after.trim_start().len();
+                let blanks = if index == 0 { after.len() - after.trim_start().len() } else { 0 };
                 Span::new(start, start + part.len() + 1 + blanks)
             } else {
                 Span::new(start - 1, start + part.len())
@@ -498,11 +513,22 @@ fn parse_directive(text: &str, offset: usize) -> Result<Directive, String> {
     if codes.is_empty() {
         return Err("the suppression names no code; list the codes to ignore, e.g. `ignore[sm/UnknownTool]`".into());
     }
-    Ok((file_wide, codes, empty))
+    Ok((reach, codes, empty))
 }
 
-/// What [`parse_directive`] reads: file-wide or not, the codes, the empty entries.
-type Directive = (bool, Vec<SuppressedCode>, Vec<Span>);
+/// What [`parse_directive`] reads: what it reaches, the codes, the empty entries.
+type Directive = (Reach, Vec<SuppressedCode>, Vec<Span>);
+
+/// The lines a suppression comment reaches, by its form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// `ignore[...]`: its line, or the next, or the multi-line scalar it heads.
+    Line,
+    /// `ignore-file[...]`.
+    File,
+    /// `ignore-body[...]`: the markdown body after the frontmatter.
+    Body,
+}
 
 #[cfg(test)]
 mod tests {
@@ -511,7 +537,7 @@ mod tests {
     fn scan_all(text: &str, style: CommentStyle) -> (Vec<Suppression>, Vec<BadSuppression>) {
         let lines = LineIndex::new(text);
         let (mut ok, mut bad) = (Vec::new(), Vec::new());
-        scan(text, &lines, Span::new(0, text.len()), style, &mut ok, &mut bad);
+        scan(text, &lines, Span::new(0, text.len()), style, None, &mut ok, &mut bad);
         (ok, bad)
     }
 
@@ -607,6 +633,21 @@ mod tests {
             fixed.replace_range(span.start..span.end, "");
             assert!(fixed.contains(removed), "{text} -> {fixed}");
         }
+    }
+
+    #[test]
+    fn ignore_body_reaches_the_body_and_only_from_a_frontmatter() {
+        let text = "---\nid: a # stagelint: ignore-body[sm/UnknownPlaceholder]\n---\nline 3\nline 4\n";
+        let lines = LineIndex::new(text);
+        let (mut ok, mut bad) = (Vec::new(), Vec::new());
+        let fm = crate::source::frontmatter::split(text).expect("a frontmatter");
+        scan(text, &lines, fm.yaml, CommentStyle::Hash, Some(fm.body), &mut ok, &mut bad);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(ok[0].scope, Scope::Lines(3, 5));
+        assert!(!ok[0].scope.covers(1));
+        let (ok, bad) = scan_all("a: 1 # stagelint: ignore-body[sm]\n", CommentStyle::Hash);
+        assert!(ok.is_empty());
+        assert!(bad[0].message.contains("frontmatter"), "{bad:?}");
     }
 
     #[test]
