@@ -1,12 +1,12 @@
 //! The one analysis entry point: run every family, then apply config and suppressions.
 
-use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, SuppressedCode, Suppression};
+use crate::diagnostic::suppress::{self, BadSuppression, SuppressedCode, Suppression};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
 use crate::families::{self, Family, lastlight, sm, stagelint, steps};
 use crate::runtime::lint::Cassettes;
-use crate::source::{Span, frontmatter};
-use crate::workspace::{FileKind, SourceFile, Workspace};
+use crate::source::Span;
+use crate::workspace::{SourceFile, Workspace};
 
 /// Every family, in the order of the registry's tables (`registry::TABLES`): the one list the
 /// analysis and the editor dispatch (`ide`) run. It lives here, at the top, because the
@@ -48,6 +48,7 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
     for (file, found) in workspace.files().iter().zip(&suppressions) {
         report_unused(file, found, &mut result);
     }
+    report_foreign(workspace, &mut result);
     let mut result: Vec<Diagnostic> = result
         .into_iter()
         .filter_map(|mut d| {
@@ -73,27 +74,9 @@ fn enabled(file: &SourceFile, code: &str, current: Severity) -> Option<Severity>
 fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression>) {
     let mut found = Vec::new();
     let mut bad = Vec::new();
-    let text = &file.text;
-    match file.kind {
-        FileKind::Stage | FileKind::Skill => {
-            if let Some(fm) = frontmatter::split(text) {
-                let body = fm.close_fence.is_some().then_some(fm.body);
-                suppress::scan(text, &file.lines, fm.yaml, CommentStyle::Hash, body, &mut found, &mut bad);
-                if let Some(body) = body {
-                    suppress::scan(text, &file.lines, body, CommentStyle::Html, None, &mut found, &mut bad);
-                }
-            }
-        }
-        FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, None, &mut found, &mut bad);
-        }
-        FileKind::Workflow => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, None, &mut found, &mut bad);
-        }
-        FileKind::WorkflowPrompt => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Html, None, &mut found, &mut bad);
-        }
-        _ => {}
+    for region in stagelint::comment_regions(file) {
+        let text = &file.text;
+        suppress::scan(text, &file.lines, region.span, region.style, region.body, &mut found, &mut bad);
     }
     for suppression in &mut found {
         for code in &mut suppression.codes {
@@ -158,6 +141,22 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
                 )
                 .with_fix(title, Applicability::Safe, vec![edit]),
             );
+        }
+    }
+}
+
+/// Other tools' suppression comments on lines that still have findings, or naming our codes.
+fn report_foreign(workspace: &Workspace, result: &mut Vec<Diagnostic>) {
+    let mut by_file: Vec<Vec<(usize, &'static str)>> = vec![Vec::new(); workspace.files().len()];
+    for d in result.iter() {
+        if d.code != UnusedSuppression && d.code != InvalidSuppression {
+            let file = workspace.file(d.file);
+            by_file[d.file.0 as usize].push((file.lines.line_of(d.span.start), d.code));
+        }
+    }
+    for (file, findings) in workspace.files().iter().zip(&by_file) {
+        if file.reported {
+            stagelint::foreign_suppressions(file, findings, result);
         }
     }
 }

@@ -361,30 +361,18 @@ pub fn scan(
     out: &mut Vec<Suppression>,
     bad: &mut Vec<BadSuppression>,
 ) {
-    let first = lines.line_of(region.start);
-    let last = lines.line_of(region.end);
     // Nothing to find (most files): no need to look for multi-line scalars.
     if !text[region.start..region.end].contains("stagelint:") {
         return;
     }
     let blocks = if style == CommentStyle::Hash { multi_line_scalars(text, lines, region) } else { Vec::new() };
-    for line in first..=last {
-        // A `#` inside a multi-line scalar is part of the string.
-        if blocks.iter().any(|b| b.holds(line)) {
-            continue;
-        }
-        let start = lines.line_start(line).max(region.start);
-        let end = lines.line_end(text, line).min(region.end);
-        if start >= end {
-            continue;
-        }
-        let line_text = &text[start..end];
-        let Some((comment, directive)) = find_directive(line_text, style) else {
+    for found in comments(text, lines, region, style) {
+        let inner = &text[found.inner.start..found.inner.end];
+        let Some(after) = inner.trim_start().strip_prefix("stagelint:") else {
             continue;
         };
-        let comment = comment.shift(start);
-        let directive_start = start + directive;
-        let standalone = text[start..comment.start].trim().is_empty();
+        let (comment, line, standalone) = (found.span, found.line, found.standalone);
+        let directive_start = found.inner.end - after.len();
         match parse_directive(&text[directive_start..comment.end], directive_start) {
             Ok((reach, codes, empty)) => {
                 for span in empty {
@@ -415,25 +403,54 @@ pub fn scan(
     }
 }
 
-/// Returns the comment's span within the line and the offset of the text after `stagelint:`.
-fn find_directive(line: &str, style: CommentStyle) -> Option<(Span, usize)> {
-    match style {
-        CommentStyle::Hash => {
-            let at = yaml_comment_start(line)?;
-            let rest = line[at + 1..].trim_start();
-            let after = rest.strip_prefix("stagelint:")?;
-            let directive = line.len() - after.len();
-            Some((Span::new(at, line.len()), directive))
+/// A comment in a region of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Comment {
+    /// 0-based line.
+    pub line: usize,
+    /// The whole comment: from `#` to the end of the line, or `<!--` to `-->`.
+    pub span: Span,
+    /// Its text: after `#`, or between `<!--` and `-->` (to the end of the line if unclosed).
+    pub inner: Span,
+    /// Alone on its line (it then applies to the next line).
+    pub standalone: bool,
+}
+
+/// The comments in `text[region]`, one per line at most (the first): `#` comments outside
+/// quotes and multi-line scalars in YAML, `<!-- -->` in markdown.
+pub fn comments(text: &str, lines: &LineIndex, region: Span, style: CommentStyle) -> Vec<Comment> {
+    let first = lines.line_of(region.start);
+    let last = lines.line_of(region.end);
+    let blocks = if style == CommentStyle::Hash { multi_line_scalars(text, lines, region) } else { Vec::new() };
+    let mut out = Vec::new();
+    for line in first..=last {
+        // A `#` inside a multi-line scalar is part of the string.
+        if blocks.iter().any(|b| b.holds(line)) {
+            continue;
         }
-        CommentStyle::Html => {
-            let open = line.find("<!--")?;
-            let rest = line[open + 4..].trim_start();
-            let after = rest.strip_prefix("stagelint:")?;
-            let directive = line.len() - after.len();
-            let close = line[directive..].find("-->").map_or(line.len(), |c| directive + c + 3);
-            Some((Span::new(open, close), directive))
+        let start = lines.line_start(line).max(region.start);
+        let end = lines.line_end(text, line).min(region.end);
+        if start >= end {
+            continue;
         }
+        let line_text = &text[start..end];
+        let (span, inner) = match style {
+            CommentStyle::Hash => {
+                let Some(at) = yaml_comment_start(line_text) else { continue };
+                (Span::new(at, line_text.len()), Span::new(at + 1, line_text.len()))
+            }
+            CommentStyle::Html => {
+                let Some(open) = line_text.find("<!--") else { continue };
+                match line_text[open + 4..].find("-->") {
+                    Some(close) => (Span::new(open, open + 4 + close + 3), Span::new(open + 4, open + 4 + close)),
+                    None => (Span::new(open, line_text.len()), Span::new(open + 4, line_text.len())),
+                }
+            }
+        };
+        let standalone = line_text[..span.start].trim().is_empty();
+        out.push(Comment { line, span: span.shift(start), inner: inner.shift(start), standalone });
     }
+    out
 }
 
 /// Where a YAML comment starts on a line: a `#` at the start or after a blank, outside quotes.

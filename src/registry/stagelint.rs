@@ -8,4 +8,5 @@ declare_rules! { "stagelint", "../families/stagelint/docs/";
     InvalidSuppression => Warning, fix = true;
     InvalidConfig => Error;
     SkillFrontmatter => Warning;
+    ForeignSuppression => Hint, fix = true;
 }
