@@ -38,7 +38,7 @@ fn fix_applies_safe_fixes_keeps_the_rest_and_is_idempotent() {
     );
     assert_eq!(
         stdout(&output),
-        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked).\n"
+        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"
     );
     let plan = PLAN.replace("${ctx.task}", "{{ctx.task}}").replace("${ctx.branch}", "{{ctx.branch}}");
     assert_eq!(read(dir.path(), "plan.md"), plan, "only the placeholders changed");
