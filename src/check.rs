@@ -45,10 +45,10 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
             result.push(diagnostic);
         }
     }
+    report_foreign(workspace, &mut suppressions, &mut result);
     for (file, found) in workspace.files().iter().zip(&suppressions) {
         report_unused(file, found, &mut result);
     }
-    report_foreign(workspace, &mut result);
     let mut result: Vec<Diagnostic> = result
         .into_iter()
         .filter_map(|mut d| {
@@ -145,8 +145,9 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
     }
 }
 
-/// Other tools' suppression comments on lines that still have findings, or naming our codes.
-fn report_foreign(workspace: &Workspace, result: &mut Vec<Diagnostic>) {
+/// Other tools' suppression comments on lines that still have findings, or naming our codes;
+/// our own suppressions apply to these findings too.
+fn report_foreign(workspace: &Workspace, suppressions: &mut [Vec<Suppression>], result: &mut Vec<Diagnostic>) {
     let mut by_file: Vec<Vec<(usize, &'static str)>> = vec![Vec::new(); workspace.files().len()];
     for d in result.iter() {
         if d.code != UnusedSuppression && d.code != InvalidSuppression {
@@ -155,8 +156,17 @@ fn report_foreign(workspace: &Workspace, result: &mut Vec<Diagnostic>) {
         }
     }
     for (file, findings) in workspace.files().iter().zip(&by_file) {
-        if file.reported {
-            stagelint::foreign_suppressions(file, findings, result);
+        if !file.reported {
+            continue;
+        }
+        let mut found = Vec::new();
+        stagelint::foreign_suppressions(file, findings, &mut found);
+        for mut d in found {
+            let Some(severity) = enabled(file, d.code, d.severity) else { continue };
+            d.severity = severity;
+            if !suppressed(&mut suppressions[file.id.0 as usize], file, &d) {
+                result.push(d);
+            }
         }
     }
 }

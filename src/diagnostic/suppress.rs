@@ -437,7 +437,16 @@ pub fn comments(text: &str, lines: &LineIndex, region: Span, style: CommentStyle
         let (span, inner) = match style {
             CommentStyle::Hash => {
                 let Some(at) = yaml_comment_start(line_text) else { continue };
-                (Span::new(at, line_text.len()), Span::new(at + 1, line_text.len()))
+                // `# noqa # stagelint: ignore[x]`: each ` #` starts another comment.
+                let mut from = at;
+                while let Some(next) = next_hash(line_text, from + 1) {
+                    let end = from + line_text[from..next].trim_end().len();
+                    let standalone = from == at && line_text[..at].trim().is_empty();
+                    let (span, inner) = (Span::new(from, end).shift(start), Span::new(from + 1, end).shift(start));
+                    out.push(Comment { line, span, inner, standalone });
+                    from = next;
+                }
+                (Span::new(from, line_text.len()), Span::new(from + 1, line_text.len()))
             }
             CommentStyle::Html => {
                 let Some(open) = line_text.find("<!--") else { continue };
@@ -451,6 +460,12 @@ pub fn comments(text: &str, lines: &LineIndex, region: Span, style: CommentStyle
         out.push(Comment { line, span: span.shift(start), inner: inner.shift(start), standalone });
     }
     out
+}
+
+/// The next `#` after a blank at or after `from` in a comment's text.
+fn next_hash(line: &str, from: usize) -> Option<usize> {
+    let bytes = line.as_bytes();
+    (from.max(1)..bytes.len()).find(|&i| bytes[i] == b'#' && matches!(bytes[i - 1], b' ' | b'\t'))
 }
 
 /// Where a YAML comment starts on a line: a `#` at the start or after a blank, outside quotes.
@@ -665,6 +680,15 @@ mod tests {
         let (ok, bad) = scan_all("a: 1 # stagelint: ignore-body[sm]\n", CommentStyle::Hash);
         assert!(ok.is_empty());
         assert!(bad[0].message.contains("frontmatter"), "{bad:?}");
+    }
+
+    #[test]
+    fn a_suppression_may_follow_another_comment_on_its_line() {
+        let text = "a: 1 # noqa # stagelint: ignore[x] # why\n";
+        let (ok, bad) = scan_all(text, CommentStyle::Hash);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(&text[ok[0].comment.start..ok[0].comment.end], "# stagelint: ignore[x]");
+        assert_eq!(ok[0].scope, Scope::Line(0));
     }
 
     #[test]
