@@ -317,7 +317,9 @@ fn output_file_exit_zero_and_usage_errors() {
     assert!(report.contains("error[sm/UnknownTool]"), "{report}");
     assert!(!report.contains("\u{1b}["), "a file gets no color under auto");
     assert!(
-        report.ends_with("Found 2 errors, 2 warnings (2 files checked). 2 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"),
+        report.ends_with(
+            "Found 2 errors, 2 warnings (2 files checked). 2 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"
+        ),
         "{report}"
     );
 
@@ -507,7 +509,8 @@ fn a_noqa_on_a_reported_line_names_the_stagelint_comment() {
         stdout(&output)
     );
     // A `# noqa` on a line stagelint has nothing to say about is that tool's business.
-    let quiet = common::temp_files(&[("plan.md", &FIXABLE.replace(" # noqa", "").replace("turnCap: 5", "turnCap: 5 # noqa"))]);
+    let quiet =
+        common::temp_files(&[("plan.md", &FIXABLE.replace(" # noqa", "").replace("turnCap: 5", "turnCap: 5 # noqa"))]);
     let output = stagelint(&["check", "--format", "concise", "--select", "stagelint"], quiet.path());
     assert!(!stdout(&output).contains("ForeignSuppression"), "{}", stdout(&output));
 }

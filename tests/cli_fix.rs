@@ -324,7 +324,9 @@ fn a_bare_next_becomes_a_next_result_mapping() {
 /// entry (`ignore[, b]`, `ignore[a, ]`), wherever the unused codes sit.
 #[test]
 fn removing_unused_codes_leaves_no_empty_entry() {
-    let stage = |comment: &str| REVIEW.replace("allowedTools: [Read]", &format!("allowedTools: [Read, Grpe] # stagelint: ignore[{comment}]"));
+    let stage = |comment: &str| {
+        REVIEW.replace("allowedTools: [Read]", &format!("allowedTools: [Read, Grpe] # stagelint: ignore[{comment}]"))
+    };
     for (written, left) in [
         ("sm/StageTurnCapTooLow, sm/UnknownTool", "sm/UnknownTool"),
         ("sm/UnknownTool, sm/StageTurnCapTooLow", "sm/UnknownTool"),
@@ -332,7 +334,10 @@ fn removing_unused_codes_leaves_no_empty_entry() {
         ("sm/FieldType, sm/StageTurnCapTooLow, sm/UnknownTool", "sm/UnknownTool"),
         ("sm/FieldType, sm/UnknownTool, sm/StageTurnCapTooLow", "sm/UnknownTool"),
     ] {
-        let dir = common::temp_files(&[("review.md", &stage(written).replace(" # stagelint: ignore[sm/UnknownTool, sm/UnknownField]", ""))]);
+        let dir = common::temp_files(&[(
+            "review.md",
+            &stage(written).replace(" # stagelint: ignore[sm/UnknownTool, sm/UnknownField]", ""),
+        )]);
         let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
         assert_eq!(output.status.code(), Some(0), "{written}: {}", stdout(&output));
         let after = read(dir.path(), "review.md");

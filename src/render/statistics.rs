@@ -123,8 +123,8 @@ mod tests {
         render(&mut out, &diagnostics).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("3  sm/UnknownTool    [-] "), "{text}");
-        assert!(lines[1].starts_with("2  sm/UnknownField   [*] "), "{text}");
-        assert!(lines[2].starts_with("1  sm/FieldType          "), "{text}");
+        assert!(lines[0].starts_with("3  sm/UnknownTool   [-] "), "{text}");
+        assert!(lines[1].starts_with("2  sm/UnknownField  [*] "), "{text}");
+        assert!(lines[2].starts_with("1  sm/FieldType         "), "{text}");
     }
 }
