@@ -344,3 +344,24 @@ fn removing_unused_codes_leaves_no_empty_entry() {
         assert!(after.contains(&format!("# stagelint: ignore[{left}]\n")), "{written}:\n{after}");
     }
 }
+
+/// Issue 16: the did-you-means that differ only in case or separators are safe, so `--fix`
+/// applies them without `--unsafe-fixes`; a real guess (`Grpe`) waits for that flag.
+#[test]
+fn case_and_separator_only_did_you_means_are_safe_fixes() {
+    let stage = REVIEW
+        .replace("allowedTools: [Read]", "allowedTools: [Webfetch, Grpe]")
+        .replace("turnCap: 5", "turncap: 5")
+        .replace(
+            "resolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool, sm/UnknownField]",
+            "resolutionPolicy: retry_later",
+        );
+    let dir = common::temp_files(&[("review.md", &stage)]);
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let after = read(dir.path(), "review.md");
+    assert!(after.contains("allowedTools: [WebFetch, Grpe]\n"), "{after}");
+    assert!(after.contains("\nturnCap: 5\n"), "{after}");
+    assert!(after.contains("resolutionPolicy: retry-later\n"), "{after}");
+    assert!(stdout(&output).contains("did you mean `Grep`?"), "{}", stdout(&output));
+}
