@@ -30,7 +30,7 @@ fn concise_format_is_one_line_per_finding() {
     let output = stagelint(&["check", "examples/broken/bad-entry", "--format", "concise"], repo());
     assert_eq!(
         stdout(&output),
-        "examples/broken/bad-entry/sm.yaml:1:8: error[sm/EntryStageMissing] entry stage `strat` is not a stage of this state machine; did you mean `start`?\nFound 1 error (2 files checked).\n"
+        "examples/broken/bad-entry/sm.yaml:1:8: error[sm/EntryStageMissing] entry stage `strat` is not a stage of this state machine; did you mean `start`?\nFound 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"
     );
 }
 
@@ -49,7 +49,7 @@ fn a_file_named_alone_is_checked_with_its_state_machine() {
     assert!(text.contains("sm/UpstreamFieldUnknown"), "{text}");
     assert!(text.contains("sm/JoinIsSibling"), "{text}");
     assert!(!text.contains("plan.md"), "only the named file is reported: {text}");
-    assert!(text.ends_with("(1 file checked).\n"), "{text}");
+    assert!(text.ends_with("(1 file checked). 1 fixable with `--fix --unsafe-fixes`.\n"), "{text}");
 }
 
 #[test]
@@ -369,7 +369,12 @@ fn output_file_exit_zero_and_usage_errors() {
     let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
     assert!(report.contains("error[sm/UnknownTool]"), "{report}");
     assert!(!report.contains("\u{1b}["), "a file gets no color under auto");
-    assert!(report.ends_with("Found 2 errors, 2 warnings (2 files checked).\n"), "{report}");
+    assert!(
+        report.ends_with(
+            "Found 2 errors, 2 warnings (2 files checked). 2 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"
+        ),
+        "{report}"
+    );
 
     let output = stagelint(&["check", "--format", "json", "-o", "out.json"], dir.path());
     assert_eq!(output.status.code(), Some(1));
@@ -392,7 +397,7 @@ fn select_and_ignore_apply_after_the_config() {
     };
     let text = concise(&["--select", "sm/UnknownTool"]);
     assert_eq!(text.lines().filter(|l| l.contains("[sm/UnknownTool]")).count(), 2, "{text}");
-    assert!(text.ends_with("Found 2 errors (2 files checked).\n"), "{text}");
+    assert!(text.ends_with("Found 2 errors (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"), "{text}");
     let text = concise(&["--select", "sm", "--ignore", "sm/UnknownTool,sm/PlaceholderDialect"]);
     assert!(text.starts_with("No findings"), "{text}");
     let text = concise(&["--ignore", "sm/UnknownTool", "--ignore", "stagelint"]);
@@ -645,7 +650,7 @@ fn stdin_is_checked_as_the_named_file_with_its_machine_from_disk() {
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert_eq!(
             stdout(&output),
-            "execute.md:12:29: warning[sm/UpstreamFieldUnknown] `summry` is not a property of `plan`'s completionSchema; did you mean `summary`?\nFound 1 warning (1 file checked).\n"
+            "execute.md:12:29: warning[sm/UpstreamFieldUnknown] `summry` is not a property of `plan`'s completionSchema; did you mean `summary`?\nFound 1 warning (1 file checked). 1 fixable with `--fix --unsafe-fixes`.\n"
         );
     }
     // The machine's other files are context: a finding the stdin text causes in them is not
@@ -708,4 +713,79 @@ fn stdin_usage_errors() {
     let output = stagelint_stdin(&["check", "--stdin-filename", "."], dir.path(), "");
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("a directory, not a file"), "{}", stderr(&output));
+}
+
+/// Issue 16: a stage with a safe fix (a case-only tool name), an unsafe one (`Grpe`), a finding
+/// without a fix, and a `# noqa` on the line of a finding.
+const FIXABLE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Webfetch, Grpe] # noqa\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.tsak}}. Call submit_plan.\n";
+
+#[test]
+fn the_summary_counts_safe_and_unsafe_fixes_and_full_output_marks_them() {
+    let dir = common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", FIXABLE)]);
+    let full = stagelint(&["check", "--select", "sm"], dir.path());
+    let text = stdout(&full);
+    assert!(text.contains("= safe fix: Replace with `WebFetch`\n"), "{text}");
+    assert!(text.contains("= unsafe fix: Replace with `Grep` (applied with `--unsafe-fixes`)\n"), "{text}");
+    assert!(
+        text.ends_with("Found 3 errors (2 files checked). 1 fixable with `--fix` (2 more with `--unsafe-fixes`).\n"),
+        "{text}"
+    );
+    let concise = stagelint(&["check", "--format", "concise", "--select", "sm/StageCtxUnresolved"], dir.path());
+    assert!(
+        stdout(&concise).ends_with("Found 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"),
+        "{}",
+        stdout(&concise)
+    );
+}
+
+#[test]
+fn statistics_count_per_code_and_show_fixes_lists_them_per_file() {
+    let dir = common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", FIXABLE)]);
+    let stats = stagelint(&["check", "--statistics"], dir.path());
+    assert_eq!(stats.status.code(), Some(1));
+    assert_eq!(
+        stdout(&stats),
+        "2  sm/UnknownTool                [*] An allowedTools entry is not in the live tool set\n\
+         1  sm/StageCtxUnresolved         [-] A ctx placeholder names a field the state machine does not declare\n\
+         1  stagelint/ForeignSuppression      Another tool's suppression comment where stagelint reads its own\n\
+         Found 3 errors, 1 hint (2 files checked). 1 fixable with `--fix` (2 more with `--unsafe-fixes`).\n"
+    );
+    let json = stagelint(&["check", "--statistics", "--format", "json"], dir.path());
+    let counts: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("JSON");
+    assert_eq!(counts[0]["code"], "sm/UnknownTool");
+    assert_eq!((&counts[0]["count"], &counts[0]["fix"]), (&serde_json::json!(2), &serde_json::json!("safe")));
+    let sarif = stagelint(&["check", "--statistics", "--format", "sarif"], dir.path());
+    assert_eq!(sarif.status.code(), Some(2), "{}", stderr(&sarif));
+
+    let shown = stagelint(&["check", "--format", "concise", "--show-fixes"], dir.path());
+    assert!(
+        stdout(&shown).ends_with(
+            "Fixes available (3):\n  plan.md:\n    4:16 sm/UnknownTool: Replace with `WebFetch`\n    4:26 sm/UnknownTool: Replace with `Grep` (unsafe: `--unsafe-fixes`)\n    12:13 sm/StageCtxUnresolved: Replace with `task` (unsafe: `--unsafe-fixes`)\n"
+        ),
+        "{}",
+        stdout(&shown)
+    );
+    let fixed = stagelint(&["check", "--format", "concise", "--fix", "--show-fixes"], dir.path());
+    assert!(
+        stdout(&fixed).ends_with("Applied 1 fix:\n  plan.md:\n    1 × sm/UnknownTool: Replace with `WebFetch`\n"),
+        "{}",
+        stdout(&fixed)
+    );
+    assert!(std::fs::read_to_string(dir.path().join("plan.md")).unwrap().contains("[WebFetch, Grpe]"));
+}
+
+#[test]
+fn a_noqa_on_a_reported_line_names_the_stagelint_comment() {
+    let dir = common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", FIXABLE)]);
+    let output = stagelint(&["check", "--format", "concise", "--select", "stagelint,sm/UnknownTool"], dir.path());
+    assert!(
+        stdout(&output).contains("plan.md:4:32: hint[stagelint/ForeignSuppression] `# noqa` is another tool's suppression comment: stagelint does not read it, so `sm/UnknownTool` is still reported here; to suppress it write `# stagelint: ignore[sm/UnknownTool]`\n"),
+        "{}",
+        stdout(&output)
+    );
+    // A `# noqa` on a line stagelint has nothing to say about is that tool's business.
+    let quiet =
+        common::temp_files(&[("plan.md", &FIXABLE.replace(" # noqa", "").replace("turnCap: 5", "turnCap: 5 # noqa"))]);
+    let output = stagelint(&["check", "--format", "concise", "--select", "stagelint"], quiet.path());
+    assert!(!stdout(&output).contains("ForeignSuppression"), "{}", stdout(&output));
 }

@@ -38,7 +38,7 @@ fn fix_applies_safe_fixes_keeps_the_rest_and_is_idempotent() {
     );
     assert_eq!(
         stdout(&output),
-        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked).\n"
+        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"
     );
     let plan = PLAN.replace("${ctx.task}", "{{ctx.task}}").replace("${ctx.branch}", "{{ctx.branch}}");
     assert_eq!(read(dir.path(), "plan.md"), plan, "only the placeholders changed");
@@ -356,4 +356,50 @@ fn removing_a_first_line_suppression_keeps_the_byte_order_mark() {
     let output = stagelint(&["check", "--fix", "--select", "stagelint/UnusedSuppression"], dir.path());
     assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
     assert_eq!(read(dir.path(), "sm.yaml"), "\u{feff}entry: plan\n");
+}
+
+/// Issue 16, bug 3: removing an unused code from a list that keeps another leaves no empty
+/// entry (`ignore[, b]`, `ignore[a, ]`), wherever the unused codes sit.
+#[test]
+fn removing_unused_codes_leaves_no_empty_entry() {
+    let stage = |comment: &str| {
+        REVIEW.replace("allowedTools: [Read]", &format!("allowedTools: [Read, Grpe] # stagelint: ignore[{comment}]"))
+    };
+    for (written, left) in [
+        ("sm/StageTurnCapTooLow, sm/UnknownTool", "sm/UnknownTool"),
+        ("sm/UnknownTool, sm/StageTurnCapTooLow", "sm/UnknownTool"),
+        ("sm/StageTurnCapTooLow, sm/UnknownTool, sm/FieldType", "sm/UnknownTool"),
+        ("sm/FieldType, sm/StageTurnCapTooLow, sm/UnknownTool", "sm/UnknownTool"),
+        ("sm/FieldType, sm/UnknownTool, sm/StageTurnCapTooLow", "sm/UnknownTool"),
+    ] {
+        let dir = common::temp_files(&[(
+            "review.md",
+            &stage(written).replace(" # stagelint: ignore[sm/UnknownTool, sm/UnknownField]", ""),
+        )]);
+        let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{written}: {}", stdout(&output));
+        let after = read(dir.path(), "review.md");
+        assert!(after.contains(&format!("# stagelint: ignore[{left}]\n")), "{written}:\n{after}");
+    }
+}
+
+/// Issue 16: the did-you-means that differ only in case or separators are safe, so `--fix`
+/// applies them without `--unsafe-fixes`; a real guess (`Grpe`) waits for that flag.
+#[test]
+fn case_and_separator_only_did_you_means_are_safe_fixes() {
+    let stage = REVIEW
+        .replace("allowedTools: [Read]", "allowedTools: [Webfetch, Grpe]")
+        .replace("turnCap: 5", "turncap: 5")
+        .replace(
+            "resolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool, sm/UnknownField]",
+            "resolutionPolicy: retry_later",
+        );
+    let dir = common::temp_files(&[("review.md", &stage)]);
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let after = read(dir.path(), "review.md");
+    assert!(after.contains("allowedTools: [WebFetch, Grpe]\n"), "{after}");
+    assert!(after.contains("\nturnCap: 5\n"), "{after}");
+    assert!(after.contains("resolutionPolicy: retry-later\n"), "{after}");
+    assert!(stdout(&output).contains("did you mean `Grep`?"), "{}", stdout(&output));
 }

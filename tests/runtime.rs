@@ -1984,3 +1984,27 @@ fn an_optional_ctx_field_or_an_empty_upstream_renders_empty_a_required_one_fails
     assert!(incomplete[0].message.contains("`ctx.branch` has no value"), "{}", incomplete[0].message);
     assert!(incomplete[0].help.as_deref().is_some_and(|h| h.contains("context.optional")));
 }
+
+/// The `system` fingerprint `PLAN`'s request has, read from the drift fix of a wrong one.
+fn system_fingerprint(stage: &str) -> String {
+    let first = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ system: \"sha256:0000000000000000\" }}",
+        done("c1")
+    );
+    let ran = run_stage(stage, &cassette("", &[&[&first]]));
+    let fix = ran.run.findings.iter().find_map(|f| f.fix.as_ref()).expect("a drift fix");
+    fix.edits[0].1.replacement.clone()
+}
+
+#[test]
+fn a_crlf_checkout_and_a_body_suppression_from_the_frontmatter_keep_the_system_fingerprint() {
+    // Issue 16, bug 10: `core.autocrlf` turns every `\n` into `\r\n`.
+    let lf = system_fingerprint(PLAN);
+    assert_eq!(system_fingerprint(&PLAN.replace('\n', "\r\n")), lf);
+    // A body suppression written in the frontmatter is not part of the prompt.
+    let suppressed = PLAN.replace("turnCap: 3\n", "turnCap: 3\n# stagelint: ignore-body[sm/StageCtxUnresolved]\n");
+    assert_eq!(system_fingerprint(&suppressed), lf);
+    // One written in the body is: that is why the editor writes the frontmatter form.
+    let in_body = PLAN.replace("Plan: ", "<!-- stagelint: ignore[sm/StageCtxUnresolved] -->\nPlan: ");
+    assert_ne!(system_fingerprint(&in_body), lf);
+}

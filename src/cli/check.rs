@@ -58,6 +58,12 @@ pub struct CheckArgs {
     /// it. With `--fix`, the fixed text goes to standard output and the report to standard error.
     #[arg(long, value_name = "PATH")]
     stdin_filename: Option<PathBuf>,
+    /// Print one line per code (count, code, fix marker, summary) instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// After the report, list the fixes applied (`--fix`, `--diff`) or available, per file.
+    #[arg(long)]
+    show_fixes: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -77,6 +83,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
         None => None,
     };
     let selection = Selection::parse(&args.select, &args.ignore)?;
+    if args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
+        return Err("--statistics prints text or JSON: use it with --format full, concise or json".into());
+    }
     let paths = match &stdin {
         Some(stdin) => vec![stdin.path.clone()],
         None if args.paths.is_empty() => vec![PathBuf::from(".")],
@@ -106,6 +115,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             let diff: String = fixed.changed.iter().map(fix::unified_diff).collect();
             emit(&args, diff.as_bytes(), false)?;
             let _ = writeln!(err, "stagelint: would apply {} fix(es) to {files} file(s)", fixed.applied);
+            if args.show_fixes {
+                let _ = write!(err, "{}", fix::applied_list(&fixed.fixes, true));
+            }
             unsafe_hint(&mut err, &args, &fixed.diagnostics);
             let changes = !fixed.changed.is_empty() && !args.exit_zero;
             return Ok(if changes { ExitCode::from(1) } else { ExitCode::SUCCESS });
@@ -123,12 +135,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
         }
         unsafe_hint(&mut err, &args, &fixed.diagnostics);
         drop(err);
-        return report(&args, &fixed.workspace, &fixed.diagnostics, stdin.is_some());
+        return report(&args, &fixed.workspace, &fixed.diagnostics, stdin.is_some(), Some(&fixed.fixes));
     }
     let workspace =
         discover_with_overlay(&paths, &mut configs, &overlay).map_err(|e| every_broken_config(&paths, &overlay, e))?;
     let diagnostics = selection.apply(stagelint::check::check(&workspace));
-    report(&args, &workspace, &diagnostics, false)
+    report(&args, &workspace, &diagnostics, false, None)
 }
 
 /// Discovery stops at the first config it cannot use; after that, the problems of every broken
@@ -212,17 +224,23 @@ fn unsafe_hint(err: &mut impl Write, args: &CheckArgs, diagnostics: &[Diagnostic
     }
 }
 
-/// Renders the findings in the chosen format (to standard error with `to_stderr`, when standard
-/// output carries the fixed text) and maps them to the exit code.
+/// Renders the findings in the chosen format (or their `--statistics`), then what
+/// `--show-fixes` lists (`applied` after `--fix`), to standard error with `to_stderr` (when
+/// standard output carries the fixed text), and maps the findings to the exit code.
 fn report(
     args: &CheckArgs,
     workspace: &Workspace,
     diagnostics: &[Diagnostic],
     to_stderr: bool,
+    applied: Option<&[fix::Applied]>,
 ) -> Result<ExitCode, String> {
     let summary = Summary::new(workspace, diagnostics);
     let mut out = Vec::new();
+    let human = matches!(args.format, Format::Full | Format::Concise);
     let rendered = match args.format {
+        Format::Json if args.statistics => render::statistics::render_json(&mut out, diagnostics),
+        _ if args.statistics => render::statistics::render(&mut out, diagnostics)
+            .and_then(|()| closing_lines(&mut out, workspace, &summary)),
         Format::Json => render::json::render(&mut out, workspace, diagnostics),
         Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics),
         Format::Github => render::github::render(&mut out, workspace, diagnostics),
@@ -239,6 +257,20 @@ fn report(
         }
     };
     rendered.map_err(|e| format!("cannot render the report: {e}"))?;
+    if args.show_fixes {
+        // After the report for people; on standard error when the report is for machines.
+        let mut list = Vec::new();
+        match applied {
+            Some(fixes) => list.extend_from_slice(fix::applied_list(fixes, false).as_bytes()),
+            None => render::statistics::available_fixes(&mut list, workspace, diagnostics)
+                .map_err(|e| format!("cannot render the fixes: {e}"))?,
+        }
+        if human {
+            out.extend_from_slice(&list);
+        } else {
+            let _ = io::stderr().lock().write_all(&list);
+        }
+    }
     emit(args, &out, to_stderr)?;
     let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
     Ok(if failed && !args.exit_zero { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -7,7 +7,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as Le
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, termcolor::Buffer};
 
-use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, FileId, Severity};
 use crate::workspace::Workspace;
 
 /// Adapts the workspace to codespan's file database without copying text.
@@ -79,8 +79,10 @@ fn convert(d: &Diagnostic) -> Report<FileId> {
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
     }
-    if let Some(fix) = &d.fix {
-        notes.push(format!("fix available: {}", fix.title));
+    match &d.fix {
+        Some(fix) if fix.applicability == Applicability::Safe => notes.push(format!("safe fix: {}", fix.title)),
+        Some(fix) => notes.push(format!("unsafe fix: {} (applied with `--unsafe-fixes`)", fix.title)),
+        None => {}
     }
     Report::new(level).with_code(d.code).with_message(&d.message).with_labels(labels).with_notes(notes)
 }
