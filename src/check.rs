@@ -1,12 +1,12 @@
 //! The one analysis entry point: run every family, then apply config and suppressions.
 
-use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Suppression};
+use crate::diagnostic::suppress::{self, BadSuppression, SuppressedCode, Suppression};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
 use crate::families::{self, Family, lastlight, sm, stagelint, steps};
 use crate::runtime::lint::Cassettes;
-use crate::source::{Span, frontmatter};
-use crate::workspace::{FileKind, SourceFile, Workspace};
+use crate::source::Span;
+use crate::workspace::{SourceFile, Workspace};
 
 /// Every family, in the order of the registry's tables (`registry::TABLES`): the one list the
 /// analysis and the editor dispatch (`ide`) run. It lives here, at the top, because the
@@ -26,10 +26,16 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
         let (found, bad) = scan_suppressions(file);
         suppressions.push(found);
         for problem in bad {
-            result.push(Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message));
+            let mut diagnostic = Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message);
+            if let Some(span) = problem.removal {
+                let edit = Edit { span, replacement: String::new() };
+                diagnostic = diagnostic.with_fix("Remove the empty entry", Applicability::Safe, vec![edit]);
+            }
+            result.push(diagnostic);
         }
     }
     for mut diagnostic in raw {
+        diagnostic.settle_did_you_mean(|id| workspace.file(id).text.as_str());
         let file = workspace.file(diagnostic.file);
         let Some(severity) = enabled(file, diagnostic.code, diagnostic.severity) else {
             continue;
@@ -39,6 +45,7 @@ pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
             result.push(diagnostic);
         }
     }
+    report_foreign(workspace, &mut suppressions, &mut result);
     for (file, found) in workspace.files().iter().zip(&suppressions) {
         report_unused(file, found, &mut result);
     }
@@ -67,26 +74,9 @@ fn enabled(file: &SourceFile, code: &str, current: Severity) -> Option<Severity>
 fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression>) {
     let mut found = Vec::new();
     let mut bad = Vec::new();
-    let text = &file.text;
-    match file.kind {
-        FileKind::Stage | FileKind::Skill => {
-            if let Some(fm) = frontmatter::split(text) {
-                suppress::scan(text, &file.lines, fm.yaml, CommentStyle::Hash, &mut found, &mut bad);
-                if fm.close_fence.is_some() {
-                    suppress::scan(text, &file.lines, fm.body, CommentStyle::Html, &mut found, &mut bad);
-                }
-            }
-        }
-        FileKind::StateMachine if file.path.extension().is_none_or(|e| e != "json") => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
-        }
-        FileKind::Workflow => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
-        }
-        FileKind::WorkflowPrompt => {
-            suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Html, &mut found, &mut bad);
-        }
-        _ => {}
+    for region in stagelint::comment_regions(file) {
+        let text = &file.text;
+        suppress::scan(text, &file.lines, region.span, region.style, region.body, &mut found, &mut bad);
     }
     for suppression in &mut found {
         for code in &mut suppression.codes {
@@ -98,6 +88,7 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
                 bad.push(BadSuppression {
                     span: code.span,
                     message: format!("unknown rule code `{}`{hint}", code.code),
+                    removal: None,
                 });
             }
         }
@@ -130,14 +121,16 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
             .iter()
             .filter(|c| families::rule(&c.code).is_some() || families::is_family(&c.code))
             .collect();
-        let unused: Vec<_> = known.iter().filter(|c| !c.used && rule_enabled(file, &c.code)).collect();
+        let unused: Vec<&SuppressedCode> =
+            known.into_iter().filter(|c| !c.used && rule_enabled(file, &c.code)).collect();
         let all_unused = unused.len() == suppression.codes.len();
-        for code in unused {
-            let edit = if all_unused {
-                Edit { span: removal(file, suppression.comment), replacement: String::new() }
+        for &code in &unused {
+            let span = if all_unused {
+                removal(file, suppression.comment)
             } else {
-                Edit { span: code.span, replacement: String::new() }
+                code_removal(&suppression.codes, code, |c| unused.iter().any(|u| std::ptr::eq(*u, c)))
             };
+            let edit = Edit { span, replacement: String::new() };
             let title = if all_unused { "Remove the suppression comment" } else { "Remove the unused code" };
             out.push(
                 Diagnostic::new(
@@ -152,12 +145,54 @@ fn report_unused(file: &SourceFile, found: &[Suppression], out: &mut Vec<Diagnos
     }
 }
 
+/// Other tools' suppression comments on lines that still have findings, or naming our codes;
+/// our own suppressions apply to these findings too.
+fn report_foreign(workspace: &Workspace, suppressions: &mut [Vec<Suppression>], result: &mut Vec<Diagnostic>) {
+    let mut by_file: Vec<Vec<(usize, &'static str)>> = vec![Vec::new(); workspace.files().len()];
+    for d in result.iter() {
+        if d.code != UnusedSuppression && d.code != InvalidSuppression {
+            let file = workspace.file(d.file);
+            by_file[d.file.0 as usize].push((file.lines.line_of(d.span.start), d.code));
+        }
+    }
+    for (file, findings) in workspace.files().iter().zip(&by_file) {
+        if !file.reported {
+            continue;
+        }
+        let mut found = Vec::new();
+        stagelint::foreign_suppressions(file, findings, &mut found);
+        for mut d in found {
+            let Some(severity) = enabled(file, d.code, d.severity) else { continue };
+            d.severity = severity;
+            if !suppressed(&mut suppressions[file.id.0 as usize], file, &d) {
+                result.push(d);
+            }
+        }
+    }
+}
+
+/// What removing one code from a list that keeps others deletes: the code with the `,` and
+/// blanks up to the next code when a kept code follows it (`[a, b]` → `[b]`), else the `,` and
+/// blanks from the code before it (`[a, b]` → `[a]`). Never an empty entry; and the removals of
+/// several codes of one list only touch, so one `--fix` round applies them all.
+fn code_removal(codes: &[SuppressedCode], code: &SuppressedCode, removed: impl Fn(&SuppressedCode) -> bool) -> Span {
+    let index = codes.iter().position(|c| std::ptr::eq(c, code)).unwrap_or(0);
+    let kept_after = codes[index + 1..].iter().any(|c| !removed(c));
+    match (codes.get(index + 1), index.checked_sub(1).map(|i| &codes[i])) {
+        (Some(next), _) if kept_after => Span::new(code.span.start, next.span.start),
+        (_, Some(previous)) => Span::new(previous.span.end, code.span.end),
+        (Some(next), None) => Span::new(code.span.start, next.span.start),
+        (None, None) => code.span,
+    }
+}
+
 /// What removing a suppression comment deletes: its whole line when the comment stands alone,
 /// the blanks before it when it trails code, so the fix leaves no empty line or trailing blank.
 fn removal(file: &SourceFile, comment: Span) -> Span {
     let text = &file.text;
     let line = file.lines.line_of(comment.start);
-    let (start, end) = (file.lines.line_start(line), file.lines.line_end(text, line));
+    // A byte order mark before the comment stays.
+    let (start, end) = (file.lines.column_start(line), file.lines.line_end(text, line));
     if comment.end > end || !text[comment.end..end].trim().is_empty() {
         return comment;
     }

@@ -27,26 +27,36 @@ pub struct Changed {
     pub after: String,
 }
 
+/// One fix that was applied: in which file (as displayed), for which code, and its title.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub display: String,
+    pub code: &'static str,
+    pub title: String,
+}
+
 /// The outcome of fixing: the workspace and findings after the last round, the changed files
-/// (not yet written), and how many fixes were applied.
+/// (not yet written), and how many fixes were applied, and which.
 pub struct Fixed {
     pub workspace: Workspace,
     pub diagnostics: Vec<Diagnostic>,
     pub changed: Vec<Changed>,
     pub applied: usize,
+    pub fixes: Vec<Applied>,
 }
 
 /// Checks `paths`, keeps the findings `select` keeps, and applies their safe fixes (and the
-/// unsafe ones too with `unsafe_fixes`) until none is left or [`MAX_ROUNDS`] have run.
+/// unsafe ones too with `unsafe_fixes`) until none is left or [`MAX_ROUNDS`] have run. `overlay`
+/// holds texts read instead of the files (standard input standing for a file).
 pub fn fix_paths(
     paths: &[PathBuf],
     configs: &mut ConfigCache,
     select: &dyn Fn(Vec<Diagnostic>) -> Vec<Diagnostic>,
     unsafe_fixes: bool,
+    mut overlay: HashMap<PathBuf, String>,
 ) -> Result<Fixed, ConfigError> {
-    let mut overlay: HashMap<PathBuf, String> = HashMap::new();
     let mut originals: BTreeMap<PathBuf, (String, String)> = BTreeMap::new();
-    let mut applied = 0;
+    let mut fixes: Vec<Applied> = Vec::new();
     let mut round = 0;
     loop {
         let workspace = discover_with_overlay(paths, configs, &overlay)?;
@@ -60,9 +70,11 @@ pub fn fix_paths(
                     (after != before).then_some(Changed { path, display, before, after })
                 })
                 .collect();
-            return Ok(Fixed { workspace, diagnostics, changed, applied });
+            return Ok(Fixed { workspace, diagnostics, changed, applied: fixes.len(), fixes });
         }
-        applied += planned.fixes;
+        for (file, code, title) in planned.chosen {
+            fixes.push(Applied { display: workspace.file(file).display.clone(), code, title });
+        }
         round += 1;
         for (id, edits) in planned.edits {
             let file = workspace.file(id);
@@ -77,6 +89,8 @@ pub fn fix_paths(
 pub struct Plan {
     pub edits: BTreeMap<FileId, Vec<Edit>>,
     pub fixes: usize,
+    /// Each chosen fix: the finding's file, its code and the fix's title.
+    pub chosen: Vec<(FileId, &'static str, String)>,
 }
 
 /// Chooses the fixes of one round: in finding order, each fix whole or not at all, skipping a
@@ -113,6 +127,7 @@ pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: boo
                 plan.edits.entry(id).or_default().extend(edits);
             }
             plan.fixes += 1;
+            plan.chosen.push((d.file, d.code, fix.title.clone()));
         }
     }
     plan.edits.retain(|_, edits| !edits.is_empty());
@@ -158,6 +173,31 @@ pub fn apply_edits(text: &str, edits: &[Edit]) -> String {
     let mut out = text.to_string();
     for edit in sorted {
         out.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+    }
+    out
+}
+
+/// `--show-fixes` with `--fix`: the fixes applied, per file (in path order), each code once with
+/// how many times and the titles.
+pub fn applied_list(fixes: &[Applied], would: bool) -> String {
+    if fixes.is_empty() {
+        return format!("No fixes {}.\n", if would { "to apply" } else { "applied" });
+    }
+    let verb = if would { "Would apply" } else { "Applied" };
+    let mut out = format!("{verb} {} fix{}:\n", fixes.len(), if fixes.len() == 1 { "" } else { "es" });
+    let mut grouped: BTreeMap<&str, Vec<(&str, &str, usize)>> = BTreeMap::new();
+    for fix in fixes {
+        let list = grouped.entry(&fix.display).or_default();
+        match list.iter_mut().find(|(code, title, _)| *code == fix.code && *title == fix.title) {
+            Some(entry) => entry.2 += 1,
+            None => list.push((fix.code, &fix.title, 1)),
+        }
+    }
+    for (display, list) in grouped {
+        out.push_str(&format!("  {display}:\n"));
+        for (code, title, n) in list {
+            out.push_str(&format!("    {n} × {code}: {title}\n"));
+        }
     }
     out
 }

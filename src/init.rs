@@ -5,15 +5,46 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::config::{Config, DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
+use crate::families::sm::model::StageDoc;
+use crate::util::did_you_mean;
 use crate::workspace::discover::{ConfigCache, discover};
 use crate::workspace::{FileKind, Workspace};
 
-/// The families whose files are in `dir`, found by walking it as `check` does (with the
-/// default settings, so a broken config upward does not stop `init`).
-pub fn detect(dir: &Path) -> Result<BTreeSet<&'static str>, String> {
+/// What `init` found in a directory.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The families whose files are there.
+    pub families: BTreeSet<&'static str>,
+    /// Names the stages' `allowedTools` use that the default tool set lacks, in the order met,
+    /// except likely typos.
+    pub unknown_tools: Vec<String>,
+    /// Unknown names close to a default tool, with that tool (`Grpe`, `Grep`): not offered for
+    /// `extra`, since sm/UnknownTool fixes them.
+    pub typos: Vec<(String, String)>,
+}
+
+/// What is in `dir`, found by walking it as `check` does (with the default settings, so a
+/// broken config upward does not stop `init`).
+pub fn detect(dir: &Path) -> Result<Found, String> {
     let mut configs = ConfigCache::new(Some(Config::defaults(dir)));
     let workspace = discover(&[dir.to_path_buf()], &mut configs).map_err(|e| e.to_string())?;
-    Ok(families_in(&workspace))
+    let mut found = Found { families: families_in(&workspace), ..Found::default() };
+    for file in workspace.reported_files().filter(|f| f.kind == FileKind::Stage) {
+        let stage = StageDoc::parse(file);
+        let completion = stage.completion_tool().map(|(name, _)| name);
+        let names = stage.field("allowedTools").and_then(|n| n.as_seq()).into_iter().flatten();
+        for name in names.filter_map(|item| item.as_str()) {
+            let known = DEFAULT_TOOLS.contains(&name) || Some(name) == completion;
+            if known || found.unknown_tools.iter().chain(found.typos.iter().map(|(t, _)| t)).any(|t| t == name) {
+                continue;
+            }
+            match did_you_mean(name, DEFAULT_TOOLS.iter().copied()) {
+                Some(tool) => found.typos.push((name.to_string(), tool.to_string())),
+                None => found.unknown_tools.push(name.to_string()),
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Which families own the files of `workspace`.
@@ -43,19 +74,20 @@ const FAMILY_NAMES: &[(&str, &str)] = &[
     ("cassette", "dry-run cassettes"),
 ];
 
-/// The text of the config for a project holding `families`.
-pub fn render(families: &BTreeSet<&str>) -> String {
-    let found: Vec<String> = FAMILY_NAMES
+/// The text of the config for a project with what `found` says.
+pub fn render(found: &Found) -> String {
+    let families = &found.families;
+    let header: Vec<String> = FAMILY_NAMES
         .iter()
         .filter(|(name, _)| families.contains(name))
         .map(|(name, what)| format!("#   {name}: {what}"))
         .collect();
-    let found = if found.is_empty() {
+    let header = if header.is_empty() {
         "# No stage definitions, state machines, climpt agents, Last Light workflows or cassettes\n\
          # were found here, so the family sections below are comments; uncomment what you need.\n"
             .to_string()
     } else {
-        format!("# Found here (`stagelint init` walked this directory as `check` does):\n{}\n", found.join("\n"))
+        format!("# Found here (`stagelint init` walked this directory as `check` does):\n{}\n", header.join("\n"))
     };
     let sm = families.contains("sm");
     let lastlight = families.contains("lastlight");
@@ -67,7 +99,7 @@ pub fn render(families: &BTreeSet<&str>) -> String {
          # Every key is optional: a setting left out keeps the default shown here. This file applies\n\
          # to the files in this directory and below, up to a nested stagelint.toml (files are not\n\
          # merged). Full reference: docs/configuration.md; `stagelint explain CODE` explains a rule.\n\
-         #\n{found}\n",
+         #\n{header}\n",
         env!("CARGO_PKG_VERSION")
     ));
     out.push_str(
@@ -79,27 +111,17 @@ pub fn render(families: &BTreeSet<&str>) -> String {
          # YAML files to check as Last Light workflows even without `phases:` or `kind: cron`.\n\
          workflows = []\n\n",
     );
-    out.push_str(&format!(
-        "# [tools]: the live tool set, the tool names that exist where the stages run.\n\
-         # sm/UnknownTool checks allowedTools against it; sm/CompletionToolCollision keeps\n\
-         # completionTool names out of it.\n\
-         [tools]\n\
-         # The default set, spelled out; replace it with the tools your runtime registers.\n\
-         registered = {}\n\
-         # Names added to `registered` (MCP tools such as \"mcp__github__search\").\n\
-         extra = []\n\n",
-        list(DEFAULT_TOOLS)
-    ));
+    out.push_str(&tools(found));
     out.push_str(&section(
         sm,
         "[sm]: how stage bodies and state machines are read (sm/ rules).",
         &[
             ("\"mustache\" renders {{ctx.task}} (the wiki's form); \"dollar\" renders ${ctx.task}.", None),
             ("", Some("placeholder-dialect = \"mustache\"".to_string())),
-            ("Every value resolutionPolicy may take (sm/InvalidResolutionPolicy).", None),
-            ("", Some(format!("resolution-policies = {}", list(DEFAULT_RESOLUTION_POLICIES)))),
-            ("Every value retryPolicy.backoff may take (sm/InvalidRetryPolicy).", None),
-            ("", Some(format!("backoffs = {}", list(DEFAULT_BACKOFFS)))),
+            ("Every value resolutionPolicy may take (sm/InvalidResolutionPolicy); the default, as a comment.", None),
+            ("", Some(format!("# resolution-policies = {}", list(DEFAULT_RESOLUTION_POLICIES)))),
+            ("Every value retryPolicy.backoff may take (sm/InvalidRetryPolicy); the default, as a comment.", None),
+            ("", Some(format!("# backoffs = {}", list(DEFAULT_BACKOFFS)))),
         ],
         "[sm]",
     ));
@@ -109,8 +131,8 @@ pub fn render(families: &BTreeSet<&str>) -> String {
         &[
             ("\"head\" is the current engine; \"seed\" the one of the seed-era documentation; unset, it is detected from the repository.", None),
             ("", Some("engine = \"head\"".to_string())),
-            ("Template variables your dispatchers pass in request.extra (replaces the list).", None),
-            ("", Some(format!("variables = {}", list(DEFAULT_EXTRA_VARIABLES)))),
+            ("Template variables your dispatchers pass in request.extra (replaces the list; the default, as a comment).", None),
+            ("", Some(format!("# variables = {}", list(DEFAULT_EXTRA_VARIABLES)))),
             ("Variables added to `variables`.", None),
             ("", Some("extra-variables = []".to_string())),
             ("Approval gates your server config enables (approval.<gate>: true).", None),
@@ -141,8 +163,48 @@ pub fn render(families: &BTreeSet<&str>) -> String {
     out
 }
 
+/// The `[tools]` section. The default set is a comment, so the defaults of later versions reach
+/// the project; `extra` holds, as a comment to review, the tools the stages use that the default
+/// set lacks.
+fn tools(found: &Found) -> String {
+    let mut out = String::from(
+        "# [tools]: the live tool set, the tool names that exist where the stages run.\n\
+         # sm/UnknownTool checks allowedTools against it; sm/CompletionToolCollision keeps\n\
+         # completionTool names out of it.\n\
+         [tools]\n\
+         # `registered` replaces the default set, which is shown here as a comment: left so, the\n\
+         # defaults of later stagelint versions apply. Uncomment it to list exactly the tools your\n\
+         # runtime registers.\n",
+    );
+    list(DEFAULT_TOOLS).lines().for_each(|line| {
+        let line = if line.starts_with('[') { format!("registered = {line}") } else { line.to_string() };
+        out.push_str(&format!("# {line}\n"));
+    });
+    out.push_str("# `extra`: names added to the set in effect (MCP tools such as \"mcp__github__search\").\n");
+    if found.unknown_tools.is_empty() {
+        out.push_str("extra = []\n");
+    } else {
+        out.push_str(
+            "# The stages here list these tools in allowedTools, and the default set lacks them: uncomment\n\
+             # the line (keeping the ones your runtime registers), or sm/UnknownTool reports them.\n",
+        );
+        let names: Vec<&str> = found.unknown_tools.iter().map(String::as_str).collect();
+        list(&names).lines().for_each(|line| {
+            let line = if line.starts_with('[') { format!("extra = {line}") } else { line.to_string() };
+            out.push_str(&format!("# {line}\n"));
+        });
+    }
+    if !found.typos.is_empty() {
+        let typos: Vec<String> = found.typos.iter().map(|(name, tool)| format!("`{name}` (`{tool}`?)")).collect();
+        out.push_str(&format!("# Left out as likely typos (sm/UnknownTool offers the fix): {}.\n", typos.join(", ")));
+    }
+    out.push('\n');
+    out
+}
+
 /// A section that is live when its family was found, and commented out otherwise. Each entry is
-/// a comment line or a setting.
+/// a comment line or a setting; a setting written as a comment (a default shown, not set) stays
+/// one either way.
 fn section(live: bool, about: &str, entries: &[(&str, Option<String>)], header: &str) -> String {
     let off = if live { "" } else { "# " };
     let mut out = format!("# {about}\n");
@@ -152,6 +214,11 @@ fn section(live: bool, about: &str, entries: &[(&str, Option<String>)], header: 
     out.push_str(&format!("{off}{header}\n"));
     for (comment, setting) in entries {
         match setting {
+            Some(setting) if setting.starts_with("# ") => {
+                let mut lines = setting.lines();
+                lines.next().into_iter().for_each(|line| out.push_str(&format!("{line}\n")));
+                lines.for_each(|line| out.push_str(&format!("# {line}\n")));
+            }
             Some(setting) => setting.lines().for_each(|line| out.push_str(&format!("{off}{line}\n"))),
             None => out.push_str(&format!("# {comment}\n")),
         }
@@ -201,9 +268,9 @@ pub fn write(dir: &Path, force: bool) -> Result<Written, String> {
     }
     let path = existing.unwrap_or_else(|| dir.join(crate::config::CONFIG_NAMES[0]));
     let shadows = dir.parent().and_then(crate::config::discover);
-    let families = detect(dir)?;
-    std::fs::write(&path, render(&families)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(Written { path, families, shadows })
+    let found = detect(dir)?;
+    std::fs::write(&path, render(&found)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(Written { path, families: found.families, shadows })
 }
 
 #[cfg(test)]
@@ -217,7 +284,7 @@ mod tests {
         for mask in 0..16u32 {
             let families: BTreeSet<&str> =
                 names.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, n)| *n).collect();
-            let text = render(&families);
+            let text = render(&Found { families: families.clone(), ..Found::default() });
             let config = Config::parse(&text, Path::new("/p/stagelint.toml"))
                 .unwrap_or_else(|e| panic!("{families:?}: {e}\n{text}"));
             let defaults = Config::defaults(Path::new("/p"));
@@ -230,11 +297,34 @@ mod tests {
 
     #[test]
     fn sections_of_missing_families_are_comments() {
-        let text = render(&BTreeSet::from(["sm"]));
+        let text = render(&Found { families: BTreeSet::from(["sm"]), ..Found::default() });
         assert!(text.contains("\n[sm]\n"), "{text}");
         assert!(text.contains("\n# [lastlight]\n"), "{text}");
         assert!(text.contains("\n# engine = \"head\"\n"), "{text}");
         assert!(!text.contains("\n[lastlight]"), "{text}");
         assert!(text.contains("#   sm: stage definitions and state machines"), "{text}");
+    }
+
+    /// Issue 16: the default tool set is a comment (later defaults reach the project), and the
+    /// tools the stages use beyond it are offered for `extra`, commented, typos left out.
+    #[test]
+    fn unknown_tools_are_offered_for_extra_as_a_comment() {
+        let found = Found {
+            families: BTreeSet::from(["sm"]),
+            unknown_tools: vec!["mcp__jira__search".into(), "jira-comment".into()],
+            typos: vec![("Grpe".into(), "Grep".into())],
+        };
+        let text = render(&found);
+        assert!(text.contains("\n# registered = [\n"), "{text}");
+        assert!(!text.contains("\nregistered"), "{text}");
+        assert!(text.contains("\n# extra = [\"mcp__jira__search\", \"jira-comment\"]\n"), "{text}");
+        assert!(!text.contains("\nextra = []"), "no second `extra` to collide with the commented one: {text}");
+        assert!(text.contains("`Grpe` (`Grep`?)"), "{text}");
+        let uncommented = text.replace("\n# extra = ", "\nextra = ");
+        let config = Config::parse(&uncommented, Path::new("/p/stagelint.toml")).expect("parses");
+        assert!(config.tools.contains("jira-comment") && config.tools.contains("Read"), "{text}");
+        // Without unknown names, `extra` is set, empty.
+        let text = render(&Found { families: BTreeSet::from(["sm"]), ..Found::default() });
+        assert!(text.contains("\nextra = []\n"), "{text}");
     }
 }

@@ -33,10 +33,11 @@ enum Command {
     Lsp,
     /// Run a stage or a whole state machine against a recorded provider (a cassette).
     DryRun(DryRunArgs),
-    /// Explain a rule: what it checks, why, and an example.
+    /// Explain a rule (what it checks, why, an example) or a topic; alone, list them.
     Explain {
-        /// A rule code such as `sm/StageJoinDangling`.
-        code: String,
+        /// A rule code such as `sm/StageJoinDangling` (or `stagejoindangling`: the name alone,
+        /// in any case, when one family has it), or a topic: dry-run, decisions, configuration.
+        topic: Option<String>,
     },
     /// Work with dry-run cassettes.
     Cassette {
@@ -120,7 +121,7 @@ fn main() -> ExitCode {
             .map(|clean| if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
             .map_err(|e| format!("language server: {e}")),
         Command::DryRun(args) => run_dry_run(args),
-        Command::Explain { code } => run_explain(&code),
+        Command::Explain { topic } => cli::explain::run(topic.as_deref()),
         Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),
         Command::Init { force } => run_init(force),
         Command::Completions { shell } => {
@@ -131,7 +132,13 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            let _ = writeln!(io::stderr(), "stagelint: {error}");
+            // One error may be several lines (every problem of a config); each is prefixed, and
+            // indented lines continue the one above.
+            let mut err = io::stderr().lock();
+            for line in error.lines() {
+                let prefix = if line.starts_with(char::is_whitespace) { "" } else { "stagelint: " };
+                let _ = writeln!(err, "{prefix}{line}");
+            }
             ExitCode::from(2)
         }
     }
@@ -142,6 +149,17 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
     if args.record.record {
         return run_record(&args);
     }
+    let json = matches!(args.format, RunFormat::Json);
+    let result = replay(args);
+    // The JSON stream ends with a summary even when nothing could be run; the message still
+    // goes to standard error, with the same exit code.
+    if json && let Err(error) = &result {
+        let _ = io::stdout().lock().write_all(stagelint::runtime::error_stream(error).as_bytes());
+    }
+    result
+}
+
+fn replay(args: DryRunArgs) -> Result<ExitCode, String> {
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
@@ -195,36 +213,6 @@ fn run_rules() -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Topics `explain` knows besides rule codes.
-const TOPICS: &[(&str, &str)] =
-    &[("dry-run", include_str!("../docs/dry-run.md")), ("decisions", include_str!("../docs/decisions.md"))];
-
-fn run_explain(code: &str) -> Result<ExitCode, String> {
-    if let Some((_, text)) = TOPICS.iter().find(|(name, _)| *name == code) {
-        let _ = writeln!(io::stdout().lock(), "{}", text.trim_end());
-        return Ok(ExitCode::SUCCESS);
-    }
-    match families::rule(code) {
-        Some(rule) => {
-            let mut out = io::stdout().lock();
-            if rule.code != code {
-                let _ = writeln!(out, "`{code}` is reported as `{}`.\n", rule.code);
-            }
-            let _ = writeln!(out, "{}\n\nDefault severity: {}", rule.doc.trim_end(), rule.severity.as_str());
-            if !rule.aliases.is_empty() {
-                let _ = writeln!(out, "Also known upstream as: {}", rule.aliases.join(", "));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        None => {
-            let hint = families::code_hint(code, false);
-            Err(format!(
-                "unknown rule code `{code}`{hint} (`stagelint rules` lists them all; `stagelint explain dry-run` explains the runtime, `stagelint explain decisions` where the upstream documents disagree)"
-            ))
-        }
-    }
-}
-
 #[derive(Subcommand)]
 enum CassetteCommand {
     /// Turn recorded provider exchanges (JSON Lines of {"request", "response"}) into a stage cassette.
@@ -236,8 +224,9 @@ struct ImportArgs {
     /// JSON Lines files, oldest exchange first; `-` reads standard input.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// The stage id the cassette is for.
-    #[arg(long)]
+    /// The stage the cassette is for: its file (then `ctx:` is scaffolded from its
+    /// placeholders), or its id (the stage is then looked up beside `--output`).
+    #[arg(long, value_name = "FILE|ID")]
     stage: String,
     /// The wire format (default: detected from the exchanges).
     #[arg(long, value_enum)]
@@ -271,15 +260,8 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
 
     let mut inputs = Vec::new();
     for path in &args.inputs {
-        let limit = stagelint::source::read::MAX_FILE_BYTES;
         let (name, text) = if path.as_os_str() == "-" {
-            let mut text = String::new();
-            io::Read::read_to_string(&mut io::Read::take(io::stdin(), limit + 1), &mut text)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            if text.len() as u64 > limit {
-                return Err("standard input is larger than the 16 MiB stagelint reads".into());
-            }
-            ("-".to_string(), text)
+            ("-".to_string(), cli::read_stdin()?)
         } else {
             let bytes = stagelint::source::read::read_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text ({e})", path.display()))?;
@@ -292,8 +274,29 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         WireArg::OpenaiChat => WireFormat::OpenAiChat,
         WireArg::OpenaiResponses => WireFormat::OpenAiResponses,
     });
-    let imported = import(&inputs, &ImportOptions { stage: args.stage, format })?;
+    let stage = stagelint::runtime::import::import_stage(&args.stage, args.output.as_deref())?;
+    let imported = import(&inputs, &ImportOptions { stage: stage.id.clone(), format, ctx: stage.ctx.clone() })?;
     let mut err = io::stderr().lock();
+    let _ = match (&stage.ctx, &stage.file) {
+        (Some(ctx), Some(file)) => {
+            let fields: Vec<&str> = ctx.as_object().into_iter().flat_map(|m| m.keys()).map(String::as_str).collect();
+            if fields.is_empty() {
+                writeln!(err, "stagelint: `ctx:` is empty: the body of {} reads no ctx field", file.display())
+            } else {
+                let fields = fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+                writeln!(
+                    err,
+                    "stagelint: scaffolded `ctx:` from {}: replace the TODO values of {fields}",
+                    file.display()
+                )
+            }
+        }
+        _ => writeln!(
+            err,
+            "stagelint: no `ctx:` scaffolded: stage `{}` was not found (pass its file as --stage, or --output beside it); add the ctx its placeholders read by hand",
+            stage.id
+        ),
+    };
     for warning in &imported.warnings {
         let _ = writeln!(err, "stagelint: warning: {warning}");
     }

@@ -78,16 +78,6 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
-/// Whether two names differ only in case and in separators (`turncap` and `turnCap`,
-/// `retry_later` and `retry-later`): the same word, spelt another way. A did-you-mean between
-/// them cannot be a wrong guess, so its fix is safe.
-pub fn same_spelling(a: &str, b: &str) -> bool {
-    let letters = |s: &str| -> String {
-        s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).flat_map(char::to_lowercase).collect()
-    };
-    a != b && letters(a) == letters(b)
-}
-
 /// The did-you-mean of a name among `candidates`, preferring the ones `valid` accepts (a stage
 /// id that is kebab-case): a fix towards a name that is itself invalid trades one finding for
 /// another. The bool says whether the guess is valid; callers offer a fix only then.
@@ -189,15 +179,6 @@ mod tests {
             did_you_mean_valid("publish-release", ["publish_release"], is_kebab_case),
             Some(("publish_release", false))
         );
-    }
-
-    #[test]
-    fn spellings() {
-        assert!(same_spelling("turncap", "turnCap"));
-        assert!(same_spelling("retry_later", "retry-later"));
-        assert!(same_spelling("retry_policy", "retryPolicy"));
-        assert!(!same_spelling("parallel", "parallel"));
-        assert!(!same_spelling("paralel", "parallel"));
     }
 
     #[test]

@@ -21,7 +21,7 @@ fn fixture(name: &str) -> Input {
 }
 
 fn import_fixture(name: &str, format: Option<WireFormat>) -> Imported {
-    import(&[fixture(name)], &ImportOptions { stage: "plan".into(), format }).expect("importable")
+    import(&[fixture(name)], &ImportOptions { stage: "plan".into(), format, ctx: None }).expect("importable")
 }
 
 fn turns(imported: &Imported) -> &Vec<Value> {
@@ -206,7 +206,7 @@ fn hostile_lines_are_skipped_with_their_line_numbers() {
 fn nothing_usable_is_an_error_that_says_what_a_line_must_be() {
     let error = import(
         &[Input { name: "in".into(), text: "nope\n{\"a\": 1}\n".into() }],
-        &ImportOptions { stage: "s".into(), format: None },
+        &ImportOptions { stage: "s".into(), format: None, ctx: None },
     )
     .expect_err("no exchange");
     assert!(error.contains("\"request\""), "{error}");
@@ -498,7 +498,7 @@ proptest! {
             let _ = format.request_results(&json!({"messages": [{"content": [shaped]}, shaped], "input": [shaped]}));
         }
         let text = format!("{}\n{}\n", json!({"request": request, "response": response}), json!({"request": shaped, "response": shaped}));
-        if let Ok(imported) = import(&[Input { name: "p".into(), text }], &ImportOptions { stage: "s".into(), format: None }) {
+        if let Ok(imported) = import(&[Input { name: "p".into(), text }], &ImportOptions { stage: "s".into(), format: None, ctx: None }) {
             yaml_round_trip(&imported.cassette);
         }
     }
@@ -515,7 +515,7 @@ fn a_provider_error_ends_the_attempt_so_the_imported_recording_replays() {
     ];
     let imported = import(
         &[Input { name: "in".into(), text: lines.join("\n") }],
-        &ImportOptions { stage: "plan".into(), format: None },
+        &ImportOptions { stage: "plan".into(), format: None, ctx: None },
     )
     .expect("importable");
     let attempts = imported.cassette["attempts"].as_array().expect("attempts");
@@ -534,4 +534,51 @@ fn a_provider_error_ends_the_attempt_so_the_imported_recording_replays() {
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(!stdout.contains("DryRunMismatch"), "{stdout}");
     assert!(stdout.contains(r#""event":"CompletionAccepted","stage":"plan","attempt":2"#), "{stdout}");
+}
+
+const CTX_STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: []\ncompletionTool: done\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 2\nresolutionPolicy: retry-later\n---\nPlan {{ctx.task}} on {{ctx.repo.branch}} ({{ctx.repo}}), files {{ctx.files[1]}}, after {{ctx.upstream[0].parsed.x}} in {{ctx.workflowRunId}}. Call `done`.\n";
+
+/// `cassette import` with the stage (its file, or its id beside `--output`) scaffolds `ctx:`
+/// from the placeholders the body reads, core fields left out; without it, it says so.
+#[test]
+fn cli_scaffolds_ctx_from_the_stage_or_says_it_did_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stage = dir.path().join("plan.md");
+    std::fs::write(&stage, CTX_STAGE).expect("written");
+    let input = Path::new(DIR).join("anthropic.jsonl");
+    let expected = "cassette: 1\nstage: plan\nctx:\n  task: TODO\n  repo:\n    branch: TODO\n  files:\n    - TODO\n    - TODO\nprovenance:";
+
+    let output = stagelint().args(["cassette", "import", "--stage"]).arg(&stage).arg(&input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.starts_with(expected), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("scaffolded `ctx:` from"), "{stderr}");
+    assert!(stderr.contains("`task`, `repo`, `files`"), "{stderr}");
+
+    // An id, written beside its stage: the owners logic finds the stage.
+    let out = dir.path().join("plan.cassette.yaml");
+    let output =
+        stagelint().args(["cassette", "import", "--stage", "plan", "-o"]).arg(&out).arg(&input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let written = std::fs::read_to_string(&out).expect("written");
+    assert!(written.starts_with(expected), "{written}");
+
+    // An id with no stage in reach: no `ctx:`, and a note on standard error.
+    let output = stagelint().args(["cassette", "import", "--stage", "plan"]).arg(&input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("ctx:"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no `ctx:` scaffolded: stage `plan` was not found"), "{stderr}");
+
+    // A stage file that is not there, or a file that is no stage, is a usage error.
+    let output =
+        stagelint().args(["cassette", "import", "--stage", "nowhere/plan.md"]).arg(&input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no such stage file"));
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "hello").expect("written");
+    let output = stagelint().args(["cassette", "import", "--stage"]).arg(&notes).arg(&input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a stage definition"));
 }

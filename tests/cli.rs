@@ -30,7 +30,7 @@ fn concise_format_is_one_line_per_finding() {
     let output = stagelint(&["check", "examples/broken/bad-entry", "--format", "concise"], repo());
     assert_eq!(
         stdout(&output),
-        "examples/broken/bad-entry/sm.yaml:1:8: error[sm/EntryStageMissing] entry stage `strat` is not a stage of this state machine; did you mean `start`?\nFound 1 error (2 files checked).\n"
+        "examples/broken/bad-entry/sm.yaml:1:8: error[sm/EntryStageMissing] entry stage `strat` is not a stage of this state machine; did you mean `start`?\nFound 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"
     );
 }
 
@@ -49,7 +49,7 @@ fn a_file_named_alone_is_checked_with_its_state_machine() {
     assert!(text.contains("sm/UpstreamFieldUnknown"), "{text}");
     assert!(text.contains("sm/JoinIsSibling"), "{text}");
     assert!(!text.contains("plan.md"), "only the named file is reported: {text}");
-    assert!(text.ends_with("(1 file checked).\n"), "{text}");
+    assert!(text.ends_with("(1 file checked). 1 fixable with `--fix --unsafe-fixes`.\n"), "{text}");
 }
 
 #[test]
@@ -71,7 +71,44 @@ fn bad_config_is_exit_two_with_position() {
     write(dir.path(), "stagelint.toml", "[tool]\nregistered = []\n");
     let output = stagelint(&["check", "."], dir.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("unknown field `tool`"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("unknown table `[tool]`; did you mean `tools`?"), "{}", stderr(&output));
+}
+
+/// Issue 16: every problem of a config in one run, each on its own line with its position.
+#[test]
+fn every_config_problem_is_reported_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[tool]\n[tools]\nregistred = []\n[sm]\nbackoffs = \"none\"\n[rules]\n\"sm/UnknownTol\" = \"loud\"\n";
+    write(dir.path(), "stagelint.toml", config);
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    let output = stagelint(&["check", "."], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing is checked: {}", stdout(&output));
+    assert_eq!(
+        stderr(&output),
+        "stagelint: stagelint.toml:1:2: invalid config: unknown table `[tool]`; did you mean `tools`?
+stagelint: stagelint.toml:3:1: invalid config: unknown key `registred` in `[tools]`; did you mean `registered`?
+stagelint: stagelint.toml:5:12: invalid config: `backoffs` in `[sm]` takes a list of strings, not a string
+stagelint: stagelint.toml:7:1: invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?
+stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\"
+"
+    );
+    // Several broken configs in the tree: all of them, with --fix too (which writes nothing).
+    write(dir.path(), "stagelint.toml", "[tols]\n");
+    write(dir.path(), "b/stagelint.toml", "[rules]\nnope = \"off\"\n");
+    let plan = CLEAN_STAGE.replace("Task:", "Task: ${ctx.task}");
+    write(dir.path(), "b/plan.md", &plan);
+    for args in [&["check"][..], &["check", "--fix"]] {
+        let output = stagelint(args, dir.path());
+        assert_eq!(output.status.code(), Some(2));
+        let err = stderr(&output);
+        assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config: unknown table `[tols]`"), "{err}");
+        assert!(
+            err.contains("stagelint: b/stagelint.toml:2:1: invalid config: unknown rule code or family `nope`"),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("b/plan.md")).unwrap(), plan, "nothing fixed");
 }
 
 #[test]
@@ -187,12 +224,28 @@ fn explain_decisions_names_real_rules() {
 
 #[test]
 fn explain_a_code_without_its_family_names_the_full_codes() {
-    let output = stagelint(&["explain", "SkipIfGrammar"], repo());
+    // Issue 16: a name that one family has is explained, in any case.
+    for name in ["SkipIfGrammar", "skipifgrammar", "LASTLIGHT/skipIfGrammar"] {
+        let output = stagelint(&["explain", name], repo());
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        let text = stdout(&output);
+        let note = format!("`{name}` is reported as `lastlight/SkipIfGrammar`.\n\n# lastlight/SkipIfGrammar\n");
+        assert!(text.starts_with(&note), "{text}");
+    }
+    // A name several families have lists them, and exits 2.
+    let output = stagelint(&["explain", "unknownkey"], repo());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("did you mean `lastlight/SkipIfGrammar`?"), "{}", stderr(&output));
-    let output = stagelint(&["explain", "UnknownKey"], repo());
     let text = stderr(&output);
-    assert!(text.contains("`lastlight/UnknownKey`") && text.contains("`steps/UnknownKey`"), "{text}");
+    assert!(text.starts_with("stagelint: `unknownkey` names 3 rules; give the family too"), "{text}");
+    for code in ["steps/UnknownKey", "lastlight/UnknownKey", "cassette/UnknownKey"] {
+        assert!(text.contains(&format!("\n    {code} ")), "{code}: {text}");
+    }
+    // Aliases too, in any case; an unknown name keeps its did-you-mean.
+    let output = stagelint(&["explain", "r-a6"], repo());
+    assert!(stdout(&output).contains("# steps/"), "{}", stdout(&output));
+    let output = stagelint(&["explain", "sm/UnknownTol"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("did you mean `sm/UnknownTool`?"), "{}", stderr(&output));
     // The same hint for `--select`/`--ignore` and `[rules]`.
     let output = stagelint(&["check", "--select", "SkipIfGrammar", "."], repo());
     assert!(
@@ -316,7 +369,12 @@ fn output_file_exit_zero_and_usage_errors() {
     let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
     assert!(report.contains("error[sm/UnknownTool]"), "{report}");
     assert!(!report.contains("\u{1b}["), "a file gets no color under auto");
-    assert!(report.ends_with("Found 2 errors, 2 warnings (2 files checked).\n"), "{report}");
+    assert!(
+        report.ends_with(
+            "Found 2 errors, 2 warnings (2 files checked). 2 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"
+        ),
+        "{report}"
+    );
 
     let output = stagelint(&["check", "--format", "json", "-o", "out.json"], dir.path());
     assert_eq!(output.status.code(), Some(1));
@@ -339,7 +397,7 @@ fn select_and_ignore_apply_after_the_config() {
     };
     let text = concise(&["--select", "sm/UnknownTool"]);
     assert_eq!(text.lines().filter(|l| l.contains("[sm/UnknownTool]")).count(), 2, "{text}");
-    assert!(text.ends_with("Found 2 errors (2 files checked).\n"), "{text}");
+    assert!(text.ends_with("Found 2 errors (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"), "{text}");
     let text = concise(&["--select", "sm", "--ignore", "sm/UnknownTool,sm/PlaceholderDialect"]);
     assert!(text.starts_with("No findings"), "{text}");
     let text = concise(&["--ignore", "sm/UnknownTool", "--ignore", "stagelint"]);
@@ -433,4 +491,301 @@ fn a_guarded_read_near_a_declared_variable_is_no_warning() {
     let output = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
     assert!(!output.contains("warning["), "{output}");
     assert_eq!(output.matches("lastlight/UnknownVariable").count(), 1, "one info on the {{#if}}: {output}");
+}
+
+/// The last line of a `dry-run --format json` stream, parsed.
+fn last_event(output: &std::process::Output) -> serde_json::Value {
+    let text = stdout(output);
+    let last = text.lines().last().unwrap_or_else(|| panic!("an empty stream; stderr: {}", stderr(output)));
+    serde_json::from_str(last).expect("a JSON line")
+}
+
+#[test]
+fn every_json_dry_run_ends_with_a_summary_even_when_nothing_can_run() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    // No cassette at all: the summary carries the error, stderr the message, exit 2.
+    let output = stagelint(&["dry-run", "plan.md", "--format", "json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let summary = last_event(&output);
+    assert_eq!((summary["event"].as_str(), summary["exitCode"].as_u64()), (Some("DryRunSummary"), Some(2)));
+    assert!(summary["error"].as_str().is_some_and(|e| e.contains("no cassette")), "{summary}");
+    assert!(stderr(&output).contains("no cassette"), "{}", stderr(&output));
+    // A refused cassette (a machine cassette for a stage): the findings, then the summary.
+    write(dir.path(), "plan.cassette.yaml", "cassette: 1\nstages:\n  plan:\n    attempts: []\n");
+    let output = stagelint(&["dry-run", "plan.md", "--format", "json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let summary = last_event(&output);
+    assert_eq!(summary["event"], "DryRunSummary");
+    assert!(summary["refused"].as_str().is_some_and(|r| r.contains("machine cassette")), "{summary}");
+    // A machine whose entry is no stage: `sm/EntryStageMissing`, not the cassette, in every format.
+    write(dir.path(), "sm.yaml", "entry: fetch\n");
+    write(dir.path(), "plan.cassette.yaml", "cassette: 1\nstage: plan\nattempts: []\n");
+    let output = stagelint(&["dry-run", ".", "--format", "json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).contains(r#""code":"sm/EntryStageMissing""#), "{}", stdout(&output));
+    assert!(last_event(&output)["refused"].is_string());
+    let output = stagelint(&["dry-run", ".", "--color", "never"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let text = stdout(&output);
+    assert!(text.contains("error[sm/EntryStageMissing]") && !text.contains("cassette.yaml`"), "{text}");
+}
+
+/// Bug 8 of issue 16: a UTF-8 byte order mark is no column of line 1 in any format (editors
+/// hide it: `strat` is at 1:8 there), while spans and fixes still count its bytes.
+#[test]
+fn a_byte_order_mark_is_no_column_in_any_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "sm.yaml", "\u{feff}entry: strat\n");
+    write(dir.path(), "start.md", &CLEAN_STAGE.replace("id: plan", "id: start"));
+    let run = |format: &str| stdout(&stagelint(&["check", ".", "--color", "never", "--format", format], dir.path()));
+    assert!(run("full").contains("┌─ sm.yaml:1:8\n"), "{}", run("full"));
+    assert!(run("concise").starts_with("sm.yaml:1:8: error[sm/EntryStageMissing]"), "{}", run("concise"));
+    assert!(
+        run("github").starts_with("::error file=sm.yaml,line=1,col=8,endLine=1,endColumn=13,"),
+        "{}",
+        run("github")
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let range = serde_json::json!({"start": {"line": 1, "column": 8}, "end": {"line": 1, "column": 13}});
+    assert_eq!(json["diagnostics"][0]["range"], range);
+    assert_eq!(json["diagnostics"][0]["fix"]["edits"][0]["range"], range);
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).expect("SARIF");
+    let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!((&region["startColumn"], &region["endColumn"]), (&serde_json::json!(8), &serde_json::json!(13)));
+    // The fix replaces `strat`, not the bytes the mark takes.
+    let output = stagelint(&["check", ".", "--fix", "--unsafe-fixes"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(std::fs::read_to_string(dir.path().join("sm.yaml")).unwrap(), "\u{feff}entry: start\n");
+}
+
+/// Issue 16: `--output-format` is `--format` (ruff's spelling); `--output json` is a usage
+/// error that names `--format json`, not a report written to a file named `json`.
+#[test]
+fn output_format_is_an_alias_and_output_json_is_a_usage_error() {
+    let dir = broken_workspace();
+    let alias = stagelint(&["check", "--output-format", "concise"], dir.path());
+    assert_eq!(stdout(&alias), stdout(&stagelint(&["check", "--format", "concise"], dir.path())));
+    assert!(stdout(&alias).contains("plan.md:5:"), "{}", stdout(&alias));
+    for format in ["json", "sarif", "Github", "concise", "full"] {
+        let output = stagelint(&["check", "--output", format], dir.path());
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert!(stderr(&output).contains(&format!("did you mean `--format {format}`?")), "{}", stderr(&output));
+        assert!(!dir.path().join(format).exists(), "no file `{format}` written");
+    }
+    let output = stagelint(&["check", "-o", "./json", "--exit-zero"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(std::fs::read_to_string(dir.path().join("json")).unwrap().contains("error[sm/UnknownTool]"));
+    let help = stdout(&stagelint(&["check", "--help"], dir.path()));
+    assert!(help.contains("--output-format"), "{help}");
+}
+
+/// Issue 16: `explain` alone lists the topics and every rule by family, each topic works.
+#[test]
+fn explain_alone_lists_topics_and_rules_by_family() {
+    let output = stagelint(&["explain"], repo());
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.starts_with("Topics (`stagelint explain TOPIC`):\n  dry-run "), "{text}");
+    for topic in ["dry-run", "decisions", "configuration"] {
+        assert!(text.contains(&format!("\n  {topic} ")), "{topic}: {text}");
+        let page = stagelint(&["explain", topic], repo());
+        assert_eq!(page.status.code(), Some(0), "{topic}");
+        assert!(stdout(&page).starts_with("# "), "{topic}: {}", stdout(&page));
+    }
+    for family in stagelint::check::FAMILIES.iter().map(|f| f.name()).chain(["cassette"]) {
+        assert!(text.contains(&format!("\n\n{family}\n")), "{family}: {text}");
+    }
+    for rule in stagelint::families::all_rules() {
+        assert!(text.contains(&format!("\n  {} ", rule.code)), "{}: {text}", rule.code);
+    }
+}
+
+/// A state machine for the standard-input tests: `plan` returns `summary` to `execute`.
+fn machine_for_stdin() -> tempfile::TempDir {
+    let plan = CLEAN_STAGE
+        .replace(
+            "completionSchema: { type: object }",
+            "completionSchema: { type: object, properties: { summary: { type: string } } }",
+        )
+        .replace("resolutionPolicy: retry-later\n", "resolutionPolicy: retry-later\nnext:\n  nextStages: [execute]\n");
+    let execute = CLEAN_STAGE
+        .replace("id: plan\nname: Plan", "id: execute\nname: Execute")
+        .replace("submit_plan", "submit_exec")
+        .replace("Task: {{ctx.task}}.", "Do {{ctx.upstream[0].parsed.summary}}.");
+    common::temp_files(&[
+        ("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"),
+        ("plan.md", &plan),
+        ("execute.md", &execute),
+    ])
+}
+
+/// Runs the binary in `cwd` with `input` on standard input.
+fn stagelint_stdin(args: &[&str], cwd: &std::path::Path, input: &str) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("output")
+}
+
+/// Issue 16: `check - --stdin-filename PATH` (ALE, conform.nvim, efm) checks the text on
+/// standard input as the file at PATH, with the rest of its state machine from disk; findings
+/// name PATH. `--stdin-filename` alone reads standard input too.
+#[test]
+fn stdin_is_checked_as_the_named_file_with_its_machine_from_disk() {
+    let dir = machine_for_stdin();
+    assert_eq!(stdout(&stagelint(&["check", "--format", "concise"], dir.path())), "No findings (3 files checked).\n");
+    let edited =
+        std::fs::read_to_string(dir.path().join("execute.md")).unwrap().replace("parsed.summary", "parsed.summry");
+    for args in [&["check", "-", "--stdin-filename", "execute.md"][..], &["check", "--stdin-filename", "execute.md"]] {
+        let output = stagelint_stdin(&[args, &["--format", "concise"]].concat(), dir.path(), &edited);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(
+            stdout(&output),
+            "execute.md:12:29: warning[sm/UpstreamFieldUnknown] `summry` is not a property of `plan`'s completionSchema; did you mean `summary`?\nFound 1 warning (1 file checked). 1 fixable with `--fix --unsafe-fixes`.\n"
+        );
+    }
+    // The machine's other files are context: a finding the stdin text causes in them is not
+    // reported, and the JSON path is the named file's.
+    let output =
+        stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--format", "json"], dir.path(), &edited);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["diagnostics"][0]["path"], "execute.md");
+    // An absolute path as editors pass it, and a new file that is not on disk yet.
+    let absolute = dir.path().join("draft.md");
+    let draft = edited.replace("id: execute", "id: draft");
+    let output = stagelint_stdin(
+        &["check", "-", "--stdin-filename", absolute.to_str().unwrap(), "--format", "concise"],
+        dir.path(),
+        &draft,
+    );
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(
+            "draft.md:2:5: warning[sm/UnreachableStage] stage `draft` is never reached from the entry stage `plan`"
+        ),
+        "{text}"
+    );
+    assert!(!dir.path().join("draft.md").exists());
+}
+
+/// `--fix` with `-` writes the fixed text to standard output and the report to standard error
+/// (as ruff does), and leaves the file on disk alone; `--diff` prints the diff.
+#[test]
+fn stdin_fix_writes_the_fixed_text_to_stdout() {
+    let dir = machine_for_stdin();
+    let on_disk = std::fs::read_to_string(dir.path().join("execute.md")).unwrap();
+    let edited = on_disk.replace("Do {{ctx.upstream", "Do ${ctx.task} {{ctx.upstream");
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &edited);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), on_disk.replace("Do {{ctx.upstream", "Do {{ctx.task}} {{ctx.upstream"));
+    let err = stderr(&output);
+    assert!(
+        err.contains("stagelint: applied 1 fix(es) to 1 file(s)") && err.contains("No findings (1 file checked)."),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("execute.md")).unwrap(), on_disk, "the file is not written");
+    // Nothing to fix: the text comes back as it was.
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--fix"], dir.path(), &on_disk);
+    assert_eq!(stdout(&output), on_disk);
+    let output = stagelint_stdin(&["check", "-", "--stdin-filename", "execute.md", "--diff"], dir.path(), &edited);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("+Do {{ctx.task}} {{ctx.upstream"), "{}", stdout(&output));
+}
+
+#[test]
+fn stdin_usage_errors() {
+    let dir = machine_for_stdin();
+    let output = stagelint_stdin(&["check", "-"], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("give --stdin-filename PATH"), "{}", stderr(&output));
+    let output = stagelint_stdin(&["check", "-", "plan.md", "--stdin-filename", "execute.md"], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("`plan.md` would be checked too"), "{}", stderr(&output));
+    let output = stagelint_stdin(&["check", "--stdin-filename", "."], dir.path(), "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("a directory, not a file"), "{}", stderr(&output));
+}
+
+/// Issue 16: a stage with a safe fix (a case-only tool name), an unsafe one (`Grpe`), a finding
+/// without a fix, and a `# noqa` on the line of a finding.
+const FIXABLE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Webfetch, Grpe] # noqa\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.tsak}}. Call submit_plan.\n";
+
+#[test]
+fn the_summary_counts_safe_and_unsafe_fixes_and_full_output_marks_them() {
+    let dir = common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", FIXABLE)]);
+    let full = stagelint(&["check", "--select", "sm"], dir.path());
+    let text = stdout(&full);
+    assert!(text.contains("= safe fix: Replace with `WebFetch`\n"), "{text}");
+    assert!(text.contains("= unsafe fix: Replace with `Grep` (applied with `--unsafe-fixes`)\n"), "{text}");
+    assert!(
+        text.ends_with("Found 3 errors (2 files checked). 1 fixable with `--fix` (2 more with `--unsafe-fixes`).\n"),
+        "{text}"
+    );
+    let concise = stagelint(&["check", "--format", "concise", "--select", "sm/StageCtxUnresolved"], dir.path());
+    assert!(
+        stdout(&concise).ends_with("Found 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"),
+        "{}",
+        stdout(&concise)
+    );
+}
+
+#[test]
+fn statistics_count_per_code_and_show_fixes_lists_them_per_file() {
+    let dir = common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", FIXABLE)]);
+    let stats = stagelint(&["check", "--statistics"], dir.path());
+    assert_eq!(stats.status.code(), Some(1));
+    assert_eq!(
+        stdout(&stats),
+        "2  sm/UnknownTool                [*] An allowedTools entry is not in the live tool set\n\
+         1  sm/StageCtxUnresolved         [-] A ctx placeholder names a field the state machine does not declare\n\
+         1  stagelint/ForeignSuppression      Another tool's suppression comment where stagelint reads its own\n\
+         Found 3 errors, 1 hint (2 files checked). 1 fixable with `--fix` (2 more with `--unsafe-fixes`).\n"
+    );
+    let json = stagelint(&["check", "--statistics", "--format", "json"], dir.path());
+    let counts: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("JSON");
+    assert_eq!(counts[0]["code"], "sm/UnknownTool");
+    assert_eq!((&counts[0]["count"], &counts[0]["fix"]), (&serde_json::json!(2), &serde_json::json!("safe")));
+    let sarif = stagelint(&["check", "--statistics", "--format", "sarif"], dir.path());
+    assert_eq!(sarif.status.code(), Some(2), "{}", stderr(&sarif));
+
+    let shown = stagelint(&["check", "--format", "concise", "--show-fixes"], dir.path());
+    assert!(
+        stdout(&shown).ends_with(
+            "Fixes available (3):\n  plan.md:\n    4:16 sm/UnknownTool: Replace with `WebFetch`\n    4:26 sm/UnknownTool: Replace with `Grep` (unsafe: `--unsafe-fixes`)\n    12:13 sm/StageCtxUnresolved: Replace with `task` (unsafe: `--unsafe-fixes`)\n"
+        ),
+        "{}",
+        stdout(&shown)
+    );
+    let fixed = stagelint(&["check", "--format", "concise", "--fix", "--show-fixes"], dir.path());
+    assert!(
+        stdout(&fixed).ends_with("Applied 1 fix:\n  plan.md:\n    1 × sm/UnknownTool: Replace with `WebFetch`\n"),
+        "{}",
+        stdout(&fixed)
+    );
+    assert!(std::fs::read_to_string(dir.path().join("plan.md")).unwrap().contains("[WebFetch, Grpe]"));
+}
+
+#[test]
+fn a_noqa_on_a_reported_line_names_the_stagelint_comment() {
+    let dir = common::temp_files(&[("sm.yaml", "entry: plan\ncontext:\n  required: [task]\n"), ("plan.md", FIXABLE)]);
+    let output = stagelint(&["check", "--format", "concise", "--select", "stagelint,sm/UnknownTool"], dir.path());
+    assert!(
+        stdout(&output).contains("plan.md:4:32: hint[stagelint/ForeignSuppression] `# noqa` is another tool's suppression comment: stagelint does not read it, so `sm/UnknownTool` is still reported here; to suppress it write `# stagelint: ignore[sm/UnknownTool]`\n"),
+        "{}",
+        stdout(&output)
+    );
+    // A `# noqa` on a line stagelint has nothing to say about is that tool's business.
+    let quiet =
+        common::temp_files(&[("plan.md", &FIXABLE.replace(" # noqa", "").replace("turnCap: 5", "turnCap: 5 # noqa"))]);
+    let output = stagelint(&["check", "--format", "concise", "--select", "stagelint"], quiet.path());
+    assert!(!stdout(&output).contains("ForeignSuppression"), "{}", stdout(&output));
 }

@@ -38,7 +38,7 @@ fn fix_applies_safe_fixes_keeps_the_rest_and_is_idempotent() {
     );
     assert_eq!(
         stdout(&output),
-        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked).\n"
+        "plan.md:5:22: error[sm/UnknownTool] `Grpe` is not in the live tool set; did you mean `Grep`?\nFound 1 error (2 files checked). 1 fixable with `--fix --unsafe-fixes`.\n"
     );
     let plan = PLAN.replace("${ctx.task}", "{{ctx.task}}").replace("${ctx.branch}", "{{ctx.branch}}");
     assert_eq!(read(dir.path(), "plan.md"), plan, "only the placeholders changed");
@@ -225,6 +225,27 @@ fn init_writes_a_commented_config_that_loads() {
     assert!(read(dir.path(), "stagelint.toml").contains("[tools]"));
 }
 
+/// Issue 16: `init` leaves the default tool set a comment, and offers the tools the stages
+/// allow beyond it for `extra`, commented; uncommented, the check no longer reports them.
+#[test]
+fn init_offers_the_stages_unknown_tools_for_extra() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = PLAN.replace("[Read, Grpe]", "[Read, mcp__jira__search, Grpe, jira-comment]");
+    assert_ne!(stage, PLAN);
+    write(dir.path(), "stages/plan.md", &stage);
+    let output = stagelint(&["init"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = read(dir.path(), "stagelint.toml");
+    assert!(text.contains("\n# registered = [\n"), "{text}");
+    assert!(text.contains("\n# extra = [\"mcp__jira__search\", \"jira-comment\"]\n"), "{text}");
+    assert!(text.contains("`Grpe` (`Grep`?)"), "{text}");
+    let concise = |dir: &std::path::Path| stdout(&stagelint(&["check", "--format", "concise"], dir));
+    assert!(concise(dir.path()).contains("`jira-comment` is not in the live tool set"));
+    write(dir.path(), "stagelint.toml", &text.replace("\n# extra = ", "\nextra = "));
+    let after = concise(dir.path());
+    assert!(!after.contains("jira") && after.contains("`Grpe` is not in the live tool set"), "{after}");
+}
+
 #[test]
 fn init_does_not_shadow_a_dot_config_and_notes_a_parent_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -246,7 +267,8 @@ fn init_does_not_shadow_a_dot_config_and_notes_a_parent_one() {
 
 #[test]
 fn init_text_for_stage_definitions() {
-    let text = stagelint::init::render(&BTreeSet::from(["sm"]));
+    let found = stagelint::init::Found { families: BTreeSet::from(["sm"]), ..Default::default() };
+    let text = stagelint::init::render(&found);
     insta::assert_snapshot!("init_sm", text.replace(env!("CARGO_PKG_VERSION"), "[version]"));
 }
 
@@ -359,4 +381,66 @@ fn respellings_are_safe_fixes() {
     assert!(read(&plan_dir, "other.md").contains("execution: concurrent"));
     let remaining = stdout(&output);
     assert!(remaining.contains("sm/SchemaRequiredUnknown") && remaining.contains("sm/FieldType"), "{remaining}");
+}
+
+/// Bug 8 of issue 16: removing an unused suppression on line 1 of a file with a byte order
+/// mark keeps the mark first in the file.
+#[test]
+fn removing_a_first_line_suppression_keeps_the_byte_order_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "\u{feff}# stagelint: ignore[sm/UnknownTool]\nentry: plan\n");
+    write(
+        dir.path(),
+        "plan.md",
+        &PLAN.replace("[Read, Grpe]", "[Read]").replace("${ctx.task}, on ${ctx.branch}", "{{ctx.task}}"),
+    );
+    let output = stagelint(&["check", "--fix", "--select", "stagelint/UnusedSuppression"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    assert_eq!(read(dir.path(), "sm.yaml"), "\u{feff}entry: plan\n");
+}
+
+/// Issue 16, bug 3: removing an unused code from a list that keeps another leaves no empty
+/// entry (`ignore[, b]`, `ignore[a, ]`), wherever the unused codes sit.
+#[test]
+fn removing_unused_codes_leaves_no_empty_entry() {
+    let stage = |comment: &str| {
+        REVIEW.replace("allowedTools: [Read]", &format!("allowedTools: [Read, Grpe] # stagelint: ignore[{comment}]"))
+    };
+    for (written, left) in [
+        ("sm/StageTurnCapTooLow, sm/UnknownTool", "sm/UnknownTool"),
+        ("sm/UnknownTool, sm/StageTurnCapTooLow", "sm/UnknownTool"),
+        ("sm/StageTurnCapTooLow, sm/UnknownTool, sm/FieldType", "sm/UnknownTool"),
+        ("sm/FieldType, sm/StageTurnCapTooLow, sm/UnknownTool", "sm/UnknownTool"),
+        ("sm/FieldType, sm/UnknownTool, sm/StageTurnCapTooLow", "sm/UnknownTool"),
+    ] {
+        let dir = common::temp_files(&[(
+            "review.md",
+            &stage(written).replace(" # stagelint: ignore[sm/UnknownTool, sm/UnknownField]", ""),
+        )]);
+        let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{written}: {}", stdout(&output));
+        let after = read(dir.path(), "review.md");
+        assert!(after.contains(&format!("# stagelint: ignore[{left}]\n")), "{written}:\n{after}");
+    }
+}
+
+/// Issue 16: the did-you-means that differ only in case or separators are safe, so `--fix`
+/// applies them without `--unsafe-fixes`; a real guess (`Grpe`) waits for that flag.
+#[test]
+fn case_and_separator_only_did_you_means_are_safe_fixes() {
+    let stage = REVIEW
+        .replace("allowedTools: [Read]", "allowedTools: [Webfetch, Grpe]")
+        .replace("turnCap: 5", "turncap: 5")
+        .replace(
+            "resolutionPolicy: retry-later # stagelint: ignore[sm/UnknownTool, sm/UnknownField]",
+            "resolutionPolicy: retry_later",
+        );
+    let dir = common::temp_files(&[("review.md", &stage)]);
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let after = read(dir.path(), "review.md");
+    assert!(after.contains("allowedTools: [WebFetch, Grpe]\n"), "{after}");
+    assert!(after.contains("\nturnCap: 5\n"), "{after}");
+    assert!(after.contains("resolutionPolicy: retry-later\n"), "{after}");
+    assert!(stdout(&output).contains("did you mean `Grep`?"), "{}", stdout(&output));
 }

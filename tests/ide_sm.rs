@@ -384,6 +384,19 @@ fn definition_of_a_stage_id_reference() {
 }
 
 #[test]
+fn definition_of_a_cassettes_stage() {
+    let stage_of = |cassette: &str| {
+        let f = machine(&[("plan.cassette.yaml", cassette)]);
+        ide::definitions(&f.workspace, f.at()).iter().map(|t| f.show(t)).collect::<Vec<_>>()
+    };
+    let plan = [("plan.md".to_string(), "plan".to_string())];
+    assert_eq!(stage_of("cassette: 1\nstage: pl$0an\nattempts: []\n"), plan);
+    // A machine cassette names its stages as keys.
+    assert_eq!(stage_of("cassette: 1\nstages:\n  pl$0an:\n    attempts: []\n"), plan);
+    assert_eq!(stage_of("cassette: 1\nstage: plan\nctx: {task: pl$0an}\n"), []);
+}
+
+#[test]
 fn definition_of_a_parsed_property_is_its_key_in_the_predecessors_schema() {
     let f = machine(&[("execute.md", &EXECUTE.replace("parsed.summary", "parsed.sum$0mary"))]);
     let targets = ide::definitions(&f.workspace, f.at());
@@ -506,12 +519,12 @@ fn rename_refuses_other_positions() {
 fn files_of_other_families_are_not_answered() {
     let f = machine(&[("steps_registry.json", "{\"agentId\": \"a\", $0\"steps\": {}}")]);
     let sm = stagelint::families::sm::Sm;
-    assert!(sm.prepare_rename(&f.workspace, f.at()).is_none());
-    assert!(sm.rename(&f.workspace, f.at(), "x").is_none());
-    assert!(sm.completions(&f.workspace, f.at()).is_empty());
-    assert!(sm.hover(&f.workspace, f.at()).is_none());
-    assert!(sm.definitions(&f.workspace, f.at()).is_empty());
-    assert!(sm.symbols(&f.workspace, f.at().file).is_empty());
+    assert!((sm.editor().prepare_rename)(&f.workspace, f.at()).is_none());
+    assert!((sm.editor().rename)(&f.workspace, f.at(), "x").is_none());
+    assert!((sm.editor().completions)(&f.workspace, f.at()).is_empty());
+    assert!((sm.editor().hover)(&f.workspace, f.at()).is_none());
+    assert!((sm.editor().definitions)(&f.workspace, f.at()).is_empty());
+    assert!((sm.editor().symbols)(&f.workspace, f.at().file).is_empty());
 }
 
 // ---- symbols ----

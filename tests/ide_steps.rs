@@ -800,8 +800,8 @@ fn rename_refuses_bad_names_and_other_positions() {
 
     // Files the family does not rename in: no answer from `steps/`.
     let f = fixture(&[("prompts/steps/initial/issue/f_default.md", "Issue {uv-is$0sue}\n".to_string())]);
-    assert_eq!(Steps.prepare_rename(&f.workspace, f.cursor()), None);
-    assert!(Steps.rename(&f.workspace, f.cursor(), "x").is_none());
+    assert_eq!((Steps.editor().prepare_rename)(&f.workspace, f.cursor()), None);
+    assert!((Steps.editor().rename)(&f.workspace, f.cursor(), "x").is_none());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -893,14 +893,14 @@ fn links_name_schema_files_the_registry_and_the_system_prompt() {
 fn other_files_get_nothing_from_the_registry_features() {
     // agent.json gets key completion from its schema (tested with the LSP), nothing else here.
     let f = fixture(&[("agent.json", AGENT_JSON.replacen("\"name\"", "\"na$0me\"", 1))]);
-    assert_eq!(Steps.hover(&f.workspace, f.cursor()), None);
-    assert!(Steps.definitions(&f.workspace, f.cursor()).is_empty());
-    assert!(Steps.references(&f.workspace, f.cursor()).is_empty());
+    assert_eq!((Steps.editor().hover)(&f.workspace, f.cursor()), None);
+    assert!((Steps.editor().definitions)(&f.workspace, f.cursor()).is_empty());
+    assert!((Steps.editor().references)(&f.workspace, f.cursor()).is_empty());
     let f = fixture(&[("schemas/common.schema.json", COMMON.replacen("\"type\"", "\"ty$0pe\"", 1))]);
-    assert!(Steps.completions(&f.workspace, f.cursor()).is_empty());
-    assert_eq!(Steps.prepare_rename(&f.workspace, f.cursor()), None);
-    assert!(Steps.symbols(&f.workspace, f.cursor().file).is_empty());
-    assert!(Steps.links(&f.workspace, f.cursor().file).is_empty());
+    assert!((Steps.editor().completions)(&f.workspace, f.cursor()).is_empty());
+    assert_eq!((Steps.editor().prepare_rename)(&f.workspace, f.cursor()), None);
+    assert!((Steps.editor().symbols)(&f.workspace, f.cursor().file).is_empty());
+    assert!((Steps.editor().links)(&f.workspace, f.cursor().file).is_empty());
 }
 
 /// The same workspace with `file`'s text replaced (a buffer being edited).

@@ -322,6 +322,20 @@ fn a_change_rechecks_only_its_scope_and_watched_files_refresh_closed_ones() {
     client.diagnostics(&uri(&b), |l| l.is_empty());
 }
 
+/// Bug 8 of issue 16: a byte order mark, which editors hide, is no character of line 1, so the
+/// server's positions are the ones the CLI prints (`sm.yaml:1:8`) and the editor shows.
+#[test]
+fn a_byte_order_mark_is_no_character_of_the_first_line() {
+    let dir = workspace();
+    let sm = dir.path().join("sm.yaml");
+    std::fs::write(&sm, "\u{feff}entry: plna\n").expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let (list, _) = client.diagnostics(&uri(&sm), |l| l.iter().any(|d| d["code"] == "sm/EntryStageMissing"));
+    let entry = list.iter().find(|d| d["code"] == "sm/EntryStageMissing").expect("EntryStageMissing");
+    assert_eq!(entry["range"], json!({"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 11}}));
+}
+
 #[test]
 fn a_quick_fix_can_edit_another_file() {
     // allowedIntents lists `jump`; the schema's enum does not: the fix edits the schema file.
@@ -591,6 +605,20 @@ fn a_broken_config_is_a_finding_on_itself_and_leaves_other_scopes_alone() {
         "no popups: {:?}",
         client.backlog().iter().filter(|m| m["method"] == "window/showMessage").collect::<Vec<_>>()
     );
+}
+
+/// Issue 16: each problem of a broken config is its own finding, all of them at once.
+#[test]
+fn every_problem_of_a_broken_config_is_a_finding() {
+    let dir = workspace();
+    let toml = dir.path().join("stagelint.toml");
+    std::fs::write(&toml, "[tools]\nregistred = [\"Read\"]\n[rules]\n\"sm/UnknownTol\" = \"off\"\n").expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let (list, _) = client.diagnostics(&uri(&toml), |l| !l.is_empty());
+    let starts: Vec<&Value> = list.iter().map(|d| &d["range"]["start"]).collect();
+    assert_eq!(starts, [&json!({"line": 1, "character": 0}), &json!({"line": 3, "character": 0})], "{list:?}");
+    assert!(list.iter().all(|d| d["code"] == "stagelint/InvalidConfig"), "{list:?}");
 }
 
 #[test]

@@ -872,7 +872,14 @@ fn suppression_findings_are_not_offered_another_suppression() {
         "textDocument/codeAction",
         json!({"textDocument": {"uri": uri(&plan)}, "range": unused["range"], "context": {"diagnostics": [unused]}}),
     );
-    let titles: Vec<&str> = actions.as_array().unwrap().iter().filter_map(|a| a["title"].as_str()).collect();
+    // Quick fixes only: the document's fix-all (`source.fixAll.stagelint`) comes too.
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == "quickfix")
+        .filter_map(|a| a["title"].as_str())
+        .collect();
     assert!(!titles.iter().any(|t| t.starts_with("Suppress")), "{titles:?}");
     assert_eq!(titles.len(), 1, "only its own fix, removing it: {titles:?}");
     let text = edit(PLAN, "turnCap: 20\n", "turnCap: 20 # stagelint: ignroe[x]\n");
@@ -1158,4 +1165,123 @@ fn completion_in_agent_json_cassettes_configs_skills_crons_step_schemas_and_prom
     let at = client.at(&cassette, &edit(text, "      - response:", "      - $0\n        response:"));
     let turn = client.request("textDocument/completion", at);
     assert!(labels(&turn).contains(&"expect") && labels(&turn).contains(&"grant"), "{turn}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 16: suppress actions offered once, body findings suppressed from the frontmatter, and
+// `source.fixAll.stagelint`.
+
+/// The actions offered for the whole of `line` of `path`, limited to `only` kinds if given.
+fn actions_on_line(client: &mut Client, path: &Path, line: usize, only: Option<&[&str]>) -> Vec<Value> {
+    let mut context = json!({"diagnostics": []});
+    if let Some(only) = only {
+        context["only"] = json!(only);
+    }
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(path)},
+               "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 200}},
+               "context": context}),
+    );
+    actions.as_array().expect("actions").clone()
+}
+
+fn titles(actions: &[Value]) -> Vec<&str> {
+    actions.iter().filter_map(|a| a["title"].as_str()).collect()
+}
+
+#[test]
+fn suppress_is_offered_once_for_two_findings_of_one_code_on_a_line() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let text = edit(PLAN, "allowedTools: [Read, Grep]", "allowedTools: [Raed, Grpe]");
+    sm.client.set(&plan, &text);
+    sm.client.diagnostics(&uri(&plan), |l| l.iter().filter(|d| d["code"] == "sm/UnknownTool").count() == 2);
+    let line = text.lines().position(|l| l.starts_with("allowedTools")).unwrap();
+    let actions = actions_on_line(&mut sm.client, &plan, line, None);
+    let titles = titles(&actions);
+    let suppress = titles.iter().filter(|t| **t == "Suppress `sm/UnknownTool` on this line").count();
+    assert_eq!(suppress, 1, "{titles:?}");
+    assert!(titles.contains(&"Replace with `Read`") && titles.contains(&"Replace with `Grep`"), "{titles:?}");
+}
+
+#[test]
+fn a_body_finding_is_suppressed_from_the_frontmatter_so_the_prompt_stays_the_same() {
+    let mut sm = Sm::new();
+    let plan = sm.plan();
+    let text = edit(PLAN, "Task: {{ctx.task}}.", "Task: {{ctx.tsak}} and {{ctx.tusk}}.");
+    sm.client.set(&plan, &text);
+    sm.client.diagnostics(&uri(&plan), |l| l.iter().filter(|d| d["code"] == "sm/StageCtxUnresolved").count() == 2);
+    let line = text.lines().position(|l| l.starts_with("Task:")).unwrap();
+    let actions = actions_on_line(&mut sm.client, &plan, line, Some(&["quickfix"]));
+    let suppress: Vec<&Value> =
+        actions.iter().filter(|a| a["title"].as_str().is_some_and(|t| t.starts_with("Suppress"))).collect();
+    assert_eq!(suppress.len(), 1, "one action for both findings: {:?}", titles(&actions));
+    assert_eq!(suppress[0]["title"], "Suppress `sm/StageCtxUnresolved` in the body");
+    let changes = document_changes(&suppress[0]["edit"]);
+    let edits = changes[&uri(&plan)].as_array().unwrap().clone();
+    let suppressed = apply(&text, &edits);
+    let (fm_end, body) = text.split_at(text.rfind("---\n").unwrap());
+    assert_eq!(suppressed, format!("{fm_end}# stagelint: ignore-body[sm/StageCtxUnresolved]\n{body}"));
+    sm.client.set(&plan, &suppressed);
+    let found = sm.client.pulled(&plan);
+    assert!(found.is_empty(), "suppressed, and the suppression is used: {found:?}");
+    // A second code in the body joins the same comment.
+    let again = edit(&suppressed, "Call submit_plan", "Call ${ctx.task} then submit_plan");
+    sm.client.set(&plan, &again);
+    let found = sm.client.pulled(&plan);
+    // The comment line moved the body one line down.
+    let line = again.lines().position(|l| l.starts_with("Task:")).unwrap();
+    let other = found.iter().find(|d| d["range"]["start"]["line"] == json!(line)).expect("a body finding");
+    let code = other["code"].as_str().unwrap().to_string();
+    let actions = actions_on_line(&mut sm.client, &plan, line, Some(&["quickfix"]));
+    let title = format!("Suppress `{code}` in the body");
+    let action = actions.iter().find(|a| a["title"] == title.as_str()).expect("a body suppression");
+    let edits = document_changes(&action["edit"])[&uri(&plan)].as_array().unwrap().clone();
+    let both = apply(&again, &edits);
+    assert!(both.contains(&format!("# stagelint: ignore-body[sm/StageCtxUnresolved, {code}]\n")), "{both}");
+}
+
+#[test]
+fn fix_all_applies_the_safe_fixes_of_a_document_in_one_edit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("sm.yaml"), SM).expect("write");
+    std::fs::write(dir.path().join("review.md"), REVIEW).expect("write");
+    let mut client = Client::in_process();
+    let result = client.initialize_with(dir.path(), json!({"general": {"positionEncodings": ["utf-16"]}}));
+    let kinds = &result["capabilities"]["codeActionProvider"]["codeActionKinds"];
+    assert_eq!(kinds, &json!(["quickfix", "source.fixAll.stagelint"]), "{result}");
+    let plan = dir.path().join("plan.md");
+    // Safe: a case-only tool name, a separator-only policy, a dollar placeholder, an unused
+    // suppression. Unsafe: `Grpe`, left alone.
+    let text = edit(
+        &edit(
+            &edit(PLAN, "allowedTools: [Read, Grep]", "allowedTools: [Webfetch, Grpe]"),
+            "resolutionPolicy: retry-later",
+            "resolutionPolicy: retry_later # stagelint: ignore[sm/FieldType]",
+        ),
+        "{{ctx.task}}",
+        "${ctx.task}",
+    );
+    client.set(&plan, &text);
+    client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "stagelint/UnusedSuppression"));
+    let expected = edit(
+        &edit(PLAN, "allowedTools: [Read, Grep]", "allowedTools: [WebFetch, Grpe]"),
+        "resolutionPolicy: retry-later",
+        "resolutionPolicy: retry-later",
+    );
+    for only in [&["source.fixAll"][..], &["source.fixAll.stagelint"], &["source"]] {
+        let actions = actions_on_line(&mut client, &plan, 0, Some(only));
+        assert_eq!(titles(&actions), ["Fix all safe stagelint findings"], "{only:?}");
+        assert_eq!(actions[0]["kind"], "source.fixAll.stagelint");
+        let edits = actions[0]["edit"]["changes"][uri(&plan)].as_array().expect("edits").clone();
+        assert_eq!(apply(&text, &edits), expected, "{only:?}");
+    }
+    // A light bulb asks for quick fixes only; fix-all is not one.
+    let quick = actions_on_line(&mut client, &plan, 0, Some(&["quickfix"]));
+    assert!(!titles(&quick).contains(&"Fix all safe stagelint findings"), "{:?}", titles(&quick));
+    // Nothing safe left: no action.
+    client.set(&plan, &expected);
+    client.pulled(&plan);
+    assert!(actions_on_line(&mut client, &plan, 0, Some(&["source.fixAll"])).is_empty());
 }

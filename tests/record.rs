@@ -140,9 +140,11 @@ fn two_turns(api: WireFormat, replies: [Value; 2], original_id: &str) -> Vec<See
     assert_eq!(turns[0]["results"], json!({"c1": {"content": "pub mod token;\n", "isError": false}}));
     let raw = String::from_utf8(sink.0.lock().expect("lock").clone()).expect("utf-8");
     assert_eq!(raw.lines().count(), 2);
-    let imported =
-        import(&[Input { name: "raw".into(), text: raw }], &ImportOptions { stage: "plan".into(), format: None })
-            .expect("the sidecar imports");
+    let imported = import(
+        &[Input { name: "raw".into(), text: raw }],
+        &ImportOptions { stage: "plan".into(), format: None, ctx: None },
+    )
+    .expect("the sidecar imports");
     assert_eq!(imported.format, api);
     assert_eq!(imported.cassette["attempts"][0]["turns"], Value::Array(turns), "recorder and importer agree");
     assert!(!imported.cassette.to_string().contains("sk-test"), "no key in the cassette");

@@ -1260,7 +1260,23 @@ fn a_recorded_stage_that_never_runs_fails_its_expectations_or_is_unused() {
     );
     let file = ran.workspace.file(ran.run.findings[1].file);
     assert_eq!(&file.text[ran.run.findings[1].span.start..ran.run.findings[1].span.end], "merge", "on the entry");
-    assert_eq!((ran.run.passed, ran.run.failed), (0, 3));
+    assert_eq!((ran.run.passed, ran.run.failed, ran.run.unchecked), (0, 3, 3));
+    let unchecked: Vec<String> = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "ExpectationOutcome")
+        .map(|e| format!("{} {} {}", e.str("stage"), e.str("outcome"), e.str("expected")))
+        .collect();
+    assert_eq!(
+        unchecked,
+        [
+            "merge unchecked turn 1 of attempt 1: completion m1",
+            "merge unchecked expectResult.verdict: \"ok\"",
+            "merge unchecked expectResult.attemptCount: 1",
+        ]
+    );
     assert_eq!(ran.run.exit_code(), 1);
 }
 
@@ -1372,7 +1388,7 @@ fn a_misspelt_key_is_a_structural_error_so_no_expectation_is_dropped_unnoticed()
     assert!(unknown.iter().any(|d| d.fix.is_some()), "the did-you-mean fix stays");
     assert!(!ran.run.trace.events.iter().any(|e| e.name == "StageSetup"), "nothing is replayed");
     let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
-    assert!(timeline.contains("Result: not run: the cassette cannot be replayed"), "{timeline}");
+    assert!(timeline.contains("Result: not run: the cassette has errors, so it cannot be replayed"), "{timeline}");
     assert!(!timeline.contains('✓'), "{timeline}");
 }
 
@@ -1787,4 +1803,208 @@ fn request_digests_follow_the_documented_recipe() {
     // And a digest that differs is drift, so the comparison did happen.
     let ran = run_stage(&stage, &cassette("", &[&turns]).replace("count: 5", "count: 4"));
     assert_eq!(codes(&ran.run), ["cassette/RequestDrift"]);
+}
+
+// ---- one verdict: a machine `check` calls ambiguous is not replayed (issue 16) ----
+
+fn summary(run: &DryRun) -> Value {
+    let last = run.trace.events.last().expect("a summary");
+    assert_eq!(last.name, "DryRunSummary");
+    last.to_json()
+}
+
+/// `a.md` and a Finder-style `a copy.md` with the same id, and `a.cassette.yaml`.
+fn duplicated() -> Vec<(&'static str, String)> {
+    let copy = PLAN.replace("Plan: {{ctx.task}}", "Plan the copy: {{ctx.task}}");
+    let expects = cassette("expectResult: { verdict: ok }\n", &[&[&done("c1")]]);
+    vec![
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", PLAN.to_string()),
+        ("plan copy.md", copy),
+        ("plan.cassette.yaml", expects),
+    ]
+}
+
+#[test]
+fn a_machine_with_a_duplicate_stage_id_is_not_replayed_by_the_dry_run_or_by_check() {
+    let files = duplicated();
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let options = Options { strict: false, explain_init: true };
+    for target in [".", "plan.md", "plan copy.md"] {
+        let ran = run_files(&files, target, options);
+        assert_eq!(ran.run.exit_code(), 2, "{target}");
+        assert_eq!(codes(&ran.run), ["sm/DuplicateStageId"], "{target}: the lint error, nothing else");
+        assert!(!ran.run.trace.events.iter().any(|e| e.name == "StageSetup"), "{target}: nothing is replayed");
+        assert!(
+            summary(&ran.run)["refused"].as_str().is_some_and(|r| r.contains("ambiguous") || r.contains("leave open"))
+        );
+        let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+        assert!(timeline.contains("Result: not run: "), "{timeline}");
+        assert!(!timeline.contains('✓'), "{timeline}");
+    }
+    // `check` reports the duplicate and replays the cassette against neither stage.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in &files {
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    let (_, found) = common::check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
+    let found: Vec<&str> = found.iter().map(|d| d.code).collect();
+    assert_eq!(found, ["sm/DuplicateStageId"]);
+}
+
+#[test]
+fn a_machine_whose_entry_is_no_stage_reports_entry_stage_missing_not_the_cassette() {
+    let files = [
+        ("sm.yaml", "entry: fetch\n".to_string()),
+        ("plan.md", PLAN.to_string()),
+        ("plan.cassette.yaml", cassette("", &[&[&done("c1")]])),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let ran = run_files(&files, ".", Options { strict: false, explain_init: true });
+    assert_eq!(ran.run.exit_code(), 2);
+    assert_eq!(
+        messages_of(&ran.run, "sm/EntryStageMissing"),
+        ["entry stage `fetch` is not a stage of this state machine"]
+    );
+    assert_eq!(codes(&ran.run), ["sm/EntryStageMissing"], "no cassette is blamed");
+    // No entry at all: the state machine file's own error.
+    let files = [("sm.yaml", "name: x\n"), ("plan.md", PLAN)];
+    let ran = run_files(&files, ".", Options::default());
+    assert_eq!((ran.run.exit_code(), codes(&ran.run)), (2, vec!["sm/StateMachineInvalid"]));
+}
+
+#[test]
+fn the_timeline_names_the_file_each_stage_came_from() {
+    let (workspace, run) = example(None);
+    let timeline = runtime::report::timeline(&workspace, &run);
+    for (id, file) in [("plan", "plan.md"), ("execute", "execute.md"), ("review", "review.md")] {
+        let line = timeline.lines().find(|l| l.starts_with(&format!("{id}  Setup"))).expect("a Setup line");
+        assert!(line.contains(&format!("examples/code-review/{file}")), "{line}");
+    }
+    let setup = run.trace.events.iter().find(|e| e.name == "StageSetup").expect("setup");
+    assert!(setup.str("file").ends_with("plan.md"), "{setup:?}");
+}
+
+// ---- expectations never checked did not hold ----
+
+#[test]
+fn an_exhausted_cassette_counts_the_expectations_it_never_reached_as_failed() {
+    // One plain-text turn, then the cassette runs out: expectEnd and expectResult are never
+    // checked. (Before: `expectations 1/1 ✓`-style counts with `failed: 0`.)
+    let text = cassette(
+        "expectResult: { verdict: ok, attemptCount: 1 }\n",
+        &[&["response: { stop: end_turn, content: [ { text: hm } ] }"]],
+    )
+    .replace("  - attempt: 1\n", "  - attempt: 1\n    expectEnd: { act: completed }\n");
+    let text = text.replace(
+        "content: [ { text: hm } ] }\n",
+        "content: [ { text: hm } ] }\n        expect: [ { branch: steer } ]\n",
+    );
+    let ran = run_stage(PLAN, &text);
+    assert_eq!((ran.run.passed, ran.run.failed, ran.run.unchecked), (1, 3, 3));
+    let failed = messages_of(&ran.run, "cassette/ExpectationFailed");
+    assert_eq!(
+        failed,
+        [
+            "`expectResult` (`verdict`, `attemptCount`) was never checked: the cassette ran out in attempt 1, so the stage never exited",
+            "`expectEnd` of attempt 1 was never checked: the cassette ran out in attempt 1, so the stage never exited",
+        ]
+    );
+    let counts = &summary(&ran.run)["expectations"];
+    assert_eq!(counts, &serde_json::json!({"passed": 1, "failed": 3, "unchecked": 3}));
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("Result: expectations 1/4 ✗ (3 never checked)"), "{timeline}");
+    assert!(timeline.contains("expect ✗ never checked: expectResult.attemptCount: 1"), "{timeline}");
+    assert_eq!(ran.run.exit_code(), 1);
+}
+
+#[test]
+fn each_expectation_is_an_event_and_the_stream_is_versioned() {
+    let text = cassette("expectResult: { verdict: ok }\n", &[&[&done("c1")]])
+        .replace(&format!("{}\n", done("c1").replace("{ toolCall", "[ { toolCall").trim_end()), "")
+        .replace("] }\n", "] }\n        expect: [ { branch: completion, call: c1 }, { branch: steer } ]\n");
+    let ran = run_stage(PLAN, &text);
+    let outcomes: Vec<String> = ran
+        .run
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "ExpectationOutcome")
+        .map(|e| format!("{} {} {}", e.str("kind"), e.str("expected"), e.str("outcome")))
+        .collect();
+    assert_eq!(outcomes, ["turn completion c1 held", "turn steer failed", "result verdict: \"ok\" held"]);
+    for line in ran.run.trace.to_json_lines().lines() {
+        let event: Value = serde_json::from_str(line).expect("json");
+        assert_eq!(event["version"], runtime::events_version(), "{line}");
+    }
+}
+
+#[test]
+fn no_next_is_null_in_every_stage_next() {
+    // A single stage without `next`, and a machine's last stage: the same encoding.
+    let ran = run_stage(PLAN, &cassette("", &[&[&done("c1")]]));
+    let next = ran.run.trace.events.iter().find(|e| e.name == "StageNext").expect("next");
+    assert_eq!((next.data["next"].clone(), next.data["evaluated"].clone()), (Value::Null, Value::Bool(false)));
+    let (_, run) = example(None);
+    let last = run.trace.events.iter().rev().find(|e| e.name == "StageNext").expect("next");
+    assert_eq!((last.str("stage"), last.data["next"].clone()), ("review", Value::Null));
+    assert!(!run.trace.to_json_lines().contains("terminate"));
+}
+
+// ---- values the context may lack render empty (docs/decisions.md) ----
+
+#[test]
+fn an_optional_ctx_field_or_an_empty_upstream_renders_empty_a_required_one_fails_init() {
+    let stage = PLAN.replace(
+        "Plan: {{ctx.task}}.",
+        "Plan: {{ctx.task}} on {{ctx.branch}} after {{ctx.upstream[0].parsed.summary}}.",
+    );
+    let run = |context: &str| {
+        let sm = format!("entry: plan\ncontext: {context}\n");
+        let files = [
+            ("sm.yaml", sm.as_str()),
+            ("plan.md", stage.as_str()),
+            ("plan.cassette.yaml", &cassette("", &[&[&done("c1")]])),
+        ];
+        let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, *t)).collect();
+        run_files(&files, "plan.md", Options { strict: false, explain_init: true })
+    };
+    // `branch` may be left out: it renders empty, like the entry stage's `ctx.upstream`.
+    let ran = run("{ required: [task], optional: [branch] }");
+    assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
+    let rendered = ran.run.trace.events.iter().find(|e| e.name == "StageInitRendered").expect("rendered");
+    assert_eq!(rendered.data["empty"], serde_json::json!(["ctx.branch", "ctx.upstream[0].parsed.summary"]));
+    let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
+    assert!(timeline.contains("1 placeholder(s), 2 rendered empty"), "{timeline}");
+    // `branch` is required: a cassette without it records a run that cannot happen.
+    let ran = run("{ required: [task, branch] }");
+    assert_eq!(ran.run.exit_code(), 2);
+    let incomplete: Vec<_> = ran.run.findings.iter().filter(|d| d.code == "cassette/ContextIncomplete").collect();
+    assert_eq!(incomplete.len(), 1, "{:?}", ran.run.findings);
+    assert!(incomplete[0].message.contains("`ctx.branch` has no value"), "{}", incomplete[0].message);
+    assert!(incomplete[0].help.as_deref().is_some_and(|h| h.contains("context.optional")));
+}
+
+/// The `system` fingerprint `PLAN`'s request has, read from the drift fix of a wrong one.
+fn system_fingerprint(stage: &str) -> String {
+    let first = format!(
+        "response: {{ stop: tool_use, content: [ {} ] }}\n        request: {{ system: \"sha256:0000000000000000\" }}",
+        done("c1")
+    );
+    let ran = run_stage(stage, &cassette("", &[&[&first]]));
+    let fix = ran.run.findings.iter().find_map(|f| f.fix.as_ref()).expect("a drift fix");
+    fix.edits[0].1.replacement.clone()
+}
+
+#[test]
+fn a_crlf_checkout_and_a_body_suppression_from_the_frontmatter_keep_the_system_fingerprint() {
+    // Issue 16, bug 10: `core.autocrlf` turns every `\n` into `\r\n`.
+    let lf = system_fingerprint(PLAN);
+    assert_eq!(system_fingerprint(&PLAN.replace('\n', "\r\n")), lf);
+    // A body suppression written in the frontmatter is not part of the prompt.
+    let suppressed = PLAN.replace("turnCap: 3\n", "turnCap: 3\n# stagelint: ignore-body[sm/StageCtxUnresolved]\n");
+    assert_eq!(system_fingerprint(&suppressed), lf);
+    // One written in the body is: that is why the editor writes the frontmatter form.
+    let in_body = PLAN.replace("Plan: ", "<!-- stagelint: ignore[sm/StageCtxUnresolved] -->\nPlan: ");
+    assert_ne!(system_fingerprint(&in_body), lf);
 }

@@ -100,9 +100,21 @@ pub fn raw_args_digest(raw: &str) -> String {
     sha256_hex(raw.as_bytes())
 }
 
-/// A short fingerprint for cassettes: `sha256:` and the first 16 hex digits.
+/// A short fingerprint for cassettes: `sha256:` and the first 16 hex digits of `text` with its
+/// line endings made `\n`, so a CRLF checkout (`core.autocrlf` on Windows) fingerprints a
+/// prompt as the LF checkout it came from does. (In canonical JSON a line break inside a string
+/// is written `\r\n` escaped, so this changes only text hashed as it is: the system prompt.)
 pub fn fingerprint(text: &str) -> String {
+    let text = lf_line_endings(text);
     format!("sha256:{}", &sha256_hex(text.as_bytes())[..16])
+}
+
+/// `text` with `\r\n` and lone `\r` line endings made `\n`.
+fn lf_line_endings(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 #[cfg(test)]
@@ -154,5 +166,9 @@ mod tests {
     fn digests_are_sha256() {
         assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assert_eq!(fingerprint(""), "sha256:e3b0c44298fc1c14");
+        // Issue 16, bug 10: the line endings of a checkout do not change a fingerprint.
+        assert_eq!(fingerprint("a\r\nb\r\n"), fingerprint("a\nb\n"));
+        assert_eq!(fingerprint("a\rb"), fingerprint("a\nb"));
+        assert_ne!(fingerprint("a\r\nb"), fingerprint("ab"));
     }
 }

@@ -1,29 +1,32 @@
 //! `stagelint check`: discover, check, select, fix, render, and the exit code.
 
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use stagelint::config::Config;
+use stagelint::config::{Config, ConfigError};
 use stagelint::diagnostic::{Diagnostic, Severity};
 use stagelint::fix;
 use stagelint::render::{self, Summary};
 use stagelint::select::Selection;
 use stagelint::workspace::Workspace;
-use stagelint::workspace::discover::{ConfigCache, discover};
+use stagelint::workspace::discover::{ConfigCache, absolute, discover_with_overlay};
 
 use super::Color;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Files or directories to check.
+    /// Files or directories to check; `-` reads one file's text from standard input (see
+    /// --stdin-filename).
     paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Full)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Full)]
     format: Format,
-    /// Write the report to this file instead of standard output.
+    /// Write the report to this file instead of standard output (a format name such as `json`
+    /// is refused: that is `--format`).
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Use this config file for every path instead of discovering `stagelint.toml`.
@@ -50,6 +53,17 @@ pub struct CheckArgs {
     /// With `--fix` or `--diff`, apply unsafe fixes too (review the result).
     #[arg(long)]
     unsafe_fixes: bool,
+    /// Read the text of this file from standard input (for editors: with `-` as the path, or
+    /// alone) and check it with its state machine, agent or workflows from disk; findings name
+    /// it. With `--fix`, the fixed text goes to standard output and the report to standard error.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
+    /// Print one line per code (count, code, fix marker, summary) instead of the findings.
+    #[arg(long)]
+    statistics: bool,
+    /// After the report, list the fixes applied (`--fix`, `--diff`) or available, per file.
+    #[arg(long)]
+    show_fixes: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -62,42 +76,134 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
+    output_is_no_format(args.output.as_deref())?;
+    let stdin = stdin_file(&args)?;
     let forced = match &args.config {
         Some(path) => Some(Config::load(path).map_err(|e| e.to_string())?),
         None => None,
     };
     let selection = Selection::parse(&args.select, &args.ignore)?;
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
-    for path in &paths {
-        if !path.exists() {
-            return Err(format!("{}: no such file or directory", path.display()));
+    if args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
+        return Err("--statistics prints text or JSON: use it with --format full, concise or json".into());
+    }
+    let paths = match &stdin {
+        Some(stdin) => vec![stdin.path.clone()],
+        None if args.paths.is_empty() => vec![PathBuf::from(".")],
+        None => args.paths.clone(),
+    };
+    if stdin.is_none() {
+        for path in &paths {
+            if !path.exists() {
+                return Err(format!("{}: no such file or directory", path.display()));
+            }
         }
     }
-    let mut configs = ConfigCache::new(forced);
+    let overlay: HashMap<PathBuf, String> = stdin.iter().map(|s| (s.path.clone(), s.text.clone())).collect();
+    let mut configs = ConfigCache::new(forced).with_overlay(&overlay);
     if args.fix || args.diff {
-        let select = |diagnostics| selection.apply(diagnostics);
-        let fixed = fix::fix_paths(&paths, &mut configs, &select, args.unsafe_fixes).map_err(|e| e.to_string())?;
+        let select = |diagnostics| {
+            let selected = selection.apply(diagnostics);
+            // Standard input is the one file written back (to standard output): a fix that
+            // would also edit another file is not applied.
+            if stdin.is_none() { selected } else { selected.into_iter().map(only_own_file_fixes).collect() }
+        };
+        let fixed = fix::fix_paths(&paths, &mut configs, &select, args.unsafe_fixes, overlay.clone())
+            .map_err(|e| every_broken_config(&paths, &overlay, e))?;
         let files = fixed.changed.len();
         let mut err = io::stderr().lock();
         if args.diff {
             let diff: String = fixed.changed.iter().map(fix::unified_diff).collect();
-            emit(&args, diff.as_bytes())?;
+            emit(&args, diff.as_bytes(), false)?;
             let _ = writeln!(err, "stagelint: would apply {} fix(es) to {files} file(s)", fixed.applied);
+            if args.show_fixes {
+                let _ = write!(err, "{}", fix::applied_list(&fixed.fixes, true));
+            }
             unsafe_hint(&mut err, &args, &fixed.diagnostics);
             let changes = !fixed.changed.is_empty() && !args.exit_zero;
             return Ok(if changes { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
-        fix::write_back(&fixed.changed)?;
+        match &stdin {
+            // As ruff does: the fixed text on standard output, the report on standard error.
+            Some(stdin) => {
+                let after = fixed.changed.iter().find(|c| c.path == stdin.path).map_or(&stdin.text, |c| &c.after);
+                write_stdout(after.as_bytes())?;
+            }
+            None => fix::write_back(&fixed.changed)?,
+        }
         if fixed.applied > 0 {
             let _ = writeln!(err, "stagelint: applied {} fix(es) to {files} file(s)", fixed.applied);
         }
         unsafe_hint(&mut err, &args, &fixed.diagnostics);
         drop(err);
-        return report(&args, &fixed.workspace, &fixed.diagnostics);
+        return report(&args, &fixed.workspace, &fixed.diagnostics, stdin.is_some(), Some(&fixed.fixes));
     }
-    let workspace = discover(&paths, &mut configs).map_err(|e| e.to_string())?;
+    let workspace =
+        discover_with_overlay(&paths, &mut configs, &overlay).map_err(|e| every_broken_config(&paths, &overlay, e))?;
     let diagnostics = selection.apply(stagelint::check::check(&workspace));
-    report(&args, &workspace, &diagnostics)
+    report(&args, &workspace, &diagnostics, false, None)
+}
+
+/// Discovery stops at the first config it cannot use; after that, the problems of every broken
+/// config under `paths`, so all are reported in one run (`first` alone if the walk finds no
+/// other). The editor's tolerant walk records them instead of stopping.
+fn every_broken_config(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>, first: ConfigError) -> String {
+    let mut tolerant = ConfigCache::for_editor(overlay);
+    let _ = discover_with_overlay(paths, &mut tolerant, overlay);
+    let mut errors: Vec<&ConfigError> = tolerant.broken().collect();
+    if !errors.contains(&&first) {
+        errors.insert(0, &first);
+    }
+    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// Standard input standing for the file at `path` (absolute).
+struct StdinFile {
+    path: PathBuf,
+    text: String,
+}
+
+/// `check -` or `check --stdin-filename PATH`: the text of PATH read from standard input.
+fn stdin_file(args: &CheckArgs) -> Result<Option<StdinFile>, String> {
+    let dash = args.paths.iter().any(|p| p.as_os_str() == "-");
+    let Some(name) = &args.stdin_filename else {
+        if dash {
+            return Err("`-` reads a file's text from standard input; give --stdin-filename PATH, the file it stands for (its position in the project decides its config and context, and findings name it)".into());
+        }
+        return Ok(None);
+    };
+    if let Some(other) = args.paths.iter().find(|p| p.as_os_str() != "-") {
+        return Err(format!(
+            "--stdin-filename checks standard input alone; `{}` would be checked too (drop it, or drop --stdin-filename)",
+            other.display()
+        ));
+    }
+    if name.is_dir() {
+        return Err(format!("--stdin-filename {}: a directory, not a file", name.display()));
+    }
+    let text = super::read_stdin()?;
+    Ok(Some(StdinFile { path: absolute(name), text }))
+}
+
+/// The finding without its fix when the fix edits another file than the finding's.
+fn only_own_file_fixes(mut diagnostic: Diagnostic) -> Diagnostic {
+    if diagnostic.fix.as_ref().is_some_and(|fix| fix.files().iter().any(|f| *f != diagnostic.file)) {
+        diagnostic.fix = None;
+    }
+    diagnostic
+}
+
+/// `--output json` would write the report to a file named `json`: nearly always `--format json`
+/// was meant (ruff's option is `--output-format`), so a bare format name is a usage error.
+fn output_is_no_format(output: Option<&Path>) -> Result<(), String> {
+    let Some(name) = output.and_then(Path::to_str) else { return Ok(()) };
+    let is_format =
+        Format::value_variants().iter().filter_map(|f| f.to_possible_value()).any(|v| v.matches(name, true));
+    if !is_format {
+        return Ok(());
+    }
+    Err(format!(
+        "--output takes the file to write the report to, and `{name}` is a format name; did you mean `--format {name}`? (to write a file of that name, give it as `./{name}`)"
+    ))
 }
 
 /// After `--fix`/`--diff` without `--unsafe-fixes`: how many findings left have a fix that
@@ -118,24 +224,54 @@ fn unsafe_hint(err: &mut impl Write, args: &CheckArgs, diagnostics: &[Diagnostic
     }
 }
 
-/// Renders the findings in the chosen format and maps them to the exit code.
-fn report(args: &CheckArgs, workspace: &Workspace, diagnostics: &[Diagnostic]) -> Result<ExitCode, String> {
+/// Renders the findings in the chosen format (or their `--statistics`), then what
+/// `--show-fixes` lists (`applied` after `--fix`), to standard error with `to_stderr` (when
+/// standard output carries the fixed text), and maps the findings to the exit code.
+fn report(
+    args: &CheckArgs,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+    to_stderr: bool,
+    applied: Option<&[fix::Applied]>,
+) -> Result<ExitCode, String> {
     let summary = Summary::new(workspace, diagnostics);
     let mut out = Vec::new();
+    let human = matches!(args.format, Format::Full | Format::Concise);
     let rendered = match args.format {
+        Format::Json if args.statistics => render::statistics::render_json(&mut out, diagnostics),
+        _ if args.statistics => render::statistics::render(&mut out, diagnostics)
+            .and_then(|()| closing_lines(&mut out, workspace, &summary)),
         Format::Json => render::json::render(&mut out, workspace, diagnostics),
         Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics),
         Format::Github => render::github::render(&mut out, workspace, diagnostics),
         Format::Concise => render::concise::render(&mut out, workspace, diagnostics)
             .and_then(|()| closing_lines(&mut out, workspace, &summary)),
         Format::Full => {
-            let color = if args.output.is_some() { args.color.enabled(false) } else { args.color.for_stdout() };
+            let color = match (&args.output, to_stderr) {
+                (Some(_), _) => args.color.enabled(false),
+                (None, true) => args.color.enabled(io::stderr().is_terminal()),
+                (None, false) => args.color.for_stdout(),
+            };
             render::full::render(&mut out, workspace, diagnostics, color)
                 .and_then(|()| closing_lines(&mut out, workspace, &summary))
         }
     };
     rendered.map_err(|e| format!("cannot render the report: {e}"))?;
-    emit(args, &out)?;
+    if args.show_fixes {
+        // After the report for people; on standard error when the report is for machines.
+        let mut list = Vec::new();
+        match applied {
+            Some(fixes) => list.extend_from_slice(fix::applied_list(fixes, false).as_bytes()),
+            None => render::statistics::available_fixes(&mut list, workspace, diagnostics)
+                .map_err(|e| format!("cannot render the fixes: {e}"))?,
+        }
+        if human {
+            out.extend_from_slice(&list);
+        } else {
+            let _ = io::stderr().lock().write_all(&list);
+        }
+    }
+    emit(args, &out, to_stderr)?;
     let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
     Ok(if failed && !args.exit_zero { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
@@ -148,13 +284,22 @@ fn closing_lines(out: &mut Vec<u8>, workspace: &Workspace, summary: &Summary) ->
     writeln!(out, "{}", summary.line())
 }
 
-/// Writes `bytes` to `--output` or standard output (a closed pipe is not an error).
-fn emit(args: &CheckArgs, bytes: &[u8]) -> Result<(), String> {
+/// Writes `bytes` to `--output`, or else standard output (standard error with `to_stderr`).
+fn emit(args: &CheckArgs, bytes: &[u8], to_stderr: bool) -> Result<(), String> {
     match &args.output {
         Some(path) => std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display())),
-        None => match io::stdout().lock().write_all(bytes) {
-            Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {error}")),
-            _ => Ok(()),
-        },
+        None if to_stderr => {
+            let _ = io::stderr().lock().write_all(bytes);
+            Ok(())
+        }
+        None => write_stdout(bytes),
+    }
+}
+
+/// Writes `bytes` to standard output (a closed pipe is not an error).
+fn write_stdout(bytes: &[u8]) -> Result<(), String> {
+    match io::stdout().lock().write_all(bytes) {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {error}")),
+        _ => Ok(()),
     }
 }

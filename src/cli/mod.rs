@@ -2,8 +2,9 @@
 //! parse options, print and pick the exit code).
 
 pub mod check;
+pub mod explain;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Read};
 
 use clap::ValueEnum;
 
@@ -29,4 +30,18 @@ impl Color {
     pub fn for_stdout(self) -> bool {
         self.enabled(std::io::stdout().is_terminal())
     }
+}
+
+/// Standard input as text, read up to the 16 MiB any file may have.
+pub fn read_stdin() -> Result<String, String> {
+    let limit = stagelint::source::read::MAX_FILE_BYTES;
+    let mut text = String::new();
+    std::io::stdin()
+        .take(limit + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    if text.len() as u64 > limit {
+        return Err("standard input is larger than the 16 MiB stagelint reads".into());
+    }
+    Ok(text)
 }

@@ -1,13 +1,12 @@
 //! `stagelint.toml`: discovery upward from a path, parsing with positions, resolved settings.
 
 mod defaults;
+mod read;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use globset::{GlobSet, GlobSetBuilder};
-use serde::Deserialize;
-use toml::Spanned;
+use globset::GlobSet;
 
 use crate::diagnostic::Severity;
 use crate::source::{LineIndex, Span};
@@ -116,10 +115,18 @@ pub enum Level {
     Is(Severity),
 }
 
-/// A config that cannot be used; shown with its position and exit code 2.
+/// A config that cannot be used, with every problem found in it; shown with positions and exit
+/// code 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     pub path: PathBuf,
+    /// In the order of the text; never empty.
+    pub problems: Vec<ConfigProblem>,
+}
+
+/// One problem of a config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigProblem {
     pub line: usize,
     pub column: usize,
     /// The bytes of the config text the problem is about (empty at 0 when it is the whole file).
@@ -128,83 +135,18 @@ pub struct ConfigError {
 }
 
 impl std::fmt::Display for ConfigError {
+    /// One line per problem.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Relative to the current directory when under it, as finding paths are.
         let cwd = std::env::current_dir().unwrap_or_default();
         let path = self.path.strip_prefix(&cwd).unwrap_or(&self.path);
-        write!(f, "{}:{}:{}: invalid config: {}", path.display(), self.line, self.column, self.message)
+        for (i, problem) in self.problems.iter().enumerate() {
+            let separator = if i == 0 { "" } else { "\n" };
+            let (line, column, message) = (problem.line, problem.column, &problem.message);
+            write!(f, "{separator}{}:{line}:{column}: invalid config: {message}", path.display())?;
+        }
+        Ok(())
     }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawConfig {
-    #[serde(default)]
-    files: RawFiles,
-    #[serde(default)]
-    tools: RawTools,
-    #[serde(default)]
-    sm: RawSm,
-    #[serde(default)]
-    lastlight: RawLastlight,
-    #[serde(default)]
-    rules: BTreeMap<Spanned<String>, Spanned<String>>,
-    #[serde(default, rename = "per-file-ignores")]
-    per_file_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
-    #[serde(default)]
-    steps: RawSteps,
-    #[serde(default, rename = "dry-run")]
-    dry_run: RawDryRun,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawSteps {
-    #[serde(default)]
-    validate_parity: bool,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawDryRun {
-    #[serde(default)]
-    cassettes: Vec<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawFiles {
-    #[serde(default)]
-    stages: Vec<Spanned<String>>,
-    #[serde(default)]
-    workflows: Vec<Spanned<String>>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawLastlight {
-    engine: Option<Spanned<String>>,
-    variables: Option<Vec<String>>,
-    #[serde(default)]
-    extra_variables: Vec<String>,
-    #[serde(default)]
-    approval_gates: Vec<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawTools {
-    registered: Option<Vec<String>>,
-    #[serde(default)]
-    extra: Vec<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct RawSm {
-    placeholder_dialect: Option<Spanned<String>>,
-    resolution_policies: Option<Vec<String>>,
-    backoffs: Option<Vec<String>>,
 }
 
 impl Config {
@@ -232,89 +174,26 @@ impl Config {
         }
     }
 
-    /// Parses config text; `path` is where it was read from (for globs and messages).
+    /// Parses config text; `path` is where it was read from (for globs and messages). Every
+    /// problem of the text is in the error, not only the first.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let root = path.parent().unwrap_or(Path::new("")).to_path_buf();
-        let lines = LineIndex::new(text);
-        let error = |span: Option<std::ops::Range<usize>>, message: String| {
-            let span = span.map_or(Span::empty(0), |s| Span::new(s.start.min(text.len()), s.end.min(text.len())));
-            let at = lines.line_col(text, span.start);
-            ConfigError { path: path.to_path_buf(), line: at.line, column: at.column, span, message }
-        };
-        let raw: RawConfig = toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
         let mut config = Config::defaults(&root);
         config.path = Some(path.to_path_buf());
-        config.stage_globs = build_globs(&raw.files.stages).map_err(|(span, msg)| error(Some(span), msg))?;
-        config.workflow_globs = build_globs(&raw.files.workflows).map_err(|(span, msg)| error(Some(span), msg))?;
-        if let Some(engine) = raw.lastlight.engine {
-            config.lastlight.engine_source = EngineSource::Configured;
-            config.lastlight.engine =
-                match [Engine::Head, Engine::Seed].into_iter().find(|e| e.as_str() == engine.get_ref()) {
-                    Some(known) => known,
-                    None => {
-                        let other = engine.get_ref();
-                        return Err(error(
-                            Some(engine.span()),
-                            format!("unknown lastlight engine `{other}`; expected \"head\" or \"seed\""),
-                        ));
-                    }
-                };
+        let problems = read::apply(text, &mut config);
+        if problems.is_empty() {
+            return Ok(config);
         }
-        if let Some(variables) = raw.lastlight.variables {
-            config.lastlight.variables = variables;
-        }
-        config.lastlight.variables.extend(raw.lastlight.extra_variables);
-        config.lastlight.approval_gates = raw.lastlight.approval_gates;
-        if let Some(tools) = raw.tools.registered {
-            config.tools = tools.into_iter().collect();
-        }
-        config.tools.extend(raw.tools.extra);
-        if let Some(dialect) = raw.sm.placeholder_dialect {
-            config.dialect = match dialect.get_ref().as_str() {
-                "mustache" => Dialect::Mustache,
-                "dollar" => Dialect::Dollar,
-                other => {
-                    return Err(error(
-                        Some(dialect.span()),
-                        format!("unknown placeholder-dialect `{other}`; expected \"mustache\" or \"dollar\""),
-                    ));
-                }
-            };
-        }
-        if let Some(policies) = raw.sm.resolution_policies {
-            config.resolution_policies = policies;
-        }
-        if let Some(backoffs) = raw.sm.backoffs {
-            config.backoffs = backoffs;
-        }
-        for (code, level) in raw.rules {
-            check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
-            let level = match level.get_ref().as_str() {
-                "off" => Level::Off,
-                "on" => Level::On,
-                other => Level::Is(Severity::parse(other).ok_or_else(|| {
-                    error(
-                        Some(level.span()),
-                        format!(
-                            "unknown level `{other}`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\""
-                        ),
-                    )
-                })?),
-            };
-            config.rules.insert(primary_code(code.get_ref()), level);
-        }
-        for (glob, codes) in raw.per_file_ignores {
-            let set = build_globs(std::slice::from_ref(&glob)).map_err(|(span, msg)| error(Some(span), msg))?;
-            let mut list = Vec::new();
-            for code in codes {
-                check_code(code.get_ref()).map_err(|msg| error(Some(code.span()), msg))?;
-                list.push(primary_code(code.get_ref()));
-            }
-            config.per_file_ignores.push((set, list));
-        }
-        config.validate_parity = raw.steps.validate_parity;
-        config.cassette_dirs = raw.dry_run.cassettes.iter().map(|dir| root.join(dir)).collect();
-        Ok(config)
+        let lines = LineIndex::new(text);
+        let problems = problems
+            .into_iter()
+            .map(|(span, message)| {
+                let span = Span::new(span.start.min(text.len()), span.end.min(text.len()));
+                let at = lines.line_col(text, span.start);
+                ConfigProblem { line: at.line, column: at.column, span, message }
+            })
+            .collect();
+        Err(ConfigError { path: path.to_path_buf(), problems })
     }
 
     /// Reads and parses the config at `path`.
@@ -324,10 +203,12 @@ impl Config {
         // The capped reader: `--config /dev/zero` is refused, not read forever.
         let text = crate::source::read::read_text(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            span: Span::empty(0),
-            message: format!("cannot read: {}", e.message.trim_start_matches("cannot read file: ")),
+            problems: vec![ConfigProblem {
+                line: 1,
+                column: 1,
+                span: Span::empty(0),
+                message: format!("cannot read: {}", e.message.trim_start_matches("cannot read file: ")),
+            }],
         })?;
         Config::parse(&text, path)
     }
@@ -372,31 +253,6 @@ pub fn discover(dir: &Path) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-fn build_globs(globs: &[Spanned<String>]) -> Result<GlobSet, (std::ops::Range<usize>, String)> {
-    let mut builder = GlobSetBuilder::new();
-    for glob in globs {
-        let parsed = globset::GlobBuilder::new(glob.get_ref())
-            .literal_separator(true)
-            .build()
-            .map_err(|e| (glob.span(), format!("bad glob: {e}")))?;
-        builder.add(parsed);
-    }
-    builder.build().map_err(|e| (0..0, format!("bad glob: {e}")))
-}
-
-/// Aliases are stored under the code their rule reports.
-fn primary_code(code: &str) -> String {
-    crate::registry::rule(code).map_or_else(|| code.to_string(), |rule| rule.code.to_string())
-}
-
-fn check_code(code: &str) -> Result<(), String> {
-    if crate::registry::rule(code).is_some() || crate::registry::is_family(code) {
-        return Ok(());
-    }
-    let hint = crate::registry::code_hint(code, false);
-    Err(format!("unknown rule code `{code}`{hint}"))
-}
-
 /// Span of a byte range, for callers that report config problems as diagnostics.
 pub fn span_of(range: std::ops::Range<usize>) -> Span {
     Span::new(range.start, range.end)
@@ -433,5 +289,54 @@ mod tests {
         for level in LEVELS {
             assert!(Config::parse(&format!("[rules]\n\"sm\" = \"{level}\"\n"), path).is_ok(), "{level}");
         }
+    }
+
+    /// Issue 16: every problem of a config in one run, in the order of the text, each at its
+    /// own position, and the settings around them still read.
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let text = "[tool]\n[tools]\nregistred = []\nextra = [\"a\", 3]\n[sm]\nplaceholder-dialect = \"x\"\n[rules]\n\"sm/UnknownTol\" = \"loud\"\n\"steps\" = \"off\"\n[per-file-ignores]\n\"a/[\" = [\"smm\"]\n[steps]\nvalidate-parity = 1\n";
+        let error = Config::parse(text, Path::new("/p/stagelint.toml")).expect_err("broken");
+        let found: Vec<(usize, usize, &str)> =
+            error.problems.iter().map(|p| (p.line, p.column, p.message.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                (1, 2, "unknown table `[tool]`; did you mean `tools`?"),
+                (3, 1, "unknown key `registred` in `[tools]`; did you mean `registered`?"),
+                (4, 15, "`extra` in `[tools]` takes a list of strings; this entry is an integer"),
+                (6, 23, "unknown placeholder-dialect `x`; expected \"mustache\" or \"dollar\""),
+                (8, 1, "unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?"),
+                (8, 19, "unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\""),
+                (11, 1, "bad glob: error parsing glob 'a/[': unclosed character class; missing ']'"),
+                (11, 10, "unknown rule code or family `smm`; did you mean `sm`?"),
+                (13, 19, "`validate-parity` in `[steps]` takes true or false, not an integer"),
+            ]
+        );
+        let shown = error.to_string();
+        assert_eq!(shown.lines().count(), 9, "{shown}");
+        assert!(shown.starts_with("/p/stagelint.toml:1:2: invalid config: unknown table"), "{shown}");
+    }
+
+    /// TOML syntax errors are reported together too, and alone: what the parser recovered
+    /// around them is not checked.
+    #[test]
+    fn syntax_errors_are_reported_together() {
+        let text = "[tools\nx = = 1\n[nope]\n";
+        let error = Config::parse(text, Path::new("/p/stagelint.toml")).expect_err("broken");
+        assert!(error.problems.len() >= 2, "{error}");
+        assert!(error.problems.iter().all(|p| !p.message.contains("nope")), "{error}");
+    }
+
+    #[test]
+    fn settings_are_read() {
+        let text = "[tools]\nextra = [\"mcp__x\"]\nregistered = [\"Read\"]\n[lastlight]\nextra-variables = [\"a\"]\nvariables = [\"b\"]\nengine = \"seed\"\n[rules]\n\"steps/R-A6\" = \"off\"\nsm = \"warning\"\n";
+        let config = Config::parse(text, Path::new("/p/stagelint.toml")).expect("parses");
+        assert_eq!(config.tools, HashSet::from(["Read".to_string(), "mcp__x".to_string()]));
+        assert_eq!(config.lastlight.variables, ["b", "a"]);
+        assert_eq!(config.lastlight.engine_source, EngineSource::Configured);
+        assert_eq!(config.rules.get("sm"), Some(&Level::Is(Severity::Warning)));
+        let aliased = crate::registry::rule("steps/R-A6").expect("alias").code;
+        assert_eq!(config.rules.get(aliased), Some(&Level::Off));
     }
 }

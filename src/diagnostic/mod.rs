@@ -44,6 +44,10 @@ pub struct Fix {
     pub title: String,
     pub applicability: Applicability,
     pub edits: Vec<(FileId, Edit)>,
+    /// A did-you-mean: each edit replaces what was written with a guess at what was meant.
+    /// `check` makes it safe when the guess differs only in case and separators
+    /// ([`only_case_or_separators`]).
+    pub did_you_mean: bool,
 }
 
 impl Fix {
@@ -57,6 +61,19 @@ impl Fix {
         }
         out
     }
+}
+
+/// Whether `written` and `meant` name the same words, told apart only by letter case and by the
+/// separators `-`, `_` and blanks (`Webfetch` and `WebFetch`, `turncap` and `turnCap`,
+/// `retry_later` and `retry-later`); quotes around either do not count. The one test of whether
+/// a did-you-mean fix is safe, for every family: such a guess cannot mean another word.
+pub fn only_case_or_separators(written: &str, meant: &str) -> bool {
+    let words = |text: &str| -> Vec<char> {
+        let text = text.trim().trim_matches(['"', '\'']);
+        text.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '\t')).flat_map(char::to_lowercase).collect()
+    };
+    let (a, b) = (words(written), words(meant));
+    written != meant && !a.is_empty() && a == b
 }
 
 /// One finding. `span` is the primary location in `file`.
@@ -117,35 +134,73 @@ impl Diagnostic {
         edits: Vec<Edit>,
     ) -> Diagnostic {
         let edits = edits.into_iter().map(|edit| (file, edit)).collect();
-        self.fix = Some(Fix { title: title.into(), applicability, edits });
+        self.fix = Some(Fix { title: title.into(), applicability, edits, did_you_mean: false });
         self
     }
 
-    /// Offers replacing `span` with a did-you-mean `suggestion`, when there is
-    /// one. Unsafe, since the guess may be wrong, unless the two differ only in case and
-    /// separators (`util::same_spelling`): then it is the same word.
+    /// Offers replacing `span` with a did-you-mean `suggestion`, when there is one.
     pub fn with_suggestion(self, span: Span, suggestion: Option<&str>) -> Diagnostic {
-        self.with_suggestion_for(span, None, suggestion)
+        match suggestion {
+            Some(s) => self.with_did_you_mean(span, s.to_string(), s),
+            None => self,
+        }
     }
 
-    /// [`Diagnostic::with_suggestion`], knowing the text replaced, which makes a respelling safe.
-    pub fn with_suggestion_for(self, span: Span, word: Option<&str>, suggestion: Option<&str>) -> Diagnostic {
-        match suggestion {
-            Some(s) => {
-                let safe = word.is_some_and(|word| crate::util::same_spelling(word, s));
-                let applicability = if safe { Applicability::Safe } else { Applicability::Unsafe };
-                self.with_fix(
-                    format!("Replace with `{s}`"),
-                    applicability,
-                    vec![Edit { span, replacement: s.to_string() }],
-                )
-            }
-            None => self,
+    /// A did-you-mean fix: `span` (in the diagnostic's file) becomes `replacement`, which
+    /// writes `suggestion` (quoted, say). Unsafe, as the guess may be wrong and a rename can
+    /// change behaviour, unless `check` finds it differs only in case and separators.
+    pub fn with_did_you_mean(self, span: Span, replacement: String, suggestion: &str) -> Diagnostic {
+        let mut d = self.with_fix(
+            format!("Replace with `{suggestion}`"),
+            Applicability::Unsafe,
+            vec![Edit { span, replacement }],
+        );
+        if let Some(fix) = &mut d.fix {
+            fix.did_you_mean = true;
+        }
+        d
+    }
+
+    /// Makes a did-you-mean fix safe when every edit only changes case or separators of the
+    /// text it replaces in `text_of(file)`.
+    pub fn settle_did_you_mean<'t>(&mut self, text_of: impl Fn(FileId) -> &'t str) {
+        let Some(fix) = &mut self.fix else { return };
+        if !fix.did_you_mean || fix.applicability == Applicability::Safe {
+            return;
+        }
+        let harmless = fix.edits.iter().all(|(file, edit)| {
+            text_of(*file)
+                .get(edit.span.start..edit.span.end)
+                .is_some_and(|written| only_case_or_separators(written, &edit.replacement))
+        });
+        if harmless {
+            fix.applicability = Applicability::Safe;
         }
     }
 
     /// The family part of the code (`sm` for `sm/UnknownTool`).
     pub fn family(&self) -> &'static str {
         crate::registry::family_of(self.code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_and_separator_only_guesses() {
+        for (written, meant) in [
+            ("Webfetch", "WebFetch"),
+            ("turncap", "turnCap"),
+            ("retry_later", "retry-later"),
+            ("retrylater", "retry-later"),
+            ("\"Webfetch\"", "\"WebFetch\""),
+        ] {
+            assert!(only_case_or_separators(written, meant), "{written} -> {meant}");
+        }
+        for (written, meant) in [("Grpe", "Grep"), ("plan", "plan"), ("exec", "execute"), ("", "-"), ("a-b", "ab-c")] {
+            assert!(!only_case_or_separators(written, meant), "{written} -> {meant}");
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! Inline suppressions: `# stagelint: ignore[code]` in YAML, `<!-- stagelint: ignore[code] -->`
-//! in markdown; `ignore-file[...]` covers the whole file.
+//! in markdown; `ignore-file[...]` covers the whole file, and `# stagelint: ignore-body[...]` in
+//! a stage's frontmatter its markdown body (the body is the prompt, and a comment written in it
+//! would be sent to the model and change the request's fingerprint).
 //!
 //! Inside a multi-line YAML scalar (a block scalar `key: |` and its indented lines, a quoted
 //! scalar whose quote closes on a later line, a plain scalar continued on more-indented lines) a
@@ -53,7 +55,8 @@ pub fn multi_line_scalars(text: &str, lines: &LineIndex, region: Span) -> Vec<Mu
     let first = lines.line_of(region.start);
     let last = lines.line_of(region.end);
     let line_text = |line: usize| -> &str {
-        let start = lines.line_start(line).max(region.start);
+        // A byte order mark is no text of the first line.
+        let start = lines.column_start(line).max(region.start);
         let end = lines.line_end(text, line).min(region.end);
         text.get(start..end.max(start)).unwrap_or("")
     };
@@ -330,11 +333,13 @@ pub struct Suppression {
     pub codes: Vec<SuppressedCode>,
 }
 
-/// A comment that looks like a suppression but cannot be read.
+/// A comment that looks like a suppression but cannot be read, or a part of one that is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadSuppression {
     pub span: Span,
     pub message: String,
+    /// What to delete to repair it, when that is certain (an empty entry's stray `,`).
+    pub removal: Option<Span>,
 }
 
 /// Which comment syntax a region of a file uses.
@@ -346,73 +351,122 @@ pub enum CommentStyle {
     Html,
 }
 
-/// Finds suppression comments in `text[region]`.
+/// Finds suppression comments in `text[region]`. `body` is the markdown body an
+/// `ignore-body[...]` there covers (given for a frontmatter only).
 pub fn scan(
     text: &str,
     lines: &LineIndex,
     region: Span,
     style: CommentStyle,
+    body: Option<Span>,
     out: &mut Vec<Suppression>,
     bad: &mut Vec<BadSuppression>,
 ) {
-    let first = lines.line_of(region.start);
-    let last = lines.line_of(region.end);
     // Nothing to find (most files): no need to look for multi-line scalars.
     if !text[region.start..region.end].contains("stagelint:") {
         return;
     }
     let blocks = if style == CommentStyle::Hash { multi_line_scalars(text, lines, region) } else { Vec::new() };
+    for found in comments(text, lines, region, style) {
+        let inner = &text[found.inner.start..found.inner.end];
+        let Some(after) = inner.trim_start().strip_prefix("stagelint:") else {
+            continue;
+        };
+        let (comment, line, standalone) = (found.span, found.line, found.standalone);
+        let directive_start = found.inner.end - after.len();
+        match parse_directive(&text[directive_start..comment.end], directive_start) {
+            Ok((reach, codes, empty)) => {
+                for span in empty {
+                    bad.push(BadSuppression {
+                        span,
+                        message: "empty entry in the code list (a stray `,`); remove it".into(),
+                        removal: Some(span),
+                    });
+                }
+                let target = if standalone { line + 1 } else { line };
+                let scope = match (reach, body) {
+                    (Reach::File, _) => Scope::File,
+                    (Reach::Body, Some(body)) => Scope::Lines(lines.line_of(body.start), lines.line_of(body.end)),
+                    (Reach::Body, None) => {
+                        let message = "`ignore-body[...]` belongs in the frontmatter of a stage (or skill) with a markdown body; use `ignore[...]` here";
+                        bad.push(BadSuppression { span: comment, message: message.into(), removal: None });
+                        continue;
+                    }
+                    (Reach::Line, _) => match blocks.iter().find(|b| b.header == target) {
+                        Some(block) => Scope::Lines(block.header, block.last),
+                        None => Scope::Line(target),
+                    },
+                };
+                out.push(Suppression { comment, scope, codes });
+            }
+            Err(message) => bad.push(BadSuppression { span: comment, message, removal: None }),
+        }
+    }
+}
+
+/// A comment in a region of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Comment {
+    /// 0-based line.
+    pub line: usize,
+    /// The whole comment: from `#` to the end of the line, or `<!--` to `-->`.
+    pub span: Span,
+    /// Its text: after `#`, or between `<!--` and `-->` (to the end of the line if unclosed).
+    pub inner: Span,
+    /// Alone on its line (it then applies to the next line).
+    pub standalone: bool,
+}
+
+/// The comments in `text[region]`, one per line at most (the first): `#` comments outside
+/// quotes and multi-line scalars in YAML, `<!-- -->` in markdown.
+pub fn comments(text: &str, lines: &LineIndex, region: Span, style: CommentStyle) -> Vec<Comment> {
+    let first = lines.line_of(region.start);
+    let last = lines.line_of(region.end);
+    let blocks = if style == CommentStyle::Hash { multi_line_scalars(text, lines, region) } else { Vec::new() };
+    let mut out = Vec::new();
     for line in first..=last {
         // A `#` inside a multi-line scalar is part of the string.
         if blocks.iter().any(|b| b.holds(line)) {
             continue;
         }
-        let start = lines.line_start(line).max(region.start);
+        let start = lines.column_start(line).max(region.start);
         let end = lines.line_end(text, line).min(region.end);
         if start >= end {
             continue;
         }
         let line_text = &text[start..end];
-        let Some((comment, directive)) = find_directive(line_text, style) else {
-            continue;
-        };
-        let comment = comment.shift(start);
-        let directive_start = start + directive;
-        let standalone = text[start..comment.start].trim().is_empty();
-        match parse_directive(&text[directive_start..comment.end], directive_start) {
-            Ok((file_wide, codes)) => {
-                let target = if standalone { line + 1 } else { line };
-                let scope = match blocks.iter().find(|b| b.header == target) {
-                    _ if file_wide => Scope::File,
-                    Some(block) => Scope::Lines(block.header, block.last),
-                    None => Scope::Line(target),
-                };
-                out.push(Suppression { comment, scope, codes });
+        let (span, inner) = match style {
+            CommentStyle::Hash => {
+                let Some(at) = yaml_comment_start(line_text) else { continue };
+                // `# noqa # stagelint: ignore[x]`: each ` #` starts another comment.
+                let mut from = at;
+                while let Some(next) = next_hash(line_text, from + 1) {
+                    let end = from + line_text[from..next].trim_end().len();
+                    let standalone = from == at && line_text[..at].trim().is_empty();
+                    let (span, inner) = (Span::new(from, end).shift(start), Span::new(from + 1, end).shift(start));
+                    out.push(Comment { line, span, inner, standalone });
+                    from = next;
+                }
+                (Span::new(from, line_text.len()), Span::new(from + 1, line_text.len()))
             }
-            Err(message) => bad.push(BadSuppression { span: comment, message }),
-        }
+            CommentStyle::Html => {
+                let Some(open) = line_text.find("<!--") else { continue };
+                match line_text[open + 4..].find("-->") {
+                    Some(close) => (Span::new(open, open + 4 + close + 3), Span::new(open + 4, open + 4 + close)),
+                    None => (Span::new(open, line_text.len()), Span::new(open + 4, line_text.len())),
+                }
+            }
+        };
+        let standalone = line_text[..span.start].trim().is_empty();
+        out.push(Comment { line, span: span.shift(start), inner: inner.shift(start), standalone });
     }
+    out
 }
 
-/// Returns the comment's span within the line and the offset of the text after `stagelint:`.
-fn find_directive(line: &str, style: CommentStyle) -> Option<(Span, usize)> {
-    match style {
-        CommentStyle::Hash => {
-            let at = yaml_comment_start(line)?;
-            let rest = line[at + 1..].trim_start();
-            let after = rest.strip_prefix("stagelint:")?;
-            let directive = line.len() - after.len();
-            Some((Span::new(at, line.len()), directive))
-        }
-        CommentStyle::Html => {
-            let open = line.find("<!--")?;
-            let rest = line[open + 4..].trim_start();
-            let after = rest.strip_prefix("stagelint:")?;
-            let directive = line.len() - after.len();
-            let close = line[directive..].find("-->").map_or(line.len(), |c| directive + c + 3);
-            Some((Span::new(open, close), directive))
-        }
-    }
+/// The next `#` after a blank at or after `from` in a comment's text.
+fn next_hash(line: &str, from: usize) -> Option<usize> {
+    let bytes = line.as_bytes();
+    (from.max(1)..bytes.len()).find(|&i| bytes[i] == b'#' && matches!(bytes[i - 1], b' ' | b'\t'))
 }
 
 /// Where a YAML comment starts on a line: a `#` at the start or after a blank, outside quotes.
@@ -440,40 +494,73 @@ fn yaml_comment_start(line: &str) -> Option<usize> {
     None
 }
 
-/// Parses ` ignore[a, b]` (or `ignore-file[...]`) starting at `offset` in the file.
-fn parse_directive(text: &str, offset: usize) -> Result<(bool, Vec<SuppressedCode>), String> {
+/// Parses ` ignore[a, b]` (or `ignore-file[...]`, `ignore-body[...]`) starting at `offset` in
+/// the file: what it reaches, its codes, and the spans of its empty entries (`ignore[, a]`, `ignore[a, ]`),
+/// each covering what deleting it takes (the entry's blanks and one `,`).
+fn parse_directive(text: &str, offset: usize) -> Result<Directive, String> {
     let trimmed = text.trim_start();
     let lead = text.len() - trimmed.len();
-    let (file_wide, rest, consumed) = if let Some(rest) = trimmed.strip_prefix("ignore-file[") {
-        (true, rest, "ignore-file[".len())
-    } else if let Some(rest) = trimmed.strip_prefix("ignore[") {
-        (false, rest, "ignore[".len())
-    } else {
-        return Err("expected `stagelint: ignore[code, ...]` or `stagelint: ignore-file[code, ...]`".into());
+    let forms = [("ignore-file[", Reach::File), ("ignore-body[", Reach::Body), ("ignore[", Reach::Line)];
+    let Some((reach, rest, consumed)) =
+        forms.iter().find_map(|(form, reach)| trimmed.strip_prefix(form).map(|rest| (*reach, rest, form.len())))
+    else {
+        return Err(
+            "expected `stagelint: ignore[code, ...]`, `stagelint: ignore-file[code, ...]` or (in a stage's frontmatter) `stagelint: ignore-body[code, ...]`"
+                .into(),
+        );
     };
     let Some(close) = rest.find(']') else {
         return Err("the code list is not closed with `]`".into());
     };
     let list_start = offset + lead + consumed;
+    let list = &rest[..close];
+    let parts: Vec<&str> = list.split(',').collect();
     let mut codes = Vec::new();
+    let mut empty = Vec::new();
     let mut at = 0;
-    for part in rest[..close].split(',') {
+    for (index, part) in parts.iter().enumerate() {
         let code = part.trim();
         let inner = part.len() - part.trim_start().len();
+        let start = list_start + at;
         if !code.is_empty() {
-            let start = list_start + at + inner;
             codes.push(SuppressedCode {
                 code: code.to_string(),
-                span: Span::new(start, start + code.len()),
+                span: Span::new(start + inner, start + inner + code.len()),
                 used: false,
             });
+        } else if parts.len() > 1 {
+            // Not the last entry: the entry and its `,` (`[a, , b]` → `[a, b]`), the first with
+            // the blanks after (`[, a]` → `[a]`). The last: the `,` before it and the entry
+            // (`[a, ]` → `[a]`).
+            let removal = if index + 1 < parts.len() {
+                let after = &list[at + part.len() + 1..];
+                let blanks = if index == 0 { after.len() - after.trim_start().len() } else { 0 };
+                Span::new(start, start + part.len() + 1 + blanks)
+            } else {
+                Span::new(start - 1, start + part.len())
+            };
+            empty.push(removal);
         }
         at += part.len() + 1;
     }
     if codes.is_empty() {
         return Err("the suppression names no code; list the codes to ignore, e.g. `ignore[sm/UnknownTool]`".into());
     }
-    Ok((file_wide, codes))
+    Ok((reach, codes, empty))
+}
+
+/// What [`parse_directive`] reads: what it reaches, the codes, the empty entries.
+type Directive = (Reach, Vec<SuppressedCode>, Vec<Span>);
+
+/// The lines a suppression comment reaches, by its form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// `ignore[...]`: its line, or the next, or the multi-line scalar it heads.
+    Line,
+    /// `ignore-file[...]`.
+    File,
+    /// `ignore-body[...]`: the markdown body after the frontmatter.
+    Body,
 }
 
 #[cfg(test)]
@@ -483,7 +570,7 @@ mod tests {
     fn scan_all(text: &str, style: CommentStyle) -> (Vec<Suppression>, Vec<BadSuppression>) {
         let lines = LineIndex::new(text);
         let (mut ok, mut bad) = (Vec::new(), Vec::new());
-        scan(text, &lines, Span::new(0, text.len()), style, &mut ok, &mut bad);
+        scan(text, &lines, Span::new(0, text.len()), style, None, &mut ok, &mut bad);
         (ok, bad)
     }
 
@@ -561,6 +648,48 @@ mod tests {
         // A suppression above a key covers all lines of its scalar.
         let (ok, _) = scan_all("# stagelint: ignore[x]\na: \"one\n  two\"\n", CommentStyle::Hash);
         assert_eq!(ok[0].scope, Scope::Lines(1, 2));
+    }
+
+    #[test]
+    fn empty_entries_are_bad_but_the_codes_still_count() {
+        for (text, removed) in [
+            ("# stagelint: ignore[, sm/UnknownTool]\n", "ignore[sm/UnknownTool]"),
+            ("# stagelint: ignore[sm/UnknownTool, ]\n", "ignore[sm/UnknownTool]"),
+            ("# stagelint: ignore[sm/FieldType,,sm/UnknownTool]\n", "ignore[sm/FieldType,sm/UnknownTool]"),
+            ("# stagelint: ignore[sm/FieldType, , sm/UnknownTool]\n", "ignore[sm/FieldType, sm/UnknownTool]"),
+        ] {
+            let (ok, bad) = scan_all(text, CommentStyle::Hash);
+            assert_eq!(ok.len(), 1, "{text}");
+            assert_eq!(bad.len(), 1, "{text}");
+            let span = bad[0].removal.expect("a removal");
+            let mut fixed = text.to_string();
+            fixed.replace_range(span.start..span.end, "");
+            assert!(fixed.contains(removed), "{text} -> {fixed}");
+        }
+    }
+
+    #[test]
+    fn ignore_body_reaches_the_body_and_only_from_a_frontmatter() {
+        let text = "---\nid: a # stagelint: ignore-body[sm/UnknownPlaceholder]\n---\nline 3\nline 4\n";
+        let lines = LineIndex::new(text);
+        let (mut ok, mut bad) = (Vec::new(), Vec::new());
+        let fm = crate::source::frontmatter::split(text).expect("a frontmatter");
+        scan(text, &lines, fm.yaml, CommentStyle::Hash, Some(fm.body), &mut ok, &mut bad);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(ok[0].scope, Scope::Lines(3, 5));
+        assert!(!ok[0].scope.covers(1));
+        let (ok, bad) = scan_all("a: 1 # stagelint: ignore-body[sm]\n", CommentStyle::Hash);
+        assert!(ok.is_empty());
+        assert!(bad[0].message.contains("frontmatter"), "{bad:?}");
+    }
+
+    #[test]
+    fn a_suppression_may_follow_another_comment_on_its_line() {
+        let text = "a: 1 # noqa # stagelint: ignore[x] # why\n";
+        let (ok, bad) = scan_all(text, CommentStyle::Hash);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(&text[ok[0].comment.start..ok[0].comment.end], "# stagelint: ignore[x]");
+        assert_eq!(ok[0].scope, Scope::Line(0));
     }
 
     #[test]

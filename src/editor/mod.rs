@@ -12,6 +12,42 @@ use std::path::PathBuf;
 
 use crate::diagnostic::{Edit, FileId};
 use crate::source::Span;
+use crate::workspace::Workspace;
+
+/// What a family answers in the editor, as data: one function per feature. Each returns nothing
+/// for files the family does not own, so `ide` can ask every family; a family without editor
+/// features keeps [`Hooks::NONE`], one with some overrides just those
+/// (`Hooks { hover: ide::hover, ..Hooks::NONE }`).
+pub struct Hooks {
+    pub completions: fn(&Workspace, Cursor) -> Vec<CompletionItem>,
+    pub hover: fn(&Workspace, Cursor) -> Option<HoverInfo>,
+    pub definitions: fn(&Workspace, Cursor) -> Vec<Target>,
+    pub references: fn(&Workspace, Cursor) -> Vec<Target>,
+    /// `None` when the cursor is not on something of this family; `Some(Err)` to refuse.
+    pub prepare_rename: fn(&Workspace, Cursor) -> Option<Result<Span, String>>,
+    pub rename: fn(&Workspace, Cursor, &str) -> Option<RenameResult>,
+    /// Files a rename to the new name renames too (a stage's `<id>.cassette.yaml`), with their
+    /// new path; clients that cannot rename files keep the old names.
+    pub renamed_files: fn(&Workspace, Cursor, &str) -> Vec<(FileId, PathBuf)>,
+    pub symbols: fn(&Workspace, FileId) -> Vec<Symbol>,
+    pub links: fn(&Workspace, FileId) -> Vec<Link>,
+    pub folds: fn(&Workspace, FileId) -> Vec<Fold>,
+}
+
+impl Hooks {
+    pub const NONE: Hooks = Hooks {
+        completions: |_, _| Vec::new(),
+        hover: |_, _| None,
+        definitions: |_, _| Vec::new(),
+        references: |_, _| Vec::new(),
+        prepare_rename: |_, _| None,
+        rename: |_, _, _| None,
+        renamed_files: |_, _, _| Vec::new(),
+        symbols: |_, _| Vec::new(),
+        links: |_, _| Vec::new(),
+        folds: |_, _| Vec::new(),
+    };
+}
 
 /// A cursor: a byte offset in one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

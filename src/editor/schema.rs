@@ -26,6 +26,18 @@ fn load(cell: &'static OnceLock<Value>, text: &'static str) -> Schema {
     Schema { root: cell.get_or_init(|| serde_json::from_str(text).unwrap_or(Value::Null)) }
 }
 
+const UNKNOWN_KEYS: &str = "x-stagelint-unknown-keys";
+
+/// A mapping whose unknown keys are reported (see [`Schema::mapping`]).
+pub struct Mapping {
+    /// How a message names it: "unknown {what} key".
+    pub what: &'static str,
+    /// Its keys, each with whether it is legacy (`deprecated`).
+    pub keys: Vec<(&'static str, bool)>,
+    /// Other keys are allowed too.
+    pub open: bool,
+}
+
 /// A key the schema defines for a mapping.
 pub struct Field {
     pub name: &'static str,
@@ -52,6 +64,11 @@ impl Schema {
     pub fn cassette() -> Schema {
         static CELL: OnceLock<Value> = OnceLock::new();
         load(&CELL, include_str!("../../schemas/cassette.schema.json"))
+    }
+
+    /// The schema of the whole document.
+    pub fn root(&self) -> &'static Value {
+        self.root
     }
 
     /// The node at a JSON Pointer of the schema document itself (`/$defs/intent`).
@@ -94,7 +111,8 @@ impl Schema {
         out
     }
 
-    fn child(&self, node: &'static Value, step: Step) -> Option<&'static Value> {
+    /// The schema of what is under `step` of a value that `node` describes.
+    pub fn child(&self, node: &'static Value, step: Step) -> Option<&'static Value> {
         let members = self.members(node);
         match step {
             Step::Key(key) => members.iter().find_map(|m| m.get("properties")?.get(key)).or_else(|| {
@@ -159,6 +177,29 @@ impl Schema {
             }
         }
         out
+    }
+
+    /// How `steps/UnknownKey` treats the mapping `node` describes. The schema marks each mapping
+    /// whose unknown keys climpt ignores with `x-stagelint-unknown-keys`, the name a message
+    /// gives it; its keys are its properties (the `deprecated` ones are legacy), and a mapping
+    /// with `additionalProperties` takes other keys too.
+    pub fn mapping(&self, node: &'static Value) -> Option<Mapping> {
+        let members = self.members(node);
+        let what = members.iter().find_map(|m| m.get(UNKNOWN_KEYS)?.as_str())?;
+        let mut keys = Vec::new();
+        for member in &members {
+            for (name, property) in member.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                let deprecated = self.resolve(property).get("deprecated").and_then(Value::as_bool).unwrap_or(false)
+                    || property.get("deprecated").and_then(Value::as_bool).unwrap_or(false);
+                if !keys.iter().any(|(k, _)| k == name) {
+                    keys.push((name.as_str(), deprecated));
+                }
+            }
+        }
+        let open = members
+            .iter()
+            .any(|m| m.get("additionalProperties").is_some_and(|a| a.is_object() || a.as_bool() == Some(true)));
+        Some(Mapping { what, keys, open })
     }
 
     /// The `enum` (or `const`) values of the value at `path`, each with its documentation.

@@ -1,7 +1,10 @@
-//! Where the cursor is in a YAML text, read from the lines: the key path above it (`-` for a
-//! list item, as in `phases - loop`) and whether a key or a value is being typed. The tree cannot
-//! say this while a line is half-typed. Last Light workflows, SKILL.md frontmatter and cassettes
-//! complete from it.
+//! Where the cursor is in a YAML block, read from its lines: the key path above it by
+//! indentation (`-` for an item of a list, as in `phases - loop`) and whether a key, a value or a
+//! list item is being typed. The tree cannot say this on a blank line, and there is no tree at
+//! all while a key is half-typed (`tur` alone on a line does not parse), which is when completion
+//! is asked for most. Stage frontmatter, `sm.yaml`/`sm.json`, Last Light workflows, SKILL.md
+//! frontmatter and cassettes all complete from it; `block` is the part of the text that is YAML
+//! (a frontmatter, or the whole file).
 
 use crate::source::Span;
 
@@ -9,34 +12,53 @@ use crate::source::Span;
 pub(crate) enum Place {
     /// A key of the mapping at this path.
     Key(Vec<String>),
-    /// The value of the key at this path (the last element).
-    Value(Vec<String>),
+    /// The value of the key at the end of `path`; `in_list` for an item of a flow list.
+    Value { path: Vec<String>, in_list: bool },
+    /// A `- ` item of the block list at this path, nothing typed after the dash but the partial
+    /// word: a scalar item, or the first key of a mapping item, which only the caller knows.
+    Item(Vec<String>),
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct Located {
     pub place: Place,
-    /// The partial word before the cursor.
+    /// The partial word before the cursor, which a completion replaces.
     pub partial: Span,
-    /// Keys (or list items) already in the same mapping or flow list.
+    /// What the same mapping (keys), flow collection or block list (items) already holds, read
+    /// from the lines, for when the block does not parse.
     pub present: Vec<String>,
 }
 
+impl Located {
+    /// For a list of mappings: what a `- ` line starts is its item's first key.
+    pub(crate) fn item_as_key(mut self) -> Located {
+        if let Place::Item(path) = &mut self.place {
+            let mut path = std::mem::take(path);
+            path.push("-".into());
+            self.place = Place::Key(path);
+            self.present.clear();
+        }
+        self
+    }
+}
+
+/// A character of a key, a name or an id.
 pub(crate) fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+    c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$'
 }
 
 /// One line's shape: the dash column of a list item, the key column and the key.
 pub(crate) struct Shape<'a> {
     pub dash: Option<usize>,
     pub column: usize,
+    /// The key, without quotes.
     pub key: Option<&'a str>,
-    /// Text after `key:`.
+    /// Text after `key:` (the whole content when there is no key).
     pub rest: &'a str,
 }
 
 pub(crate) fn shape(line: &str) -> Shape<'_> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
+    let indent = indent_of(line);
     let mut content = &line[indent..];
     let mut dash = None;
     let mut column = indent;
@@ -46,26 +68,191 @@ pub(crate) fn shape(line: &str) -> Shape<'_> {
         column = indent + 2 + pad;
         content = after.trim_start_matches(' ');
     }
-    let (key, rest) =
-        match content.find(':').filter(|i| content[i + 1..].is_empty() || content[i + 1..].starts_with([' ', '\t'])) {
-            Some(i) if content[..i].chars().all(is_word) && i > 0 => (Some(&content[..i]), &content[i + 1..]),
-            _ => (None, content),
-        };
-    Shape { dash, column, key, rest }
+    match split_key(content) {
+        Some((key, rest)) => Shape { dash, column: column + content.find(key).unwrap_or(0), key: Some(key), rest },
+        None => Shape { dash, column, key: None, rest: content },
+    }
+}
+
+/// Where `offset` is in the YAML `block` of `text`.
+pub(crate) fn locate(text: &str, block: Span, offset: usize) -> Option<Located> {
+    let all = lines(text, block);
+    let row = row_of(&all, offset)?;
+    let (line_start, line) = all[row];
+    let head_and_partial = text.get(line_start..offset)?;
+    let partial_len: usize = head_and_partial.chars().rev().take_while(|c| is_word(*c)).map(char::len_utf8).sum();
+    let partial = Span::new(offset - partial_len, offset);
+    let head = &head_and_partial[..head_and_partial.len() - partial_len];
+    let indent = indent_of(head);
+    let mut rest = &head[indent..];
+    if rest.starts_with('#') || rest.contains(" #") {
+        return None;
+    }
+    let mut dash = None;
+    let mut column = indent;
+    if let Some(after) = rest.strip_prefix("- ") {
+        dash = Some(indent);
+        rest = after.trim_start();
+        column = head.len() - rest.len();
+    }
+    let above: Vec<&str> = all[..row].iter().map(|(_, line)| *line).collect();
+    let Some((key, after)) = split_key(rest) else {
+        // Only an opening quote may stand between the indentation (or the dash) and the word.
+        if !matches!(rest, "" | "\"" | "'") {
+            return None;
+        }
+        if dash.is_some() && rest.is_empty() {
+            let mut path = parents(&above, column, dash);
+            path.pop();
+            return Some(Located { place: Place::Item(path), partial, present: block_list_items(text, offset) });
+        }
+        let present = mapping_keys(&all, row, column);
+        return Some(Located { place: Place::Key(parents(&above, column, dash)), partial, present });
+    };
+    let mut path = parents(&above, column, dash);
+    path.push(key.to_string());
+    let (place, present) = value_place(path, after, &line[offset - line_start..])?;
+    Some(Located { place, partial, present })
+}
+
+/// The key under `offset` in the YAML `block` of `text`, with its path and span.
+pub(crate) fn key_at(text: &str, block: Span, offset: usize) -> Option<(Vec<String>, Span)> {
+    let all = lines(text, block);
+    let row = row_of(&all, offset)?;
+    let (start, line) = all[row];
+    let s = shape(line);
+    let key = s.key?;
+    let span = Span::new(start + s.column, start + s.column + key.len());
+    if !span.contains(offset) {
+        return None;
+    }
+    let above: Vec<&str> = all[..row].iter().map(|(_, line)| *line).collect();
+    let mut path = parents(&above, s.column, s.dash);
+    path.push(key.to_string());
+    Some((path, span))
+}
+
+/// The items of the block list (`- x` lines at one dash column) holding the line of `offset`,
+/// except that line's own.
+pub(crate) fn block_list_items(text: &str, offset: usize) -> Vec<String> {
+    let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
+    let Some(dash) = shape(&text[line_start..line_end]).dash else { return Vec::new() };
+    let item = |line: &str| -> Option<Option<String>> {
+        if blank(line) {
+            return Some(None);
+        }
+        (shape(line).dash == Some(dash))
+            .then(|| Some(line.trim_start()[1..].trim().trim_matches(['"', '\'']).to_string()))
+    };
+    let mut out = Vec::new();
+    for line in text[..line_start].lines().rev() {
+        match item(line) {
+            Some(found) => out.extend(found),
+            None => break,
+        }
+    }
+    for line in text[line_end..].lines().skip(1) {
+        match item(line) {
+            Some(found) => out.extend(found),
+            None => break,
+        }
+    }
+    out.retain(|item| !item.is_empty());
+    out
+}
+
+/// After `key:` on the cursor's line: a scalar, an item of a flow list, or inside a flow mapping.
+fn value_place(mut path: Vec<String>, after: &str, after_cursor: &str) -> Option<(Place, Vec<String>)> {
+    let after = after.trim_start();
+    if matches!(after, "" | "\"" | "'") {
+        return Some((Place::Value { path, in_list: false }, Vec::new()));
+    }
+    let (open, close) = match after.as_bytes()[0] {
+        b'[' => ('[', ']'),
+        b'{' => ('{', '}'),
+        _ => return None,
+    };
+    let before = &after[1..];
+    if before.contains(close) {
+        return None;
+    }
+    // The flow collection's other entries, before and after the cursor.
+    let tail = after_cursor.split(close).next().unwrap_or("");
+    let mut parts: Vec<&str> = before.split(',').collect();
+    let current = parts.pop().unwrap_or("").trim_start();
+    parts.extend(tail.split(',').skip(1));
+    if open == '[' {
+        if !matches!(current, "" | "\"" | "'") {
+            return None;
+        }
+        let items = parts.iter().map(|p| p.trim().trim_matches(['"', '\'']).to_string()).filter(|p| !p.is_empty());
+        return Some((Place::Value { path, in_list: true }, items.collect()));
+    }
+    let keys = parts.iter().filter_map(|p| split_key(p.trim()).map(|(k, _)| k.to_string())).collect();
+    match split_key(current) {
+        None if current.is_empty() => Some((Place::Key(path), keys)),
+        Some((inner, value)) if matches!(value.trim_start(), "" | "\"" | "'") => {
+            path.push(inner.to_string());
+            Some((Place::Value { path, in_list: false }, Vec::new()))
+        }
+        _ => None,
+    }
+}
+
+/// The lines of `block` as (start offset, text without the line break).
+fn lines(text: &str, block: Span) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = block.start;
+    for line in text.get(block.start..block.end).unwrap_or("").split('\n') {
+        out.push((start, line.strip_suffix('\r').unwrap_or(line)));
+        start += line.len() + 1;
+    }
+    out
+}
+
+fn row_of(all: &[(usize, &str)], offset: usize) -> Option<usize> {
+    let row = all.iter().rposition(|(start, _)| *start <= offset)?;
+    let (start, line) = all[row];
+    (offset <= start + line.len()).then_some(row)
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+fn blank(line: &str) -> bool {
+    let content = line.trim();
+    content.is_empty() || content.starts_with('#')
+}
+
+/// Splits `key: value` (or `key:`, `"key": value`) at the first colon followed by a space or
+/// the end.
+fn split_key(text: &str) -> Option<(&str, &str)> {
+    let colon = text
+        .char_indices()
+        .find(|&(i, c)| c == ':' && text[i + 1..].chars().next().is_none_or(|n| n == ' ' || n == '\t'))?
+        .0;
+    let key = text[..colon].trim().trim_matches(['"', '\'']);
+    (!key.is_empty() && key.chars().all(is_word)).then_some((key, &text[colon + 1..]))
 }
 
 /// The key path of the mappings enclosing a line whose key sits at `column`; `dash` when the
 /// line itself opens a list item.
-fn parents(lines: &[&str], mut limit: usize, dash: Option<usize>) -> Vec<String> {
+fn parents(above: &[&str], column: usize, dash: Option<usize>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut limit = column;
     if let Some(d) = dash {
         out.push("-".into());
         limit = d;
     }
-    for line in lines.iter().rev() {
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+    for line in above.iter().rev() {
+        if blank(line) {
             continue;
+        }
+        // The root of a JSON document.
+        if line.trim() == "{" {
+            break;
         }
         if limit == 0 && out.last().is_none_or(|l| l != "-") {
             break;
@@ -88,128 +275,117 @@ fn parents(lines: &[&str], mut limit: usize, dash: Option<usize>) -> Vec<String>
     out
 }
 
-/// Where `offset` is.
-pub(crate) fn locate(text: &str, offset: usize) -> Option<Located> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
-    let before = &text[line_start..offset];
-    let partial_len: usize = before.chars().rev().take_while(|c| is_word(*c)).map(char::len_utf8).sum();
-    let partial = Span::new(offset - partial_len, offset);
-    let above: Vec<&str> = text[..line_start].lines().collect();
-    let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
-    let s = shape(&text[line_start..line_end]);
-    let head = &before[..before.len() - partial_len];
-    if let Some(key) = s.key.filter(|_| head.contains(':')) {
-        let mut path = parents(&above, s.column, s.dash);
-        path.push(key.to_string());
-        let rest = s.rest.trim_start();
-        let present = match rest.strip_prefix('[') {
-            Some(list) => {
-                list.trim_end_matches(']').split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
-            }
-            None => Vec::new(),
-        };
-        return Some(Located { place: Place::Value(path), partial, present });
-    }
-    let trimmed = head.trim_start();
-    if !(trimmed.is_empty() || trimmed.trim_end() == "-") {
-        return None;
-    }
-    let column = head.len();
-    let path = parents(&above, column, s.dash);
-    // Keys already in this mapping: lines above at the same column, up to the item or parent.
-    let mut present = Vec::new();
-    for line in above.iter().rev() {
-        if line.trim().is_empty() || line.trim().starts_with('#') {
+/// The keys of the mapping whose keys sit at `column` around line `row` (its item's first key
+/// included), the line's own aside.
+fn mapping_keys(all: &[(usize, &str)], row: usize, column: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, line) in all[..row].iter().rev() {
+        if blank(line) {
             continue;
         }
-        let other = shape(line);
-        if other.column < column {
+        let s = shape(line);
+        if s.column < column {
             break;
         }
-        if other.column == column {
-            present.extend(other.key.map(str::to_string));
-            if other.dash.is_some() {
+        if s.column == column {
+            out.extend(s.key.map(str::to_string));
+            if s.dash.is_some() {
                 break;
             }
         }
     }
-    Some(Located { place: Place::Key(path), partial, present })
-}
-
-/// The items of the block list (`- x` lines at one dash column) holding the line of `offset`,
-/// except that line's own.
-pub(crate) fn block_list_items(text: &str, offset: usize) -> Vec<String> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
-    let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
-    let Some(dash) = shape(&text[line_start..line_end]).dash else { return Vec::new() };
-    let item = |line: &str| -> Option<Option<String>> {
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
-            return Some(None);
+    for (_, line) in &all[row + 1..] {
+        if blank(line) {
+            continue;
         }
         let s = shape(line);
-        (s.dash == Some(dash)).then(|| Some(line.trim_start()[1..].trim().trim_matches(['"', '\'']).to_string()))
-    };
-    let mut out = Vec::new();
-    for line in text[..line_start].lines().rev() {
-        match item(line) {
-            Some(found) => out.extend(found),
-            None => break,
+        if s.column < column || s.column == column && s.dash.is_some() {
+            break;
+        }
+        if s.column == column {
+            out.extend(s.key.map(str::to_string));
         }
     }
-    for line in text[line_end..].lines().skip(1) {
-        match item(line) {
-            Some(found) => out.extend(found),
-            None => break,
-        }
-    }
-    out.retain(|item| !item.is_empty());
     out
-}
-
-/// The key under `offset` with its path and span.
-pub(crate) fn key_at(text: &str, offset: usize) -> Option<(Vec<String>, Span)> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
-    let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
-    let s = shape(&text[line_start..line_end]);
-    let key = s.key?;
-    let span = Span::new(line_start + s.column, line_start + s.column + key.len());
-    if !span.contains(offset) {
-        return None;
-    }
-    let above: Vec<&str> = text[..line_start].lines().collect();
-    let mut path = parents(&above, s.column, s.dash);
-    path.push(key.to_string());
-    Some((path, span))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn at(text: &str) -> Located {
+    fn at(text: &str) -> Option<Located> {
         let offset = text.find('|').expect("cursor");
-        locate(&text.replace('|', ""), offset).expect("located")
+        let text = text.replace('|', "");
+        locate(&text, Span::new(0, text.len()), offset)
+    }
+
+    fn place(text: &str) -> Place {
+        at(text).expect("located").place
     }
 
     fn keys(path: &[&str]) -> Vec<String> {
         path.iter().map(|s| s.to_string()).collect()
     }
 
+    fn value(path: &[&str], in_list: bool) -> Place {
+        Place::Value { path: keys(path), in_list }
+    }
+
     #[test]
-    fn keys_in_phases() {
-        assert_eq!(at("name: x\nphases:\n  - name: a\n    |").place, Place::Key(keys(&["phases", "-"])));
-        assert_eq!(at("phases:\n  - name: a\n    loop:\n      max|").place, Place::Key(keys(&["phases", "-", "loop"])));
-        assert_eq!(at("phases:\n- name: a\n  |").place, Place::Key(keys(&["phases", "-"])));
-        assert_eq!(at("phases:\n  - |").place, Place::Key(keys(&["phases", "-"])));
-        assert_eq!(at("na|").place, Place::Key(keys(&[])));
+    fn keys_by_indentation() {
+        assert_eq!(place("id: a\ntur|\nname: b"), Place::Key(vec![]));
+        assert_eq!(place("na|"), Place::Key(vec![]));
+        assert_eq!(place("next:\n  nextStages: [a]\n  ex|"), Place::Key(keys(&["next"])));
+        assert_eq!(place("next:\n  # note\n\n  |"), Place::Key(keys(&["next"])));
+        assert_eq!(place("retryPolicy: {maxAttempts: 2, |}"), Place::Key(keys(&["retryPolicy"])));
+    }
+
+    #[test]
+    fn keys_in_list_items() {
+        assert_eq!(place("name: x\nphases:\n  - name: a\n    |"), Place::Key(keys(&["phases", "-"])));
+        assert_eq!(place("phases:\n  - name: a\n    loop:\n      max|"), Place::Key(keys(&["phases", "-", "loop"])));
+        assert_eq!(place("phases:\n- name: a\n  |"), Place::Key(keys(&["phases", "-"])));
+        assert_eq!(place("phases:\n  - |"), Place::Item(keys(&["phases"])));
     }
 
     #[test]
     fn values() {
-        assert_eq!(at("phases:\n  - name: a\n    type: ag|").place, Place::Value(keys(&["phases", "-", "type"])));
-        let deps = at("phases:\n  - name: b\n    depends_on: [a, |]");
-        assert_eq!(deps.place, Place::Value(keys(&["phases", "-", "depends_on"])));
-        assert_eq!(deps.present, ["a"]);
+        assert_eq!(place("next:\n  execution: par|"), value(&["next", "execution"], false));
+        assert_eq!(place("phases:\n  - name: a\n    type: ag|"), value(&["phases", "-", "type"], false));
+        assert_eq!(place("allowedTools: [Read, G|, Bash]"), value(&["allowedTools"], true));
+        assert_eq!(place("retryPolicy: { backoff: \"|"), value(&["retryPolicy", "backoff"], false));
+        assert_eq!(place("{\n  \"entry\": \"pl|\"\n}"), value(&["entry"], false));
+        assert_eq!(place("allowedTools:\n- Read\n- |"), Place::Item(keys(&["allowedTools"])));
+        assert_eq!(place("next:\n  nextStages:\n    - |"), Place::Item(keys(&["next", "nextStages"])));
+    }
+
+    #[test]
+    fn what_is_already_there() {
+        assert_eq!(at("id: a\n|\nname: b\nnext:\n  join: x").expect("key").present, ["id", "name", "next"]);
+        assert_eq!(at("allowedTools: [Read, |, Bash]").expect("list").present, ["Read", "Bash"]);
+        assert_eq!(at("allowedTools:\n  - Read\n  - |\n  - Grep\nid: x").expect("items").present, ["Read", "Grep"]);
+        assert_eq!(at("retryPolicy: {maxAttempts: 2, |}").expect("flow").present, ["maxAttempts"]);
+        assert_eq!(at("phases:\n  - name: b\n    depends_on: [a, |]").expect("deps").present, ["a"]);
+        let item = at("phases:\n  - name: a\n    |\n    type: agent\n  - name: b").expect("item keys");
+        assert_eq!(item.present, ["name", "type"]);
+    }
+
+    #[test]
+    fn nothing_to_offer() {
+        assert!(at("name: My Pla|").is_none());
+        assert!(at("# a comm|").is_none());
+        assert!(at("id: a # com|").is_none());
+    }
+
+    #[test]
+    fn key_under_cursor() {
+        let text = "next:\n  join: review\n";
+        let (path, span) = key_at(text, Span::new(0, text.len()), 9).expect("key");
+        assert_eq!((path, &text[span.start..span.end]), (keys(&["next", "join"]), "join"));
+        assert_eq!(key_at(text, Span::new(0, text.len()), 16), None);
+        let text = "{\n  \"entry\": \"plan\"\n}";
+        let (path, span) = key_at(text, Span::new(0, text.len()), 5).expect("quoted key");
+        assert_eq!((path, &text[span.start..span.end]), (keys(&["entry"]), "entry"));
     }
 
     #[test]

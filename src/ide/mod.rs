@@ -1,7 +1,7 @@
 //! Editor-neutral features on byte offsets: what is under the cursor, what can be typed there,
 //! where a name is defined and used, which fixes apply. Plain data only; `lsp/` converts it.
 //!
-//! Each feature asks every family (`Family` has a default, empty implementation of each), so a
+//! Each feature asks every family (through its `editor::Hooks`, empty unless it has the feature), so a
 //! family added later gets completion, hover, navigation and rename without server changes.
 
 pub(crate) mod actions;
@@ -18,52 +18,52 @@ use crate::source::Span;
 use crate::workspace::Workspace;
 
 pub fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
-    FAMILIES.iter().flat_map(|family| family.completions(workspace, at)).collect()
+    FAMILIES.iter().flat_map(|family| (family.editor().completions)(workspace, at)).collect()
 }
 
 /// Family documentation under the cursor (field docs, placeholder types).
 pub fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
-    FAMILIES.iter().find_map(|family| family.hover(workspace, at))
+    FAMILIES.iter().find_map(|family| (family.editor().hover)(workspace, at))
 }
 
 pub fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
-    FAMILIES.iter().flat_map(|family| family.definitions(workspace, at)).collect()
+    FAMILIES.iter().flat_map(|family| (family.editor().definitions)(workspace, at)).collect()
 }
 
 pub fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
-    FAMILIES.iter().flat_map(|family| family.references(workspace, at)).collect()
+    FAMILIES.iter().flat_map(|family| (family.editor().references)(workspace, at)).collect()
 }
 
 /// The span of the name a rename would change; `Err` says why this cannot be renamed.
 pub fn prepare_rename(workspace: &Workspace, at: Cursor) -> Result<Span, String> {
     FAMILIES
         .iter()
-        .find_map(|family| family.prepare_rename(workspace, at))
+        .find_map(|family| (family.editor().prepare_rename)(workspace, at))
         .unwrap_or_else(|| Err("only stage ids, step ids and phase names can be renamed".into()))
 }
 
 pub fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> RenameResult {
     FAMILIES
         .iter()
-        .find_map(|family| family.rename(workspace, at, new_name))
+        .find_map(|family| (family.editor().rename)(workspace, at, new_name))
         .unwrap_or_else(|| Err("only stage ids, step ids and phase names can be renamed".into()))
 }
 
 /// Files the same rename renames (with their new paths), for clients that can rename files.
 pub fn renamed_files(workspace: &Workspace, at: Cursor, new_name: &str) -> Vec<(FileId, PathBuf)> {
-    FAMILIES.iter().flat_map(|family| family.renamed_files(workspace, at, new_name)).collect()
+    FAMILIES.iter().flat_map(|family| (family.editor().renamed_files)(workspace, at, new_name)).collect()
 }
 
 pub fn symbols(workspace: &Workspace, file: FileId) -> Vec<Symbol> {
-    FAMILIES.iter().flat_map(|family| family.symbols(workspace, file)).collect()
+    FAMILIES.iter().flat_map(|family| (family.editor().symbols)(workspace, file)).collect()
 }
 
 pub fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
-    FAMILIES.iter().flat_map(|family| family.links(workspace, file)).collect()
+    FAMILIES.iter().flat_map(|family| (family.editor().links)(workspace, file)).collect()
 }
 
 pub fn folds(workspace: &Workspace, file: FileId) -> Vec<Fold> {
-    let mut out: Vec<Fold> = FAMILIES.iter().flat_map(|family| family.folds(workspace, file)).collect();
+    let mut out: Vec<Fold> = FAMILIES.iter().flat_map(|family| (family.editor().folds)(workspace, file)).collect();
     out.extend(frontmatter_fold(workspace, file));
     out
 }

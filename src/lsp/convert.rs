@@ -41,7 +41,9 @@ impl Encoding {
 pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding) -> Position {
     let offset = floor_char_boundary(text, offset);
     let line = lines.line_of(offset);
-    let start = lines.line_start(line);
+    // Editors hide a leading byte order mark: it is no character of the first line.
+    let start = lines.column_start(line);
+    let offset = offset.max(start);
     let character = match encoding {
         Encoding::Utf8 => offset - start,
         Encoding::Utf16 => text[start..offset].chars().map(char::len_utf16).sum(),
@@ -56,7 +58,7 @@ pub fn offset(text: &str, lines: &LineIndex, pos: Position, encoding: Encoding) 
     if line >= lines.line_count() {
         return text.len();
     }
-    let start = lines.line_start(line);
+    let start = lines.column_start(line);
     let end = lines.line_end(text, line);
     let wanted = pos.character as usize;
     match encoding {
@@ -307,5 +309,20 @@ mod tests {
         let b_end = offset(text, &lines, Position { line: 1, character: 99 }, Encoding::Utf16);
         assert_eq!(&text[b_end..b_end + 2], "\r\n");
         assert_eq!(offset(text, &lines, Position { line: 9, character: 0 }, Encoding::Utf16), text.len());
+    }
+
+    /// A byte order mark, which editors hide, is no character: `strat` is at 0:7 as they
+    /// show it, and 0:7 maps back to it.
+    #[test]
+    fn a_byte_order_mark_is_no_character() {
+        let text = "\u{feff}entry: strat\n";
+        let lines = LineIndex::new(text);
+        let strat = text.find("strat").unwrap_or(0);
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            assert_eq!(position(text, &lines, strat, encoding), Position { line: 0, character: 7 });
+            assert_eq!(position(text, &lines, 0, encoding), Position { line: 0, character: 0 });
+            assert_eq!(offset(text, &lines, Position { line: 0, character: 7 }, encoding), strat);
+            assert_eq!(offset(text, &lines, Position { line: 0, character: 0 }, encoding), 3);
+        }
     }
 }

@@ -18,6 +18,10 @@ use crate::lsp::documents::OpenDocument;
 use crate::lsp::state::{Analysis, State, is_untitled, lock};
 use crate::workspace::discover::is_config_name;
 
+/// The code action kind of "apply every safe fix": `source.fixAll` for clients that run all
+/// fixers on save, with our name so `editor.codeActionsOnSave` can pick this one.
+const FIX_ALL: CodeActionKind = CodeActionKind::new("source.fixAll.stagelint");
+
 pub(super) struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
@@ -220,7 +224,7 @@ impl LanguageServer for Backend {
                     })
                 }),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, FIX_ALL]),
                     ..CodeActionOptions::default()
                 })),
                 workspace: Some(WorkspaceServerCapabilities {
@@ -407,19 +411,31 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let document_changes = lock(&self.state).document_changes;
+        // `only` asks for some kinds (and their sub-kinds): `source.fixAll` on save, `quickfix`
+        // in a light bulb. Without it, both.
+        let only = params.context.only.clone();
+        let wanted = |kind: &CodeActionKind| {
+            only.as_ref().is_none_or(|only| {
+                only.iter().any(|k| {
+                    let (kind, k) = (kind.as_str(), k.as_str());
+                    kind == k || kind.strip_prefix(k).is_some_and(|rest| rest.starts_with('.'))
+                })
+            })
+        };
+        let (quick_fixes, fix_all) = (wanted(&CodeActionKind::QUICKFIX), wanted(&FIX_ALL));
         Ok(self
             .with_analysis_named(&params.text_document.uri, |analysis, file, encoding, open| {
                 let span = convert::span(file, params.range, encoding);
-                ide::actions::actions_for(&analysis.workspace, &analysis.diagnostics, file, span)
-                    .into_iter()
-                    .map(|action| {
+                let mut out: Vec<CodeActionOrCommand> = Vec::new();
+                if quick_fixes {
+                    for action in ide::actions::actions_for(&analysis.workspace, &analysis.diagnostics, file, span) {
                         let diagnostic = convert::diagnostic_named(
                             &analysis.workspace,
                             &analysis.diagnostics[action.diagnostic],
                             encoding,
                             open,
                         );
-                        CodeActionOrCommand::CodeAction(CodeAction {
+                        out.push(CodeActionOrCommand::CodeAction(CodeAction {
                             title: action.title,
                             kind: Some(CodeActionKind::QUICKFIX),
                             diagnostics: Some(vec![diagnostic]),
@@ -432,9 +448,30 @@ impl LanguageServer for Backend {
                             )),
                             is_preferred: Some(action.preferred),
                             ..CodeAction::default()
-                        })
-                    })
-                    .collect()
+                        }));
+                    }
+                }
+                let edits = if fix_all {
+                    ide::actions::fix_all(&analysis.workspace, &analysis.diagnostics, file)
+                } else {
+                    Vec::new()
+                };
+                if !edits.is_empty() {
+                    let edits: Vec<_> = edits.into_iter().map(|edit| (file.id, edit)).collect();
+                    out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                        title: "Fix all safe stagelint findings".into(),
+                        kind: Some(FIX_ALL),
+                        edit: Some(convert::workspace_edit(
+                            &analysis.workspace,
+                            &edits,
+                            encoding,
+                            document_changes,
+                            open,
+                        )),
+                        ..CodeAction::default()
+                    }));
+                }
+                out
             })
             .await)
     }

@@ -5,7 +5,8 @@ use crate::registry::declare_rules;
 declare_rules! { "stagelint", "../families/stagelint/docs/";
     IoError => Error;
     UnusedSuppression => Warning, fix = true;
-    InvalidSuppression => Warning;
+    InvalidSuppression => Warning, fix = true;
     InvalidConfig => Error;
     SkillFrontmatter => Warning;
+    ForeignSuppression => Hint, fix = true;
 }

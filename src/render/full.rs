@@ -7,7 +7,7 @@ use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as Le
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, termcolor::Buffer};
 
-use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, FileId, Severity};
 use crate::workspace::Workspace;
 
 /// Adapts the workspace to codespan's file database without copying text.
@@ -28,6 +28,12 @@ impl<'w> Files<'w> for Sources<'w> {
 
     fn line_index(&'w self, id: FileId, byte_index: usize) -> Result<usize, FilesError> {
         Ok(self.0.file(id).lines.line_of(byte_index))
+    }
+
+    /// From the line index, so a byte order mark is no column here either.
+    fn column_number(&'w self, id: FileId, _line_index: usize, byte_index: usize) -> Result<usize, FilesError> {
+        let file = self.0.file(id);
+        Ok(file.lines.line_col(&file.text, byte_index).column)
     }
 
     fn line_range(&'w self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
@@ -73,8 +79,10 @@ fn convert(d: &Diagnostic) -> Report<FileId> {
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
     }
-    if let Some(fix) = &d.fix {
-        notes.push(format!("fix available: {}", fix.title));
+    match &d.fix {
+        Some(fix) if fix.applicability == Applicability::Safe => notes.push(format!("safe fix: {}", fix.title)),
+        Some(fix) => notes.push(format!("unsafe fix: {} (applied with `--unsafe-fixes`)", fix.title)),
+        None => {}
     }
     Report::new(level).with_code(d.code).with_message(&d.message).with_labels(labels).with_notes(notes)
 }

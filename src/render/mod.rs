@@ -5,8 +5,9 @@ pub mod full;
 pub mod github;
 pub mod json;
 pub mod sarif;
+pub mod statistics;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::source::{LineCol, Span};
 use crate::workspace::{SourceFile, Workspace};
 
@@ -18,6 +19,10 @@ pub struct Summary {
     pub warnings: usize,
     pub infos: usize,
     pub hints: usize,
+    /// Findings whose fix `--fix` applies.
+    pub fixable: usize,
+    /// Findings whose fix only `--fix --unsafe-fixes` applies.
+    pub unsafe_fixable: usize,
 }
 
 impl Summary {
@@ -29,6 +34,11 @@ impl Summary {
                 Severity::Warning => summary.warnings += 1,
                 Severity::Info => summary.infos += 1,
                 Severity::Hint => summary.hints += 1,
+            }
+            match d.fix.as_ref().map(|f| f.applicability) {
+                Some(Applicability::Safe) => summary.fixable += 1,
+                Some(Applicability::Unsafe) => summary.unsafe_fixable += 1,
+                None => {}
             }
         }
         summary
@@ -44,10 +54,15 @@ impl Summary {
                 .map(|(n, what)| format!("{n} {what}{}", plural(n)))
                 .collect();
         if parts.is_empty() {
-            format!("No findings ({checked}).")
-        } else {
-            format!("Found {} ({checked}).", parts.join(", "))
+            return format!("No findings ({checked}).");
         }
+        let fixes = match (self.fixable, self.unsafe_fixable) {
+            (0, 0) => String::new(),
+            (0, n) => format!(" {n} fixable with `--fix --unsafe-fixes`."),
+            (n, 0) => format!(" {n} fixable with `--fix`."),
+            (n, more) => format!(" {n} fixable with `--fix` ({more} more with `--unsafe-fixes`)."),
+        };
+        format!("Found {} ({checked}).{fixes}", parts.join(", "))
     }
 }
 

@@ -4,6 +4,10 @@
 
 use serde_json::{Map, Value};
 
+/// The version of the event stream, on every line: it moves when an event's meaning or a
+/// field's encoding changes (adding an event or a field does not move it).
+pub const VERSION: u32 = 1;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     pub seq: u64,
@@ -13,9 +17,10 @@ pub struct Event {
 }
 
 impl Event {
-    /// The JSON Lines form: `{"seq":…,"event":…,…payload}`.
+    /// The JSON Lines form: `{"version":…,"seq":…,"event":…,…payload}`.
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
+        out.insert("version".into(), VERSION.into());
         out.insert("seq".into(), self.seq.into());
         out.insert("event".into(), self.name.into());
         out.extend(self.data.clone());

@@ -4,7 +4,15 @@
 //! line that is not such an exchange is skipped with a warning naming it; the input as a whole
 //! is unusable only when no line is.
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{Value, json};
+
+use crate::families::sm::model::{CORE_CTX_FIELDS, StageDoc};
+use crate::runtime::owners;
+use crate::template::stage::{Segment, TagKind};
+use crate::workspace::FileKind;
+use crate::workspace::discover::{ConfigCache, absolute, discover};
 
 use crate::runtime::turns::{TurnLog, cassette_document};
 use crate::runtime::wire::{WireError, WireFormat};
@@ -19,6 +27,8 @@ pub struct ImportOptions {
     pub stage: String,
     /// `None`: detect the format from the exchanges.
     pub format: Option<WireFormat>,
+    /// The cassette's `ctx:`, when the stage is known ([`scaffold_ctx`]).
+    pub ctx: Option<Value>,
 }
 
 #[derive(Debug)]
@@ -108,7 +118,18 @@ pub fn import(inputs: &[Input], options: &ImportOptions) -> Result<Imported, Str
         provenance["model"] = model.into();
     }
     let turns = log.len();
-    let cassette = cassette_document(&options.stage, provenance, log.into_turns());
+    let mut cassette = cassette_document(&options.stage, provenance, log.into_turns());
+    if let (Some(ctx), Some(document)) = (&options.ctx, cassette.as_object_mut()) {
+        // Right after `stage:`, where a reader looks for it.
+        let entries = std::mem::take(document);
+        for (key, value) in entries {
+            let after_stage = key == "stage";
+            document.insert(key, value);
+            if after_stage {
+                document.insert("ctx".into(), ctx.clone());
+            }
+        }
+    }
     Ok(Imported { cassette, format, turns, warnings })
 }
 
@@ -121,4 +142,100 @@ fn no_exchange(warnings: &[String], what: &str) -> String {
         message.push_str(warning);
     }
     message
+}
+
+/// The stage a cassette is imported for, as `--stage` names it.
+#[derive(Debug)]
+pub struct ImportStage {
+    pub id: String,
+    /// The stage file, when found: its placeholders give the `ctx:` scaffold.
+    pub file: Option<PathBuf>,
+    /// `ctx:` with a `TODO` for each field the stage's body reads, when the stage was found.
+    pub ctx: Option<Value>,
+}
+
+/// Resolves `--stage`: a stage file (its id, and `ctx:` from its placeholders), or an id,
+/// whose stage is looked up as a cassette's owner is (beside `output`, in its state machine).
+pub fn import_stage(stage: &str, output: Option<&Path>) -> Result<ImportStage, String> {
+    let named = Path::new(stage);
+    let mut configs = ConfigCache::new(None);
+    if named.is_file() {
+        let path = absolute(named);
+        let workspace = discover(std::slice::from_ref(&path), &mut configs).map_err(|e| e.to_string())?;
+        let file = workspace
+            .file_at(&path)
+            .filter(|f| f.kind == FileKind::Stage)
+            .ok_or_else(|| format!("{stage}: not a stage definition (`--stage` takes a stage id or a stage file)"))?;
+        let doc = StageDoc::parse(file);
+        let (id, _) = doc.stage_id().ok_or_else(|| format!("{stage}: the stage has no valid `id:`"))?;
+        return Ok(ImportStage { id: id.to_string(), file: Some(named.to_path_buf()), ctx: Some(scaffold_ctx(&doc)) });
+    }
+    if named.extension().is_some_and(|e| e == "md") {
+        return Err(format!("{stage}: no such stage file (`--stage` takes a stage id or a stage file)"));
+    }
+    let found = output.and_then(|output| {
+        let output = absolute(output);
+        let dir = output.parent()?.to_path_buf();
+        let workspace = discover(&[dir], &mut configs).ok()?;
+        let (_, file) = owners::stages_in_scope_of(&workspace, &output).into_iter().find(|(id, _)| id == stage)?;
+        let doc = StageDoc::parse(file);
+        Some((file.display.clone(), scaffold_ctx(&doc)))
+    });
+    Ok(match found {
+        Some((file, ctx)) => ImportStage { id: stage.to_string(), file: Some(PathBuf::from(file)), ctx: Some(ctx) },
+        None => ImportStage { id: stage.to_string(), file: None, ctx: None },
+    })
+}
+
+/// `ctx:` for a cassette of `stage`: each field its body reads (in the dialect it renders),
+/// nested as the placeholder reads it, with `TODO` to fill in. Core-provided fields
+/// (`upstream`, the ids) are left out: the runtime supplies them.
+pub fn scaffold_ctx(stage: &StageDoc) -> Value {
+    let dialect = stage.config().dialect;
+    let mut ctx = Value::Object(serde_json::Map::new());
+    for tag in stage.tags.iter().filter(|t| t.dialect == dialect) {
+        let TagKind::Path(path) = &tag.kind else { continue };
+        let Some((Segment::Field { name: root, .. }, rest)) = path.segments.split_first() else { continue };
+        let Some(Segment::Field { name: field, .. }) = rest.first() else { continue };
+        if root != "ctx" || CORE_CTX_FIELDS.contains(&field.as_str()) || matches!(field.as_str(), "attempts" | "host") {
+            continue;
+        }
+        fill(&mut ctx, rest);
+    }
+    ctx
+}
+
+/// Makes `at` hold something at `path`: objects for fields, lists for indexes, `TODO` at the
+/// end. A value already there stays (an object read both whole and by field stays an object).
+fn fill(at: &mut Value, path: &[Segment]) {
+    let Some((first, rest)) = path.split_first() else {
+        if at.is_null() {
+            *at = Value::from("TODO");
+        }
+        return;
+    };
+    match first {
+        Segment::Field { name, .. } => {
+            if !at.is_object() {
+                *at = Value::Object(serde_json::Map::new());
+            }
+            let map = at.as_object_mut().expect("an object");
+            fill(map.entry(name.clone()).or_insert(Value::Null), rest);
+        }
+        Segment::Index { index, .. } => {
+            if !at.is_array() {
+                *at = Value::Array(Vec::new());
+            }
+            let items = at.as_array_mut().expect("a list");
+            // A bound, so `{{ctx.x[100000]}}` cannot make a huge scaffold.
+            let index = (*index).min(16);
+            while items.len() <= index {
+                items.push(Value::Null);
+            }
+            fill(&mut items[index], rest);
+            for item in items.iter_mut().filter(|i| i.is_null()) {
+                *item = Value::from("TODO");
+            }
+        }
+    }
 }

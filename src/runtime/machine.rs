@@ -19,6 +19,7 @@ use crate::families::sm::model::{SmDoc, StageDoc};
 use crate::families::sm::roles::{self, Role};
 use crate::registry::cassette as rules;
 use crate::runtime::engine::{Ended, Env, Producer, Run, StageResult};
+use crate::runtime::owners::owning_machine;
 use crate::runtime::stage::StageSpec;
 use crate::runtime::{DryRun, Ending, Options, cassette_in_workspace, read_cassette};
 use crate::source::Span;
@@ -35,23 +36,30 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     let mut stage_files: Vec<FileId> = workspace
         .files()
         .iter()
-        .filter(|f| f.kind == FileKind::Stage && f.path.starts_with(&dir))
+        // The stages this machine owns: a nested state machine owns its own directory.
+        .filter(|f| f.kind == FileKind::Stage && owning_machine(workspace, f) == Some(sm_file))
         .map(|f| f.id)
         .collect();
     stage_files.sort();
     let mut specs: BTreeMap<String, StageSpec> = BTreeMap::new();
     for &file in &stage_files {
-        let spec = StageSpec::read(&StageDoc::parse(workspace.file(file)));
+        let mut spec = StageSpec::read(&StageDoc::parse(workspace.file(file)));
+        spec.optional_ctx = sm.context().map(|c| c.optional).unwrap_or_default();
         specs.entry(spec.id.clone()).or_insert(spec);
     }
+    // A machine whose file, entry or ids leave open what runs is not replayed: its lint errors
+    // say why, as `check` reports them.
+    let ambiguous = crate::families::sm::machine_errors(workspace, sm_file);
+    if !ambiguous.is_empty() {
+        let mut codes: Vec<&str> = ambiguous.iter().map(|d| d.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        let why = format!("the state machine has errors that leave open what runs: {}", codes.join(", "));
+        return DryRun::failed_to_start(workspace, title, cassette_file, ambiguous, &why);
+    }
     let Some((entry, entry_span)) = sm.entry().map(|(e, s)| (e.to_string(), s)) else {
-        let finding = Diagnostic::new(
-            rules::StageInitFailed,
-            sm_file,
-            Span::empty(0),
-            "the state machine has no `entry:` stage to start from",
-        );
-        return DryRun::failed_to_start(workspace, title, cassette_file, vec![finding]);
+        // `machine_errors` reports a missing entry; this is a guard, never reached.
+        return DryRun::failed_to_start(workspace, title, cassette_file, Vec::new(), "no entry stage");
     };
     // The machine cassette, or the entry stage's own cassette, anchors findings and the ctx.
     let machine_cassette = cassette_file.map(|file| (file, read_cassette(workspace.file(file))));
@@ -71,7 +79,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         }
     }
     if problems.iter().any(|d| d.severity == crate::diagnostic::Severity::Error) {
-        return DryRun::failed_to_start(workspace, title, cassette_file, problems);
+        return DryRun::failed_to_start(workspace, title, cassette_file, problems, super::UNUSABLE);
     }
     if let Some((file, (cassette, _))) = &machine_cassette
         && !cassette.is_machine()
@@ -81,6 +89,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
             title,
             cassette_file,
             vec![stage_cassette_for_machine(*file, cassette)],
+            "a stage cassette replays one stage, not a state machine",
         );
     }
     let anchor_file = cassette_file.or_else(|| per_stage.get(&entry).map(|(f, _)| *f));
@@ -93,17 +102,14 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
                 "no cassette for the entry stage `{entry}`: add `{entry}.cassette.yaml` beside it or pass --cassette"
             ),
         );
-        return DryRun::failed_to_start(workspace, title, cassette_file, vec![finding]);
-    };
-    if !specs.contains_key(&entry) {
-        let finding = Diagnostic::new(
-            rules::StageInitFailed,
-            sm_file,
-            entry_span,
-            format!("the entry stage `{entry}` is not a stage of this machine"),
+        return DryRun::failed_to_start(
+            workspace,
+            title,
+            cassette_file,
+            vec![finding],
+            "no cassette for the entry stage",
         );
-        return DryRun::failed_to_start(workspace, title, Some(anchor_file), vec![finding]);
-    }
+    };
     let env = Env { cassette_file: anchor_file, strict: options.strict };
     let mut run = Run::new(env, &Json::Null);
     run.findings.extend(problems);
@@ -121,12 +127,15 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         stopped: String::new(),
     };
     machine.run.trace.emit("MachineStart", json!({"entry": entry}));
-    let (entry, _) = specs.get_key_value(&entry).expect("checked above");
+    let Some((entry, _)) = specs.get_key_value(&entry) else {
+        // `machine_errors` reports an entry that names no stage; a guard, never reached.
+        return DryRun::failed_to_start(workspace, title, Some(anchor_file), Vec::new(), "no entry stage");
+    };
     machine.from(entry, initial);
     machine.never_ran(entry);
     let init_failed = machine.init_failed;
     let explain = options.explain_init.then_some(&stage_files[..]);
-    super::finish(workspace, Ending::of(machine.run, init_failed), title, Some(anchor_file), explain)
+    super::finish(workspace, Ending::of(machine.run, init_failed), title, Some(anchor_file), explain, None)
 }
 
 /// A stage cassette was given where a machine cassette is needed: it records one stage, not
@@ -231,10 +240,8 @@ impl<'a> Machine<'a> {
                 return;
             }
             let spec = &specs[current];
-            let Some(next) = spec.next.as_ref().filter(|n| !n.stages.is_empty()) else {
-                self.run
-                    .trace
-                    .emit("StageNext", json!({"stage": current, "next": {"terminate": true}, "evaluated": true}));
+            let Some(next) = spec.next.as_ref() else {
+                self.run.trace.emit("StageNext", json!({"stage": current, "next": null, "evaluated": true}));
                 self.stop("completed", json!({"last": current}));
                 return;
             };
@@ -477,9 +484,13 @@ impl<'a> Machine<'a> {
                     format!("stage `{}`", entry.id)
                 };
                 let span = if entry.executions.len() > 1 { part.span } else { entry.span };
-                let expectations = part.expectation_count();
+                let listed = crate::runtime::engine::all_expectations(part);
+                let expectations = listed.len();
                 let finding = if expectations > 0 {
-                    self.run.failed += expectations;
+                    // Its outcomes are about that stage, as its events would have been.
+                    self.run.trace.scope = Some(entry.id.clone());
+                    self.run.unchecked(&listed, &format!("{which} never ran: {why}"));
+                    self.run.trace.scope = None;
                     let message =
                         format!("{which} never ran, so its {expectations} expectation(s) were never checked: {why}");
                     Diagnostic::new(rules::ExpectationFailed, file, span, message)

@@ -60,8 +60,12 @@ pub struct DryRun {
     pub findings: Vec<Diagnostic>,
     pub passed: u32,
     pub failed: u32,
+    /// Of the failed expectations, those the run never reached (they count as failed).
+    pub unchecked: u32,
     /// An authoring error stopped the run (a stage fails Init, the cassette is unusable).
     pub authoring_error: bool,
+    /// Why nothing was replayed, when the run could not start (the summary's `refused`).
+    pub refused: Option<String>,
 }
 
 impl DryRun {
@@ -84,9 +88,11 @@ impl DryRun {
         title: String,
         cassette: Option<FileId>,
         findings: Vec<Diagnostic>,
+        why: &str,
     ) -> DryRun {
-        let ended = Ending { trace: Trace::default(), findings, passed: 0, failed: 0, authoring_error: true };
-        finish(workspace, ended, title, cassette, None)
+        let ended =
+            Ending { trace: Trace::default(), findings, passed: 0, failed: 0, unchecked: 0, authoring_error: true };
+        finish(workspace, ended, title, cassette, None, Some(why))
     }
 }
 
@@ -154,14 +160,21 @@ pub fn stage_with(
     let file = workspace.file(stage_file);
     let doc = StageDoc::parse(file);
     let title = format!("stage {}", doc.stage_id().map_or_else(|| file.display.clone(), |(id, _)| id.to_string()));
+    let duplicated = duplicate_id(workspace, stage_file);
+    if !duplicated.is_empty() {
+        let why = "the stage's id is used by another stage of its state machine, so which stage runs is ambiguous";
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), duplicated, why);
+    }
     if problems.iter().any(|d| d.severity == Severity::Error) {
-        return DryRun::failed_to_start(workspace, title, Some(cassette_file), problems);
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), problems, UNUSABLE);
     }
     if cassette.is_machine() {
         let finding = machine_cassette_for_stage(workspace.file(cassette_file), cassette);
-        return DryRun::failed_to_start(workspace, title, Some(cassette_file), vec![finding]);
+        let why = "a machine cassette replays a whole state machine, not one stage";
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), vec![finding], why);
     }
-    let spec = StageSpec::read(&doc);
+    let mut spec = StageSpec::read(&doc);
+    spec.optional_ctx = optional_ctx(workspace, file);
     // A stage cassette replays the stage it is run against even when the stage has no valid
     // id: Setup then says why the definition fails.
     let unnamed = doc.stage_id().is_none() && !cassette.is_machine();
@@ -169,20 +182,51 @@ pub fn stage_with(
     let Some(stage_cassette) = found else {
         let mut findings = problems;
         findings.push(unknown_stage(workspace, cassette_file, cassette, &spec.id));
-        return DryRun::failed_to_start(workspace, title, Some(cassette_file), findings);
+        let why = "the cassette replays another stage";
+        return DryRun::failed_to_start(workspace, title, Some(cassette_file), findings, why);
     };
     let mut run = new_run(cassette_file, cassette, options);
     run.findings.extend(problems);
     let ctx = stage_cassette.ctx.clone().map_or_else(|| json!({}), |(ctx, _)| ctx);
     let ended = run.stage(&spec, &stage_cassette, ctx, 1);
     if let engine::Ended::Exited(_) = &ended {
-        let next = spec.next.as_ref().map_or_else(|| json!({"terminate": true}), stage::Next::to_json);
+        // No next (none declared, or empty `nextStages`) is `null`, in every `StageNext`.
+        let next = spec.next.as_ref().map_or(serde_json::Value::Null, stage::Next::to_json);
         run.trace.emit("StageNext", json!({"stage": spec.id, "next": next, "evaluated": false}));
     }
     let stages = [stage_file];
     let explain = options.explain_init.then_some(&stages[..]);
     let ending = Ending::of(run, matches!(ended, engine::Ended::InitFailed));
-    finish(workspace, ending, title, Some(cassette_file), explain)
+    finish(workspace, ending, title, Some(cassette_file), explain, None)
+}
+
+/// The ctx fields the state machine owning `stage` declares `optional`.
+pub(crate) fn optional_ctx(workspace: &Workspace, stage: &SourceFile) -> Vec<String> {
+    let Some(sm) = owners::owning_machine(workspace, stage) else { return Vec::new() };
+    let sm = crate::families::sm::model::SmDoc::parse(workspace.file(sm));
+    sm.context().map(|c| c.optional).unwrap_or_default()
+}
+
+/// Why a cassette with structural errors is not replayed.
+const UNUSABLE: &str = "the cassette has errors, so it cannot be replayed";
+
+/// `sm/DuplicateStageId` findings about the stage in `stage_file` (its id is used by another
+/// stage of its state machine): which stage a cassette or a `next` means is then ambiguous,
+/// so the stage is not replayed, by the dry-run or by `check`.
+fn duplicate_id(workspace: &Workspace, stage_file: FileId) -> Vec<Diagnostic> {
+    let file = workspace.file(stage_file);
+    let Some(sm) = owners::owning_machine(workspace, file) else { return Vec::new() };
+    // Cheap first: the machine's rules run only when another stage in scope has this id.
+    let id = StageDoc::parse(file).stage_id().map(|(id, _)| id.to_string());
+    let same = owners::stages_in_scope(workspace, file).iter().filter(|(other, _)| Some(other) == id.as_ref()).count();
+    if same < 2 {
+        return Vec::new();
+    }
+    crate::families::sm::machine_errors(workspace, sm)
+        .into_iter()
+        .filter(|d| d.code == crate::families::sm::DuplicateStageId)
+        .filter(|d| d.file == stage_file || d.related.iter().any(|r| r.file == Some(stage_file)))
+        .collect()
 }
 
 /// Dry-runs the state machine of `sm_file` from its entry stage. `cassette_file` is a machine
@@ -222,13 +266,21 @@ struct Ending {
     findings: Vec<Diagnostic>,
     passed: u32,
     failed: u32,
+    unchecked: u32,
     /// A stage failed Setup or Init, or nothing could run.
     authoring_error: bool,
 }
 
 impl Ending {
     fn of(run: Run, authoring_error: bool) -> Ending {
-        Ending { trace: run.trace, findings: run.findings, passed: run.passed, failed: run.failed, authoring_error }
+        Ending {
+            trace: run.trace,
+            findings: run.findings,
+            passed: run.passed,
+            failed: run.failed,
+            unchecked: run.unchecked,
+            authoring_error,
+        }
     }
 }
 
@@ -240,8 +292,9 @@ fn finish(
     title: String,
     cassette: Option<FileId>,
     explain: Option<&[FileId]>,
+    refused: Option<&str>,
 ) -> DryRun {
-    let Ending { mut trace, mut findings, passed, failed, authoring_error } = ending;
+    let Ending { mut trace, mut findings, passed, failed, unchecked, authoring_error } = ending;
     if authoring_error && let Some(stages) = explain {
         findings.extend(lint_errors(workspace, stages));
     }
@@ -266,17 +319,19 @@ fn finish(
         );
     }
     let drift = findings.iter().filter(|d| d.code == crate::registry::cassette::RequestDrift).count();
-    let mut run = DryRun { title, cassette, trace, findings, passed, failed, authoring_error };
+    let refused = refused.map(str::to_string);
+    let mut run = DryRun { title, cassette, trace, findings, passed, failed, unchecked, authoring_error, refused };
     let exit = run.exit_code();
-    run.trace.emit(
-        "DryRunSummary",
-        json!({
-            "expectations": {"passed": passed, "failed": failed},
-            "drift": drift,
-            "mismatches": run.findings.iter().filter(|d| d.severity == Severity::Error).count(),
-            "exitCode": exit,
-        }),
-    );
+    let mut summary = json!({
+        "expectations": {"passed": passed, "failed": failed, "unchecked": unchecked},
+        "drift": drift,
+        "mismatches": run.findings.iter().filter(|d| d.severity == Severity::Error).count(),
+        "exitCode": exit,
+    });
+    if let Some(why) = &run.refused {
+        summary["refused"] = json!(why);
+    }
+    run.trace.emit("DryRunSummary", summary);
     run
 }
 
@@ -289,6 +344,28 @@ fn lint_errors(workspace: &Workspace, stages: &[FileId]) -> Vec<Diagnostic> {
         .filter(|file| file.kind == FileKind::Stage)
         .flat_map(|file| crate::families::sm::init_errors(&crate::families::sm::model::StageDoc::parse(file)))
         .collect()
+}
+
+/// The event stream of a dry-run that could not even be set up (the target or the cassette
+/// cannot be read, a configuration error): its `DryRunSummary` alone, with the `error`.
+pub fn error_stream(message: &str) -> String {
+    let mut trace = Trace::default();
+    trace.emit(
+        "DryRunSummary",
+        json!({
+            "expectations": {"passed": 0, "failed": 0},
+            "drift": 0,
+            "mismatches": 0,
+            "exitCode": 2,
+            "error": message,
+        }),
+    );
+    trace.to_json_lines()
+}
+
+/// The version every event of the stream carries.
+pub fn events_version() -> u32 {
+    events::VERSION
 }
 
 /// Every cassette file of `workspace`.

@@ -12,7 +12,12 @@ use crate::workspace::{FileKind, SourceFile, Workspace};
 
 /// The state-machine file of the directory holding `file`, or the nearest above it.
 pub fn owning_machine(workspace: &Workspace, file: &SourceFile) -> Option<FileId> {
-    let dir = file.path.parent()?;
+    owning_machine_of(workspace, &file.path)
+}
+
+/// [`owning_machine`] of a file at `path` (which need not exist yet).
+fn owning_machine_of(workspace: &Workspace, path: &Path) -> Option<FileId> {
+    let dir = path.parent()?;
     workspace
         .files()
         .iter()
@@ -25,8 +30,13 @@ pub fn owning_machine(workspace: &Workspace, file: &SourceFile) -> Option<FileId
 
 /// The stages a cassette at `file` may belong to, with their ids.
 pub fn stages_in_scope<'w>(workspace: &'w Workspace, file: &SourceFile) -> Vec<(String, &'w SourceFile)> {
-    let dir = file.path.parent().unwrap_or(Path::new(""));
-    let machine_dir = owning_machine(workspace, file).and_then(|sm| workspace.file(sm).path.parent());
+    stages_in_scope_of(workspace, &file.path)
+}
+
+/// [`stages_in_scope`] of a cassette at `path` (which need not exist yet, as for an import).
+pub fn stages_in_scope_of<'w>(workspace: &'w Workspace, path: &Path) -> Vec<(String, &'w SourceFile)> {
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let machine_dir = owning_machine_of(workspace, path).and_then(|sm| workspace.file(sm).path.parent());
     workspace
         .files()
         .iter()

@@ -26,7 +26,8 @@ pub fn record_stage(
 ) -> Result<(DryRun, Json), String> {
     let file = workspace.file(stage_file);
     let doc = StageDoc::parse(file);
-    let spec = StageSpec::read(&doc);
+    let mut spec = StageSpec::read(&doc);
+    spec.optional_ctx = super::optional_ctx(workspace, file);
     let (cassette, seed_json) = match seed {
         Some(id) => {
             let (cassette, problems) = read_cassette(workspace.file(id));
@@ -67,5 +68,5 @@ pub fn record_stage(
     let explain = options.explain_init.then_some(&stages[..]);
     let title = format!("record stage {}", spec.id);
     let ending = super::Ending::of(run, init_failed);
-    Ok((super::finish(workspace, ending, title, Some(stage_file), explain), Json::Object(out)))
+    Ok((super::finish(workspace, ending, title, Some(stage_file), explain, None), Json::Object(out)))
 }

@@ -32,7 +32,7 @@ impl TurnLine {
 
 pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
     let mut out = String::new();
-    let cassette = run.cassette.map(|id| workspace.file(id).display.clone()).unwrap_or_default();
+    let cassette = run.cassette.map_or_else(|| "(none)".to_string(), |id| workspace.file(id).display.clone());
     let _ = writeln!(out, "dry-run {}    cassette {}", escape(&run.title), escape(&cassette));
     let mut turn = TurnLine::default();
     let mut caps = (0u64, 0u64);
@@ -50,7 +50,10 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
                     text(e, "stage"),
                     text(e, "phase")
                 ),
-                None => "not run: the cassette cannot be replayed (an authoring error, exit 2)".to_string(),
+                None => {
+                    let why = event.data.get("refused").and_then(|r| r.as_str()).unwrap_or("the run could not start");
+                    format!("not run: {} (an authoring error, exit 2)", escape(why))
+                }
             };
             let _ = writeln!(out, "Result: {what} · mismatches {}", event.num("mismatches"));
             continue;
@@ -124,11 +127,14 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             *stage = text(event, "stage").to_string();
             *caps = (event.num("maxAttempts"), event.num("turnCap"));
             let ids = &data["ids"];
-            // A failed Setup shows as its `StageInitFailed` lines.
-            if text(event, "outcome") != "failed" {
+            // A failed Setup shows its reasons as the `StageInitFailed` lines that follow.
+            if text(event, "outcome") == "failed" {
+                let _ = writeln!(out, "{stage}  Setup  {}", text(event, "file"));
+            } else {
                 let _ = writeln!(
                     out,
-                    "{stage}  Setup  ok   workflowRunId={} stageExecutionId={} upstream={}",
+                    "{stage}  Setup  ok   {}  workflowRunId={} stageExecutionId={} upstream={}",
+                    text(event, "file"),
                     esc(&ids["workflowRunId"]),
                     esc(&ids["stageExecutionId"]),
                     event.num("upstream")
@@ -146,7 +152,10 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
         }
         "StageInitRendered" => {
             let count = data["placeholders"].as_array().map_or(0, Vec::len);
-            let _ = writeln!(out, "{stage}  Init   ok   body {} chars, {count} placeholder(s)", event.num("length"));
+            let empty = data["empty"].as_array().map_or(0, Vec::len);
+            let empty = if empty > 0 { format!(", {empty} rendered empty") } else { String::new() };
+            let _ =
+                writeln!(out, "{stage}  Init   ok   body {} chars, {count} placeholder(s){empty}", event.num("length"));
         }
         "StageCheckGate" => {
             let _ = writeln!(
@@ -244,10 +253,9 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
         }
         "StageNext" => {
             let next = &data["next"];
+            let evaluated = data["evaluated"] == true;
             let chosen = if next.is_null() {
-                "none declared".to_string()
-            } else if next["terminate"] == true {
-                "terminate".to_string()
+                if evaluated { "none: the run ends here" } else { "none" }.to_string()
             } else {
                 let stages: Vec<&str> =
                     next["nextStages"].as_array().into_iter().flatten().filter_map(|s| s.as_str()).collect();
@@ -269,6 +277,21 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
                 data["siblings"].as_array().into_iter().flatten().filter_map(|s| s.as_str()).collect();
             let _ = writeln!(out, "parallel: {} on a frozen context", escape(&siblings.join(" ∥ ")));
         }
+        "ExpectationOutcome" => match event.str("outcome") {
+            "failed" => {
+                let _ = writeln!(
+                    out,
+                    "  expect ✗ {}: expected {}, got {}",
+                    text(event, "kind"),
+                    text(event, "expected"),
+                    text(event, "actual")
+                );
+            }
+            "unchecked" => {
+                let _ = writeln!(out, "  expect ✗ never checked: {} ({})", text(event, "expected"), text(event, "why"));
+            }
+            _ => {}
+        },
         "StageCancelled" => {
             let _ = writeln!(out, "{}  cancelled ({})", text(event, "stage"), text(event, "reason"));
         }
@@ -287,9 +310,11 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             // A tick only for a run that passed: a mismatch without a failed expectation (a
             // missing fake, an exhausted cassette) fails the run too.
             let mark = if failed == 0 && event.num("exitCode") == 0 { "✓" } else { "✗" };
+            let unchecked = data["expectations"]["unchecked"].as_u64().unwrap_or(0);
+            let unchecked = if unchecked > 0 { format!(" ({unchecked} never checked)") } else { String::new() };
             let _ = writeln!(
                 out,
-                "Result: expectations {passed}/{} {mark} · drift {} · mismatches {}",
+                "Result: expectations {passed}/{} {mark}{unchecked} · drift {} · mismatches {}",
                 passed + failed,
                 event.num("drift"),
                 event.num("mismatches")

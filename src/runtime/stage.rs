@@ -14,6 +14,8 @@ use crate::template::stage::{Dialect, Segment, TagKind};
 #[derive(Clone, Debug)]
 pub struct StageSpec {
     pub file: FileId,
+    /// The stage file as shown to the user (the timeline names where each stage came from).
+    pub path: String,
     /// Where "the stage" is in its file (the `id:` value, else the opening fence).
     pub anchor: Span,
     pub id: String,
@@ -35,6 +37,8 @@ pub struct StageSpec {
     pub dialect: Dialect,
     /// Why the definition fails Setup or Init, whatever the context (the linter's errors).
     pub definition: Vec<InitFailure>,
+    /// The ctx fields its state machine declares `optional`: absent, they render empty.
+    pub optional_ctx: Vec<String>,
     body: String,
     body_offset: usize,
     tags: std::sync::Arc<[crate::template::stage::Tag]>,
@@ -149,7 +153,8 @@ impl StageSpec {
             .filter(|n| *n >= 1)
             .unwrap_or(1);
         let turn_cap = doc.field("turnCap").and_then(Node::as_i64).filter(|n| *n >= 1).unwrap_or(1);
-        let next = doc.next().map(|plan| Next {
+        // Empty `nextStages` is `terminate`: no next, as when none is declared.
+        let next = doc.next().filter(|plan| !plan.stages.is_empty()).map(|plan| Next {
             stages: plan.stages.iter().map(|(s, _)| s.clone()).collect(),
             parallel: plan.execution == Execution::Parallel,
             join: plan.join.map(|(j, _)| j),
@@ -160,6 +165,7 @@ impl StageSpec {
         };
         StageSpec {
             file: doc.id(),
+            path: doc.file.display.clone(),
             anchor,
             id,
             name,
@@ -175,6 +181,7 @@ impl StageSpec {
             frontmatter: doc.root.as_ref().map_or(Json::Null, Node::to_json),
             dialect: doc.config().dialect,
             definition: definition_failures(doc),
+            optional_ctx: Vec::new(),
             body,
             body_offset,
             tags: doc.tags.clone(),
@@ -182,7 +189,10 @@ impl StageSpec {
     }
 
     /// Renders the body against `ctx` (Init). Placeholders of `dialect` are substituted; the
-    /// other dialect and control tags stay verbatim, as the upstream engine leaves them.
+    /// other dialect and control tags stay verbatim, as the upstream engine leaves them. A value
+    /// the context may lack renders empty, as the upstream engine renders a missing key:
+    /// `ctx.upstream…` (empty on the entry stage and on parallel siblings) and the fields the
+    /// state machine declares `optional` (`docs/decisions.md`).
     pub fn render(&self, ctx: &Json) -> Rendered {
         let dialect = self.dialect;
         let scope = json!({ "ctx": ctx, "stage": self.frontmatter });
@@ -204,6 +214,7 @@ impl StageSpec {
                     text.push_str(&as_text(value));
                     rendered.resolved.push(path.text());
                 }
+                None if self.may_be_absent(&path.segments) => rendered.empty.push(path.text()),
                 None => rendered.unresolved.push((path.text(), tag.span, path.root() == Some("ctx"))),
             }
         }
@@ -213,11 +224,22 @@ impl StageSpec {
     }
 }
 
+impl StageSpec {
+    /// Whether a `ctx` path names a value the context may lack.
+    fn may_be_absent(&self, segments: &[Segment]) -> bool {
+        let name = |i: usize| segments.get(i).and_then(Segment::name);
+        name(0) == Some("ctx")
+            && name(1).is_some_and(|field| field == "upstream" || self.optional_ctx.iter().any(|o| o == field))
+    }
+}
+
 /// The rendered body and what happened to its placeholders.
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
     pub text: String,
     pub resolved: Vec<String>,
+    /// Placeholders whose value the context may lack and lacks: they rendered empty.
+    pub empty: Vec<String>,
     /// Placeholders with nothing behind them, with their span in the stage file and whether
     /// they read `ctx` (else `stage`: the definition's own defect).
     pub unresolved: Vec<(String, Span, bool)>,

@@ -674,33 +674,12 @@ mod tests {
         use crate::source::json::parse;
         use proptest::prelude::*;
 
-        use crate::source::{Node, Span, Value};
-
         const SEED: &str = "\u{feff}{\"name\": \"wörkflow 😀\", \"steps\": [{\"id\": \"a\", \"n\": -1.5e3}, {\"id\": \"b\\u00e9\\n\"}],\r\n \"ok\": true, \"none\": null, \"big\": 123456789012345678901}";
-
-        fn check_span(text: &str, span: Span) {
-            assert!(span.start <= span.end && span.end <= text.len(), "{span:?} in {}", text.len());
-            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
-        }
 
         fn check(text: &str) {
             let parsed = parse(text);
             assert!(parsed.root.is_some() || parsed.errors.len() == 1);
-            for error in &parsed.errors {
-                check_span(text, error.span);
-                if let Some((span, _)) = &error.related {
-                    check_span(text, *span);
-                }
-            }
-            let mut todo: Vec<&Node> = parsed.root.iter().collect();
-            while let Some(node) = todo.pop() {
-                check_span(text, node.span);
-                match &node.value {
-                    Value::Seq(items) => todo.extend(items),
-                    Value::Map(entries) => todo.extend(entries.iter().flat_map(|e| [&e.key, &e.value])),
-                    _ => {}
-                }
-            }
+            crate::source::assert_spans_inside(text, &parsed);
         }
 
         fn apply(seed: &str, edits: &[(u8, usize, char)]) -> String {

@@ -1,6 +1,8 @@
 //! Byte offset to line/column conversion (UTF-8 columns for people, UTF-16 for SARIF and LSP).
 //! Lines break where LSP says they do, and editors show them: at `\n`, `\r\n` and a lone `\r`
 //! (not at U+2028, U+2029, NEL, VT or form feed), so the CLI and the server give the same lines.
+//! A leading byte order mark is no column: editors hide it, so `1:8` must mean what they show.
+//! Spans still count its bytes.
 
 /// 1-based line, 1-based column counted in Unicode scalar values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -16,6 +18,8 @@ pub struct LineIndex {
     /// Per line: whether it is all ASCII, so columns are byte differences (no scan of long lines).
     ascii: Vec<bool>,
     len: usize,
+    /// Bytes of a leading UTF-8 byte order mark (3, or 0 when there is none).
+    bom: usize,
 }
 
 impl LineIndex {
@@ -24,7 +28,8 @@ impl LineIndex {
         let mut ascii = Vec::new();
         let mut line_ascii = true;
         let bytes = text.as_bytes();
-        for (i, &b) in bytes.iter().enumerate() {
+        let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        for (i, &b) in bytes.iter().enumerate().skip(bom) {
             line_ascii &= b.is_ascii();
             if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
                 line_starts.push(i + 1);
@@ -33,7 +38,7 @@ impl LineIndex {
             }
         }
         ascii.push(line_ascii);
-        LineIndex { line_starts, ascii, len: text.len() }
+        LineIndex { line_starts, ascii, len: text.len(), bom }
     }
 
     pub fn line_count(&self) -> usize {
@@ -52,6 +57,12 @@ impl LineIndex {
     /// Byte offset where 0-based `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
         self.line_starts.get(line).copied().unwrap_or(self.len)
+    }
+
+    /// Byte offset where the columns of 0-based `line` start: its start, or after a byte order
+    /// mark on the first line.
+    pub fn column_start(&self, line: usize) -> usize {
+        if line == 0 { self.bom } else { self.line_start(line) }
     }
 
     /// Byte offset of the end of 0-based `line`, excluding its line break.
@@ -75,11 +86,13 @@ impl LineIndex {
         &text[self.line_end(text, line)..next]
     }
 
-    /// 1-based line and column (in characters) of `offset`.
+    /// 1-based line and column (in characters) of `offset`; an offset inside a byte order mark
+    /// is column 1.
     pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
-        let start = self.line_start(line);
+        let start = self.column_start(line);
+        let offset = offset.max(start);
         let column = if self.ascii[line] { offset - start + 1 } else { text[start..offset].chars().count() + 1 };
         LineCol { line: line + 1, column }
     }
@@ -88,7 +101,8 @@ impl LineIndex {
     pub fn line_col_utf16(&self, text: &str, offset: usize) -> LineCol {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
-        let start = self.line_start(line);
+        let start = self.column_start(line);
+        let offset = offset.max(start);
         let column = if self.ascii[line] {
             offset - start + 1
         } else {
@@ -133,6 +147,24 @@ mod tests {
         let i = text.find('i').unwrap();
         assert_eq!(index.line_col(text, i), LineCol { line: 4, column: 11 });
         assert_eq!(index.line_col_utf16(text, i), LineCol { line: 4, column: 11 });
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_column() {
+        let text = "\u{feff}entry: strat\nnext: \u{feff}z\n";
+        let index = LineIndex::new(text);
+        let strat = text.find("strat").unwrap();
+        assert_eq!(index.line_col(text, strat), LineCol { line: 1, column: 8 });
+        assert_eq!(index.line_col_utf16(text, strat), LineCol { line: 1, column: 8 });
+        assert_eq!(index.line_col(text, 0), LineCol { line: 1, column: 1 });
+        assert_eq!(index.line_col(text, 3), LineCol { line: 1, column: 1 });
+        assert_eq!(index.column_start(0), 3);
+        // Only a leading one: elsewhere U+FEFF is a character like any other.
+        let z = text.find('z').unwrap();
+        assert_eq!(index.line_col(text, z), LineCol { line: 2, column: 8 });
+        let plain = LineIndex::new("entry: strat\n");
+        assert_eq!(plain.line_col("entry: strat\n", 7), LineCol { line: 1, column: 8 });
+        assert_eq!(plain.column_start(0), 0);
     }
 
     #[test]

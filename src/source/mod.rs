@@ -97,3 +97,28 @@ pub struct Parsed {
 pub const MAX_DEPTH: usize = 128;
 /// Nodes that alias expansion may copy in one document before the reader gives up.
 pub const MAX_ALIAS_NODES: usize = 10_000;
+
+/// For the parsers' property tests: every span of a parse lies on character boundaries
+/// inside the text.
+#[cfg(test)]
+pub(crate) fn assert_spans_inside(text: &str, parsed: &Parsed) {
+    let check_span = |span: Span| {
+        assert!(span.start <= span.end && span.end <= text.len(), "{span:?} in {}", text.len());
+        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
+    };
+    for error in &parsed.errors {
+        check_span(error.span);
+        if let Some((span, _)) = &error.related {
+            check_span(*span);
+        }
+    }
+    let mut todo: Vec<&Node> = parsed.root.iter().collect();
+    while let Some(node) = todo.pop() {
+        check_span(node.span);
+        match &node.value {
+            Value::Seq(items) => todo.extend(items),
+            Value::Map(entries) => todo.extend(entries.iter().flat_map(|e| [&e.key, &e.value])),
+            _ => {}
+        }
+    }
+}

@@ -1131,32 +1131,11 @@ mod tests {
         use crate::source::yaml::parse;
         use proptest::prelude::*;
 
-        use crate::source::{Node, Span, Value};
-
         const SEED: &str = "name: \"wörkflow\"\nsteps:\n  - id: a\n    run: |\n      echo hi\n  - {id: b, when: [x, 'y']}\nanchor: &x {k: 1}\nref: *x\n# comment\nemoji: 😀 ok\r\nlast: ~\n";
-
-        fn check_span(text: &str, span: Span) {
-            assert!(span.start <= span.end && span.end <= text.len(), "{span:?} in {}", text.len());
-            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
-        }
 
         fn check(text: &str) {
             let parsed = parse(text);
-            for error in &parsed.errors {
-                check_span(text, error.span);
-                if let Some((span, _)) = &error.related {
-                    check_span(text, *span);
-                }
-            }
-            let mut todo: Vec<&Node> = parsed.root.iter().collect();
-            while let Some(node) = todo.pop() {
-                check_span(text, node.span);
-                match &node.value {
-                    Value::Seq(items) => todo.extend(items),
-                    Value::Map(entries) => todo.extend(entries.iter().flat_map(|e| [&e.key, &e.value])),
-                    _ => {}
-                }
-            }
+            crate::source::assert_spans_inside(text, &parsed);
         }
 
         #[derive(Debug, Clone)]

@@ -324,7 +324,7 @@ fn add_broken_configs(
             continue;
         }
         let text = overlay.get(&path).cloned().or_else(|| read_text(&path).ok()).unwrap_or_default();
-        let kind = FileKind::BrokenConfig { message: error.message.clone(), span: error.span };
+        let kind = FileKind::BrokenConfig { problems: error.problems.clone() };
         let config = Arc::new(Config::defaults(path.parent().unwrap_or(Path::new("/"))));
         workspace.add(path.clone(), pending.display(&path), text, kind, config);
     }

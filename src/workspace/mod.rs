@@ -43,7 +43,7 @@ pub enum FileKind {
     Unreadable { message: String, offset: usize },
     /// A `stagelint.toml` that cannot be used, met by the language server's tolerant discovery
     /// (the CLI stops with exit code 2 instead); the files it governs were left out.
-    BrokenConfig { message: String, span: crate::source::Span },
+    BrokenConfig { problems: Vec<crate::config::ConfigProblem> },
 }
 
 /// One file of the workspace with its text.

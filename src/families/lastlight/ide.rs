@@ -365,7 +365,9 @@ fn skill_completions(file: &SourceFile, offset: usize) -> Vec<CompletionItem> {
         return Vec::new();
     }
     let yaml = &file.text[fm.yaml.start..fm.yaml.end];
-    let Some(located) = locate::locate(yaml, offset - fm.yaml.start) else { return Vec::new() };
+    let Some(located) = locate::locate(yaml, Span::new(0, yaml.len()), offset - fm.yaml.start) else {
+        return Vec::new();
+    };
     let replace = located.partial.shift(fm.yaml.start);
     match located.place {
         Place::Key(path) if path.is_empty() => schema::SKILL
@@ -380,7 +382,7 @@ fn skill_completions(file: &SourceFile, offset: usize) -> Vec<CompletionItem> {
                 replace,
             })
             .collect(),
-        Place::Value(path) if path.len() == 1 => {
+        Place::Value { path, .. } if path.len() == 1 => {
             let field = schema::SKILL.iter().find(|f| f.name == path[0]);
             let doc = field.map(|f| format!("**{}**\n\n{}", f.name, f.doc));
             let values: Vec<String> = match (path[0].as_str(), field.map(|f| &f.ty)) {
@@ -491,14 +493,16 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
     if file.kind != FileKind::Workflow {
         return Vec::new();
     }
-    let Some(located) = locate::locate(&file.text, at.offset) else { return Vec::new() };
+    let Some(located) = locate::locate(&file.text, Span::new(0, file.text.len()), at.offset) else { return Vec::new() };
     let cron = file.text.lines().any(|l| l.trim_end() == "kind: cron");
+    // Block lists other than `depends_on` (`phases`) hold mappings.
+    let located = match &located.place {
+        Place::Item(path) if path.last().is_none_or(|k| k != "depends_on") => located.item_as_key(),
+        _ => located,
+    };
     match located.place {
         // An item of a block list under `depends_on:` (`- |`).
-        Place::Key(path) if path.len() >= 2 && path[path.len() - 2] == "depends_on" && path[path.len() - 1] == "-" => {
-            let listed = locate::block_list_items(&file.text, at.offset);
-            depends_on_items(file, at.offset, &listed, located.partial)
-        }
+        Place::Item(_) => depends_on_items(file, at.offset, &located.present, located.partial),
         Place::Key(path) => {
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             let Some(fields) = schema::fields_at(&path, cron) else { return Vec::new() };
@@ -516,7 +520,7 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
                 })
                 .collect()
         }
-        Place::Value(path) => {
+        Place::Value { path, .. } => {
             let keys: Vec<&str> = path.iter().map(String::as_str).collect();
             let value = |label: &str, kind, doc: Option<String>| CompletionItem {
                 label: label.to_string(),
@@ -607,7 +611,7 @@ pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
     if file.kind != FileKind::Workflow {
         return None;
     }
-    let (path, span) = locate::key_at(&file.text, at.offset)?;
+    let (path, span) = locate::key_at(&file.text, Span::new(0, file.text.len()), at.offset)?;
     let cron = file.text.lines().any(|l| l.trim_end() == "kind: cron");
     let keys: Vec<&str> = path.iter().map(String::as_str).collect();
     let field = schema::field_at(&keys, cron)?;

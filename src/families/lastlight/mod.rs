@@ -8,10 +8,9 @@ pub mod schema;
 
 use std::collections::HashSet;
 
-use crate::diagnostic::{Diagnostic, FileId};
+use crate::diagnostic::Diagnostic;
 use crate::editor;
 use crate::families::{Family, RuleMeta};
-use crate::source::Span;
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::WorkflowDoc;
@@ -51,40 +50,8 @@ impl Family for Lastlight {
         out.extend(all);
     }
 
-    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
-        ide::completions(workspace, at)
-    }
-
-    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
-        ide::hover(workspace, at)
-    }
-
-    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
-        ide::definitions(workspace, at)
-    }
-
-    fn references(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
-        ide::references(workspace, at)
-    }
-
-    fn prepare_rename(&self, workspace: &Workspace, at: editor::Cursor) -> Option<Result<Span, String>> {
-        ide::prepare_rename(workspace, at)
-    }
-
-    fn rename(&self, workspace: &Workspace, at: editor::Cursor, new_name: &str) -> Option<editor::RenameResult> {
-        ide::rename(workspace, at, new_name)
-    }
-
-    fn symbols(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Symbol> {
-        ide::symbols(workspace, file)
-    }
-
-    fn links(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Link> {
-        ide::links(workspace, file)
-    }
-
-    fn folds(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Fold> {
-        ide::folds(workspace, file)
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
     }
 }
 
@@ -114,3 +81,17 @@ pub fn engine_notes(workspace: &Workspace) -> Vec<String> {
     notes.dedup();
     notes
 }
+
+/// What the family answers in the editor.
+const EDITOR: editor::Hooks = editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    references: ide::references,
+    prepare_rename: ide::prepare_rename,
+    rename: ide::rename,
+    symbols: ide::symbols,
+    links: ide::links,
+    folds: ide::folds,
+    ..editor::Hooks::NONE
+};

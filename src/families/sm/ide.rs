@@ -8,7 +8,6 @@
 mod complete;
 mod hover;
 mod json_schema;
-mod lines;
 mod navigate;
 mod schema;
 mod symbols;

@@ -21,6 +21,27 @@ pub fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {
     rules::init_errors(stage)
 }
 
+/// The error findings that make the state machine of `sm_file` ambiguous to run: its file is
+/// invalid (no `entry`, not a mapping), its `entry` names no stage, or two stages share an id.
+/// The runtime refuses to replay such a machine, with these findings (`check` reports them too).
+pub fn machine_errors(workspace: &Workspace, sm_file: crate::diagnostic::FileId) -> Vec<Diagnostic> {
+    let mut stage_files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Stage).collect();
+    // In path order, as a walk of the directory finds them: the same stage is "first" as in `check`.
+    stage_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let stages: Vec<StageDoc> = stage_files.iter().map(|f| StageDoc::parse(f)).collect();
+    let sms: Vec<SmDoc> =
+        workspace.files().iter().filter(|f| f.kind == FileKind::StateMachine).map(SmDoc::parse).collect();
+    let mut out = Vec::new();
+    if let Some(machine) = model::group(&sms, &stages).iter().find(|m| m.sm.file.id == sm_file) {
+        rules::check_machine(machine, &mut out);
+    }
+    out.retain(|d| {
+        d.severity == crate::diagnostic::Severity::Error
+            && [StateMachineInvalid, EntryStageMissing, DuplicateStageId].contains(&d.code)
+    });
+    out
+}
+
 pub struct Sm;
 
 impl Family for Sm {
@@ -30,48 +51,6 @@ impl Family for Sm {
 
     fn rules(&self) -> &'static [RuleMeta] {
         RULES
-    }
-
-    fn completions(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::CompletionItem> {
-        ide::completions(workspace, at)
-    }
-
-    fn hover(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Option<crate::editor::HoverInfo> {
-        ide::hover(workspace, at)
-    }
-
-    fn definitions(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::Target> {
-        ide::definitions(workspace, at)
-    }
-
-    fn references(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Vec<crate::editor::Target> {
-        ide::references(workspace, at)
-    }
-
-    fn prepare_rename(&self, workspace: &Workspace, at: crate::editor::Cursor) -> Option<Result<Span, String>> {
-        ide::prepare_rename(workspace, at)
-    }
-
-    fn rename(
-        &self,
-        workspace: &Workspace,
-        at: crate::editor::Cursor,
-        new_name: &str,
-    ) -> Option<crate::editor::RenameResult> {
-        ide::rename(workspace, at, new_name)
-    }
-
-    fn renamed_files(
-        &self,
-        workspace: &Workspace,
-        at: crate::editor::Cursor,
-        new_name: &str,
-    ) -> Vec<(crate::diagnostic::FileId, std::path::PathBuf)> {
-        ide::renamed_files(workspace, at, new_name)
-    }
-
-    fn symbols(&self, workspace: &Workspace, file: crate::diagnostic::FileId) -> Vec<crate::editor::Symbol> {
-        ide::symbols(workspace, file)
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
@@ -120,6 +99,10 @@ impl Family for Sm {
         }
         rename_fixes_across_files(workspace, &mut out[first..]);
     }
+
+    fn editor(&self) -> &'static crate::editor::Hooks {
+        &EDITOR
+    }
 }
 
 /// A stage id's kebab-case fix renames it the way the editor's rename does: with its uses in
@@ -136,3 +119,16 @@ fn rename_fixes_across_files(workspace: &Workspace, found: &mut [Diagnostic]) {
         }
     }
 }
+
+/// What the family answers in the editor.
+const EDITOR: crate::editor::Hooks = crate::editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    references: ide::references,
+    prepare_rename: ide::prepare_rename,
+    rename: ide::rename,
+    renamed_files: ide::renamed_files,
+    symbols: ide::symbols,
+    ..crate::editor::Hooks::NONE
+};

@@ -208,13 +208,14 @@ impl<'w> SmDoc<'w> {
     pub fn context(&self) -> Option<ContextDecl> {
         let node = self.root.as_ref()?.get("context")?;
         node.as_map()?;
-        let mut names = Vec::new();
-        for key in ["required", "optional"] {
-            if let Some(items) = node.get(key).and_then(Node::as_seq) {
-                names.extend(items.iter().filter_map(|n| n.as_str().map(str::to_string)));
-            }
-        }
-        Some(ContextDecl { span: node.span, names })
+        let listed = |key: &str| -> Vec<String> {
+            let items = node.get(key).and_then(Node::as_seq).unwrap_or_default();
+            items.iter().filter_map(|n| n.as_str().map(str::to_string)).collect()
+        };
+        let optional = listed("optional");
+        let mut names = listed("required");
+        names.extend(optional.iter().cloned());
+        Some(ContextDecl { span: node.span, names, optional })
     }
 }
 
@@ -222,7 +223,10 @@ impl<'w> SmDoc<'w> {
 #[derive(Clone, Debug)]
 pub struct ContextDecl {
     pub span: Span,
+    /// Every declared field, required then optional.
     pub names: Vec<String>,
+    /// The fields the state machine may leave out: a placeholder reading one renders empty.
+    pub optional: Vec<String>,
 }
 
 /// A state machine: its file (when there is one) and the stages under its directory.

@@ -8,10 +8,10 @@ pub(crate) mod schema_ref;
 
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::editor;
 use crate::families::{Family, RuleMeta};
-use crate::source::{Span, json, yaml};
+use crate::source::{json, yaml};
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::{Agent, Doc};
@@ -86,36 +86,8 @@ impl Family for Steps {
         }
     }
 
-    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
-        ide::completions(workspace, at)
-    }
-
-    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
-        ide::hover(workspace, at)
-    }
-
-    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
-        ide::definitions(workspace, at)
-    }
-
-    fn references(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
-        ide::references(workspace, at)
-    }
-
-    fn prepare_rename(&self, workspace: &Workspace, at: editor::Cursor) -> Option<Result<Span, String>> {
-        ide::prepare_rename(workspace, at)
-    }
-
-    fn rename(&self, workspace: &Workspace, at: editor::Cursor, new_name: &str) -> Option<editor::RenameResult> {
-        ide::rename(workspace, at, new_name)
-    }
-
-    fn symbols(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Symbol> {
-        ide::symbols(workspace, file)
-    }
-
-    fn links(&self, workspace: &Workspace, file: FileId) -> Vec<editor::Link> {
-        ide::links(workspace, file)
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
     }
 }
 
@@ -151,3 +123,16 @@ fn build_agent<'a, 'w>(
         breakdown_user: breakdown("user"),
     }
 }
+
+/// What the family answers in the editor.
+const EDITOR: editor::Hooks = editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    references: ide::references,
+    prepare_rename: ide::prepare_rename,
+    rename: ide::rename,
+    symbols: ide::symbols,
+    links: ide::links,
+    ..editor::Hooks::NONE
+};

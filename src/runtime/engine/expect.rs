@@ -2,6 +2,7 @@
 //! the StageResult, request drift, turns and attempts the run never used.
 
 use super::*;
+use crate::cassette::Attempt;
 
 /// What the runtime did in one turn, for `expect:`.
 #[derive(Clone, Debug, Default)]
@@ -55,14 +56,97 @@ impl Observed {
     }
 }
 
+/// One expectation a recording carries, as events and messages name it: `turn 2 of attempt 1:
+/// completion c1`, `attempt 1 expectEnd.act: completed`, `expectResult.verdict: "ok"`.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// `turn`, `act`, `assert` or `result`.
+    pub kind: &'static str,
+    pub what: String,
+}
+
+/// Every expectation of `attempt` (1-based `number`) from turn `from` (0-based) on.
+fn attempt_expectations(number: usize, attempt: &Attempt, from: usize) -> Vec<Listed> {
+    let mut out = Vec::new();
+    for (k, turn) in attempt.turns.iter().enumerate().skip(from) {
+        for expect in &turn.expect {
+            out.push(Listed { kind: "turn", what: format!("turn {} of attempt {number}: {}", k + 1, wanted(expect)) });
+        }
+    }
+    out.extend(end_expectations(number, attempt));
+    out
+}
+
+/// The `expectEnd` of attempt `number`.
+pub(super) fn end_expectations(number: usize, attempt: &Attempt) -> Vec<Listed> {
+    let Some(end) = &attempt.expect_end else { return Vec::new() };
+    let act = end.act.iter().map(|(v, _)| Listed { kind: "act", what: format!("attempt {number} expectEnd.act: {v}") });
+    let assert = end
+        .assert
+        .iter()
+        .map(|(v, _)| Listed { kind: "assert", what: format!("attempt {number} expectEnd.assert: {v}") });
+    act.chain(assert).collect()
+}
+
+/// The `expectResult` fields of a recording.
+pub(super) fn result_expectations(cassette: &StageCassette) -> Vec<Listed> {
+    let fields = cassette.expect_result.iter().flat_map(|r| &r.fields);
+    fields
+        .map(|(field, value, _)| Listed { kind: "result", what: format!("expectResult.{field}: {}", short(value)) })
+        .collect()
+}
+
+/// Every expectation of a stage recording, in order.
+pub fn all_expectations(cassette: &StageCassette) -> Vec<Listed> {
+    let mut out: Vec<Listed> =
+        cassette.attempts.iter().enumerate().flat_map(|(i, a)| attempt_expectations(i + 1, a, 0)).collect();
+    out.extend(result_expectations(cassette));
+    out
+}
+
+/// What an `expect:` entry asks for, as messages show it.
+fn wanted(expect: &Expect) -> String {
+    let error_at: Vec<String> = expect.error_at.iter().map(|at| pointer(at).to_string()).collect();
+    let calls = expect.calls.clone().unwrap_or_default();
+    describe(&expect.branch, expect.call.as_deref(), &calls, &error_at, expect.outcome.as_deref())
+}
+
 impl Run<'_> {
+    /// Counts one checked expectation and records its outcome as an event.
+    fn checked(&mut self, kind: &'static str, expected: String, actual: String, held: bool) {
+        if held {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+        }
+        let outcome = if held { "held" } else { "failed" };
+        self.trace.emit(
+            "ExpectationOutcome",
+            json!({"kind": kind, "expected": expected, "actual": actual, "outcome": outcome}),
+        );
+    }
+
+    /// Expectations that were never checked did not hold: each counts as failed and is
+    /// recorded as an `unchecked` outcome saying `why`.
+    pub fn unchecked(&mut self, listed: &[Listed], why: &str) {
+        let count = u32::try_from(listed.len()).unwrap_or(u32::MAX);
+        self.failed = self.failed.saturating_add(count);
+        self.unchecked = self.unchecked.saturating_add(count);
+        for item in listed {
+            self.trace.emit(
+                "ExpectationOutcome",
+                json!({"kind": item.kind, "expected": item.what, "outcome": "unchecked", "why": why}),
+            );
+        }
+    }
+
     pub(super) fn expectations(&mut self, turn: &Turn, observed: &[Observed]) {
         for expect in &turn.expect {
-            if observed.iter().any(|o| o.satisfies(expect)) {
-                self.passed += 1;
+            let held = observed.iter().find(|o| o.satisfies(expect));
+            if let Some(took) = held {
+                self.checked("turn", wanted(expect), took.describe(), true);
                 continue;
             }
-            self.failed += 1;
             // An expectation about one call is answered with what happened to that call; the
             // rest of the turn is shown only when the call took no branch at all.
             let about = |o: &&Observed| {
@@ -71,19 +155,16 @@ impl Run<'_> {
             let related: Vec<&Observed> = observed.iter().filter(about).collect();
             let shown = if related.is_empty() { observed.iter().collect() } else { related };
             let actual: Vec<String> = shown.into_iter().map(Observed::describe).collect();
-            let error_at: Vec<String> = expect.error_at.iter().map(|at| pointer(at).to_string()).collect();
-            let calls = expect.calls.clone().unwrap_or_default();
-            let wanted = describe(&expect.branch, expect.call.as_deref(), &calls, &error_at, expect.outcome.as_deref());
+            let wanted = wanted(expect);
+            self.checked("turn", wanted.clone(), actual.join("; "), false);
             let message = format!("expected {wanted}, but the runtime took {}", actual.join("; "));
             self.finding(rules::ExpectationFailed, expect.span, message);
         }
     }
 
-    pub(super) fn expect_value(&mut self, span: Span, what: &str, expected: &str, actual: &str) {
-        if expected == actual {
-            self.passed += 1;
-        } else {
-            self.failed += 1;
+    pub(super) fn expect_value(&mut self, kind: &'static str, span: Span, what: &str, expected: &str, actual: &str) {
+        self.checked(kind, expected.to_string(), actual.to_string(), expected == actual);
+        if expected != actual {
             let message = format!("expected {what} `{expected}`, but it was `{actual}`");
             self.finding(rules::ExpectationFailed, span, message);
         }
@@ -101,10 +182,9 @@ impl Run<'_> {
                 None => wanted.clone(),
             };
             let got = actual.get(field).cloned().unwrap_or(Json::Null);
-            if canonical(&wanted) == canonical(&got) {
-                self.passed += 1;
-            } else {
-                self.failed += 1;
+            let held = canonical(&wanted) == canonical(&got);
+            self.checked("result", format!("{field}: {}", short(&wanted)), short(&got), held);
+            if !held {
                 let message =
                     format!("expected StageResult `{field}` to be {}, but it is {}", short(&wanted), short(&got));
                 self.finding(rules::ExpectationFailed, *span, message);
@@ -193,9 +273,10 @@ impl Run<'_> {
             let number = index + 1;
             let Some(ran) = used.get(index) else {
                 let why = format!("attempt {number} is never run: {ended} after attempt {}", used.len());
-                let expectations = attempt.expectation_count();
+                let listed = attempt_expectations(number, attempt, 0);
+                let expectations = listed.len();
                 if expectations > 0 {
-                    self.failed += expectations;
+                    self.unchecked(&listed, &why);
                     let message = format!("{why}, so its {expectations} expectation(s) were never checked");
                     self.finding(rules::ExpectationFailed, attempt.span, message);
                 } else if !attempt.turns.is_empty() {
@@ -215,7 +296,9 @@ impl Run<'_> {
                     quiet.push((k + 1, turn));
                     continue;
                 }
-                self.failed += u32::try_from(expectations).unwrap_or(u32::MAX);
+                let listed: Vec<Listed> =
+                    attempt_expectations(number, attempt, k).into_iter().take(expectations).collect();
+                self.unchecked(&listed, &why);
                 let message = format!(
                     "turn {} of attempt {number} is never replayed, so its {expectations} expectation(s) were never checked: {why}",
                     k + 1

@@ -19,7 +19,8 @@ use crate::runtime::events::Trace;
 use crate::runtime::messages;
 use crate::runtime::stage::{InitFailure, Phase, StageSpec};
 use crate::source::Span;
-use expect::{Observed, Used};
+pub use expect::all_expectations;
+use expect::{Observed, Used, end_expectations, result_expectations};
 use request::provider_event;
 pub use request::{fingerprints, tool_specs};
 
@@ -74,6 +75,8 @@ pub struct Run<'a> {
     /// Expectations checked and failed, for the summary.
     pub passed: u32,
     pub failed: u32,
+    /// Of the failed ones, those never checked (the run never reached them).
+    pub unchecked: u32,
     /// Recording: turns come from this provider instead of the cassette, and are kept.
     pub live: Option<Live<'a>>,
     /// Recording: placeholder results given in the current turn, by call id.
@@ -135,6 +138,7 @@ impl<'a> Run<'a> {
             cassette_json,
             passed: 0,
             failed: 0,
+            unchecked: 0,
             live: None,
             recorded_results: serde_json::Map::new(),
             parse_error: None,
@@ -170,6 +174,7 @@ impl<'a> Run<'a> {
             "StageSetup",
             json!({
                 "stage": stage.id,
+                "file": stage.path,
                 "outcome": if setup.is_empty() { "ok" } else { "failed" },
                 "ids": {"workflowRunId": ctx["workflowRunId"], "stageExecutionId": ctx["stageExecutionId"]},
                 "ctxKeys": ctx.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
@@ -228,6 +233,7 @@ impl<'a> Run<'a> {
             used.push(Used { turns, gate: (gate != Gate::Proceed).then_some(gate_name) });
             if end == ActEnd::Exhausted {
                 self.unconsumed(cassette, &used, "the replay stopped");
+                self.never_exited(cassette, scripted, attempt);
                 return Ended::Aborted;
             }
             if gate == Gate::Proceed {
@@ -266,10 +272,10 @@ impl<'a> Run<'a> {
             );
             if let Some(end_expect) = scripted.and_then(|a| a.expect_end.clone()) {
                 if let Some((act, span)) = &end_expect.act {
-                    self.expect_value(*span, "Act to end with", act, end.as_str());
+                    self.expect_value("act", *span, "Act to end with", act, end.as_str());
                 }
                 if let Some((assert, span)) = &end_expect.assert {
-                    self.expect_value(*span, "Assert to return", assert, verdict.as_str());
+                    self.expect_value("assert", *span, "Assert to return", assert, verdict.as_str());
                 }
             }
             result.verdict = verdict;
@@ -294,6 +300,30 @@ impl<'a> Run<'a> {
         self.trace.emit("StageExited", json!({"stage": stage.id, "result": result.to_json()}));
         self.expect_result(cassette, &result);
         Ended::Exited(result)
+    }
+
+    /// The cassette ran out in `attempt`: its `expectEnd` and the `expectResult` were never
+    /// checked, so they did not hold (one `ExpectationFailed` each, naming what was expected).
+    fn never_exited(&mut self, cassette: &StageCassette, scripted: Option<&crate::cassette::Attempt>, attempt: u32) {
+        let why = format!("the cassette ran out in attempt {attempt}, so the stage never exited");
+        if let Some(scripted) = scripted {
+            let listed = end_expectations(attempt as usize, scripted);
+            if let (false, Some(end)) = (listed.is_empty(), &scripted.expect_end) {
+                self.unchecked(&listed, &why);
+                let message = format!("`expectEnd` of attempt {attempt} was never checked: {why}");
+                self.finding(rules::ExpectationFailed, end.span, message);
+            }
+        }
+        let listed = result_expectations(cassette);
+        if let (false, Some(result)) = (listed.is_empty(), &cassette.expect_result) {
+            self.unchecked(&listed, &why);
+            let fields: Vec<&str> = result.fields.iter().map(|(f, _, _)| f.as_str()).collect();
+            let message = format!(
+                "`expectResult` ({}) was never checked: {why}",
+                fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            );
+            self.finding(rules::ExpectationFailed, result.span, message);
+        }
     }
 
     /// Setup: the definition contract (the linter's errors on the frontmatter and
@@ -378,6 +408,7 @@ impl<'a> Run<'a> {
                 "bodySha256": fingerprint(&rendered.text),
                 "length": rendered.text.chars().count(),
                 "placeholders": rendered.resolved,
+                "empty": rendered.empty,
                 "verbatim": rendered.verbatim,
             }),
         );
@@ -397,7 +428,11 @@ impl<'a> Run<'a> {
                 let message = format!("stage `{}` would fail Init with this ctx: {}", stage.id, failure.detail);
                 self.diagnostic(rules::ContextIncomplete, span, message)
                     .with_related(stage.file, failure.at.unwrap_or(stage.anchor), "needed here")
-                    .with_help("add the missing value to the cassette's `ctx:` (for a successor stage, `ctx.upstream`)")
+                    .with_help(if failure.upstream.is_some() {
+                        "make the cassette's `ctx.upstream` elements satisfy the stage's inputsSchema (each is a StageResult: verdict, reason, parsed, capHit, attemptCount)"
+                    } else {
+                        "add the value to the cassette's `ctx:`; if the state machine may leave the field out, declare it under `context.optional` in its file (then it renders empty)"
+                    })
             } else {
                 let message = format!(
                     "stage `{}` fails Init ({}), so this cassette cannot be replayed: {}",
@@ -421,8 +456,9 @@ impl<'a> Run<'a> {
         failure: &InitFailure,
         producer: &Producer,
     ) -> Diagnostic {
-        let expectations = cassette.expectation_count();
-        self.failed += expectations;
+        let listed = all_expectations(cassette);
+        let expectations = listed.len();
+        self.unchecked(&listed, &format!("`{}` failed Setup", stage.id));
         let index = failure.upstream.unwrap_or(0);
         let role = if self.upstream_from.len() > 1 { "join" } else { "stage" };
         let unchecked = if expectations > 0 {

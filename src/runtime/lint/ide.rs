@@ -3,7 +3,7 @@
 
 use crate::cassette::{ACT_ENDS, BRANCHES, DECISIONS, DRIFT_MODES, GATE_OUTCOMES, OUTCOMES, STOPS, VERDICTS};
 use crate::editor::schema::{Schema, Step};
-use crate::editor::yaml_lines::{self, Place};
+use crate::editor::yaml_lines::{self, Located, Place};
 use crate::editor::{CompletionItem, CompletionKind, Cursor, HoverInfo, Target};
 use crate::families::sm::model::StageDoc;
 use crate::source::Span;
@@ -52,22 +52,11 @@ fn is_cassette(workspace: &Workspace, at: Cursor) -> bool {
     workspace.file(at.file).kind == FileKind::Cassette
 }
 
-/// `(key, value start, value so far)` on the cursor's line, for `key: val|`.
-fn key_before(text: &str, offset: usize) -> Option<(&str, usize, &str)> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..offset];
-    let trimmed = line.trim_start().trim_start_matches("- ").trim_start_matches('{').trim_start();
-    let (key, value) = trimmed.rsplit_once(':')?;
-    let key = key.rsplit([',', '{', ' ']).next()?.trim();
-    let value_text = value.trim_start();
-    let start = offset - value_text.len();
-    Some((key, start, value_text))
-}
-
 /// Keys of the mapping at the cursor, from the cassette JSON Schema (which `tests/meta.rs` keeps
 /// in step with the reader's key tables), with their documentation.
-fn key_completions(text: &str, offset: usize) -> Vec<CompletionItem> {
-    let Some(located) = yaml_lines::locate(text, offset) else { return Vec::new() };
+fn key_completions(located: Located) -> Vec<CompletionItem> {
+    // Every block list of a cassette holds mappings.
+    let located = located.item_as_key();
     let Place::Key(path) = located.place else { return Vec::new() };
     let steps: Vec<Step> = path.iter().map(|k| if k == "-" { Step::Item } else { Step::Key(k) }).collect();
     Schema::cassette()
@@ -93,9 +82,14 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
     if !file.text.is_char_boundary(at.offset) {
         return Vec::new();
     }
-    let Some((key, start, typed)) = key_before(&file.text, at.offset) else {
-        return key_completions(&file.text, at.offset);
+    let Some(located) = yaml_lines::locate(&file.text, Span::new(0, file.text.len()), at.offset) else {
+        return Vec::new();
     };
+    let key = match &located.place {
+        Place::Value { path, .. } => path.last().map_or("", String::as_str),
+        _ => return key_completions(located),
+    };
+    let typed = &file.text[located.partial.start..at.offset];
     let values: Vec<String> = match key {
         "name" => file.config.tools.iter().cloned().chain(stage_tools(workspace, at)).collect(),
         "stage" => stage_ids(workspace, at),
@@ -117,7 +111,7 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
             detail: Some(key.to_string()),
             documentation: doc.clone(),
             insert: Some(value),
-            replace: Span::new(start, at.offset),
+            replace: located.partial,
         })
         .collect()
 }
@@ -167,12 +161,19 @@ pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
         return Vec::new();
     }
     let text = &workspace.file(at.file).text;
-    let Some((start, end)) = word_at(text, at.offset) else { return Vec::new() };
-    let Some((key, _, _)) = key_before(text, start) else { return Vec::new() };
-    if key != "stage" && key != "stages" {
-        return Vec::new();
-    }
-    let word = &text[start..end];
+    let whole = Span::new(0, text.len());
+    // `stage: <id>`, or an id under a machine cassette's `stages:`.
+    let word = match yaml_lines::key_at(text, whole, at.offset) {
+        Some((path, span)) if path.len() == 2 && path[0] == "stages" => &text[span.start..span.end],
+        _ => {
+            let Some((start, end)) = word_at(text, at.offset) else { return Vec::new() };
+            let Some(located) = yaml_lines::locate(text, whole, end) else { return Vec::new() };
+            match located.place {
+                Place::Value { path, .. } if path.last().is_some_and(|k| k == "stage") => &text[start..end],
+                _ => return Vec::new(),
+            }
+        }
+    };
     near_stages(workspace, at)
         .filter_map(|doc| {
             let (id, span) = doc.stage_id()?;

@@ -54,16 +54,8 @@ impl Family for Cassettes {
         }
     }
 
-    fn completions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::CompletionItem> {
-        ide::completions(workspace, at)
-    }
-
-    fn hover(&self, workspace: &Workspace, at: editor::Cursor) -> Option<editor::HoverInfo> {
-        ide::hover(workspace, at)
-    }
-
-    fn definitions(&self, workspace: &Workspace, at: editor::Cursor) -> Vec<editor::Target> {
-        ide::definitions(workspace, at)
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
     }
 }
 
@@ -171,7 +163,7 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
                 None => format!("no stage `{id}` in {place}, so this cassette is never replayed"),
             };
             let fix = hint.filter(|(_, valid)| *valid).map(|(s, _)| s);
-            out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion_for(*span, Some(id), fix));
+            out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion(*span, fix));
             return;
         };
         // The reader's own problems are reported above; only the replay's findings are kept.
@@ -186,3 +178,11 @@ fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &m
         }
     }
 }
+
+/// What the family answers in the editor.
+const EDITOR: editor::Hooks = editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    ..editor::Hooks::NONE
+};

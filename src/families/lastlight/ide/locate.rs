@@ -1,7 +1,7 @@
 //! Where the cursor is in a workflow beyond what `editor::yaml_lines` says: inside a `{{…}}` or
 //! `${…}` tag, and the phase a key belongs to.
 
-pub(super) use crate::editor::yaml_lines::{Place, block_list_items, key_at, locate};
+pub(super) use crate::editor::yaml_lines::{Place, key_at, locate};
 use crate::editor::yaml_lines::{Shape, is_word, shape};
 use crate::source::Span;
 

@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 
 use super::json_schema;
-use super::lines::{self, Place};
 use super::schema::{self, Format};
 use super::{Scope, core_ctx_doc, declared_in, result_field_doc, schema_at, schema_type};
+use crate::editor::yaml_lines::{self as lines, Place};
 use crate::editor::{CompletionItem, CompletionKind, Cursor};
 use crate::families::sm::model::{CORE_CTX_FIELDS, OPTIONAL_FIELDS, REQUIRED_FIELDS, STAGE_RESULT_FIELDS, StageDoc};
 use crate::source::{Node, Span};
@@ -56,7 +56,7 @@ fn yaml_completions(
     };
     let replace = located.partial;
     match &located.place {
-        Place::Key { parents } => {
+        Place::Key(parents) => {
             let parents: Vec<&str> = parents.iter().map(String::as_str).collect();
             // Keys are not offered in JSON, where they need quotes and commas.
             if format == Format::Sm && scope.file.path.extension().is_some_and(|e| e == "json") {
@@ -91,10 +91,11 @@ fn yaml_completions(
                 })
                 .collect()
         }
-        Place::Value { path, in_list } => {
+        Place::Value { path, .. } | Place::Item(path) => {
+            let in_list = matches!(located.place, Place::Item(_) | Place::Value { in_list: true, .. });
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             let listed = match tree {
-                Some(root) if *in_list => tree_items(root, &path, offset),
+                Some(root) if in_list => tree_items(root, &path, offset),
                 Some(_) => Vec::new(),
                 None => located.present.clone(),
             };

@@ -1,7 +1,6 @@
 //! Hover: a frontmatter or `sm.yaml` key's schema documentation, and what a body placeholder
 //! resolves to.
 
-use super::lines;
 use super::schema::{self, Format};
 use super::{Scope, core_ctx_doc, declared_in, result_field_doc, schema_at, schema_type};
 use crate::editor::{Cursor, HoverInfo};
@@ -30,7 +29,7 @@ pub(in crate::families::sm) fn hover(workspace: &Workspace, at: Cursor) -> Optio
 fn key_hover(scope: &Scope, format: Format, block: Span, tree: Option<&Node>, offset: usize) -> Option<HoverInfo> {
     let (path, span) = match tree {
         Some(root) => tree_key_at(root, offset)?,
-        None => lines::key_at(&scope.file.text, block, offset)?,
+        None => crate::editor::yaml_lines::key_at(&scope.file.text, block, offset)?,
     };
     let path: Vec<&str> = path.iter().map(String::as_str).collect();
     Some(HoverInfo { span, markdown: schema::doc(format, &path)? })

@@ -51,6 +51,8 @@ pub(super) fn is_schema_object(path: &[&str]) -> bool {
     for key in path {
         schema = if schema {
             match *key {
+                // An item of a list of schemas (`anyOf`, `prefixItems`, …).
+                "-" => true,
                 "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => false,
                 "items"
                 | "additionalProperties"

@@ -200,11 +200,7 @@ pub(crate) fn unknown_key_diagnostic(
         }
         None => format!("unknown {what} `{key}`; the runtime ignores it"),
     };
-    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion_for(
-        key_node.span,
-        Some(key),
-        KeyGuess::rename(guess),
-    )
+    Diagnostic::new(UnknownField, file, key_node.span, message).with_suggestion(key_node.span, KeyGuess::rename(guess))
 }
 
 /// The required keys of `mapping` that are missing because they are misspelt, each with the
@@ -248,7 +244,7 @@ fn misspelt_diagnostic(
             "`{key}` is not a {what}, so the required `{field}` is missing and {consequence}; did you mean `{field}`?"
         ),
     )
-    .with_suggestion_for(key_node.span, Some(key), Some(field))
+    .with_suggestion(key_node.span, Some(field))
 }
 
 fn check_missing(stage: &StageDoc, misspelt: &[(&str, &Node)], out: &mut Vec<Diagnostic>) {
@@ -436,7 +432,7 @@ fn check_resolution_policy(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnos
         format!("unknown resolutionPolicy `{policy}`; expected one of {list}"),
     )
     .with_help("the accepted values are configurable with `[sm] resolution-policies` in stagelint.toml");
-    out.push(diagnostic.with_suggestion_for(value.span, Some(policy), suggestion));
+    out.push(diagnostic.with_suggestion(value.span, suggestion));
 }
 
 fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut Vec<Diagnostic>) {
@@ -483,7 +479,7 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
                         format!("unknown backoff `{}`{hint}; expected one of {list}", shown(stage, b)),
                     )
                     .with_help("the accepted values are configurable with `[sm] backoffs` in stagelint.toml")
-                    .with_suggestion_for(b.span, b.as_str(), suggestion),
+                    .with_suggestion(b.span, suggestion),
                 );
             }
         },
@@ -575,7 +571,7 @@ fn check_next(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {
                                 shown(stage, &entry.value)
                             ),
                         )
-                        .with_suggestion_for(entry.value.span, Some(written), guess),
+                        .with_suggestion(entry.value.span, guess),
                     );
                 }
             }

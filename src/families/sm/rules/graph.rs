@@ -179,7 +179,7 @@ fn guess<'a>(word: &str, ids: &HashMap<&'a str, &StageDoc>) -> Option<(&'a str, 
 /// about to rename would leave it dangling again.
 fn suggest_fix(diagnostic: Diagnostic, span: Span, word: &str, ids: &HashMap<&str, &StageDoc>) -> Diagnostic {
     let valid = guess(word, ids).filter(|(_, valid)| *valid).map(|(id, _)| id);
-    diagnostic.with_suggestion_for(span, Some(word), valid)
+    diagnostic.with_suggestion(span, valid)
 }
 
 fn hint(word: &str, ids: &HashMap<&str, &StageDoc>) -> String {

@@ -112,7 +112,7 @@ fn check_required(stage: &StageDoc, field: &str, schema: &Node, depth: usize, ou
                     entry.span,
                     format!("`{field}` requires `{name}`, which none of its properties declares{hint}; {consequence}"),
                 )
-                .with_suggestion_for(entry.span, Some(name), KeyGuess::rename(guess)),
+                .with_suggestion(entry.span, KeyGuess::rename(guess)),
             );
         }
     }
@@ -176,7 +176,7 @@ fn check_schema(stage: &StageDoc, field: &str, code: &'static str, schema: &Node
         let mut fix = None;
         let message = match (keyword, node.as_str()) {
             (Some("type"), Some(name)) if !JSON_TYPES.contains(&name) => {
-                fix = did_you_mean(name, JSON_TYPES).map(|s| (name, s));
+                fix = did_you_mean(name, JSON_TYPES);
                 let hint =
                     did_you_mean(name, JSON_TYPES).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
                 format!(
@@ -192,7 +192,7 @@ fn check_schema(stage: &StageDoc, field: &str, code: &'static str, schema: &Node
                 .with_help(
                     "the completion channel and Setup validate against this schema; an invalid schema fails the stage at Init",
                 )
-                .with_suggestion_for(node.span, fix.map(|(name, _)| name), fix.map(|(_, s)| s)),
+                .with_suggestion(node.span, fix),
         );
     }
 }

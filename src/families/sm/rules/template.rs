@@ -184,11 +184,10 @@ fn check_stage_field(stage: &StageDoc, path: &Path, out: &mut Vec<Diagnostic>) {
             format!("`stage.{name}` is not a frontmatter field of this stage; it renders empty")
         }
     };
-    out.push(Diagnostic::new(UnknownStageField, stage.id(), segment.span(), message).with_suggestion_for(
-        segment.span(),
-        Some(name),
-        suggestion,
-    ));
+    out.push(
+        Diagnostic::new(UnknownStageField, stage.id(), segment.span(), message)
+            .with_suggestion(segment.span(), suggestion),
+    );
 }
 
 /// `{{ctx.x}}` must be declared in the SM's `context`, when the SM declares one.
@@ -229,7 +228,7 @@ pub(super) fn check_context(machine: &Machine, out: &mut Vec<Diagnostic>) {
                 context.span,
                 "the state machine declares its ctx fields here",
             );
-            out.push(diagnostic.with_suggestion_for(segment.span(), Some(name), suggestion));
+            out.push(diagnostic.with_suggestion(segment.span(), suggestion));
         }
     }
 }

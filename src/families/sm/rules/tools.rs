@@ -1,9 +1,9 @@
 //! Tool names: `allowedTools` against the live tool set, the completion channel's name.
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::diagnostic::Diagnostic;
 use crate::families::sm::model::StageDoc;
 use crate::families::sm::{CompletionToolCollision, CompletionToolNotMentioned, UnknownTool};
-use crate::util::{did_you_mean, same_spelling};
+use crate::util::did_you_mean;
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     let file = stage.id();
@@ -34,12 +34,7 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
             );
             if let Some(s) = suggestion {
                 let replacement = if item.span.len() == name.len() { s.to_string() } else { format!("\"{s}\"") };
-                diagnostic = diagnostic.with_fix(
-                    format!("Replace with `{s}`"),
-                    // `Webfetch` for `WebFetch` is the same name spelt another way.
-                    if same_spelling(name, s) { Applicability::Safe } else { Applicability::Unsafe },
-                    vec![Edit { span: item.span, replacement }],
-                );
+                diagnostic = diagnostic.with_did_you_mean(item.span, replacement, s);
             }
             out.push(diagnostic);
         }

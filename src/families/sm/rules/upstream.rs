@@ -56,6 +56,8 @@ pub(crate) fn predecessors<'a, 'w>(machine: &Machine<'a, 'w>, id: &str, index: u
     found
 }
 
+const SIBLING: &str = "it runs as a parallel sibling";
+
 pub(super) fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<'a, 'w>> {
     let mut ways = Vec::new();
     if graph.entry == Some(id) {
@@ -70,9 +72,7 @@ pub(super) fn incoming<'a, 'w>(graph: &Graph<'a, 'w>, id: &str) -> Vec<Incoming<
                 continue;
             }
             match plan.execution {
-                Execution::Parallel => {
-                    ways.push(Incoming { results: Vec::new(), empty_reason: "it runs as a parallel sibling" })
-                }
+                Execution::Parallel => ways.push(Incoming { results: Vec::new(), empty_reason: SIBLING }),
                 // A sequential list runs in order; each stage receives the result before it.
                 Execution::Sequential => {
                     let previous = if k == 0 { Some(*from) } else { lookup(&plan.stages[k - 1].0) };
@@ -93,12 +93,24 @@ fn check_reference(stage: &StageDoc, path: &Path, incoming: &[Incoming], out: &m
     let max = incoming.iter().map(|w| w.results.len()).max().unwrap_or(0);
     if max == 0 {
         let reason = incoming.iter().map(|w| w.empty_reason).find(|r| !r.is_empty()).unwrap_or("");
-        out.push(Diagnostic::new(
-            UpstreamEmpty,
-            file,
-            path.span(),
-            format!("`ctx.upstream` is always empty in this stage because {reason}; this placeholder renders nothing"),
-        ));
+        // No context can fill it (a cassette's `ctx.upstream` is replaced by the run's), so
+        // the help points at what can carry the data.
+        let help = if reason == SIBLING {
+            "a parallel sibling never receives another stage's result: read it in the join (its `ctx.upstream` holds each sibling's result), or have the state machine write the data to a ctx field before the fan-out and read `{{ctx.<field>}}`"
+        } else {
+            "nothing runs before the entry stage: pass the data in a ctx field the state machine writes, and read `{{ctx.<field>}}`"
+        };
+        out.push(
+            Diagnostic::new(
+                UpstreamEmpty,
+                file,
+                path.span(),
+                format!(
+                    "`ctx.upstream` is always empty in this stage because {reason}; this placeholder renders nothing"
+                ),
+            )
+            .with_help(help),
+        );
         return;
     }
     let Some(third) = path.segments.get(2) else {
@@ -141,7 +153,7 @@ fn check_reference(stage: &StageDoc, path: &Path, incoming: &[Incoming], out: &m
             field_segment.span(),
             format!("a StageResult has no `{field}`; its fields are {list}"),
         );
-        out.push(diagnostic.with_suggestion_for(field_segment.span(), Some(field), suggestion));
+        out.push(diagnostic.with_suggestion(field_segment.span(), suggestion));
         return;
     }
     if field == "parsed" && path.segments.len() > 4 {
@@ -190,7 +202,7 @@ fn check_parsed(stage: &StageDoc, path: &Path, index: usize, incoming: &[Incomin
         None => {}
     }
     let mut diagnostic = Diagnostic::new(UpstreamFieldUnknown, stage.id(), bad.span(), message);
-    diagnostic = diagnostic.with_suggestion_for(bad.span(), Some(name), did_you_mean(name, names.iter().copied()));
+    diagnostic = diagnostic.with_suggestion(bad.span(), did_you_mean(name, names.iter().copied()));
     for (predecessor, _, properties) in &missing {
         let span = properties.span;
         let id = predecessor.stage_id().map_or("?", |(id, _)| id);

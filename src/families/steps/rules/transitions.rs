@@ -1,7 +1,7 @@
 //! Transition rules as climpt's `WorkflowRouter` follows them: targets that exist, terminal
 //! `null` targets, the default transition, and `handoff`/`escalate` targets.
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::diagnostic::Diagnostic;
 use crate::families::steps::model::{Agent, INTENTS, Step, TargetVia, rule_targets};
 use crate::families::steps::rules::flow::{StepIndex, has_next_rule, is_closure};
 use crate::families::steps::{SR_TRANS_001, SR_TRANS_002, SR_TRANS_003, SR_TRANS_005, SR_TRANS_009};
@@ -67,11 +67,7 @@ fn check_targets_exist(
         *budget = budget.saturating_sub(1);
         if let Some(suggestion) = suggestion {
             let replacement = serde_json::to_string(suggestion).unwrap_or_else(|_| format!("\"{suggestion}\""));
-            diagnostic = diagnostic.with_fix(
-                format!("Replace with `{suggestion}`"),
-                Applicability::Unsafe,
-                vec![Edit { span: target.node.span, replacement }],
-            );
+            diagnostic = diagnostic.with_did_you_mean(target.node.span, replacement, suggestion);
         }
         out.push(diagnostic);
     }

@@ -1,0 +1,106 @@
+//! `stagelint explain [TOPIC]`: a rule's doc (by its code, an alias, or its name alone in any
+//! case when that names one rule), a topic page, or with no argument the list of both.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use stagelint::families::{self, RuleMeta};
+
+/// Topics `explain` knows besides rules: name, what it is about, text.
+const TOPICS: &[(&str, &str, &str)] = &[
+    ("dry-run", "how the embedded runtime executes a stage", include_str!("../../docs/dry-run.md")),
+    (
+        "decisions",
+        "where the upstream documents and code disagree, and what stagelint does",
+        include_str!("../../docs/decisions.md"),
+    ),
+    ("configuration", "stagelint.toml: every table and key", include_str!("../../docs/configuration.md")),
+];
+
+pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
+    let mut out = io::stdout().lock();
+    let Some(topic) = topic else {
+        let _ = out.write_all(listing().as_bytes());
+        return Ok(ExitCode::SUCCESS);
+    };
+    if let Some((_, _, text)) = TOPICS.iter().find(|(name, _, _)| name.eq_ignore_ascii_case(topic)) {
+        let _ = writeln!(out, "{}", text.trim_end());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rule = match resolve(topic).as_slice() {
+        [rule] => *rule,
+        [] => {
+            let hint = families::code_hint(topic, false);
+            return Err(format!(
+                "unknown rule code or topic `{topic}`{hint} (`stagelint explain` lists the topics and rules)"
+            ));
+        }
+        several => {
+            let width = several.iter().map(|r| r.code.len()).max().unwrap_or(0);
+            let lines: Vec<String> =
+                several.iter().map(|r| format!("    {:width$}  {}", r.code, r.summary())).collect();
+            return Err(format!(
+                "`{topic}` names {} rules; give the family too, as in `stagelint explain {}`:\n{}",
+                several.len(),
+                several[0].code,
+                lines.join("\n")
+            ));
+        }
+    };
+    if rule.code != topic {
+        let _ = writeln!(out, "`{topic}` is reported as `{}`.\n", rule.code);
+    }
+    let _ = writeln!(out, "{}\n\nDefault severity: {}", rule.doc.trim_end(), rule.severity.as_str());
+    if !rule.aliases.is_empty() {
+        let _ = writeln!(out, "Also known upstream as: {}", rule.aliases.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The rules `query` names: its exact code (or alias, or old name); else every rule whose code,
+/// or whose name without the family, or an alias, equals it ignoring case.
+fn resolve(query: &str) -> Vec<&'static RuleMeta> {
+    if let Some(rule) = families::rule(query) {
+        return vec![rule];
+    }
+    let mut found: Vec<&'static RuleMeta> = families::all_rules()
+        .filter(|rule| {
+            let name = rule.code.rsplit_once('/').map_or(rule.code, |(_, name)| name);
+            let names = std::iter::once(name).chain(rule.aliases.iter().copied());
+            let mut full = names.clone().map(|n| format!("{}/{n}", rule.family()));
+            full.any(|code| code.eq_ignore_ascii_case(query))
+                || names.into_iter().any(|n| n.eq_ignore_ascii_case(query))
+        })
+        .collect();
+    if found.is_empty() {
+        found.extend(
+            families::RENAMED
+                .iter()
+                .filter(|(old, _)| old.eq_ignore_ascii_case(query))
+                .filter_map(|(_, new)| families::rule(new)),
+        );
+    }
+    found
+}
+
+/// `explain` alone: the topics, then every rule by family with its summary.
+fn listing() -> String {
+    let mut out = String::from("Topics (`stagelint explain TOPIC`):\n");
+    let width = TOPICS.iter().map(|(name, _, _)| name.len()).max().unwrap_or(0);
+    for (name, about, _) in TOPICS {
+        out.push_str(&format!("  {name:width$}  {about}\n"));
+    }
+    out.push_str("\nRules (`stagelint explain CODE`; the name alone, in any case, works when one family has it):\n");
+    let width = families::all_rules().map(|r| r.code.len()).max().unwrap_or(0);
+    let mut family = "";
+    for rule in families::all_rules() {
+        if rule.family() != family {
+            family = rule.family();
+            out.push_str(&format!("\n{family}\n"));
+        }
+        let line = format!("  {:width$}  {}", rule.code, rule.summary());
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
