@@ -115,17 +115,36 @@ impl Schema {
     pub fn child(&self, node: &'static Value, step: Step) -> Option<&'static Value> {
         let members = self.members(node);
         match step {
-            Step::Key(key) => members.iter().find_map(|m| m.get("properties")?.get(key)).or_else(|| {
-                members.iter().find_map(|m| {
-                    let by_pattern = m.get("patternProperties").and_then(Value::as_object);
-                    by_pattern
-                        .and_then(|p| p.values().next())
-                        .or(m.get("additionalProperties"))
-                        .filter(|a| a.is_object())
-                })
-            }),
+            Step::Key(key) => {
+                members.iter().find_map(|m| m.get("properties")?.get(key)).or_else(|| Self::other_in(&members))
+            }
             Step::Item => members.iter().find_map(|m| m.get("items").filter(|i| i.is_object())),
         }
+    }
+
+    /// The names of the properties `node` defines, in schema order, each once.
+    pub fn property_names(&self, node: &'static Value) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for member in self.members(node) {
+            for name in member.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.keys()) {
+                if !out.contains(&name.as_str()) {
+                    out.push(name);
+                }
+            }
+        }
+        out
+    }
+
+    /// The schema of the values under keys that are not properties of `node`.
+    pub fn other(&self, node: &'static Value) -> Option<&'static Value> {
+        Self::other_in(&self.members(node))
+    }
+
+    fn other_in(members: &[&'static Value]) -> Option<&'static Value> {
+        members.iter().find_map(|m| {
+            let by_pattern = m.get("patternProperties").and_then(Value::as_object);
+            by_pattern.and_then(|p| p.values().next()).or(m.get("additionalProperties")).filter(|a| a.is_object())
+        })
     }
 
     /// The schema of the value at `path`, as written under its key.

@@ -2,6 +2,9 @@
 //! from the shipped JSON Schemas (the one table; editors complete from the same files), and the
 //! walk reports the others.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, FileId};
@@ -12,42 +15,87 @@ use crate::source::Node;
 use crate::util::{KeyGuess, did_you_mean_key};
 
 pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
+    static REGISTRY: OnceLock<Walker> = OnceLock::new();
+    static AGENT_JSON: OnceLock<Walker> = OnceLock::new();
     if let Some(root) = &agent.registry.root {
-        let schema = Schema::registry();
-        walk_keys(schema, agent.registry.id(), root, schema.root(), out);
+        REGISTRY.get_or_init(|| Walker::new(Schema::registry())).walk(agent.registry.id(), root, 0, out);
     }
     if let Some(doc) = agent.agent_json
         && let Some(root) = &doc.root
     {
-        let schema = Schema::agent();
-        walk_keys(schema, doc.id(), root, schema.root(), out);
+        AGENT_JSON.get_or_init(|| Walker::new(Schema::agent())).walk(doc.id(), root, 0, out);
     }
 }
 
-/// Reports the keys of `node` that its schema `at` does not know, in the mappings the schema
-/// marks (see `Schema::mapping`), and walks on into the values it knows.
-fn walk_keys(schema: Schema, file: FileId, node: &Node, at: &'static Value, out: &mut Vec<Diagnostic>) {
-    if let Some(entries) = node.as_map() {
-        let mapping = schema.mapping(at);
-        for entry in entries {
-            let Some(key) = entry.key_str() else { continue };
-            if let Some(mapping) = &mapping
-                && !mapping.keys.iter().any(|(k, _)| *k == key)
-            {
-                if !mapping.open {
-                    out.push(unknown_key(file, node, &entry.key, key, mapping));
-                }
-                continue;
-            }
-            if let Some(inner) = schema.child(at, Step::Key(key)) {
-                walk_keys(schema, file, &entry.value, inner, out);
+/// A schema read once into what the walk asks at each place: whether its unknown keys are
+/// reported, and where each key or item leads. (Asking the schema itself resolves `$ref`s and
+/// combinators afresh for every key of every step.)
+struct Walker {
+    places: Vec<Place>,
+}
+
+struct Place {
+    mapping: Option<Mapping>,
+    properties: HashMap<&'static str, usize>,
+    other: Option<usize>,
+    item: Option<usize>,
+}
+
+impl Walker {
+    fn new(schema: Schema) -> Walker {
+        let mut walker = Walker { places: Vec::new() };
+        let mut seen: HashMap<*const Value, usize> = HashMap::new();
+        walker.place(schema, schema.root(), &mut seen);
+        walker
+    }
+
+    /// The index of the place `node` describes, compiled with everything below it.
+    fn place(&mut self, schema: Schema, node: &'static Value, seen: &mut HashMap<*const Value, usize>) -> usize {
+        if let Some(&index) = seen.get(&(node as *const Value)) {
+            return index;
+        }
+        let index = self.places.len();
+        seen.insert(node, index);
+        self.places.push(Place { mapping: schema.mapping(node), properties: HashMap::new(), other: None, item: None });
+        for name in schema.property_names(node) {
+            if let Some(child) = schema.child(node, Step::Key(name)) {
+                let at = self.place(schema, child, seen);
+                self.places[index].properties.insert(name, at);
             }
         }
-    } else if let Some(items) = node.as_seq()
-        && let Some(inner) = schema.child(at, Step::Item)
-    {
-        for item in items {
-            walk_keys(schema, file, item, inner, out);
+        self.places[index].other = schema.other(node).map(|child| self.place(schema, child, seen));
+        self.places[index].item = schema.child(node, Step::Item).map(|child| self.place(schema, child, seen));
+        index
+    }
+
+    /// Reports the keys of `node` that its place does not know, in the mappings the schema marks
+    /// (see `Schema::mapping`), and walks on into the values it knows.
+    fn walk(&self, file: FileId, node: &Node, at: usize, out: &mut Vec<Diagnostic>) {
+        let place = &self.places[at];
+        if let Some(entries) = node.as_map() {
+            for entry in entries {
+                let Some(key) = entry.key_str() else { continue };
+                if let Some(&inner) = place.properties.get(key) {
+                    self.walk(file, &entry.value, inner, out);
+                    continue;
+                }
+                match &place.mapping {
+                    Some(mapping) if !mapping.keys.iter().any(|(k, _)| *k == key) => {
+                        if !mapping.open {
+                            out.push(unknown_key(file, node, &entry.key, key, mapping));
+                        }
+                    }
+                    _ => {
+                        if let Some(inner) = place.other {
+                            self.walk(file, &entry.value, inner, out);
+                        }
+                    }
+                }
+            }
+        } else if let (Some(items), Some(inner)) = (node.as_seq(), place.item) {
+            for item in items {
+                self.walk(file, item, inner, out);
+            }
         }
     }
 }
