@@ -3,7 +3,7 @@
 use crate::diagnostic::suppress::{self, BadSuppression, CommentStyle, Suppression};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
-use crate::families::{self, Family, lastlight, sm, stagelint, steps};
+use crate::families::{self, Family, atomic, lastlight, sm, stagelint, steps};
 use crate::runtime::lint::Cassettes;
 use crate::source::{Span, frontmatter};
 use crate::workspace::{FileKind, SourceFile, Workspace};
@@ -12,7 +12,7 @@ use crate::workspace::{FileKind, SourceFile, Workspace};
 /// analysis and the editor dispatch (`ide`) run. It lives here, at the top, because the
 /// families live on two floors (the cassette rules are the runtime's own linting).
 pub static FAMILIES: &[&dyn Family] =
-    &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &lastlight::Lastlight, &Cassettes];
+    &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &lastlight::Lastlight, &atomic::Atomic, &Cassettes];
 
 /// Checks every file of the workspace; diagnostics come back sorted by file and position.
 pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
@@ -82,6 +82,9 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
         }
         FileKind::Workflow => {
             suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Hash, &mut found, &mut bad);
+        }
+        FileKind::AtomicWorkflow if text.contains("stagelint:") => {
+            suppress::scan_comments(text, &file.lines, &atomic::comments(text), &mut found, &mut bad);
         }
         FileKind::WorkflowPrompt => {
             suppress::scan(text, &file.lines, Span::new(0, text.len()), CommentStyle::Html, &mut found, &mut bad);

@@ -1,5 +1,6 @@
 //! Inline suppressions: `# stagelint: ignore[code]` in YAML, `<!-- stagelint: ignore[code] -->`
-//! in markdown; `ignore-file[...]` covers the whole file.
+//! in markdown, `// stagelint: ignore[code]` or `/* … */` in TypeScript; `ignore-file[...]`
+//! covers the whole file.
 //!
 //! Inside a multi-line YAML scalar (a block scalar `key: |` and its indented lines, a quoted
 //! scalar whose quote closes on a later line, a plain scalar continued on more-indented lines) a
@@ -386,6 +387,42 @@ pub fn scan(
                     _ if file_wide => Scope::File,
                     Some(block) => Scope::Lines(block.header, block.last),
                     None => Scope::Line(target),
+                };
+                out.push(Suppression { comment, scope, codes });
+            }
+            Err(message) => bad.push(BadSuppression { span: comment, message }),
+        }
+    }
+}
+
+/// Finds suppressions in comments a parser found (TypeScript's `//` and `/* */`, by their
+/// spans, so a string holding the same text is never one). A comment alone on its line covers
+/// the next line, a trailing one its own line.
+pub fn scan_comments(
+    text: &str,
+    lines: &LineIndex,
+    comments: &[Span],
+    out: &mut Vec<Suppression>,
+    bad: &mut Vec<BadSuppression>,
+) {
+    for &comment in comments {
+        let Some(body) = text.get(comment.start..comment.end) else { continue };
+        let inner = body.strip_prefix("//").or_else(|| body.strip_prefix("/*")).unwrap_or(body);
+        let inner = inner.strip_suffix("*/").unwrap_or(inner);
+        let lead = inner.len() - inner.trim_start().len();
+        let Some(after) = inner.trim_start().strip_prefix("stagelint:") else { continue };
+        let directive_start = comment.start + (body.len() - inner.len()).min(2) + lead + "stagelint:".len();
+        let line = lines.line_of(comment.start);
+        let standalone = text[lines.line_start(line)..comment.start].trim().is_empty();
+        match parse_directive(after, directive_start) {
+            Ok((file_wide, codes)) => {
+                let last = lines.line_of(comment.end);
+                let scope = if file_wide {
+                    Scope::File
+                } else if standalone {
+                    Scope::Line(last + 1)
+                } else {
+                    Scope::Line(line)
                 };
                 out.push(Suppression { comment, scope, codes });
             }
