@@ -212,7 +212,7 @@ impl WorkflowFile {
         let text = file.text.as_str();
         if let Some(at) = too_deep(text) {
             let message = format!(
-                "brackets nested deeper than {MAX_DEPTH} levels; stagelint does not parse this file (nor could atomic's loader be expected to)"
+                "brackets nested deeper than {MAX_DEPTH} levels; stagelint does not parse a file this deep"
             );
             return WorkflowFile { syntax: Some((Span::new(at, at + 1), message)), ..WorkflowFile::default() };
         }

@@ -32,7 +32,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
                         *code,
                         file.id,
                         *at,
-                        format!("`{name}` in a {agent} workflow: sessions made by hand bypass the runtime's panes, transcripts and cleanup"),
+                        format!("`{name}` in a workflow for {agent}: sessions made by hand bypass the runtime's panes, transcripts and cleanup"),
                     )
                     .with_help(*instead),
                 );
