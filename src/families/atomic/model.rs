@@ -24,8 +24,9 @@ pub struct WorkflowFile {
     pub export: Option<Export>,
     /// The `defineWorkflow` chain: the exported one, else the first in the file.
     pub chain: Option<Chain>,
-    /// `ctx.stage(...)` calls: their first argument when it is an object literal.
-    pub stages: Vec<Object>,
+    /// `ctx.stage(stageOpts, clientOpts, sessionOpts, fn)` calls: each of the three option
+    /// arguments that is an object literal.
+    pub stages: Vec<[Option<Object>; 3]>,
     /// Calls and constructions by their dotted callee (`client.session.create`), for the
     /// provider rules; `new` ones start with `new `.
     pub calls: Vec<(String, Span)>,
@@ -422,7 +423,7 @@ fn read_value(expr: &Expression) -> Value {
 /// Collects stage option objects and calls by callee path.
 struct Finder {
     out: Vec<(String, Span)>,
-    stages: Vec<Object>,
+    stages: Vec<[Option<Object>; 3]>,
 }
 
 /// `a.b.c` of a callee made of names and static members, or `None`.
@@ -437,10 +438,12 @@ fn dotted(expr: &Expression) -> Option<String> {
 impl<'a> Visit<'a> for Finder {
     fn visit_call_expression(&mut self, call: &oxc_ast::ast::CallExpression<'a>) {
         if let Some(path) = dotted(&call.callee) {
-            if path.ends_with(".stage")
-                && let Some(Value::Object(object)) = call.arguments.first().and_then(Argument::as_expression).map(read_value)
-            {
-                self.stages.push(object);
+            if path.ends_with(".stage") {
+                let object = |i: usize| match call.arguments.get(i).and_then(Argument::as_expression).map(read_value) {
+                    Some(Value::Object(object)) => Some(object),
+                    _ => None,
+                };
+                self.stages.push([object(0), object(1), object(2)]);
             }
             self.out.push((path, span(call.callee.span())));
         }

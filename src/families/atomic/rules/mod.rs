@@ -23,9 +23,12 @@ pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
         return out;
     }
     let layout = atomic::layout(&file.path);
+    // The runtime takes the agent from the directory; off the layout, `.for<"x">()` tells.
+    let declared = parsed.chain.as_ref().and_then(|c| c.agent.as_ref()).map(|(a, _)| a.as_str());
+    let agent = layout.map(|(_, agent)| agent).or(declared);
     chain::check(file, &parsed, layout, &mut out);
     inputs::check(file, &parsed, &mut out);
-    options::check(file, &parsed, &mut out);
-    providers::check(file, &parsed, layout.map(|(_, agent)| agent), &mut out);
+    options::check(file, &parsed, agent, &mut out);
+    providers::check(file, &parsed, agent, &mut out);
     out
 }

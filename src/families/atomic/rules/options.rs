@@ -13,20 +13,36 @@ const WORKFLOW: &[&str] = &["name", "description", "inputs", "minSDKVersion"];
 const INPUT: &[&str] = &["name", "type", "required", "description", "placeholder", "default", "values"];
 /// `SessionRunOptions`, the first argument of `ctx.stage`.
 const STAGE: &[&str] = &["name", "description", "headless"];
+/// `ClientOptionsMap` and `SessionOptionsMap` (`types.ts`) by agent: the second and third
+/// arguments of `ctx.stage`. Copilot's are the Copilot SDK's own types, not checked here.
+const CLIENT: &[(&str, &[&str])] =
+    &[("claude", &["chatFlags", "readyTimeoutMs"]), ("opencode", &["directory", "experimental_workspaceID"])];
+const SESSION: &[(&str, &[&str])] = &[("claude", &[]), ("opencode", &["parentID", "title", "workspaceID"])];
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
     if let Some(options) = parsed.chain.as_ref().and_then(|c| c.options.as_ref()) {
         unknown_keys(file, options, WORKFLOW, "workflow options (`defineWorkflow`)", out);
         if let Some(Value::Array(inputs, _)) = options.get("inputs").map(|p| &p.value) {
             for input in inputs {
                 if let Value::Object(input) = input {
-                    unknown_keys(file, input, INPUT, "an input", out);
+                    unknown_keys(file, input, INPUT, "input fields", out);
                 }
             }
         }
     }
-    for stage in &parsed.stages {
-        unknown_keys(file, stage, STAGE, "stage options (`ctx.stage`'s first argument)", out);
+    let by_agent = |table: &[(&str, &'static [&'static str])]| {
+        table.iter().find(|(a, _)| Some(*a) == agent).map(|(_, keys)| *keys)
+    };
+    for [stage, client, session] in &parsed.stages {
+        if let Some(stage) = stage {
+            unknown_keys(file, stage, STAGE, "stage options (`ctx.stage`'s first argument)", out);
+        }
+        if let (Some(client), Some(known)) = (client, by_agent(CLIENT)) {
+            unknown_keys(file, client, known, "client options (`ctx.stage`'s second argument)", out);
+        }
+        if let (Some(session), Some(known)) = (session, by_agent(SESSION)) {
+            unknown_keys(file, session, known, "session options (`ctx.stage`'s third argument)", out);
+        }
     }
 }
 
@@ -48,7 +64,11 @@ fn unknown_keys(file: &SourceFile, object: &Object, known: &[&'static str], what
                 prop.key_span,
                 format!("`{}` is not one of the {what}; atomic ignores it{hint}", prop.key),
             )
-            .with_help(format!("known keys: {}", known.join(", ")))
+            .with_help(if known.is_empty() {
+                "this agent takes no keys here; pass `{}`".to_string()
+            } else {
+                format!("known keys: {}", known.join(", "))
+            })
             .with_suggestion(prop.key_span, KeyGuess::rename(guess)),
         );
     }

@@ -22,8 +22,7 @@ const CHECKS: &[(&str, &str, &str, &str)] = &[
 ];
 
 pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
-    let declared = parsed.chain.as_ref().and_then(|c| c.agent.as_ref()).map(|(a, _)| a.as_str());
-    let Some(agent) = agent.or(declared) else { return };
+    let Some(agent) = agent else { return };
     for (callee, at) in &parsed.calls {
         for (check_agent, code, name, instead) in CHECKS {
             if *check_agent == agent && (callee == name || (name.contains('.') && callee.ends_with(&format!(".{name}")))) {
