@@ -1,6 +1,7 @@
 //! The `atomic/` family: @bastani/atomic TypeScript workflows
 //! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`.
 
+mod depth;
 pub(crate) mod model;
 mod rules;
 

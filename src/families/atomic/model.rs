@@ -13,6 +13,7 @@ use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
 
 use crate::source::{MAX_DEPTH, Span};
+use super::depth::{Deep, MAX_CHAIN, too_deep};
 use crate::workspace::SourceFile;
 
 /// The parse of one file.
@@ -127,67 +128,6 @@ fn span(s: oxc_span::Span) -> Span {
     Span::new(s.start as usize, s.end as usize)
 }
 
-/// The deepest bracket nesting (`(`, `[`, `{`, `${`) outside strings and comments, and where it
-/// first passes `MAX_DEPTH`. oxc recurses per level and a worker thread's stack is small, so
-/// deeper input is refused before parsing.
-pub fn too_deep(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    // Template literals open a nesting of their own: the depth at each open backtick.
-    let mut templates: Vec<usize> = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let in_template = templates.last().is_some_and(|&d| d == depth);
-        let b = bytes[i];
-        if in_template {
-            match b {
-                b'\\' => i += 1,
-                b'`' => {
-                    templates.pop();
-                }
-                b'$' if bytes.get(i + 1) == Some(&b'{') => {
-                    depth += 1;
-                    i += 1;
-                    if depth > MAX_DEPTH {
-                        return Some(i);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        match b {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = text[i + 2..].find("*/").map_or(bytes.len(), |n| i + 2 + n + 1);
-            }
-            b'"' | b'\'' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'`' => templates.push(depth),
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Some(i);
-                }
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
 /// How many parse errors `text` has (the deep-nesting refusal counts as one), for the fixer's
 /// check that a fix does not break the file.
 pub fn syntax_errors(text: &str) -> usize {
@@ -212,10 +152,15 @@ impl WorkflowFile {
     pub fn parse(file: &SourceFile) -> WorkflowFile {
         let text = file.text.as_str();
         if let Some(at) = too_deep(text) {
-            let message = format!(
-                "brackets nested deeper than {MAX_DEPTH} levels; stagelint does not parse a file this deep"
-            );
-            return WorkflowFile { syntax: Some((Span::new(at, at + 1), message)), ..WorkflowFile::default() };
+            let message = match at.what {
+                Deep::Brackets => {
+                    format!("brackets nested deeper than {MAX_DEPTH} levels; stagelint does not parse a file this deep")
+                }
+                Deep::Operators => format!(
+                    "an expression chains more than {MAX_CHAIN} operators; stagelint does not parse a file this deep"
+                ),
+            };
+            return WorkflowFile { syntax: Some((Span::new(at.offset, at.offset + 1), message)), ..WorkflowFile::default() };
         }
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
