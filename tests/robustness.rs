@@ -391,12 +391,16 @@ fn deeply_nested_typescript_is_a_finding_not_a_stack_overflow() {
     assert!(check_atomic(&suppressed, 256 * 1024).iter().any(|d| d.code == "atomic/SyntaxError"));
     // Just under the limit, every kind of bracket, parsed on a worker-sized stack.
     let mixed: String = ["(", "[", "{ a: "].iter().cycle().take(stagelint::source::MAX_DEPTH - 1).copied().collect();
-    let closing: String = mixed.chars().rev().filter_map(|c| match c {
-        '(' => Some(')'),
-        '[' => Some(']'),
-        '{' => Some('}'),
-        _ => None,
-    }).collect();
+    let closing: String = mixed
+        .chars()
+        .rev()
+        .filter_map(|c| match c {
+            '(' => Some(')'),
+            '[' => Some(']'),
+            '{' => Some('}'),
+            _ => None,
+        })
+        .collect();
     let text = format!("export default {mixed}1{closing};\n");
     let found = check_atomic(&text, 2 * 1024 * 1024);
     assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");

@@ -48,7 +48,8 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
                 b'$' if bytes.get(i + 1) == Some(&b'{') => {
                     i += 1;
                     chains.push(0);
-                    if chains.len() > MAX_DEPTH {
+                    // `chains` holds the top level too.
+                    if chains.len() > MAX_DEPTH + 1 {
                         return deep(i, Deep::Brackets);
                     }
                 }
@@ -79,7 +80,8 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
             b'`' => templates.push(chains.len()),
             b'(' | b'[' | b'{' => {
                 chains.push(0);
-                if chains.len() > MAX_DEPTH {
+                // `chains` holds the top level too.
+                if chains.len() > MAX_DEPTH + 1 {
                     return deep(i, Deep::Brackets);
                 }
             }
@@ -104,7 +106,8 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
             // Each character counts (`!!x` nests twice; `===` is over-counted, which is harmless).
             _ if OPERATOR.contains(&b) => operator = true,
             _ if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' => {
-                let len = bytes[i..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$').count();
+                let len =
+                    bytes[i..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$').count();
                 operator = KEYWORDS.contains(&&text[i..i + len]);
                 i += len - 1;
             }

@@ -12,8 +12,8 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
 
-use crate::source::{MAX_DEPTH, Span};
 use super::depth::{Deep, MAX_CHAIN, too_deep};
+use crate::source::{MAX_DEPTH, Span};
 use crate::workspace::SourceFile;
 
 /// The parse of one file.
@@ -160,7 +160,10 @@ impl WorkflowFile {
                     "an expression chains more than {MAX_CHAIN} operators; stagelint does not parse a file this deep"
                 ),
             };
-            return WorkflowFile { syntax: Some((Span::new(at.offset, at.offset + 1), message)), ..WorkflowFile::default() };
+            return WorkflowFile {
+                syntax: Some((Span::new(at.offset, at.offset + 1), message)),
+                ..WorkflowFile::default()
+            };
         }
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
@@ -243,12 +246,12 @@ fn read_chain(program: &Program, expr: &Expression, hops: usize) -> Option<Chain
                 Expression::Identifier(id) if id.name == "defineWorkflow" => {
                     let mut chain = Chain {
                         define: span(id.span),
-                        options: call.arguments.first().and_then(Argument::as_expression).and_then(|e| {
-                            match read_value(e) {
+                        options: call.arguments.first().and_then(Argument::as_expression).and_then(
+                            |e| match read_value(e) {
                                 Value::Object(object) => Some(object),
                                 _ => None,
-                            }
-                        }),
+                            },
+                        ),
                         agent: None,
                         runs: Vec::new(),
                         compile: None,

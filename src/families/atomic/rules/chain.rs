@@ -40,12 +40,15 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&s
     let Some(chain) = &parsed.chain else { return };
     let options = chain.options.as_ref();
     match options.map(|o| (o, o.get("name"))) {
-        Some((o, None)) if !o.open => out.push(Diagnostic::new(
-            EmptyWorkflowName,
-            id,
-            o.span,
-            "the workflow options have no `name`; `defineWorkflow` throws \"Workflow name is required.\"",
-        ).with_help("add `name: \"<workflow-name>\"`, usually the directory's name")),
+        Some((o, None)) if !o.open => out.push(
+            Diagnostic::new(
+                EmptyWorkflowName,
+                id,
+                o.span,
+                "the workflow options have no `name`; `defineWorkflow` throws \"Workflow name is required.\"",
+            )
+            .with_help("add `name: \"<workflow-name>\"`, usually the directory's name"),
+        ),
         Some((_, Some(prop))) => {
             if let Value::Str(text, at) = &prop.value
                 && text.trim().is_empty()

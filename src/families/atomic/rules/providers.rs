@@ -16,7 +16,12 @@ const CHECKS: &[(&str, &str, &str, &str)] = &[
     ("claude", ClaudeManualQuery, "claudeQuery", "use `s.session.query()` inside a stage"),
     ("copilot", CopilotManualClient, "new CopilotClient", "`ctx.stage()` creates the Copilot client"),
     ("copilot", CopilotManualSession, "client.createSession", "`ctx.stage()` creates the session; use `s.session`"),
-    ("opencode", OpencodeManualClient, "createOpencodeClient", "`ctx.stage()` creates the OpenCode client; use `s.client`"),
+    (
+        "opencode",
+        OpencodeManualClient,
+        "createOpencodeClient",
+        "`ctx.stage()` creates the OpenCode client; use `s.client`",
+    ),
     ("opencode", OpencodeManualClient, "createOpencode", "`ctx.stage()` creates the OpenCode client; use `s.client`"),
     ("opencode", OpencodeManualSession, "client.session.create", "`ctx.stage()` creates the session; use `s.session`"),
 ];
@@ -25,7 +30,9 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
     let Some(agent) = agent else { return };
     for (callee, at) in &parsed.calls {
         for (check_agent, code, name, instead) in CHECKS {
-            if *check_agent == agent && (callee == name || (name.contains('.') && callee.ends_with(&format!(".{name}")))) {
+            if *check_agent == agent
+                && (callee == name || (name.contains('.') && callee.ends_with(&format!(".{name}"))))
+            {
                 out.push(
                     Diagnostic::new(
                         *code,
