@@ -517,6 +517,36 @@ fn parse_directive(text: &str, offset: usize) -> Result<(bool, Vec<SuppressedCod
 mod tests {
     use super::*;
 
+    #[test]
+    fn typescript_suppressions_come_from_comment_spans() {
+        let text = "// stagelint: ignore[atomic/A]\nx;\ny; /* stagelint: ignore[atomic/B, atomic/C] */\n/* stagelint: ignore-file[atomic/D] */\n// stagelint: ignroe[x]\n";
+        let lines = LineIndex::new(text);
+        let comment = |needle: &str, close: &str| {
+            let start = text.find(needle).unwrap();
+            Span::new(start, start + text[start..].find(close).unwrap() + close.len())
+        };
+        let comments = [
+            comment("// stagelint: ignore[atomic/A]", "]"),
+            comment("/* stagelint: ignore[atomic/B", "*/"),
+            comment("/* stagelint: ignore-file", "*/"),
+            comment("// stagelint: ignroe", "]"),
+        ];
+        let (mut ok, mut bad) = (Vec::new(), Vec::new());
+        scan_comments(text, &lines, &comments, &mut ok, &mut bad);
+        assert_eq!(ok.len(), 3);
+        assert_eq!(ok[0].scope, Scope::Line(1), "a comment alone covers the next line");
+        assert_eq!(&text[ok[0].codes[0].span.start..ok[0].codes[0].span.end], "atomic/A");
+        assert_eq!(ok[1].scope, Scope::Line(2), "a trailing comment covers its own line");
+        let codes: Vec<&str> = ok[1].codes.iter().map(|c| &text[c.span.start..c.span.end]).collect();
+        assert_eq!(codes, ["atomic/B", "atomic/C"]);
+        assert_eq!(ok[2].scope, Scope::File);
+        assert_eq!(bad.len(), 1);
+        // Text that is not one of the given comments (a string) is never read.
+        let (mut none, mut bad) = (Vec::new(), Vec::new());
+        scan_comments("\"// stagelint: ignore[atomic/A]\"", &LineIndex::new("x"), &[], &mut none, &mut bad);
+        assert!(none.is_empty() && bad.is_empty());
+    }
+
     fn scan_all(text: &str, style: CommentStyle) -> (Vec<Suppression>, Vec<BadSuppression>) {
         let lines = LineIndex::new(text);
         let (mut ok, mut bad) = (Vec::new(), Vec::new());
