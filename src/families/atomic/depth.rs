@@ -85,11 +85,7 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
                     return deep(i, Deep::Brackets);
                 }
             }
-            b')' | b']' | b'}' => {
-                if chains.len() > 1 {
-                    chained -= chains.pop().unwrap_or(0);
-                }
-            }
+            b')' | b']' | b'}' if chains.len() > 1 => chained -= chains.pop().unwrap_or(0),
             b';' | b',' => end_chain(&mut chains, &mut chained),
             b'\n' => {
                 let next = text[i + 1..].trim_start().as_bytes().first();

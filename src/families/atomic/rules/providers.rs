@@ -35,7 +35,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
             {
                 out.push(
                     Diagnostic::new(
-                        *code,
+                        code,
                         file.id,
                         *at,
                         format!("`{name}` in a workflow for {agent}: sessions made by hand bypass the runtime's panes, transcripts and cleanup"),
