@@ -186,11 +186,25 @@ impl WorkflowFile {
 fn read_program(program: &Program, out: &mut WorkflowFile) {
     let mut exported: Option<&Expression> = None;
     for statement in &program.body {
-        if let Statement::ExportDefaultDeclaration(decl) = statement {
-            exported = decl.declaration.as_expression();
-            let chain = exported.and_then(|e| read_chain(program, e, 0));
-            out.export = Some(Export { span: span(decl.span), is_chain: chain.is_some() });
-            out.chain = chain;
+        match statement {
+            Statement::ExportDefaultDeclaration(decl) => {
+                exported = decl.declaration.as_expression();
+                let chain = exported.and_then(|e| read_chain(program, e, 0));
+                out.export = Some(Export { span: span(decl.span), is_chain: chain.is_some() });
+                out.chain = chain;
+            }
+            // `export { wf as default }` is a default export too.
+            Statement::ExportNamedDeclaration(decl) if decl.source.is_none() => {
+                for specifier in decl.specifiers.iter().filter(|s| s.exported.name() == "default") {
+                    let local = specifier.local.name();
+                    let bound = binding(program, &local);
+                    exported = exported.or(bound);
+                    let chain = bound.and_then(|e| read_chain(program, e, 1));
+                    out.export = Some(Export { span: span(specifier.span), is_chain: chain.is_some() });
+                    out.chain = chain;
+                }
+            }
+            _ => {}
         }
     }
     let mut finder = Finder { out: Vec::new(), stages: Vec::new() };
