@@ -48,6 +48,8 @@ pub struct Chain {
     /// The `defineWorkflow` callee.
     pub define: Span,
     pub options: Option<Object>,
+    /// Whether `defineWorkflow` is given any argument at all.
+    pub has_options: bool,
     /// `.for<"claude">()`: the agent literal and its span.
     pub agent: Option<(String, Span)>,
     pub runs: Vec<Run>,
@@ -266,6 +268,7 @@ fn read_chain(program: &Program, expr: &Expression, hops: usize) -> Option<Chain
                                 _ => None,
                             },
                         ),
+                        has_options: !call.arguments.is_empty(),
                         agent: None,
                         runs: Vec::new(),
                         compile: None,

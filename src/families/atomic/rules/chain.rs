@@ -39,6 +39,17 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&s
     }
     let Some(chain) = &parsed.chain else { return };
     let options = chain.options.as_ref();
+    if !chain.has_options {
+        out.push(
+            Diagnostic::new(
+                EmptyWorkflowName,
+                id,
+                chain.define,
+                "`defineWorkflow()` is called without options; it throws reading their `name`",
+            )
+            .with_help("pass the options: `defineWorkflow({ name: \"<workflow-name>\" })`"),
+        );
+    }
     match options.map(|o| (o, o.get("name"))) {
         Some((o, None)) if !o.open => out.push(
             Diagnostic::new(
