@@ -3,16 +3,16 @@
 use crate::diagnostic::suppress::{self, BadSuppression, SuppressedCode, Suppression};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId, Severity};
 use crate::families::stagelint::{InvalidSuppression, UnusedSuppression};
-use crate::families::{self, Family, lastlight, sm, stagelint, steps};
+use crate::families::{self, Family, atomic, lastlight, sm, stagelint, steps};
 use crate::runtime::lint::Cassettes;
 use crate::source::Span;
-use crate::workspace::{SourceFile, Workspace};
+use crate::workspace::{FileKind, SourceFile, Workspace};
 
 /// Every family, in the order of the registry's tables (`registry::TABLES`): the one list the
 /// analysis and the editor dispatch (`ide`) run. It lives here, at the top, because the
 /// families live on two floors (the cassette rules are the runtime's own linting).
 pub static FAMILIES: &[&dyn Family] =
-    &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &lastlight::Lastlight, &Cassettes];
+    &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &lastlight::Lastlight, &atomic::Atomic, &Cassettes];
 
 /// Checks every file of the workspace; diagnostics come back sorted by file and position.
 pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
@@ -77,6 +77,9 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
     for region in stagelint::comment_regions(file) {
         let text = &file.text;
         suppress::scan(text, &file.lines, region.span, region.style, region.body, &mut found, &mut bad);
+    }
+    if file.kind == FileKind::AtomicWorkflow && file.text.contains("stagelint:") {
+        suppress::scan_comments(&file.text, &file.lines, &atomic::comments(&file.text), &mut found, &mut bad);
     }
     for suppression in &mut found {
         for code in &mut suppression.codes {

@@ -156,6 +156,7 @@ fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
         FileKind::StateMachine | FileKind::Cassette | FileKind::Workflow | FileKind::BreakdownConfig => {
             yaml::parse(text).errors.len()
         }
+        FileKind::AtomicWorkflow => crate::families::atomic::syntax_errors(text),
         FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => 0,
     }
 }

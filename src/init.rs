@@ -61,6 +61,7 @@ pub fn families_in(workspace: &Workspace) -> BTreeSet<&'static str> {
             | FileKind::BreakdownConfig => Some("steps"),
             FileKind::Workflow | FileKind::WorkflowPrompt | FileKind::Skill => Some("lastlight"),
             FileKind::Cassette => Some("cassette"),
+            FileKind::AtomicWorkflow => Some("atomic"),
             FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
         })
         .collect()
@@ -71,6 +72,7 @@ const FAMILY_NAMES: &[(&str, &str)] = &[
     ("sm", "stage definitions and state machines"),
     ("steps", "climpt agents"),
     ("lastlight", "Last Light workflows, prompts and skills"),
+    ("atomic", "@bastani/atomic TypeScript workflows"),
     ("cassette", "dry-run cassettes"),
 ];
 

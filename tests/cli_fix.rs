@@ -444,3 +444,21 @@ fn case_and_separator_only_did_you_means_are_safe_fixes() {
     assert!(after.contains("resolutionPolicy: retry-later\n"), "{after}");
     assert!(stdout(&output).contains("did you mean `Grep`?"), "{}", stdout(&output));
 }
+
+/// An atomic workflow: the exported chain lacks `.compile()` (a safe fix) and a stage option
+/// is misspelt (an unsafe did-you-mean fix).
+const ATOMIC: &str = "import { defineWorkflow } from \"@bastani/atomic/workflows\";\n\nexport default defineWorkflow({ name: \"hello\" })\n  .for<\"claude\">()\n  .run(async (ctx) => {\n    await ctx.stage({ name: \"greet\", headles: true }, {}, {}, async (s) => {\n      s.save(s.sessionId);\n    });\n  });\n";
+
+#[test]
+fn atomic_fixes_append_compile_and_rename_a_misspelt_option() {
+    let path = ".atomic/workflows/hello/claude/index.ts";
+    let dir = common::temp_files(&[(path, ATOMIC)]);
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(stderr(&output).lines().next(), Some("stagelint: applied 1 fix(es) to 1 file(s)"));
+    let compiled = format!("{}.compile();\n", ATOMIC.strip_suffix(";\n").unwrap());
+    assert_eq!(read(dir.path(), path), compiled);
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let fixed = compiled.replace("headles:", "headless:");
+    assert_eq!(read(dir.path(), path), fixed);
+}

@@ -3,8 +3,8 @@
 //! How a doc's code blocks become files (`src/families/*/docs/<Name>.md` follow this):
 //! - The input of a section is the first fenced block (```` ``` ````) under its heading; the
 //!   prose around the block is not read.
-//! - A line `# <file name>` at column 0, where the name ends in `.md`, `.yaml`, `.yml`, `.json`
-//!   or `.toml`, starts a new file of that name. Inside a stage's `---` frontmatter such a line
+//! - A line `# <file name>` at column 0, where the name ends in `.md`, `.yaml`, `.yml`, `.json`,
+//!   `.toml` or `.ts` (TypeScript may start with `.atomic/`), starts a new file of that name. Inside a stage's `---` frontmatter such a line
 //!   is a YAML comment, never a file header.
 //! - A block without any header is one stage file, `stage.md`. A block with several files
 //!   names every one of them (nothing may come before its first header).
@@ -46,7 +46,7 @@ const ALSO_ENABLED: &[(&str, &[&str], &str)] = &[(
     "a suppression of a rule that is turned off is never reported as unused",
 )];
 
-const FILE_EXTENSIONS: [&str; 5] = [".md", ".yaml", ".yml", ".json", ".toml"];
+const FILE_EXTENSIONS: [&str; 6] = [".md", ".yaml", ".yml", ".json", ".toml", ".ts"];
 
 /// The name used for a block that names no file.
 const DEFAULT_FILE: &str = "stage.md";
@@ -79,7 +79,9 @@ fn fenced_block<'d>(doc: &'d str, section: &str) -> Result<Option<&'d str>, Stri
 /// `# name.ext` at column 0: the file header convention described at the top.
 fn file_header(line: &str) -> Option<&str> {
     let name = line.strip_prefix("# ")?;
-    let plain = !name.is_empty() && !name.contains(char::is_whitespace) && !name.starts_with('.');
+    // Atomic workflows live under `.atomic/workflows/`, the one hidden directory a header may start with.
+    let hidden = name.starts_with('.') && !name.starts_with(".atomic/");
+    let plain = !name.is_empty() && !name.contains(char::is_whitespace) && !hidden;
     (plain && FILE_EXTENSIONS.iter().any(|ext| name.ends_with(ext) && name.len() > ext.len())).then_some(name)
 }
 

@@ -396,3 +396,86 @@ fn a_five_thousand_stage_cycle_is_one_finding() {
         cycles[0].message
     );
 }
+
+const ATOMIC: &str = "import { defineWorkflow } from \"@bastani/atomic/workflows\";\n\n// stagelint: ignore[atomic/NameMismatch]\nexport default defineWorkflow({ name: \"hello\", inputs: [{ name: \"style\", type: \"enum\", values: [\"a\"], default: \"a\" }] })\n  .for<\"claude\">()\n  .run(async (ctx) => {\n    await ctx.stage({ name: \"greet\", headless: true }, { chatFlags: [] }, {}, async (s) => {\n      await s.session.query(`Say ${ctx.inputs.style} hello.`);\n      s.save(s.sessionId);\n    });\n  })\n  .compile();\n";
+
+/// The whole check over one atomic workflow text, on a thread with `stack` bytes of stack (a
+/// `par_map` worker has the platform default, 2 MiB).
+fn check_atomic(text: &str, stack: usize) -> Vec<stagelint::diagnostic::Diagnostic> {
+    let text = text.to_string();
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let config = Arc::new(Config::defaults(Path::new("/fuzz")));
+            let mut workspace = Workspace::new();
+            let path = PathBuf::from("/fuzz/.atomic/workflows/hello/claude/index.ts");
+            workspace.add(path, "index.ts".into(), text, FileKind::AtomicWorkflow, config);
+            let diagnostics = stagelint::check::check(&workspace);
+            check_and_render(&workspace);
+            diagnostics
+        })
+        .expect("spawn")
+        .join()
+        .expect("no panic, no stack overflow")
+}
+
+#[test]
+fn deeply_nested_typescript_is_a_finding_not_a_stack_overflow() {
+    let deep = format!("export default {}{};\n", "[".repeat(10_000), "]".repeat(10_000));
+    let found = check_atomic(&deep, 256 * 1024);
+    assert!(found.iter().any(|d| d.code == "atomic/SyntaxError" && d.message.contains("nested deeper")), "{found:?}");
+    // A suppression comment in such a file is not read (the file is not parsed) and breaks nothing.
+    let suppressed = format!("// stagelint: ignore[atomic/SyntaxError]\n{deep}");
+    assert!(check_atomic(&suppressed, 256 * 1024).iter().any(|d| d.code == "atomic/SyntaxError"));
+    // Just under the limit, every kind of bracket, parsed on a worker-sized stack.
+    let mixed: String = ["(", "[", "{ a: "].iter().cycle().take(stagelint::source::MAX_DEPTH - 1).copied().collect();
+    let closing: String = mixed
+        .chars()
+        .rev()
+        .filter_map(|c| match c {
+            '(' => Some(')'),
+            '[' => Some(']'),
+            '{' => Some('}'),
+            _ => None,
+        })
+        .collect();
+    let text = format!("export default {mixed}1{closing};\n");
+    let found = check_atomic(&text, 2 * 1024 * 1024);
+    assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");
+}
+
+#[test]
+fn half_typed_atomic_workflows_are_a_syntax_error() {
+    let cut = &ATOMIC[..ATOMIC.find("headless").unwrap() + 5];
+    let found = check_atomic(cut, 2 * 1024 * 1024);
+    assert_eq!(found.iter().map(|d| d.code).collect::<Vec<_>>(), ["atomic/SyntaxError"], "{found:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_atomic_workflows_never_panic(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {
+        check_atomic(&mutate(ATOMIC, &edits), 2 * 1024 * 1024);
+    }
+}
+
+#[test]
+fn long_operator_chains_are_a_finding_not_a_stack_overflow() {
+    for (name, text) in [
+        ("unary", format!("export default {}1;\n", "!".repeat(100_000))),
+        ("binary", format!("export default 1{};\n", "+1".repeat(100_000))),
+        ("arrow", format!("export default {}1;\n", "a=>".repeat(100_000))),
+        ("ternary", format!("export default {}1;\n", "a?b:".repeat(100_000))),
+        ("member", format!("export default a{};\n", ".b".repeat(100_000))),
+        ("assign", format!("export default {}1;\n", "a=".repeat(100_000))),
+    ] {
+        let found = check_atomic(&text, 2 * 1024 * 1024);
+        assert!(found.iter().any(|d| d.code == "atomic/SyntaxError" && d.message.contains("operators")), "{name}");
+    }
+    // Just under the limits: 127 brackets around the longest chain allowed, on a worker's stack.
+    let limit = stagelint::source::MAX_DEPTH - 1;
+    let text = format!("export default {}{}1{};\n", "[".repeat(limit), "!".repeat(1000), "]".repeat(limit));
+    let found = check_atomic(&text, 2 * 1024 * 1024);
+    assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");
+}

@@ -1,7 +1,8 @@
 //! Inline suppressions: `# stagelint: ignore[code]` in YAML, `<!-- stagelint: ignore[code] -->`
-//! in markdown; `ignore-file[...]` covers the whole file, and `# stagelint: ignore-body[...]` in
-//! a stage's frontmatter its markdown body (the body is the prompt, and a comment written in it
-//! would be sent to the model and change the request's fingerprint).
+//! in markdown, `// stagelint: ignore[code]` or `/* … */` in TypeScript; `ignore-file[...]` covers
+//! the whole file, and `# stagelint: ignore-body[...]` in a stage's frontmatter its markdown body
+//! (the body is the prompt, and a comment written in it would be sent to the model and change the
+//! request's fingerprint).
 //!
 //! Inside a multi-line YAML scalar (a block scalar `key: |` and its indented lines, a quoted
 //! scalar whose quote closes on a later line, a plain scalar continued on more-indented lines) a
@@ -469,6 +470,53 @@ fn next_hash(line: &str, from: usize) -> Option<usize> {
     (from.max(1)..bytes.len()).find(|&i| bytes[i] == b'#' && matches!(bytes[i - 1], b' ' | b'\t'))
 }
 
+/// Finds suppressions in comments a parser found (TypeScript's `//` and `/* */`, by their
+/// spans, so a string holding the same text is never one). A comment alone on its line covers
+/// the next line, a trailing one its own line.
+pub fn scan_comments(
+    text: &str,
+    lines: &LineIndex,
+    comments: &[Span],
+    out: &mut Vec<Suppression>,
+    bad: &mut Vec<BadSuppression>,
+) {
+    for &comment in comments {
+        let Some(body) = text.get(comment.start..comment.end) else { continue };
+        let inner = body.strip_prefix("//").or_else(|| body.strip_prefix("/*")).unwrap_or(body);
+        let inner = inner.strip_suffix("*/").unwrap_or(inner);
+        let lead = inner.len() - inner.trim_start().len();
+        let Some(after) = inner.trim_start().strip_prefix("stagelint:") else { continue };
+        let directive_start = comment.start + (body.len() - inner.len()).min(2) + lead + "stagelint:".len();
+        let line = lines.line_of(comment.start);
+        let standalone = text[lines.line_start(line)..comment.start].trim().is_empty();
+        match parse_directive(after, directive_start) {
+            Ok((reach, codes, empty)) => {
+                for span in empty {
+                    bad.push(BadSuppression {
+                        span,
+                        message: "empty entry in the code list (a stray `,`); remove it".into(),
+                        removal: Some(span),
+                    });
+                }
+                let last = lines.line_of(comment.end);
+                let scope = if reach == Reach::File {
+                    Scope::File
+                } else if reach == Reach::Body {
+                    let message = "`ignore-body[...]` belongs in the frontmatter of a stage (or skill) with a markdown body; use `ignore[...]` here";
+                    bad.push(BadSuppression { span: comment, message: message.into(), removal: None });
+                    continue;
+                } else if standalone {
+                    Scope::Line(last + 1)
+                } else {
+                    Scope::Line(line)
+                };
+                out.push(Suppression { comment, scope, codes });
+            }
+            Err(message) => bad.push(BadSuppression { span: comment, message, removal: None }),
+        }
+    }
+}
+
 /// Where a YAML comment starts on a line: a `#` at the start or after a blank, outside quotes.
 /// The lines of a multi-line quoted scalar after its first are skipped by the callers.
 fn yaml_comment_start(line: &str) -> Option<usize> {
@@ -566,6 +614,36 @@ enum Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typescript_suppressions_come_from_comment_spans() {
+        let text = "// stagelint: ignore[atomic/A]\nx;\ny; /* stagelint: ignore[atomic/B, atomic/C] */\n/* stagelint: ignore-file[atomic/D] */\n// stagelint: ignroe[x]\n";
+        let lines = LineIndex::new(text);
+        let comment = |needle: &str, close: &str| {
+            let start = text.find(needle).unwrap();
+            Span::new(start, start + text[start..].find(close).unwrap() + close.len())
+        };
+        let comments = [
+            comment("// stagelint: ignore[atomic/A]", "]"),
+            comment("/* stagelint: ignore[atomic/B", "*/"),
+            comment("/* stagelint: ignore-file", "*/"),
+            comment("// stagelint: ignroe", "]"),
+        ];
+        let (mut ok, mut bad) = (Vec::new(), Vec::new());
+        scan_comments(text, &lines, &comments, &mut ok, &mut bad);
+        assert_eq!(ok.len(), 3);
+        assert_eq!(ok[0].scope, Scope::Line(1), "a comment alone covers the next line");
+        assert_eq!(&text[ok[0].codes[0].span.start..ok[0].codes[0].span.end], "atomic/A");
+        assert_eq!(ok[1].scope, Scope::Line(2), "a trailing comment covers its own line");
+        let codes: Vec<&str> = ok[1].codes.iter().map(|c| &text[c.span.start..c.span.end]).collect();
+        assert_eq!(codes, ["atomic/B", "atomic/C"]);
+        assert_eq!(ok[2].scope, Scope::File);
+        assert_eq!(bad.len(), 1);
+        // Text that is not one of the given comments (a string) is never read.
+        let (mut none, mut bad) = (Vec::new(), Vec::new());
+        scan_comments("\"// stagelint: ignore[atomic/A]\"", &LineIndex::new("x"), &[], &mut none, &mut bad);
+        assert!(none.is_empty() && bad.is_empty());
+    }
 
     fn scan_all(text: &str, style: CommentStyle) -> (Vec<Suppression>, Vec<BadSuppression>) {
         let lines = LineIndex::new(text);

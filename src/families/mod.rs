@@ -1,5 +1,6 @@
 //! Rule families: each declares its rules once and checks the workspace files it owns.
 
+pub mod atomic;
 pub mod lastlight;
 pub mod sm;
 pub mod stagelint;

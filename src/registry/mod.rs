@@ -2,6 +2,7 @@
 //! and the lookups over them. The lowest floor that knows rules: `Diagnostic`, the config and
 //! the renderers read it; the families implement the rules declared here.
 
+pub mod atomic;
 pub mod cassette;
 pub mod lastlight;
 pub mod sm;
@@ -79,6 +80,7 @@ pub static TABLES: &[(&str, &[RuleMeta])] = &[
     ("sm", sm::RULES),
     ("steps", steps::RULES),
     ("lastlight", lastlight::RULES),
+    ("atomic", atomic::RULES),
     ("cassette", cassette::RULES),
 ];
 

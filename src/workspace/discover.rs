@@ -796,7 +796,8 @@ fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Only markdown, YAML (state machines, workflows) and climpt JSON files are read during a walk.
+/// Only markdown, YAML (state machines, workflows), climpt JSON and TypeScript (atomic
+/// workflows) files are read during a walk.
 fn could_be_ours(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     crate::workspace::SM_FILE_NAMES.contains(&name)
@@ -807,6 +808,7 @@ fn could_be_ours(path: &Path) -> bool {
         || name == "agent.json"
         || (name.ends_with(".json") && name.contains("registry"))
         || crate::workspace::is_cassette_name(name)
+        || (name.ends_with(".ts") && !name.ends_with(".d.ts"))
 }
 
 /// The path as given, or relative to the current directory, without `./` noise.

@@ -1,5 +1,6 @@
 //! The files of one analysis: their text, kind and config; discovery lives in `discover`.
 
+pub mod atomic;
 pub mod discover;
 pub mod lastlight;
 mod stage_parts;
@@ -39,6 +40,8 @@ pub enum FileKind {
     Skill,
     /// A dry-run cassette, `*.cassette.yaml|yml|json`.
     Cassette,
+    /// An @bastani/atomic TypeScript workflow (see [`atomic::is_workflow`]).
+    AtomicWorkflow,
     /// Could not be read as UTF-8 text; the message says why and where.
     Unreadable { message: String, offset: usize },
     /// A `stagelint.toml` that cannot be used, met by the language server's tolerant discovery
@@ -165,6 +168,9 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
     }
     if is_cassette_name(name) {
         return Some(FileKind::Cassette);
+    }
+    if name.ends_with(".ts") {
+        return atomic::is_workflow(path, text).then_some(FileKind::AtomicWorkflow);
     }
     if name.ends_with(".json") {
         return is_steps_registry(name, text).then_some(FileKind::StepsRegistry);

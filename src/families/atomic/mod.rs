@@ -1,0 +1,31 @@
+//! The `atomic/` family: @bastani/atomic TypeScript workflows
+//! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`.
+
+mod depth;
+pub(crate) mod model;
+mod rules;
+
+use crate::diagnostic::Diagnostic;
+use crate::families::{Family, RuleMeta};
+use crate::util::par_map;
+use crate::workspace::{FileKind, SourceFile, Workspace};
+
+pub use crate::registry::atomic::*;
+pub use model::{comments, syntax_errors};
+
+pub struct Atomic;
+
+impl Family for Atomic {
+    fn name(&self) -> &'static str {
+        "atomic"
+    }
+
+    fn rules(&self) -> &'static [RuleMeta] {
+        RULES
+    }
+
+    fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
+        out.extend(par_map(&files, |file| rules::check_file(file)).into_iter().flatten());
+    }
+}

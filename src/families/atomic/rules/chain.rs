@@ -1,0 +1,200 @@
+//! The builder chain and what the loader checks of the default export.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::atomic::model::{RunArg, Value, WorkflowFile};
+use crate::families::atomic::{
+    AgentMismatch, EmptyWorkflowName, MinSdkVersionFormat, MissingCompile, MissingDefaultExport, MissingRun,
+    NameMismatch, RunCalledTwice, RunNotFunction,
+};
+use crate::source::Span;
+use crate::workspace::SourceFile;
+
+pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&str, &str)>, out: &mut Vec<Diagnostic>) {
+    let id = file.id;
+    match (&parsed.export, &parsed.chain) {
+        (None, chain) => {
+            let at = chain.as_ref().map_or(Span::empty(0), |c| c.define);
+            out.push(
+                Diagnostic::new(
+                    MissingDefaultExport,
+                    id,
+                    at,
+                    "the workflow file has no `export default`; atomic's loader reports it as an invalid workflow",
+                )
+                .with_help("export the compiled workflow: `export default defineWorkflow({ … }).run(…).compile();`"),
+            );
+        }
+        (Some(export), _) if !export.is_chain => {
+            out.push(
+                Diagnostic::new(
+                    MissingDefaultExport,
+                    id,
+                    export.span,
+                    "the default export is not a `defineWorkflow(…)` chain; atomic's loader reports it as an invalid workflow",
+                )
+                .with_help("`export default` the `defineWorkflow({ … }).run(…).compile()` chain (or the `const` holding it)"),
+            );
+        }
+        _ => {}
+    }
+    let Some(chain) = &parsed.chain else { return };
+    let options = chain.options.as_ref();
+    if !chain.has_options {
+        out.push(
+            Diagnostic::new(
+                EmptyWorkflowName,
+                id,
+                chain.define,
+                "`defineWorkflow()` is called without options; it throws reading their `name`",
+            )
+            .with_help("pass the options: `defineWorkflow({ name: \"<workflow-name>\" })`"),
+        );
+    }
+    match options.map(|o| (o, o.get("name"))) {
+        Some((o, None)) if !o.open => out.push(
+            Diagnostic::new(
+                EmptyWorkflowName,
+                id,
+                o.span,
+                "the workflow options have no `name`; `defineWorkflow` throws \"Workflow name is required.\"",
+            )
+            .with_help("add `name: \"<workflow-name>\"`, usually the directory's name"),
+        ),
+        Some((_, Some(prop))) => {
+            if let Value::Str(text, at) = &prop.value
+                && text.trim().is_empty()
+            {
+                out.push(Diagnostic::new(
+                    EmptyWorkflowName,
+                    id,
+                    *at,
+                    "the workflow `name` is blank; `defineWorkflow` throws \"Workflow name is required.\"",
+                ));
+            }
+        }
+        _ => {}
+    }
+    let exported = parsed.export.as_ref().is_some_and(|e| e.is_chain);
+    if chain.runs.is_empty() {
+        out.push(
+            Diagnostic::new(
+                MissingRun,
+                id,
+                chain.compile.unwrap_or(chain.define),
+                "the workflow has no `.run(…)` callback; `.compile()` throws \"…has no run callback\"",
+            )
+            .with_help("add `.run(async (ctx) => { … })` before `.compile()`"),
+        );
+    }
+    for run in chain.runs.iter().skip(1) {
+        out.push(
+            Diagnostic::new(
+                RunCalledTwice,
+                id,
+                run.name,
+                "`.run()` is called a second time; it throws \"run() can only be called once per workflow.\"",
+            )
+            .with_related(id, chain.runs[0].name, "the first `.run()`")
+            .with_help("put all the stages in one `.run(async (ctx) => { … })` callback"),
+        );
+    }
+    for run in chain.runs.iter().take(1) {
+        let (at, what) = match run.arg {
+            RunArg::Missing => (run.name, "nothing".to_string()),
+            RunArg::NotFunction(at, what) => (at, what.to_string()),
+            _ => continue,
+        };
+        out.push(
+            Diagnostic::new(
+                RunNotFunction,
+                id,
+                at,
+                format!("`.run()` is given {what}; it throws \"run() requires a function\""),
+            )
+            .with_help("pass the workflow's body: `.run(async (ctx) => { … })`"),
+        );
+    }
+    if exported && chain.compile.is_none() {
+        out.push(
+            Diagnostic::new(
+                MissingCompile,
+                id,
+                Span::empty(chain.end),
+                "the exported chain never calls `.compile()`; atomic's loader rejects the builder (WorkflowNotCompiledError)",
+            )
+            .with_related(id, chain.define, "the chain starts here")
+            .with_fix(
+                "Append `.compile()`",
+                Applicability::Safe,
+                vec![Edit { span: Span::empty(chain.end), replacement: ".compile()".into() }],
+            ),
+        );
+    }
+    if let Some(prop) = options.and_then(|o| o.get("minSDKVersion"))
+        && let Value::Str(text, at) = &prop.value
+        && !is_sdk_version(text)
+    {
+        out.push(
+            Diagnostic::new(
+                MinSdkVersionFormat,
+                id,
+                *at,
+                format!("`minSDKVersion` \"{text}\" is not MAJOR.MINOR.PATCH[-TAG]; atomic ignores it, so the version gate is off"),
+            )
+            .with_help("write the version as e.g. \"0.5.24\""),
+        );
+    }
+    let Some((dir_name, dir_agent)) = layout else { return };
+    if let Some((agent, at)) = &chain.agent
+        && agent != dir_agent
+    {
+        out.push(
+            Diagnostic::new(
+                AgentMismatch,
+                id,
+                *at,
+                format!("`.for<\"{agent}\">()` in a `{dir_agent}/` directory; atomic runs it as a {dir_agent} workflow, whatever the type says"),
+            )
+            .with_help(format!("write `.for<\"{dir_agent}\">()`, or move the file to `{agent}/index.ts`")),
+        );
+    }
+    if let Some(Value::Str(name, at)) = options.and_then(|o| o.get("name")).map(|p| &p.value)
+        && !name.trim().is_empty()
+        && name != dir_name
+    {
+        out.push(
+            Diagnostic::new(
+                NameMismatch,
+                id,
+                *at,
+                format!("the workflow is named \"{name}\" but lives in `{dir_name}/`; `atomic workflow -n` and the picker use `{dir_name}`, tmux and hints use \"{name}\""),
+            )
+            .with_help(format!("name it \"{dir_name}\", or rename the directory")),
+        );
+    }
+}
+
+/// `^(\d+)\.(\d+)\.(\d+)(?:-(.+))?$` (upstream `runtime/version-compat.ts`).
+fn is_sdk_version(text: &str) -> bool {
+    let (core, tag) = match text.split_once('-') {
+        Some((core, tag)) => (core, Some(tag)),
+        None => (text, None),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && tag.is_none_or(|t| !t.is_empty() && !t.contains('\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sdk_versions_follow_the_upstream_pattern() {
+        for ok in ["0.5.24", "1.0.0-beta.1", "10.20.30-x"] {
+            assert!(super::is_sdk_version(ok), "{ok}");
+        }
+        for bad in ["0.5", "v0.5.24", "0.5.x", "0.5.24-", "", "1.2.3.4"] {
+            assert!(!super::is_sdk_version(bad), "{bad}");
+        }
+    }
+}
