@@ -343,6 +343,17 @@ pub struct BadSuppression {
     pub removal: Option<Span>,
 }
 
+impl BadSuppression {
+    /// An empty entry of a code list (a stray `,`), removed by its fix.
+    fn empty_entry(span: Span) -> BadSuppression {
+        BadSuppression {
+            span,
+            message: "empty entry in the code list (a stray `,`); remove it".into(),
+            removal: Some(span),
+        }
+    }
+}
+
 /// Which comment syntax a region of a file uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommentStyle {
@@ -377,13 +388,7 @@ pub fn scan(
         let directive_start = found.inner.end - after.len();
         match parse_directive(&text[directive_start..comment.end], directive_start) {
             Ok((reach, codes, empty)) => {
-                for span in empty {
-                    bad.push(BadSuppression {
-                        span,
-                        message: "empty entry in the code list (a stray `,`); remove it".into(),
-                        removal: Some(span),
-                    });
-                }
+                bad.extend(empty.into_iter().map(BadSuppression::empty_entry));
                 let target = if standalone { line + 1 } else { line };
                 let scope = match (reach, body) {
                     (Reach::File, _) => Scope::File,
@@ -491,13 +496,7 @@ pub fn scan_comments(
         let standalone = text[lines.line_start(line)..comment.start].trim().is_empty();
         match parse_directive(after, directive_start) {
             Ok((reach, codes, empty)) => {
-                for span in empty {
-                    bad.push(BadSuppression {
-                        span,
-                        message: "empty entry in the code list (a stray `,`); remove it".into(),
-                        removal: Some(span),
-                    });
-                }
+                bad.extend(empty.into_iter().map(BadSuppression::empty_entry));
                 let last = lines.line_of(comment.end);
                 let scope = if reach == Reach::File {
                     Scope::File
