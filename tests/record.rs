@@ -142,7 +142,7 @@ fn two_turns(api: WireFormat, replies: [Value; 2], original_id: &str) -> Vec<See
     assert_eq!(raw.lines().count(), 2);
     let imported = import(
         &[Input { name: "raw".into(), text: raw }],
-        &ImportOptions { stage: "plan".into(), format: None, ctx: None },
+        &ImportOptions { stage: "plan".into(), format: None, ctx: None, redact: true },
     )
     .expect("the sidecar imports");
     assert_eq!(imported.format, api);
