@@ -315,7 +315,7 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         CassetteFormat::Json => format!("{:#}\n", imported.cassette),
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        Some(path) => stagelint::util::write_new(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => {
             if let Err(error) = io::stdout().lock().write_all(text.as_bytes())
                 && error.kind() != io::ErrorKind::BrokenPipe
@@ -375,7 +375,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
             path
         }
     };
-    std::fs::write(&output, stagelint::source::yaml_write::to_yaml(&cassette))
+    stagelint::util::write_new(&output, stagelint::source::yaml_write::to_yaml(&cassette).as_bytes())
         .map_err(|e| format!("{}: {e}", output.display()))?;
     let mut out = io::stdout().lock();
     let _ = out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());
