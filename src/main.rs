@@ -315,7 +315,8 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         CassetteFormat::Json => format!("{:#}\n", imported.cassette),
     };
     match &args.output {
-        Some(path) => stagelint::util::write_new(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        Some(path) => stagelint::util::write_new(path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => {
             if let Err(error) = io::stdout().lock().write_all(text.as_bytes())
                 && error.kind() != io::ErrorKind::BrokenPipe

@@ -21,7 +21,8 @@ fn fixture(name: &str) -> Input {
 }
 
 fn import_fixture(name: &str, format: Option<WireFormat>) -> Imported {
-    import(&[fixture(name)], &ImportOptions { stage: "plan".into(), format, ctx: None, redact: true }).expect("importable")
+    import(&[fixture(name)], &ImportOptions { stage: "plan".into(), format, ctx: None, redact: true })
+        .expect("importable")
 }
 
 fn turns(imported: &Imported) -> &Vec<Value> {

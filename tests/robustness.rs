@@ -387,7 +387,8 @@ fn links_and_references_that_leave_the_workspace_are_not_read() {
     std::fs::write(repo.join("agent/steps_registry.json"), registry).expect("write");
 
     let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(&repo)));
-    let workspace = stagelint::workspace::discover::discover(&[repo.clone()], &mut configs).expect("discovers");
+    let workspace =
+        stagelint::workspace::discover::discover(std::slice::from_ref(&repo), &mut configs).expect("discovers");
     let read: Vec<String> = workspace.files().iter().map(|f| f.display.clone()).collect();
     assert!(read.iter().any(|f| f.ends_with("prompts/plan.md")), "the workflow's own prompt is read: {read:?}");
     for file in workspace.files() {
