@@ -233,6 +233,12 @@ fn discover_shown_from(
         }
     }
     let mut bounds = Bounds::new(&roots);
+    // A project's config names its layout (`[dry-run] cassettes`): its directory is the project's.
+    for root in &roots {
+        let dir = if root.is_file() { root.parent().unwrap_or(root) } else { root };
+        let config = configs.for_dir(dir).ok().and_then(|c| c.path.as_ref()?.parent().map(Path::to_path_buf));
+        bounds.extend(config);
+    }
     bounds.extend(roots.iter().filter_map(|root| find_sm_dir(if root.is_file() { root.parent()? } else { root })));
     bounds.extend(agent_dirs);
     // Skills sit beside `workflows/`, so a workflow directory's parent is read too.
@@ -315,8 +321,8 @@ pub fn read_as(
 }
 
 /// Where discovery may read, with symlinks resolved: the named roots (a named file's
-/// directory), the repository each lies in, and the state machine, agent and Last Light
-/// directories found above them. A link or a `..` reference leading elsewhere is not followed.
+/// directory), the repository each lies in, the directory of the config governing each, and
+/// the state machine, agent and Last Light directories found above them. A link or a `..` reference leading elsewhere is not followed.
 struct Bounds(Vec<PathBuf>);
 
 impl Bounds {
