@@ -143,7 +143,9 @@ fn token_at(text: &str, at: usize) -> Option<Secret> {
     for (prefix, kind, shortest) in prefixed {
         if rest.starts_with(prefix) {
             let body = &rest[prefix.len()..word];
-            return (body.len() >= shortest && random(body, 3.0)).then_some(()).and_then(|()| secret(word, kind));
+            // Keys are random over both cases and digits; `sk-learn-compatible-wrapper` is prose.
+            let keyish = body.len() >= shortest && classes(body) == 3 && random(body, 3.0);
+            return keyish.then_some(()).and_then(|()| secret(word, kind));
         }
     }
     if (rest.starts_with("AKIA") || rest.starts_with("ASIA")) && word == 20 {
@@ -153,7 +155,8 @@ fn token_at(text: &str, at: usize) -> Option<Secret> {
     }
     if rest.len() > 5 && rest.starts_with("xox") && b"abprs".contains(&bytes[at + 3]) && bytes[at + 4] == b'-' {
         let body = &rest[5..word];
-        return (body.len() >= 20 && random(body, 3.0)).then_some(()).and_then(|()| secret(word, "slack-token"));
+        let keyish = body.len() >= 20 && classes(body) >= 2 && random(body, 3.0);
+        return keyish.then_some(()).and_then(|()| secret(word, "slack-token"));
     }
     if rest.starts_with("eyJ") {
         return jwt(text, at);
@@ -256,7 +259,7 @@ fn bearer(line: &str, base: usize, out: &mut Vec<Secret>) {
     let ok = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
     let len = run(line.as_bytes(), start, ok);
     let value = &line[start..start + len];
-    if len >= 16 && random(value, 3.0) && !placeholder_like(value) {
+    if len >= 16 && classes(value) >= 2 && random(value, 3.0) {
         out.push(Secret { span: Span::new(base + start, base + start + len), kind: "bearer-token" });
     }
 }
@@ -299,7 +302,7 @@ fn named(line: &str, base: usize) -> Option<Secret> {
     }
     let secret_name = ["_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASS", "_PWD"].iter().any(|s| name.ends_with(s))
         || ["PASSWORD", "SECRET", "TOKEN", "APIKEY"].contains(&name.as_str());
-    (secret_name && len >= 12 && random(value, 3.2) && !placeholder_like(value))
+    (secret_name && len >= 12 && classes(value) >= 2 && random(value, 3.2))
         .then_some(Secret { span, kind: "dotenv-secret" })
 }
 
@@ -317,6 +320,12 @@ fn placeholder_like(value: &str) -> bool {
 /// Long enough randomness: not a placeholder, and at least `bits` of Shannon entropy per byte.
 fn random(value: &str, bits: f64) -> bool {
     !value.is_empty() && !placeholder_like(value) && entropy(value) >= bits
+}
+
+/// How many of lowercase letters, uppercase letters and digits `value` mixes.
+fn classes(value: &str) -> usize {
+    let has = |f: fn(&u8) -> bool| usize::from(value.as_bytes().iter().any(f));
+    has(u8::is_ascii_lowercase) + has(u8::is_ascii_uppercase) + has(u8::is_ascii_digit)
 }
 
 fn entropy(value: &str) -> f64 {
@@ -383,6 +392,9 @@ mod tests {
             "Authorization: Bearer <token>",
             "task-management and desk-organisation are fine",
             "PRIMARY_KEY=id",
+            "PRIMARY_KEY=customer_order_identifier",
+            "uses sk-learn-compatible-estimator-wrappers",
+            "Authorization: Bearer the-token-from-the-vault",
         ];
         for text in silent {
             assert!(kinds(text).is_empty(), "{text}: {:?}", kinds(text));
