@@ -103,6 +103,10 @@ struct RecordArgs {
     /// must not exist yet).
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// Keep secrets (API keys, tokens, private keys) in the recording instead of replacing them
+    /// with `«redacted:<kind>»` placeholders.
+    #[arg(long, requires = "record")]
+    no_redact: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -236,6 +240,10 @@ struct ImportArgs {
     output: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = CassetteFormat::Yaml)]
     format: CassetteFormat,
+    /// Keep secrets (API keys, tokens, private keys) in the cassette instead of replacing them
+    /// with `«redacted:<kind>»` placeholders.
+    #[arg(long)]
+    no_redact: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -275,8 +283,10 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         WireArg::OpenaiResponses => WireFormat::OpenAiResponses,
     });
     let stage = stagelint::runtime::import::import_stage(&args.stage, args.output.as_deref())?;
-    let imported = import(&inputs, &ImportOptions { stage: stage.id.clone(), format, ctx: stage.ctx.clone() })?;
+    let options = ImportOptions { stage: stage.id.clone(), format, ctx: stage.ctx.clone(), redact: !args.no_redact };
+    let imported = import(&inputs, &options)?;
     let mut err = io::stderr().lock();
+    redaction_note(&mut err, !args.no_redact, imported.redacted);
     let _ = match (&stage.ctx, &stage.file) {
         (Some(ctx), Some(file)) => {
             let fields: Vec<&str> = ctx.as_object().into_iter().flat_map(|m| m.keys()).map(String::as_str).collect();
@@ -305,7 +315,8 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         CassetteFormat::Json => format!("{:#}\n", imported.cassette),
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        Some(path) => stagelint::util::write_new(path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => {
             if let Err(error) = io::stdout().lock().write_all(text.as_bytes())
                 && error.kind() != io::ErrorKind::BrokenPipe
@@ -318,6 +329,18 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Says on stderr how many secrets were redacted, or warns that none were looked for.
+fn redaction_note(err: &mut impl Write, redacted: bool, count: usize) {
+    let _ = if !redacted {
+        writeln!(
+            err,
+            "stagelint: warning: --no-redact: API keys, tokens and private keys are written as recorded; do not commit this cassette before checking it (`cassette/SecretInRecording`)"
+        )
+    } else {
+        writeln!(err, "stagelint: redacted {count} secret value(s) (`--no-redact` keeps them)")
+    };
+}
+
 #[cfg(feature = "record")]
 fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
     use stagelint::runtime::wire::WireFormat;
@@ -328,6 +351,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
     let key = record.api_key_env.as_ref().and_then(|var| std::env::var(var).ok());
     let endpoint = record.endpoint.clone().unwrap_or_default();
     let mut provider = stagelint::runtime::record::LiveProvider::new(&endpoint, api, &model, key)?;
+    provider.redact = !record.no_redact;
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
     let mut paths = vec![args.path.clone()];
@@ -337,8 +361,10 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
     let stage = workspace.file_at(&absolute(&args.path)).ok_or("the stage was not read")?;
     let seed = args.cassette.as_deref().and_then(|c| workspace.file_at(&absolute(c))).map(|f| f.id);
     let provenance = serde_json::json!({"source": "recorded", "provider": api.name(), "model": model, "tool": format!("stagelint {}", env!("CARGO_PKG_VERSION"))});
-    let (run, cassette) =
+    let (run, mut cassette) =
         stagelint::runtime::recording::record_stage(&workspace, stage.id, seed, &mut provider, provenance)?;
+    let redacted = if record.no_redact { 0 } else { stagelint::runtime::recording::redact(&mut cassette) };
+    redaction_note(&mut io::stderr().lock(), !record.no_redact, redacted);
     let id = cassette["stage"].as_str().unwrap_or("stage").to_string();
     let output = match &record.output {
         Some(path) => path.clone(),
@@ -350,7 +376,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
             path
         }
     };
-    std::fs::write(&output, stagelint::source::yaml_write::to_yaml(&cassette))
+    stagelint::util::write_new(&output, stagelint::source::yaml_write::to_yaml(&cassette).as_bytes())
         .map_err(|e| format!("{}: {e}", output.display()))?;
     let mut out = io::stdout().lock();
     let _ = out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());

@@ -153,6 +153,24 @@ pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Writes `bytes` to a new file at `path` without following a link there: whatever entry is
+/// at `path` (a file, or a symlink someone planted in a shared directory) is removed, not
+/// written through, and the file is created with `create_new` (`O_CREAT | O_EXCL`, which
+/// refuses any entry that appears in between, symlinks included).
+pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
+        }
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error),
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

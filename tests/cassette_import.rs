@@ -21,7 +21,8 @@ fn fixture(name: &str) -> Input {
 }
 
 fn import_fixture(name: &str, format: Option<WireFormat>) -> Imported {
-    import(&[fixture(name)], &ImportOptions { stage: "plan".into(), format, ctx: None }).expect("importable")
+    import(&[fixture(name)], &ImportOptions { stage: "plan".into(), format, ctx: None, redact: true })
+        .expect("importable")
 }
 
 fn turns(imported: &Imported) -> &Vec<Value> {
@@ -206,7 +207,7 @@ fn hostile_lines_are_skipped_with_their_line_numbers() {
 fn nothing_usable_is_an_error_that_says_what_a_line_must_be() {
     let error = import(
         &[Input { name: "in".into(), text: "nope\n{\"a\": 1}\n".into() }],
-        &ImportOptions { stage: "s".into(), format: None, ctx: None },
+        &ImportOptions { stage: "s".into(), format: None, ctx: None, redact: true },
     )
     .expect_err("no exchange");
     assert!(error.contains("\"request\""), "{error}");
@@ -498,7 +499,7 @@ proptest! {
             let _ = format.request_results(&json!({"messages": [{"content": [shaped]}, shaped], "input": [shaped]}));
         }
         let text = format!("{}\n{}\n", json!({"request": request, "response": response}), json!({"request": shaped, "response": shaped}));
-        if let Ok(imported) = import(&[Input { name: "p".into(), text }], &ImportOptions { stage: "s".into(), format: None, ctx: None }) {
+        if let Ok(imported) = import(&[Input { name: "p".into(), text }], &ImportOptions { stage: "s".into(), format: None, ctx: None, redact: true }) {
             yaml_round_trip(&imported.cassette);
         }
     }
@@ -515,7 +516,7 @@ fn a_provider_error_ends_the_attempt_so_the_imported_recording_replays() {
     ];
     let imported = import(
         &[Input { name: "in".into(), text: lines.join("\n") }],
-        &ImportOptions { stage: "plan".into(), format: None, ctx: None },
+        &ImportOptions { stage: "plan".into(), format: None, ctx: None, redact: true },
     )
     .expect("importable");
     let attempts = imported.cassette["attempts"].as_array().expect("attempts");
@@ -581,4 +582,63 @@ fn cli_scaffolds_ctx_from_the_stage_or_says_it_did_not() {
     let output = stagelint().args(["cassette", "import", "--stage"]).arg(&notes).arg(&input).output().expect("runs");
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not a stage definition"));
+}
+
+// ---- secrets ----
+
+const PLANTED: [&str; 3] = [
+    "sk-ant-api03-Qx7fK2mZp9LwR4tYb8NcV1sD6hJ3gE5uA0oIxMzWqRkTyUiOpLk",
+    "sk-proj-Zr8Kq2LmX4vN7bT1yW9cH3fJ6dP0sG5aE2uR",
+    "ghp_Zr8Kq2LmX4vN7bT1yW9cH3fJ6dP0sG5aE2uR",
+];
+
+/// Issue 19: keys in a system prompt and in a tool result never reach the cassette; the
+/// placeholders name what was there, and the rule finds nothing in what import wrote.
+#[test]
+fn import_redacts_keys_in_tool_results_and_system_prompts() {
+    let input = fixture("anthropic-secrets.jsonl");
+    assert!(PLANTED.iter().all(|key| input.text.contains(key)));
+    let imported = import_fixture("anthropic-secrets.jsonl", None);
+    let yaml = yaml_round_trip(&imported.cassette);
+    for key in PLANTED {
+        assert!(!yaml.contains(key), "{key} leaked:\n{yaml}");
+    }
+    assert_eq!(imported.redacted, 2, "the .env result holds two keys; the system prompt is not recorded");
+    let result = &turns(&imported)[0]["results"]["c1"]["content"];
+    assert_eq!(
+        result.as_str().expect("a result"),
+        "pub mod session;\npub mod token;\n\n# .env\nOPENAI_API_KEY=«redacted:openai-key»\nGITHUB_TOKEN=«redacted:github-token»\n"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("plan.cassette.yaml"), &yaml).expect("write");
+    let config = stagelint::config::Config::defaults(dir.path());
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(config));
+    let workspace = stagelint::workspace::discover::discover(&[dir.path().to_path_buf()], &mut configs).expect("read");
+    let found = stagelint::check::check(&workspace);
+    assert!(!found.iter().any(|d| d.code == "cassette/SecretInRecording"), "{found:?}");
+
+    let kept = import(
+        &[fixture("anthropic-secrets.jsonl")],
+        &ImportOptions { stage: "plan".into(), format: None, ctx: None, redact: false },
+    )
+    .expect("importable");
+    assert_eq!(kept.redacted, 0);
+    assert!(to_yaml(&kept.cassette).contains(PLANTED[1]));
+}
+
+#[test]
+fn cli_says_how_many_secrets_it_redacted_and_warns_on_no_redact() {
+    let path = Path::new(DIR).join("anthropic-secrets.jsonl");
+    let output = stagelint().args(["cassette", "import", "--stage", "plan"]).arg(&path).output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("stagelint: redacted 2 secret value(s)"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(PLANTED[1]));
+
+    let output =
+        stagelint().args(["cassette", "import", "--no-redact", "--stage", "plan"]).arg(&path).output().expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("stagelint: warning: --no-redact"), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains(PLANTED[1]));
 }

@@ -561,6 +561,23 @@ fn a_byte_order_mark_is_no_column_in_any_format() {
 
 /// Issue 16: `--output-format` is `--format` (ruff's spelling); `--output json` is a usage
 /// error that names `--format json`, not a report written to a file named `json`.
+/// Issue 19 (docs/security.md): a report file is created fresh; a symlink planted at its path
+/// is replaced, not written through.
+#[cfg(unix)]
+#[test]
+fn the_output_file_is_not_written_through_a_symlink() {
+    let dir = broken_workspace();
+    let victim = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(victim.path(), "precious").unwrap();
+    std::os::unix::fs::symlink(victim.path(), dir.path().join("report.txt")).unwrap();
+    let output = stagelint(&["check", "--output", "report.txt", "--exit-zero"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(victim.path()).unwrap(), "precious");
+    let meta = std::fs::symlink_metadata(dir.path().join("report.txt")).unwrap();
+    assert!(meta.file_type().is_file(), "the link was replaced by the report");
+    assert!(std::fs::read_to_string(dir.path().join("report.txt")).unwrap().contains("error[sm/UnknownTool]"));
+}
+
 #[test]
 fn output_format_is_an_alias_and_output_json_is_a_usage_error() {
     let dir = broken_workspace();

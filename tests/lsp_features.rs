@@ -1285,3 +1285,37 @@ fn fix_all_applies_the_safe_fixes_of_a_document_in_one_edit() {
     client.pulled(&plan);
     assert!(actions_on_line(&mut client, &plan, 0, Some(&["source.fixAll"])).is_empty());
 }
+
+/// Issue 19 (docs/security.md): the dry-run command reads only the workspace. A stage outside
+/// every workspace folder, or a link leading out of one, is refused before anything is read.
+#[test]
+fn a_dry_run_of_a_file_outside_the_workspace_folders_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("repo");
+    let outside = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(root.join("plan.md"), DRY_STAGE).expect("write");
+    std::fs::write(root.join("plan.cassette.yaml"), DRY_CASSETTE).expect("write");
+    std::fs::write(outside.join("plan.md"), DRY_STAGE).expect("write");
+    std::fs::write(outside.join("plan.cassette.yaml"), DRY_CASSETTE).expect("write");
+    let mut client = server(&root);
+    let run = |client: &mut Client, arguments: Value| {
+        client.try_request("workspace/executeCommand", json!({"command": "stagelint.dryRun", "arguments": arguments}))
+    };
+    let error = run(&mut client, json!([uri(&outside.join("plan.md"))])).expect_err("outside");
+    assert!(error["message"].as_str().unwrap().contains("outside the workspace folders"), "{error}");
+    // The stage inside, its cassette outside.
+    let arguments = json!([uri(&root.join("plan.md")), uri(&outside.join("plan.cassette.yaml"))]);
+    let error = run(&mut client, arguments).expect_err("cassette outside");
+    assert!(error["message"].as_str().unwrap().contains("plan.cassette.yaml"), "{error}");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, root.join("linked")).expect("symlink");
+        let error = run(&mut client, json!([uri(&root.join("linked/plan.md"))])).expect_err("through a link");
+        assert!(error["message"].as_str().unwrap().contains("outside the workspace folders"), "{error}");
+    }
+    // Inside, it runs.
+    let result = run(&mut client, json!([uri(&root.join("plan.md"))])).expect("inside");
+    assert!(result["summary"].as_str().unwrap().starts_with("stagelint dry-run stage plan"), "{result}");
+}

@@ -142,7 +142,7 @@ fn two_turns(api: WireFormat, replies: [Value; 2], original_id: &str) -> Vec<See
     assert_eq!(raw.lines().count(), 2);
     let imported = import(
         &[Input { name: "raw".into(), text: raw }],
-        &ImportOptions { stage: "plan".into(), format: None, ctx: None },
+        &ImportOptions { stage: "plan".into(), format: None, ctx: None, redact: true },
     )
     .expect("the sidecar imports");
     assert_eq!(imported.format, api);
@@ -288,4 +288,65 @@ fn the_cli_records_a_cassette_that_replays_green() {
     let stdout = String::from_utf8_lossy(&replay.stdout);
     assert!(replay.status.success(), "{stdout}");
     assert!(stdout.contains("expectations 2/2"), "{stdout}");
+}
+
+/// Issue 19: a live recording redacts secrets by default and says how many, and the redacted
+/// cassette replays green under `--strict` (no `RequestDrift`: fingerprints hash redacted
+/// text); `--no-redact` keeps them and warns.
+#[test]
+fn the_cli_redacts_secrets_in_a_recording_unless_told_not_to() {
+    const KEY: &str = "sk-ant-api03-Qx7fK2mZp9LwR4tYb8NcV1sD6hJ3gE5uA0oIxMzWqRkTyUiOpLk";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stage = dir.path().join("plan.md");
+    std::fs::write(
+        &stage,
+        "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object, required: [summary], properties: { summary: { type: string } } }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\nPlan. Call `submit_plan`.\n",
+    )
+    .expect("write");
+    let read = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+        "content": [{"type": "text", "text": format!("The key is {KEY}.")},
+                    {"type": "tool_use", "id": "toolu_A", "name": "Read", "input": {"path": "src/lib.rs", "auth": KEY}}]});
+    let done = json!({"id": "msg_2", "type": "message", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_B", "name": "submit_plan", "input": {"summary": "s"}}]});
+    let record = |extra: &[&str], out: &str| {
+        let (base, _seen) = mock(vec![(200, read.to_string()), (200, done.to_string())]);
+        std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+            .args([
+                "dry-run",
+                "--record",
+                "--endpoint",
+                &base,
+                "--api",
+                "anthropic-messages",
+                "--model",
+                "m",
+                "-o",
+                out,
+            ])
+            .args(extra)
+            .arg(&stage)
+            .current_dir(dir.path())
+            .output()
+            .expect("runs")
+    };
+    let output = record(&[], "plan.cassette.yaml");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("stagelint: redacted 2 secret value(s)"), "{stderr}");
+    let cassette = std::fs::read_to_string(dir.path().join("plan.cassette.yaml")).expect("written");
+    assert!(!cassette.contains(KEY) && cassette.contains("«redacted:anthropic-key»"), "{cassette}");
+    let replay = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(["dry-run", "--strict"])
+        .arg(&stage)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{stdout}");
+    assert!(!stdout.contains("RequestDrift"), "{stdout}");
+
+    let output = record(&["--no-redact"], "kept.yaml");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("stagelint: warning: --no-redact"), "{stderr}");
+    assert!(std::fs::read_to_string(dir.path().join("kept.yaml")).expect("written").contains(KEY));
 }

@@ -479,3 +479,43 @@ fn long_operator_chains_are_a_finding_not_a_stack_overflow() {
     let found = check_atomic(&text, 2 * 1024 * 1024);
     assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");
 }
+
+/// Issue 19 (docs/security.md): discovery never reads through a symlink or a `..` reference
+/// that leaves the workspace. Linked files and directories are not walked into; a prompt named
+/// by a workflow or a `$schema` outside the repository is not read.
+#[cfg(unix)]
+#[test]
+fn links_and_references_that_leave_the_workspace_are_not_read() {
+    const MARK: &str = "OUTSIDE-THE-WORKSPACE";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let outside = dir.path().join("elsewhere");
+    let repo = dir.path().join("repo");
+    for sub in ["workflows/prompts", ".git", "agent/schemas"] {
+        std::fs::create_dir_all(repo.join(sub)).expect("mkdir");
+    }
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let stage = format!("---\nid: leak\nname: {MARK}\n---\n{MARK}\n");
+    std::fs::write(outside.join("stage.md"), &stage).expect("write");
+    std::fs::write(outside.join("prompt.md"), MARK).expect("write");
+    std::fs::write(outside.join("schema.json"), format!("{{\"title\": \"{MARK}\"}}")).expect("write");
+    std::os::unix::fs::symlink(outside.join("stage.md"), repo.join("plan.md")).expect("symlink");
+    std::os::unix::fs::symlink(&outside, repo.join("linked")).expect("symlink");
+    std::os::unix::fs::symlink(outside.join("prompt.md"), repo.join("workflows/prompts/linked.md")).expect("symlink");
+    std::fs::write(repo.join("workflows/prompts/plan.md"), "Plan issue #{{issueNumber}}.\n").expect("write");
+    let workflow = "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n  - name: leak\n    prompt: ../../elsewhere/prompt.md\n    depends_on: [plan]\n  - name: linked\n    prompt: prompts/linked.md\n    depends_on: [plan]\n";
+    std::fs::write(repo.join("workflows/build.yaml"), workflow).expect("write");
+    let registry = r#"{"$schema": "../../elsewhere/schema.json", "agentId": "agent", "version": "1.0.0", "c1": "steps", "steps": {}}"#;
+    std::fs::write(repo.join("agent/steps_registry.json"), registry).expect("write");
+
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(&repo)));
+    let workspace =
+        stagelint::workspace::discover::discover(std::slice::from_ref(&repo), &mut configs).expect("discovers");
+    let read: Vec<String> = workspace.files().iter().map(|f| f.display.clone()).collect();
+    assert!(read.iter().any(|f| f.ends_with("prompts/plan.md")), "the workflow's own prompt is read: {read:?}");
+    for file in workspace.files() {
+        assert!(!file.text.contains(MARK), "{} was read from outside the workspace", file.display);
+    }
+    // What `check` reports still never quotes the outside files.
+    let findings = stagelint::check::check(&workspace);
+    assert!(!findings.iter().any(|d| d.message.contains(MARK)), "{findings:?}");
+}

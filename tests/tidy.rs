@@ -194,3 +194,32 @@ fn the_import_reader_sees_groups_nested_paths_and_super_chains() {
     found.sort();
     assert_eq!(found, ["check", "runtime", "source", "workspace"]);
 }
+
+/// docs/security.md: nothing in the library or the binary starts a process or opens a socket;
+/// the only HTTP client is `ureq`, used by `runtime/record.rs` alone and only with the
+/// non-default `record` feature.
+#[test]
+fn nothing_executes_and_only_the_record_feature_reaches_the_network() {
+    // Threads and tasks are fine; processes and sockets are not.
+    let forbidden = ["process::Command", "Command::new", "std::net", "TcpStream", "UdpSocket", "libc::"];
+    let mut found = Vec::new();
+    for (path, text) in files(&["src"]) {
+        for needle in forbidden {
+            if text.contains(needle) {
+                found.push(format!("{}: {needle}", path.display()));
+            }
+        }
+        if text.contains("ureq") && !path.ends_with("runtime/record.rs") && !path.ends_with("main.rs") {
+            found.push(format!("{}: ureq outside runtime/record.rs", path.display()));
+        }
+    }
+    assert!(found.is_empty(), "{found:?}");
+    let manifest = std::fs::read_to_string("Cargo.toml").expect("Cargo.toml");
+    assert!(
+        manifest
+            .contains("ureq = { version = \"3\", default-features = false, features = [\"rustls\"], optional = true }")
+    );
+    assert!(manifest.contains("default = [\"lsp\"]"), "the record feature is not a default");
+    let lib = std::fs::read_to_string("src/runtime/mod.rs").expect("runtime");
+    assert!(lib.contains("#[cfg(feature = \"record\")]"), "record.rs is compiled only with the feature");
+}

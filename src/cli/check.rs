@@ -287,7 +287,9 @@ fn closing_lines(out: &mut Vec<u8>, workspace: &Workspace, summary: &Summary) ->
 /// Writes `bytes` to `--output`, or else standard output (standard error with `to_stderr`).
 fn emit(args: &CheckArgs, bytes: &[u8], to_stderr: bool) -> Result<(), String> {
     match &args.output {
-        Some(path) => std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        Some(path) => {
+            stagelint::util::write_new(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
         None if to_stderr => {
             let _ = io::stderr().lock().write_all(bytes);
             Ok(())

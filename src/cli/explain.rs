@@ -15,6 +15,11 @@ const TOPICS: &[(&str, &str, &str)] = &[
         include_str!("../../docs/decisions.md"),
     ),
     ("configuration", "stagelint.toml: every table and key", include_str!("../../docs/configuration.md")),
+    (
+        "security",
+        "what stagelint does with an untrusted repository, and the tests that show it",
+        include_str!("../../docs/security.md"),
+    ),
 ];
 
 pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {

@@ -124,12 +124,21 @@ fn summary_line(run: &crate::runtime::DryRun) -> String {
     )
 }
 
-/// The timeline as a file in the temp directory, for `window/showDocument`.
+/// The timeline as a file in the temp directory, for `window/showDocument`. The temp
+/// directory is shared with other users: the report is never written through a symlink,
+/// neither one in place of the file nor one in place of its directory.
 fn write_report(title: &str, key: &str, text: &str) -> Option<PathBuf> {
-    let path = report_path(title, key);
-    std::fs::create_dir_all(path.parent()?).ok()?;
-    std::fs::write(&path, text).ok()?;
-    Some(path)
+    write_report_at(&report_path(title, key), text)
+}
+
+fn write_report_at(path: &std::path::Path, text: &str) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    if std::fs::symlink_metadata(dir).ok()?.file_type().is_symlink() {
+        return None;
+    }
+    crate::util::write_new(path, text.as_bytes()).ok()?;
+    Some(path.to_path_buf())
 }
 
 /// `<temp>/stagelint-dry-run/<title>-<8 hex of the key>.txt`; `key` names the stage file (and
@@ -142,7 +151,32 @@ fn report_path(title: &str, key: &str) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::report_path;
+    use super::{report_path, write_report_at};
+
+    /// Issue 19: a symlink planted where the report goes is replaced, never written through;
+    /// a linked report directory is refused.
+    #[cfg(unix)]
+    #[test]
+    fn the_report_is_not_written_through_a_planted_symlink() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").expect("write");
+        let reports = dir.path().join("stagelint-dry-run");
+        std::fs::create_dir(&reports).expect("mkdir");
+        let report = reports.join("stage_plan-0123abcd.txt");
+        std::os::unix::fs::symlink(&victim, &report).expect("symlink");
+        assert_eq!(write_report_at(&report, "timeline"), Some(report.clone()));
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "precious");
+        assert!(!std::fs::symlink_metadata(&report).expect("meta").file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&report).expect("read"), "timeline");
+
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("mkdir");
+        let linked = dir.path().join("linked");
+        std::os::unix::fs::symlink(&elsewhere, &linked).expect("symlink");
+        assert_eq!(write_report_at(&linked.join("r.txt"), "timeline"), None);
+        assert!(!elsewhere.join("r.txt").exists());
+    }
 
     #[test]
     fn reports_of_stages_with_the_same_id_in_different_places_do_not_collide() {

@@ -667,6 +667,18 @@ impl LanguageServer for Backend {
                 }
             }
         };
+        // An untrusted client argument must not point the dry-run at files outside the workspace.
+        let outside = {
+            let state = lock(&self.state);
+            std::iter::once(&path).chain(cassette.as_ref()).find(|p| !state.may_read(p)).cloned()
+        };
+        if let Some(outside) = outside {
+            let message = format!(
+                "{} is outside the workspace folders; stagelint dry-runs only files of the workspace or open documents",
+                outside.display()
+            );
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(message));
+        }
         crate::lsp::dry_run::run(&self.client, &self.state, path, cassette).await.map(Some)
     }
 

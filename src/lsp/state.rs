@@ -71,6 +71,17 @@ impl State {
         self.roots.iter().any(|root| scope.starts_with(root)) || self.documents.keys().any(|p| p.starts_with(scope))
     }
 
+    /// Whether a command may read `path`: an open document, or a file under a workspace folder
+    /// once symlinks are resolved (a repository's link cannot lead a dry-run outside it).
+    pub(super) fn may_read(&self, path: &std::path::Path) -> bool {
+        if self.documents.contains_key(path) {
+            return true;
+        }
+        let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let path = real(path);
+        self.roots.iter().any(|root| path.starts_with(real(root)))
+    }
+
     /// Whether the stored analysis covering the open document at `path` read its current text.
     pub(super) fn fresh(&self, path: &std::path::Path) -> bool {
         let Some(doc) = self.documents.get(path) else { return false };

@@ -20,4 +20,5 @@ declare_rules! { "cassette", "../runtime/lint/docs/";
     ToolFakeMissing => Error;
     ResultIgnored => Warning;
     ExecutionLimit => Error;
+    SecretInRecording => Error, fix = true;
 }

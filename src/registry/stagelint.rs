@@ -9,4 +9,5 @@ declare_rules! { "stagelint", "../families/stagelint/docs/";
     InvalidConfig => Error;
     SkillFrontmatter => Warning;
     ForeignSuppression => Hint, fix = true;
+    SecretInSource => Warning;
 }

@@ -29,6 +29,8 @@ pub struct ImportOptions {
     pub format: Option<WireFormat>,
     /// The cassette's `ctx:`, when the stage is known ([`scaffold_ctx`]).
     pub ctx: Option<Value>,
+    /// Replace every secret in the cassette by its placeholder (`template::secrets`).
+    pub redact: bool,
 }
 
 #[derive(Debug)]
@@ -36,6 +38,8 @@ pub struct Imported {
     pub cassette: Value,
     pub format: WireFormat,
     pub turns: usize,
+    /// How many secrets were replaced by placeholders.
+    pub redacted: usize,
     /// One line per skipped exchange or oddity, `name:line: what`.
     pub warnings: Vec<String>,
 }
@@ -130,7 +134,8 @@ pub fn import(inputs: &[Input], options: &ImportOptions) -> Result<Imported, Str
             }
         }
     }
-    Ok(Imported { cassette, format, turns, warnings })
+    let redacted = if options.redact { crate::template::secrets::redact_json(&mut cassette) } else { 0 };
+    Ok(Imported { cassette, format, turns, redacted, warnings })
 }
 
 fn no_exchange(warnings: &[String], what: &str) -> String {

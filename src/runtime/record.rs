@@ -20,6 +20,9 @@ pub struct LiveProvider {
     pub api_key: Option<String>,
     agent: ureq::Agent,
     raw: Option<Box<dyn Write + Send>>,
+    /// Redact secrets in the raw sidecar (on unless `--no-redact`); counted in `redacted`.
+    pub redact: bool,
+    pub redacted: usize,
 }
 
 impl LiveProvider {
@@ -42,6 +45,8 @@ impl LiveProvider {
             api_key,
             agent: ureq::Agent::new_with_config(config),
             raw: None,
+            redact: true,
+            redacted: 0,
         })
     }
 
@@ -111,7 +116,11 @@ impl Provider for LiveProvider {
         if let Some(raw) = &mut self.raw {
             let response = parsed.as_ref().cloned().unwrap_or_else(|_| Value::String(text.clone()));
             // The sidecar is a debugging aid: failing to write it must not fail the run.
-            let _ = writeln!(raw, "{}", json!({"request": body, "response": response}));
+            let mut line = json!({"request": body, "response": response});
+            if self.redact {
+                self.redacted += crate::template::secrets::redact_json(&mut line);
+            }
+            let _ = writeln!(raw, "{line}");
         }
         let ok = (200..300).contains(&status);
         let Ok(parsed) = parsed else {

@@ -15,6 +15,12 @@ use crate::runtime::stage::StageSpec;
 use crate::runtime::{DryRun, Options, read_cassette};
 use crate::workspace::Workspace;
 
+/// Replaces every secret of a recorded cassette by its placeholder; returns how many.
+/// Fingerprints are taken over redacted text, so the redacted cassette still replays green.
+pub fn redact(cassette: &mut Json) -> usize {
+    crate::template::secrets::redact_json(cassette)
+}
+
 /// Records stage `stage_file` against `provider`. `seed` is an existing cassette whose `ctx`,
 /// `interactor` and `tools` are reused. Returns the run and the new cassette as JSON.
 pub fn record_stage(

@@ -4,5 +4,6 @@
 pub(crate) mod c3l;
 pub mod lastlight;
 pub(crate) mod markdown;
+pub mod secrets;
 pub mod stage;
 pub mod until;

@@ -232,15 +232,26 @@ fn discover_shown_from(
             pending.walk(&dir, configs, Role::Context)?;
         }
     }
+    let mut bounds = Bounds::new(&roots);
+    // A project's config names its layout (`[dry-run] cassettes`): its directory is the project's.
+    for root in &roots {
+        let dir = if root.is_file() { root.parent().unwrap_or(root) } else { root };
+        let config = configs.for_dir(dir).ok().and_then(|c| c.path.as_ref()?.parent().map(Path::to_path_buf));
+        bounds.extend(config);
+    }
+    bounds.extend(roots.iter().filter_map(|root| find_sm_dir(if root.is_file() { root.parent()? } else { root })));
+    bounds.extend(agent_dirs);
+    // Skills sit beside `workflows/`, so a workflow directory's parent is read too.
+    bounds.extend(roots.iter().filter_map(|root| Some(find_workflows_dir(root)?.parent()?.to_path_buf())));
     let mut workspace = Workspace::new();
-    read_pending(&mut workspace, std::mem::take(&mut pending.files), overlay, configs);
+    read_pending(&mut workspace, std::mem::take(&mut pending.files), overlay, configs, &bounds);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context };
         referenced.push_as(&path, configs, role, Some(kind))?;
     }
-    read_pending(&mut workspace, referenced.files, overlay, configs);
+    read_pending(&mut workspace, referenced.files, overlay, configs, &bounds);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = pending.empty();
@@ -265,7 +276,7 @@ fn discover_shown_from(
             }
         }
     }
-    read_pending(&mut workspace, std::mem::take(&mut schema_refs.files), overlay, configs);
+    read_pending(&mut workspace, std::mem::take(&mut schema_refs.files), overlay, configs, &bounds);
     add_broken_configs(&mut workspace, configs, &roots, &schema_refs, overlay);
     Ok(workspace)
 }
@@ -309,6 +320,39 @@ pub fn read_as(
     })
 }
 
+/// Where discovery may read, with symlinks resolved: the named roots (a named file's
+/// directory), the repository each lies in, the directory of the config governing each, and
+/// the state machine, agent and Last Light directories found above them. A link or a `..` reference leading elsewhere is not followed.
+struct Bounds(Vec<PathBuf>);
+
+impl Bounds {
+    fn new(roots: &[PathBuf]) -> Bounds {
+        let mut bounds = Bounds(Vec::new());
+        for root in roots {
+            // A file named on purpose is read even when it is a link.
+            bounds.extend(root.is_file().then(|| root.clone()));
+            let dir = if root.is_file() { root.parent().map(Path::to_path_buf) } else { Some(root.clone()) };
+            bounds.extend(dir.clone());
+            bounds.extend(dir.and_then(|d| d.ancestors().find(|a| a.join(".git").exists()).map(Path::to_path_buf)));
+        }
+        bounds
+    }
+
+    fn extend(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
+        for dir in dirs {
+            let real = std::fs::canonicalize(&dir).unwrap_or(dir);
+            if !self.0.contains(&real) {
+                self.0.push(real);
+            }
+        }
+    }
+
+    fn holds(&self, path: &Path) -> bool {
+        // A file that does not exist is left to the read to report.
+        std::fs::canonicalize(path).map_or(true, |real| self.0.iter().any(|bound| real.starts_with(bound)))
+    }
+}
+
 /// In tolerant mode: each broken config under a checked root, as a file whose finding says why
 /// (`stagelint/InvalidConfig`).
 fn add_broken_configs(
@@ -336,12 +380,18 @@ fn read_pending(
     files: Vec<PendingFile>,
     overlay: &HashMap<PathBuf, String>,
     configs: &mut ConfigCache,
+    bounds: &Bounds,
 ) {
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
         // An editor's text is judged like the file's bytes (a binary file stays unreadable).
         (_, Some(text)) => check_text(text),
+        _ if !bounds.holds(&file.path) => Err(Unreadable {
+            message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
+            offset: 0,
+            lossy_text: String::new(),
+        }),
         _ => read_text(&file.path),
     });
     for (file, text) in files.into_iter().zip(loaded) {

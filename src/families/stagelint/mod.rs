@@ -2,6 +2,7 @@
 //! and about agent skills (`SKILL.md`), which several tools load.
 
 mod foreign;
+mod secrets;
 mod skill;
 
 use crate::diagnostic::Diagnostic;
@@ -60,6 +61,7 @@ impl Family for Stagelint {
     /// only place that knows which suppressions were used.
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         for file in workspace.files() {
+            secrets::check(file, out);
             if file.kind == FileKind::Skill {
                 skill::check_skill(file, out);
             }

@@ -2,6 +2,7 @@
 //! fingerprints, messages and provider events in the event stream.
 
 use super::*;
+use crate::template::secrets;
 
 /// The tools offered to the model: allowed tools, then the stage-local completion tool.
 pub fn tool_specs(stage: &StageSpec) -> Vec<ToolSpec> {
@@ -18,18 +19,24 @@ pub fn tool_specs(stage: &StageSpec) -> Vec<ToolSpec> {
     tools
 }
 
-/// The request's digests, by component.
+/// The request's digests, by component. Each is taken over the redacted text (every secret
+/// replaced by its placeholder, `template::secrets`), so a recording whose secrets were
+/// redacted, by import, recording or the `cassette/SecretInRecording` fix, replays without drift.
 pub fn fingerprints(request: &Request) -> BTreeMap<&'static str, Json> {
-    let tools: Vec<Json> = request
-        .tools
-        .iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
-        .collect();
-    let messages: Vec<Json> = request.messages.iter().map(message_json).collect();
+    let mut tools = Json::Array(
+        request
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+            .collect(),
+    );
+    let mut messages = Json::Array(request.messages.iter().map(message_json).collect());
+    secrets::redact_json(&mut tools);
+    secrets::redact_json(&mut messages);
     BTreeMap::from([
-        ("system", json!(fingerprint(&request.system))),
-        ("tools", json!(fingerprint(&canonical(&Json::Array(tools))))),
-        ("messages", json!(fingerprint(&canonical(&Json::Array(messages))))),
+        ("system", json!(fingerprint(&secrets::redact(&request.system).0))),
+        ("tools", json!(fingerprint(&canonical(&tools)))),
+        ("messages", json!(fingerprint(&canonical(&messages)))),
         ("count", json!(request.messages.len())),
     ])
 }

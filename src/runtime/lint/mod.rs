@@ -4,6 +4,7 @@
 //! recording and the definitions disagree, while the author types.
 
 mod ide;
+mod secrets;
 
 use std::collections::BTreeMap;
 
@@ -46,6 +47,9 @@ impl Family for Cassettes {
         for file in runtime::cassettes(workspace) {
             // The one reading path: the dry-run reports the same structural findings.
             let (cassette, found) = runtime::read_cassette(file);
+            if !matches!(file.kind, crate::workspace::FileKind::Unreadable { .. }) {
+                secrets::check(file, runtime::is_json(file), out);
+            }
             let broken = found.iter().any(|d| d.severity == Severity::Error);
             out.extend(found);
             if !broken {

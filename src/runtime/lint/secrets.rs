@@ -1,0 +1,87 @@
+//! `cassette/SecretInRecording`: an API key, token or private key in any string of a cassette.
+//! The fix writes the value's stable placeholder (`«redacted:anthropic-key»`), which request
+//! fingerprints treat as the value it replaced (they hash redacted text).
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::source::{Node, Span, Value, json, yaml, yaml_write};
+use crate::template::secrets::{self, Mode, placeholder};
+use crate::workspace::SourceFile;
+
+use super::SecretInRecording;
+
+pub fn check(file: &SourceFile, is_json: bool, out: &mut Vec<Diagnostic>) {
+    let parsed = if is_json { json::parse(&file.text) } else { yaml::parse(&file.text) };
+    if let Some(root) = &parsed.root {
+        strings(root, &mut |node, text| report(file, is_json, node, text, out));
+    }
+}
+
+/// Every string scalar of the tree, keys included (depth is bounded by the reader).
+fn strings(node: &Node, visit: &mut dyn FnMut(&Node, &str)) {
+    match &node.value {
+        Value::String(text) => visit(node, text),
+        Value::Seq(items) => items.iter().for_each(|n| strings(n, visit)),
+        Value::Map(entries) => entries.iter().for_each(|e| {
+            strings(&e.key, visit);
+            strings(&e.value, visit);
+        }),
+        _ => {}
+    }
+}
+
+fn report(file: &SourceFile, is_json: bool, node: &Node, text: &str, out: &mut Vec<Diagnostic>) {
+    let found = secrets::find(text, Mode::Lint);
+    if found.is_empty() {
+        return;
+    }
+    let raw = file.text.get(node.span.start..node.span.end).unwrap_or_default();
+    for secret in found {
+        let value = &text[secret.span.start..secret.span.end];
+        let kind = secret.kind;
+        let message = format!(
+            "this string holds what looks like a real secret ({kind}); a cassette is committed, so the secret is published with it"
+        );
+        // The value as written, when the scalar holds it verbatim (no escapes inside it);
+        // otherwise the whole scalar, rewritten with the value redacted.
+        let (span, replacement) = match verbatim(raw, value) {
+            Some((start, end)) => {
+                let span = Span::new(node.span.start + start, node.span.start + end);
+                (span, placeholder(kind))
+            }
+            None => {
+                let mut redacted = String::with_capacity(text.len());
+                redacted.push_str(&text[..secret.span.start]);
+                redacted.push_str(&placeholder(kind));
+                redacted.push_str(&text[secret.span.end..]);
+                let quoted = if is_json {
+                    serde_json::to_string(&redacted).unwrap_or_default()
+                } else {
+                    yaml_write::double_quoted(&redacted)
+                };
+                (node.span, quoted)
+            }
+        };
+        out.push(
+            Diagnostic::new(SecretInRecording, file.id, span, message)
+                .with_help("revoke the secret, then replace it with a placeholder; `cassette import` and recording redact by default")
+                .with_fix(
+                    format!("Replace with `{}`", placeholder(kind)),
+                    Applicability::Unsafe,
+                    vec![Edit { span, replacement }],
+                ),
+        );
+    }
+}
+
+/// Where `value` is written in the scalar's source `raw`: verbatim, or for a value over several
+/// lines of a block scalar (a PEM key), from its first line to its last, the indentation between.
+fn verbatim(raw: &str, value: &str) -> Option<(usize, usize)> {
+    if let Some(at) = raw.find(value) {
+        return Some((at, at + value.len()));
+    }
+    let (first, last) = (value.lines().next()?, value.lines().last()?);
+    let start = raw.find(first)?;
+    let end = start + raw[start..].rfind(last)? + last.len();
+    let between: Vec<&str> = raw[start..end].lines().map(str::trim_start).collect();
+    (between == value.lines().collect::<Vec<_>>()).then_some((start, end))
+}
