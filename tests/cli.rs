@@ -789,3 +789,31 @@ fn a_noqa_on_a_reported_line_names_the_stagelint_comment() {
     let output = stagelint(&["check", "--format", "concise", "--select", "stagelint"], quiet.path());
     assert!(!stdout(&output).contains("ForeignSuppression"), "{}", stdout(&output));
 }
+
+/// Issue 16 audit: a pre-commit hook names only the changed files. Two stages sharing an id
+/// (`lint.md` and a Finder copy, which sorts first) show the clash whichever one is named,
+/// also on standard input; and the dry-run refuses the stage before looking for a cassette.
+#[test]
+fn a_duplicate_stage_id_is_reported_on_whichever_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "entry: plan\n");
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    write(dir.path(), "plan copy.md", CLEAN_STAGE);
+    for (name, other) in [("plan.md", "plan copy.md"), ("plan copy.md", "plan.md")] {
+        let expected = format!(
+            "{name}:2:5: error[sm/DuplicateStageId] stage id `plan` is also used by `{other}`; ids must be unique in a state machine: give each stage its own id\nFound 1 error (1 file checked).\n"
+        );
+        let output = stagelint(&["check", name, "--format", "concise"], dir.path());
+        assert_eq!(stdout(&output), expected);
+        let output =
+            stagelint_stdin(&["check", "-", "--stdin-filename", name, "--format", "concise"], dir.path(), CLEAN_STAGE);
+        assert_eq!(stdout(&output), expected);
+        // No cassette anywhere: the refusal is the duplicate, not a missing cassette.
+        let output = stagelint(&["dry-run", name, "--color", "never"], dir.path());
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.contains("Result: not run: the stage's id is used by another stage"), "{text}");
+        assert!(text.contains("error[sm/DuplicateStageId]"), "{text}");
+        assert!(!stderr(&output).contains("no cassette"), "{}", stderr(&output));
+    }
+}
