@@ -49,7 +49,7 @@ fn a_file_named_alone_is_checked_with_its_state_machine() {
     assert!(text.contains("sm/UpstreamFieldUnknown"), "{text}");
     assert!(text.contains("sm/JoinIsSibling"), "{text}");
     assert!(!text.contains("plan.md"), "only the named file is reported: {text}");
-    assert!(text.ends_with("(1 file checked). 1 fixable with `--fix --unsafe-fixes`.\n"), "{text}");
+    assert!(text.ends_with("(1 file checked). 1 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"), "{text}");
 }
 
 #[test]

@@ -59,6 +59,9 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
             span,
             format!("completionTool `{name}` has the name of a registered tool; core rejects the stage at Init. Pick a stage-local name such as `submit_{}`", stage.stage_id().map_or("result".to_string(), |(id, _)| id.replace('-', "_"))),
         ));
+        // The name has to change anyway: a hint to mention this one would be a second finding
+        // about the same defect.
+        return;
     }
     if !stage.body().contains(name) {
         out.push(Diagnostic::new(
