@@ -123,8 +123,11 @@ pub fn did_you_mean_styled<'a>(
 ) -> Option<Guess<'a>> {
     let candidates: Vec<&'a str> = candidates.into_iter().collect();
     let letters = letters_only(word);
-    let mut twins: Vec<&'a str> =
-        candidates.iter().copied().filter(|c| *c != word && !letters.is_empty() && letters_only(c) == letters).collect();
+    let mut twins: Vec<&'a str> = candidates
+        .iter()
+        .copied()
+        .filter(|c| *c != word && !letters.is_empty() && letters_only(c) == letters)
+        .collect();
     if twins.len() < 2 {
         return did_you_mean(word, candidates).map(Guess::One);
     }

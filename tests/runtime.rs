@@ -1022,7 +1022,10 @@ fn an_inputs_schema_failure_stops_at_setup_before_anything_is_rendered() {
     );
     assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").count(), 1);
     let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
-    assert!(timeline.contains("plan  Setup  FAILED  InputsSchemaInvalid: ctx.upstream[0]"), "{timeline}");
+    // One line names the file and the reason (issue 16 audit: no separate `plan  Setup  <file>`).
+    let failed: Vec<&str> = timeline.lines().filter(|l| l.starts_with("plan  Setup")).collect();
+    assert_eq!(failed.len(), 1, "{timeline}");
+    assert!(failed[0].contains("plan.md  InputsSchemaInvalid: ctx.upstream[0]"), "{timeline}");
     assert!(!timeline.contains("Setup  ok") && !timeline.contains("Init "), "{timeline}");
 }
 
@@ -2009,4 +2012,49 @@ fn a_crlf_checkout_and_a_body_suppression_from_the_frontmatter_keep_the_system_f
     // One written in the body is: that is why the editor writes the frontmatter form.
     let in_body = PLAN.replace("Plan: ", "<!-- stagelint: ignore[sm/StageCtxUnresolved] -->\nPlan: ");
     assert_ne!(system_fingerprint(&in_body), lf);
+}
+
+/// Issue 16 audit: a machine cassette without an entry for a stage that runs is reported at
+/// its `stages:` key (where the entry belongs), not at 1:1.
+#[test]
+fn a_stage_missing_from_a_machine_cassette_is_reported_at_its_stages_key() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")),
+        ("build.md", stage("build", "", "Plan said {{ctx.upstream[0].parsed.note}}.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan"], None)),
+    ];
+    let ran = run_machine(&files);
+    let exhausted: Vec<_> = ran.run.findings.iter().filter(|d| d.code == "cassette/CassetteExhausted").collect();
+    assert_eq!(exhausted.len(), 1, "{:?}", ran.run.findings);
+    let text = &ran.workspace.file(exhausted[0].file).text;
+    assert_eq!(&text[exhausted[0].span.start..exhausted[0].span.end], "stages");
+    assert!(exhausted[0].message.contains("no `stages.build` entry"), "{}", exhausted[0].message);
+}
+
+/// Issue 16 audit: a stage that fails Setup is said to fail Setup by its `cassette/` finding
+/// too, as the timeline and the events say; and after the machine failed, every stage it
+/// never reached gets that one reason, reachable from the entry or not.
+#[test]
+fn a_setup_failure_is_named_as_setup_and_the_stages_after_it_get_one_reason() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        (
+            "plan.md",
+            stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")
+                .replace("turnCap: 2", "turnCap: \"2\""),
+        ),
+        ("build.md", stage("build", "", "Plan said {{ctx.upstream[0].parsed.note}}.")),
+        ("orphan.md", stage("orphan", "", "Alone.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan", "build", "orphan"], None)),
+    ];
+    let ran = run_machine(&files);
+    let init_failed = messages_of(&ran.run, "cassette/StageInitFailed");
+    assert_eq!(init_failed.len(), 1, "{:?}", ran.run.findings);
+    assert!(init_failed[0].starts_with("stage `plan` fails Setup (StageDefinitionInvalid)"), "{}", init_failed[0]);
+    let unused = messages_of(&ran.run, "cassette/CassetteUnconsumed");
+    assert_eq!(unused.len(), 2, "{:?}", ran.run.findings);
+    for message in unused {
+        assert!(message.ends_with("the machine failed earlier (StageInitFailed)"), "{message}");
+    }
 }

@@ -367,7 +367,7 @@ pub fn error_stream(message: &str) -> String {
     trace.emit(
         "DryRunSummary",
         json!({
-            "expectations": {"passed": 0, "failed": 0},
+            "expectations": {"passed": 0, "failed": 0, "unchecked": 0},
             "drift": 0,
             "mismatches": 0,
             "exitCode": 2,

@@ -152,7 +152,7 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                     key,
                     field,
                     "stage frontmatter field",
-                    "the stage fails Init",
+                    "the stage fails Setup (StageDefinitionInvalid)",
                 )),
                 None => {
                     let root = stage.root.as_ref().unwrap_or(value);
@@ -274,7 +274,10 @@ fn check_missing(stage: &StageDoc, misspelt: &[(&str, &Node)], out: &mut Vec<Dia
                 MissingRequiredField,
                 stage.id(),
                 fm.open_fence,
-                format!("missing required field `{field}` ({}); a stage without it fails Init", describe(field)),
+                format!(
+                    "missing required field `{field}` ({}); a stage without it fails Setup (StageDefinitionInvalid)",
+                    describe(field)
+                ),
             )
             .with_fix(
                 format!("Add `{field}`"),

@@ -201,7 +201,8 @@ pub(super) fn type_finding(stage: &StageDoc, field: &str, node: &Node) -> Option
         Value::Seq(items) => items.iter().collect(),
         _ => vec![node],
     };
-    let (name, at) = names.iter().find_map(|n| Some((n.as_str()?, n)).filter(|(name, _)| !JSON_TYPES.contains(name)))?;
+    let (name, at) =
+        names.iter().find_map(|n| Some((n.as_str()?, n)).filter(|(name, _)| !JSON_TYPES.contains(name)))?;
     let code = if field == "inputsSchema" { InputsSchemaInvalid } else { StageCompletionSchemaInvalid };
     let fix = did_you_mean(name, JSON_TYPES);
     let hint = fix.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();

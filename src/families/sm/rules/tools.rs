@@ -32,7 +32,8 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                 ));
                 continue;
             }
-            let neighbours: Vec<&str> = named.iter().copied().filter(|n| letters_only(n) != letters_only(name)).collect();
+            let neighbours: Vec<&str> =
+                named.iter().copied().filter(|n| letters_only(n) != letters_only(name)).collect();
             let suggestion = did_you_mean_styled(name, tools.iter().map(String::as_str), &neighbours);
             let message = match &suggestion {
                 Some(s) => format!("`{name}` is not in the live tool set; did you mean {}?", s.shown()),
