@@ -78,6 +78,74 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
+/// `text` without case, separators (`-`, `_`, blanks) and surrounding quotes: two names with
+/// the same letters here differ only in how they are written (`WebFetch`, `web-fetch`).
+pub fn letters_only(text: &str) -> String {
+    let text = text.trim().trim_matches(['"', '\'']);
+    text.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '\t')).flat_map(char::to_lowercase).collect()
+}
+
+/// A did-you-mean that knows when it is a toss-up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Guess<'a> {
+    One(&'a str),
+    /// Several candidates differ from the word only in case and separators, and nothing tells
+    /// them apart: a fix towards the first must not count as safe, and the message names all.
+    Either(Vec<&'a str>),
+}
+
+impl<'a> Guess<'a> {
+    /// The name a fix writes.
+    pub fn first(&self) -> &'a str {
+        match self {
+            Guess::One(name) => name,
+            Guess::Either(names) => names[0],
+        }
+    }
+
+    /// `` `WebFetch` `` or `` `WebFetch` or `web-fetch` ``, for messages.
+    pub fn shown(&self) -> String {
+        match self {
+            Guess::One(name) => format!("`{name}`"),
+            Guess::Either(names) => names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "),
+        }
+    }
+}
+
+/// [`did_you_mean`], aware of names that differ only in case and separators. When several
+/// candidates are such twins of `word`, the one written in the style of `neighbours` (the
+/// names beside it in its list: kebab-case or not) is meant; when the neighbours do not tell,
+/// the guess is [`Guess::Either`].
+pub fn did_you_mean_styled<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    neighbours: &[&str],
+) -> Option<Guess<'a>> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    let letters = letters_only(word);
+    let mut twins: Vec<&'a str> = candidates
+        .iter()
+        .copied()
+        .filter(|c| *c != word && !letters.is_empty() && letters_only(c) == letters)
+        .collect();
+    if twins.len() < 2 {
+        return did_you_mean(word, candidates).map(Guess::One);
+    }
+    twins.sort_unstable();
+    twins.dedup();
+    let kebab = neighbours.iter().filter(|n| is_kebab_case(n)).count();
+    let style = match kebab {
+        0 if !neighbours.is_empty() => Some(false),
+        k if k > 0 && k == neighbours.len() => Some(true),
+        _ => None,
+    };
+    let styled: Vec<&'a str> = twins.iter().copied().filter(|t| Some(is_kebab_case(t)) == style).collect();
+    match styled.as_slice() {
+        [one] => Some(Guess::One(one)),
+        _ => Some(Guess::Either(twins)),
+    }
+}
+
 /// The did-you-mean of a name among `candidates`, preferring the ones `valid` accepts (a stage
 /// id that is kebab-case): a fix towards a name that is itself invalid trades one finding for
 /// another. The bool says whether the guess is valid; callers offer a fix only then.
@@ -187,6 +255,19 @@ mod tests {
         assert_eq!(did_you_mean("x", ["d", "owner"]), None);
         assert_eq!(did_you_mean("c9", ["c1"]), Some("c1"));
         assert_eq!(did_you_mean("X", ["x"]), Some("x"));
+    }
+
+    #[test]
+    fn twins_that_differ_only_in_case_and_separators() {
+        let tools = ["Read", "Grep", "WebFetch", "web-fetch"];
+        // The neighbours are PascalCase tools: `WebFetch`.
+        assert_eq!(did_you_mean_styled("webfetch", tools, &["Read", "Grep"]), Some(Guess::One("WebFetch")));
+        assert_eq!(did_you_mean_styled("webfetch", tools, &["bash-run"]), Some(Guess::One("web-fetch")));
+        // Alone, or among mixed styles, it is a toss-up.
+        let either = did_you_mean_styled("webfetch", tools, &[]).expect("a guess");
+        assert_eq!(either, Guess::Either(vec!["WebFetch", "web-fetch"]));
+        assert_eq!(either.shown(), "`WebFetch` or `web-fetch`");
+        assert_eq!(did_you_mean_styled("Raed", tools, &[]), Some(Guess::One("Read")));
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn a_file_named_alone_is_checked_with_its_state_machine() {
     assert!(text.contains("sm/UpstreamFieldUnknown"), "{text}");
     assert!(text.contains("sm/JoinIsSibling"), "{text}");
     assert!(!text.contains("plan.md"), "only the named file is reported: {text}");
-    assert!(text.ends_with("(1 file checked). 1 fixable with `--fix --unsafe-fixes`.\n"), "{text}");
+    assert!(text.ends_with("(1 file checked). 1 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"), "{text}");
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn every_config_problem_is_reported_in_one_run() {
 stagelint: stagelint.toml:3:1: invalid config: unknown key `registred` in `[tools]`; did you mean `registered`?
 stagelint: stagelint.toml:5:12: invalid config: `backoffs` in `[sm]` takes a list of strings, not a string
 stagelint: stagelint.toml:7:1: invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?
-stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\"
+stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\" (`warn` is `warning`)
 "
     );
     // Several broken configs in the tree: all of them, with --fix too (which writes nothing).
@@ -510,6 +510,8 @@ fn every_json_dry_run_ends_with_a_summary_even_when_nothing_can_run() {
     let summary = last_event(&output);
     assert_eq!((summary["event"].as_str(), summary["exitCode"].as_u64()), (Some("DryRunSummary"), Some(2)));
     assert!(summary["error"].as_str().is_some_and(|e| e.contains("no cassette")), "{summary}");
+    // The same expectation counts as every other summary.
+    assert_eq!(summary["expectations"], serde_json::json!({"passed": 0, "failed": 0, "unchecked": 0}));
     assert!(stderr(&output).contains("no cassette"), "{}", stderr(&output));
     // A refused cassette (a machine cassette for a stage): the findings, then the summary.
     write(dir.path(), "plan.cassette.yaml", "cassette: 1\nstages:\n  plan:\n    attempts: []\n");
@@ -805,4 +807,48 @@ fn a_noqa_on_a_reported_line_names_the_stagelint_comment() {
         common::temp_files(&[("plan.md", &FIXABLE.replace(" # noqa", "").replace("turnCap: 5", "turnCap: 5 # noqa"))]);
     let output = stagelint(&["check", "--format", "concise", "--select", "stagelint"], quiet.path());
     assert!(!stdout(&output).contains("ForeignSuppression"), "{}", stdout(&output));
+}
+
+/// Issue 16 audit: a pre-commit hook names only the changed files. Two stages sharing an id
+/// (`lint.md` and a Finder copy, which sorts first) show the clash whichever one is named,
+/// also on standard input; and the dry-run refuses the stage before looking for a cassette.
+#[test]
+fn a_duplicate_stage_id_is_reported_on_whichever_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "entry: plan\n");
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    write(dir.path(), "plan copy.md", CLEAN_STAGE);
+    for (name, other) in [("plan.md", "plan copy.md"), ("plan copy.md", "plan.md")] {
+        let expected = format!(
+            "{name}:2:5: error[sm/DuplicateStageId] stage id `plan` is also used by `{other}`; ids must be unique in a state machine: give each stage its own id\nFound 1 error (1 file checked).\n"
+        );
+        let output = stagelint(&["check", name, "--format", "concise"], dir.path());
+        assert_eq!(stdout(&output), expected);
+        let output =
+            stagelint_stdin(&["check", "-", "--stdin-filename", name, "--format", "concise"], dir.path(), CLEAN_STAGE);
+        assert_eq!(stdout(&output), expected);
+        // No cassette anywhere: the refusal is the duplicate, not a missing cassette.
+        let output = stagelint(&["dry-run", name, "--color", "never"], dir.path());
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.contains("Result: not run: the stage's id is used by another stage"), "{text}");
+        assert!(text.contains("error[sm/DuplicateStageId]"), "{text}");
+        assert!(!stderr(&output).contains("no cassette"), "{}", stderr(&output));
+    }
+}
+
+/// Issue 16 audit: `explain FAMILY` (or `FAMILY/`) lists that family's rules instead of saying
+/// the name is unknown or guessing a rule.
+#[test]
+fn explain_a_family_lists_its_rules() {
+    for (topic, family) in [("sm", "sm"), ("cassette/", "cassette"), ("Steps", "steps")] {
+        let output = stagelint(&["explain", topic], repo());
+        assert_eq!(output.status.code(), Some(0), "{topic}: {}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.starts_with(&format!("The {family}/ rules")), "{topic}: {text}");
+        let listed = text.lines().skip(1).count();
+        let rules = stagelint::families::all_rules().filter(|r| r.family() == family).count();
+        assert_eq!(listed, rules, "{topic}: {text}");
+        assert!(text.lines().skip(1).all(|l| l.trim_start().starts_with(&format!("{family}/"))), "{text}");
+    }
 }

@@ -974,7 +974,7 @@ fn messages_name_files_relative_to_the_workspace_folder_that_holds_them() {
         let (list, _) = client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["code"] == "sm/DuplicateStageId"));
         let duplicate = list.iter().find(|d| d["code"] == "sm/DuplicateStageId").unwrap();
         let message = duplicate["message"].as_str().unwrap();
-        assert!(message.contains("already used by `flow/plan-copy.md`"), "{message}");
+        assert!(message.contains("also used by `flow/plan-copy.md`"), "{message}");
     }
 }
 

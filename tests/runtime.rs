@@ -1022,7 +1022,10 @@ fn an_inputs_schema_failure_stops_at_setup_before_anything_is_rendered() {
     );
     assert_eq!(ran.run.trace.events.iter().filter(|e| e.name == "StageInitFailed").count(), 1);
     let timeline = runtime::report::timeline(&ran.workspace, &ran.run);
-    assert!(timeline.contains("plan  Setup  FAILED  InputsSchemaInvalid: ctx.upstream[0]"), "{timeline}");
+    // One line names the file and the reason (issue 16 audit: no separate `plan  Setup  <file>`).
+    let failed: Vec<&str> = timeline.lines().filter(|l| l.starts_with("plan  Setup")).collect();
+    assert_eq!(failed.len(), 1, "{timeline}");
+    assert!(failed[0].contains("plan.md  InputsSchemaInvalid: ctx.upstream[0]"), "{timeline}");
     assert!(!timeline.contains("Setup  ok") && !timeline.contains("Init "), "{timeline}");
 }
 
@@ -1833,7 +1836,9 @@ fn a_machine_with_a_duplicate_stage_id_is_not_replayed_by_the_dry_run_or_by_chec
     for target in [".", "plan.md", "plan copy.md"] {
         let ran = run_files(&files, target, options);
         assert_eq!(ran.run.exit_code(), 2, "{target}");
-        assert_eq!(codes(&ran.run), ["sm/DuplicateStageId"], "{target}: the lint error, nothing else");
+        // The machine names both stages' findings (one on each file); a stage run, its own.
+        let expected: &[&str] = if target == "." { &["sm/DuplicateStageId"; 2] } else { &["sm/DuplicateStageId"] };
+        assert_eq!(codes(&ran.run), expected, "{target}: the lint error, nothing else");
         assert!(!ran.run.trace.events.iter().any(|e| e.name == "StageSetup"), "{target}: nothing is replayed");
         assert!(
             summary(&ran.run)["refused"].as_str().is_some_and(|r| r.contains("ambiguous") || r.contains("leave open"))
@@ -1849,7 +1854,7 @@ fn a_machine_with_a_duplicate_stage_id_is_not_replayed_by_the_dry_run_or_by_chec
     }
     let (_, found) = common::check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
     let found: Vec<&str> = found.iter().map(|d| d.code).collect();
-    assert_eq!(found, ["sm/DuplicateStageId"]);
+    assert_eq!(found, ["sm/DuplicateStageId"; 2], "one on each stage that shares the id");
 }
 
 #[test]
@@ -2047,4 +2052,49 @@ fn a_redacted_recording_replays_without_drift() {
     let drift: Vec<_> = replay.findings.iter().filter(|d| d.code == "cassette/RequestDrift").collect();
     assert!(drift.is_empty(), "{drift:?}");
     assert_eq!(replay.exit_code(), 0, "{:?}", replay.findings);
+}
+
+/// Issue 16 audit: a machine cassette without an entry for a stage that runs is reported at
+/// its `stages:` key (where the entry belongs), not at 1:1.
+#[test]
+fn a_stage_missing_from_a_machine_cassette_is_reported_at_its_stages_key() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        ("plan.md", stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")),
+        ("build.md", stage("build", "", "Plan said {{ctx.upstream[0].parsed.note}}.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan"], None)),
+    ];
+    let ran = run_machine(&files);
+    let exhausted: Vec<_> = ran.run.findings.iter().filter(|d| d.code == "cassette/CassetteExhausted").collect();
+    assert_eq!(exhausted.len(), 1, "{:?}", ran.run.findings);
+    let text = &ran.workspace.file(exhausted[0].file).text;
+    assert_eq!(&text[exhausted[0].span.start..exhausted[0].span.end], "stages");
+    assert!(exhausted[0].message.contains("no `stages.build` entry"), "{}", exhausted[0].message);
+}
+
+/// Issue 16 audit: a stage that fails Setup is said to fail Setup by its `cassette/` finding
+/// too, as the timeline and the events say; and after the machine failed, every stage it
+/// never reached gets that one reason, reachable from the entry or not.
+#[test]
+fn a_setup_failure_is_named_as_setup_and_the_stages_after_it_get_one_reason() {
+    let files = [
+        ("sm.yaml", "entry: plan\n".to_string()),
+        (
+            "plan.md",
+            stage("plan", "next: { nextStages: [build] }\n", "Task {{ctx.task}}.")
+                .replace("turnCap: 2", "turnCap: \"2\""),
+        ),
+        ("build.md", stage("build", "", "Plan said {{ctx.upstream[0].parsed.note}}.")),
+        ("orphan.md", stage("orphan", "", "Alone.")),
+        ("sm.cassette.yaml", machine_cassette(&["plan", "build", "orphan"], None)),
+    ];
+    let ran = run_machine(&files);
+    let init_failed = messages_of(&ran.run, "cassette/StageInitFailed");
+    assert_eq!(init_failed.len(), 1, "{:?}", ran.run.findings);
+    assert!(init_failed[0].starts_with("stage `plan` fails Setup (StageDefinitionInvalid)"), "{}", init_failed[0]);
+    let unused = messages_of(&ran.run, "cassette/CassetteUnconsumed");
+    assert_eq!(unused.len(), 2, "{:?}", ran.run.findings);
+    for message in unused {
+        assert!(message.ends_with("the machine failed earlier (StageInitFailed)"), "{message}");
+    }
 }

@@ -32,6 +32,12 @@ pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
         let _ = writeln!(out, "{}", text.trim_end());
         return Ok(ExitCode::SUCCESS);
     }
+    // A family (`sm`, `cassette/`): its rules, as the full listing shows them.
+    let family = topic.strip_suffix('/').unwrap_or(topic).to_ascii_lowercase();
+    if families::is_family(&family) {
+        let _ = out.write_all(family_listing(&family).as_bytes());
+        return Ok(ExitCode::SUCCESS);
+    }
     let rule = match resolve(topic).as_slice() {
         [rule] => *rule,
         [] => {
@@ -86,6 +92,19 @@ fn resolve(query: &str) -> Vec<&'static RuleMeta> {
         );
     }
     found
+}
+
+/// `explain FAMILY`: the family's rules with their summaries.
+fn family_listing(family: &str) -> String {
+    let rules: Vec<&RuleMeta> = families::all_rules().filter(|r| r.family() == family).collect();
+    let width = rules.iter().map(|r| r.code.len()).max().unwrap_or(0);
+    let mut out = format!("The {family}/ rules (`stagelint explain CODE` for one):\n");
+    for rule in rules {
+        let line = format!("  {:width$}  {}", rule.code, rule.summary());
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// `explain` alone: the topics, then every rule by family with its summary.

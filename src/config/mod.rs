@@ -291,6 +291,19 @@ mod tests {
         }
     }
 
+    /// Issue 16 audit: `warn` is accepted as `warning`, so the error for another spelling says so
+    /// (and guesses the level meant).
+    #[test]
+    fn warn_is_an_alias_the_error_names() {
+        let path = Path::new("/p/stagelint.toml");
+        assert!(Config::parse("[rules]\n\"sm\" = \"warn\"\n", path).is_ok());
+        let error = Config::parse("[rules]\n\"sm\" = \"Warning\"\n", path).expect_err("unknown level");
+        assert_eq!(
+            error.problems[0].message,
+            "unknown level `Warning` (did you mean `warning`?); expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\" (`warn` is `warning`)"
+        );
+    }
+
     /// Issue 16: every problem of a config in one run, in the order of the text, each at its
     /// own position, and the settings around them still read.
     #[test]
@@ -307,7 +320,11 @@ mod tests {
                 (4, 15, "`extra` in `[tools]` takes a list of strings; this entry is an integer"),
                 (6, 23, "unknown placeholder-dialect `x`; expected \"mustache\" or \"dollar\""),
                 (8, 1, "unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?"),
-                (8, 19, "unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\""),
+                (
+                    8,
+                    19,
+                    "unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\" (`warn` is `warning`)"
+                ),
                 (11, 1, "bad glob: error parsing glob 'a/[': unclosed character class; missing ']'"),
                 (11, 10, "unknown rule code or family `smm`; did you mean `sm`?"),
                 (13, 19, "`validate-parity` in `[steps]` takes true or false, not an integer"),

@@ -129,7 +129,11 @@ impl Reader<'_> {
                         let severity = Severity::parse(other).map(Level::Is);
                         if severity.is_none() {
                             let expected = quoted_list(&LEVELS);
-                            let message = format!("unknown level `{other}`; expected {expected}");
+                            let guess = crate::util::did_you_mean(other, LEVELS)
+                                .map(|s| format!(" (did you mean `{s}`?)"))
+                                .unwrap_or_default();
+                            let message =
+                                format!("unknown level `{other}`{guess}; expected {expected} (`warn` is `warning`)");
                             self.problems.push((level.span(), message));
                         }
                         severity

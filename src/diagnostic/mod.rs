@@ -68,11 +68,7 @@ impl Fix {
 /// `retry_later` and `retry-later`); quotes around either do not count. The one test of whether
 /// a did-you-mean fix is safe, for every family: such a guess cannot mean another word.
 pub fn only_case_or_separators(written: &str, meant: &str) -> bool {
-    let words = |text: &str| -> Vec<char> {
-        let text = text.trim().trim_matches(['"', '\'']);
-        text.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '\t')).flat_map(char::to_lowercase).collect()
-    };
-    let (a, b) = (words(written), words(meant));
+    let (a, b) = (crate::util::letters_only(written), crate::util::letters_only(meant));
     written != meant && !a.is_empty() && a == b
 }
 
@@ -143,6 +139,19 @@ impl Diagnostic {
         match suggestion {
             Some(s) => self.with_did_you_mean(span, s.to_string(), s),
             None => self,
+        }
+    }
+
+    /// A did-you-mean fix from a [`Guess`](crate::util::Guess): a toss-up between names that
+    /// differ only in case and separators stays unsafe (`check` does not promote it).
+    pub fn with_guess(self, span: Span, replacement: String, guess: &crate::util::Guess) -> Diagnostic {
+        match guess {
+            crate::util::Guess::One(name) => self.with_did_you_mean(span, replacement, name),
+            crate::util::Guess::Either(_) => self.with_fix(
+                format!("Replace with `{}`", guess.first()),
+                Applicability::Unsafe,
+                vec![Edit { span, replacement }],
+            ),
         }
     }
 

@@ -14,6 +14,7 @@ declare_rules! { "sm", "../families/sm/docs/";
     StageCompletionSchemaInvalid => Error, fix = true;
     InputsSchemaInvalid => Error, fix = true;
     SchemaRequiredUnknown => Warning, fix = true;
+    SchemaUnknownKeyword => Warning, fix = true;
     InputsSchemaMismatch => Error;
     CompletionToolCollision => Error;
     UnknownTool => Error, fix = true;

@@ -437,8 +437,11 @@ impl<'a> Machine<'a> {
                 ),
                 None => (
                     file,
-                    Span::empty(0),
-                    format!("the machine runs stage `{}`, but the cassette has no `stages.{}` entry", spec.id, spec.id),
+                    cassette.stages_key.unwrap_or_default(),
+                    format!(
+                        "the machine runs stage `{}`, but the cassette has no `stages.{}` entry; add one under `stages:`",
+                        spec.id, spec.id
+                    ),
                 ),
             },
             Some((file, cassette)) => (
@@ -469,8 +472,13 @@ impl<'a> Machine<'a> {
         for entry in &cassette.stages {
             let ran = self.executions.get(&entry.id).copied().unwrap_or(0) as usize;
             for (index, part) in entry.executions.iter().enumerate().skip(ran) {
+                // A machine that ended early explains every stage it did not reach, reachable
+                // or not: one reason per run, not two.
+                let ended_early = !self.stopped.is_empty() && !self.stopped.starts_with("the machine completed");
                 let why = if !self.specs.contains_key(&entry.id) {
                     "no stage of this machine has this id".to_string()
+                } else if ran == 0 && ended_early {
+                    self.why.get(&entry.id).cloned().unwrap_or_else(|| self.stopped.clone())
                 } else if !reachable.contains(entry.id.as_str()) {
                     format!("no `next` the runtime follows leads to it from the entry stage `{start}`")
                 } else if ran > 0 {

@@ -160,10 +160,8 @@ pub fn stage_with(
     let file = workspace.file(stage_file);
     let doc = StageDoc::parse(file);
     let title = format!("stage {}", doc.stage_id().map_or_else(|| file.display.clone(), |(id, _)| id.to_string()));
-    let duplicated = duplicate_id(workspace, stage_file);
-    if !duplicated.is_empty() {
-        let why = "the stage's id is used by another stage of its state machine, so which stage runs is ambiguous";
-        return DryRun::failed_to_start(workspace, title, Some(cassette_file), duplicated, why);
+    if let Some(refused) = refuse_duplicate(workspace, stage_file, Some(cassette_file)) {
+        return refused;
     }
     if problems.iter().any(|d| d.severity == Severity::Error) {
         return DryRun::failed_to_start(workspace, title, Some(cassette_file), problems, UNUSABLE);
@@ -210,6 +208,21 @@ pub(crate) fn optional_ctx(workspace: &Workspace, stage: &SourceFile) -> Vec<Str
 /// Why a cassette with structural errors is not replayed.
 const UNUSABLE: &str = "the cassette has errors, so it cannot be replayed";
 
+/// The refusal to replay a stage whose id another stage of its machine uses (`None`: the id is
+/// its own). The CLI asks before looking for a cassette: which cassette is the stage's is
+/// ambiguous too.
+pub fn refuse_duplicate(workspace: &Workspace, stage_file: FileId, cassette: Option<FileId>) -> Option<DryRun> {
+    let duplicated = duplicate_id(workspace, stage_file);
+    if duplicated.is_empty() {
+        return None;
+    }
+    let file = workspace.file(stage_file);
+    let doc = StageDoc::parse(file);
+    let title = format!("stage {}", doc.stage_id().map_or_else(|| file.display.clone(), |(id, _)| id.to_string()));
+    let why = "the stage's id is used by another stage of its state machine, so which stage runs is ambiguous";
+    Some(DryRun::failed_to_start(workspace, title, cassette, duplicated, why))
+}
+
 /// `sm/DuplicateStageId` findings about the stage in `stage_file` (its id is used by another
 /// stage of its state machine): which stage a cassette or a `next` means is then ambiguous,
 /// so the stage is not replayed, by the dry-run or by `check`.
@@ -225,7 +238,8 @@ fn duplicate_id(workspace: &Workspace, stage_file: FileId) -> Vec<Diagnostic> {
     crate::families::sm::machine_errors(workspace, sm)
         .into_iter()
         .filter(|d| d.code == crate::families::sm::DuplicateStageId)
-        .filter(|d| d.file == stage_file || d.related.iter().any(|r| r.file == Some(stage_file)))
+        // Every stage sharing the id has its own finding; this stage's names the others.
+        .filter(|d| d.file == stage_file)
         .collect()
 }
 
@@ -353,7 +367,7 @@ pub fn error_stream(message: &str) -> String {
     trace.emit(
         "DryRunSummary",
         json!({
-            "expectations": {"passed": 0, "failed": 0},
+            "expectations": {"passed": 0, "failed": 0, "unchecked": 0},
             "drift": 0,
             "mismatches": 0,
             "exitCode": 2,

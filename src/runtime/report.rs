@@ -37,6 +37,8 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
     let mut turn = TurnLine::default();
     let mut caps = (0u64, 0u64);
     let mut stage = String::new();
+    // The file of a stage whose Setup failed, shown on its first `FAILED` line.
+    let mut failed_file = None;
     for event in &run.trace.events {
         if event.name != "ProviderResponse" && !is_turn_detail(event) {
             turn.flush(&mut out);
@@ -58,7 +60,7 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
             let _ = writeln!(out, "Result: {what} · mismatches {}", event.num("mismatches"));
             continue;
         }
-        line(event, &mut out, &mut turn, &mut caps, &mut stage);
+        line(event, &mut out, &mut turn, &mut caps, (&mut stage, &mut failed_file));
     }
     turn.flush(&mut out);
     out
@@ -117,7 +119,13 @@ fn is_turn_detail(event: &Event) -> bool {
     )
 }
 
-fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u64), stage: &mut String) {
+fn line(
+    event: &Event,
+    out: &mut String,
+    turn: &mut TurnLine,
+    caps: &mut (u64, u64),
+    (stage, failed_file): (&mut String, &mut Option<String>),
+) {
     let data = &event.data;
     match event.name {
         "MachineStart" => {
@@ -127,9 +135,10 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             *stage = text(event, "stage").to_string();
             *caps = (event.num("maxAttempts"), event.num("turnCap"));
             let ids = &data["ids"];
-            // A failed Setup shows its reasons as the `StageInitFailed` lines that follow.
+            // A failed Setup shows its reasons as the `StageInitFailed` lines that follow, the
+            // first naming the file.
             if text(event, "outcome") == "failed" {
-                let _ = writeln!(out, "{stage}  Setup  {}", text(event, "file"));
+                *failed_file = Some(text(event, "file").into_owned());
             } else {
                 let _ = writeln!(
                     out,
@@ -142,9 +151,10 @@ fn line(event: &Event, out: &mut String, turn: &mut TurnLine, caps: &mut (u64, u
             }
         }
         "StageInitFailed" => {
+            let file = failed_file.take().map(|f| format!("{f}  ")).unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{stage}  {:<6} FAILED  {}: {}",
+                "{stage}  {:<6} FAILED  {file}{}: {}",
                 text(event, "phase"),
                 text(event, "reason"),
                 text(event, "detail")

@@ -69,6 +69,10 @@ pub fn dry_run_path(
     if stage.kind != FileKind::Stage {
         return Err(not_a_stage());
     }
+    // A duplicate id is refused before any cassette is looked at (which one is the stage's?).
+    if let Some(refused) = crate::runtime::refuse_duplicate(&workspace, stage.id, None) {
+        return Ok((workspace, refused));
+    }
     let doc = crate::families::sm::model::StageDoc::parse(stage);
     let id = doc.stage_id().map(|(id, _)| id.to_string()).unwrap_or_default();
     let cassette = match cassette {

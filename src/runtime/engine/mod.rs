@@ -435,8 +435,11 @@ impl<'a> Run<'a> {
                     })
             } else {
                 let message = format!(
-                    "stage `{}` fails Init ({}), so this cassette cannot be replayed: {}",
-                    stage.id, failure.reason, failure.detail
+                    "stage `{}` fails {} ({}), so this cassette cannot be replayed: {}",
+                    stage.id,
+                    failure.phase.as_str(),
+                    failure.reason,
+                    failure.detail
                 );
                 self.diagnostic(rules::StageInitFailed, stage_span, message)
                     .with_related(stage.file, stage.anchor, "the stage")

@@ -14,7 +14,7 @@ use crate::editor;
 use crate::families::{Family, RuleMeta};
 use crate::runtime::{self, Options, owners};
 use crate::source::Span;
-use crate::util::{did_you_mean, did_you_mean_valid, is_kebab_case};
+use crate::util::{did_you_mean, did_you_mean_styled, did_you_mean_valid, is_kebab_case};
 use crate::workspace::{SourceFile, Workspace};
 
 pub use crate::registry::cassette::*;
@@ -127,15 +127,22 @@ fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
 fn tools(file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
     let known = &file.config.tools;
     for part in cassette.parts() {
+        // The other fakes' names tell `WebFetch` from `web-fetch` for a `webfetch`.
+        let neighbours: Vec<&str> =
+            part.tool_keys.iter().map(|(n, _)| n.as_str()).filter(|n| known.iter().any(|k| k == n)).collect();
         for (name, span) in &part.tool_keys {
             if known.contains(name) {
                 continue;
             }
-            let suggestion = did_you_mean(name, known.iter().map(String::as_str));
-            let hint = suggestion.map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+            let suggestion = did_you_mean_styled(name, known.iter().map(String::as_str), &neighbours);
+            let hint = suggestion.as_ref().map_or(String::new(), |s| format!("; did you mean {}?", s.shown()));
             let message =
                 format!("`tools.{name}` fakes a tool that is not in the live tool set, so no call can reach it{hint}");
-            out.push(Diagnostic::new(UnknownTool, file.id, *span, message).with_suggestion(*span, suggestion));
+            let diagnostic = Diagnostic::new(UnknownTool, file.id, *span, message);
+            out.push(match suggestion {
+                Some(guess) => diagnostic.with_guess(*span, guess.first().to_string(), &guess),
+                None => diagnostic,
+            });
         }
     }
 }

@@ -152,7 +152,7 @@ pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
                     key,
                     field,
                     "stage frontmatter field",
-                    "the stage fails Init",
+                    "the stage fails Setup (StageDefinitionInvalid)",
                 )),
                 None => {
                     let root = stage.root.as_ref().unwrap_or(value);
@@ -274,7 +274,10 @@ fn check_missing(stage: &StageDoc, misspelt: &[(&str, &Node)], out: &mut Vec<Dia
                 MissingRequiredField,
                 stage.id(),
                 fm.open_fence,
-                format!("missing required field `{field}` ({}); a stage without it fails Init", describe(field)),
+                format!(
+                    "missing required field `{field}` ({}); a stage without it fails Setup (StageDefinitionInvalid)",
+                    describe(field)
+                ),
             )
             .with_fix(
                 format!("Add `{field}`"),
@@ -382,14 +385,40 @@ fn expect(stage: &StageDoc, key: &str, value: &Node, expect: Expect, out: &mut V
             _ => value.type_name().to_string(),
         };
         let hint = if key == "allowedTools" { " such as `[Read, Grep]`" } else { "" };
-        out.push(Diagnostic::new(
-            FieldType,
-            file,
-            value.span,
-            format!("`{key}` must be {wanted}{hint}, but it is {found}"),
-        ));
+        let diagnostic =
+            Diagnostic::new(FieldType, file, value.span, format!("`{key}` must be {wanted}{hint}, but it is {found}"));
+        out.push(match retyped(value, expect) {
+            Some(fixed) => diagnostic.with_fix(
+                format!("Write `{fixed}`"),
+                Applicability::Safe,
+                vec![Edit { span: value.span, replacement: fixed }],
+            ),
+            None => diagnostic,
+        });
     }
     ok
+}
+
+/// The value written with the type the field needs, when that is beyond doubt: `"15"` or
+/// `15.0` as the integer 15, and `Read, Grep` (one string to YAML) as the list `[Read, Grep]`
+/// when every item is a plain name. Anything else (`Read Grep`, `"a: b"`) is left to the author.
+fn retyped(value: &Node, expect: Expect) -> Option<String> {
+    match (&value.value, expect) {
+        (Value::String(s), Expect::Integer) => s.trim().parse::<i64>().ok().map(|n| n.to_string()),
+        (Value::Float(f), Expect::Integer) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(format!("{f:.0}")),
+        (Value::String(s), Expect::StringList) => {
+            let items: Vec<&str> = s.split(',').map(str::trim).collect();
+            let plain = |item: &str| {
+                !item.is_empty()
+                    && item.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+                    && item.chars().next().is_some_and(char::is_alphabetic)
+                    // In a flow list YAML would read these as booleans or null, not names.
+                    && !["true", "false", "null", "yes", "no", "on", "off"].contains(&item.to_lowercase().as_str())
+            };
+            items.iter().all(|item| plain(item)).then(|| format!("[{}]", items.join(", ")))
+        }
+        _ => None,
+    }
 }
 
 fn check_id(stage: &StageDoc, value: &Node, out: &mut Vec<Diagnostic>) {

@@ -120,32 +120,45 @@ fn check_context_shape(value: &Node) -> Option<&'static str> {
     None
 }
 
-/// Maps ids to stages and reports ids used twice.
+/// Maps ids to stages (the first stage with an id is the one that runs) and reports ids used
+/// twice on every stage that has them: checking any one of the files (a pre-commit hook names
+/// only the changed ones) then shows the clash.
 fn index_ids<'a, 'w>(machine: &Machine<'a, 'w>, out: &mut Vec<Diagnostic>) -> HashMap<&'a str, &'a StageDoc<'w>> {
     let mut by_id: HashMap<&'a str, &'a StageDoc<'w>> = HashMap::new();
+    let mut sharing: HashMap<&'a str, Vec<(&'a StageDoc<'w>, Span)>> = HashMap::new();
+    let mut order: Vec<&'a str> = Vec::new();
     for stage in &machine.stages {
         let Some((id, span)) = stage.stage_id() else {
             continue;
         };
-        match by_id.get(id) {
-            Some(first) => {
-                let first_span = first.stage_id().map_or(Span::empty(0), |(_, s)| s);
-                out.push(
-                    Diagnostic::new(
-                        DuplicateStageId,
-                        stage.id(),
-                        span,
-                        format!(
-                            "stage id `{id}` is already used by `{}`; ids must be unique in a state machine",
-                            first.file.display
-                        ),
-                    )
-                    .with_related(first.id(), first_span, "first defined here"),
-                );
+        by_id.entry(id).or_insert(stage);
+        let group = sharing.entry(id).or_default();
+        if group.is_empty() {
+            order.push(id);
+        }
+        group.push((stage, span));
+    }
+    for id in order {
+        let group = &sharing[id];
+        if group.len() < 2 {
+            continue;
+        }
+        for (stage, span) in group {
+            let others: Vec<&(&StageDoc, Span)> = group.iter().filter(|(o, _)| o.id() != stage.id()).collect();
+            let names: Vec<String> = others.iter().map(|(o, _)| format!("`{}`", o.file.display)).collect();
+            let mut diagnostic = Diagnostic::new(
+                DuplicateStageId,
+                stage.id(),
+                *span,
+                format!(
+                    "stage id `{id}` is also used by {}; ids must be unique in a state machine: give each stage its own id",
+                    names.join(", ")
+                ),
+            );
+            for (other, other_span) in others {
+                diagnostic = diagnostic.with_related(other.id(), *other_span, format!("`{id}` is also defined here"));
             }
-            None => {
-                by_id.insert(id, stage);
-            }
+            out.push(diagnostic);
         }
     }
     by_id

@@ -3,6 +3,7 @@
 mod fields;
 mod graph;
 mod inputs;
+mod keywords;
 mod schema;
 mod template;
 mod tools;
@@ -18,6 +19,7 @@ pub(super) fn check_stage(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     }
     fields::check(stage, out);
     schema::check(stage, out);
+    keywords::check(stage, out);
     tools::check(stage, out);
     template::check(stage, out);
 }
@@ -46,6 +48,7 @@ pub(super) fn init_errors(stage: &StageDoc) -> Vec<Diagnostic> {
     if fields::check_syntax(stage, &mut out) {
         fields::check(stage, &mut out);
         schema::check(stage, &mut out);
+        keywords::check(stage, &mut out);
         tools::check(stage, &mut out);
         template::check_rendered(stage, &mut out);
     }

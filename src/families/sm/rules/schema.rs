@@ -173,17 +173,14 @@ fn check_schema(stage: &StageDoc, field: &str, code: &'static str, schema: &Node
         }
         let node = schema.pointer(&pointer).unwrap_or(schema);
         let keyword = pointer.rsplit('/').next().filter(|k| !k.is_empty());
-        let mut fix = None;
+        if keyword == Some("type")
+            && let Some(finding) = type_finding(stage, field, node)
+        {
+            out.push(finding);
+            continue;
+        }
+        let fix = None;
         let message = match (keyword, node.as_str()) {
-            (Some("type"), Some(name)) if !JSON_TYPES.contains(&name) => {
-                fix = did_you_mean(name, JSON_TYPES);
-                let hint =
-                    did_you_mean(name, JSON_TYPES).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
-                format!(
-                    "invalid `{field}`: `{name}` is not a JSON Schema type{hint}; use one of {}",
-                    JSON_TYPES.join(", ")
-                )
-            }
             (Some(keyword), _) => format!("invalid `{field}`: at `{keyword}`: {message}"),
             (None, _) => format!("invalid `{field}`: {message}"),
         };
@@ -195,6 +192,29 @@ fn check_schema(stage: &StageDoc, field: &str, code: &'static str, schema: &Node
                 .with_suggestion(node.span, fix),
         );
     }
+}
+
+/// An unknown type name in the `type` value `node` (a name or a list of names) of `field`, with
+/// its did-you-mean: `sm/StageCompletionSchemaInvalid` or `sm/InputsSchemaInvalid`.
+pub(super) fn type_finding(stage: &StageDoc, field: &str, node: &Node) -> Option<Diagnostic> {
+    let names: Vec<&Node> = match &node.value {
+        Value::Seq(items) => items.iter().collect(),
+        _ => vec![node],
+    };
+    let (name, at) =
+        names.iter().find_map(|n| Some((n.as_str()?, n)).filter(|(name, _)| !JSON_TYPES.contains(name)))?;
+    let code = if field == "inputsSchema" { InputsSchemaInvalid } else { StageCompletionSchemaInvalid };
+    let fix = did_you_mean(name, JSON_TYPES);
+    let hint = fix.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+    let message =
+        format!("invalid `{field}`: `{name}` is not a JSON Schema type{hint}; use one of {}", JSON_TYPES.join(", "));
+    Some(
+        Diagnostic::new(code, stage.id(), at.span, message)
+            .with_help(
+                "the completion channel and Setup validate against this schema; an invalid schema fails the stage at Init",
+            )
+            .with_suggestion(at.span, fix),
+    )
 }
 
 /// Reports `$ref`s that are not local pointers, and local pointers that land nowhere.
