@@ -16,14 +16,34 @@ pub static FAMILIES: &[&dyn Family] =
 
 /// Checks every file of the workspace; diagnostics come back sorted by file and position.
 pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
+    check_with(workspace, true)
+}
+
+/// [`check`] without replaying cassettes: every finding but those only a replay makes (the
+/// language server publishes these first and the replays' in a second pass). A suppression
+/// of a replay code is not reported unused here, as no replay ran to use it.
+pub fn check_without_replays(workspace: &Workspace) -> Vec<Diagnostic> {
+    check_with(workspace, false)
+}
+
+fn check_with(workspace: &Workspace, replays: bool) -> Vec<Diagnostic> {
     let mut raw = Vec::new();
     for family in FAMILIES {
-        family.check(workspace, &mut raw);
+        if !replays && family.name() == Cassettes.name() {
+            crate::runtime::lint::check_cassettes(workspace, false, &mut raw);
+        } else {
+            family.check(workspace, &mut raw);
+        }
     }
     let mut suppressions: Vec<Vec<Suppression>> = Vec::with_capacity(workspace.files().len());
     let mut result = Vec::new();
     for file in workspace.files() {
-        let (found, bad) = scan_suppressions(file);
+        let (mut found, bad) = scan_suppressions(file);
+        if !replays {
+            for code in found.iter_mut().flat_map(|s| s.codes.iter_mut()) {
+                code.used |= crate::runtime::lint::is_replay_code(&code.code);
+            }
+        }
         suppressions.push(found);
         for problem in bad {
             let mut diagnostic = Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message);

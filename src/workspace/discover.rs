@@ -196,7 +196,11 @@ fn discover_shown_from(
         configs.governing(if root.is_file() { absolute.parent().unwrap_or(&absolute) } else { &absolute })?;
         if root.is_file() {
             pending.push(root, configs, Role::Explicit)?;
+        } else if paths.len() == 1 {
+            // One directory, maybe a whole repository: read on all cores.
+            pending.walk_files(walk_files_parallel(root), root, configs, Role::Walked)?;
         } else {
+            // Several (an editor's batch of machine directories): each is small.
             pending.walk(root, configs, Role::Walked)?;
         }
     }
@@ -716,7 +720,17 @@ impl Pending {
     }
 
     fn walk(&mut self, root: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
-        let files = if role == Role::Walked { walk_files_parallel(root) } else { walk_files(root) };
+        self.walk_files(walk_files(root), root, configs, role)
+    }
+
+    /// Adds `files`, the files a walk of `root` found.
+    fn walk_files(
+        &mut self,
+        files: Vec<PathBuf>,
+        root: &Path,
+        configs: &mut ConfigCache,
+        role: Role,
+    ) -> Result<(), ConfigError> {
         for path in files {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
@@ -842,8 +856,8 @@ fn walker(root: &Path) -> ignore::WalkBuilder {
     builder
 }
 
-/// [`walk_files`] with directories read on all cores, for a directory named on the command
-/// line (a whole repository). Not for small ones: the parallel walker's threads cost about a
+/// [`walk_files`] with directories read on all cores, for the one directory named on the
+/// command line (a whole repository). Not for small ones: the parallel walker's threads cost about a
 /// millisecond to start and stop, more than a machine directory takes to read.
 fn walk_files_parallel(root: &Path) -> Vec<PathBuf> {
     let found = std::sync::Mutex::new(Vec::new());
