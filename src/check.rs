@@ -238,3 +238,24 @@ fn rule_enabled(file: &SourceFile, code: &str) -> bool {
 pub fn for_file(diagnostics: &[Diagnostic], file: FileId) -> impl Iterator<Item = &Diagnostic> {
     diagnostics.iter().filter(move |d| d.file == file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::discover::{ConfigCache, discover};
+
+    /// The language server's first pass after a keystroke leaves out only what a replay finds.
+    #[test]
+    fn a_check_without_replays_leaves_out_only_replay_findings() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/cassette/ExpectationFailed/bad-branch");
+        let workspace = discover(&[fixture], &mut ConfigCache::new(None)).unwrap();
+        let full = check(&workspace);
+        let first = check_without_replays(&workspace);
+        let replayed = |d: &&Diagnostic| crate::runtime::lint::is_replay_code(d.code);
+        assert!(full.iter().any(|d| d.code == "cassette/ExpectationFailed"), "{full:?}");
+        assert!(!first.iter().any(|d| replayed(&d)), "{first:?}");
+        let rest: Vec<&Diagnostic> = full.iter().filter(|d| !replayed(d)).collect();
+        assert_eq!(rest.len(), first.len());
+    }
+}
