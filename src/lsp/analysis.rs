@@ -54,6 +54,11 @@ pub(super) async fn analysis_loop(
         // Scopes checked with newer text than this round's (edits during the index).
         let mut edited: HashSet<PathBuf> = HashSet::new();
         let wanted = if whole {
+            if all {
+                // The open documents' scopes are checked while the workspace is listed.
+                let open: Vec<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+                lock(&state).dirty.scopes.extend(open);
+            }
             let overlay = overlay.clone();
             let roots = roots.clone();
             let listing = tokio::task::spawn_blocking(move || {
