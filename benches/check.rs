@@ -1,6 +1,8 @@
 //! End-to-end and per-phase benchmarks on generated workspaces: 2,000 stage files (100 state
 //! machines x 20 stages; target: a full `check` under 300 ms on 2 cores) and a climpt agent
-//! with a 200-step registry and its schemas (target: under 20 ms).
+//! with a 200-step registry and its schemas (target: under 20 ms). `monorepo`: the binary's
+//! `stagelint check DIR` wall time on 2,000 and 20,000 stage files (400 and 4,000 machines of
+//! five stages, the same generator), and a pre-commit run naming 10 files of the larger one.
 
 mod generator;
 
@@ -153,5 +155,35 @@ fn dir_of(file: &stagelint::workspace::SourceFile) -> PathBuf {
     file.path.parent().map(PathBuf::from).unwrap_or_default()
 }
 
-criterion_group!(check, benches, lastlight, keystroke_scope);
+/// `stagelint check DIR` end to end (process start, walk, read, check, report) on generated
+/// workspaces of 2,000 and 20,000 stage files; the 20,000 must stay within 10x the 2,000.
+fn monorepo(c: &mut Criterion) {
+    let binary = env!("CARGO_BIN_EXE_stagelint");
+    let mut group = c.benchmark_group("monorepo");
+    group.sample_size(10);
+    for machines in [400, 4000] {
+        let dir = std::env::temp_dir().join(format!("stagelint-bench-{machines}x5"));
+        if !dir.join(format!("sm-{:04}", machines - 1)).join("stage-4.md").is_file() {
+            generator::generate(&dir, machines, 5);
+        }
+        let name = format!("stagelint check DIR, {} stage files", machines * 5);
+        group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
+        if machines == 4000 {
+            // A pre-commit hook names the changed files: only their machines are read.
+            let named: Vec<PathBuf> = (0..10).map(|m| dir.join(format!("sm-{:04}/stage-2.md", m * 397))).collect();
+            let mut args = vec![std::ffi::OsStr::new("check")];
+            args.extend(named.iter().map(|p| p.as_os_str()));
+            group.bench_function("stagelint check FILES, 10 of 20,000 stage files", |b| b.iter(|| run(binary, &args)));
+        }
+    }
+    group.finish();
+}
+
+/// Runs the binary and asserts a clean result.
+fn run(binary: &str, args: &[&std::ffi::OsStr]) {
+    let out = std::process::Command::new(binary).args(args).output().expect("run stagelint");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+criterion_group!(check, benches, lastlight, keystroke_scope, monorepo);
 criterion_main!(check);

@@ -16,14 +16,34 @@ pub static FAMILIES: &[&dyn Family] =
 
 /// Checks every file of the workspace; diagnostics come back sorted by file and position.
 pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
+    check_with(workspace, true)
+}
+
+/// [`check`] without replaying cassettes: every finding but those only a replay makes (the
+/// language server publishes these first and the replays' in a second pass). A suppression
+/// of a replay code is not reported unused here, as no replay ran to use it.
+pub fn check_without_replays(workspace: &Workspace) -> Vec<Diagnostic> {
+    check_with(workspace, false)
+}
+
+fn check_with(workspace: &Workspace, replays: bool) -> Vec<Diagnostic> {
     let mut raw = Vec::new();
     for family in FAMILIES {
-        family.check(workspace, &mut raw);
+        if !replays && family.name() == Cassettes.name() {
+            crate::runtime::lint::check_cassettes(workspace, false, &mut raw);
+        } else {
+            family.check(workspace, &mut raw);
+        }
     }
     let mut suppressions: Vec<Vec<Suppression>> = Vec::with_capacity(workspace.files().len());
     let mut result = Vec::new();
     for file in workspace.files() {
-        let (found, bad) = scan_suppressions(file);
+        let (mut found, bad) = scan_suppressions(file);
+        if !replays {
+            for code in found.iter_mut().flat_map(|s| s.codes.iter_mut()) {
+                code.used |= crate::runtime::lint::is_replay_code(&code.code);
+            }
+        }
         suppressions.push(found);
         for problem in bad {
             let mut diagnostic = Diagnostic::new(InvalidSuppression, file.id, problem.span, problem.message);
@@ -220,4 +240,25 @@ fn rule_enabled(file: &SourceFile, code: &str) -> bool {
 /// Convenience for tests and tools that hold one file's diagnostics.
 pub fn for_file(diagnostics: &[Diagnostic], file: FileId) -> impl Iterator<Item = &Diagnostic> {
     diagnostics.iter().filter(move |d| d.file == file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::discover::{ConfigCache, discover};
+
+    /// The language server's first pass after a keystroke leaves out only what a replay finds.
+    #[test]
+    fn a_check_without_replays_leaves_out_only_replay_findings() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/cassette/ExpectationFailed/bad-branch");
+        let workspace = discover(&[fixture], &mut ConfigCache::new(None)).unwrap();
+        let full = check(&workspace);
+        let first = check_without_replays(&workspace);
+        let replayed = |d: &&Diagnostic| crate::runtime::lint::is_replay_code(d.code);
+        assert!(full.iter().any(|d| d.code == "cassette/ExpectationFailed"), "{full:?}");
+        assert!(!first.iter().any(|d| replayed(&d)), "{first:?}");
+        let rest: Vec<&Diagnostic> = full.iter().filter(|d| !replayed(d)).collect();
+        assert_eq!(rest.len(), first.len());
+    }
 }

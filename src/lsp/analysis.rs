@@ -15,8 +15,12 @@ use crate::lsp::state::{Analysis, State, is_untitled, lock};
 use crate::workspace::Workspace;
 use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
 
-/// The first index is cut into this many batches, each published when done.
+/// The first index is cut into at least this many batches, each published when done.
 const BATCHES: usize = 8;
+
+/// At most this many scopes in one index batch (a few milliseconds of work): edits wait for at
+/// most one batch, as they are checked before the next one starts.
+const MAX_BATCH: usize = 16;
 
 type Published = Vec<(Uri, Vec<tower_lsp_server::ls_types::Diagnostic>, Option<i32>)>;
 
@@ -47,10 +51,17 @@ pub(super) async fn analysis_loop(
         let folders = std::mem::take(&mut dirty.folders);
         let whole = all || !folders.is_empty();
         let indexing_folders = !folders.is_empty();
+        // Scopes checked with newer text than this round's (edits during the index).
+        let mut edited: HashSet<PathBuf> = HashSet::new();
         let wanted = if whole {
+            if all {
+                // The open documents' scopes are checked while the workspace is listed.
+                let open: Vec<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+                lock(&state).dirty.scopes.extend(open);
+            }
             let overlay = overlay.clone();
             let roots = roots.clone();
-            let listed = tokio::task::spawn_blocking(move || {
+            let listing = tokio::task::spawn_blocking(move || {
                 if all {
                     let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
                     wanted.extend(scopes(&roots));
@@ -60,9 +71,14 @@ pub(super) async fn analysis_loop(
                     wanted.extend(scopes(&folders));
                     wanted
                 }
-            })
-            .await;
-            let mut wanted = listed.unwrap_or_default();
+            });
+            // Listing a large workspace takes a while: documents opened or edited meanwhile are
+            // checked as it runs.
+            while !listing.is_finished() {
+                edited.extend(check_edits(&client, &state).await);
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            let mut wanted = listing.await.unwrap_or_default();
             if all {
                 wanted.extend(untitled.keys().cloned());
             }
@@ -96,14 +112,30 @@ pub(super) async fn analysis_loop(
         } else {
             None
         };
-        let size = if whole { wanted.len().div_ceil(BATCHES).max(1) } else { wanted.len().max(1) };
+        // The open documents' scopes first: what the user looks at is published first.
+        let open: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+        if whole {
+            wanted.sort_by_key(|scope| !open.contains(scope));
+        }
+        let size = if whole { wanted.len().div_ceil(BATCHES).clamp(1, MAX_BATCH) } else { wanted.len().max(1) };
         let batches: Vec<Vec<PathBuf>> = wanted.chunks(size).map(<[PathBuf]>::to_vec).collect();
         let count = batches.len();
-        for (index, batch) in batches.into_iter().enumerate() {
+        let mut reported = 0;
+        for (index, mut batch) in batches.into_iter().enumerate() {
+            // Edits made while indexing go before the next batch.
+            if whole {
+                edited.extend(check_edits(&client, &state).await);
+                batch.retain(|scope| !edited.contains(scope));
+            }
+            if batch.is_empty() {
+                continue;
+            }
             let paths = batch.clone();
             let texts = overlay.clone();
             let folders = roots.clone();
-            let result = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &folders)).await;
+            // A keystroke's re-check publishes without replays first (see `replay_later`).
+            let first_pass = !whole && !lock(&state).pull;
+            let result = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &folders, first_pass)).await;
             let analysis = match result {
                 Ok(Ok(mut analysis)) => {
                     analysis.versions = versions
@@ -128,9 +160,15 @@ pub(super) async fn analysis_loop(
             };
             let publish = store(&state, &batch, &analysis, &versions);
             deliver(&client, &state, publish).await;
+            if analysis.replays_left {
+                replay_later(&client, &state, batch, overlay.clone(), versions.clone(), roots.clone(), generation);
+            }
             if let Some(progress) = &indexing {
                 let percent = u32::try_from((index + 1) * 100 / count).unwrap_or(100);
-                progress.report(percent).await;
+                if percent != reported {
+                    reported = percent;
+                    progress.report(percent).await;
+                }
             }
         }
         if let Some(progress) = indexing {
@@ -142,6 +180,82 @@ pub(super) async fn analysis_loop(
         lock(&state).indexed = true;
         let _ = done.send(generation);
     }
+}
+
+/// Checks the scopes edited since the analysis started (not a whole re-check) and publishes
+/// them, so a keystroke during the first index waits for one batch, not for the index.
+/// Returns the scopes it checked.
+async fn check_edits(client: &Client, state: &Arc<Mutex<State>>) -> Vec<PathBuf> {
+    let (scopes, overlay, versions, roots, generation, first_pass) = {
+        let mut state = lock(state);
+        if state.dirty.all || state.dirty.scopes.is_empty() {
+            return Vec::new();
+        }
+        let mut scopes: Vec<PathBuf> = std::mem::take(&mut state.dirty.scopes).into_iter().collect();
+        // Untitled documents and scopes of removed folders are left to the next round.
+        let (now, later): (Vec<PathBuf>, Vec<PathBuf>) =
+            scopes.drain(..).partition(|scope| !is_untitled(scope) && state.wanted_scope(scope));
+        state.dirty.scopes.extend(later);
+        let overlay: HashMap<PathBuf, String> =
+            state.documents.iter().filter(|(p, _)| !is_untitled(p)).map(|(p, d)| (p.clone(), d.text())).collect();
+        let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+        (now, Arc::new(overlay), versions, state.roots.clone(), state.generation, !state.pull)
+    };
+    if scopes.is_empty() {
+        return scopes;
+    }
+    let (paths, texts, folders) = (scopes.clone(), overlay.clone(), roots.clone());
+    let done = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &folders, first_pass)).await;
+    let Ok(Ok(mut analysis)) = done else {
+        // The main loop's next round reports the problem.
+        lock(state).dirty.scopes.extend(scopes);
+        return Vec::new();
+    };
+    analysis.versions =
+        versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
+    let replays_left = analysis.replays_left;
+    let publish = store(state, &scopes, &Arc::new(analysis), &versions);
+    deliver(client, state, publish).await;
+    if replays_left {
+        replay_later(client, state, scopes.clone(), overlay, versions, roots, generation);
+    }
+    scopes
+}
+
+/// The second pass after a keystroke: the full check with the cassettes' replays, of the same
+/// texts, published when done unless anything changed meanwhile (the next edit cancels it: it
+/// does not start, or its result is dropped). The keystroke's own findings are out already.
+fn replay_later(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    scopes: Vec<PathBuf>,
+    overlay: Arc<HashMap<PathBuf, String>>,
+    versions: HashMap<PathBuf, i32>,
+    roots: Vec<PathBuf>,
+    generation: u64,
+) {
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move {
+        let current = |state: &Mutex<State>| lock(state).generation == generation;
+        if !current(&state) {
+            return;
+        }
+        let (paths, texts) = (scopes.clone(), overlay.clone());
+        let Ok(Ok(mut analysis)) = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &roots, false)).await
+        else {
+            return;
+        };
+        analysis.versions =
+            versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
+        let publish = {
+            let mut locked = lock(&state);
+            if locked.generation != generation {
+                return;
+            }
+            store_in(&mut locked, &scopes, &Arc::new(analysis), &versions)
+        };
+        deliver(&client, &state, publish).await;
+    });
 }
 
 /// Sends what changed: published to a pushing client; to a pulling one that takes it, a
@@ -175,7 +289,16 @@ fn store(
     analysis: &Arc<Analysis>,
     versions: &HashMap<PathBuf, i32>,
 ) -> Published {
-    let mut state = lock(state);
+    store_in(&mut lock(state), batch, analysis, versions)
+}
+
+/// [`store`] under a lock already held.
+fn store_in(
+    state: &mut State,
+    batch: &[PathBuf],
+    analysis: &Arc<Analysis>,
+    versions: &HashMap<PathBuf, i32>,
+) -> Published {
     if state.dirty.all || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
         state.dirty.scopes.extend(batch.iter().cloned());
         return Vec::new();
@@ -201,7 +324,7 @@ fn store(
     for file in analysis.workspace.reported_files() {
         state.dry_run.remove(&file.path);
     }
-    changed_batches(&mut state, batch, analysis, versions)
+    changed_batches(state, batch, analysis, versions)
 }
 
 /// After a whole-workspace check: drops analyses of scopes that are gone and clears the
@@ -241,7 +364,15 @@ fn changed_batches(
     let mut covered = HashSet::new();
     for file in analysis.workspace.reported_files() {
         covered.insert(file.path.clone());
-        let diagnostics = by_file.remove(&file.id).unwrap_or_default();
+        let mut diagnostics = by_file.remove(&file.id).unwrap_or_default();
+        // A first pass keeps the replay findings shown on files it did not change (a cassette
+        // beside the edited stage), so they do not flicker until the replays are in.
+        if analysis.replays_left
+            && !versions.contains_key(&file.path)
+            && let Some(before) = state.published.get(&file.path)
+        {
+            diagnostics.extend(before.iter().filter(|d| is_replay(d)).cloned());
+        }
         // Unchanged findings are not sent again; an open file hears once even when clean.
         let before = state.published.get(&file.path);
         let open = state.uris.contains_key(&file.path);
@@ -253,7 +384,8 @@ fn changed_batches(
         state.published.insert(file.path.clone(), diagnostics);
     }
     // Files that showed findings and are gone from these scopes (deleted, no longer ours).
-    let in_scopes = |path: &Path| scopes.iter().any(|s| path.starts_with(s));
+    let scope_set: HashSet<&Path> = scopes.iter().map(PathBuf::as_path).collect();
+    let in_scopes = |path: &Path| path.ancestors().any(|a| scope_set.contains(a));
     let gone: Vec<PathBuf> =
         state.published.keys().filter(|path| !covered.contains(*path) && in_scopes(path)).cloned().collect();
     for path in gone {
@@ -265,13 +397,22 @@ fn changed_batches(
     out
 }
 
-fn analyse(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>, roots: &[PathBuf]) -> Result<Analysis, String> {
+/// Reads and checks the scopes `paths`. A `first_pass` leaves the cassettes' replays out when
+/// there are any (`replays_left`): the keystroke path publishes without them.
+fn analyse(
+    paths: &[PathBuf],
+    overlay: &HashMap<PathBuf, String>,
+    roots: &[PathBuf],
+    first_pass: bool,
+) -> Result<Analysis, String> {
     // Open configs count unsaved; a broken one is a finding on itself and only leaves out the
     // files it governs.
     let mut configs = ConfigCache::for_editor(overlay);
     let workspace = discover_for_editor(paths, &mut configs, overlay, roots).map_err(|e| e.to_string())?;
-    let diagnostics = crate::check::check(&workspace);
-    Ok(Analysis { workspace, diagnostics, versions: HashMap::new() })
+    let replays_left = first_pass && workspace.files().iter().any(|f| f.kind == crate::workspace::FileKind::Cassette);
+    let diagnostics =
+        if replays_left { crate::check::check_without_replays(&workspace) } else { crate::check::check(&workspace) };
+    Ok(Analysis { workspace, diagnostics, versions: HashMap::new(), replays_left })
 }
 
 /// An untitled document alone, as what its content says it is, with the default settings.
@@ -283,5 +424,10 @@ fn analyse_untitled(path: &Path, text: String) -> Analysis {
         workspace.add(path.to_path_buf(), display, text, kind, config);
     }
     let diagnostics = crate::check::check(&workspace);
-    Analysis { workspace, diagnostics, versions: HashMap::new() }
+    Analysis { workspace, diagnostics, versions: HashMap::new(), replays_left: false }
+}
+
+/// Whether a published diagnostic is one only a replay finds.
+fn is_replay(diagnostic: &tower_lsp_server::ls_types::Diagnostic) -> bool {
+    matches!(&diagnostic.code, Some(NumberOrString::String(code)) if crate::runtime::lint::is_replay_code(code))
 }

@@ -134,6 +134,8 @@ pub(super) struct Analysis {
     pub(super) diagnostics: Vec<Finding>,
     /// The version of each open document whose text it read.
     pub(super) versions: HashMap<PathBuf, i32>,
+    /// A keystroke's first pass: the cassettes' replays were left out and follow.
+    pub(super) replays_left: bool,
 }
 
 /// The scopes to re-check.

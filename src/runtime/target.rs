@@ -91,3 +91,37 @@ pub fn dry_run_path(
     let run = crate::runtime::stage(&workspace, stage, cassette, options);
     Ok((workspace, run))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dry-run of one stage reads its machine, not the workspace around it (issue 18: a
+    /// 20,000-file workspace must not cost a full read and check to run one stage).
+    #[test]
+    fn a_stage_dry_run_reads_only_its_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        for m in 0..30 {
+            let sm = dir.path().join(format!("machines/sm-{m}"));
+            std::fs::create_dir_all(&sm).unwrap();
+            std::fs::write(sm.join("sm.yaml"), "entry: plan\n").unwrap();
+            std::fs::write(sm.join("plan.md"), "---\nid: plan\ncompletionTool: submit_plan\n---\nPlan.\n").unwrap();
+        }
+        let one = dir.path().join("one");
+        std::fs::create_dir(&one).unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cassette/UnknownKey/ok-provenance");
+        for name in ["plan.md", "plan.cassette.yaml"] {
+            std::fs::copy(fixture.join(name), one.join(name)).unwrap();
+        }
+        std::fs::write(one.join("sm.yaml"), "entry: plan\n").unwrap();
+        let options = Options { strict: false, explain_init: true };
+        let overlay = HashMap::new();
+        let (workspace, run) =
+            dry_run_path(&one.join("plan.md"), None, options, &mut ConfigCache::new(None), &overlay).unwrap();
+        let read: Vec<&Path> = workspace.files().iter().map(|f| f.path.as_path()).collect();
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert!(read.iter().all(|path| path.starts_with(&one)), "{read:?}");
+        assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    }
+}

@@ -15,6 +15,8 @@ use crate::source::read::{Unreadable, read_text};
 pub struct ConfigCache {
     by_dir: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
     by_file: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
+    /// The nearest config file at or above each directory looked at.
+    nearest: HashMap<PathBuf, Option<PathBuf>>,
     /// Set by `--config`: one config for everything.
     forced: Option<Arc<Config>>,
     /// Config texts an editor holds (saved or not), read instead of the files.
@@ -33,6 +35,7 @@ impl ConfigCache {
         ConfigCache {
             by_dir: HashMap::new(),
             by_file: HashMap::new(),
+            nearest: HashMap::new(),
             forced: forced.map(Arc::new),
             overlay: HashMap::new(),
             tolerant: false,
@@ -128,14 +131,19 @@ impl ConfigCache {
         self.broken.values()
     }
 
-    /// The nearest config file at or above `dir`, on disk or in the overlay.
-    fn find(&self, dir: &Path) -> Option<PathBuf> {
-        if self.overlay.is_empty() {
-            return config::discover(dir);
+    /// The nearest config file at or above `dir`, on disk or in the overlay. Each directory is
+    /// looked at once: its answer is its own config or its parent's (cached) answer.
+    fn find(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(found) = self.nearest.get(dir) {
+            return found.clone();
         }
-        dir.ancestors()
-            .flat_map(|d| config::CONFIG_NAMES.iter().map(move |name| d.join(name)))
-            .find(|candidate| self.overlay.contains_key(candidate) || candidate.is_file())
+        let here = config::CONFIG_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| self.overlay.contains_key(candidate) || candidate.is_file());
+        let found = here.or_else(|| dir.parent().and_then(|parent| self.find(parent)));
+        self.nearest.insert(dir.to_path_buf(), found.clone());
+        found
     }
 }
 
@@ -181,14 +189,18 @@ fn discover_shown_from(
 ) -> Result<Workspace, ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let shown_from = shown_from.to_vec();
-    let mut pending = Pending { cwd, shown_from, seen: HashSet::new(), files: Vec::new() };
+    let mut pending = Pending::new(cwd, shown_from);
     for root in paths {
         // The config that governs the root itself, even when nothing below it is ours.
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
         configs.governing(if root.is_file() { absolute.parent().unwrap_or(&absolute) } else { &absolute })?;
         if root.is_file() {
             pending.push(root, configs, Role::Explicit)?;
+        } else if paths.len() == 1 {
+            // One directory, maybe a whole repository: read on all cores.
+            pending.walk_files(walk_files_parallel(root), root, configs, Role::Walked)?;
         } else {
+            // Several (an editor's batch of machine directories): each is small.
             pending.walk(root, configs, Role::Walked)?;
         }
     }
@@ -202,10 +214,17 @@ fn discover_shown_from(
     }
     // A file checked on its own still belongs to its state machine: read the rest of the
     // machine as context so cross-file rules see the whole graph.
+    // Each machine once, however many of its files were named (a pre-commit run names many).
+    let mut sm_dirs = HashMap::new();
+    let mut walked = HashSet::new();
     for root in paths {
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
         let start = if root.is_file() { absolute.parent().map(Path::to_path_buf) } else { Some(absolute) };
-        if let Some(sm_dir) = start.as_deref().and_then(find_sm_dir) {
+        let Some(start) = start else { continue };
+        let sm_dir = sm_dirs.entry(start).or_insert_with_key(|start| find_sm_dir(start)).clone();
+        if let Some(sm_dir) = sm_dir
+            && walked.insert(sm_dir.clone())
+        {
             pending.walk(&sm_dir, configs, Role::Context)?;
         }
     }
@@ -216,19 +235,23 @@ fn discover_shown_from(
     let mut agent_dirs: Vec<PathBuf> = pending
         .files
         .iter()
-        .filter(|f| f.path.file_name().is_some_and(|n| n == "steps_registry.json" || n == "agent.json"))
-        .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+        .filter(|f| f.path.0.file_name().is_some_and(|n| n == "steps_registry.json" || n == "agent.json"))
+        .filter_map(|f| f.path.0.parent().map(Path::to_path_buf))
         .collect();
     agent_dirs.extend(roots.iter().filter_map(|root| find_agent_dir(root)));
     agent_dirs.sort();
     agent_dirs.dedup();
+    let under_roots = Roots::new(&roots);
     for dir in &agent_dirs {
-        pending.walk_agent(dir, &roots, configs, overlay)?;
+        pending.walk_agent(dir, &under_roots, configs, overlay)?;
     }
     // A Last Light workflow directory is one unit: crons name workflows, and prompts are read
     // through the workflows that use them. Whatever part was named, read the whole directory.
+    let mut walked = HashSet::new();
     for root in &roots {
-        if let Some(dir) = find_workflows_dir(root) {
+        if let Some(dir) = find_workflows_dir(root)
+            && walked.insert(dir.clone())
+        {
             pending.walk(&dir, configs, Role::Context)?;
         }
     }
@@ -244,16 +267,16 @@ fn discover_shown_from(
     // Skills sit beside `workflows/`, so a workflow directory's parent is read too.
     bounds.extend(roots.iter().filter_map(|root| Some(find_workflows_dir(root)?.parent()?.to_path_buf())));
     let mut workspace = Workspace::new();
-    read_pending(&mut workspace, std::mem::take(&mut pending.files), overlay, configs, &bounds);
+    read_pending(&mut workspace, pending.take(), overlay, configs, &bounds);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
-        let role = if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context };
+        let role = if under_roots.holds(&path) { Role::Walked } else { Role::Context };
         referenced.push_as(&path, configs, role, Some(kind))?;
     }
-    read_pending(&mut workspace, referenced.files, overlay, configs, &bounds);
+    read_pending(&mut workspace, referenced.take(), overlay, configs, &bounds);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
-    // A fresh `seen`: a schema the walk met and classified as nothing must still be read now.
+    // A fresh list: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = pending.empty();
     for target in declared_schemas(&workspace) {
         schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
@@ -276,8 +299,14 @@ fn discover_shown_from(
             }
         }
     }
-    read_pending(&mut workspace, std::mem::take(&mut schema_refs.files), overlay, configs, &bounds);
+    read_pending(&mut workspace, schema_refs.take(), overlay, configs, &bounds);
     add_broken_configs(&mut workspace, configs, &roots, &schema_refs, overlay);
+    // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
+    crate::util::par_map(workspace.files(), |file| {
+        if file.kind == FileKind::Stage {
+            file.stage_parts.get_or_init(|| crate::workspace::StageParts::parse(&file.text));
+        }
+    });
     Ok(workspace)
 }
 
@@ -323,33 +352,51 @@ pub fn read_as(
 /// Where discovery may read, with symlinks resolved: the named roots (a named file's
 /// directory), the repository each lies in, the directory of the config governing each, and
 /// the state machine, agent and Last Light directories found above them. A link or a `..` reference leading elsewhere is not followed.
-struct Bounds(Vec<PathBuf>);
+struct Bounds {
+    dirs: HashSet<PathBuf>,
+    /// Each directory's real path, resolved once (a read asks for every file).
+    real_dirs: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+}
 
 impl Bounds {
     fn new(roots: &[PathBuf]) -> Bounds {
-        let mut bounds = Bounds(Vec::new());
+        let mut bounds = Bounds { dirs: HashSet::new(), real_dirs: Default::default() };
+        let mut seen: HashSet<&Path> = HashSet::new();
         for root in roots {
+            let is_file = root.is_file();
             // A file named on purpose is read even when it is a link.
-            bounds.extend(root.is_file().then(|| root.clone()));
-            let dir = if root.is_file() { root.parent().map(Path::to_path_buf) } else { Some(root.clone()) };
-            bounds.extend(dir.clone());
-            bounds.extend(dir.and_then(|d| d.ancestors().find(|a| a.join(".git").exists()).map(Path::to_path_buf)));
+            bounds.extend(is_file.then(|| root.clone()));
+            let Some(dir) = (if is_file { root.parent() } else { Some(root.as_path()) }) else { continue };
+            // Many files named in one directory (a pre-commit run) look it up once.
+            if !seen.insert(dir) {
+                continue;
+            }
+            bounds.extend(Some(dir.to_path_buf()));
+            bounds.extend(dir.ancestors().find(|a| a.join(".git").exists()).map(Path::to_path_buf));
         }
         bounds
     }
 
     fn extend(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
         for dir in dirs {
-            let real = std::fs::canonicalize(&dir).unwrap_or(dir);
-            if !self.0.contains(&real) {
-                self.0.push(real);
-            }
+            self.dirs.insert(std::fs::canonicalize(&dir).unwrap_or(dir));
         }
     }
 
+    /// Whether the file's real path lies in a bound: a link is resolved; any other file is where
+    /// its directory really is (resolved once per directory).
     fn holds(&self, path: &Path) -> bool {
         // A file that does not exist is left to the read to report.
-        std::fs::canonicalize(path).map_or(true, |real| self.0.iter().any(|bound| real.starts_with(bound)))
+        let Ok(meta) = std::fs::symlink_metadata(path) else { return true };
+        let real = if meta.file_type().is_symlink() {
+            std::fs::canonicalize(path).ok()
+        } else {
+            let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
+            let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let real_dir = cache.entry(dir.to_path_buf()).or_insert_with(|| std::fs::canonicalize(dir).ok());
+            real_dir.as_ref().map(|d| d.join(name))
+        };
+        real.is_none_or(|real| real.ancestors().any(|a| self.dirs.contains(a)))
     }
 }
 
@@ -383,46 +430,47 @@ fn read_pending(
     bounds: &Bounds,
 ) {
     // Reading, decoding and classifying are independent per file.
-    let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path)) {
+    let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path.0)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
         // An editor's text is judged like the file's bytes (a binary file stays unreadable).
         (_, Some(text)) => check_text(text),
-        _ if !bounds.holds(&file.path) => Err(Unreadable {
+        _ if !bounds.holds(&file.path.0) => Err(Unreadable {
             message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
             offset: 0,
             lossy_text: String::new(),
         }),
-        _ => read_text(&file.path),
+        _ => read_text(&file.path.0),
     });
     for (file, text) in files.into_iter().zip(loaded) {
+        let Key(path) = file.path;
         if file.kind == KindHint::KnownOnly {
-            workspace.add_known_path(file.path);
+            workspace.add_known_path(path);
             continue;
         }
         match text {
             Ok(text) => {
                 let kind = match file.kind {
                     KindHint::Is(kind) => Some(kind),
-                    _ => classify(&file.path, &text, &file.config),
+                    _ => classify(&path, &text, &file.config),
                 };
                 let Some(kind) = kind else {
-                    workspace.add_known_path(file.path);
+                    workspace.add_known_path(path);
                     continue;
                 };
                 let config = match kind {
-                    FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_engine(&file.path, file.config),
+                    FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_engine(&path, file.config),
                     _ => file.config,
                 };
                 match file.role {
-                    Role::Context => workspace.add_context(file.path, file.display, text, kind, config),
-                    _ => workspace.add(file.path, file.display, text, kind, config),
+                    Role::Context => workspace.add_context(path, file.display, text, kind, config),
+                    _ => workspace.add(path, file.display, text, kind, config),
                 };
             }
             Err(unreadable) if file.role != Role::Context => {
                 let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
-                workspace.add(file.path, file.display, unreadable.lossy_text, kind, file.config);
+                workspace.add(path, file.display, unreadable.lossy_text, kind, file.config);
             }
-            Err(_) => workspace.add_known_path(file.path),
+            Err(_) => workspace.add_known_path(path),
         }
     }
 }
@@ -555,16 +603,8 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
             found.insert(scope_of(&normalize(root)));
             continue;
         }
-        let walker = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .build();
-        for entry in walker.flatten() {
-            let path = entry.path();
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
+        for path in walk_files_parallel(root) {
+            let path = path.as_path();
             // A config is checked in the scope it sits in (its own, when nothing else is there).
             if is_config_name(path) {
                 found.insert(scope_of(&normalize(path)));
@@ -673,11 +713,40 @@ enum KindHint {
 
 /// A file to read, with the config that governs it.
 struct PendingFile {
-    path: PathBuf,
+    path: Key,
     display: String,
     config: Arc<Config>,
     role: Role,
     kind: KindHint,
+}
+
+/// A discovered file's path as the key of [`Pending`]. Its equality is counted in tests, so a
+/// test catches a return to comparing each new file with every file seen so far.
+#[derive(Clone, Debug, PartialOrd, Ord)]
+struct Key(PathBuf);
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        #[cfg(test)]
+        COMPARISONS.with(|c| c.set(c.get() + 1));
+        self.0 == other.0
+    }
+}
+
+impl Eq for Key {}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times two [`Key`]s were compared on this thread.
+    static COMPARISONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many files the walks started on this thread listed.
+    static WALKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The files found so far, in discovery order, each once.
@@ -685,14 +754,25 @@ struct Pending {
     cwd: PathBuf,
     /// Editor workspace folders: paths are shown relative to the one holding them.
     shown_from: Vec<PathBuf>,
-    seen: HashSet<PathBuf>,
+    /// Where each path is in `files`: a lookup per file, not a search.
+    index: HashMap<Key, usize>,
     files: Vec<PendingFile>,
 }
 
 impl Pending {
+    fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
+        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new() }
+    }
+
     /// A new, empty list with the same way of showing paths.
     fn empty(&self) -> Pending {
-        Pending { cwd: self.cwd.clone(), shown_from: self.shown_from.clone(), seen: HashSet::new(), files: Vec::new() }
+        Pending::new(self.cwd.clone(), self.shown_from.clone())
+    }
+
+    /// The files found so far, leaving the list empty (and forgetting them).
+    fn take(&mut self) -> Vec<PendingFile> {
+        self.index.clear();
+        std::mem::take(&mut self.files)
     }
 
     /// How `path` is shown: relative to the innermost workspace folder holding it, else as
@@ -706,24 +786,26 @@ impl Pending {
             _ => display_path(path, &self.cwd),
         }
     }
+
     fn walk(&mut self, root: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
-        let walker = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .build();
-        for entry in walker {
-            let Ok(entry) = entry else { continue };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
+        self.walk_files(walk_files(root), root, configs, role)
+    }
+
+    /// Adds `files`, the files a walk of `root` found.
+    fn walk_files(
+        &mut self,
+        files: Vec<PathBuf>,
+        root: &Path,
+        configs: &mut ConfigCache,
+        role: Role,
+    ) -> Result<(), ConfigError> {
+        for path in files {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
-            if role == Role::Walked && config::CONFIG_NAMES.iter().any(|name| entry.file_name() == *name) {
-                configs.governing(entry.path().parent().unwrap_or(root))?;
+            if role == Role::Walked && is_config_name(&path) {
+                configs.governing(path.parent().unwrap_or(root))?;
             }
-            self.push(entry.path(), configs, role)?;
+            self.push(&path, configs, role)?;
         }
         Ok(())
     }
@@ -753,25 +835,24 @@ impl Pending {
         kind: KindHint,
     ) -> Result<(), ConfigError> {
         let absolute = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
-        let absolute = normalize(&absolute);
-        if let Some(existing) = self.files.iter_mut().find(|f| f.path == absolute) {
+        let key = Key(normalize(&absolute));
+        if let Some(&at) = self.index.get(&key) {
+            let existing = &mut self.files[at];
             // An agent walk knows better than name-based classification.
             if matches!(kind, KindHint::Is(_)) && existing.kind == KindHint::Classify {
                 existing.kind = kind;
             }
             return Ok(());
         }
-        if !self.seen.insert(absolute.clone()) {
-            return Ok(());
-        }
         let display = self.display(path);
-        let Some(config) = configs.governing(absolute.parent().unwrap_or(Path::new("/")))? else {
+        let dir = key.0.parent().unwrap_or(Path::new("/"));
+        let (config, kind) = match configs.governing(dir)? {
+            Some(config) => (config, kind),
             // Governed by a broken config: not read, but rules may still ask whether it exists.
-            let config = Arc::new(Config::defaults(absolute.parent().unwrap_or(Path::new("/"))));
-            self.files.push(PendingFile { path: absolute, display, config, role, kind: KindHint::KnownOnly });
-            return Ok(());
+            None => (Arc::new(Config::defaults(dir)), KindHint::KnownOnly),
         };
-        self.files.push(PendingFile { path: absolute, display, config, role, kind });
+        self.index.insert(key.clone(), self.files.len());
+        self.files.push(PendingFile { path: key, display, config, role, kind });
         Ok(())
     }
 
@@ -781,27 +862,18 @@ impl Pending {
     fn walk_agent(
         &mut self,
         dir: &Path,
-        roots: &[PathBuf],
+        roots: &Roots,
         configs: &mut ConfigCache,
         overlay: &HashMap<PathBuf, String>,
     ) -> Result<(), ConfigError> {
-        let role_of = |path: &Path| {
-            if roots.iter().any(|root| path.starts_with(root)) { Role::Walked } else { Role::Context }
-        };
-        let walker = ignore::WalkBuilder::new(dir)
-            .hidden(false)
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .build();
+        let role_of = |path: &Path| if roots.holds(path) { Role::Walked } else { Role::Context };
         let schemas = dir.join("schemas");
         let prompts = dir.join("prompts");
-        let on_disk =
-            walker.flatten().filter(|entry| entry.file_type().is_some_and(|t| t.is_file())).map(|e| e.into_path());
+        let on_disk = walk_files(dir);
         let mut unsaved: Vec<PathBuf> =
             overlay.keys().filter(|path| path.starts_with(dir) && !path.is_file()).cloned().collect();
         unsaved.sort();
-        for path in on_disk.chain(unsaved) {
+        for path in on_disk.into_iter().chain(unsaved) {
             let path = path.as_path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let kind = if path.starts_with(&prompts) && name.ends_with(".md") {
@@ -829,6 +901,64 @@ impl Pending {
             }
         }
         Ok(())
+    }
+}
+
+/// The files under `root` that a walk reads (`.gitignore` honoured, hidden directories
+/// included, `.git` not), sorted by path: the order of a depth-first walk by name.
+fn walk_files(root: &Path) -> Vec<PathBuf> {
+    let walker = walker(root).sort_by_file_name(|a, b| a.cmp(b)).build();
+    let files: Vec<PathBuf> = walker
+        .flatten()
+        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .collect();
+    #[cfg(test)]
+    WALKED.with(|w| w.set(w.get() + files.len()));
+    files
+}
+
+fn walker(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder.hidden(false).require_git(false).filter_entry(|entry| entry.file_name() != ".git");
+    builder
+}
+
+/// [`walk_files`] with directories read on all cores, for the one directory named on the
+/// command line (a whole repository). Not for small ones: the parallel walker's threads cost about a
+/// millisecond to start and stop, more than a machine directory takes to read.
+fn walk_files_parallel(root: &Path) -> Vec<PathBuf> {
+    let found = std::sync::Mutex::new(Vec::new());
+    walker(root).build_parallel().run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            if let Ok(entry) = entry
+                && entry.file_type().is_some_and(|t| t.is_file())
+            {
+                found.lock().unwrap_or_else(|e| e.into_inner()).push(entry.into_path());
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort();
+    #[cfg(test)]
+    WALKED.with(|w| w.set(w.get() + files.len()));
+    files
+}
+
+/// The paths given on the command line, for asking whether a file is under one of them in
+/// the depth of its path instead of the number of paths (a pre-commit run names thousands).
+struct Roots(HashSet<PathBuf>);
+
+impl Roots {
+    fn new(roots: &[PathBuf]) -> Roots {
+        Roots(roots.iter().cloned().collect())
+    }
+
+    /// Whether `path` is one of the roots or under one (as `Path::starts_with` says).
+    fn holds(&self, path: &Path) -> bool {
+        path.ancestors().any(|ancestor| self.0.contains(ancestor))
     }
 }
 
@@ -896,5 +1026,72 @@ mod engine_tests {
         let other = "export const welcome = (name: string) => `Welcome, ${name}!`;\n";
         assert_eq!(detect(&[("src/workflows/templates.ts", other)]), None);
         assert_eq!(detect(&[]), None);
+    }
+}
+
+#[cfg(test)]
+mod scale_tests {
+    use super::*;
+
+    /// `machines` state machines of five stages each under a fresh directory.
+    fn machines(machines: usize) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for m in 0..machines {
+            let sm = dir.path().join(format!("sm-{m:04}"));
+            std::fs::create_dir(&sm).unwrap();
+            std::fs::write(sm.join("sm.yaml"), "entry: stage-0\n").unwrap();
+            for s in 0..5 {
+                let stage = format!("---\nid: stage-{s}\ncompletionTool: submit\n---\nStage {s}.\n");
+                std::fs::write(sm.join(format!("stage-{s}.md")), stage).unwrap();
+            }
+        }
+        dir
+    }
+
+    /// Discovers `paths`, giving the workspace, the path comparisons and the files walked.
+    fn counted(paths: &[PathBuf]) -> (Workspace, usize, usize) {
+        COMPARISONS.with(|c| c.set(0));
+        WALKED.with(|w| w.set(0));
+        let workspace = discover(paths, &mut ConfigCache::new(None)).unwrap();
+        (workspace, COMPARISONS.with(|c| c.get()), WALKED.with(|w| w.get()))
+    }
+
+    #[test]
+    fn discovery_compares_each_file_a_bounded_number_of_times() {
+        // A search of the files seen so far for each new file (issue 18) made 600 files cost
+        // about 180,000 comparisons; a lookup costs one or two, however many files there are.
+        for count in [20, 100] {
+            let dir = machines(count);
+            let (workspace, comparisons, _) = counted(&[dir.path().to_path_buf()]);
+            assert_eq!(workspace.files().len(), count * 6);
+            assert!(comparisons <= 2 * workspace.files().len(), "{comparisons} comparisons for {count} machines");
+        }
+    }
+
+    #[test]
+    fn named_files_read_only_their_machines() {
+        let dir = machines(200);
+        let named: Vec<PathBuf> = (0..10).map(|m| dir.path().join(format!("sm-{:04}/stage-2.md", m * 20))).collect();
+        let (workspace, comparisons, walked) = counted(&named);
+        // The ten files and the other five files of each of their machines, nothing else.
+        assert_eq!(workspace.files().len(), 60);
+        assert_eq!(workspace.reported_files().count(), 10);
+        assert_eq!(walked, 60, "only the named files' machines are walked");
+        assert!(comparisons <= 120, "{comparisons} comparisons");
+    }
+
+    #[test]
+    fn a_walk_lists_files_in_depth_first_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in ["b/x.md", "b.md", "a/z/y.md", "a/a.md", "c.md"] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let found: Vec<PathBuf> =
+            walk_files(dir.path()).into_iter().map(|p| p.strip_prefix(dir.path()).unwrap().to_path_buf()).collect();
+        let expected: Vec<PathBuf> =
+            ["a/a.md", "a/z/y.md", "b/x.md", "b.md", "c.md"].iter().map(PathBuf::from).collect();
+        assert_eq!(found, expected);
     }
 }

@@ -44,23 +44,34 @@ impl Family for Cassettes {
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
-        for file in runtime::cassettes(workspace) {
-            // The one reading path: the dry-run reports the same structural findings.
-            let (cassette, found) = runtime::read_cassette(file);
-            if !matches!(file.kind, crate::workspace::FileKind::Unreadable { .. }) {
-                secrets::check(file, runtime::is_json(file), out);
-            }
-            let broken = found.iter().any(|d| d.severity == Severity::Error);
-            out.extend(found);
-            if !broken {
-                replay(workspace, file, &cassette, out);
-            }
-        }
+        check_cassettes(workspace, true, out);
     }
 
     fn editor(&self) -> &'static editor::Hooks {
         &EDITOR
     }
+}
+
+/// The `cassette/` findings of `workspace`; with `replays` false only the structural ones (the
+/// language server's first pass after a keystroke: replays come in a second, later pass).
+pub fn check_cassettes(workspace: &Workspace, replays: bool, out: &mut Vec<Diagnostic>) {
+    for file in runtime::cassettes(workspace) {
+        // The one reading path: the dry-run reports the same structural findings.
+        let (cassette, found) = runtime::read_cassette(file);
+        if !matches!(file.kind, crate::workspace::FileKind::Unreadable { .. }) {
+            secrets::check(file, runtime::is_json(file), out);
+        }
+        let broken = found.iter().any(|d| d.severity == Severity::Error);
+        out.extend(found);
+        if replays && !broken {
+            replay(workspace, file, &cassette, out);
+        }
+    }
+}
+
+/// Whether only a replay finds `code` (the family's name counts: it covers them).
+pub fn is_replay_code(code: &str) -> bool {
+    code == "cassette" || REPLAY.contains(&code)
 }
 
 /// The structural findings of a cassette: what the reader found, call ids, and fakes of tools
