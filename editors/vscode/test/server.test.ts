@@ -127,6 +127,11 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
 
   test("Dry-run Current File on a stage whose cassette finds a mismatch", async () => {
     const uri = pathToFileURL(brokenStage).href;
+    // The active editor's document is open: the server dry-runs only open documents and files
+    // of the workspace folders, and this stage lies outside the folder.
+    await connection.sendNotification("textDocument/didOpen", {
+      textDocument: { uri, languageId: "markdown", version: 1, text: readFileSync(brokenStage, "utf8") },
+    });
     const host = fakeHost({
       document: { uri, scheme: "file", languageId: "markdown" },
       answer: (method, params) => connection.sendRequest(method, params),
