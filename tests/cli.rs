@@ -852,3 +852,27 @@ fn explain_a_family_lists_its_rules() {
         assert!(text.lines().skip(1).all(|l| l.trim_start().starts_with(&format!("{family}/"))), "{text}");
     }
 }
+
+/// A stage that fails Setup or Init counts each of its expectations once, as unchecked: a join
+/// whose two siblings both fail its inputsSchema fails Setup once (one event listing both),
+/// and a sibling that fails Init keeps its own expectations in the summary.
+#[test]
+fn a_stage_that_fails_setup_or_init_counts_its_expectations_once() {
+    let root = repo().join("tests/fixtures/cassette/StageInitFailed");
+    for (case, unchecked) in [("bad-join-both-siblings", 4), ("bad-sibling-init", 7)] {
+        let output = stagelint(&["dry-run", ".", "--format", "json"], &root.join(case));
+        let text = stdout(&output);
+        let summary = last_event(&output);
+        assert_eq!(
+            summary["expectations"],
+            serde_json::json!({"passed": 16 - unchecked, "failed": unchecked, "unchecked": unchecked}),
+            "{case}: {text}"
+        );
+        assert_eq!(text.matches(r#""event":"StageInitFailed""#).count(), 1, "{case}: {text}");
+        assert_eq!(text.matches(r#""outcome":"unchecked""#).count(), unchecked as usize, "{case}: {text}");
+    }
+    let output = stagelint(&["dry-run", ".", "--color", "never"], &root.join("bad-join-both-siblings"));
+    let text = stdout(&output);
+    assert_eq!(text.matches("Setup  FAILED").count(), 1, "{text}");
+    assert!(text.contains(r#"ctx.upstream[0]: "hits" is a required property; ctx.upstream[1]"#), "{text}");
+}
