@@ -660,7 +660,9 @@ fn cli_warns_when_the_stage_id_names_no_stage_near_the_output() {
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("stagelint: warning: no stage `plam` near the output (did you mean `plan`?); the stages there are `plan`"),
+        stderr.contains(
+            "stagelint: warning: no stage `plam` near the output (did you mean `plan`?); the stages there are `plan`"
+        ),
         "{stderr}"
     );
     assert!(std::fs::read_to_string(&out).expect("written").starts_with("cassette: 1\nstage: plam\n"));

@@ -195,9 +195,9 @@ impl<'a> Run<'a> {
                     if failure.upstream.is_some() && std::mem::replace(&mut merged, true) {
                         continue;
                     }
-                    let same = failures.iter().filter(|f| {
-                        std::ptr::eq(*f, failure) || (failure.upstream.is_some() && f.upstream.is_some())
-                    });
+                    let same = failures
+                        .iter()
+                        .filter(|f| std::ptr::eq(*f, failure) || (failure.upstream.is_some() && f.upstream.is_some()));
                     let detail = same.map(|f| f.detail.as_str()).collect::<Vec<_>>().join("; ");
                     self.trace.emit(
                         "StageInitFailed",

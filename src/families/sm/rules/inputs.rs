@@ -135,7 +135,11 @@ fn result_demands(inputs: &Node, predecessors: &[&StageDoc]) -> Vec<(Span, Strin
         }
         out.push((
             schema.get("type").map_or(schema.span, |n| n.span),
-            format!("`{field}` must be {}, but a StageResult's `{field}` is always {}", quoted(&wanted), quoted(can_be)),
+            format!(
+                "`{field}` must be {}, but a StageResult's `{field}` is always {}",
+                quoted(&wanted),
+                quoted(can_be)
+            ),
             Some(format!("give `{field}` the type {}, or drop the `type`", quoted(can_be))),
         ));
     }
