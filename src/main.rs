@@ -301,6 +301,19 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
                 )
             }
         }
+        _ if !stage.others.is_empty() => {
+            // Written anyway: the stage may not exist yet; the dry-run reports a cassette no
+            // stage owns.
+            let hint = stagelint::util::did_you_mean(&stage.id, stage.others.iter().map(String::as_str))
+                .map(|near| format!(" (did you mean `{near}`?)"))
+                .unwrap_or_default();
+            let listed = stage.others.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ");
+            writeln!(
+                err,
+                "stagelint: warning: no stage `{}` near the output{hint}; the stages there are {listed}. The cassette is written for `{}` all the same, without a `ctx:` scaffold",
+                stage.id, stage.id
+            )
+        }
         _ => writeln!(
             err,
             "stagelint: no `ctx:` scaffolded: stage `{}` was not found (pass its file as --stage, or --output beside it); add the ctx its placeholders read by hand",

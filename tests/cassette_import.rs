@@ -642,3 +642,28 @@ fn cli_says_how_many_secrets_it_redacted_and_warns_on_no_redact() {
     assert!(stderr.contains("stagelint: warning: --no-redact"), "{stderr}");
     assert!(String::from_utf8_lossy(&output.stdout).contains(PLANTED[1]));
 }
+
+/// Issue 16 audit: an id that names no stage near `-o` is written all the same (the stage may
+/// come later), with a warning naming the stages there and the closest.
+#[test]
+fn cli_warns_when_the_stage_id_names_no_stage_near_the_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stage = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\nTask: {{ctx.task}}. Call submit_plan.\n";
+    std::fs::write(dir.path().join("plan.md"), stage).expect("write");
+    let out = dir.path().join("x.yaml");
+    let output = stagelint()
+        .args(["cassette", "import", "--stage", "plam", "-o"])
+        .arg(&out)
+        .arg(Path::new(DIR).join("openai-chat.jsonl"))
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "stagelint: warning: no stage `plam` near the output (did you mean `plan`?); the stages there are `plan`"
+        ),
+        "{stderr}"
+    );
+    assert!(std::fs::read_to_string(&out).expect("written").starts_with("cassette: 1\nstage: plam\n"));
+}

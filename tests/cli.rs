@@ -852,3 +852,63 @@ fn explain_a_family_lists_its_rules() {
         assert!(text.lines().skip(1).all(|l| l.trim_start().starts_with(&format!("{family}/"))), "{text}");
     }
 }
+
+/// A stage that fails Setup or Init counts each of its expectations once, as unchecked: a join
+/// whose two siblings both fail its inputsSchema fails Setup once (one event listing both),
+/// and a sibling that fails Init keeps its own expectations in the summary.
+#[test]
+fn a_stage_that_fails_setup_or_init_counts_its_expectations_once() {
+    let root = repo().join("tests/fixtures/cassette/StageInitFailed");
+    for (case, unchecked) in [("bad-join-both-siblings", 4), ("bad-sibling-init", 7)] {
+        let output = stagelint(&["dry-run", ".", "--format", "json"], &root.join(case));
+        let text = stdout(&output);
+        let summary = last_event(&output);
+        assert_eq!(
+            summary["expectations"],
+            serde_json::json!({"passed": 16 - unchecked, "failed": unchecked, "unchecked": unchecked}),
+            "{case}: {text}"
+        );
+        assert_eq!(text.matches(r#""event":"StageInitFailed""#).count(), 1, "{case}: {text}");
+        assert_eq!(text.matches(r#""outcome":"unchecked""#).count(), unchecked as usize, "{case}: {text}");
+    }
+    let output = stagelint(&["dry-run", ".", "--color", "never"], &root.join("bad-join-both-siblings"));
+    let text = stdout(&output);
+    assert_eq!(text.matches("Setup  FAILED").count(), 1, "{text}");
+    assert!(text.contains(r#"ctx.upstream[0]: "hits" is a required property; ctx.upstream[1]"#), "{text}");
+}
+
+/// Issue 16 audit: `explain` matches names ignoring case and the separators `-` and `_`, and an
+/// unknown name close to a topic suggests it.
+#[test]
+fn explain_ignores_case_and_separators_and_suggests_a_topic() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["next-cycle", "next_cycle", "sm/next-cycle", "NEXTCYCLE"] {
+        let output = stagelint(&["explain", name], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        assert!(stdout(&output).contains("is reported as `sm/NextCycle`"), "{name}: {}", stdout(&output));
+    }
+    for name in ["dryrun", "Dry_Run"] {
+        let output = stagelint(&["explain", name], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        assert!(stdout(&output).starts_with("# dry-run"), "{name}: {}", stdout(&output));
+    }
+    let output = stagelint(&["explain", "drynrun"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("did you mean the topic `dry-run`?"), "{}", stderr(&output));
+}
+
+/// Issue 16 audit: the README's example of a safe did-you-mean fix is one `check --fix` applies.
+#[test]
+fn the_readmes_safe_fix_example_is_safe() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let example = readme.split("differ from what was written only in case").nth(1).expect("the passage");
+    let wrong = example.split("such as `").nth(1).and_then(|s| s.split('`').next()).expect("an example");
+    let right = example.split("` → `").nth(1).and_then(|s| s.split('`').next()).expect("its fix");
+    let stage = CLEAN_STAGE.replacen("allowedTools: [", &format!("allowedTools: [{wrong}, "), 1);
+    assert!(stage.contains(wrong), "CLEAN_STAGE lists its tools in flow style");
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "plan.md", &stage);
+    let output = stagelint(&["check", "--fix", "plan.md"], dir.path());
+    let fixed = std::fs::read_to_string(dir.path().join("plan.md")).unwrap();
+    assert!(fixed.contains(&format!("[{right}, ")), "{}{}", stdout(&output), stderr(&output));
+}

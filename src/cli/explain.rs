@@ -1,5 +1,5 @@
-//! `stagelint explain [TOPIC]`: a rule's doc (by its code, an alias, or its name alone in any
-//! case when that names one rule), a topic page, or with no argument the list of both.
+//! `stagelint explain [TOPIC]`: a rule's doc (by its code, an alias, or its name alone, in any
+//! case and with or without `-` and `_`, when that names one rule), a topic page, or with no argument the list of both.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -28,7 +28,7 @@ pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
         let _ = out.write_all(listing().as_bytes());
         return Ok(ExitCode::SUCCESS);
     };
-    if let Some((_, _, text)) = TOPICS.iter().find(|(name, _, _)| name.eq_ignore_ascii_case(topic)) {
+    if let Some((_, _, text)) = TOPICS.iter().find(|(name, _, _)| fold(name) == fold(topic)) {
         let _ = writeln!(out, "{}", text.trim_end());
         return Ok(ExitCode::SUCCESS);
     }
@@ -41,7 +41,12 @@ pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
     let rule = match resolve(topic).as_slice() {
         [rule] => *rule,
         [] => {
-            let hint = families::code_hint(topic, false);
+            let mut hint = families::code_hint(topic, false);
+            if hint.is_empty()
+                && let Some(near) = stagelint::util::did_you_mean(topic, TOPICS.iter().map(|(name, _, _)| *name))
+            {
+                hint = format!("; did you mean the topic `{near}`?");
+            }
             return Err(format!(
                 "unknown rule code or topic `{topic}`{hint} (`stagelint explain` lists the topics and rules)"
             ));
@@ -79,19 +84,24 @@ fn resolve(query: &str) -> Vec<&'static RuleMeta> {
             let name = rule.code.rsplit_once('/').map_or(rule.code, |(_, name)| name);
             let names = std::iter::once(name).chain(rule.aliases.iter().copied());
             let mut full = names.clone().map(|n| format!("{}/{n}", rule.family()));
-            full.any(|code| code.eq_ignore_ascii_case(query))
-                || names.into_iter().any(|n| n.eq_ignore_ascii_case(query))
+            full.any(|code| fold(&code) == fold(query)) || names.into_iter().any(|n| fold(n) == fold(query))
         })
         .collect();
     if found.is_empty() {
         found.extend(
             families::RENAMED
                 .iter()
-                .filter(|(old, _)| old.eq_ignore_ascii_case(query))
+                .filter(|(old, _)| fold(old) == fold(query))
                 .filter_map(|(_, new)| families::rule(new)),
         );
     }
     found
+}
+
+/// A name as `explain` compares it: case and the separators `-` and `_` do not count
+/// (`next-cycle` is `NextCycle`, `dryrun` is `dry-run`).
+fn fold(name: &str) -> String {
+    name.chars().filter(|c| *c != '-' && *c != '_').map(|c| c.to_ascii_lowercase()).collect()
 }
 
 /// `explain FAMILY`: the family's rules with their summaries.

@@ -304,6 +304,22 @@ mod tests {
         );
     }
 
+    /// Issue 16 audit: the TOML parser's recovery reports an error twice and out of order;
+    /// each is reported once, by position.
+    #[test]
+    fn syntax_errors_are_unique_and_in_order_of_the_text() {
+        let text = "[tools]\nextra = [\"a\",\n[rules\nfoo = \n";
+        let error = Config::parse(text, Path::new("/p/stagelint.toml")).expect_err("broken");
+        let found: Vec<(usize, usize, &str)> =
+            error.problems.iter().map(|p| (p.line, p.column, p.message.as_str())).collect();
+        let mut sorted = found.clone();
+        sorted.sort_by_key(|(line, column, _)| (*line, *column));
+        assert_eq!(found, sorted);
+        assert!(found.iter().enumerate().all(|(i, p)| !found[..i].contains(p)), "{found:?}");
+        assert_eq!(found.iter().filter(|p| p.2.contains("unclosed array")).count(), 1, "{found:?}");
+        assert_eq!(found.first().map(|p| (p.0, p.1)), Some((3, 2)), "{found:?}");
+    }
+
     /// Issue 16: every problem of a config in one run, in the order of the text, each at its
     /// own position, and the settings around them still read.
     #[test]

@@ -23,7 +23,17 @@ pub(super) fn apply(text: &str, config: &mut Config) -> Vec<Problem> {
     let (document, syntax) = DeTable::parse_recoverable(text);
     if !syntax.is_empty() {
         // What the parser recovered is a guess; checking it would report knock-on problems.
-        return syntax.iter().map(|e| (e.span().unwrap_or(0..0), e.message().to_string())).collect();
+        // The parser reports some errors twice and not in order of the text.
+        let mut problems: Vec<Problem> =
+            syntax.iter().map(|e| (e.span().unwrap_or(0..0), e.message().to_string())).collect();
+        problems.sort_by_key(|(span, _)| (span.start, span.end));
+        let mut unique: Vec<Problem> = Vec::new();
+        for problem in problems {
+            if !unique.contains(&problem) {
+                unique.push(problem);
+            }
+        }
+        return unique;
     }
     let mut problems = Vec::new();
     for (name, value) in document.get_ref().iter() {

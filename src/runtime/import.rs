@@ -157,6 +157,8 @@ pub struct ImportStage {
     pub file: Option<PathBuf>,
     /// `ctx:` with a `TODO` for each field the stage's body reads, when the stage was found.
     pub ctx: Option<Value>,
+    /// The stage ids in scope of `--output` when none is `id`: a warning names them.
+    pub others: Vec<String>,
 }
 
 /// Resolves `--stage`: a stage file (its id, and `ctx:` from its placeholders), or an id,
@@ -173,22 +175,30 @@ pub fn import_stage(stage: &str, output: Option<&Path>) -> Result<ImportStage, S
             .ok_or_else(|| format!("{stage}: not a stage definition (`--stage` takes a stage id or a stage file)"))?;
         let doc = StageDoc::parse(file);
         let (id, _) = doc.stage_id().ok_or_else(|| format!("{stage}: the stage has no valid `id:`"))?;
-        return Ok(ImportStage { id: id.to_string(), file: Some(named.to_path_buf()), ctx: Some(scaffold_ctx(&doc)) });
+        let (file, ctx) = (Some(named.to_path_buf()), Some(scaffold_ctx(&doc)));
+        return Ok(ImportStage { id: id.to_string(), file, ctx, others: Vec::new() });
     }
     if named.extension().is_some_and(|e| e == "md") {
         return Err(format!("{stage}: no such stage file (`--stage` takes a stage id or a stage file)"));
     }
+    let mut others = Vec::new();
     let found = output.and_then(|output| {
         let output = absolute(output);
         let dir = output.parent()?.to_path_buf();
         let workspace = discover(&[dir], &mut configs).ok()?;
-        let (_, file) = owners::stages_in_scope_of(&workspace, &output).into_iter().find(|(id, _)| id == stage)?;
+        let in_scope = owners::stages_in_scope_of(&workspace, &output);
+        let Some((_, file)) = in_scope.iter().find(|(id, _)| id == stage) else {
+            others = in_scope.iter().map(|(id, _)| id.to_string()).collect();
+            return None;
+        };
         let doc = StageDoc::parse(file);
         Some((file.display.clone(), scaffold_ctx(&doc)))
     });
     Ok(match found {
-        Some((file, ctx)) => ImportStage { id: stage.to_string(), file: Some(PathBuf::from(file)), ctx: Some(ctx) },
-        None => ImportStage { id: stage.to_string(), file: None, ctx: None },
+        Some((file, ctx)) => {
+            ImportStage { id: stage.to_string(), file: Some(PathBuf::from(file)), ctx: Some(ctx), others }
+        }
+        None => ImportStage { id: stage.to_string(), file: None, ctx: None, others },
     })
 }
 

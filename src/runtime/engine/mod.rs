@@ -188,10 +188,20 @@ impl<'a> Run<'a> {
         let system = match system {
             Ok(system) => system,
             Err(failures) => {
+                // One event for all upstream results the inputsSchema rejects: a join whose siblings both fail its
+                // inputsSchema failed Setup once, for two reasons.
+                let mut merged = false;
                 for failure in &failures {
+                    if failure.upstream.is_some() && std::mem::replace(&mut merged, true) {
+                        continue;
+                    }
+                    let same = failures
+                        .iter()
+                        .filter(|f| std::ptr::eq(*f, failure) || (failure.upstream.is_some() && f.upstream.is_some()));
+                    let detail = same.map(|f| f.detail.as_str()).collect::<Vec<_>>().join("; ");
                     self.trace.emit(
                         "StageInitFailed",
-                        json!({"stage": stage.id, "phase": failure.phase.as_str(), "reason": failure.reason, "detail": failure.detail}),
+                        json!({"stage": stage.id, "phase": failure.phase.as_str(), "reason": failure.reason, "detail": detail}),
                     );
                 }
                 self.report_init_failed(stage, cassette, failures);
@@ -419,13 +429,24 @@ impl<'a> Run<'a> {
     /// (`ContextIncomplete`); what the stage gets wrong only stops the replay (`StageInitFailed`).
     fn report_init_failed(&mut self, stage: &StageSpec, cassette: &StageCassette, failures: Vec<InitFailure>) {
         let stage_span = cassette.stage.as_ref().map_or(Span::empty(cassette.span.start), |(_, s)| *s);
+        // The stage's expectations were never checked, so they did not hold: counted once,
+        // however many reasons it failed for (a join whose siblings both fail its inputsSchema).
+        let phase = failures.first().map_or("Init", |f| f.phase.as_str());
+        let listed = all_expectations(cassette);
+        self.unchecked(&listed, &format!("`{}` failed {phase}", stage.id));
+        let unchecked = listed.len();
+        let note = if unchecked > 0 {
+            format!(" ({unchecked} expectation(s) of `{}` were never checked)", stage.id)
+        } else {
+            String::new()
+        };
         for failure in failures {
             let producer = failure.upstream.and_then(|i| self.upstream_from.get(i)).cloned();
             let finding = if let Some(producer) = producer {
-                self.upstream_rejected(stage, cassette, &failure, &producer)
+                self.upstream_rejected(stage, &failure, &producer, &note)
             } else if failure.from_ctx {
                 let span = cassette.ctx.as_ref().map_or(stage_span, |(_, s)| *s);
-                let message = format!("stage `{}` would fail Init with this ctx: {}", stage.id, failure.detail);
+                let message = format!("stage `{}` would fail Init with this ctx: {}{note}", stage.id, failure.detail);
                 self.diagnostic(rules::ContextIncomplete, span, message)
                     .with_related(stage.file, failure.at.unwrap_or(stage.anchor), "needed here")
                     .with_help(if failure.upstream.is_some() {
@@ -435,7 +456,7 @@ impl<'a> Run<'a> {
                     })
             } else {
                 let message = format!(
-                    "stage `{}` fails {} ({}), so this cassette cannot be replayed: {}",
+                    "stage `{}` fails {} ({}), so this cassette cannot be replayed: {}{note}",
                     stage.id,
                     failure.phase.as_str(),
                     failure.reason,
@@ -453,22 +474,14 @@ impl<'a> Run<'a> {
     /// recording of that stage (or the schema) is at fault, not the cassette's `ctx`. The
     /// finding goes on the producer's recording; this stage's expectations were never checked.
     fn upstream_rejected(
-        &mut self,
+        &self,
         stage: &StageSpec,
-        cassette: &StageCassette,
         failure: &InitFailure,
         producer: &Producer,
+        unchecked: &str,
     ) -> Diagnostic {
-        let listed = all_expectations(cassette);
-        let expectations = listed.len();
-        self.unchecked(&listed, &format!("`{}` failed Setup", stage.id));
         let index = failure.upstream.unwrap_or(0);
         let role = if self.upstream_from.len() > 1 { "join" } else { "stage" };
-        let unchecked = if expectations > 0 {
-            format!(" ({expectations} expectation(s) of `{}` were never checked)", stage.id)
-        } else {
-            String::new()
-        };
         let message = format!(
             "{role} `{}` fails Setup: the result recorded for `{}` (its `ctx.upstream[{index}]`) does not satisfy the inputsSchema of `{}`: {}{unchecked}",
             stage.id, producer.stage, stage.id, failure.detail

@@ -2,11 +2,12 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::families::sm::InputsSchemaMismatch;
-use crate::families::sm::model::{Machine, StageDoc};
+use crate::families::sm::model::{Machine, STAGE_RESULT_FIELDS, StageDoc};
 use crate::families::sm::rules::graph::Graph;
 use crate::families::sm::rules::schema::{JSON_TYPES, required_typo};
 use crate::families::sm::rules::upstream::incoming;
 use crate::source::{Node, Span, Value};
+use crate::util::did_you_mean;
 
 /// Keywords that let a schema produce or accept more than its `type` and `properties` say.
 const DYNAMIC: [&str; 8] = ["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "not", "patternProperties"];
@@ -15,6 +16,7 @@ const DYNAMIC: [&str; 8] = ["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "i
 struct Mismatch<'a, 'w> {
     span: Span,
     message: String,
+    help: Option<String>,
     predecessor: &'a StageDoc<'w>,
 }
 
@@ -28,18 +30,27 @@ pub(super) fn check(machine: &Machine, graph: &Graph, out: &mut Vec<Diagnostic>)
         if DYNAMIC.iter().any(|k| inputs.get(k).is_some()) {
             continue;
         }
-        let Some(parsed) = inputs.get("properties").and_then(|p| p.get("parsed")) else { continue };
-        let mut found: Vec<Mismatch> = Vec::new();
-        for way in incoming(graph, id) {
-            for predecessor in way.results.into_iter().flatten() {
-                let Some(produced) = predecessor.field("completionSchema") else { continue };
-                if found.iter().any(|m| m.predecessor.id() == predecessor.id()) {
-                    continue;
-                }
-                let mut mismatches = Vec::new();
-                compare(parsed, produced, "parsed", 0, &mut mismatches);
-                found.extend(mismatches.into_iter().map(|(span, message)| Mismatch { span, message, predecessor }));
+        let mut predecessors: Vec<&StageDoc> = Vec::new();
+        for predecessor in incoming(graph, id).into_iter().flat_map(|way| way.results).flatten() {
+            if !predecessors.iter().any(|p| p.id() == predecessor.id()) {
+                predecessors.push(predecessor);
             }
+        }
+        let mut found: Vec<Mismatch> = Vec::new();
+        for (span, message, help) in result_demands(inputs, &predecessors) {
+            for &predecessor in &predecessors {
+                found.push(Mismatch { span, message: message.clone(), help: help.clone(), predecessor });
+            }
+        }
+        let parsed = inputs.get("properties").and_then(|p| p.get("parsed"));
+        // A `parsed` type no StageResult can carry is reported once, as such.
+        let taken: Vec<Span> = found.iter().map(|m| m.span).collect();
+        for &predecessor in predecessors.iter().filter(|_| parsed.is_some()) {
+            let (Some(parsed), Some(produced)) = (parsed, predecessor.field("completionSchema")) else { continue };
+            let mut mismatches = Vec::new();
+            compare(parsed, produced, "parsed", 0, &mut mismatches);
+            let fresh = mismatches.into_iter().filter(|(span, _)| !taken.contains(span));
+            found.extend(fresh.map(|(span, message)| Mismatch { span, message, help: None, predecessor }));
         }
         report(stage, &found, out);
     }
@@ -62,7 +73,9 @@ fn report(stage: &StageDoc, found: &[Mismatch], out: &mut Vec<Diagnostic>) {
             first.span,
             format!("{}, so this stage fails Setup after {}", first.message, after.join(" and ")),
         )
-        .with_help("change the inputsSchema or the predecessor's completionSchema so that they agree");
+        .with_help(first.help.clone().unwrap_or_else(|| {
+            "change the inputsSchema or the predecessor's completionSchema so that they agree".to_string()
+        }));
         for m in found.iter().filter(|m| m.span == first.span) {
             let at = m.predecessor.root.as_ref().and_then(|root| root.entry("completionSchema"));
             let span = at.map_or(m.predecessor.anchor(), |entry| entry.key.span);
@@ -70,6 +83,67 @@ fn report(stage: &StageDoc, found: &[Mismatch], out: &mut Vec<Diagnostic>) {
         }
         out.push(diagnostic);
     }
+}
+
+/// The JSON types each StageResult field can have (`output` is SM-authored, so any).
+const RESULT_TYPES: [(&str, &[&str]); 5] = [
+    ("verdict", &["string"]),
+    ("reason", &["string"]),
+    ("parsed", &["object", "null"]),
+    ("capHit", &["boolean"]),
+    ("attemptCount", &["integer"]),
+];
+
+/// What the top level of the inputsSchema demands of a StageResult that no StageResult has:
+/// a required name that is not a StageResult field, or a field `type` the field cannot have.
+fn result_demands(inputs: &Node, predecessors: &[&StageDoc]) -> Vec<(Span, String, Option<String>)> {
+    let mut out = Vec::new();
+    if predecessors.is_empty() {
+        return out;
+    }
+    let declared_by_predecessor = |name: &str| {
+        predecessors.iter().any(|p| {
+            p.field("completionSchema").and_then(|s| s.get("properties")).and_then(|props| props.get(name)).is_some()
+        })
+    };
+    for entry in inputs.get("required").and_then(Node::as_seq).unwrap_or_default() {
+        let Some(name) = entry.as_str() else { continue };
+        // A near miss of the schema's own property is `sm/SchemaRequiredUnknown`'s.
+        if STAGE_RESULT_FIELDS.contains(&name) || required_typo(inputs, name).is_some() {
+            continue;
+        }
+        let help = if declared_by_predecessor(name) {
+            format!(
+                "`{name}` is a property of the predecessor's `parsed`: require it under `properties.parsed` (`properties: {{parsed: {{required: [{name}]}}}}`)"
+            )
+        } else if let Some(field) = did_you_mean(name, STAGE_RESULT_FIELDS) {
+            format!("did you mean `{field}`?")
+        } else {
+            format!("a StageResult has only {}", STAGE_RESULT_FIELDS.join(", "))
+        };
+        out.push((
+            entry.span,
+            format!("`{name}` is required of each `ctx.upstream` element, but a StageResult has no field `{name}`"),
+            Some(help),
+        ));
+    }
+    for (field, can_be) in RESULT_TYPES {
+        let Some(schema) = inputs.get("properties").and_then(|p| p.get(field)) else { continue };
+        let Some(wanted) = types(schema) else { continue };
+        if can_be.iter().any(|made| wanted.iter().any(|w| accepts(w, made))) {
+            continue;
+        }
+        out.push((
+            schema.get("type").map_or(schema.span, |n| n.span),
+            format!(
+                "`{field}` must be {}, but a StageResult's `{field}` is always {}",
+                quoted(&wanted),
+                quoted(can_be)
+            ),
+            Some(format!("give `{field}` the type {}, or drop the `type`", quoted(can_be))),
+        ));
+    }
+    out
 }
 
 /// Compares what `demand` (a part of the inputsSchema) requires at `path` with what `produced`
