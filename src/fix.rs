@@ -94,7 +94,8 @@ pub struct Plan {
 }
 
 /// Chooses the fixes of one round: in finding order, each fix whole or not at all, skipping a
-/// fix whose edits overlap one already chosen for the same file or fall outside its text.
+/// fix whose edits overlap one already chosen for the same file, fall outside its text, or
+/// would make it parse worse together with the edits already chosen.
 pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> Plan {
     let mut plan = Plan::default();
     for d in diagnostics {
@@ -119,7 +120,9 @@ pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: boo
             let clashes = edits.iter().enumerate().any(|(i, e)| {
                 taken.iter().any(|t| overlaps(t, e)) || edits[..i].iter().any(|other| overlaps(other, e))
             });
-            fits &= valid && !clashes && !breaks_syntax(file, &edits);
+            // Checked with the edits taken before it: two renames, each fine alone, may write
+            // the same key twice in one mapping.
+            fits &= valid && !clashes && !breaks_syntax(file, &[taken, &edits].concat());
             by_file.push((id, edits));
         }
         if fits {

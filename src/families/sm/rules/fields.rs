@@ -190,7 +190,7 @@ pub(crate) fn unknown_key_diagnostic(
     known: &[&'static str],
     what: &str,
 ) -> Diagnostic {
-    let guess = did_you_mean_key(key, known.iter().copied(), |k| mapping.get(k).is_some());
+    let guess = did_you_mean_key(key, known.iter().copied(), mapping.keys());
     let message = match guess {
         Some(KeyGuess { name, taken: false }) => {
             format!("unknown {what} `{key}`; did you mean `{name}`? The runtime ignores unknown keys silently")
@@ -215,7 +215,7 @@ fn misspelt_required<'n>(
     let mut found: Vec<(&'static str, &'n Node)> = Vec::new();
     for entry in mapping.as_map().unwrap_or_default() {
         let Some(key) = entry.key_str().filter(|key| !known.contains(key)) else { continue };
-        let guess = KeyGuess::rename(did_you_mean_key(key, known.iter().copied(), |k| mapping.get(k).is_some()));
+        let guess = KeyGuess::rename(did_you_mean_key(key, known.iter().copied(), mapping.keys()));
         if let Some(field) = guess.filter(|field| required.contains(field))
             && !found.iter().any(|(seen, _)| *seen == field)
         {
