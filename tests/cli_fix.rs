@@ -235,6 +235,21 @@ fn fix_renames_only_the_first_misspelling_of_a_key() {
     assert!(out.contains("`REQUIRED` in `completionSchema` is not a JSON Schema keyword; did you mean `required`? (this schema has `required` already)"), "{out}");
 }
 
+/// The `sm/FieldType` fix edits the value only: the comment after a quoted value stays, and a
+/// suppression on the edited line is not removed in the round that brings its finding back.
+#[test]
+fn field_type_fix_keeps_the_comment_and_its_suppression() {
+    let stage = |tools: &str| {
+        format!("---\nid: a\nname: A\nallowedTools: {tools}  # stagelint: ignore[sm/UnknownTool]\ncompletionTool: submit_a\ncompletionSchema: {{ type: object }}\nretryPolicy: {{ maxAttempts: \"3\", backoff: none }}  # three\nturnCap: \"15\"  # bumped\nresolutionPolicy: skip\n---\nCall submit_a.\n")
+    };
+    let dir = common::temp_files(&[("a.md", &stage("\"Read, mcp__x__y\"")), ("b.md", &stage("Read, mcp__x__y").replace("id: a", "id: b"))]);
+    let output = stagelint(&["check", "--fix", "--format", "concise", "a.md", "b.md"], dir.path());
+    assert_eq!(stdout(&output), "No findings (2 files checked).\n", "{}", stderr(&output));
+    let fixed = stage("[Read, mcp__x__y]").replace("\"3\"", "3").replace("\"15\"", "15");
+    assert_eq!(read(dir.path(), "a.md"), fixed);
+    assert_eq!(read(dir.path(), "b.md"), fixed.replace("id: a", "id: b"));
+}
+
 #[test]
 fn init_writes_a_commented_config_that_loads() {
     let dir = tempfile::tempdir().unwrap();
