@@ -226,7 +226,10 @@ fn fix_renames_only_the_first_misspelling_of_a_key() {
     let fixed = read(dir.path(), "a.md");
     assert_eq!(
         fixed,
-        stage.replace("Required:", "required:").replace("retry_policy:", "retryPolicy:").replace("turncap:", "turnCap:")
+        stage
+            .replace("Required:", "required:")
+            .replace("retry_policy:", "retryPolicy:")
+            .replace("turncap:", "turnCap:")
     );
     let out = stdout(&output);
     assert!(!out.contains("duplicate key"), "{out}");
@@ -240,9 +243,14 @@ fn fix_renames_only_the_first_misspelling_of_a_key() {
 #[test]
 fn field_type_fix_keeps_the_comment_and_its_suppression() {
     let stage = |tools: &str| {
-        format!("---\nid: a\nname: A\nallowedTools: {tools}  # stagelint: ignore[sm/UnknownTool]\ncompletionTool: submit_a\ncompletionSchema: {{ type: object }}\nretryPolicy: {{ maxAttempts: \"3\", backoff: none }}  # three\nturnCap: \"15\"  # bumped\nresolutionPolicy: skip\n---\nCall submit_a.\n")
+        format!(
+            "---\nid: a\nname: A\nallowedTools: {tools}  # stagelint: ignore[sm/UnknownTool]\ncompletionTool: submit_a\ncompletionSchema: {{ type: object }}\nretryPolicy: {{ maxAttempts: \"3\", backoff: none }}  # three\nturnCap: \"15\"  # bumped\nresolutionPolicy: skip\n---\nCall submit_a.\n"
+        )
     };
-    let dir = common::temp_files(&[("a.md", &stage("\"Read, mcp__x__y\"")), ("b.md", &stage("Read, mcp__x__y").replace("id: a", "id: b"))]);
+    let dir = common::temp_files(&[
+        ("a.md", &stage("\"Read, mcp__x__y\"")),
+        ("b.md", &stage("Read, mcp__x__y").replace("id: a", "id: b")),
+    ]);
     let output = stagelint(&["check", "--fix", "--format", "concise", "a.md", "b.md"], dir.path());
     assert_eq!(stdout(&output), "No findings (2 files checked).\n", "{}", stderr(&output));
     let fixed = stage("[Read, mcp__x__y]").replace("\"3\"", "3").replace("\"15\"", "15");

@@ -2104,12 +2104,17 @@ fn a_setup_failure_is_named_as_setup_and_the_stages_after_it_get_one_reason() {
 #[test]
 fn dry_run_settles_a_case_only_did_you_mean_as_check_does() {
     let files = [
-        ("sm.yaml", r#"entry: Intake
+        (
+            "sm.yaml",
+            r#"entry: Intake
 context:
   required: [issue]
   optional: [repo]
-"#),
-        ("intake.md", r#"---
+"#,
+        ),
+        (
+            "intake.md",
+            r#"---
 id: intake
 name: Intake
 allowedTools: [Read, Grep]
@@ -2130,8 +2135,11 @@ next:
 ---
 Read the issue: {{ctx.issue}} in {{ctx.repo}}.
 Call `submit_intake` with `question` and `area`.
-"#),
-        ("search-code.md", r#"---
+"#,
+        ),
+        (
+            "search-code.md",
+            r#"---
 id: search-code
 name: Search code
 allowedTools: [Read, Grep, Glob]
@@ -2146,8 +2154,11 @@ turnCap: 10
 resolutionPolicy: retry-later
 ---
 Search the code for {{ctx.issue}}. Call `submit_code_hits` with `hits`.
-"#),
-        ("search-web.md", r#"---
+"#,
+        ),
+        (
+            "search-web.md",
+            r#"---
 id: search-web
 name: Search web
 allowedTools: [WebFetch]
@@ -2162,8 +2173,11 @@ turnCap: 6
 resolutionPolicy: skip
 ---
 Search the web for {{ctx.issue}}. Call `submit_web_hits` with `links`.
-"#),
-        ("synthesize.md", r#"---
+"#,
+        ),
+        (
+            "synthesize.md",
+            r#"---
 id: synthesize
 name: Synthesize
 allowedTools: []
@@ -2183,8 +2197,11 @@ resolutionPolicy: fail
 Code hits: {{ctx.upstream[0].parsed.hits}}
 Web links: {{ctx.upstream[1].parsed.links}}
 Call `submit_answer` with `answer`.
-"#),
-        ("sm.cassette.yaml", r#"cassette: 1
+"#,
+        ),
+        (
+            "sm.cassette.yaml",
+            r#"cassette: 1
 ctx:
   issue: Login fails after token refresh
   repo: acme/web
@@ -2251,12 +2268,16 @@ stages:
                 - toolCall: { id: c6, name: submit_answer, args: { answer: "clock skew" } }
             expect: [ { branch: completion, call: c6 } ]
     expectResult: { verdict: ok, attemptCount: 1 }
-"#),
+"#,
+        ),
     ];
     let options = Options { strict: false, explain_init: true };
     let ran = try_run_files(&files, ".", Some("sm.cassette.yaml"), options).expect("dry-run starts");
     let entry = ran.run.findings.iter().find(|d| d.message.contains("`Intake`")).expect("the entry finding");
     let fix = entry.fix.as_ref().expect("a fix");
-    assert_eq!((fix.title.as_str(), fix.applicability), ("Replace with `intake`", stagelint::diagnostic::Applicability::Safe));
+    assert_eq!(
+        (fix.title.as_str(), fix.applicability),
+        ("Replace with `intake`", stagelint::diagnostic::Applicability::Safe)
+    );
     let _ = &ran.workspace;
 }
