@@ -55,7 +55,7 @@ fn check_with(workspace: &Workspace, replays: bool) -> Vec<Diagnostic> {
         }
     }
     for mut diagnostic in raw {
-        diagnostic.settle_did_you_mean(|id| workspace.file(id).text.as_str());
+        workspace.settle_did_you_mean(&mut diagnostic);
         let file = workspace.file(diagnostic.file);
         let Some(severity) = enabled(file, diagnostic.code, diagnostic.severity) else {
             continue;

@@ -94,10 +94,16 @@ pub struct Plan {
 }
 
 /// Chooses the fixes of one round: in finding order, each fix whole or not at all, skipping a
-/// fix whose edits overlap one already chosen for the same file or fall outside its text.
+/// fix whose edits overlap one already chosen for the same file, fall outside its text, or
+/// would make it parse worse together with the edits already chosen.
 pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> Plan {
     let mut plan = Plan::default();
-    for d in diagnostics {
+    // Suppression removals go last, and wait a round when another fix edits their line: that
+    // edit may bring back the finding the comment suppresses (a `"Read, x"` string, where
+    // nothing is reported, becoming the list `[Read, x]`, where `x` is).
+    let (removals, others): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+        diagnostics.iter().partition(|d| d.code == crate::families::stagelint::UnusedSuppression);
+    for d in others.into_iter().chain(removals) {
         let Some(fix) = &d.fix else { continue };
         if fix.edits.is_empty() || (fix.applicability == Applicability::Unsafe && !unsafe_fixes) {
             continue;
@@ -119,7 +125,12 @@ pub fn plan(workspace: &Workspace, diagnostics: &[Diagnostic], unsafe_fixes: boo
             let clashes = edits.iter().enumerate().any(|(i, e)| {
                 taken.iter().any(|t| overlaps(t, e)) || edits[..i].iter().any(|other| overlaps(other, e))
             });
-            fits &= valid && !clashes && !breaks_syntax(file, &edits);
+            // Checked with the edits taken before it: two renames, each fine alone, may write
+            // the same key twice in one mapping.
+            let line_edited = d.code == crate::families::stagelint::UnusedSuppression
+                && valid
+                && edits.iter().any(|e| taken.iter().any(|t| same_line(text, t, e)));
+            fits &= valid && !clashes && !line_edited && !breaks_syntax(file, &[taken, &edits].concat());
             by_file.push((id, edits));
         }
         if fits {
@@ -159,6 +170,13 @@ fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
         FileKind::AtomicWorkflow => crate::families::atomic::syntax_errors(text),
         FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => 0,
     }
+}
+
+/// Whether edit `b` touches a line that edit `a` touches.
+fn same_line(text: &str, a: &Edit, b: &Edit) -> bool {
+    let line_start = |at: usize| text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = |at: usize| text[at.min(text.len())..].find('\n').map_or(text.len(), |i| at + i);
+    line_start(a.span.start) <= line_end(b.span.end) && line_start(b.span.start) <= line_end(a.span.end)
 }
 
 /// Two edits clash when their spans share a byte, or when both insert at the same offset (their

@@ -26,15 +26,31 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
-/// The did-you-mean of an unknown mapping key: the closest known key, and whether the mapping
-/// already has it (`taken`). A rename onto a key that is there would write a duplicate key, so
-/// the rules offer no fix then and say that the key is set already.
-pub fn did_you_mean_key<'a>(
+/// The did-you-mean of an unknown mapping key: the closest known key, and whether it is `taken`.
+/// `siblings` are the mapping's keys in order. The guess is taken when the mapping has it
+/// already, or when an unknown key before this one guesses it too (`turncap` then `turn_cap`):
+/// a rename onto it would write a duplicate key, so the rules offer no fix then and say that the
+/// key is set already. Only the first misspelling of a key gets the rename.
+pub fn did_you_mean_key<'a, 's>(
     key: &str,
-    known: impl IntoIterator<Item = &'a str>,
-    present: impl Fn(&str) -> bool,
+    known: impl IntoIterator<Item = &'a str> + Clone,
+    siblings: impl IntoIterator<Item = &'s str>,
 ) -> Option<KeyGuess<'a>> {
-    did_you_mean(key, known).map(|name| KeyGuess { name, taken: present(name) })
+    let name = did_you_mean(key, known.clone())?;
+    let mut before = true;
+    let mut taken = false;
+    for sibling in siblings {
+        if sibling == key {
+            before = false;
+        } else if sibling == name
+            || (before
+                && !known.clone().into_iter().any(|k| k == sibling)
+                && did_you_mean(sibling, known.clone()) == Some(name))
+        {
+            taken = true;
+        }
+    }
+    Some(KeyGuess { name, taken })
 }
 
 /// See [`did_you_mean_key`].
@@ -242,6 +258,16 @@ pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_misspelling_of_a_key_finds_it_taken() {
+        let known = ["turnCap", "retryPolicy"];
+        let siblings = ["turncap", "turn_cap"];
+        let guess = |key| did_you_mean_key(key, known, siblings);
+        assert_eq!(guess("turncap"), Some(KeyGuess { name: "turnCap", taken: false }));
+        assert_eq!(guess("turn_cap"), Some(KeyGuess { name: "turnCap", taken: true }));
+        assert_eq!(did_you_mean_key("turncap", known, ["turnCap", "turncap"]).map(|g| g.taken), Some(true));
+    }
 
     #[test]
     fn suggestions() {

@@ -200,6 +200,64 @@ fn plan_skips_a_fix_that_breaks_the_syntax() {
     assert_eq!(plan.fixes, 1);
 }
 
+/// Two renames that each parse alone but write the same key twice together: the second waits
+/// for the next round, where the rule sees the key set already.
+#[test]
+fn plan_skips_a_fix_that_duplicates_a_key_another_fix_writes() {
+    let mut workspace = Workspace::new();
+    let text = "---\nturncap: 1\nturn_cap: 2\n---\n".to_string();
+    let path = std::path::PathBuf::from("/w/a.md");
+    let file = workspace.add(path, "a.md".into(), text, FileKind::Stage, Arc::new(Config::defaults(Path::new("/w"))));
+    let rename = |start: usize, end: usize| {
+        let edits = vec![Edit { span: Span::new(start, end), replacement: "turnCap".into() }];
+        Diagnostic::new("sm/UnknownField", file, Span::new(start, end), "x").with_fix("t", Applicability::Safe, edits)
+    };
+    let plan = stagelint::fix::plan(&workspace, &[rename(4, 11), rename(15, 23)], false);
+    assert_eq!(plan.fixes, 1, "the second rename would write `turnCap` twice");
+}
+
+/// Two misspellings of one key in a mapping: only the first is renamed; the second is told the
+/// key is set already, in every family that suggests key renames.
+#[test]
+fn fix_renames_only_the_first_misspelling_of_a_key() {
+    let stage = "---\nid: a\nname: A\nallowedTools: [Read]\ncompletionTool: submit_a\ncompletionSchema:\n  type: object\n  Required: [x]\n  REQUIRED: [x]\n  properties:\n    x: { type: string }\nretry_policy: { maxAttempts: 1, backoff: none }\nRetryPolicy: { maxAttempts: 2, backoff: none }\nturncap: 10\nturn_cap: 12\nresolutionPolicy: skip\n---\nCall submit_a with x.\n";
+    let dir = common::temp_files(&[("a.md", stage)]);
+    let output = stagelint(&["check", "--fix", "--format", "concise", "a.md"], dir.path());
+    let fixed = read(dir.path(), "a.md");
+    assert_eq!(
+        fixed,
+        stage
+            .replace("Required:", "required:")
+            .replace("retry_policy:", "retryPolicy:")
+            .replace("turncap:", "turnCap:")
+    );
+    let out = stdout(&output);
+    assert!(!out.contains("duplicate key"), "{out}");
+    assert!(out.contains("field `turn_cap`; `turnCap` is set already"), "{out}");
+    assert!(out.contains("field `RetryPolicy`; `retryPolicy` is set already"), "{out}");
+    assert!(out.contains("`REQUIRED` in `completionSchema` is not a JSON Schema keyword; did you mean `required`? (this schema has `required` already)"), "{out}");
+}
+
+/// The `sm/FieldType` fix edits the value only: the comment after a quoted value stays, and a
+/// suppression on the edited line is not removed in the round that brings its finding back.
+#[test]
+fn field_type_fix_keeps_the_comment_and_its_suppression() {
+    let stage = |tools: &str| {
+        format!(
+            "---\nid: a\nname: A\nallowedTools: {tools}  # stagelint: ignore[sm/UnknownTool]\ncompletionTool: submit_a\ncompletionSchema: {{ type: object }}\nretryPolicy: {{ maxAttempts: \"3\", backoff: none }}  # three\nturnCap: \"15\"  # bumped\nresolutionPolicy: skip\n---\nCall submit_a.\n"
+        )
+    };
+    let dir = common::temp_files(&[
+        ("a.md", &stage("\"Read, mcp__x__y\"")),
+        ("b.md", &stage("Read, mcp__x__y").replace("id: a", "id: b")),
+    ]);
+    let output = stagelint(&["check", "--fix", "--format", "concise", "a.md", "b.md"], dir.path());
+    assert_eq!(stdout(&output), "No findings (2 files checked).\n", "{}", stderr(&output));
+    let fixed = stage("[Read, mcp__x__y]").replace("\"3\"", "3").replace("\"15\"", "15");
+    assert_eq!(read(dir.path(), "a.md"), fixed);
+    assert_eq!(read(dir.path(), "b.md"), fixed.replace("id: a", "id: b"));
+}
+
 #[test]
 fn init_writes_a_commented_config_that_loads() {
     let dir = tempfile::tempdir().unwrap();

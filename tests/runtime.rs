@@ -2098,3 +2098,186 @@ fn a_setup_failure_is_named_as_setup_and_the_stages_after_it_get_one_reason() {
         assert!(message.ends_with("the machine failed earlier (StageInitFailed)"), "{message}");
     }
 }
+
+/// The dry-run labels a did-you-mean fix as `check` does: `entry: Intake` only changes case,
+/// so its fix is safe in both.
+#[test]
+fn dry_run_settles_a_case_only_did_you_mean_as_check_does() {
+    let files = [
+        (
+            "sm.yaml",
+            r#"entry: Intake
+context:
+  required: [issue]
+  optional: [repo]
+"#,
+        ),
+        (
+            "intake.md",
+            r#"---
+id: intake
+name: Intake
+allowedTools: [Read, Grep]
+completionTool: submit_intake
+completionSchema:
+  type: object
+  required: [question, area]
+  properties:
+    question: { type: string }
+    area: { type: string }
+retryPolicy: { maxAttempts: 2, backoff: none }
+turnCap: 8
+resolutionPolicy: retry-later
+next:
+  nextStages: [search-code, search-web]
+  execution: parallel
+  join: synthesize
+---
+Read the issue: {{ctx.issue}} in {{ctx.repo}}.
+Call `submit_intake` with `question` and `area`.
+"#,
+        ),
+        (
+            "search-code.md",
+            r#"---
+id: search-code
+name: Search code
+allowedTools: [Read, Grep, Glob]
+completionTool: submit_code_hits
+completionSchema:
+  type: object
+  required: [hits]
+  properties:
+    hits: { type: array, items: { type: string } }
+retryPolicy: { maxAttempts: 1, backoff: none }
+turnCap: 10
+resolutionPolicy: retry-later
+---
+Search the code for {{ctx.issue}}. Call `submit_code_hits` with `hits`.
+"#,
+        ),
+        (
+            "search-web.md",
+            r#"---
+id: search-web
+name: Search web
+allowedTools: [WebFetch]
+completionTool: submit_web_hits
+completionSchema:
+  type: object
+  required: [links]
+  properties:
+    links: { type: array, items: { type: string } }
+retryPolicy: { maxAttempts: 1, backoff: fixed }
+turnCap: 6
+resolutionPolicy: skip
+---
+Search the web for {{ctx.issue}}. Call `submit_web_hits` with `links`.
+"#,
+        ),
+        (
+            "synthesize.md",
+            r#"---
+id: synthesize
+name: Synthesize
+allowedTools: []
+completionTool: submit_answer
+completionSchema:
+  type: object
+  required: [answer]
+  properties:
+    answer: { type: string }
+inputsSchema:
+  type: object
+  required: [verdict]
+retryPolicy: { maxAttempts: 2, backoff: exponential }
+turnCap: 5
+resolutionPolicy: fail
+---
+Code hits: {{ctx.upstream[0].parsed.hits}}
+Web links: {{ctx.upstream[1].parsed.links}}
+Call `submit_answer` with `answer`.
+"#,
+        ),
+        (
+            "sm.cassette.yaml",
+            r#"cassette: 1
+ctx:
+  issue: Login fails after token refresh
+  repo: acme/web
+tools:
+  Read:
+    - anyArgs: true
+      result: "fn refresh() {}"
+  Grep:
+    - anyArgs: true
+      result: "src/auth.rs:3: fn refresh"
+  WebFetch:
+    - anyArgs: true
+      result: "<html>refresh docs</html>"
+stages:
+  intake:
+    attempts:
+      - turns:
+          - response:
+              stop: tool_use
+              content:
+                - toolCall: { id: c1, name: Grep, args: { pattern: refresh } }
+            expect: [ { branch: tool, call: c1, outcome: dispatched } ]
+          - response:
+              stop: tool_use
+              content:
+                - toolCall: { id: c2, name: submit_intake, args: { question: why, area: auth } }
+            expect: [ { branch: completion, call: c2 } ]
+        expectEnd: { act: completed, assert: ok }
+    expectResult: { verdict: ok, attemptCount: 1, capHit: false }
+  search-code:
+    attempts:
+      - turns:
+          - response:
+              stop: tool_use
+              content:
+                - toolCall: { id: c3, name: submit_code_hits, args: { hits: [src/auth.rs] } }
+            expect: [ { branch: completion, call: c3 } ]
+    expectResult: { verdict: ok }
+  search-web:
+    attempts:
+      - turns:
+          - response:
+              stop: tool_use
+              content:
+                - toolCall: { id: c4, name: WebFetch, args: { url: "https://x" } }
+            expect: [ { branch: tool, call: c4, outcome: dispatched } ]
+          - response:
+              stop: tool_use
+              content:
+                - toolCall: { id: c5, name: submit_web_hits, args: { links: ["https://x"] } }
+            expect: [ { branch: completion, call: c5 } ]
+    expectResult: { verdict: ok }
+  synthesize:
+    attempts:
+      - turns:
+          - response:
+              stop: end_turn
+              content:
+                - text: "thinking..."
+            expect: [ { branch: steer } ]
+          - response:
+              stop: tool_use
+              content:
+                - toolCall: { id: c6, name: submit_answer, args: { answer: "clock skew" } }
+            expect: [ { branch: completion, call: c6 } ]
+    expectResult: { verdict: ok, attemptCount: 1 }
+"#,
+        ),
+    ];
+    let options = Options { strict: false, explain_init: true };
+    let ran = try_run_files(&files, ".", Some("sm.cassette.yaml"), options).expect("dry-run starts");
+    let entry = ran.run.findings.iter().find(|d| d.message.contains("`Intake`")).expect("the entry finding");
+    let fix = entry.fix.as_ref().expect("a fix");
+    assert_eq!(
+        (fix.title.as_str(), fix.applicability),
+        ("Replace with `intake`", stagelint::diagnostic::Applicability::Safe)
+    );
+    let _ = &ran.workspace;
+}

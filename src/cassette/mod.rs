@@ -335,7 +335,7 @@ impl Reader<'_> {
                 continue;
             }
             // No rename onto a key the mapping has already: that would write a duplicate key.
-            let guess = did_you_mean_key(key, allowed.iter().copied(), |k| node.get(k).is_some());
+            let guess = did_you_mean_key(key, allowed.iter().copied(), node.keys());
             let suggestion = KeyGuess::rename(guess).map(str::to_string);
             let hint = match guess {
                 Some(KeyGuess { name, taken: false }) => format!("; did you mean `{name}`?"),

@@ -314,6 +314,7 @@ fn finish(
     }
     // Cassette text reaches messages: no control or bidi characters reach a terminal raw.
     for finding in &mut findings {
+        workspace.settle_did_you_mean(finding);
         finding.message = report::escape(&finding.message).into_owned();
     }
     // By file and position, as `check` sorts: the stream reads top to bottom of each file.

@@ -85,6 +85,11 @@ impl Node {
         self.as_map()?.iter().find(|e| e.key_str() == Some(key))
     }
 
+    /// The string keys of this node when it is a mapping, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.as_map().unwrap_or_default().iter().filter_map(Entry::key_str)
+    }
+
     /// The value under `key` when this node is a mapping.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.entry(key).map(|e| &e.value)

@@ -623,6 +623,7 @@ fn scalar(text: &str, value: Cow<'_, str>, style: ScalarStyle, tag: Resolve, spa
         ScalarStyle::Literal | ScalarStyle::Folded => block_scalar_span(text, span),
         // saphyr places an implicit empty value on a neighbouring token, so an empty span is more honest.
         _ if implicit => Span::empty(span.start),
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => quoted_span(text, span),
         _ => span,
     };
     let resolved = match tag {
@@ -631,6 +632,24 @@ fn scalar(text: &str, value: Cow<'_, str>, style: ScalarStyle, tag: Resolve, spa
         _ => tagged(tag, &value),
     };
     Node::new(span, resolved.unwrap_or_else(|| Value::String(value.into_owned())))
+}
+
+/// saphyr's span of a quoted scalar can run on over the blanks and comment after it; ours ends
+/// at the closing quote, so an edit of the value keeps the comment.
+fn quoted_span(text: &str, span: Span) -> Span {
+    let bytes = text.as_bytes();
+    let Some(&quote) = bytes.get(span.start).filter(|b| matches!(b, b'"' | b'\'')) else { return span };
+    let mut i = span.start + 1;
+    while i < span.end.min(bytes.len()) {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 1,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 1,
+            b if b == quote => return Span::new(span.start, i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    span
 }
 
 /// saphyr's block scalar span starts at the content; ours starts at the `|`/`>` indicator
@@ -770,6 +789,15 @@ mod tests {
         let parsed = parse(text);
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
         parsed.root.expect("a root")
+    }
+
+    #[test]
+    fn a_quoted_scalar_ends_at_its_closing_quote() {
+        for text in ["a: \"15\"  # bumped\nb: x\n", "a: '15'  # bumped\n", "a: \"15\"\n", "{a: \"15\" , b: 1}\n"] {
+            let node = root(text);
+            let span = node.get("a").unwrap().span;
+            assert_eq!(&text[span.start..span.end], if text.contains('\'') { "'15'" } else { "\"15\"" }, "{text:?}");
+        }
     }
 
     fn slice(text: &str, span: Span) -> &str {

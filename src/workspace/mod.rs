@@ -146,6 +146,13 @@ impl Workspace {
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
+
+    /// Makes `diagnostic`'s did-you-mean fix safe when it only changes case or separators of
+    /// the workspace's text; `check` and the dry-run both settle their findings here, so they
+    /// label a fix alike.
+    pub fn settle_did_you_mean(&self, diagnostic: &mut crate::diagnostic::Diagnostic) {
+        diagnostic.settle_did_you_mean(|id| self.file(id).text.as_str());
+    }
 }
 
 /// Stage-defining frontmatter keys: any one of them makes a markdown file a stage definition.

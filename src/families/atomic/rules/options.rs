@@ -51,7 +51,7 @@ fn unknown_keys(file: &SourceFile, object: &Object, known: &[&'static str], what
         if known.contains(&prop.key.as_str()) {
             continue;
         }
-        let guess = did_you_mean_key(&prop.key, known.iter().copied(), |k| object.get(k).is_some());
+        let guess = did_you_mean_key(&prop.key, known.iter().copied(), object.props.iter().map(|p| p.key.as_str()));
         let hint = match guess {
             Some(KeyGuess { name, taken: false }) => format!("; did you mean `{name}`?"),
             Some(KeyGuess { name, taken: true }) => format!(" (`{name}`, which it may mean, is set already)"),

@@ -148,7 +148,7 @@ impl Walker<'_, '_> {
                 ),
                 None => {
                     let names = fields.iter().filter(|f| !f.head_only || self.engine == Engine::Head).map(|f| f.name);
-                    let guess = did_you_mean_key(key, names, |k| node.get(k).is_some());
+                    let guess = did_you_mean_key(key, names, node.keys());
                     let suggestion = KeyGuess::rename(guess);
                     let anchor = self.anchor_of(entry);
                     if let (Some(anchor), None) = (anchor, guess) {

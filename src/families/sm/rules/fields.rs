@@ -190,7 +190,7 @@ pub(crate) fn unknown_key_diagnostic(
     known: &[&'static str],
     what: &str,
 ) -> Diagnostic {
-    let guess = did_you_mean_key(key, known.iter().copied(), |k| mapping.get(k).is_some());
+    let guess = did_you_mean_key(key, known.iter().copied(), mapping.keys());
     let message = match guess {
         Some(KeyGuess { name, taken: false }) => {
             format!("unknown {what} `{key}`; did you mean `{name}`? The runtime ignores unknown keys silently")
@@ -215,7 +215,7 @@ fn misspelt_required<'n>(
     let mut found: Vec<(&'static str, &'n Node)> = Vec::new();
     for entry in mapping.as_map().unwrap_or_default() {
         let Some(key) = entry.key_str().filter(|key| !known.contains(key)) else { continue };
-        let guess = KeyGuess::rename(did_you_mean_key(key, known.iter().copied(), |k| mapping.get(k).is_some()));
+        let guess = KeyGuess::rename(did_you_mean_key(key, known.iter().copied(), mapping.keys()));
         if let Some(field) = guess.filter(|field| required.contains(field))
             && !found.iter().any(|(seen, _)| *seen == field)
         {
@@ -387,16 +387,21 @@ fn expect(stage: &StageDoc, key: &str, value: &Node, expect: Expect, out: &mut V
         let hint = if key == "allowedTools" { " such as `[Read, Grep]`" } else { "" };
         let diagnostic =
             Diagnostic::new(FieldType, file, value.span, format!("`{key}` must be {wanted}{hint}, but it is {found}"));
-        out.push(match retyped(value, expect) {
-            Some(fixed) => diagnostic.with_fix(
-                format!("Write `{fixed}`"),
-                Applicability::Safe,
-                vec![Edit { span: value.span, replacement: fixed }],
-            ),
-            None => diagnostic,
-        });
+        out.push(with_retyped(diagnostic, value, expect));
     }
     ok
+}
+
+/// `diagnostic` with the safe fix that writes `value` with the type it needs, when there is one.
+fn with_retyped(diagnostic: Diagnostic, value: &Node, expect: Expect) -> Diagnostic {
+    match retyped(value, expect) {
+        Some(fixed) => diagnostic.with_fix(
+            format!("Write `{fixed}`"),
+            Applicability::Safe,
+            vec![Edit { span: value.span, replacement: fixed }],
+        ),
+        None => diagnostic,
+    }
 }
 
 /// The value written with the type the field needs, when that is beyond doubt: `"15"` or
@@ -477,12 +482,17 @@ fn check_retry_policy(stage: &StageDoc, key_span: Span, value: &Node, out: &mut 
             key_span,
             "`retryPolicy` has no `maxAttempts`; add `maxAttempts: 1` (or more) to bound Assert → retry",
         )),
-        Some(n) if n.as_i64().is_none_or(|n| n < 1) => out.push(Diagnostic::new(
-            InvalidRetryPolicy,
-            file,
-            n.span,
-            format!("`maxAttempts` must be an integer of at least 1, but it is {}", shown(stage, n)),
-        )),
+        Some(n) if n.as_i64().is_none_or(|n| n < 1) => {
+            let diagnostic = Diagnostic::new(
+                InvalidRetryPolicy,
+                file,
+                n.span,
+                format!("`maxAttempts` must be an integer of at least 1, but it is {}", shown(stage, n)),
+            );
+            // `"3"` is written `3`; `0` or `"0"` needs the author's number.
+            let positive = retyped(n, Expect::Integer).and_then(|t| t.parse::<i64>().ok()).is_some_and(|t| t >= 1);
+            out.push(if positive { with_retyped(diagnostic, n, Expect::Integer) } else { diagnostic });
+        }
         Some(_) => {}
     }
     let known = &stage.config().backoffs;

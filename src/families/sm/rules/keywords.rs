@@ -62,7 +62,7 @@ fn walk(stage: &StageDoc, field: &str, node: &Node, depth: usize, guessed: bool,
         let (keyword, under_guess) = if KEYWORDS.contains(&key) {
             (key, guessed)
         } else {
-            let Some(guess) = did_you_mean_key(key, KEYWORDS, |k| node.get(k).is_some()) else { continue };
+            let Some(guess) = did_you_mean_key(key, KEYWORDS, node.keys()) else { continue };
             out.push(finding(stage, field, entry, key, guess));
             (guess.name, true)
         };

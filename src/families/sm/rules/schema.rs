@@ -41,9 +41,7 @@ pub(super) fn required_typo<'n>(schema: &'n Node, name: &str) -> Option<KeyGuess
     if properties.iter().any(|e| e.key_str() == Some(name)) {
         return None;
     }
-    let listed = |other: &str| {
-        schema.get("required").and_then(Node::as_seq).is_some_and(|r| r.iter().any(|n| n.as_str() == Some(other)))
-    };
+    let listed = schema.get("required").and_then(Node::as_seq).unwrap_or_default().iter().filter_map(Node::as_str);
     did_you_mean_key(name, names, listed)
 }
 

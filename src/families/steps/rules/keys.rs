@@ -104,7 +104,7 @@ impl Walker {
 /// the mapping does not have yet.
 fn unknown_key(file: FileId, node: &Node, key_node: &Node, key: &str, mapping: &Mapping) -> Diagnostic {
     let known = mapping.keys.iter().filter(|(_, legacy)| !legacy).map(|(k, _)| *k);
-    let guess = did_you_mean_key(key, known, |k| node.get(k).is_some());
+    let guess = did_you_mean_key(key, known, node.keys());
     let what = mapping.what;
     let message = match guess {
         Some(KeyGuess { name, taken: false }) => {
