@@ -24,7 +24,7 @@ const KEYWORDS: [&str; 63] = [
 ];
 
 /// Keywords whose value is a schema (or, for `items`, a list of schemas in older drafts).
-const SCHEMA_VALUED: [&str; 13] = [
+pub(super) const SCHEMA_VALUED: [&str; 13] = [
     "items",
     "additionalItems",
     "additionalProperties",
@@ -39,8 +39,9 @@ const SCHEMA_VALUED: [&str; 13] = [
     "contentSchema",
     "dependencies",
 ];
-const SCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-const SCHEMA_MAPS: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+pub(super) const SCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+pub(super) const SCHEMA_MAPS: [&str; 5] =
+    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
 pub(super) fn check(stage: &StageDoc, out: &mut Vec<Diagnostic>) {
     for field in ["completionSchema", "inputsSchema"] {

@@ -8,6 +8,8 @@ use crate::families::sm::{InputsSchemaInvalid, SchemaRequiredUnknown, StageCompl
 use crate::source::{Node, Value};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
+use super::keywords::{SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED};
+
 /// `$schema` URIs of the drafts the bundled meta-schemas cover.
 const KNOWN_DIALECTS: [&str; 5] = [
     "json-schema.org/draft-04/schema",
@@ -45,22 +47,6 @@ pub(super) fn required_typo<'n>(schema: &'n Node, name: &str) -> Option<KeyGuess
     did_you_mean_key(name, names, listed)
 }
 
-/// Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
-const SUBSCHEMA: [&str; 11] = [
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-];
-const SUBSCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-const SUBSCHEMA_MAPS: [&str; 5] = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 /// Keywords through which a property can be declared other than `properties`.
 const OTHER_PROPERTY_SOURCES: [&str; 9] = [
     "patternProperties",
@@ -117,16 +103,16 @@ fn check_required(stage: &StageDoc, field: &str, schema: &Node, depth: usize, ou
     for entry in schema.as_map().unwrap_or_default() {
         let key = entry.key_str().unwrap_or("");
         let value = &entry.value;
-        if SUBSCHEMA.contains(&key) {
+        if SCHEMA_VALUED.contains(&key) {
             check_required(stage, field, value, depth + 1, out);
             for item in value.as_seq().unwrap_or_default() {
                 check_required(stage, field, item, depth + 1, out);
             }
-        } else if SUBSCHEMA_LISTS.contains(&key) {
+        } else if SCHEMA_LISTS.contains(&key) {
             for item in value.as_seq().unwrap_or_default() {
                 check_required(stage, field, item, depth + 1, out);
             }
-        } else if SUBSCHEMA_MAPS.contains(&key) {
+        } else if SCHEMA_MAPS.contains(&key) {
             for sub in value.as_map().unwrap_or_default() {
                 check_required(stage, field, &sub.value, depth + 1, out);
             }
