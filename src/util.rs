@@ -101,6 +101,15 @@ pub fn letters_only(text: &str) -> String {
     text.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '\t')).flat_map(char::to_lowercase).collect()
 }
 
+/// Whether `written` and `meant` name the same words, told apart only by letter case and by the
+/// separators `-`, `_` and blanks (`Webfetch` and `WebFetch`, `turncap` and `turnCap`,
+/// `retry_later` and `retry-later`); quotes around either do not count. The one test of whether
+/// a did-you-mean fix is safe, for every family: such a guess cannot mean another word.
+pub fn only_case_or_separators(written: &str, meant: &str) -> bool {
+    let (a, b) = (letters_only(written), letters_only(meant));
+    written != meant && !a.is_empty() && a == b
+}
+
 /// A did-you-mean that knows when it is a toss-up.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Guess<'a> {
@@ -138,12 +147,7 @@ pub fn did_you_mean_styled<'a>(
     neighbours: &[&str],
 ) -> Option<Guess<'a>> {
     let candidates: Vec<&'a str> = candidates.into_iter().collect();
-    let letters = letters_only(word);
-    let mut twins: Vec<&'a str> = candidates
-        .iter()
-        .copied()
-        .filter(|c| *c != word && !letters.is_empty() && letters_only(c) == letters)
-        .collect();
+    let mut twins: Vec<&'a str> = candidates.iter().copied().filter(|c| only_case_or_separators(word, c)).collect();
     if twins.len() < 2 {
         return did_you_mean(word, candidates).map(Guess::One);
     }

@@ -63,14 +63,7 @@ impl Fix {
     }
 }
 
-/// Whether `written` and `meant` name the same words, told apart only by letter case and by the
-/// separators `-`, `_` and blanks (`Webfetch` and `WebFetch`, `turncap` and `turnCap`,
-/// `retry_later` and `retry-later`); quotes around either do not count. The one test of whether
-/// a did-you-mean fix is safe, for every family: such a guess cannot mean another word.
-pub fn only_case_or_separators(written: &str, meant: &str) -> bool {
-    let (a, b) = (crate::util::letters_only(written), crate::util::letters_only(meant));
-    written != meant && !a.is_empty() && a == b
-}
+pub use crate::util::only_case_or_separators;
 
 /// One finding. `span` is the primary location in `file`.
 #[derive(Clone, Debug, PartialEq, Eq)]
