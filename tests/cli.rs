@@ -912,3 +912,24 @@ fn the_readmes_safe_fix_example_is_safe() {
     let fixed = std::fs::read_to_string(dir.path().join("plan.md")).unwrap();
     assert!(fixed.contains(&format!("[{right}, ")), "{}{}", stdout(&output), stderr(&output));
 }
+
+/// Under `check -`, only the one text is written back (to standard output): a fix that would
+/// also edit another file (a stage id renamed with its uses) is not applied, while on disk the
+/// same fix renames both files.
+#[test]
+fn stdin_fix_leaves_out_fixes_that_edit_other_files() {
+    let dir = machine_for_stdin();
+    let plan = std::fs::read_to_string(dir.path().join("plan.md")).unwrap().replace("[execute]", "[Execute_Stage]");
+    write(dir.path(), "plan.md", &plan);
+    let execute =
+        std::fs::read_to_string(dir.path().join("execute.md")).unwrap().replace("id: execute", "id: Execute_Stage");
+    let args = ["check", "-", "--stdin-filename", "execute.md", "--fix", "--unsafe-fixes", "--format", "concise"];
+    let output = stagelint_stdin(&args, dir.path(), &execute);
+    assert_eq!(stdout(&output), execute, "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(dir.path().join("plan.md")).unwrap(), plan);
+    // The same fix on disk edits both files: it is the cross-file edit that stdin leaves out.
+    write(dir.path(), "execute.md", &execute);
+    stagelint(&["check", "--fix", "--unsafe-fixes"], dir.path());
+    assert!(std::fs::read_to_string(dir.path().join("plan.md")).unwrap().contains("[execute-stage]"));
+    assert!(std::fs::read_to_string(dir.path().join("execute.md")).unwrap().contains("id: execute-stage"));
+}
