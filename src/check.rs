@@ -99,7 +99,8 @@ fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression
         suppress::scan(text, &file.lines, region.span, region.style, region.body, &mut found, &mut bad);
     }
     if file.kind == FileKind::AtomicWorkflow && file.text.contains("stagelint:") {
-        suppress::scan_comments(&file.text, &file.lines, &atomic::comments(&file.text), &mut found, &mut bad);
+        let comments = file.comment_spans.get_or_init(|| atomic::comments(&file.text));
+        suppress::scan_comments(&file.text, &file.lines, comments, &mut found, &mut bad);
     }
     for suppression in &mut found {
         for code in &mut suppression.codes {

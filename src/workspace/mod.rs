@@ -65,6 +65,9 @@ pub struct SourceFile {
     pub reported: bool,
     /// The stage parse, made by the first reader (`StageDoc::parse`) and shared by the rest.
     pub(crate) stage_parts: std::sync::OnceLock<StageParts>,
+    /// The comment spans a language parser found (TypeScript), kept by the family's parse so
+    /// that suppressions are read without parsing the file again.
+    pub(crate) comment_spans: std::sync::OnceLock<Vec<crate::source::Span>>,
 }
 
 /// Every file taking part in one check.
@@ -87,8 +90,10 @@ impl Workspace {
         let id = FileId(self.files.len() as u32);
         let lines = LineIndex::new(&text);
         self.by_path.insert(path.clone(), id);
-        let stage_parts = std::sync::OnceLock::new();
-        self.files.push(SourceFile { id, path, display, text, lines, kind, config, reported: true, stage_parts });
+        let (stage_parts, comment_spans) = (std::sync::OnceLock::new(), std::sync::OnceLock::new());
+        let file =
+            SourceFile { id, path, display, text, lines, kind, config, reported: true, stage_parts, comment_spans };
+        self.files.push(file);
         id
     }
 

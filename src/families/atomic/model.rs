@@ -169,6 +169,7 @@ impl WorkflowFile {
         }
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
+        let _ = file.comment_spans.set(parsed.program.comments.iter().map(|c| span(c.span)).collect());
         if parsed.panicked || !parsed.errors.is_empty() {
             let error = parsed.errors.first();
             let message = error.map_or_else(|| "the file cannot be parsed".to_string(), |e| e.message.to_string());
