@@ -1,6 +1,7 @@
 //! End-to-end and per-phase benchmarks on generated workspaces: 2,000 stage files (100 state
 //! machines x 20 stages; target: a full `check` under 300 ms on 2 cores) and a climpt agent
-//! with a 200-step registry and its schemas (target: under 20 ms). `monorepo`: the binary's
+//! with a 200-step registry and its schemas (target: under 20 ms); 200 atomic workflows made
+//! from the corpus shapes (target: discover + check under 50 ms). `monorepo`: the binary's
 //! `stagelint check DIR` wall time on 2,000 and 20,000 stage files (400 and 4,000 machines of
 //! five stages, the same generator), and a pre-commit run naming 10 files of the larger one.
 
@@ -85,6 +86,32 @@ fn lastlight(c: &mut Criterion) {
         })
     });
     c.bench_function("200 lastlight workflows with prompts (discover + check)", |b| {
+        b.iter(|| {
+            let mut configs = ConfigCache::new(None);
+            let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
+            stagelint::check::check(&workspace).len()
+        })
+    });
+}
+
+/// 200 atomic workflows made from the corpus shapes (target: discover + check under 50 ms).
+fn atomic(c: &mut Criterion) {
+    let root = std::env::temp_dir().join("stagelint-bench-atomic-200");
+    if !root.join(".atomic/workflows").is_dir() {
+        let bytes = generator::generate_atomic(&root, 200);
+        eprintln!("generated 200 atomic workflows, {:.1} MB", bytes as f64 / 1e6);
+    }
+    let workspace = read(&root);
+    let owned = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).count();
+    assert_eq!(owned, 200, "every generated index.ts is an atomic workflow");
+    let serious = stagelint::check::check(&workspace)
+        .into_iter()
+        .filter(|d| d.severity >= stagelint::diagnostic::Severity::Warning)
+        .map(|d| d.code)
+        .collect::<Vec<_>>();
+    assert!(serious.is_empty(), "the corpus shapes are clean at warning and above: {serious:?}");
+    c.bench_function("200 atomic workflows (check, in memory)", |b| checked_fresh(b, || read(&root)));
+    c.bench_function("200 atomic workflows (discover + check)", |b| {
         b.iter(|| {
             let mut configs = ConfigCache::new(None);
             let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
@@ -185,5 +212,5 @@ fn run(binary: &str, args: &[&std::ffi::OsStr]) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
-criterion_group!(check, benches, lastlight, keystroke_scope, monorepo);
+criterion_group!(check, benches, lastlight, atomic, keystroke_scope, monorepo);
 criterion_main!(check);

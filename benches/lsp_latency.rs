@@ -26,6 +26,10 @@
 //!    keystrokes in the open stage while the index runs: edit -> the publish for its version
 //!    [p99 < 20 ms];
 //!
+//! 6. 200 atomic workflows from the corpus shapes, `wf-000/claude/index.ts` (the
+//!    `deep-research-codebase` shape) open, 200 edits turning a stage's `headless` into the
+//!    unknown `headles` and back: edit -> the publish for its version [p50 < 5 ms];
+//!
 //! plus the servers' peak RSS (VmHWM) [< 150 MB; < 300 MB for the 20,000 files]. Every wait has
 //! a timeout. `cargo bench --bench lsp_latency -- monorepo` runs scenario 5 alone.
 
@@ -371,6 +375,37 @@ fn monorepo(root: &Path, first: &mut Samples, all: &mut Samples, during: &mut Sa
     (peak, in_index)
 }
 
+/// Scenario 6: keystrokes in the largest atomic workflow shape among 200 generated workflows.
+fn atomic_edits(samples: &mut Samples) -> Option<u64> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    generator::generate_atomic(dir.path(), 200);
+    let path = dir.path().join(".atomic/workflows/wf-000/claude/index.ts");
+    let text = std::fs::read_to_string(&path).expect("the deep-research shape");
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find_map(|(n, l)| l.find("headless: true").map(|c| (n, c + "headles".len())))
+        .expect("a headless stage");
+    let mut server = start_server();
+    initialize(&mut server, dir.path());
+    server.open(&path, &text);
+    let first = server.published(&uri(&path), |p| p["version"] == 1);
+    assert!(!has_code(&first, "atomic/UnknownOption"), "the shape starts without unknown options: {first}");
+    for k in 0..200usize {
+        let version = k as i64 + 2;
+        let start = Instant::now();
+        if k % 2 == 0 {
+            server.change(&path, version, line, col, col + 1, "");
+        } else {
+            server.change(&path, version, line, col, col, "s");
+        }
+        let params = server.published(&uri(&path), |p| p["version"] == version);
+        samples.values.push(start.elapsed());
+        assert_eq!(has_code(&params, "atomic/UnknownOption"), k % 2 == 0, "edit {k}: {params}");
+    }
+    peak_rss_kib(&server)
+}
+
 fn main() {
     let began = Instant::now();
     // `cargo bench` passes `--bench`; a `monorepo` filter runs scenario 5 alone.
@@ -404,7 +439,10 @@ fn main() {
     let mut complete = Samples::new("3. completion `allowedTools: [` (200)");
     let rss_big = cross_file_and_completion(root.path(), &mut rename, &mut revert, &mut complete);
 
-    let rows: [(&Samples, &str); 10] = [
+    let mut atomic = Samples::new("6. atomic deep-research workflow: edit -> publish (200)");
+    let rss_atomic = atomic_edits(&mut atomic);
+
+    let rows: [(&Samples, &str); 11] = [
         (&edit, "p50 < 10, p95 < 30"),
         (&edit_replayed, "p50 < 10, p95 < 30"),
         (&rename, "< 50"),
@@ -412,6 +450,7 @@ fn main() {
         (&complete, "p95 < 20"),
         (&init_first, "< 300"),
         (&init_all, "-"),
+        (&atomic, "p50 < 5"),
         mono_rows[0],
         mono_rows[1],
         mono_rows[2],
@@ -424,6 +463,7 @@ fn main() {
     println!("  2,000-line stage with cassettes:        {}", mib(rss_replayed));
     println!("  2,000-file workspace, startup (max of 5): {}", mib(rss_start));
     println!("  2,000-file workspace, edits+completion:   {}", mib(rss_big));
+    println!("  200 atomic workflows, edits:              {}", mib(rss_atomic));
     println!();
     println!("total bench time: {:.1} s", began.elapsed().as_secs_f64());
 }

@@ -139,3 +139,46 @@ pub fn generate_lastlight(root: &Path, workflows: usize) {
         }
     }
 }
+
+/// Writes an atomic project `<root>/.atomic/workflows/` with `workflows` workflow files made
+/// from the corpus shapes: each `wf-NNN/` copies one corpus workflow directory (its agent
+/// directories and helpers) with the workflow's `name` changed to match, until `workflows`
+/// `index.ts` files exist. Returns the bytes written.
+pub fn generate_atomic(root: &Path, workflows: usize) -> u64 {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/atomic");
+    let templates = [
+        "_at-v0.5.24/src/sdk/workflows/builtin/deep-research-codebase",
+        "_at-v0.5.24/src/sdk/workflows/builtin/ralph",
+        "_at-v0.5.24/.atomic/workflows/headless-test",
+        "_at-v0.5.24/.atomic/workflows/hello-world",
+        "_at-v0.5.24/.atomic/workflows/hil-favorite-color",
+        "_at-v0.5.24/.atomic/workflows/hil-favorite-color-headless",
+        "_at-v0.5.24/.atomic/workflows/parallel-hello-world",
+        "_at-v0.5.34/.atomic/workflows/structured-output-demo",
+        "_at-v0.5.34/.atomic/workflows/reviewer-tool-test",
+    ];
+    let base = root.join(".atomic/workflows");
+    let (mut written, mut bytes) = (0, 0);
+    for k in 0.. {
+        let template = corpus.join(templates[k % templates.len()]);
+        let old = template.file_name().and_then(|n| n.to_str()).expect("template name").to_string();
+        let name = format!("wf-{k:03}");
+        for agent in std::fs::read_dir(&template).expect("template dir").flatten() {
+            let into = base.join(&name).join(agent.file_name());
+            std::fs::create_dir_all(&into).expect("create dir");
+            for file in std::fs::read_dir(agent.path()).expect("agent dir").flatten() {
+                let text = std::fs::read_to_string(file.path()).expect("read template");
+                let text = text.replacen(&format!("name: \"{old}\""), &format!("name: \"{name}\""), 1);
+                bytes += text.len() as u64;
+                std::fs::write(into.join(file.file_name()), text).expect("write");
+                if file.file_name() == "index.ts" {
+                    written += 1;
+                    if written == workflows {
+                        return bytes;
+                    }
+                }
+            }
+        }
+    }
+    bytes
+}
