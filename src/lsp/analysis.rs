@@ -143,6 +143,11 @@ pub(super) async fn analysis_loop(
                         .filter(|(p, _)| overlay.contains_key(*p))
                         .map(|(p, v)| (p.clone(), *v))
                         .collect();
+                    if whole {
+                        // The index keeps every scope's workspace for the editor features; the
+                        // parses are made again for the few a request touches.
+                        analysis.workspace.forget_parses();
+                    }
                     Arc::new(analysis)
                 }
                 Ok(Err(message)) => {

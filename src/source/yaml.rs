@@ -520,8 +520,13 @@ impl Frame {
         let end =
             if matches!(closing, Some("]" | "}")) { end_event.end } else { self.last_end.unwrap_or(self.start_end) };
         let span = Span::new(self.start, end.max(self.start));
+        // Trees of every file stay alive until the check ends: spare capacity is most of
+        // their weight (a 5-entry mapping grown by pushes holds 8).
         let value = match self.kind {
-            FrameKind::Seq(items) => Value::Seq(items),
+            FrameKind::Seq(mut items) => {
+                items.shrink_to_fit();
+                Value::Seq(items)
+            }
             FrameKind::Map { mut entries, mut index, merges, .. } => {
                 for source in merges {
                     let Value::Map(merged) = source.value else { continue };
@@ -534,6 +539,7 @@ impl Frame {
                         }
                     }
                 }
+                entries.shrink_to_fit();
                 Value::Map(entries)
             }
         };

@@ -309,6 +309,7 @@ fn parse_path(body: &str, span: Span) -> Result<Path, String> {
             segments.push(Segment::Index { index, span: Span::new(open, i) });
         }
         if i == end {
+            segments.shrink_to_fit();
             return Ok(Path { segments });
         }
         if bytes[i] != b'.' {

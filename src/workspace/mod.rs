@@ -81,6 +81,15 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// Drops the parses cached on the files; they are made again when asked for. A language
+    /// server keeps a checked workspace per scope, thousands of them, and their parses weigh
+    /// several times their text.
+    pub fn forget_parses(&mut self) {
+        for file in &mut self.files {
+            file.stage_parts.take();
+        }
+    }
+
     pub fn new() -> Workspace {
         Workspace::default()
     }
