@@ -2,7 +2,8 @@
 //! of 200 turns: 120 tool turns in plan, 60 in execute, 17 in review, each stage ending with its
 //! completion. Target: under 20 ms in release mode. Run with `cargo bench --bench dry_run`.
 
-use std::path::Path;
+#[allow(dead_code)]
+mod generator;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use stagelint::runtime::{self, Options};
@@ -10,44 +11,9 @@ use stagelint::workspace::discover::{ConfigCache, discover};
 
 const TURNS: [(&str, usize); 3] = [("plan", 119), ("execute", 59), ("review", 19)];
 
-fn stage(id: &str, next: Option<&str>) -> String {
-    let next = next.map_or(String::new(), |n| format!("next: {{ nextStages: [{n}] }}\n"));
-    format!(
-        "---\nid: {id}\nname: {id}\nallowedTools: [Read, Grep]\ncompletionTool: submit_{id}\ncompletionSchema:\n  type: object\n  required: [summary]\n  properties:\n    summary: {{ type: string }}\n    files: {{ type: array, items: {{ type: string }} }}\nretryPolicy: {{ maxAttempts: 1, backoff: none }}\nturnCap: 200\nresolutionPolicy: retry-later\n{next}---\nTask: {{{{ctx.task}}}}. Previous: {{{{ctx.upstream}}}}. Call `submit_{id}` when done.\n"
-    )
-}
-
-fn generate(dir: &Path) {
-    std::fs::create_dir_all(dir).expect("dir");
-    std::fs::write(dir.join("sm.yaml"), "entry: plan\n").expect("write");
-    std::fs::write(dir.join("plan.md"), stage("plan", Some("execute"))).expect("write");
-    std::fs::write(dir.join("execute.md"), stage("execute", Some("review"))).expect("write");
-    std::fs::write(dir.join("review.md"), stage("review", None)).expect("write");
-    let mut cassette = String::from(
-        "cassette: 1\nctx: { task: benchmark }\ntools:\n  Read:\n    - { anyArgs: true, result: \"fn main() {}\" }\n  Grep:\n    - { args: { pattern: main }, result: \"src/main.rs:1\" }\n    - { anyArgs: true, result: \"\" }\nstages:\n",
-    );
-    let mut call = 0;
-    for (id, tool_turns) in TURNS {
-        cassette.push_str(&format!("  {id}:\n    attempts:\n      - turns:\n"));
-        for turn in 0..tool_turns {
-            call += 1;
-            let (tool, args) =
-                if turn % 2 == 0 { ("Read", "{ path: src/main.rs }") } else { ("Grep", "{ pattern: main }") };
-            cassette.push_str(&format!(
-                "          - response: {{ stop: tool_use, content: [ {{ text: step {turn} }}, {{ toolCall: {{ id: c{call}, name: {tool}, args: {args} }} }} ] }}\n            expect: [ {{ branch: tool, call: c{call}, outcome: dispatched }} ]\n"
-            ));
-        }
-        call += 1;
-        cassette.push_str(&format!(
-            "          - response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: c{call}, name: submit_{id}, args: {{ summary: done, files: [a, b] }} }} }} ] }}\n            expect: [ {{ branch: completion, call: c{call} }} ]\n"
-        ));
-    }
-    std::fs::write(dir.join("sm.cassette.yaml"), cassette).expect("write");
-}
-
 fn benches(c: &mut Criterion) {
     let dir = std::env::temp_dir().join("stagelint-bench-dry-run");
-    generate(&dir);
+    generator::generate_pipeline(&dir, TURNS, 200);
     let mut configs = ConfigCache::new(None);
     let workspace = discover(std::slice::from_ref(&dir), &mut configs).expect("config");
     let sm = workspace.files().iter().find(|f| f.path.ends_with("sm.yaml")).expect("sm").id;

@@ -182,3 +182,40 @@ pub fn generate_atomic(root: &Path, workflows: usize) -> u64 {
     }
     bytes
 }
+
+fn pipeline_stage(id: &str, next: Option<&str>, turn_cap: usize) -> String {
+    let next = next.map_or(String::new(), |n| format!("next: {{ nextStages: [{n}] }}\n"));
+    format!(
+        "---\nid: {id}\nname: {id}\nallowedTools: [Read, Grep]\ncompletionTool: submit_{id}\ncompletionSchema:\n  type: object\n  required: [summary]\n  properties:\n    summary: {{ type: string }}\n    files: {{ type: array, items: {{ type: string }} }}\nretryPolicy: {{ maxAttempts: 1, backoff: none }}\nturnCap: {turn_cap}\nresolutionPolicy: retry-later\n{next}---\nTask: {{{{ctx.task}}}}. Previous: {{{{ctx.upstream}}}}. Call `submit_{id}` when done.\n"
+    )
+}
+
+/// Writes a three-stage pipeline (plan -> execute -> review) with a machine cassette
+/// `sm.cassette.yaml` in which each stage makes `turns` tool calls and then its completion.
+pub fn generate_pipeline(dir: &Path, turns: [(&str, usize); 3], turn_cap: usize) {
+    std::fs::create_dir_all(dir).expect("dir");
+    std::fs::write(dir.join("sm.yaml"), "entry: plan\n").expect("write");
+    std::fs::write(dir.join("plan.md"), pipeline_stage("plan", Some("execute"), turn_cap)).expect("write");
+    std::fs::write(dir.join("execute.md"), pipeline_stage("execute", Some("review"), turn_cap)).expect("write");
+    std::fs::write(dir.join("review.md"), pipeline_stage("review", None, turn_cap)).expect("write");
+    let mut cassette = String::from(
+        "cassette: 1\nctx: { task: benchmark }\ntools:\n  Read:\n    - { anyArgs: true, result: \"fn main() {}\" }\n  Grep:\n    - { args: { pattern: main }, result: \"src/main.rs:1\" }\n    - { anyArgs: true, result: \"\" }\nstages:\n",
+    );
+    let mut call = 0;
+    for (id, tool_turns) in turns {
+        cassette.push_str(&format!("  {id}:\n    attempts:\n      - turns:\n"));
+        for turn in 0..tool_turns {
+            call += 1;
+            let (tool, args) =
+                if turn % 2 == 0 { ("Read", "{ path: src/main.rs }") } else { ("Grep", "{ pattern: main }") };
+            cassette.push_str(&format!(
+                "          - response: {{ stop: tool_use, content: [ {{ text: step {turn} }}, {{ toolCall: {{ id: c{call}, name: {tool}, args: {args} }} }} ] }}\n            expect: [ {{ branch: tool, call: c{call}, outcome: dispatched }} ]\n"
+            ));
+        }
+        call += 1;
+        cassette.push_str(&format!(
+            "          - response: {{ stop: tool_use, content: [ {{ toolCall: {{ id: c{call}, name: submit_{id}, args: {{ summary: done, files: [a, b] }} }} }} ] }}\n            expect: [ {{ branch: completion, call: c{call} }} ]\n"
+        ));
+    }
+    std::fs::write(dir.join("sm.cassette.yaml"), cassette).expect("write");
+}
