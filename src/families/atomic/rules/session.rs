@@ -83,7 +83,7 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
         )
     } else {
         (
-            "a headless OpenCode stage starts its own server (`createOpencode({ port: 0 })`) and never reads them",
+            "a headless OpenCode stage starts its own server (`createOpencode({ port: 0 })`) without them",
             "drop them, or drop `headless: true` to connect to the pane's server with these options".to_string(),
         )
     };
@@ -91,7 +91,7 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
         InteractiveOnlyOption,
         file.id,
         client.span,
-        format!("{keys} in a headless stage: {why}, so they do nothing"),
+        format!("client options {keys} do nothing in a headless stage: {why}"),
     )
     .with_help(help)
     .with_fix("Remove the ignored client options", Applicability::Unsafe, vec![Edit {
@@ -184,12 +184,12 @@ fn save_shape(file: &SourceFile, stage: &Stage, save: &Save, agent: &str, out: &
         _ => return,
     };
     let right = match agent {
-        "claude" => "`s.save(s.sessionId)`",
-        "copilot" => "`s.save(await s.session.getMessages())`",
-        _ => "`s.save(result.data!)` with `result` from `s.client.session.prompt`",
+        "claude" => "a Claude stage saves with `s.save(s.sessionId)`",
+        "copilot" => "a Copilot stage saves with `s.save(await s.session.getMessages())`",
+        _ => "an OpenCode stage saves with `s.save(result.data!)`, `result` being what `s.client.session.prompt` resolved to",
     };
     let d = Diagnostic::new(SaveShape, file.id, save.arg, format!("`s.save` is given {what}"))
-        .with_help(format!("a {agent} stage saves with {right}"));
+        .with_help(right);
     out.push(match fix {
         Some((title, edit)) => d.with_fix(title, Applicability::Unsafe, vec![edit]),
         None => d,

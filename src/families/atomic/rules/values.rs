@@ -28,7 +28,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
             if let Value::Object(input) = input
                 && let Some(Value::Str(kind, at)) = input.get("type").map(|p| &p.value)
             {
-                literal(file, "an input's `type`", kind, *at, INPUT_TYPES, "`compile()` accepts only these", out);
+                literal(file, "input `type`", kind, *at, INPUT_TYPES, "`WorkflowInputType` in `types.ts`", out);
             }
         }
     }
@@ -61,19 +61,19 @@ fn claude_options(file: &SourceFile, options: &Object, out: &mut Vec<Diagnostic>
                 Some(inner) => format!("`{key}.{inner}`"),
                 None => format!("`{key}`"),
             };
-            literal(file, &what, text, *at, allowed, "the Claude Agent SDK rejects the query", out);
+            literal(file, &what, text, *at, allowed, "the Claude Agent SDK's `Options`", out);
         }
     }
 }
 
-/// A string literal at `at` (quotes included) that must be one of `allowed`.
+/// A string literal at `at` (quotes included) that must be one of `allowed`, as `source` defines.
 fn literal(
     file: &SourceFile,
     what: &str,
     value: &str,
     at: Span,
     allowed: &[&str],
-    consequence: &str,
+    source: &str,
     out: &mut Vec<Diagnostic>,
 ) {
     if allowed.contains(&value) {
@@ -86,7 +86,7 @@ fn literal(
         InvalidOptionValue,
         file.id,
         at,
-        format!("{what} is \"{value}\", which is not a value it takes ({consequence}){hint}"),
+        format!("{what} \"{value}\" is not one of the values {source} defines{hint}"),
     )
     .with_help(format!("use one of: {}", allowed.join(", ")));
     out.push(match guess {
