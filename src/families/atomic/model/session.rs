@@ -20,8 +20,8 @@ use crate::source::Span;
 #[derive(Debug, Default)]
 pub struct Sessions {
     pub imports: Vec<Import>,
-    /// Every `X.stage(opts, clientOpts, sessionOpts, fn)` call whose callback is a function
-    /// literal, outermost first.
+    /// Every `X.stage(opts, clientOpts, sessionOpts, fn)` call (also `stage(...)` destructured
+    /// from a callback's parameter), outermost first.
     pub stages: Vec<Stage>,
     /// Every read of a workflow input by name.
     pub inputs: Vec<InputRead>,
@@ -140,6 +140,8 @@ enum Role {
     Save,
     SessionId,
     Inputs,
+    /// `ctx.stage` taken out by destructuring.
+    Stage,
 }
 
 /// A callback being read: the run callback (`stage` is `None`) or a stage callback.
@@ -309,6 +311,7 @@ impl Reader {
                         (Some(Role::Ctx), "save") => Some(Role::Save),
                         (Some(Role::Ctx), "sessionId") => Some(Role::SessionId),
                         (Some(Role::Ctx), "inputs") => Some(Role::Inputs),
+                        (Some(Role::Ctx), "stage") => Some(Role::Stage),
                         (Some(Role::Client), "session") => Some(Role::ClientSession),
                         _ => None,
                     };
@@ -398,7 +401,11 @@ impl Reader {
             if member.property.name == "sendAndWait" {
                 let first = call.arguments.first().map(|a| a.span().end as usize);
                 let timeout = call.arguments.get(1).map(|a| span(a.span()));
-                self.out.send_and_wait.push(SendAndWait { name: span(member.property.span), first_end: first, timeout });
+                self.out.send_and_wait.push(SendAndWait {
+                    name: span(member.property.span),
+                    first_end: first,
+                    timeout,
+                });
             }
             if member.property.name == "query"
                 && let Some((Role::Session, scope)) = self.role(&member.object)
@@ -446,23 +453,27 @@ impl<'a> Visit<'a> for Reader {
     }
 
     fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
-        if let Expression::StaticMemberExpression(member) = call.callee.get_inner_expression() {
-            if member.property.name == "stage" && call.arguments.len() >= 4 {
-                self.stage_call(call);
-                return;
+        let callee = call.callee.get_inner_expression();
+        let is_stage = match callee {
+            Expression::StaticMemberExpression(member) => member.property.name == "stage",
+            _ => self.role(callee).is_some_and(|(role, _)| role == Role::Stage),
+        };
+        if is_stage && call.arguments.len() >= 4 {
+            self.stage_call(call);
+            return;
+        }
+        if let Expression::StaticMemberExpression(member) = callee
+            && member.property.name == "run"
+            && is_define_chain(&member.object)
+            && let Some(params) = callback(call.arguments.first())
+        {
+            self.visit_expression(&call.callee);
+            self.enter(None, params);
+            for argument in &call.arguments {
+                self.visit_argument(argument);
             }
-            if member.property.name == "run"
-                && is_define_chain(&member.object)
-                && let Some(params) = callback(call.arguments.first())
-            {
-                self.visit_expression(&call.callee);
-                self.enter(None, params);
-                for argument in &call.arguments {
-                    self.visit_argument(argument);
-                }
-                self.scopes.pop();
-                return;
-            }
+            self.scopes.pop();
+            return;
         }
         self.note_call(call);
         walk::walk_call_expression(self, call);
@@ -512,7 +523,9 @@ impl<'a> Visit<'a> for Reader {
 
     fn visit_static_member_expression(&mut self, member: &oxc_ast::ast::StaticMemberExpression<'a>) {
         if self.role(&member.object).is_some_and(|(role, _)| role == Role::Inputs) {
-            self.out.inputs.push(InputRead { name: member.property.name.to_string(), span: span(member.property.span) });
+            self.out
+                .inputs
+                .push(InputRead { name: member.property.name.to_string(), span: span(member.property.span) });
         }
         walk::walk_static_member_expression(self, member);
     }
@@ -526,5 +539,91 @@ impl<'a> Visit<'a> for Reader {
             self.out.inputs.push(InputRead { name: key.value.to_string(), span: inner });
         }
         walk::walk_computed_member_expression(self, member);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxc_allocator::Allocator;
+    use oxc_parser::Parser;
+    use oxc_span::SourceType;
+
+    use super::*;
+
+    fn sessions(text: &str) -> Sessions {
+        let allocator = Allocator::default();
+        let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+        read(&parsed.program)
+    }
+
+    #[test]
+    fn saves_are_followed_to_their_source() {
+        let found = sessions(
+            r#"defineWorkflow({}).run(async (ctx) => {
+                await ctx.stage({ name: "a" }, {}, {}, async (s) => {
+                    const messages = await s.session.query("x");
+                    const { data } = await s.client.session.prompt({});
+                    let later = await s.session.getMessages();
+                    later = [];
+                    s.save(messages);
+                    s.save(data);
+                    s.save(s.session.id);
+                    s.save(s.session.getMessages());
+                    s.save(later);
+                });
+            });"#,
+        );
+        let shapes: Vec<&Shape> = found.stages[0].saves.iter().map(|s| &s.shape).collect();
+        assert_eq!(
+            shapes,
+            [
+                &Shape::Result(Source::Query, vec![]),
+                &Shape::Result(Source::Prompt, vec!["data".to_string()]),
+                &Shape::Id,
+                &Shape::Pending(Source::GetMessages),
+                &Shape::Unknown,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_nested_stage_owns_its_calls_and_an_outer_name_keeps_its_stage() {
+        let found = sessions(
+            r#"defineWorkflow({}).run(async (ctx) => {
+                await ctx.stage({ name: "outer", headless: true }, {}, {}, async (s) => {
+                    await s.stage({ name: "inner" }, {}, {}, async (t) => {
+                        await t.session.query("a", { agent: "x" });
+                        await s.session.query("b");
+                    });
+                });
+            });"#,
+        );
+        assert_eq!(found.stages.len(), 2);
+        assert!(matches!(found.stages[0].headless, Headless::Bool(true, _)));
+        assert_eq!(found.stages[1].headless, Headless::Absent);
+        assert_eq!(found.stages[0].queries.len(), 1);
+        assert!(found.stages[0].queries[0].options.is_none());
+        assert!(found.stages[1].queries[0].options.is_some());
+    }
+
+    #[test]
+    fn input_reads_in_every_form_and_only_value_imports() {
+        let found = sessions(
+            r#"import type { query } from "sdk";
+            import { type Options, query as q } from "sdk";
+            import * as ns from "sdk";
+            defineWorkflow({}).run(async ({ inputs, stage }) => {
+                const { a, "b": c } = inputs;
+                inputs.d;
+                await stage({ name: "x" }, {}, {}, async (s) => { s.inputs["e"]; s.inputs?.f; });
+            });
+            function helper(ctx) { return ctx.inputs.g; }"#,
+        );
+        let names: Vec<&str> = found.inputs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "d", "e", "f"]);
+        let imports: Vec<(Option<&str>, &str)> =
+            found.imports.iter().map(|i| (i.imported.as_deref(), i.local.as_str())).collect();
+        assert_eq!(imports, [(Some("query"), "q"), (None, "ns")]);
     }
 }

@@ -38,7 +38,9 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diag
                 continue;
             }
             (
-                format!("input `{name}` is never set: this workflow declares no inputs, so atomic passes only `prompt` (the positional prompt)"),
+                format!(
+                    "input `{name}` is never set: this workflow declares no inputs, so atomic passes only `prompt` (the positional prompt)"
+                ),
                 vec!["prompt"],
             )
         } else {

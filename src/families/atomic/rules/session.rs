@@ -94,10 +94,11 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
         format!("client options {keys} do nothing in a headless stage: {why}"),
     )
     .with_help(help)
-    .with_fix("Remove the ignored client options", Applicability::Unsafe, vec![Edit {
-        span: client.span,
-        replacement: "{}".to_string(),
-    }]);
+    .with_fix(
+        "Remove the ignored client options",
+        Applicability::Unsafe,
+        vec![Edit { span: client.span, replacement: "{}".to_string() }],
+    );
     if let Headless::Bool(_, at) = stage.headless {
         d = d.with_related(file.id, at, "the stage is headless here");
     }
@@ -160,10 +161,10 @@ fn save_shape(file: &SourceFile, stage: &Stage, save: &Save, agent: &str, out: &
             "a string, which `wrapMessages` reads as a Claude session id, so the transcript is empty",
             match agent {
                 "copilot" => param.map(|p| {
-                    ("Save `await s.session.getMessages()`", Edit {
-                        span: save.arg,
-                        replacement: format!("await {p}.session.getMessages()"),
-                    })
+                    (
+                        "Save `await s.session.getMessages()`",
+                        Edit { span: save.arg, replacement: format!("await {p}.session.getMessages()") },
+                    )
                 }),
                 _ => None,
             },
@@ -186,10 +187,11 @@ fn save_shape(file: &SourceFile, stage: &Stage, save: &Save, agent: &str, out: &
     let right = match agent {
         "claude" => "a Claude stage saves with `s.save(s.sessionId)`",
         "copilot" => "a Copilot stage saves with `s.save(await s.session.getMessages())`",
-        _ => "an OpenCode stage saves with `s.save(result.data!)`, `result` being what `s.client.session.prompt` resolved to",
+        _ => {
+            "an OpenCode stage saves with `s.save(result.data!)`, `result` being what `s.client.session.prompt` resolved to"
+        }
     };
-    let d = Diagnostic::new(SaveShape, file.id, save.arg, format!("`s.save` is given {what}"))
-        .with_help(right);
+    let d = Diagnostic::new(SaveShape, file.id, save.arg, format!("`s.save` is given {what}")).with_help(right);
     out.push(match fix {
         Some((title, edit)) => d.with_fix(title, Applicability::Unsafe, vec![edit]),
         None => d,
