@@ -24,6 +24,16 @@ declare_rules! { "atomic", "../families/atomic/docs/";
     NameMismatch => Warning;
     // Options.
     UnknownOption => Warning, fix = true;
+    InvalidOptionValue => Warning, fix = true;
+    // Inputs read in the callbacks.
+    UndeclaredInput => Warning, fix = true;
+    // What a stage's callback does with its session.
+    HeadlessOnlyOption => Warning;
+    InteractiveOnlyOption => Warning, fix = true;
+    HumanInputInHeadless => Warning;
+    SaveShape => Warning, fix = true;
+    CopilotSendAndWait => Warning, fix = true;
+    ClaudeSdkQuery => Warning;
     // Upstream's provider validators.
     ClaudeManualSession => Warning, aliases = ["claude/manual-session"];
     ClaudeManualQuery => Warning, aliases = ["claude/manual-query"];

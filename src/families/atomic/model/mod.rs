@@ -12,6 +12,8 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
 
+pub mod session;
+
 use super::depth::{Deep, MAX_CHAIN, too_deep};
 use crate::source::{MAX_DEPTH, Span};
 use crate::workspace::SourceFile;
@@ -31,6 +33,8 @@ pub struct WorkflowFile {
     /// Calls and constructions by their dotted callee (`client.session.create`), for the
     /// provider rules; `new` ones start with `new `.
     pub calls: Vec<(String, Span)>,
+    /// What the callbacks do with their sessions and inputs (`session`).
+    pub session: session::Sessions,
 }
 
 /// The `export default` statement.
@@ -214,6 +218,7 @@ fn read_program(program: &Program, out: &mut WorkflowFile) {
     finder.visit_program(program);
     out.calls = finder.out;
     out.stages = finder.stages;
+    out.session = session::read(program);
     if exported.is_none() {
         // No default export: the first top-level chain still tells the other rules its options.
         out.chain = program.body.iter().find_map(|statement| match statement {

@@ -1,10 +1,15 @@
 //! The `atomic/` rules over one parsed file: the builder chain and loader (`chain`), inputs
-//! (`inputs`), option keys (`options`), upstream's provider validators (`providers`).
+//! (`inputs`), option keys (`options`) and literal values (`values`), upstream's provider
+//! validators (`providers`), inputs read by name (`input_reads`), what stage callbacks do with
+//! their sessions (`session`).
 
 mod chain;
+mod input_reads;
 mod inputs;
 mod options;
 mod providers;
+mod session;
+mod values;
 
 use crate::diagnostic::Diagnostic;
 use crate::families::atomic::SyntaxError;
@@ -30,5 +35,8 @@ pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
     inputs::check(file, &parsed, &mut out);
     options::check(file, &parsed, agent, &mut out);
     providers::check(file, &parsed, agent, &mut out);
+    values::check(file, &parsed, agent, &mut out);
+    input_reads::check(file, &parsed, &mut out);
+    session::check(file, &parsed, agent, &mut out);
     out
 }

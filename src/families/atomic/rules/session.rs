@@ -1,0 +1,264 @@
+//! What a stage's callback does with its session, against what the runtime does with it
+//! (`runtime/executor.ts`, `providers/claude.ts`): options a stage of this kind never reads,
+//! a human asked in a stage no human watches, `s.save` given another agent's shape, Copilot's
+//! `sendAndWait`, and the Claude Agent SDK's `query` called around `s.session`.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::atomic::model::session::{Headless, Save, Shape, Source, Stage};
+use crate::families::atomic::model::{Value, WorkflowFile};
+use crate::families::atomic::{
+    ClaudeSdkQuery, CopilotSendAndWait, HeadlessOnlyOption, HumanInputInHeadless, InteractiveOnlyOption, SaveShape,
+};
+use crate::source::Span;
+use crate::workspace::SourceFile;
+
+const CLAUDE_SDK: &str = "@anthropic-ai/claude-agent-sdk";
+
+pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+    let Some(agent) = agent else { return };
+    for stage in &parsed.session.stages {
+        let headless = matches!(stage.headless, Headless::Bool(true, _));
+        let interactive = matches!(stage.headless, Headless::Absent | Headless::Bool(false, _));
+        match agent {
+            "claude" if interactive => headless_only(file, stage, out),
+            "claude" | "opencode" if headless => interactive_only(file, stage, agent, out),
+            _ => {}
+        }
+        if headless {
+            human_input(file, stage, agent, out);
+        }
+        for save in &stage.saves {
+            save_shape(file, stage, save, agent, out);
+        }
+    }
+    match agent {
+        "copilot" => send_and_wait(file, parsed, out),
+        "claude" => sdk_query(file, parsed, out),
+        _ => {}
+    }
+}
+
+/// `ClaudeSessionWrapper.query(prompt, _options)` drops its options.
+fn headless_only(file: &SourceFile, stage: &Stage, out: &mut Vec<Diagnostic>) {
+    for query in &stage.queries {
+        let Some(options) = &query.options else { continue };
+        if matches!(options, Value::Object(o) if o.props.is_empty() && !o.open) {
+            continue;
+        }
+        let mut d = Diagnostic::new(
+            HeadlessOnlyOption,
+            file.id,
+            options.span(),
+            "options passed to `s.session.query` in an interactive stage are ignored: it types the prompt into the `claude` CLI in a pane, not into the Agent SDK",
+        )
+        .with_help("set `headless: true` on the stage to run it through the Agent SDK with these options, or pass CLI flags in `chatFlags` (the second argument of `ctx.stage`)");
+        if let Some(at) = stage.options {
+            d = d.with_related(file.id, at, "this stage has no `headless: true`");
+        }
+        out.push(d);
+    }
+}
+
+/// Headless Claude and OpenCode stages never read `clientOpts`.
+fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diagnostic>) {
+    let Some(client) = &stage.client else { return };
+    if client.props.is_empty() && !client.open {
+        return;
+    }
+    let keys: Vec<String> = client.props.iter().map(|p| format!("`{}`", p.key)).collect();
+    let keys = if keys.is_empty() { "these client options".to_string() } else { keys.join(", ") };
+    let (why, help) = if agent == "claude" {
+        let agent_flag = client.get("chatFlags").and_then(|p| match &p.value {
+            Value::Array(items, _) => {
+                items.iter().position(|i| i.as_str() == Some("--agent")).and_then(|at| items.get(at + 1)?.as_str())
+            }
+            _ => None,
+        });
+        (
+            "a headless Claude stage runs the Agent SDK in-process and starts no CLI",
+            match agent_flag {
+                Some(name) => format!("pass `{{ agent: \"{name}\" }}` as the second argument of `s.session.query(prompt, options)` instead, or drop `headless: true`"),
+                None => "pass SDK options as the second argument of `s.session.query(prompt, options)`, or drop `headless: true`".to_string(),
+            },
+        )
+    } else {
+        (
+            "a headless OpenCode stage starts its own server (`createOpencode({ port: 0 })`) without them",
+            "drop them, or drop `headless: true` to connect to the pane's server with these options".to_string(),
+        )
+    };
+    let mut d = Diagnostic::new(
+        InteractiveOnlyOption,
+        file.id,
+        client.span,
+        format!("client options {keys} do nothing in a headless stage: {why}"),
+    )
+    .with_help(help)
+    .with_fix(
+        "Remove the ignored client options",
+        Applicability::Unsafe,
+        vec![Edit { span: client.span, replacement: "{}".to_string() }],
+    );
+    if let Headless::Bool(_, at) = stage.headless {
+        d = d.with_related(file.id, at, "the stage is headless here");
+    }
+    out.push(d);
+}
+
+/// Headless Claude denies `AskUserQuestion` (passed to the SDK from 0.5.27); headless Copilot
+/// excludes `ask_user`.
+fn human_input(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diagnostic>) {
+    let related = |d: Diagnostic| match stage.headless {
+        Headless::Bool(_, at) => d.with_related(file.id, at, "the stage is headless here"),
+        _ => d,
+    };
+    match agent {
+        "claude" => {
+            for query in &stage.queries {
+                let Some(Value::Object(options)) = &query.options else { continue };
+                let Some(Value::Array(tools, _)) = options.get("allowedTools").map(|p| &p.value) else { continue };
+                for tool in tools.iter().filter(|t| t.as_str() == Some("AskUserQuestion")) {
+                    out.push(related(
+                        Diagnostic::new(
+                            HumanInputInHeadless,
+                            file.id,
+                            tool.span(),
+                            "`AskUserQuestion` allowed in a headless stage, where no one can answer: atomic adds it to `disallowedTools` there (from 0.5.27), so the allowance never takes effect; before 0.5.27 the deny was not passed and the stage waits for an answer forever",
+                        )
+                        .with_help("remove it; to ask the user, run the stage interactive with `--allowed-tools …,AskUserQuestion` in `chatFlags`, or decide in code with `canUseTool`"),
+                    ));
+                }
+            }
+        }
+        "copilot" => {
+            if let Some(prop) = stage.session.as_ref().and_then(|s| s.get("onUserInputRequest")) {
+                out.push(related(
+                    Diagnostic::new(
+                        HumanInputInHeadless,
+                        file.id,
+                        prop.key_span,
+                        "`onUserInputRequest` in a headless stage is never called: atomic adds `ask_user` to the session's `excludedTools` there, so the agent cannot ask",
+                    )
+                    .with_help("remove it, or drop `headless: true` so the agent can ask in the pane"),
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `wrapMessages` tells the provider by shape: a string is a Claude session id, an array is
+/// Copilot events, an object with `info` and `parts` is an OpenCode response, anything else
+/// saves nothing.
+fn save_shape(file: &SourceFile, stage: &Stage, save: &Save, agent: &str, out: &mut Vec<Diagnostic>) {
+    let param = stage.param.as_deref();
+    let (what, fix): (&str, Option<(&str, Edit)>) = match (agent, &save.shape) {
+        ("claude", Shape::Result(Source::Query, path)) if path.is_empty() => (
+            "the messages `s.session.query` returned, an array that `wrapMessages` saves as Copilot events; Claude's transcript is read from the session id",
+            param.map(|p| ("Save `s.sessionId`", Edit { span: save.arg, replacement: format!("{p}.sessionId") })),
+        ),
+        ("copilot" | "opencode", Shape::Id) => (
+            "a string, which `wrapMessages` reads as a Claude session id, so the transcript is empty",
+            match agent {
+                "copilot" => param.map(|p| {
+                    (
+                        "Save `await s.session.getMessages()`",
+                        Edit { span: save.arg, replacement: format!("await {p}.session.getMessages()") },
+                    )
+                }),
+                _ => None,
+            },
+        ),
+        ("opencode", Shape::Result(Source::Prompt, path)) if path.is_empty() => (
+            "the whole `s.client.session.prompt` response (`{ data, error, … }`), which has no `info` and `parts`, so `wrapMessages` saves nothing",
+            Some(("Save `.data!`", Edit { span: Span::empty(save.arg.end), replacement: ".data!".to_string() })),
+        ),
+        ("opencode", Shape::Result(Source::Prompt, path)) if path.len() > 1 && path[0] == "data" => (
+            "a part of the response, not the `{ info, parts }` object; `wrapMessages` saves it as Copilot events or not at all",
+            None,
+        ),
+        (_, Shape::Pending(source)) => (
+            "a promise that is never awaited, which `wrapMessages` saves as nothing",
+            (*source == Source::GetMessages && agent == "copilot")
+                .then(|| ("Await it", Edit { span: Span::empty(save.arg.start), replacement: "await ".to_string() })),
+        ),
+        _ => return,
+    };
+    let right = match agent {
+        "claude" => "a Claude stage saves with `s.save(s.sessionId)`",
+        "copilot" => "a Copilot stage saves with `s.save(await s.session.getMessages())`",
+        _ => {
+            "an OpenCode stage saves with `s.save(result.data!)`, `result` being what `s.client.session.prompt` resolved to"
+        }
+    };
+    let d = Diagnostic::new(SaveShape, file.id, save.arg, format!("`s.save` is given {what}")).with_help(right);
+    out.push(match fix {
+        Some((title, edit)) => d.with_fix(title, Applicability::Unsafe, vec![edit]),
+        None => d,
+    });
+}
+
+/// Copilot's `sendAndWait` throws after its 60 s default timeout.
+fn send_and_wait(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
+    for call in &parsed.session.send_and_wait {
+        let mut edits = vec![Edit { span: call.name, replacement: "send".to_string() }];
+        if let (Some(end), Some(timeout)) = (call.first_end, call.timeout) {
+            edits.push(Edit { span: Span::new(end, timeout.end), replacement: String::new() });
+        }
+        out.push(
+            Diagnostic::new(
+                CopilotSendAndWait,
+                file.id,
+                call.name,
+                "`sendAndWait` throws when its timeout (60 s by default) runs out, and the throw ends the workflow; in a stage `s.session.send` already waits for `session.idle`, with no timeout",
+            )
+            .with_help("use `send`, then read the reply with `s.session.getMessages()`; `send` returns the message id, not the reply")
+            .with_fix("Use `send`", Applicability::Unsafe, edits),
+        );
+    }
+}
+
+/// `query` of the Claude Agent SDK called in a stage: it runs a second Claude beside the stage's
+/// own session (F16).
+fn sdk_query(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
+    let imports: Vec<(String, Span)> = parsed
+        .session
+        .imports
+        .iter()
+        .filter(|i| i.module == CLAUDE_SDK)
+        .filter_map(|i| match i.imported.as_deref() {
+            Some("query") => Some((i.local.clone(), i.span)),
+            Some(_) => None,
+            None => Some((format!("{}.query", i.local), i.span)),
+        })
+        .collect();
+    if imports.is_empty() {
+        return;
+    }
+    for stage in &parsed.session.stages {
+        for (callee, at) in &stage.calls {
+            let Some((_, import)) = imports.iter().find(|(name, _)| name == callee) else { continue };
+            let (why, help) = if matches!(stage.headless, Headless::Bool(true, _)) {
+                (
+                    "it bypasses `s.session`, so the stage's session id, saved transcript and headless defaults do not apply",
+                    "call `s.session.query(prompt, options)`: in a headless stage it forwards `options` to the Agent SDK",
+                )
+            } else {
+                (
+                    "the stage's Claude pane sits idle while a second Claude runs in-process (twice the processes and tokens)",
+                    "call `s.session.query(prompt)` (CLI flags go in `chatFlags`), or make the stage `headless: true` and pass SDK options as `s.session.query(prompt, options)`",
+                )
+            };
+            out.push(
+                Diagnostic::new(
+                    ClaudeSdkQuery,
+                    file.id,
+                    *at,
+                    format!("`query` from {CLAUDE_SDK} called in a stage: {why}"),
+                )
+                .with_related(file.id, *import, "imported here")
+                .with_help(help),
+            );
+        }
+    }
+}
