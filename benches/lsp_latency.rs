@@ -414,9 +414,9 @@ fn atomic_edits(samples: &mut Samples) -> Option<u64> {
 fn long_cassette(samples: &mut Samples) -> Option<u64> {
     let dir = tempfile::tempdir().expect("temp dir");
     generator::generate_pipeline(dir.path(), [("plan", 5999), ("execute", 2999), ("review", 999)], 10_000);
-    let path = dir.path().join("plan.md");
-    let text = std::fs::read_to_string(&path).expect("plan.md") + "Leave {env.HOME}} as text.\n";
-    std::fs::write(&path, &text).expect("write plan.md");
+    let path = dir.path().join("execute.md");
+    let text = std::fs::read_to_string(&path).expect("execute.md") + "Leave {env.HOME}} as text.\n";
+    std::fs::write(&path, &text).expect("write execute.md");
     let cassette = std::fs::read_to_string(dir.path().join("sm.cassette.yaml")).expect("cassette");
     assert_eq!(cassette.matches("- response:").count(), 10_000, "10,000 turns");
     keystrokes(dir.path(), &path, &text, samples)
