@@ -101,6 +101,10 @@ pub struct Stage {
     /// Whether `await` may be written before the call: its function is async and not an
     /// array-method callback (whose promise nobody waits for).
     pub can_await: bool,
+    /// The array method whose async callback holds the call and whose promises nobody waits
+    /// for (`forEach`, or a `map` whose result is dropped): the stage is unawaited however
+    /// the callback treats it.
+    pub forgotten: Option<Span>,
 }
 
 /// What becomes of a stage's promise.
@@ -219,6 +223,8 @@ enum Kind {
 struct Frame {
     kind: Kind,
     is_async: bool,
+    /// An async array callback whose promises nobody awaits: the method's name.
+    forgotten: Option<Span>,
     contexts: usize,
     within: bool,
     repeats: bool,
@@ -254,7 +260,10 @@ struct Walker {
     within: Vec<usize>,
     run_fn: Option<u32>,
     callbacks: HashMap<u32, usize>,
-    array_callbacks: HashMap<u32, Span>,
+    /// Array-method callbacks: the method's name, and whether it is `forEach`.
+    array_callbacks: HashMap<u32, (Span, bool)>,
+    /// Array callbacks whose results a statement drops (`items.map(…);`).
+    dropped_callbacks: HashSet<u32>,
     iife: HashSet<u32>,
     marks: HashMap<(u32, u32), Mark>,
     stage_at: HashMap<(u32, u32), usize>,
@@ -286,6 +295,11 @@ impl Walker {
         self.frames.last().is_some_and(|f| f.is_async && f.kind != Kind::Repeating)
     }
 
+    /// The forgotten array callback between the call and its stage or run callback.
+    fn forgotten(&self) -> Option<Span> {
+        self.frames.iter().rev().take_while(|f| !matches!(f.kind, Kind::Run | Kind::Stage(_))).find_map(|f| f.forgotten)
+    }
+
     fn repeats(&self) -> Option<Span> {
         self.repeats.last().copied().flatten()
     }
@@ -304,7 +318,7 @@ impl Walker {
         };
         let param = params.items.first().map(|p| p.pattern.get_identifier_name().map(|n| n.to_string()));
         let destructured = matches!(param, Some(None)) || params.rest.is_some() && param.is_none();
-        let mut frame = Frame { kind, is_async, contexts: 0, within: false, repeats: false };
+        let mut frame = Frame { kind, is_async, forgotten: None, contexts: 0, within: false, repeats: false };
         match kind {
             Kind::Run => {
                 if let Some(Some(name)) = param {
@@ -326,9 +340,13 @@ impl Walker {
                 frame.within = true;
             }
             Kind::Repeating => {
-                let at = self.array_callbacks[&start];
+                let (at, for_each) = self.array_callbacks[&start];
                 self.repeats.push(Some(at));
                 frame.repeats = true;
+                let unwaited = for_each || self.dropped_callbacks.contains(&start);
+                if is_async && unwaited {
+                    frame.forgotten = Some(at);
+                }
             }
             _ => {}
         }
@@ -378,6 +396,7 @@ impl Walker {
             settled,
             callback: None,
             can_await: self.can_await(),
+            forgotten: self.forgotten(),
         });
         self.stage_at.insert(key(call.span), i);
         if let Some(callback) = call.arguments.get(3).and_then(Argument::as_expression) {
@@ -482,6 +501,12 @@ impl Walker {
             }
         }
         let Expression::CallExpression(call) = expr else { return };
+        if let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression()
+            && ARRAY_METHODS.contains(&m.property.name.as_str())
+        {
+            self.dropped_callbacks
+                .extend(call.arguments.first().and_then(Argument::as_expression).and_then(function_start));
+        }
         let mark = Mark::Dropped { statement: whole, at, void };
         if dotted(&call.callee).is_some_and(|d| ALL.contains(&d.as_str())) {
             if let Some(Expression::ArrayExpression(array)) =
@@ -761,7 +786,7 @@ impl<'a> Visit<'a> for Walker {
             if ARRAY_METHODS.contains(&method)
                 && let Some(start) = call.arguments.first().and_then(Argument::as_expression).and_then(function_start)
             {
-                self.array_callbacks.insert(start, span(m.property.span));
+                self.array_callbacks.insert(start, (span(m.property.span), method == "forEach"));
             }
             if let Expression::Identifier(receiver) = m.object.get_inner_expression()
                 && self.context(&receiver.name).is_some()
