@@ -1,6 +1,7 @@
 //! One atomic workflow file read into plain data: the `defineWorkflow(...)` chain that is
 //! exported by default (its options, `.for<"x">()`, `.run(...)` and `.compile()` calls), the
-//! `ctx.stage(...)` option objects, the calls the provider rules look for, and the comments.
+//! `ctx.stage(...)` option objects, the calls the provider rules look for, the comments, and the
+//! stage graph of the `.run(...)` callback (`flow`).
 //! Built from oxc's AST, which lives only while the file is read: rules never see oxc types.
 
 pub mod flow;
