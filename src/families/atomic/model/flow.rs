@@ -167,7 +167,8 @@ pub enum Target {
 pub fn read(program: &oxc_ast::ast::Program) -> Flow {
     let mut runs = RunFinder::default();
     runs.visit_program(program);
-    let mut walker = Walker { run_fn: runs.chained.or(runs.named), ..Walker::default() };
+    let mut walker =
+        Walker { run_fn: runs.chained.clone().or(runs.named.clone()).and_then(|f| runs.start(f)), ..Walker::default() };
     walker.visit_program(program);
     walker.finish()
 }
@@ -175,18 +176,67 @@ pub fn read(program: &oxc_ast::ast::Program) -> Flow {
 /// Finds the `.run(fn)` callback: on a `defineWorkflow(...)` chain, else on a name.
 #[derive(Default)]
 struct RunFinder {
-    chained: Option<u32>,
-    named: Option<u32>,
+    chained: Option<RunArg>,
+    named: Option<RunArg>,
+    /// Functions by the name they are declared or bound to (`const main = async (ctx) => …`).
+    functions: HashMap<String, Vec<u32>>,
+}
+
+/// The argument of `.run(…)`: a function literal, or the name of one.
+#[derive(Clone)]
+enum RunArg {
+    At(u32),
+    Name(String),
+}
+
+impl RunFinder {
+    fn add_function(&mut self, name: &str, start: u32) {
+        let starts = self.functions.entry(name.to_string()).or_default();
+        if !starts.contains(&start) {
+            starts.push(start);
+        }
+    }
+
+    fn start(&self, arg: RunArg) -> Option<u32> {
+        match arg {
+            RunArg::At(start) => Some(start),
+            RunArg::Name(name) => match self.functions.get(&name).map(Vec::as_slice) {
+                Some([start]) => Some(*start),
+                _ => None,
+            },
+        }
+    }
 }
 
 impl<'a> Visit<'a> for RunFinder {
     fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
         if let Some(chained) = is_run(call) {
-            let start = call.arguments.first().and_then(Argument::as_expression).and_then(function_start);
+            let arg =
+                call.arguments.first().and_then(Argument::as_expression).and_then(|e| match e.get_inner_expression() {
+                    Expression::Identifier(id) => Some(RunArg::Name(id.name.to_string())),
+                    e => function_start(e).map(RunArg::At),
+                });
             let slot = if chained { &mut self.chained } else { &mut self.named };
-            *slot = slot.or(start);
+            if slot.is_none() {
+                *slot = arg;
+            }
         }
         walk::walk_call_expression(self, call);
+    }
+
+    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
+        if let (Some(name), Some(start)) = (it.id.get_identifier_name(), it.init.as_ref().and_then(function_start)) {
+            self.add_function(name.as_str(), start);
+        }
+        walk::walk_variable_declarator(self, it);
+    }
+
+    fn enter_node(&mut self, kind: AstKind<'a>) {
+        if let AstKind::Function(f) = kind
+            && let Some(id) = &f.id
+        {
+            self.add_function(id.name.as_str(), f.span.start);
+        }
     }
 }
 
@@ -1022,6 +1072,20 @@ mod tests {
         assert!(f.stages[0].callback.as_ref().is_some_and(|c| c.hands_away));
         let f = flow(&wrap(r#"await ctx.stage({ name: "a" }, {}, {}, async ({ save }) => {});"#));
         assert!(f.open);
+    }
+
+    #[test]
+    fn a_run_callback_given_by_name_is_followed() {
+        let text = r#"async function main(ctx) { ctx.stage({ name: "a" }, {}, {}, async () => {}); }
+            export default defineWorkflow({ name: "w" }).run(main).compile();"#;
+        let f = flow(text);
+        assert_eq!(f.stages.len(), 1);
+        assert!(matches!(f.stages[0].settled, Settled::Dropped { .. }));
+        let f = flow(&text.replace("async function main(ctx)", "const main = async (ctx) =>"));
+        assert_eq!(f.stages.len(), 1);
+        // Two functions of the name: which one runs is not known.
+        let f = flow(&format!("{text}\nfunction other() {{ const main = () => 1; }}"));
+        assert!(f.stages.is_empty());
     }
 
     #[test]
