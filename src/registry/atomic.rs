@@ -34,6 +34,12 @@ declare_rules! { "atomic", "../families/atomic/docs/";
     SaveShape => Warning, fix = true;
     CopilotSendAndWait => Warning, fix = true;
     ClaudeSdkQuery => Warning;
+    // The stage graph.
+    DuplicateStageName => Error;
+    UnawaitedStage => Warning, fix = true;
+    UnknownStageRef => Error, fix = true;
+    TranscriptNotReady => Error;
+    ReadUnsavedStage => Error;
     // Upstream's provider validators.
     ClaudeManualSession => Warning, aliases = ["claude/manual-session"];
     ClaudeManualQuery => Warning, aliases = ["claude/manual-query"];

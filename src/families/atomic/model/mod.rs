@@ -1,7 +1,10 @@
 //! One atomic workflow file read into plain data: the `defineWorkflow(...)` chain that is
 //! exported by default (its options, `.for<"x">()`, `.run(...)` and `.compile()` calls), the
-//! `ctx.stage(...)` option objects, the calls the provider rules look for, and the comments.
+//! `ctx.stage(...)` option objects, the calls the provider rules look for, the comments, and the
+//! stage graph of the `.run(...)` callback (`flow`).
 //! Built from oxc's AST, which lives only while the file is read: rules never see oxc types.
+
+pub mod flow;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
@@ -35,6 +38,8 @@ pub struct WorkflowFile {
     pub calls: Vec<(String, Span)>,
     /// What the callbacks do with their sessions and inputs (`session`).
     pub session: session::Sessions,
+    /// The stage graph of the `.run(...)` callback (`flow`).
+    pub flow: flow::Flow,
 }
 
 /// The `export default` statement.
@@ -186,6 +191,7 @@ impl WorkflowFile {
         }
         let mut out = WorkflowFile::default();
         read_program(&parsed.program, &mut out);
+        out.flow = flow::read(&parsed.program);
         out
     }
 }

@@ -1,7 +1,7 @@
 //! The `atomic/` rules over one parsed file: the builder chain and loader (`chain`), inputs
 //! (`inputs`), option keys (`options`) and literal values (`values`), upstream's provider
 //! validators (`providers`), inputs read by name (`input_reads`), what stage callbacks do with
-//! their sessions (`session`).
+//! their sessions (`session`), the stage graph and transcript reads (`stages`).
 
 mod chain;
 mod input_reads;
@@ -9,6 +9,7 @@ mod inputs;
 mod options;
 mod providers;
 mod session;
+mod stages;
 mod values;
 
 use crate::diagnostic::Diagnostic;
@@ -38,5 +39,6 @@ pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
     values::check(file, &parsed, agent, &mut out);
     input_reads::check(file, &parsed, &mut out);
     session::check(file, &parsed, agent, &mut out);
+    stages::check(file, &parsed.flow, &mut out);
     out
 }
