@@ -62,7 +62,7 @@ pub fn families_in(workspace: &Workspace) -> BTreeSet<&'static str> {
             FileKind::Workflow | FileKind::WorkflowPrompt | FileKind::Skill => Some("lastlight"),
             FileKind::Cassette => Some("cassette"),
             FileKind::AtomicWorkflow => Some("atomic"),
-            FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
+            FileKind::AtomicContext | FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
         })
         .collect()
 }

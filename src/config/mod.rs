@@ -1,5 +1,6 @@
 //! `stagelint.toml`: discovery upward from a path, parsing with positions, resolved settings.
 
+mod atomic;
 mod defaults;
 mod read;
 
@@ -13,6 +14,7 @@ use crate::source::{LineIndex, Span};
 use crate::template::lastlight::Engine;
 use crate::template::stage::Dialect;
 
+pub use atomic::{AtomicSettings, SdkRange, SdkVersion};
 pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
 
 /// File names looked for in each ancestor directory, in order.
@@ -43,6 +45,14 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
     ),
     ("steps", &[("validate-parity", "true or false")]),
     ("dry-run", &[("cassettes", "list of directories")]),
+    (
+        "atomic",
+        &[
+            ("sdk-version", "a version such as \"0.5.24\""),
+            ("agents", "list of strings"),
+            ("reserved-names", "list of strings"),
+        ],
+    ),
     ("rules", &[]),
     ("per-file-ignores", &[]),
 ];
@@ -80,6 +90,8 @@ pub struct Config {
     /// `[dry-run] cassettes`: directories searched for `<stage-id>.cassette.yaml`, after the
     /// stage's own directory.
     pub cassette_dirs: Vec<PathBuf>,
+    /// `[atomic]` settings.
+    pub atomic: AtomicSettings,
 }
 
 /// `[lastlight]`: which engine renders the templates and what the project adds to it.
@@ -171,6 +183,7 @@ impl Config {
             per_file_ignores: Vec::new(),
             validate_parity: false,
             cassette_dirs: Vec::new(),
+            atomic: AtomicSettings::default(),
         }
     }
 
@@ -268,6 +281,7 @@ mod tests {
             Some((_, values)) => format!("\"{}\"", values[0]),
             None if what.starts_with("list") => "[]".into(),
             None if what == "true or false" => "true".into(),
+            None if what.starts_with("a version") => "\"0.5.24\"".into(),
             None => panic!("no sample value for {key}: {what}"),
         }
     }

@@ -268,6 +268,17 @@ fn discover_shown_from(
     bounds.extend(roots.iter().filter_map(|root| Some(find_workflows_dir(root)?.parent()?.to_path_buf())));
     let mut workspace = Workspace::new();
     read_pending(&mut workspace, pending.take(), overlay, configs, &bounds);
+    // What atomic workflows depend on, and the workflows of a base the walk skipped.
+    let found = atomic_context(&workspace, &roots, &under_roots, &bounds);
+    bounds.extend(found.dirs);
+    let mut atomic = pending.empty();
+    for path in &found.workflows {
+        atomic.push_as(path, configs, Role::Walked, None)?;
+    }
+    for path in &found.context {
+        atomic.push_as(path, configs, Role::Context, Some(FileKind::AtomicContext))?;
+    }
+    read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
@@ -381,6 +392,13 @@ impl Bounds {
         for dir in dirs {
             self.dirs.insert(std::fs::canonicalize(&dir).unwrap_or(dir));
         }
+    }
+
+    /// Whether the directory's real path lies in a bound.
+    fn holds_dir(&self, dir: &Path) -> bool {
+        let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let real = cache.entry(dir.to_path_buf()).or_insert_with(|| std::fs::canonicalize(dir).ok());
+        real.as_ref().is_some_and(|real| real.ancestors().any(|a| self.dirs.contains(a)))
     }
 
     /// Whether the file's real path lies in a bound: a link is resolved; any other file is where
@@ -535,9 +553,119 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
     out
 }
 
+/// What atomic workflows need besides themselves (upstream `runtime/discovery.ts`).
+#[derive(Default)]
+struct AtomicFound {
+    /// Workflows of a base under a checked root that the walk skipped (a `.gitignore` above
+    /// them): upstream lists the base itself, so they are checked too.
+    workflows: Vec<PathBuf>,
+    /// Each local base's `.gitignore`, the `package.json`s from a workflow up to its project,
+    /// and the project's agent files.
+    context: Vec<PathBuf>,
+    /// The bases and the projects above `.atomic/`, where reading is allowed.
+    dirs: Vec<PathBuf>,
+}
+
+/// Gathers [`AtomicFound`] for the atomic workflows read so far, and the bases at or under
+/// `roots`. Each directory is looked at once, and a base is listed, not walked.
+fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots, bounds: &Bounds) -> AtomicFound {
+    use crate::workspace::atomic;
+    let mut bases = std::collections::BTreeSet::new();
+    for root in roots.iter().filter(|r| r.is_dir()) {
+        let local = root.join(".atomic").join("workflows");
+        bases.extend(local.is_dir().then_some(local));
+        bases.extend(atomic::base(&root.join("_")).map(|(base, _)| base.to_path_buf()));
+    }
+    // Per directory: whether it holds `package.json`, and whether it is a repository root.
+    let mut marks: HashMap<PathBuf, (bool, bool)> = HashMap::new();
+    let mut packages = std::collections::BTreeSet::new();
+    let mut projects = std::collections::BTreeSet::new();
+    let mut fixed_roots = std::collections::BTreeSet::new();
+    for file in workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow) {
+        bases.extend(atomic::base(&file.path).map(|(base, _)| base.to_path_buf()));
+        // Under `.atomic/`, the directory above it; elsewhere the nearest directory holding
+        // `package.json` or `.git`, within the bounds.
+        let fixed = atomic::project_root(&file.path);
+        fixed_roots.extend(fixed.map(Path::to_path_buf));
+        let mut project = file.path.parent().map(Path::to_path_buf);
+        for dir in file.path.ancestors().skip(1) {
+            if fixed.is_none() && !bounds.holds_dir(dir) {
+                break;
+            }
+            let (package, git) = *marks
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| (dir.join("package.json").is_file(), dir.join(".git").exists()));
+            if package {
+                packages.insert(dir.join("package.json"));
+            }
+            if fixed.map_or(package || git, |root| root == dir) {
+                project = Some(dir.to_path_buf());
+                break;
+            }
+        }
+        projects.extend(project);
+    }
+    let mut found = AtomicFound::default();
+    let add = |path: PathBuf, found: &mut AtomicFound| {
+        if workspace.file_at(&path).is_none() {
+            found.context.push(path);
+        }
+    };
+    for package in packages {
+        add(package, &mut found);
+    }
+    for project in &projects {
+        for (dir, skills) in atomic::AGENT_DIRS {
+            let mut entries: Vec<PathBuf> =
+                std::fs::read_dir(project.join(dir)).into_iter().flatten().flatten().map(|e| e.path()).collect();
+            entries.sort();
+            for entry in entries {
+                let path = if skills { entry.join("SKILL.md") } else { entry };
+                if path.is_file() && atomic::agent_file(&path).is_some() {
+                    add(path, &mut found);
+                }
+            }
+        }
+    }
+    for base in &bases {
+        let builtin = atomic::base(&base.join("_")).is_some_and(|(_, builtin)| builtin);
+        let ignore = base.join(".gitignore");
+        if !builtin && ignore.is_file() {
+            add(ignore, &mut found);
+        }
+        // The workflow directories to list: all of a base under a root, else the ones roots are in.
+        let names: Vec<PathBuf> = if under_roots.holds(base) {
+            std::fs::read_dir(base).into_iter().flatten().flatten().map(|e| e.path()).collect()
+        } else {
+            let inside = roots.iter().filter_map(|r| r.strip_prefix(base).ok()?.components().next());
+            inside.map(|c| base.join(c)).collect()
+        };
+        for name in names {
+            for agent in atomic::AGENTS {
+                let index = name.join(agent).join("index.ts");
+                if workspace.file_at(&index).is_none() && under_roots.holds(&index) && index.is_file() {
+                    found.workflows.push(index);
+                }
+            }
+        }
+    }
+    found.workflows.sort();
+    found.workflows.dedup();
+    // A project under `.atomic/` is read around it, as a Last Light workflow directory's parent is.
+    found.dirs = bases.into_iter().chain(fixed_roots).collect();
+    found
+}
+
 /// The nearest directory named `workflows` at or above `path`, not crossing a repository root.
+/// An atomic workflows base is none: its workflows are checked one by one.
 fn find_workflows_dir(path: &Path) -> Option<PathBuf> {
+    let probe = path.join("_");
+    let atomic = crate::workspace::atomic::base(&probe)
+        .and_then(|(base, builtin)| if builtin { base.parent() } else { Some(base) });
     for ancestor in path.ancestors() {
+        if Some(ancestor) == atomic {
+            return None;
+        }
         if ancestor.file_name().is_some_and(|n| n == "workflows") && ancestor.is_dir() {
             return Some(ancestor.to_path_buf());
         }
@@ -634,6 +762,14 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
 /// What must be re-checked when `path` changes: its state machine or climpt agent directory,
 /// or the file alone. Editors use it to re-check only the files that depend on a change.
 pub fn scope_of(path: &Path) -> PathBuf {
+    // An atomic workflow is checked with its base's `.gitignore` and its project around it,
+    // so its own `<base>/<name>/` directory is enough.
+    if let Some((base, _)) = crate::workspace::atomic::base(path)
+        && let Some(name) = path.strip_prefix(base).ok().and_then(|rest| rest.components().next())
+        && base.join(name) != path
+    {
+        return base.join(name);
+    }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     // `.agent/climpt/config/<agent>-steps-app.yml` belongs to `.agent/<agent>/`.
     if let Some(agent) = name.strip_suffix("-steps-app.yml").or_else(|| name.strip_suffix("-steps-user.yml"))

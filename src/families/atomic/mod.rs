@@ -3,6 +3,7 @@
 
 mod depth;
 pub(crate) mod model;
+mod project;
 mod rules;
 
 use crate::diagnostic::Diagnostic;
@@ -26,6 +27,7 @@ impl Family for Atomic {
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
-        out.extend(par_map(&files, |file| rules::check_file(file)).into_iter().flatten());
+        let project = project::Project::new(workspace);
+        out.extend(par_map(&files, |file| rules::check_file(file, &project)).into_iter().flatten());
     }
 }

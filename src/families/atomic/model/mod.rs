@@ -12,6 +12,10 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
 
+mod agents;
+
+pub use agents::AgentRef;
+
 use super::depth::{Deep, MAX_CHAIN, too_deep};
 use crate::source::{MAX_DEPTH, Span};
 use crate::workspace::SourceFile;
@@ -31,6 +35,8 @@ pub struct WorkflowFile {
     /// Calls and constructions by their dotted callee (`client.session.create`), for the
     /// provider rules; `new` ones start with `new `.
     pub calls: Vec<(String, Span)>,
+    /// The agent names the file uses (`--agent x`, `agent: "x"`).
+    pub agent_refs: Vec<AgentRef>,
 }
 
 /// The `export default` statement.
@@ -214,6 +220,7 @@ fn read_program(program: &Program, out: &mut WorkflowFile) {
     finder.visit_program(program);
     out.calls = finder.out;
     out.stages = finder.stages;
+    out.agent_refs = agents::find(program);
     if exported.is_none() {
         // No default export: the first top-level chain still tells the other rules its options.
         out.chain = program.body.iter().find_map(|statement| match statement {

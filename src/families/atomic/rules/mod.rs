@@ -1,7 +1,10 @@
 //! The `atomic/` rules over one parsed file: the builder chain and loader (`chain`), inputs
-//! (`inputs`), option keys (`options`), upstream's provider validators (`providers`).
+//! (`inputs`), option keys (`options`), upstream's provider validators (`providers`), discovery
+//! and the SDK version gate (`discovery`), agent names (`agents`).
 
+mod agents;
 mod chain;
+mod discovery;
 mod inputs;
 mod options;
 mod providers;
@@ -9,10 +12,11 @@ mod providers;
 use crate::diagnostic::Diagnostic;
 use crate::families::atomic::SyntaxError;
 use crate::families::atomic::model::WorkflowFile;
+use crate::families::atomic::project::Project;
 use crate::workspace::{SourceFile, atomic};
 
 /// Everything the family reports on one file.
-pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
+pub(super) fn check_file(file: &SourceFile, project: &Project) -> Vec<Diagnostic> {
     let parsed = WorkflowFile::parse(file);
     let mut out = Vec::new();
     if let Some((span, message)) = &parsed.syntax {
@@ -30,5 +34,7 @@ pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
     inputs::check(file, &parsed, &mut out);
     options::check(file, &parsed, agent, &mut out);
     providers::check(file, &parsed, agent, &mut out);
+    discovery::check(file, &parsed, project, &mut out);
+    agents::check(file, &parsed, project, &mut out);
     out
 }
