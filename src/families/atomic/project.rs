@@ -16,8 +16,8 @@ const SDK_PACKAGE: &str = "@bastani/atomic";
 /// An agent defined by a file of a project.
 pub(super) struct Agent {
     pub name: String,
-    /// The file defining it, when it was read.
-    pub file: Option<FileId>,
+    /// The file defining it, when it was read, and where: its `name:` line, else its first line.
+    pub file: Option<(FileId, Span)>,
 }
 
 /// Where the SDK version a workflow runs on comes from.
@@ -49,10 +49,13 @@ impl<'w> Project<'w> {
         let mut agents: HashMap<&'w Path, Vec<Agent>> = HashMap::new();
         for file in workspace.files() {
             if let Some((root, stem)) = atomic::agent_file(&file.path) {
+                let first = Span::new(0, file.text.find('\n').unwrap_or(file.text.len()));
+                let named = frontmatter_name(&file.text);
+                let at = named.map_or(first, |(_, line)| line);
                 let list = agents.entry(root).or_default();
-                list.push(Agent { name: stem.to_string(), file: Some(file.id) });
-                if let Some(name) = frontmatter_name(&file.text).filter(|n| *n != stem) {
-                    list.push(Agent { name: name.to_string(), file: Some(file.id) });
+                list.push(Agent { name: stem.to_string(), file: Some((file.id, at)) });
+                if let Some((name, _)) = named.filter(|(n, _)| *n != stem) {
+                    list.push(Agent { name: name.to_string(), file: Some((file.id, at)) });
                 }
             }
         }
@@ -117,12 +120,18 @@ fn dependency(text: &str) -> Option<(Option<SdkRange>, Span)> {
     })
 }
 
-/// `name:` in a markdown file's frontmatter (Claude Code knows an agent by it).
-fn frontmatter_name(text: &str) -> Option<&str> {
+/// `name:` in a markdown file's frontmatter (Claude Code knows an agent by it), and its line.
+fn frontmatter_name(text: &str) -> Option<(&str, Span)> {
     let fm = crate::source::frontmatter::split(text)?;
     let yaml = text.get(fm.yaml.start..fm.yaml.end)?;
-    yaml.lines().find_map(|line| {
-        let value = line.strip_prefix("name:")?.trim().trim_matches(['"', '\'']);
-        (!value.is_empty()).then_some(value)
-    })
+    let mut start = fm.yaml.start;
+    for line in yaml.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        if let Some(value) = content.strip_prefix("name:") {
+            let value = value.trim().trim_matches(['"', '\'']);
+            return (!value.is_empty()).then_some((value, Span::new(start, start + content.len())));
+        }
+        start += line.len();
+    }
+    None
 }

@@ -41,15 +41,15 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, project: &Project,
         let mut d = Diagnostic::new(
             UnknownAgent,
             file.id,
-            reference.span,
+            reference.name_span.unwrap_or(reference.span),
             format!("no agent `{name}` is defined: not in the project's agent files, not among the agents atomic installs, not in `[atomic] agents`{hint}"),
         )
         .with_help(format!(
             "define it in `.claude/agents/{name}.md` (or `.github/agents/`, `.opencode/agents/`, `.agents/skills/{name}/SKILL.md`), or list it in `[atomic] agents` in stagelint.toml"
         ));
         if let Some(guess) = guess {
-            if let Some(id) = defined.iter().find(|a| a.name == guess).and_then(|a| a.file) {
-                d = d.with_related(id, crate::source::Span::empty(0), format!("`{guess}` is defined here"));
+            if let Some((id, at)) = defined.iter().find(|a| a.name == guess).and_then(|a| a.file) {
+                d = d.with_related(id, at, format!("`{guess}` is defined here"));
             }
             if let Some(span) = reference.name_span {
                 d = d.with_did_you_mean(span, guess.to_string(), guess);

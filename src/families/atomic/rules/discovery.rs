@@ -25,9 +25,15 @@ static BUILTINS: [(&str, SdkVersion); 3] = [
 ];
 
 pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, project: &Project, out: &mut Vec<Diagnostic>) {
-    // Where the loader and discovery are reported: the `export default`.
-    let at = parsed.export.as_ref().map(|e| e.span).or(parsed.chain.as_ref().map(|c| c.define));
-    let at = at.unwrap_or(Span::empty(0));
+    // Where discovery's findings go: the `export default` keywords (or the `default` of
+    // `export { wf as default }`).
+    let at = match &parsed.export {
+        Some(export) if file.text.get(export.span.start..).is_some_and(|t| t.starts_with("export default")) => {
+            Span::new(export.span.start, export.span.start + "export default".len())
+        }
+        Some(export) => export.span,
+        None => parsed.chain.as_ref().map_or(Span::empty(0), |c| c.define),
+    };
     let discovered = match why_not_discovered(file, project) {
         Some((message, help, related)) => {
             let mut d = Diagnostic::new(NotDiscovered, file.id, at, message).with_help(help);
@@ -132,13 +138,13 @@ fn ignored(project: &Project, base: &Path, name: &str) -> Option<(String, String
         Some(ignore) => {
             let line = line_span(&ignore.text, &glob);
             (
-                format!("`{name}/` matches `{glob}` in the workflows directory's `.gitignore`; atomic skips it, so this workflow never runs"),
+                format!("the workflow directory `{name}/` matches `{glob}` in the workflows directory's `.gitignore`; atomic skips it, so this workflow never runs"),
                 format!("rename the workflow directory, or remove `{glob}` from `.gitignore`"),
                 line.map(|span| (ignore.id, span, format!("`{glob}` ignores `{name}/`"))),
             )
         }
         None => (
-            format!("the workflows directory has no `.gitignore`, so atomic writes its own, whose `{glob}` matches `{name}/`; atomic skips it, so this workflow never runs"),
+            format!("the workflows directory has no `.gitignore`, so atomic writes its default one, whose `{glob}` matches the workflow directory `{name}/`; atomic skips it, so this workflow never runs"),
             "rename the workflow directory (atomic's `.gitignore` lists node_modules/, dist/, build/, coverage/, .cache/, *.log and *.tsbuildinfo)".into(),
             None,
         ),
@@ -168,10 +174,10 @@ fn reserved(file: &SourceFile, project: &Project, at: Span, out: &mut Vec<Diagno
     let configured = file.config.atomic.reserved_names.iter().any(|n| n == name);
     let why = match builtin {
         Some((_, since)) if since.major + since.minor + since.patch > 0 => {
-            format!("atomic's builtin `{name}` (from {since})")
+            format!("by atomic's builtin `{name}` (from {since})")
         }
-        Some(_) => format!("atomic's builtin `{name}`"),
-        None if configured => format!("`{name}` (listed in `[atomic] reserved-names`)"),
+        Some(_) => format!("by atomic's builtin `{name}`"),
+        None if configured => "in `[atomic] reserved-names`".to_string(),
         None => return,
     };
     out.push(
@@ -179,7 +185,7 @@ fn reserved(file: &SourceFile, project: &Project, at: Span, out: &mut Vec<Diagno
             ReservedName,
             file.id,
             at,
-            format!("the workflow name `{name}` is reserved by {why}; atomic drops this local workflow, for every agent, and runs the builtin instead"),
+            format!("the workflow name `{name}` is reserved {why}; atomic drops this local workflow, for every agent, and runs the builtin `{name}` instead"),
         )
         .with_help("rename the workflow directory (and its `name`)"),
     );
