@@ -376,6 +376,33 @@ mod tests {
     }
 
     #[test]
+    fn atomic_settings_are_read_and_checked() {
+        let path = Path::new("/p/stagelint.toml");
+        let text = "[atomic]\nsdk-version = \"0.5.26-1\"\nagents = [\"scribe\"]\nreserved-names = [\"release\"]\n";
+        let config = Config::parse(text, path).expect("parses");
+        assert_eq!(config.atomic.sdk_version.as_ref().map(ToString::to_string).as_deref(), Some("0.5.26-1"));
+        assert_eq!(config.atomic.agents, ["scribe"]);
+        assert_eq!(config.atomic.reserved_names, ["release"]);
+        assert!(Config::defaults(Path::new("/p")).atomic.sdk_version.is_none());
+        let text = "[atomic]\nsdk-version = \"^0.5.24\"\nagent = []\nreserved-names = \"ralph\"\n";
+        let error = Config::parse(text, path).expect_err("broken");
+        let found: Vec<(usize, usize, &str)> =
+            error.problems.iter().map(|p| (p.line, p.column, p.message.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    2,
+                    15,
+                    "`sdk-version` in `[atomic]` takes a version MAJOR.MINOR.PATCH[-TAG] such as \"0.5.24\", not `^0.5.24`"
+                ),
+                (3, 1, "unknown key `agent` in `[atomic]`; did you mean `agents`?"),
+                (4, 18, "`reserved-names` in `[atomic]` takes a list of strings, not a string"),
+            ]
+        );
+    }
+
+    #[test]
     fn settings_are_read() {
         let text = "[tools]\nextra = [\"mcp__x\"]\nregistered = [\"Read\"]\n[lastlight]\nextra-variables = [\"a\"]\nvariables = [\"b\"]\nengine = \"seed\"\n[rules]\n\"steps/R-A6\" = \"off\"\nsm = \"warning\"\n";
         let config = Config::parse(text, Path::new("/p/stagelint.toml")).expect("parses");

@@ -1231,3 +1231,84 @@ mod scale_tests {
         assert_eq!(found, expected);
     }
 }
+
+#[cfg(test)]
+mod atomic_tests {
+    use super::*;
+
+    const WORKFLOW: &str = "import { defineWorkflow } from \"@bastani/atomic/workflows\";\nexport default defineWorkflow({ name: \"x\" }).run(async () => {}).compile();\n";
+
+    /// A project with two workflows (one `.gitignore`d), a `package.json` and agent files.
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        for (path, text) in [
+            (".atomic/workflows/.gitignore", "wip/\n"),
+            (".atomic/workflows/hello/claude/index.ts", WORKFLOW),
+            (".atomic/workflows/wip/claude/index.ts", WORKFLOW),
+            ("package.json", "{\"devDependencies\": {\"@bastani/atomic\": \"^0.5.24\"}}"),
+            (".claude/agents/planner.md", "---\nname: planner\n---\n"),
+            (".agents/skills/notes/SKILL.md", "---\nname: notes\ndescription: d\n---\n"),
+            ("src/index.ts", "export const x = 1;\n"),
+        ] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn kinds(workspace: &Workspace, root: &Path) -> Vec<(String, FileKind, bool)> {
+        let mut out: Vec<_> = workspace
+            .files()
+            .iter()
+            .map(|f| (f.path.strip_prefix(root).unwrap().display().to_string(), f.kind.clone(), f.reported))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    #[test]
+    fn a_walk_reads_the_context_and_the_workflows_the_gitignore_hides() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let workspace = discover(std::slice::from_ref(&root), &mut ConfigCache::new(None)).unwrap();
+        let context = |p: &str| (p.to_string(), FileKind::AtomicContext, false);
+        let workflow = |p: &str| (p.to_string(), FileKind::AtomicWorkflow, true);
+        let mut expected = vec![
+            // A skill the walk meets is checked as one (and still names an agent).
+            (".agents/skills/notes/SKILL.md".to_string(), FileKind::Skill, true),
+            workflow(".atomic/workflows/hello/claude/index.ts"),
+            workflow(".atomic/workflows/wip/claude/index.ts"),
+            context(".atomic/workflows/.gitignore"),
+            context(".claude/agents/planner.md"),
+            context("package.json"),
+        ];
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(kinds(&workspace, &root), expected);
+    }
+
+    #[test]
+    fn a_named_workflow_reads_its_context_and_no_other_workflow() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let named = root.join(".atomic/workflows/hello");
+        let workspace = discover(std::slice::from_ref(&named), &mut ConfigCache::new(None)).unwrap();
+        let found = kinds(&workspace, &root);
+        let reported: Vec<&str> = found.iter().filter(|f| f.2).map(|f| f.0.as_str()).collect();
+        assert_eq!(reported, [".atomic/workflows/hello/claude/index.ts"], "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".atomic/workflows/.gitignore"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == "package.json"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
+        assert!(!found.iter().any(|f| f.0.contains("wip")), "the base is not read whole: {found:?}");
+    }
+
+    #[test]
+    fn an_atomic_workflow_is_rechecked_with_its_own_directory() {
+        let base = Path::new("/p/.atomic/workflows");
+        assert_eq!(scope_of(&base.join("hello/claude/index.ts")), base.join("hello"));
+        assert_eq!(scope_of(&base.join("hello/helpers/prompts.ts")), base.join("hello"));
+        let builtin = Path::new("/s/src/sdk/workflows/builtin");
+        assert_eq!(scope_of(&builtin.join("ralph/copilot/index.ts")), builtin.join("ralph"));
+    }
+}
