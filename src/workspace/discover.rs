@@ -570,63 +570,21 @@ struct AtomicFound {
 /// `roots`. Each directory is looked at once, and a base is listed, not walked.
 fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots, bounds: &Bounds) -> AtomicFound {
     use crate::workspace::atomic;
+    let read: Vec<&Path> =
+        workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).map(|f| f.path.as_path()).collect();
     let mut bases = std::collections::BTreeSet::new();
     for root in roots.iter().filter(|r| r.is_dir()) {
         let local = root.join(".atomic").join("workflows");
         bases.extend(local.is_dir().then_some(local));
         bases.extend(atomic::base(&root.join("_")).map(|(base, _)| base.to_path_buf()));
     }
-    // Per directory: whether it holds `package.json`, and whether it is a repository root.
-    let mut marks: HashMap<PathBuf, (bool, bool)> = HashMap::new();
-    let mut packages = std::collections::BTreeSet::new();
-    let mut projects = std::collections::BTreeSet::new();
-    let mut fixed_roots = std::collections::BTreeSet::new();
-    for file in workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow) {
-        bases.extend(atomic::base(&file.path).map(|(base, _)| base.to_path_buf()));
-        // Under `.atomic/`, the directory above it; elsewhere the nearest directory holding
-        // `package.json` or `.git`, within the bounds.
-        let fixed = atomic::project_root(&file.path);
-        fixed_roots.extend(fixed.map(Path::to_path_buf));
-        let mut project = file.path.parent().map(Path::to_path_buf);
-        for dir in file.path.ancestors().skip(1) {
-            if fixed.is_none() && !bounds.holds_dir(dir) {
-                break;
-            }
-            let (package, git) = *marks
-                .entry(dir.to_path_buf())
-                .or_insert_with(|| (dir.join("package.json").is_file(), dir.join(".git").exists()));
-            if package {
-                packages.insert(dir.join("package.json"));
-            }
-            if fixed.map_or(package || git, |root| root == dir) {
-                project = Some(dir.to_path_buf());
-                break;
-            }
-        }
-        projects.extend(project);
-    }
+    bases.extend(read.iter().filter_map(|path| Some(atomic::base(path)?.0.to_path_buf())));
     let mut found = AtomicFound::default();
     let add = |path: PathBuf, found: &mut AtomicFound| {
         if workspace.file_at(&path).is_none() {
             found.context.push(path);
         }
     };
-    for package in packages {
-        add(package, &mut found);
-    }
-    for project in &projects {
-        for (dir, skills) in atomic::AGENT_DIRS {
-            let mut entries: Vec<PathBuf> =
-                std::fs::read_dir(project.join(dir)).into_iter().flatten().flatten().map(|e| e.path()).collect();
-            entries.sort();
-            for entry in entries {
-                let path = if skills { entry.join("SKILL.md") } else { entry };
-                if path.is_file() && atomic::agent_file(&path).is_some() {
-                    add(path, &mut found);
-                }
-            }
-        }
-    }
     for base in &bases {
         let builtin = atomic::base(&base.join("_")).is_some_and(|(_, builtin)| builtin);
         let ignore = base.join(".gitignore");
@@ -651,6 +609,50 @@ fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots,
     }
     found.workflows.sort();
     found.workflows.dedup();
+    // Per directory: whether it holds `package.json`, and whether it is a repository root.
+    let mut marks: HashMap<PathBuf, (bool, bool)> = HashMap::new();
+    let mut packages = std::collections::BTreeSet::new();
+    let mut projects = std::collections::BTreeSet::new();
+    let mut fixed_roots = std::collections::BTreeSet::new();
+    for path in read.iter().copied().chain(found.workflows.iter().map(PathBuf::as_path)) {
+        // Under `.atomic/`, the directory above it; elsewhere the nearest directory holding
+        // `package.json` or `.git`, within the bounds.
+        let fixed = atomic::project_root(path);
+        fixed_roots.extend(fixed.map(Path::to_path_buf));
+        let mut project = path.parent().map(Path::to_path_buf);
+        for dir in path.ancestors().skip(1) {
+            if fixed.is_none() && !bounds.holds_dir(dir) {
+                break;
+            }
+            let (package, git) = *marks
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| (dir.join("package.json").is_file(), dir.join(".git").exists()));
+            if package {
+                packages.insert(dir.join("package.json"));
+            }
+            if fixed.map_or(package || git, |root| root == dir) {
+                project = Some(dir.to_path_buf());
+                break;
+            }
+        }
+        projects.extend(project);
+    }
+    for package in packages {
+        add(package, &mut found);
+    }
+    for project in &projects {
+        for (dir, skills) in atomic::AGENT_DIRS {
+            let mut entries: Vec<PathBuf> =
+                std::fs::read_dir(project.join(dir)).into_iter().flatten().flatten().map(|e| e.path()).collect();
+            entries.sort();
+            for entry in entries {
+                let path = if skills { entry.join("SKILL.md") } else { entry };
+                if path.is_file() && atomic::agent_file(&path).is_some() {
+                    add(path, &mut found);
+                }
+            }
+        }
+    }
     // A project under `.atomic/` is read around it, as a Last Light workflow directory's parent is.
     found.dirs = bases.into_iter().chain(fixed_roots).collect();
     found
@@ -1286,6 +1288,19 @@ mod atomic_tests {
         ];
         expected.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(kinds(&workspace, &root), expected);
+    }
+
+    #[test]
+    fn a_base_holding_only_hidden_workflows_still_gets_their_context() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::remove_dir_all(root.join(".atomic/workflows/hello")).unwrap();
+        std::fs::write(root.join(".gitignore"), ".atomic/workflows/wip/\n").unwrap();
+        let workspace = discover(std::slice::from_ref(&root), &mut ConfigCache::new(None)).unwrap();
+        let found = kinds(&workspace, &root);
+        assert!(found.iter().any(|f| f.0 == ".atomic/workflows/wip/claude/index.ts" && f.2), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == "package.json"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
     }
 
     #[test]
