@@ -1,5 +1,6 @@
 //! The `atomic/` family: @bastani/atomic TypeScript workflows
-//! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`.
+//! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`; `project` holds
+//! what the rules read around them (agent files, `package.json`, the base's `.gitignore`).
 
 mod depth;
 pub(crate) mod model;
@@ -27,6 +28,9 @@ impl Family for Atomic {
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
+        if files.is_empty() {
+            return;
+        }
         let project = project::Project::new(workspace);
         out.extend(par_map(&files, |file| rules::check_file(file, &project)).into_iter().flatten());
     }
