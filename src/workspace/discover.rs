@@ -768,9 +768,14 @@ pub fn scope_of(path: &Path) -> PathBuf {
     // so its own `<base>/<name>/` directory is enough.
     if let Some((base, _)) = crate::workspace::atomic::base(path)
         && let Some(name) = path.strip_prefix(base).ok().and_then(|rest| rest.components().next())
-        && base.join(name) != path
     {
-        return base.join(name);
+        if base.join(name) != path {
+            return base.join(name);
+        }
+        // The base's `.gitignore` decides which of its workflows run.
+        if path.file_name().is_some_and(|n| n == ".gitignore") {
+            return base.to_path_buf();
+        }
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     // `.agent/climpt/config/<agent>-steps-app.yml` belongs to `.agent/<agent>/`.
@@ -1323,6 +1328,7 @@ mod atomic_tests {
         let base = Path::new("/p/.atomic/workflows");
         assert_eq!(scope_of(&base.join("hello/claude/index.ts")), base.join("hello"));
         assert_eq!(scope_of(&base.join("hello/helpers/prompts.ts")), base.join("hello"));
+        assert_eq!(scope_of(&base.join(".gitignore")), base);
         let builtin = Path::new("/s/src/sdk/workflows/builtin");
         assert_eq!(scope_of(&builtin.join("ralph/copilot/index.ts")), builtin.join("ralph"));
     }
