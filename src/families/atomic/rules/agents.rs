@@ -32,7 +32,13 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, project: &Project,
     let configured = &file.config.atomic.agents;
     for reference in &parsed.agent_refs {
         let name = reference.name.as_str();
-        if INSTALLED.contains(&name) || configured.iter().any(|a| a == name) || defined.iter().any(|a| a.name == name) {
+        // A provider's name (`agent: "claude"`) is not a subagent's: some other option.
+        let provider = crate::workspace::atomic::AGENTS.contains(&name);
+        if provider
+            || INSTALLED.contains(&name)
+            || configured.iter().any(|a| a == name)
+            || defined.iter().any(|a| a.name == name)
+        {
             continue;
         }
         let known = INSTALLED.iter().copied().chain(configured.iter().map(String::as_str));
