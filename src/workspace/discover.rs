@@ -270,7 +270,8 @@ fn discover_shown_from(
     read_pending(&mut workspace, pending.take(), overlay, configs, &bounds);
     // What atomic workflows depend on, and the workflows of a base the walk skipped.
     let found = atomic_context(&workspace, &roots, &under_roots, &bounds);
-    bounds.extend(found.dirs);
+    // Exactly these files may be read, not their directories (the project may be a home).
+    bounds.extend(found.context.iter().cloned());
     let mut atomic = pending.empty();
     for path in &found.workflows {
         atomic.push_as(path, configs, Role::Walked, None)?;
@@ -560,10 +561,8 @@ struct AtomicFound {
     /// them): upstream lists the base itself, so they are checked too.
     workflows: Vec<PathBuf>,
     /// Each local base's `.gitignore`, the `package.json`s from a workflow up to its project,
-    /// and the project's agent files.
+    /// and the project's agent files; never a symlink.
     context: Vec<PathBuf>,
-    /// The bases and the projects above `.atomic/`, where reading is allowed.
-    dirs: Vec<PathBuf>,
 }
 
 /// Gathers [`AtomicFound`] for the atomic workflows read so far, and the bases at or under
@@ -581,7 +580,8 @@ fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots,
     bases.extend(read.iter().filter_map(|path| Some(atomic::base(path)?.0.to_path_buf())));
     let mut found = AtomicFound::default();
     let add = |path: PathBuf, found: &mut AtomicFound| {
-        if workspace.file_at(&path).is_none() {
+        let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if workspace.file_at(&path).is_none() && !link {
             found.context.push(path);
         }
     };
@@ -613,12 +613,10 @@ fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots,
     let mut marks: HashMap<PathBuf, (bool, bool)> = HashMap::new();
     let mut packages = std::collections::BTreeSet::new();
     let mut projects = std::collections::BTreeSet::new();
-    let mut fixed_roots = std::collections::BTreeSet::new();
     for path in read.iter().copied().chain(found.workflows.iter().map(PathBuf::as_path)) {
         // Under `.atomic/`, the directory above it; elsewhere the nearest directory holding
         // `package.json` or `.git`, within the bounds.
         let fixed = atomic::project_root(path);
-        fixed_roots.extend(fixed.map(Path::to_path_buf));
         let mut project = path.parent().map(Path::to_path_buf);
         for dir in path.ancestors().skip(1) {
             if fixed.is_none() && !bounds.holds_dir(dir) {
@@ -653,8 +651,6 @@ fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots,
             }
         }
     }
-    // A project under `.atomic/` is read around it, as a Last Light workflow directory's parent is.
-    found.dirs = bases.into_iter().chain(fixed_roots).collect();
     found
 }
 
@@ -1321,6 +1317,24 @@ mod atomic_tests {
         assert!(found.iter().any(|f| f.0 == "package.json"), "{found:?}");
         assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
         assert!(!found.iter().any(|f| f.0.contains("wip")), "the base is not read whole: {found:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn context_files_that_are_links_are_not_read() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "---\nname: secret\n---\n").unwrap();
+        std::fs::write(outside.path().join("package.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join(".claude/agents/evil.md")).unwrap();
+        std::fs::remove_file(root.join("package.json")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("package.json"), root.join("package.json")).unwrap();
+        let named = root.join(".atomic/workflows/hello");
+        let workspace = discover(std::slice::from_ref(&named), &mut ConfigCache::new(None)).unwrap();
+        let found = kinds(&workspace, &root);
+        assert!(!found.iter().any(|f| f.0.contains("evil") || f.0 == "package.json"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
     }
 
     #[test]
