@@ -168,7 +168,7 @@ fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
             yaml::parse(text).errors.len()
         }
         FileKind::AtomicWorkflow => crate::families::atomic::syntax_errors(text),
-        FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => 0,
+        FileKind::AtomicContext | FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => 0,
     }
 }
 

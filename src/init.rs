@@ -62,7 +62,7 @@ pub fn families_in(workspace: &Workspace) -> BTreeSet<&'static str> {
             FileKind::Workflow | FileKind::WorkflowPrompt | FileKind::Skill => Some("lastlight"),
             FileKind::Cassette => Some("cassette"),
             FileKind::AtomicWorkflow => Some("atomic"),
-            FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
+            FileKind::AtomicContext | FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
         })
         .collect()
 }
@@ -141,6 +141,19 @@ pub fn render(found: &Found) -> String {
             ("", Some("approval-gates = []".to_string())),
         ],
         "[lastlight]",
+    ));
+    out.push_str(&section(
+        families.contains("atomic"),
+        "[atomic]: the @bastani/atomic SDK version and the names your project adds (atomic/ rules).",
+        &[
+            ("The SDK version the workflows run on; unset, the @bastani/atomic dependency of the nearest package.json.", None),
+            ("", Some("# sdk-version = \"0.5.24\"".to_string())),
+            ("Agents defined outside the project's agent files (say, in ~/.claude/agents/).", None),
+            ("", Some("agents = []".to_string())),
+            ("Workflow names reserved besides atomic's builtins (ralph, deep-research-codebase, open-claude-design).", None),
+            ("", Some("reserved-names = []".to_string())),
+        ],
+        "[atomic]",
     ));
     out.push_str(&section(
         dry_run,
@@ -305,6 +318,15 @@ mod tests {
         assert!(text.contains("\n# engine = \"head\"\n"), "{text}");
         assert!(!text.contains("\n[lastlight]"), "{text}");
         assert!(text.contains("#   sm: stage definitions and state machines"), "{text}");
+    }
+
+    #[test]
+    fn an_atomic_project_gets_its_section() {
+        let text = render(&Found { families: BTreeSet::from(["atomic"]), ..Found::default() });
+        assert!(text.contains("\n[atomic]\n"), "{text}");
+        assert!(text.contains("\n# sdk-version = \"0.5.24\"\n") && text.contains("\nagents = []\n"), "{text}");
+        let config = Config::parse(&text.replace("# sdk-version", "sdk-version"), Path::new("/p/stagelint.toml"));
+        assert!(config.expect("parses").atomic.sdk_version.is_some());
     }
 
     /// Issue 16: the default tool set is a comment (later defaults reach the project), and the

@@ -11,7 +11,8 @@
 //! - `# stagelint.toml` is the config for the whole block, loaded with `Config::load`;
 //!   without one the defaults apply.
 //! - "Use instead" shows only the files it changes or adds: a file it does not mention carries
-//!   over unchanged from "Example" (so a fix cannot delete a file).
+//!   over unchanged from "Example". A file it names with no lines at all is gone (a file moved
+//!   elsewhere, as `atomic/NotDiscovered` asks).
 //!
 //! The rule under test is the only rule enabled (see `common::only`). Its Example must report
 //! it and its Use instead must not. Use instead must moreover be clean under every rule, except
@@ -200,6 +201,7 @@ fn example_and_fix(rule: &RuleMeta) -> Result<(Option<Files>, Files), String> {
     }
     let mut fixed = example.clone().unwrap_or_default();
     fixed.extend(changed);
+    fixed.retain(|_, text| !text.is_empty());
     Ok((example, fixed))
 }
 

@@ -909,3 +909,44 @@ fn a_pulling_client_is_asked_to_refresh_and_pulls_the_dry_runs_findings() {
         "nothing is pushed to a pulling client, the dry-run's findings neither"
     );
 }
+
+/// An atomic workflow is re-checked in its own `<base>/<name>/` directory, with the context
+/// around it (`package.json` above the base, the base's `.gitignore`), and no other workflow.
+#[test]
+fn an_atomic_workflow_is_rechecked_alone_with_its_context() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workflow = |name: &str, min: &str| {
+        format!(
+            "import {{ defineWorkflow }} from \"@bastani/atomic/workflows\";\n\nexport default defineWorkflow({{ name: \"{name}\", minSDKVersion: \"{min}\" }})\n  .for<\"claude\">()\n  .run(async (ctx) => {{\n    await ctx.stage({{ name: \"a\" }}, {{}}, {{}}, async (s) => {{\n      await s.session.query(\"Go.\");\n      s.save(s.sessionId);\n    }});\n  }})\n  .compile();\n"
+        )
+    };
+    let base = dir.path().join(".atomic/workflows");
+    let hello = base.join("hello/claude/index.ts");
+    let other = base.join("other/claude/index.ts");
+    for path in [&hello, &other] {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    }
+    std::fs::write(dir.path().join("package.json"), "{\"devDependencies\": {\"@bastani/atomic\": \"0.5.24\"}}\n")
+        .expect("write");
+    std::fs::write(base.join(".gitignore"), "node_modules/\n").expect("write");
+    std::fs::write(&hello, workflow("hello", "0.5.24")).expect("write");
+    std::fs::write(&other, workflow("other", "0.9.0")).expect("write");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    client.diagnostics(&uri(&other), |l| l.iter().any(|d| d["code"] == "atomic/IncompatibleSdk"));
+    client.open(&hello, &workflow("hello", "0.5.24"));
+    client.diagnostics(&uri(&hello), |l| l.is_empty());
+    // `minSDKVersion: "0.5.24"` becomes "0.6.24": newer than the package.json's version.
+    client.change(&hello, 2, 2, 65, 66, "6");
+    client.diagnostics(&uri(&hello), |l| l.iter().any(|d| d["code"] == "atomic/IncompatibleSdk"));
+    assert!(
+        !client.backlog().iter().any(|m| m["params"]["uri"] == uri(&other)),
+        "the other workflow was re-published: {:?}",
+        client.backlog()
+    );
+    // The base's `.gitignore` decides which workflows run: an edit re-checks them all.
+    let ignore = base.join(".gitignore");
+    client.open(&ignore, "node_modules/\n");
+    client.change(&ignore, 2, 1, 0, 0, "other/\n");
+    client.diagnostics(&uri(&other), |l| l.iter().any(|d| d["code"] == "atomic/NotDiscovered"));
+}

@@ -1,5 +1,6 @@
 //! `stagelint.toml`: discovery upward from a path, parsing with positions, resolved settings.
 
+mod atomic;
 mod defaults;
 mod read;
 
@@ -13,6 +14,7 @@ use crate::source::{LineIndex, Span};
 use crate::template::lastlight::Engine;
 use crate::template::stage::Dialect;
 
+pub use atomic::{AtomicSettings, SdkRange, SdkVersion};
 pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
 
 /// File names looked for in each ancestor directory, in order.
@@ -43,6 +45,14 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
     ),
     ("steps", &[("validate-parity", "true or false")]),
     ("dry-run", &[("cassettes", "list of directories")]),
+    (
+        "atomic",
+        &[
+            ("sdk-version", "a version such as \"0.5.24\""),
+            ("agents", "list of strings"),
+            ("reserved-names", "list of strings"),
+        ],
+    ),
     ("rules", &[]),
     ("per-file-ignores", &[]),
 ];
@@ -80,6 +90,8 @@ pub struct Config {
     /// `[dry-run] cassettes`: directories searched for `<stage-id>.cassette.yaml`, after the
     /// stage's own directory.
     pub cassette_dirs: Vec<PathBuf>,
+    /// `[atomic]` settings.
+    pub atomic: AtomicSettings,
 }
 
 /// `[lastlight]`: which engine renders the templates and what the project adds to it.
@@ -171,6 +183,7 @@ impl Config {
             per_file_ignores: Vec::new(),
             validate_parity: false,
             cassette_dirs: Vec::new(),
+            atomic: AtomicSettings::default(),
         }
     }
 
@@ -268,6 +281,7 @@ mod tests {
             Some((_, values)) => format!("\"{}\"", values[0]),
             None if what.starts_with("list") => "[]".into(),
             None if what == "true or false" => "true".into(),
+            None if what.starts_with("a version") => "\"0.5.24\"".into(),
             None => panic!("no sample value for {key}: {what}"),
         }
     }
@@ -359,6 +373,33 @@ mod tests {
         let error = Config::parse(text, Path::new("/p/stagelint.toml")).expect_err("broken");
         assert!(error.problems.len() >= 2, "{error}");
         assert!(error.problems.iter().all(|p| !p.message.contains("nope")), "{error}");
+    }
+
+    #[test]
+    fn atomic_settings_are_read_and_checked() {
+        let path = Path::new("/p/stagelint.toml");
+        let text = "[atomic]\nsdk-version = \"0.5.26-1\"\nagents = [\"scribe\"]\nreserved-names = [\"release\"]\n";
+        let config = Config::parse(text, path).expect("parses");
+        assert_eq!(config.atomic.sdk_version.as_ref().map(ToString::to_string).as_deref(), Some("0.5.26-1"));
+        assert_eq!(config.atomic.agents, ["scribe"]);
+        assert_eq!(config.atomic.reserved_names, ["release"]);
+        assert!(Config::defaults(Path::new("/p")).atomic.sdk_version.is_none());
+        let text = "[atomic]\nsdk-version = \"^0.5.24\"\nagent = []\nreserved-names = \"ralph\"\n";
+        let error = Config::parse(text, path).expect_err("broken");
+        let found: Vec<(usize, usize, &str)> =
+            error.problems.iter().map(|p| (p.line, p.column, p.message.as_str())).collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    2,
+                    15,
+                    "`sdk-version` in `[atomic]` takes a version MAJOR.MINOR.PATCH[-TAG] such as \"0.5.24\", not `^0.5.24`"
+                ),
+                (3, 1, "unknown key `agent` in `[atomic]`; did you mean `agents`?"),
+                (4, 18, "`reserved-names` in `[atomic]` takes a list of strings, not a string"),
+            ]
+        );
     }
 
     #[test]

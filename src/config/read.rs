@@ -112,6 +112,20 @@ impl Reader<'_> {
                     let dirs = self.strings(key_text, value).unwrap_or_default();
                     config.cassette_dirs = dirs.iter().map(|dir| config.root.join(dir)).collect();
                 }
+                ("atomic", "sdk-version") => match value.get_ref() {
+                    DeValue::String(text) => match crate::config::SdkVersion::parse(text) {
+                        Some(version) => config.atomic.sdk_version = Some(version),
+                        None => self.problems.push((
+                            value.span(),
+                            format!("`sdk-version` in `[atomic]` takes a version MAJOR.MINOR.PATCH[-TAG] such as \"0.5.24\", not `{text}`"),
+                        )),
+                    },
+                    other => self.wrong_type(key_text, value.span(), "a version string such as \"0.5.24\"", other),
+                },
+                ("atomic", "agents") => config.atomic.agents = self.strings(key_text, value).unwrap_or_default(),
+                ("atomic", "reserved-names") => {
+                    config.atomic.reserved_names = self.strings(key_text, value).unwrap_or_default();
+                }
                 // A key listed in TABLES that has no case here is a bug; a unit test reads each.
                 _ => {}
             }

@@ -22,6 +22,12 @@ declare_rules! { "atomic", "../families/atomic/docs/";
     // The directory.
     AgentMismatch => Error;
     NameMismatch => Warning;
+    // Discovery and the loader's version gate.
+    NotDiscovered => Warning;
+    ReservedName => Warning;
+    IncompatibleSdk => Error, aliases = ["IncompatibleSDKError"];
+    // Agents.
+    UnknownAgent => Info, fix = true;
     // Options.
     UnknownOption => Warning, fix = true;
     InvalidOptionValue => Warning, fix = true;

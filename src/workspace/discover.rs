@@ -268,6 +268,18 @@ fn discover_shown_from(
     bounds.extend(roots.iter().filter_map(|root| Some(find_workflows_dir(root)?.parent()?.to_path_buf())));
     let mut workspace = Workspace::new();
     read_pending(&mut workspace, pending.take(), overlay, configs, &bounds);
+    // What atomic workflows depend on, and the workflows of a base the walk skipped.
+    let found = atomic_context(&workspace, &roots, &under_roots, &bounds);
+    // Exactly these files may be read, not their directories (the project may be a home).
+    bounds.extend(found.context.iter().cloned());
+    let mut atomic = pending.empty();
+    for path in &found.workflows {
+        atomic.push_as(path, configs, Role::Walked, None)?;
+    }
+    for path in &found.context {
+        atomic.push_as(path, configs, Role::Context, Some(FileKind::AtomicContext))?;
+    }
+    read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
@@ -381,6 +393,13 @@ impl Bounds {
         for dir in dirs {
             self.dirs.insert(std::fs::canonicalize(&dir).unwrap_or(dir));
         }
+    }
+
+    /// Whether the directory's real path lies in a bound.
+    fn holds_dir(&self, dir: &Path) -> bool {
+        let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let real = cache.entry(dir.to_path_buf()).or_insert_with(|| std::fs::canonicalize(dir).ok());
+        real.as_ref().is_some_and(|real| real.ancestors().any(|a| self.dirs.contains(a)))
     }
 
     /// Whether the file's real path lies in a bound: a link is resolved; any other file is where
@@ -535,9 +554,116 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
     out
 }
 
+/// What atomic workflows need besides themselves (upstream `runtime/discovery.ts`).
+#[derive(Default)]
+struct AtomicFound {
+    /// Workflows of a base under a checked root that the walk skipped (a `.gitignore` above
+    /// them): upstream lists the base itself, so they are checked too.
+    workflows: Vec<PathBuf>,
+    /// Each local base's `.gitignore`, the `package.json`s from a workflow up to its project,
+    /// and the project's agent files; never a symlink.
+    context: Vec<PathBuf>,
+}
+
+/// Gathers [`AtomicFound`] for the atomic workflows read so far, and the bases at or under
+/// `roots`. Each directory is looked at once, and a base is listed, not walked.
+fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots, bounds: &Bounds) -> AtomicFound {
+    use crate::workspace::atomic;
+    let read: Vec<&Path> =
+        workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).map(|f| f.path.as_path()).collect();
+    let mut bases = std::collections::BTreeSet::new();
+    for root in roots.iter().filter(|r| r.is_dir()) {
+        let local = root.join(".atomic").join("workflows");
+        bases.extend(local.is_dir().then_some(local));
+        bases.extend(atomic::base(&root.join("_")).map(|(base, _)| base.to_path_buf()));
+    }
+    bases.extend(read.iter().filter_map(|path| Some(atomic::base(path)?.0.to_path_buf())));
+    let mut found = AtomicFound::default();
+    let add = |path: PathBuf, found: &mut AtomicFound| {
+        let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if workspace.file_at(&path).is_none() && !link {
+            found.context.push(path);
+        }
+    };
+    for base in &bases {
+        let builtin = atomic::base(&base.join("_")).is_some_and(|(_, builtin)| builtin);
+        let ignore = base.join(".gitignore");
+        if !builtin && ignore.is_file() {
+            add(ignore, &mut found);
+        }
+        // The workflow directories to list: all of a base under a root, else the ones roots are in.
+        let names: Vec<PathBuf> = if under_roots.holds(base) {
+            std::fs::read_dir(base).into_iter().flatten().flatten().map(|e| e.path()).collect()
+        } else {
+            let inside = roots.iter().filter_map(|r| r.strip_prefix(base).ok()?.components().next());
+            inside.map(|c| base.join(c)).collect()
+        };
+        for name in names {
+            for agent in atomic::AGENTS {
+                let index = name.join(agent).join("index.ts");
+                if workspace.file_at(&index).is_none() && under_roots.holds(&index) && index.is_file() {
+                    found.workflows.push(index);
+                }
+            }
+        }
+    }
+    found.workflows.sort();
+    found.workflows.dedup();
+    // Per directory: whether it holds `package.json`, and whether it is a repository root.
+    let mut marks: HashMap<PathBuf, (bool, bool)> = HashMap::new();
+    let mut packages = std::collections::BTreeSet::new();
+    let mut projects = std::collections::BTreeSet::new();
+    for path in read.iter().copied().chain(found.workflows.iter().map(PathBuf::as_path)) {
+        // Under `.atomic/`, the directory above it; elsewhere the nearest directory holding
+        // `package.json` or `.git`, within the bounds.
+        let fixed = atomic::project_root(path);
+        let mut project = path.parent().map(Path::to_path_buf);
+        for dir in path.ancestors().skip(1) {
+            if fixed.is_none() && !bounds.holds_dir(dir) {
+                break;
+            }
+            let (package, git) = *marks
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| (dir.join("package.json").is_file(), dir.join(".git").exists()));
+            if package {
+                packages.insert(dir.join("package.json"));
+            }
+            if fixed.map_or(package || git, |root| root == dir) {
+                project = Some(dir.to_path_buf());
+                break;
+            }
+        }
+        projects.extend(project);
+    }
+    for package in packages {
+        add(package, &mut found);
+    }
+    for project in &projects {
+        for (dir, skills) in atomic::AGENT_DIRS {
+            let mut entries: Vec<PathBuf> =
+                std::fs::read_dir(project.join(dir)).into_iter().flatten().flatten().map(|e| e.path()).collect();
+            entries.sort();
+            for entry in entries {
+                let path = if skills { entry.join("SKILL.md") } else { entry };
+                if path.is_file() && atomic::agent_file(&path).is_some() {
+                    add(path, &mut found);
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The nearest directory named `workflows` at or above `path`, not crossing a repository root.
+/// An atomic workflows base is none: its workflows are checked one by one.
 fn find_workflows_dir(path: &Path) -> Option<PathBuf> {
+    let probe = path.join("_");
+    let atomic = crate::workspace::atomic::base(&probe)
+        .and_then(|(base, builtin)| if builtin { base.parent() } else { Some(base) });
     for ancestor in path.ancestors() {
+        if Some(ancestor) == atomic {
+            return None;
+        }
         if ancestor.file_name().is_some_and(|n| n == "workflows") && ancestor.is_dir() {
             return Some(ancestor.to_path_buf());
         }
@@ -634,6 +760,19 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
 /// What must be re-checked when `path` changes: its state machine or climpt agent directory,
 /// or the file alone. Editors use it to re-check only the files that depend on a change.
 pub fn scope_of(path: &Path) -> PathBuf {
+    // An atomic workflow is checked with its base's `.gitignore` and its project around it,
+    // so its own `<base>/<name>/` directory is enough.
+    if let Some((base, _)) = crate::workspace::atomic::base(path)
+        && let Some(name) = path.strip_prefix(base).ok().and_then(|rest| rest.components().next())
+    {
+        if base.join(name) != path {
+            return base.join(name);
+        }
+        // The base's `.gitignore` decides which of its workflows run.
+        if path.file_name().is_some_and(|n| n == ".gitignore") {
+            return base.to_path_buf();
+        }
+    }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     // `.agent/climpt/config/<agent>-steps-app.yml` belongs to `.agent/<agent>/`.
     if let Some(agent) = name.strip_suffix("-steps-app.yml").or_else(|| name.strip_suffix("-steps-user.yml"))
@@ -1093,5 +1232,118 @@ mod scale_tests {
         let expected: Vec<PathBuf> =
             ["a/a.md", "a/z/y.md", "b/x.md", "b.md", "c.md"].iter().map(PathBuf::from).collect();
         assert_eq!(found, expected);
+    }
+}
+
+#[cfg(test)]
+mod atomic_tests {
+    use super::*;
+
+    const WORKFLOW: &str = "import { defineWorkflow } from \"@bastani/atomic/workflows\";\nexport default defineWorkflow({ name: \"x\" }).run(async () => {}).compile();\n";
+
+    /// A project with two workflows (one `.gitignore`d), a `package.json` and agent files.
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        for (path, text) in [
+            (".atomic/workflows/.gitignore", "wip/\n"),
+            (".atomic/workflows/hello/claude/index.ts", WORKFLOW),
+            (".atomic/workflows/wip/claude/index.ts", WORKFLOW),
+            ("package.json", "{\"devDependencies\": {\"@bastani/atomic\": \"^0.5.24\"}}"),
+            (".claude/agents/planner.md", "---\nname: planner\n---\n"),
+            (".agents/skills/notes/SKILL.md", "---\nname: notes\ndescription: d\n---\n"),
+            ("src/index.ts", "export const x = 1;\n"),
+        ] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn kinds(workspace: &Workspace, root: &Path) -> Vec<(String, FileKind, bool)> {
+        let mut out: Vec<_> = workspace
+            .files()
+            .iter()
+            .map(|f| (f.path.strip_prefix(root).unwrap().display().to_string(), f.kind.clone(), f.reported))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    #[test]
+    fn a_walk_reads_the_context_and_the_workflows_the_gitignore_hides() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let workspace = discover(std::slice::from_ref(&root), &mut ConfigCache::new(None)).unwrap();
+        let context = |p: &str| (p.to_string(), FileKind::AtomicContext, false);
+        let workflow = |p: &str| (p.to_string(), FileKind::AtomicWorkflow, true);
+        let mut expected = vec![
+            // A skill the walk meets is checked as one (and still names an agent).
+            (".agents/skills/notes/SKILL.md".to_string(), FileKind::Skill, true),
+            workflow(".atomic/workflows/hello/claude/index.ts"),
+            workflow(".atomic/workflows/wip/claude/index.ts"),
+            context(".atomic/workflows/.gitignore"),
+            context(".claude/agents/planner.md"),
+            context("package.json"),
+        ];
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(kinds(&workspace, &root), expected);
+    }
+
+    #[test]
+    fn a_base_holding_only_hidden_workflows_still_gets_their_context() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::remove_dir_all(root.join(".atomic/workflows/hello")).unwrap();
+        std::fs::write(root.join(".gitignore"), ".atomic/workflows/wip/\n").unwrap();
+        let workspace = discover(std::slice::from_ref(&root), &mut ConfigCache::new(None)).unwrap();
+        let found = kinds(&workspace, &root);
+        assert!(found.iter().any(|f| f.0 == ".atomic/workflows/wip/claude/index.ts" && f.2), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == "package.json"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
+    }
+
+    #[test]
+    fn a_named_workflow_reads_its_context_and_no_other_workflow() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let named = root.join(".atomic/workflows/hello");
+        let workspace = discover(std::slice::from_ref(&named), &mut ConfigCache::new(None)).unwrap();
+        let found = kinds(&workspace, &root);
+        let reported: Vec<&str> = found.iter().filter(|f| f.2).map(|f| f.0.as_str()).collect();
+        assert_eq!(reported, [".atomic/workflows/hello/claude/index.ts"], "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".atomic/workflows/.gitignore"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == "package.json"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
+        assert!(!found.iter().any(|f| f.0.contains("wip")), "the base is not read whole: {found:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn context_files_that_are_links_are_not_read() {
+        let dir = project();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "---\nname: secret\n---\n").unwrap();
+        std::fs::write(outside.path().join("package.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join(".claude/agents/evil.md")).unwrap();
+        std::fs::remove_file(root.join("package.json")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("package.json"), root.join("package.json")).unwrap();
+        let named = root.join(".atomic/workflows/hello");
+        let workspace = discover(std::slice::from_ref(&named), &mut ConfigCache::new(None)).unwrap();
+        let found = kinds(&workspace, &root);
+        assert!(!found.iter().any(|f| f.0.contains("evil") || f.0 == "package.json"), "{found:?}");
+        assert!(found.iter().any(|f| f.0 == ".claude/agents/planner.md"), "{found:?}");
+    }
+
+    #[test]
+    fn an_atomic_workflow_is_rechecked_with_its_own_directory() {
+        let base = Path::new("/p/.atomic/workflows");
+        assert_eq!(scope_of(&base.join("hello/claude/index.ts")), base.join("hello"));
+        assert_eq!(scope_of(&base.join("hello/helpers/prompts.ts")), base.join("hello"));
+        assert_eq!(scope_of(&base.join(".gitignore")), base);
+        let builtin = Path::new("/s/src/sdk/workflows/builtin");
+        assert_eq!(scope_of(&builtin.join("ralph/copilot/index.ts")), builtin.join("ralph"));
     }
 }

@@ -42,6 +42,9 @@ pub enum FileKind {
     Cassette,
     /// An @bastani/atomic TypeScript workflow (see [`atomic::is_workflow`]).
     AtomicWorkflow,
+    /// A file atomic workflows depend on, read for them and never checked itself: a workflows
+    /// base's `.gitignore`, a `package.json`, an agent file (`.claude/agents/<name>.md`, …).
+    AtomicContext,
     /// Could not be read as UTF-8 text; the message says why and where.
     Unreadable { message: String, offset: usize },
     /// A `stagelint.toml` that cannot be used, met by the language server's tolerant discovery

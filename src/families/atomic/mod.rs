@@ -1,8 +1,10 @@
 //! The `atomic/` family: @bastani/atomic TypeScript workflows
-//! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`.
+//! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`; `project` holds
+//! what the rules read around them (agent files, `package.json`, the base's `.gitignore`).
 
 mod depth;
 pub(crate) mod model;
+mod project;
 mod rules;
 
 use crate::diagnostic::Diagnostic;
@@ -26,6 +28,10 @@ impl Family for Atomic {
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
-        out.extend(par_map(&files, |file| rules::check_file(file)).into_iter().flatten());
+        if files.is_empty() {
+            return;
+        }
+        let project = project::Project::new(workspace);
+        out.extend(par_map(&files, |file| rules::check_file(file, &project)).into_iter().flatten());
     }
 }

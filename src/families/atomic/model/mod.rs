@@ -16,6 +16,9 @@ use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
 
 pub mod session;
+mod agents;
+
+pub use agents::AgentRef;
 
 use super::depth::{Deep, MAX_CHAIN, too_deep};
 use crate::source::{MAX_DEPTH, Span};
@@ -40,6 +43,8 @@ pub struct WorkflowFile {
     pub session: session::Sessions,
     /// The stage graph of the `.run(...)` callback (`flow`).
     pub flow: flow::Flow,
+    /// The agent names the file uses (`--agent x`, `agent: "x"`).
+    pub agent_refs: Vec<AgentRef>,
 }
 
 /// The `export default` statement.
@@ -225,6 +230,7 @@ fn read_program(program: &Program, out: &mut WorkflowFile) {
     out.calls = finder.out;
     out.stages = finder.stages;
     out.session = session::read(program);
+    out.agent_refs = agents::find(program);
     if exported.is_none() {
         // No default export: the first top-level chain still tells the other rules its options.
         out.chain = program.body.iter().find_map(|statement| match statement {

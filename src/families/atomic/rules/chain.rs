@@ -1,5 +1,6 @@
 //! The builder chain and what the loader checks of the default export.
 
+use crate::config::SdkVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::atomic::model::{RunArg, Value, WorkflowFile};
 use crate::families::atomic::{
@@ -132,7 +133,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&s
     }
     if let Some(prop) = options.and_then(|o| o.get("minSDKVersion"))
         && let Value::Str(text, at) = &prop.value
-        && !is_sdk_version(text)
+        && SdkVersion::parse(text).is_none()
     {
         out.push(
             Diagnostic::new(
@@ -171,30 +172,5 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&s
             )
             .with_help(format!("name it \"{dir_name}\", or rename the directory")),
         );
-    }
-}
-
-/// `^(\d+)\.(\d+)\.(\d+)(?:-(.+))?$` (upstream `runtime/version-compat.ts`).
-fn is_sdk_version(text: &str) -> bool {
-    let (core, tag) = match text.split_once('-') {
-        Some((core, tag)) => (core, Some(tag)),
-        None => (text, None),
-    };
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-        && tag.is_none_or(|t| !t.is_empty() && !t.contains('\n'))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn sdk_versions_follow_the_upstream_pattern() {
-        for ok in ["0.5.24", "1.0.0-beta.1", "10.20.30-x"] {
-            assert!(super::is_sdk_version(ok), "{ok}");
-        }
-        for bad in ["0.5", "v0.5.24", "0.5.x", "0.5.24-", "", "1.2.3.4"] {
-            assert!(!super::is_sdk_version(bad), "{bad}");
-        }
     }
 }

@@ -1,10 +1,13 @@
 //! The `atomic/` rules over one parsed file: the builder chain and loader (`chain`), inputs
 //! (`inputs`), option keys (`options`) and literal values (`values`), upstream's provider
 //! validators (`providers`), inputs read by name (`input_reads`), what stage callbacks do with
-//! their sessions (`session`), the stage graph and transcript reads (`stages`).
+//! their sessions (`session`), the stage graph and transcript reads (`stages`), discovery and
+//! the SDK version gate (`discovery`), agent names (`agents`).
 
+mod agents;
 mod chain;
 mod input_reads;
+mod discovery;
 mod inputs;
 mod options;
 mod providers;
@@ -15,10 +18,11 @@ mod values;
 use crate::diagnostic::Diagnostic;
 use crate::families::atomic::SyntaxError;
 use crate::families::atomic::model::WorkflowFile;
+use crate::families::atomic::project::Project;
 use crate::workspace::{SourceFile, atomic};
 
 /// Everything the family reports on one file.
-pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
+pub(super) fn check_file(file: &SourceFile, project: &Project) -> Vec<Diagnostic> {
     let parsed = WorkflowFile::parse(file);
     let mut out = Vec::new();
     if let Some((span, message)) = &parsed.syntax {
@@ -40,5 +44,7 @@ pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
     input_reads::check(file, &parsed, &mut out);
     session::check(file, &parsed, agent, &mut out);
     stages::check(file, &parsed.flow, &mut out);
+    discovery::check(file, &parsed, project, &mut out);
+    agents::check(file, &parsed, project, &mut out);
     out
 }

@@ -1,0 +1,66 @@
+//! Agent names a workflow uses (`--agent x` in Claude's `chatFlags`, `agent: "x"` in session
+//! and query options) that no agent file, atomic install or `[atomic] agents` defines.
+
+use crate::diagnostic::Diagnostic;
+use crate::families::atomic::UnknownAgent;
+use crate::families::atomic::model::WorkflowFile;
+use crate::families::atomic::project::Project;
+use crate::util::did_you_mean;
+use crate::workspace::SourceFile;
+
+/// The agents `atomic init` installs for every provider.
+pub(super) const INSTALLED: [&str; 12] = [
+    "planner",
+    "orchestrator",
+    "reviewer",
+    "debugger",
+    "worker",
+    "code-simplifier",
+    "codebase-analyzer",
+    "codebase-locator",
+    "codebase-pattern-finder",
+    "codebase-online-researcher",
+    "codebase-research-analyzer",
+    "codebase-research-locator",
+];
+
+pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, project: &Project, out: &mut Vec<Diagnostic>) {
+    if parsed.agent_refs.is_empty() {
+        return;
+    }
+    let defined: Vec<_> = project.agents(&file.path).collect();
+    let configured = &file.config.atomic.agents;
+    for reference in &parsed.agent_refs {
+        let name = reference.name.as_str();
+        // A provider's name (`agent: "claude"`) is not a subagent's: some other option.
+        let provider = crate::workspace::atomic::AGENTS.contains(&name);
+        if provider
+            || INSTALLED.contains(&name)
+            || configured.iter().any(|a| a == name)
+            || defined.iter().any(|a| a.name == name)
+        {
+            continue;
+        }
+        let known = INSTALLED.iter().copied().chain(configured.iter().map(String::as_str));
+        let guess = did_you_mean(name, known.chain(defined.iter().map(|a| a.name.as_str())));
+        let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+        let mut d = Diagnostic::new(
+            UnknownAgent,
+            file.id,
+            reference.name_span.unwrap_or(reference.span),
+            format!("no agent `{name}` is defined: not in the project's agent files, not among the agents atomic installs, not in `[atomic] agents`{hint}"),
+        )
+        .with_help(format!(
+            "define it in `.claude/agents/{name}.md` (or `.github/agents/`, `.opencode/agents/`, `.agents/skills/{name}/SKILL.md`), or list it in `[atomic] agents` in stagelint.toml"
+        ));
+        if let Some(guess) = guess {
+            if let Some((id, at)) = defined.iter().find(|a| a.name == guess).and_then(|a| a.file) {
+                d = d.with_related(id, at, format!("`{guess}` is defined here"));
+            }
+            if let Some(span) = reference.name_span {
+                d = d.with_did_you_mean(span, guess.to_string(), guess);
+            }
+        }
+        out.push(d);
+    }
+}
