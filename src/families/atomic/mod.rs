@@ -2,6 +2,8 @@
 //! (`.atomic/workflows/<name>/<agent>/index.ts`), read with oxc into `model`.
 
 mod depth;
+mod ide;
+pub(crate) mod keys;
 pub(crate) mod model;
 mod rules;
 

@@ -1,0 +1,3 @@
+//! Editor features for atomic workflows.
+
+mod locate;
