@@ -111,7 +111,11 @@ const WORKFLOW: &[Key] = &[
 ];
 
 const INPUT: &[Key] = &[
-    plain("name", "string", "Field name: the CLI flag `--<name>`, the form field and the key of `ctx.inputs`. Starts with a letter; letters, digits, `_` and `-`."),
+    plain(
+        "name",
+        "string",
+        "Field name: the CLI flag `--<name>`, the form field and the key of `ctx.inputs`. Starts with a letter; letters, digits, `_` and `-`.",
+    ),
     choice(
         "type",
         "Input kind: `\"string\"` (one line), `\"text\"` (multi-line prose) or `\"enum\"` (one of `values`).",
@@ -145,11 +149,19 @@ const CLAUDE_CLIENT: &[Key] = &[
         "string[]",
         "Flags for the `claude` command of the stage's pane, e.g. `[\"--agent\", \"planner\", \"--model\", \"opus\"]`.",
     ),
-    plain("readyTimeoutMs", "number", "How long to wait for the Claude pane to be ready, in milliseconds (default 30000)."),
+    plain(
+        "readyTimeoutMs",
+        "number",
+        "How long to wait for the Claude pane to be ready, in milliseconds (default 30000).",
+    ),
 ];
 
 const OPENCODE_CLIENT: &[Key] = &[
-    plain("directory", "string", "The working directory of the OpenCode client (`baseUrl` is injected by the runtime)."),
+    plain(
+        "directory",
+        "string",
+        "The working directory of the OpenCode client (`baseUrl` is injected by the runtime).",
+    ),
     plain("experimental_workspaceID", "string", "The OpenCode workspace the client works in (experimental)."),
 ];
 
@@ -166,7 +178,11 @@ const CLAUDE_QUERY: &[Key] = &[
         "How hard the model thinks; `\"max\"` is for Opus 4.6/4.7 only.",
         &["low", "medium", "high", "xhigh", "max"],
     ),
-    plain("thinking", "{ type, budgetTokens? }", "Extended thinking: `{ type: \"adaptive\" }` (the default where supported) or `{ type: \"enabled\", budgetTokens: N }`."),
+    plain(
+        "thinking",
+        "{ type, budgetTokens? }",
+        "Extended thinking: `{ type: \"adaptive\" }` (the default where supported) or `{ type: \"enabled\", budgetTokens: N }`.",
+    ),
     plain("maxTurns", "number", "Maximum conversation turns."),
     plain("maxBudgetUsd", "number", "Spending cap in USD."),
     choice(
@@ -176,10 +192,22 @@ const CLAUDE_QUERY: &[Key] = &[
     ),
     plain("allowDangerouslySkipPermissions", "boolean", "Required with `permissionMode: \"bypassPermissions\"`."),
     plain("tools", "string[] | { type: \"preset\", preset }", "The built-in tools available to the model."),
-    plain("allowedTools", "string[]", "Tools allowed without asking. Headless Claude denies `AskUserQuestion` (atomic ≥ 0.5.27), so listing it here does not make it work."),
+    plain(
+        "allowedTools",
+        "string[]",
+        "Tools allowed without asking. Headless Claude denies `AskUserQuestion` (atomic ≥ 0.5.27), so listing it here does not make it work.",
+    ),
     plain("disallowedTools", "string[]", "Tools removed from the model's context."),
-    plain("systemPrompt", "string | { type: \"preset\", preset, append? }", "The system prompt, or a preset with additions."),
-    plain("outputFormat", "{ type: \"json_schema\", schema }", "Structured output: a JSON Schema the result must match."),
+    plain(
+        "systemPrompt",
+        "string | { type: \"preset\", preset, append? }",
+        "The system prompt, or a preset with additions.",
+    ),
+    plain(
+        "outputFormat",
+        "{ type: \"json_schema\", schema }",
+        "Structured output: a JSON Schema the result must match.",
+    ),
     plain("agents", "Record<string, AgentDefinition>", "Subagents by name."),
     plain("agent", "string", "The agent the main thread runs as: a file in `.claude/agents/` or one of `agents`."),
     plain("mcpServers", "Record<string, McpServerConfig>", "MCP servers by name."),
@@ -192,7 +220,11 @@ const CLAUDE_QUERY: &[Key] = &[
 ];
 
 const THINKING: &[Key] = &[
-    choice("type", "`\"adaptive\"` lets the model decide; `\"enabled\"` needs `budgetTokens`.", &["adaptive", "enabled", "disabled"]),
+    choice(
+        "type",
+        "`\"adaptive\"` lets the model decide; `\"enabled\"` needs `budgetTokens`.",
+        &["adaptive", "enabled", "disabled"],
+    ),
     plain("budgetTokens", "number", "Tokens the model may think with (`type: \"enabled\"`)."),
 ];
 

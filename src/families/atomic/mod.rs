@@ -8,6 +8,7 @@ pub(crate) mod model;
 mod rules;
 
 use crate::diagnostic::Diagnostic;
+use crate::editor;
 use crate::families::{Family, RuleMeta};
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
@@ -30,4 +31,21 @@ impl Family for Atomic {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
         out.extend(par_map(&files, |file| rules::check_file(file)).into_iter().flatten());
     }
+
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
+    }
 }
+
+/// What the family answers in the editor.
+const EDITOR: editor::Hooks = editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    references: ide::references,
+    prepare_rename: ide::prepare_rename,
+    rename: ide::rename,
+    symbols: ide::symbols,
+    links: ide::links,
+    ..editor::Hooks::NONE
+};

@@ -7,7 +7,8 @@
 
 use crate::source::Span;
 
-/// A token of code. Comments and whitespace are skipped.
+/// A token of code. Comments and whitespace are skipped. A bracket comes with its own frame
+/// open, both the opening and the closing one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Token {
     /// A name or keyword.
@@ -78,7 +79,9 @@ pub(crate) struct Frame {
 pub(crate) enum Inside {
     Code,
     /// A string or template literal whose text starts at `content`.
-    Str { content: usize },
+    Str {
+        content: usize,
+    },
     Comment,
 }
 
@@ -195,8 +198,27 @@ pub(crate) fn is_word(c: char) -> bool {
 }
 
 const CALL_KEYWORDS: &[&str] = &[
-    "if", "while", "for", "switch", "catch", "function", "return", "async", "await", "typeof", "of", "in", "yield",
-    "do", "else", "case", "void", "delete", "throw", "new", "instanceof",
+    "if",
+    "while",
+    "for",
+    "switch",
+    "catch",
+    "function",
+    "return",
+    "async",
+    "await",
+    "typeof",
+    "of",
+    "in",
+    "yield",
+    "do",
+    "else",
+    "case",
+    "void",
+    "delete",
+    "throw",
+    "new",
+    "instanceof",
 ];
 
 /// After these the next `/` starts a regular expression, and `{` an object.
@@ -216,7 +238,15 @@ struct Scanner<'t> {
 
 impl<'t> Scanner<'t> {
     fn new(text: &'t str) -> Scanner<'t> {
-        Scanner { text, bytes: text.as_bytes(), at: 0, frames: Vec::new(), inside: Inside::Code, last: None, arrow: false }
+        Scanner {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            frames: Vec::new(),
+            inside: Inside::Code,
+            last: None,
+            arrow: false,
+        }
     }
 
     fn run(&mut self, each: &mut dyn FnMut(&Token, &[Frame])) {
@@ -322,18 +352,28 @@ impl<'t> Scanner<'t> {
 
 impl Scanner<'_> {
     fn emit(&mut self, token: Token, each: &mut dyn FnMut(&Token, &[Frame])) {
-        let end = token.span().end;
+        self.note_item(&token);
+        self.deliver(token, each);
+    }
+
+    /// An array element that is one string literal is remembered (`"--agent", "planner"`).
+    fn note_item(&mut self, token: &Token) {
         if let Some(frame) = self.frames.last_mut()
             && frame.kind == Kind::Array
         {
             let fresh = std::mem::replace(&mut frame.fresh, false);
-            frame.item = match &token {
-                Token::Str { content, dynamic: false, .. } if fresh => Some(self.text[content.start..content.end].to_string()),
+            frame.item = match token {
+                Token::Str { content, dynamic: false, .. } if fresh => {
+                    Some(self.text[content.start..content.end].to_string())
+                }
                 _ => None,
             };
         }
+    }
+
+    fn deliver(&mut self, token: Token, each: &mut dyn FnMut(&Token, &[Frame])) {
         each(&token, &self.frames);
-        self.at = self.at.max(end);
+        self.at = self.at.max(token.span().end);
         self.last = Some(token);
         self.arrow = false;
     }
@@ -401,7 +441,8 @@ impl Scanner<'_> {
             },
             _ => None,
         };
-        self.emit(Token::Punct(byte as char, Span::new(start, start + 1)), each);
+        let token = Token::Punct(byte as char, Span::new(start, start + 1));
+        self.note_item(&token);
         self.frames.push(Frame {
             kind,
             open: start,
@@ -416,6 +457,8 @@ impl Scanner<'_> {
             fresh: true,
             slot,
         });
+        // The opening token is seen with its bracket open, as the closing one is.
+        self.deliver(token, each);
     }
 
     /// Closes the innermost bracket `byte` matches, and those left open inside it; a close
@@ -576,7 +619,7 @@ fn callee_before(text: &str, open: usize) -> Option<(String, Span)> {
     }
     let mut parts: Vec<&str> = Vec::new();
     let mut i = end;
-    let mut path_start = end;
+    let mut path_start;
     let mut leading_dot = false;
     loop {
         let len: usize = text[..i].chars().rev().take_while(|c| is_word(*c)).map(char::len_utf8).sum();
@@ -628,24 +671,35 @@ mod tests {
     #[test]
     fn a_half_typed_stage_option_key_at_the_end_of_the_file() {
         let (spot, partial) = at("await ctx.stage({ name: \"a\", headl$0");
-        assert_eq!((shown(&spot), spot.path.clone(), spot.at, partial.as_str()), (call("ctx.stage", 0), vec![], At::Key, "headl"));
+        assert_eq!(
+            (shown(&spot), spot.path.clone(), spot.at, partial.as_str()),
+            (call("ctx.stage", 0), vec![], At::Key, "headl")
+        );
     }
 
     #[test]
     fn values_nested_keys_and_array_items() {
         let (spot, partial) = at("s.session.query(p, { thinking: { type: \"ad$0");
         assert_eq!(shown(&spot), call("s.session.query", 1));
-        assert_eq!((spot.path, spot.at, partial.as_str()), (vec!["thinking".to_string()], At::Value("type".into()), "ad"));
+        assert_eq!(
+            (spot.path, spot.at, partial.as_str()),
+            (vec!["thinking".to_string()], At::Value("type".into()), "ad")
+        );
         let (spot, _) = at("defineWorkflow({ name: \"x\", inputs: [{ name: \"a\", type: \"text\" }, { $0");
-        assert_eq!((shown(&spot), spot.path, spot.at), (call("defineWorkflow", 0), vec!["inputs".into(), "[]".into()], At::Key));
-        let (spot, partial) = at("ctx.stage({ name: `p-${i}` }, { chatFlags: [\"--agent\", \"pl$0\"] }, {}, async (s) => {})");
+        assert_eq!(
+            (shown(&spot), spot.path, spot.at),
+            (call("defineWorkflow", 0), vec!["inputs".into(), "[]".into()], At::Key)
+        );
+        let (spot, partial) =
+            at("ctx.stage({ name: `p-${i}` }, { chatFlags: [\"--agent\", \"pl$0\"] }, {}, async (s) => {})");
         assert_eq!(shown(&spot), call("ctx.stage", 1));
         assert_eq!((spot.at, partial.as_str()), (At::Item { previous: Some("--agent".into()) }, "pl"));
     }
 
     #[test]
     fn calls_through_chains_type_arguments_and_callbacks() {
-        let (spot, partial) = at("defineWorkflow({}).for<\"claude\">().run(async (ctx) => {\n  await ctx.transcript(\"pla$0");
+        let (spot, partial) =
+            at("defineWorkflow({}).for<\"claude\">().run(async (ctx) => {\n  await ctx.transcript(\"pla$0");
         assert_eq!((shown(&spot), spot.at, partial.as_str()), (call("ctx.transcript", 0), At::Argument, "pla"));
         let (spot, _) = at("defineWorkflow({ name: \"x\" })\n  .for<\"claude\">($0");
         assert_eq!(shown(&spot), call(".for", 0));
@@ -672,14 +726,28 @@ mod tests {
         tokens(text, &mut |token, frames| match token {
             Token::Str { content, .. } => {
                 let spot = spot(frames);
-                seen.push(format!("{}:{:?}:{}", &text[content.start..content.end], spot.at, shown(&spot).unwrap_or_default()));
+                seen.push(format!(
+                    "{}:{:?}:{}",
+                    &text[content.start..content.end],
+                    spot.at,
+                    shown(&spot).unwrap_or_default()
+                ));
             }
-            Token::Punct(')', at) if frames.last().is_some_and(|f| f.callee.as_ref().is_some_and(|c| c.0 == "ctx.stage")) => {
+            Token::Punct(')', at)
+                if frames.last().is_some_and(|f| f.callee.as_ref().is_some_and(|c| c.0 == "ctx.stage")) =>
+            {
                 seen.push(format!("close@{}", at.start));
             }
             _ => {}
         });
-        assert_eq!(seen, ["plan:Value(\"name\"):ctx.stage#0", "plan:Argument:s.transcript#0", format!("close@{}", text.len() - 2).as_str()]);
+        assert_eq!(
+            seen,
+            [
+                "plan:Value(\"name\"):ctx.stage#0",
+                "plan:Argument:s.transcript#0",
+                format!("close@{}", text.len() - 2).as_str()
+            ]
+        );
     }
 
     #[test]
