@@ -88,3 +88,84 @@ fn ignored_here(text: &str, frames: &[Frame], role: Role, agent: Option<&str>) -
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::facts::Facts;
+    use super::locate::{self, Inside};
+    use crate::source::assert_span_inside;
+
+    const SEED: &str = "export default defineWorkflow({ name: \"wörkflow 😀\", inputs: [{ name: \"a\", type: \"enum\", values: [\"x\"] }] })\n  .for<\"claude\">()\n  .run(async (ctx) => {\n    // a ( comment\n    await ctx.stage({ name: `s-${ctx.inputs.a}`, headless: true }, { chatFlags: [\"--agent\", \"planner\"] }, {}, async (s) => {\n      const r = /[(]\\//g; await s.transcript('s-1'); /* ] */\n    });\n  })\n  .compile();\n";
+
+    /// Every span the locator and the facts give lies inside the text.
+    fn check(text: &str) {
+        let mut spans = Vec::new();
+        locate::tokens(text, &mut |token, frames| {
+            spans.push(token.span());
+            for frame in frames {
+                spans.extend(frame.callee.as_ref().map(|c| c.1));
+                assert!(frame.open < text.len() && frame.starts.iter().all(|s| *s <= text.len()));
+            }
+        });
+        let facts = Facts::read(text);
+        let names = facts.inputs.iter().filter_map(|i| i.name.as_ref()).chain(&facts.input_uses);
+        let names = names.chain(facts.stages.iter().filter_map(|s| s.name.as_ref())).chain(&facts.stage_reads);
+        for name in names.chain(&facts.agents).chain(&facts.workflow) {
+            spans.extend([name.span, name.hit]);
+        }
+        spans.extend(facts.stages.iter().map(|s| s.span(text.len())));
+        for offset in (0..=text.len()).filter(|o| text.is_char_boundary(*o)) {
+            if let Some(located) = locate::locate(text, offset) {
+                assert_eq!(located.partial.end, offset);
+                if let Inside::Str { content } = located.inside {
+                    assert!(content <= offset);
+                }
+                spans.push(located.partial);
+                spans.extend(located.spot.call.map(|c| c.span));
+            }
+        }
+        for span in spans {
+            assert_span_inside(text, span);
+        }
+    }
+
+    fn apply(seed: &str, edits: &[(u8, usize, char)]) -> String {
+        let mut chars: Vec<char> = seed.chars().collect();
+        for &(op, i, c) in edits {
+            let n = chars.len();
+            match op % 3 {
+                0 => chars.insert(i % (n + 1), c),
+                1 if n > 0 => {
+                    chars.remove(i % n);
+                }
+                2 if n > 0 => chars[i % n] = c,
+                _ => {}
+            }
+        }
+        chars.into_iter().collect()
+    }
+
+    fn interesting() -> impl Strategy<Value = char> {
+        prop_oneof![
+            prop::sample::select(vec![
+                '"', '\'', '`', '$', '\\', '/', '*', '{', '}', '[', ']', '(', ')', ',', ':', '<', '>', '=', '.', '?',
+                '\n', 'é', '😀'
+            ]),
+            any::<char>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn never_panics_and_spans_stay_in_bounds(
+            random in "\\PC{0,64}",
+            edits in prop::collection::vec((any::<u8>(), any::<usize>(), interesting()), 0..8),
+        ) {
+            check(&random);
+            check(&apply(SEED, &edits));
+        }
+    }
+}

@@ -538,7 +538,9 @@ impl Scanner<'_> {
         let number = self.bytes[start].is_ascii_digit();
         let len: usize =
             self.text[start..].chars().take_while(|c| is_word(*c) || (number && *c == '.')).map(char::len_utf8).sum();
-        start + len.max(1)
+        // A character that is no part of a name (`®`) is a token of its own.
+        let one = self.text[start..].chars().next().map_or(1, char::len_utf8);
+        start + if len == 0 { one } else { len }
     }
 
     /// The end of a string's text: after its closing quote (`true`), or at the line's end or
