@@ -24,6 +24,12 @@ declare_rules! { "atomic", "../families/atomic/docs/";
     NameMismatch => Warning;
     // Options.
     UnknownOption => Warning, fix = true;
+    // The stage graph.
+    DuplicateStageName => Error;
+    UnawaitedStage => Warning, fix = true;
+    UnknownStageRef => Error, fix = true;
+    TranscriptNotReady => Error;
+    ReadUnsavedStage => Error;
     // Upstream's provider validators.
     ClaudeManualSession => Warning, aliases = ["claude/manual-session"];
     ClaudeManualQuery => Warning, aliases = ["claude/manual-query"];

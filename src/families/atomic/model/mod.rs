@@ -3,6 +3,8 @@
 //! `ctx.stage(...)` option objects, the calls the provider rules look for, and the comments.
 //! Built from oxc's AST, which lives only while the file is read: rules never see oxc types.
 
+pub mod flow;
+
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     Argument, ArrayExpressionElement, Declaration, Expression, ObjectPropertyKind, Program, PropertyKey, Statement,
@@ -31,6 +33,8 @@ pub struct WorkflowFile {
     /// Calls and constructions by their dotted callee (`client.session.create`), for the
     /// provider rules; `new` ones start with `new `.
     pub calls: Vec<(String, Span)>,
+    /// The stage graph of the `.run(...)` callback (`flow`).
+    pub flow: flow::Flow,
 }
 
 /// The `export default` statement.
@@ -182,6 +186,7 @@ impl WorkflowFile {
         }
         let mut out = WorkflowFile::default();
         read_program(&parsed.program, &mut out);
+        out.flow = flow::read(&parsed.program);
         out
     }
 }

@@ -1,10 +1,12 @@
 //! The `atomic/` rules over one parsed file: the builder chain and loader (`chain`), inputs
-//! (`inputs`), option keys (`options`), upstream's provider validators (`providers`).
+//! (`inputs`), option keys (`options`), upstream's provider validators (`providers`), the stage
+//! graph and transcript reads (`stages`).
 
 mod chain;
 mod inputs;
 mod options;
 mod providers;
+mod stages;
 
 use crate::diagnostic::Diagnostic;
 use crate::families::atomic::SyntaxError;
@@ -30,5 +32,6 @@ pub(super) fn check_file(file: &SourceFile) -> Vec<Diagnostic> {
     inputs::check(file, &parsed, &mut out);
     options::check(file, &parsed, agent, &mut out);
     providers::check(file, &parsed, agent, &mut out);
+    stages::check(file, &parsed.flow, &mut out);
     out
 }

@@ -1,0 +1,868 @@
+//! The stage graph of a workflow's `.run(...)` callback: each `ctx.stage(...)` / `s.stage(...)`
+//! call with its name, where it sits (exclusive arms, loops, `Promise.all` elements, enclosing
+//! stage callbacks), whether its promise is kept, and what its callback does with `s`; and each
+//! `transcript(ref)` / `getMessages(ref)` read with its target. Positions are byte offsets, so
+//! "later" means later in the text; code whose run time the walk cannot place is marked
+//! `deferred` and the rules leave ordering questions about it alone.
+
+use std::collections::{HashMap, HashSet};
+
+use oxc_ast::AstKind;
+use oxc_ast::ast::{
+    Argument, ArrayExpressionElement, BindingPatternKind, CallExpression, ConditionalExpression, Expression,
+    ExpressionStatement, FormalParameters, IfStatement, ObjectPropertyKind, PropertyKey, Statement, SwitchStatement,
+    TemplateLiteral, UnaryOperator, VariableDeclarationKind, VariableDeclarator,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_span::GetSpan;
+
+use crate::source::Span;
+
+/// What the walk found; empty when the file has no `.run(...)` callback literal.
+#[derive(Debug, Default)]
+pub struct Flow {
+    /// A context (`ctx` or a stage's `s`) is destructured or handed to code the walk does not
+    /// follow: stages may exist that `stages` lacks.
+    pub open: bool,
+    pub stages: Vec<Stage>,
+    pub reads: Vec<Read>,
+}
+
+/// A stage name, or a read's string reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Name {
+    /// A string literal, a template without substitutions, or a `const` bound to one.
+    Static(String),
+    /// A template with substitutions: its literal parts, around the holes.
+    Pattern(Vec<String>),
+    Unknown,
+}
+
+impl Name {
+    /// Whether the two can be the same string at run time (a pattern's holes match anything).
+    pub fn may_equal(&self, other: &Name) -> bool {
+        match (self, other) {
+            (Name::Static(a), Name::Static(b)) => a == b,
+            (Name::Static(s), Name::Pattern(p)) | (Name::Pattern(p), Name::Static(s)) => glob(p, s),
+            (Name::Pattern(a), Name::Pattern(b)) => {
+                let (a0, b0) = (first(a), first(b));
+                let (a1, b1) = (last(a), last(b));
+                (a0.starts_with(b0) || b0.starts_with(a0)) && (a1.ends_with(b1) || b1.ends_with(a1))
+            }
+            _ => true,
+        }
+    }
+}
+
+fn first(parts: &[String]) -> &str {
+    parts.first().map_or("", String::as_str)
+}
+
+fn last(parts: &[String]) -> &str {
+    parts.last().map_or("", String::as_str)
+}
+
+/// Whether `text` is the literal `parts` with anything in the holes between them.
+fn glob(parts: &[String], text: &str) -> bool {
+    let Some((head, rest)) = parts.split_first() else { return true };
+    let Some(mut tail) = text.strip_prefix(head.as_str()) else { return false };
+    let Some((end, middle)) = rest.split_last() else { return tail.is_empty() };
+    for part in middle {
+        match tail.find(part.as_str()) {
+            Some(at) => tail = &tail[at + part.len()..],
+            None => return false,
+        }
+    }
+    tail.len() >= end.len() && tail.ends_with(end.as_str())
+}
+
+/// One `ctx.stage(...)` or `s.stage(...)` call.
+#[derive(Debug)]
+pub struct Stage {
+    /// The whole call.
+    pub call: Span,
+    /// `ctx.stage`.
+    pub callee: Span,
+    pub name: Name,
+    /// The name's value, else the options argument, else the callee.
+    pub name_span: Span,
+    /// The arms it is in: (construct, arm). Two calls in different arms of one construct are
+    /// exclusive.
+    pub arms: Vec<(u32, u32)>,
+    /// The innermost loop (or array-method callback) it repeats in, as the loop's keyword.
+    pub repeats: Option<Span>,
+    /// Inside a function the walk cannot place in time (a helper, a handler).
+    pub deferred: bool,
+    /// The `Promise.all([...])` elements it is in: (call, element).
+    pub groups: Vec<(u32, u32)>,
+    pub settled: Settled,
+    /// Its callback, when it is a function literal.
+    pub callback: Option<Callback>,
+    /// Whether `await` may be written before the call: its function is async and not an
+    /// array-method callback (whose promise nobody waits for).
+    pub can_await: bool,
+}
+
+/// What becomes of a stage's promise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// Awaited, returned, passed on, or bound to a name that is.
+    Kept,
+    /// An expression statement (also `void …` or `….then(…)`), or an element of an unawaited
+    /// `Promise.all([...])` statement. `at` is where `await` would go; `void` is the operator.
+    Dropped { statement: Span, at: usize, void: Option<Span> },
+    /// Bound to a name that nothing awaits or passes on.
+    Unused { binding: Span, at: usize },
+}
+
+/// A stage's callback: whether it saves the transcript.
+#[derive(Debug, Clone)]
+pub struct Callback {
+    /// The function's parameters (or its start when it has none).
+    pub params: Span,
+    /// Mentions `s.save`.
+    pub saves: bool,
+    /// Destructures `s` or hands it to other code, which may save.
+    pub hands_away: bool,
+}
+
+/// One `ctx.transcript(ref)`, `ctx.getMessages(ref)` (or on `s`).
+#[derive(Debug)]
+pub struct Read {
+    pub call: Span,
+    /// `transcript` or `getMessages`.
+    pub method: &'static str,
+    /// The reference argument (the callee when there is none).
+    pub arg: Span,
+    /// The argument is a plain string literal (its quotes are its first and last bytes).
+    pub literal: bool,
+    pub target: Target,
+    pub arms: Vec<(u32, u32)>,
+    pub repeats: Option<Span>,
+    pub deferred: bool,
+    /// The stages whose callbacks enclose the read, outermost first.
+    pub within: Vec<usize>,
+    pub groups: Vec<(u32, u32)>,
+}
+
+/// What a read refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A string (static or a template pattern).
+    Name(Name),
+    /// A name bound to a stage's result; `pending` when it holds the unawaited promise.
+    Handle { stage: usize, pending: bool, binding: Span },
+    Unknown,
+}
+
+/// Walks `program` and returns the flow of its `.run(...)` callback.
+pub fn read(program: &oxc_ast::ast::Program) -> Flow {
+    let mut walker = Walker::default();
+    walker.visit_program(program);
+    walker.finish()
+}
+
+fn span(s: oxc_span::Span) -> Span {
+    Span::new(s.start as usize, s.end as usize)
+}
+
+fn key(s: oxc_span::Span) -> (u32, u32) {
+    (s.start, s.end)
+}
+
+/// What an identifier in the run callback stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Run,
+    Stage(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The `.run(...)` callback.
+    Run,
+    /// A stage callback.
+    Stage(usize),
+    /// Called where it stands: an IIFE.
+    Immediate,
+    /// An array method's callback: called where it stands, once per element.
+    Repeating,
+    /// Anything else: called who knows when.
+    Deferred,
+}
+
+#[derive(Debug)]
+struct Frame {
+    kind: Kind,
+    is_async: bool,
+    contexts: usize,
+    within: bool,
+    repeats: bool,
+}
+
+/// How the parent holds a call, noted before the call is visited.
+#[derive(Debug, Clone)]
+enum Mark {
+    Dropped { statement: Span, at: usize, void: Option<Span> },
+    Bound { name: String, binding: Span, at: usize },
+}
+
+/// A name the post-pass resolves.
+#[derive(Debug)]
+enum Pending {
+    StageName(usize, String),
+    ReadTarget(usize, String),
+    /// (name, call key, pending, is const, binding)
+    Handle(String, (u32, u32), bool, bool, Span),
+}
+
+const ARRAY_METHODS: &[&str] = &["map", "forEach", "flatMap", "filter", "some", "every", "find", "findIndex", "reduce"];
+const ALL: &[&str] = &["Promise.all", "Promise.allSettled", "Promise.race", "Promise.any"];
+
+#[derive(Default)]
+struct Walker {
+    flow: Flow,
+    contexts: Vec<(String, Ctx)>,
+    frames: Vec<Frame>,
+    arms: Vec<(u32, u32)>,
+    repeats: Vec<Option<Span>>,
+    groups: Vec<(u32, u32)>,
+    within: Vec<usize>,
+    run_fn: Option<u32>,
+    callbacks: HashMap<u32, usize>,
+    array_callbacks: HashMap<u32, Span>,
+    iife: HashSet<u32>,
+    marks: HashMap<(u32, u32), Mark>,
+    stage_at: HashMap<(u32, u32), usize>,
+    /// Identifiers that are the object of a static member, with the property.
+    member_of: HashMap<u32, String>,
+    /// Context identifiers that are the receiver of a recorded stage or read.
+    receivers: HashSet<u32>,
+    /// Identifiers that are a read's reference argument.
+    read_args: HashSet<u32>,
+    /// The statements that are an arrow function's expression body: returned, not dropped.
+    arrow_bodies: HashSet<(u32, u32)>,
+    declared: HashMap<String, u32>,
+    consts: HashMap<String, String>,
+    /// References to a name that await or pass it on (anything but a read argument or a
+    /// member read such as `.result`).
+    kept: HashMap<String, u32>,
+    bound: Vec<(usize, String, Span, usize)>,
+    pending: Vec<Pending>,
+}
+
+impl Walker {
+    fn context(&self, name: &str) -> Option<Ctx> {
+        self.contexts.iter().rev().find(|(n, _)| n == name).map(|(_, c)| *c)
+    }
+
+    fn deferred(&self) -> bool {
+        self.frames.iter().rev().take_while(|f| f.kind != Kind::Run).any(|f| f.kind == Kind::Deferred)
+    }
+
+    fn can_await(&self) -> bool {
+        self.frames.last().is_some_and(|f| f.is_async && f.kind != Kind::Repeating)
+    }
+
+    fn repeats(&self) -> Option<Span> {
+        self.repeats.last().copied().flatten()
+    }
+
+    fn enter_function(&mut self, start: u32, params: &FormalParameters, is_async: bool) {
+        let kind = if self.run_fn == Some(start) {
+            Kind::Run
+        } else if let Some(&i) = self.callbacks.get(&start) {
+            Kind::Stage(i)
+        } else if self.array_callbacks.contains_key(&start) {
+            Kind::Repeating
+        } else if self.iife.contains(&start) {
+            Kind::Immediate
+        } else {
+            Kind::Deferred
+        };
+        let param = params.items.first().map(|p| p.pattern.get_identifier_name().map(|n| n.to_string()));
+        let destructured = matches!(param, Some(None)) || params.rest.is_some() && param.is_none();
+        let mut frame = Frame { kind, is_async, contexts: 0, within: false, repeats: false };
+        match kind {
+            Kind::Run => {
+                if let Some(Some(name)) = param {
+                    self.contexts.push((name, Ctx::Run));
+                    frame.contexts = 1;
+                }
+                self.flow.open |= destructured;
+            }
+            Kind::Stage(i) => {
+                let at = if params.items.is_empty() { Span::empty(params.span.start as usize) } else { span(params.span) };
+                self.flow.stages[i].callback = Some(Callback { params: at, saves: false, hands_away: destructured });
+                if let Some(Some(name)) = param {
+                    self.contexts.push((name, Ctx::Stage(i)));
+                    frame.contexts = 1;
+                }
+                self.flow.open |= destructured;
+                self.within.push(i);
+                frame.within = true;
+            }
+            Kind::Repeating => {
+                let at = self.array_callbacks[&start];
+                self.repeats.push(Some(at));
+                frame.repeats = true;
+            }
+            _ => {}
+        }
+        self.frames.push(frame);
+    }
+
+    fn leave_function(&mut self) {
+        let Some(frame) = self.frames.pop() else { return };
+        for _ in 0..frame.contexts {
+            self.contexts.pop();
+        }
+        if frame.within {
+            self.within.pop();
+        }
+        if frame.repeats {
+            self.repeats.pop();
+        }
+    }
+
+    fn record_stage(&mut self, call: &CallExpression) {
+        let (name, name_span) = stage_name(call);
+        let i = self.flow.stages.len();
+        let settled = match self.marks.remove(&key(call.span)) {
+            Some(Mark::Dropped { statement, at, void }) => Settled::Dropped { statement, at, void },
+            Some(Mark::Bound { name, binding, at }) => {
+                self.bound.push((i, name, binding, at));
+                Settled::Kept
+            }
+            None => Settled::Kept,
+        };
+        let name = match name {
+            NameExpr::Known(name) => name,
+            NameExpr::Ident(id) => {
+                self.pending.push(Pending::StageName(i, id));
+                Name::Unknown
+            }
+        };
+        self.flow.stages.push(Stage {
+            call: span(call.span),
+            callee: span(call.callee.span()),
+            name,
+            name_span,
+            arms: self.arms.clone(),
+            repeats: self.repeats(),
+            deferred: self.deferred(),
+            groups: self.groups.clone(),
+            settled,
+            callback: None,
+            can_await: self.can_await(),
+        });
+        self.stage_at.insert(key(call.span), i);
+        if let Some(callback) = call.arguments.get(3).and_then(Argument::as_expression) {
+            match callback.get_inner_expression() {
+                Expression::ArrowFunctionExpression(f) => {
+                    self.callbacks.insert(f.span.start, i);
+                }
+                Expression::FunctionExpression(f) => {
+                    self.callbacks.insert(f.span.start, i);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn record_read(&mut self, call: &CallExpression, method: &'static str) {
+        let arg = call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression);
+        let i = self.flow.reads.len();
+        let (target, literal) = match arg {
+            Some(Expression::StringLiteral(s)) => (Target::Name(Name::Static(s.value.to_string())), true),
+            Some(Expression::TemplateLiteral(t)) => (Target::Name(template(t)), false),
+            Some(Expression::Identifier(id)) => {
+                self.read_args.insert(id.span.start);
+                self.pending.push(Pending::ReadTarget(i, id.name.to_string()));
+                (Target::Unknown, false)
+            }
+            _ => (Target::Unknown, false),
+        };
+        self.flow.reads.push(Read {
+            call: span(call.span),
+            method,
+            arg: arg.map_or(span(call.callee.span()), |a| span(a.span())),
+            literal,
+            target,
+            arms: self.arms.clone(),
+            repeats: self.repeats(),
+            deferred: self.deferred(),
+            within: self.within.clone(),
+            groups: self.groups.clone(),
+        });
+    }
+
+    fn finish(mut self) -> Flow {
+        let declared = |name: &str| self.declared.get(name).copied().unwrap_or(0);
+        let mut handles: HashMap<String, Target> = HashMap::new();
+        for pending in &self.pending {
+            if let Pending::Handle(name, call, promise, is_const, binding) = pending {
+                if let Some(&stage) = self.stage_at.get(call) {
+                    if declared(name) == 1 && (*is_const || !promise) {
+                        handles.insert(name.clone(), Target::Handle { stage, pending: *promise, binding: *binding });
+                    }
+                }
+            }
+        }
+        let constant = |name: &str| match self.consts.get(name) {
+            Some(value) if declared(name) == 1 => Name::Static(value.clone()),
+            _ => Name::Unknown,
+        };
+        for pending in &self.pending {
+            match pending {
+                Pending::StageName(i, name) => self.flow.stages[*i].name = constant(name),
+                Pending::ReadTarget(i, name) => {
+                    self.flow.reads[*i].target = match handles.get(name) {
+                        Some(handle) => handle.clone(),
+                        None => match constant(name) {
+                            Name::Unknown => Target::Unknown,
+                            name => Target::Name(name),
+                        },
+                    }
+                }
+                Pending::Handle(..) => {}
+            }
+        }
+        for (i, name, binding, at) in &self.bound {
+            if declared(name) == 1 && self.kept.get(name).copied().unwrap_or(0) == 0 {
+                self.flow.stages[*i].settled = Settled::Unused { binding: *binding, at: *at };
+            }
+        }
+        self.flow
+    }
+
+    /// Marks the calls an unawaited statement drops.
+    fn mark_dropped(&mut self, statement: &ExpressionStatement) {
+        let at = statement.expression.span().start as usize;
+        let whole = span(statement.span);
+        let mut expr = statement.expression.get_inner_expression();
+        let mut void = None;
+        if let Expression::UnaryExpression(u) = expr {
+            if u.operator == UnaryOperator::Void {
+                void = Some(Span::new(u.span.start as usize, u.argument.span().start as usize));
+                expr = u.argument.get_inner_expression();
+            }
+        }
+        // `ctx.stage(…).then(…)` drops the stage as surely.
+        while let Expression::CallExpression(call) = expr {
+            match call.callee.get_inner_expression() {
+                Expression::StaticMemberExpression(m) if ["then", "catch", "finally"].contains(&m.property.name.as_str()) => {
+                    expr = m.object.get_inner_expression();
+                }
+                _ => break,
+            }
+        }
+        let Expression::CallExpression(call) = expr else { return };
+        let mark = Mark::Dropped { statement: whole, at, void };
+        if dotted(&call.callee).is_some_and(|d| ALL.contains(&d.as_str())) {
+            if let Some(Expression::ArrayExpression(array)) =
+                call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression)
+            {
+                for element in array.elements.iter().filter_map(ArrayExpressionElement::as_expression) {
+                    if let Expression::CallExpression(c) = element.get_inner_expression() {
+                        self.marks.insert(key(c.span), mark.clone());
+                    }
+                }
+            }
+        } else {
+            self.marks.insert(key(call.span), mark);
+        }
+    }
+
+    fn note_declarator(&mut self, d: &VariableDeclarator) {
+        let is_const = d.kind == VariableDeclarationKind::Const;
+        let Some(init) = d.init.as_ref().map(Expression::get_inner_expression) else { return };
+        let binding = span(d.id.span());
+        if let Some(name) = d.id.get_identifier_name() {
+            let name = name.to_string();
+            match init {
+                Expression::StringLiteral(s) if is_const => {
+                    self.consts.insert(name, s.value.to_string());
+                }
+                Expression::TemplateLiteral(t) if is_const => {
+                    if let Name::Static(value) = template(t) {
+                        self.consts.insert(name, value);
+                    }
+                }
+                Expression::CallExpression(call) => {
+                    let at = init.span().start as usize;
+                    self.marks.insert(key(call.span), Mark::Bound { name: name.clone(), binding, at });
+                    self.pending.push(Pending::Handle(name, key(call.span), true, is_const, binding));
+                }
+                Expression::AwaitExpression(a) => {
+                    if let Expression::CallExpression(call) = a.argument.get_inner_expression() {
+                        self.pending.push(Pending::Handle(name, key(call.span), false, is_const, binding));
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        // `const [a, b] = await Promise.all([ctx.stage(…), ctx.stage(…)])`.
+        let (BindingPatternKind::ArrayPattern(pattern), Expression::AwaitExpression(a)) = (&d.id.kind, init) else {
+            return;
+        };
+        let Expression::CallExpression(all) = a.argument.get_inner_expression() else { return };
+        if !dotted(&all.callee).is_some_and(|d| d == "Promise.all" || d == "Promise.allSettled") {
+            return;
+        }
+        let Some(Expression::ArrayExpression(array)) =
+            all.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression)
+        else {
+            return;
+        };
+        let settled = dotted(&all.callee).is_some_and(|d| d == "Promise.allSettled");
+        for (element, bound) in array.elements.iter().zip(pattern.elements.iter()) {
+            let (Some(Expression::CallExpression(call)), Some(bound)) =
+                (element.as_expression().map(Expression::get_inner_expression), bound)
+            else {
+                continue;
+            };
+            if let (Some(name), false) = (bound.get_identifier_name(), settled) {
+                self.pending.push(Pending::Handle(name.to_string(), key(call.span), false, is_const, span(bound.span())));
+            }
+        }
+    }
+}
+
+/// A stage name as written: known now, or a name the post-pass looks up.
+enum NameExpr {
+    Known(Name),
+    Ident(String),
+}
+
+fn template(t: &TemplateLiteral) -> Name {
+    let parts: Vec<String> =
+        t.quasis.iter().map(|q| q.value.cooked.as_ref().unwrap_or(&q.value.raw).to_string()).collect();
+    if t.expressions.is_empty() { Name::Static(parts.concat()) } else { Name::Pattern(parts) }
+}
+
+/// The `name` of a stage's options object literal.
+fn stage_name(call: &CallExpression) -> (NameExpr, Span) {
+    let callee = span(call.callee.span());
+    let Some(options) = call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression)
+    else {
+        return (NameExpr::Known(Name::Unknown), callee);
+    };
+    let Expression::ObjectExpression(object) = options else {
+        return (NameExpr::Known(Name::Unknown), span(options.span()));
+    };
+    let mut found = (NameExpr::Known(Name::Unknown), span(object.span));
+    for property in &object.properties {
+        match property {
+            ObjectPropertyKind::ObjectProperty(p) if !p.computed => {
+                let is_name = match &p.key {
+                    PropertyKey::StaticIdentifier(id) => id.name == "name",
+                    PropertyKey::StringLiteral(s) => s.value == "name",
+                    _ => false,
+                };
+                if !is_name {
+                    continue;
+                }
+                let value = p.value.get_inner_expression();
+                let at = span(value.span());
+                found = match value {
+                    Expression::StringLiteral(s) => (NameExpr::Known(Name::Static(s.value.to_string())), at),
+                    Expression::TemplateLiteral(t) => (NameExpr::Known(template(t)), at),
+                    Expression::Identifier(id) => (NameExpr::Ident(id.name.to_string()), at),
+                    _ => (NameExpr::Known(Name::Unknown), at),
+                };
+            }
+            // A spread may set the name.
+            _ => found = (NameExpr::Known(Name::Unknown), span(object.span)),
+        }
+    }
+    found
+}
+
+/// `a.b.c` of a callee made of names and static members.
+fn dotted(expr: &Expression) -> Option<String> {
+    match expr.get_inner_expression() {
+        Expression::Identifier(id) => Some(id.name.to_string()),
+        Expression::StaticMemberExpression(m) => Some(format!("{}.{}", dotted(&m.object)?, m.property.name)),
+        _ => None,
+    }
+}
+
+/// Whether `call` is `<defineWorkflow chain or name>.run(fn)`.
+fn is_run(call: &CallExpression) -> bool {
+    let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression() else { return false };
+    if m.property.name != "run" {
+        return false;
+    }
+    let mut object = m.object.get_inner_expression();
+    loop {
+        match object {
+            Expression::Identifier(_) => return true,
+            Expression::CallExpression(c) => match c.callee.get_inner_expression() {
+                Expression::Identifier(id) => return id.name == "defineWorkflow",
+                Expression::StaticMemberExpression(m) => object = m.object.get_inner_expression(),
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+}
+
+fn function_start(expr: &Expression) -> Option<u32> {
+    match expr.get_inner_expression() {
+        Expression::ArrowFunctionExpression(f) => Some(f.span.start),
+        Expression::FunctionExpression(f) => Some(f.span.start),
+        _ => None,
+    }
+}
+
+/// Whether a statement always leaves the enclosing loop or function (ends in `return`,
+/// `throw` or `break`).
+fn exits(statement: &Statement) -> bool {
+    match statement {
+        Statement::ReturnStatement(_) | Statement::ThrowStatement(_) | Statement::BreakStatement(_) => true,
+        Statement::BlockStatement(b) => b.body.last().is_some_and(exits),
+        _ => false,
+    }
+}
+
+/// Whether a statement always leaves the function.
+fn returns(statement: &Statement) -> bool {
+    match statement {
+        Statement::ReturnStatement(_) | Statement::ThrowStatement(_) => true,
+        Statement::BlockStatement(b) => b.body.last().is_some_and(returns),
+        _ => false,
+    }
+}
+
+impl<'a> Visit<'a> for Walker {
+    fn enter_node(&mut self, kind: AstKind<'a>) {
+        match kind {
+            AstKind::Function(f) => self.enter_function(f.span.start, &f.params, f.r#async),
+            AstKind::ArrowFunctionExpression(f) => self.enter_function(f.span.start, &f.params, f.r#async),
+            _ => {}
+        }
+    }
+
+    fn leave_node(&mut self, kind: AstKind<'a>) {
+        if matches!(kind, AstKind::Function(_) | AstKind::ArrowFunctionExpression(_)) {
+            self.leave_function();
+        }
+    }
+
+    fn visit_binding_identifier(&mut self, it: &oxc_ast::ast::BindingIdentifier<'a>) {
+        *self.declared.entry(it.name.to_string()).or_default() += 1;
+    }
+
+    fn visit_identifier_reference(&mut self, it: &oxc_ast::ast::IdentifierReference<'a>) {
+        let start = it.span.start;
+        if let Some(ctx) = self.context(&it.name) {
+            if self.receivers.contains(&start) {
+                return;
+            }
+            match self.member_of.get(&start).map(String::as_str) {
+                Some("save") => {
+                    if let Ctx::Stage(i) = ctx {
+                        if let Some(callback) = &mut self.flow.stages[i].callback {
+                            callback.saves = true;
+                        }
+                    }
+                }
+                // A stage runner or reader taken off the context is called where the walk
+                // cannot see it.
+                Some("stage" | "transcript" | "getMessages") => self.flow.open = true,
+                Some(_) => {}
+                None => {
+                    self.flow.open = true;
+                    if let Ctx::Stage(i) = ctx {
+                        if let Some(callback) = &mut self.flow.stages[i].callback {
+                            callback.hands_away = true;
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        let passes = match self.member_of.get(&start).map(String::as_str) {
+            Some(property) => ["then", "catch", "finally"].contains(&property),
+            None => !self.read_args.contains(&start),
+        };
+        if passes {
+            *self.kept.entry(it.name.to_string()).or_default() += 1;
+        }
+    }
+
+    fn visit_static_member_expression(&mut self, it: &oxc_ast::ast::StaticMemberExpression<'a>) {
+        if let Expression::Identifier(id) = it.object.get_inner_expression() {
+            self.member_of.insert(id.span.start, it.property.name.to_string());
+        }
+        walk::walk_static_member_expression(self, it);
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &oxc_ast::ast::ArrowFunctionExpression<'a>) {
+        if it.expression {
+            self.arrow_bodies.extend(it.body.statements.first().map(|s| key(s.span())));
+        }
+        walk::walk_arrow_function_expression(self, it);
+    }
+
+    fn visit_expression_statement(&mut self, it: &ExpressionStatement<'a>) {
+        if !self.arrow_bodies.contains(&key(it.span)) {
+            self.mark_dropped(it);
+        }
+        walk::walk_expression_statement(self, it);
+    }
+
+    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
+        self.note_declarator(it);
+        walk::walk_variable_declarator(self, it);
+    }
+
+    fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
+        let callee = call.callee.get_inner_expression();
+        if self.run_fn.is_none() && is_run(call) {
+            self.run_fn = call.arguments.first().and_then(Argument::as_expression).and_then(function_start);
+        }
+        if function_start(callee).is_some() {
+            self.iife.extend(function_start(callee));
+        }
+        if let Expression::StaticMemberExpression(m) = callee {
+            let method = m.property.name.as_str();
+            if ARRAY_METHODS.contains(&method) {
+                if let Some(start) = call.arguments.first().and_then(Argument::as_expression).and_then(function_start) {
+                    self.array_callbacks.insert(start, span(m.property.span));
+                }
+            }
+            if let Expression::Identifier(receiver) = m.object.get_inner_expression() {
+                if self.context(&receiver.name).is_some() {
+                    match method {
+                        "stage" => {
+                            self.receivers.insert(receiver.span.start);
+                            self.record_stage(call);
+                        }
+                        "transcript" => {
+                            self.receivers.insert(receiver.span.start);
+                            self.record_read(call, "transcript");
+                        }
+                        "getMessages" => {
+                            self.receivers.insert(receiver.span.start);
+                            self.record_read(call, "getMessages");
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let all = dotted(&call.callee).is_some_and(|d| ALL.contains(&d.as_str()));
+        let array = call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression);
+        match (all, array) {
+            (true, Some(Expression::ArrayExpression(array))) => {
+                self.visit_expression(&call.callee);
+                for (i, element) in array.elements.iter().enumerate() {
+                    self.groups.push((call.span.start, i as u32));
+                    self.visit_array_expression_element(element);
+                    self.groups.pop();
+                }
+                for argument in call.arguments.iter().skip(1) {
+                    self.visit_argument(argument);
+                }
+            }
+            _ => walk::walk_call_expression(self, call),
+        }
+    }
+
+    fn visit_statements(&mut self, it: &oxc_allocator::Vec<'a, Statement<'a>>) {
+        // After `if (c) { …; return; }` the rest of the block is the `if`'s other arm.
+        let mut pushed = 0;
+        for statement in it {
+            self.visit_statement(statement);
+            if let Statement::IfStatement(s) = statement {
+                if s.alternate.is_none() && returns(&s.consequent) {
+                    self.arms.push((s.span.start, 1));
+                    pushed += 1;
+                }
+            }
+        }
+        for _ in 0..pushed {
+            self.arms.pop();
+        }
+    }
+
+    fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+        self.visit_expression(&it.test);
+        self.arm(it.span.start, 0, &it.consequent);
+        if let Some(alternate) = &it.alternate {
+            self.arm(it.span.start, 1, alternate);
+        }
+    }
+
+    fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
+        self.visit_expression(&it.test);
+        self.arms.push((it.span.start, 0));
+        self.visit_expression(&it.consequent);
+        self.arms.pop();
+        self.arms.push((it.span.start, 1));
+        self.visit_expression(&it.alternate);
+        self.arms.pop();
+    }
+
+    fn visit_switch_statement(&mut self, it: &SwitchStatement<'a>) {
+        self.visit_expression(&it.discriminant);
+        // Cases that fall through into each other are one arm.
+        let mut group = 0;
+        for case in &it.cases {
+            self.arms.push((it.span.start, group));
+            let leaves = case.consequent.last().is_some_and(|s| exits(s) || matches!(s, Statement::ContinueStatement(_)));
+            self.visit_switch_case(case);
+            self.arms.pop();
+            if leaves {
+                group += 1;
+            }
+        }
+    }
+
+    fn visit_for_statement(&mut self, it: &oxc_ast::ast::ForStatement<'a>) {
+        self.looping(it.span, 3, &it.body, |w| walk::walk_for_statement(w, it));
+    }
+
+    fn visit_for_of_statement(&mut self, it: &oxc_ast::ast::ForOfStatement<'a>) {
+        self.looping(it.span, 3, &it.body, |w| walk::walk_for_of_statement(w, it));
+    }
+
+    fn visit_for_in_statement(&mut self, it: &oxc_ast::ast::ForInStatement<'a>) {
+        self.looping(it.span, 3, &it.body, |w| walk::walk_for_in_statement(w, it));
+    }
+
+    fn visit_while_statement(&mut self, it: &oxc_ast::ast::WhileStatement<'a>) {
+        self.looping(it.span, 5, &it.body, |w| walk::walk_while_statement(w, it));
+    }
+
+    fn visit_do_while_statement(&mut self, it: &oxc_ast::ast::DoWhileStatement<'a>) {
+        self.looping(it.span, 2, &it.body, |w| walk::walk_do_while_statement(w, it));
+    }
+}
+
+impl Walker {
+    /// Visits one arm of an `if`; an arm that leaves the loop runs at most once in it.
+    fn arm(&mut self, construct: u32, arm: u32, body: &Statement) {
+        self.arms.push((construct, arm));
+        let once = exits(body);
+        if once {
+            self.repeats.push(None);
+        }
+        self.visit_statement(body);
+        if once {
+            self.repeats.pop();
+        }
+        self.arms.pop();
+    }
+
+    /// Visits a loop: its body repeats unless it always leaves at its end.
+    fn looping(&mut self, at: oxc_span::Span, keyword: usize, body: &Statement, walk: impl FnOnce(&mut Self)) {
+        let start = at.start as usize;
+        self.repeats.push(if exits(body) { None } else { Some(Span::new(start, start + keyword)) });
+        walk(self);
+        self.repeats.pop();
+    }
+}

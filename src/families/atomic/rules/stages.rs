@@ -1,0 +1,321 @@
+//! The stage graph: names the session registry refuses twice (`createSessionRunner`), stage
+//! promises nobody waits for (F13), and transcript reads that cannot succeed: a name no stage
+//! has, a stage not completed when the read runs (F12, F14), a stage that never saved.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::atomic::model::flow::{Flow, Name, Read, Settled, Stage, Target};
+use crate::families::atomic::{
+    DuplicateStageName, ReadUnsavedStage, TranscriptNotReady, UnawaitedStage, UnknownStageRef,
+};
+use crate::source::Span;
+use crate::util::did_you_mean;
+use crate::workspace::SourceFile;
+
+pub(super) fn check(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
+    duplicates(file, flow, out);
+    unawaited(file, flow, out);
+    for read in &flow.reads {
+        if let Some(d) = unknown_ref(file, flow, read)
+            .or_else(|| not_ready(file, flow, read))
+            .or_else(|| unsaved(file, flow, read))
+        {
+            out.push(d);
+        }
+    }
+}
+
+fn static_name(stage: &Stage) -> Option<&str> {
+    match &stage.name {
+        Name::Static(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// Different arms of one `if`, `switch` or `?:`.
+fn exclusive(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
+    a.iter().any(|(construct, arm)| b.iter().any(|(c, other)| c == construct && other != arm))
+}
+
+fn duplicates(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
+    let stages: Vec<(&Stage, &str)> =
+        flow.stages.iter().filter(|s| !s.deferred).filter_map(|s| Some((s, static_name(s)?))).collect();
+    for (i, (stage, name)) in stages.iter().enumerate() {
+        if let Some(at) = stage.repeats {
+            out.push(
+                Diagnostic::new(
+                    DuplicateStageName,
+                    file.id,
+                    stage.name_span,
+                    format!(
+                        "stage `{name}` is started on every pass of a loop; the second pass throws `Duplicate session name: \"{name}\"`"
+                    ),
+                )
+                .with_related(file.id, at, "the loop")
+                .with_help(format!("give each pass its own name: a template with the loop variable, such as {name}-${{i}}")),
+            );
+            continue;
+        }
+        let earlier = stages[..i].iter().find(|(other, other_name)| {
+            other_name == name && other.repeats.is_none() && !exclusive(&other.arms, &stage.arms)
+        });
+        if let Some((first, _)) = earlier {
+            out.push(
+                Diagnostic::new(
+                    DuplicateStageName,
+                    file.id,
+                    stage.name_span,
+                    format!(
+                        "stage `{name}` is started a second time; atomic throws `Duplicate session name: \"{name}\"` (a name stays taken once its stage completes or fails)"
+                    ),
+                )
+                .with_related(file.id, first.name_span, format!("`{name}` is first started here"))
+                .with_help("give each stage a unique name; only arms of one `if`, `switch` or `?:` may reuse one"),
+            );
+        }
+    }
+}
+
+fn who(stage: &Stage) -> String {
+    match &stage.name {
+        Name::Unknown => "a stage".to_string(),
+        name => format!("stage `{}`", shown(name)),
+    }
+}
+
+fn unawaited(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
+    let mut reported: Vec<Span> = Vec::new();
+    for stage in &flow.stages {
+        let d = match &stage.settled {
+            Settled::Kept => continue,
+            Settled::Dropped { statement, at, void } => {
+                // One finding per statement: an unawaited `Promise.all([...])` drops all its stages.
+                if reported.contains(statement) {
+                    continue;
+                }
+                reported.push(*statement);
+                let dropped: Vec<&Stage> = flow
+                    .stages
+                    .iter()
+                    .filter(|s| matches!(&s.settled, Settled::Dropped { statement: t, .. } if t == statement))
+                    .collect();
+                let what = if dropped.len() > 1 {
+                    let names: Vec<String> = dropped.iter().map(|s| format!("`{}`", shown(&s.name))).collect();
+                    format!("the `Promise.all([...])` of stages {} is not awaited", names.join(", "))
+                } else {
+                    format!("the promise of {} is dropped", who(stage))
+                };
+                let mut d = Diagnostic::new(
+                    UnawaitedStage,
+                    file.id,
+                    stage.callee,
+                    format!(
+                        "{what}: the run goes on without waiting, so later reads miss its transcript and the workflow may end before it does"
+                    ),
+                )
+                .with_help(if stage.can_await {
+                    "`await` the stage, or collect it in an awaited `Promise.all([...])`"
+                } else {
+                    "return the promise to code that awaits it; in an array callback, `await Promise.all(items.map(…))` instead"
+                });
+                if dropped.len() > 1 {
+                    d = d.with_related(file.id, *statement, "the unawaited `Promise.all`");
+                }
+                match (void, stage.can_await) {
+                    (Some(void), true) => d.with_fix("Replace `void` with `await`", Applicability::Unsafe, vec![Edit {
+                        span: *void,
+                        replacement: "await ".into(),
+                    }]),
+                    (None, true) => d.with_fix("Insert `await`", Applicability::Unsafe, vec![Edit {
+                        span: Span::empty(*at),
+                        replacement: "await ".into(),
+                    }]),
+                    _ => d,
+                }
+            }
+            Settled::Unused { binding, at } => {
+                let d = Diagnostic::new(
+                    UnawaitedStage,
+                    file.id,
+                    *binding,
+                    format!(
+                        "the promise of {} is bound here but never awaited or passed on: the run goes on without waiting for it",
+                        who(stage)
+                    ),
+                )
+                .with_related(file.id, stage.callee, "the stage")
+                .with_help("`await` the stage where it is bound, or await the binding (or pass it to `Promise.all`)");
+                if stage.can_await {
+                    d.with_fix("Insert `await`", Applicability::Unsafe, vec![Edit {
+                        span: Span::empty(*at),
+                        replacement: "await ".into(),
+                    }])
+                } else {
+                    d
+                }
+            }
+        };
+        out.push(d);
+    }
+}
+
+/// The upstream error a failed lookup throws.
+fn upstream_error(read: &Read, name: &str) -> String {
+    match read.method {
+        "getMessages" => format!("`No messages for \"{name}\"`"),
+        _ => format!("`No transcript for \"{name}\"`"),
+    }
+}
+
+fn shown(name: &Name) -> String {
+    match name {
+        Name::Static(s) => s.clone(),
+        Name::Pattern(parts) => parts.join("${…}"),
+        Name::Unknown => "?".into(),
+    }
+}
+
+fn unknown_ref(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> {
+    let Target::Name(name) = &read.target else { return None };
+    // Every stage must be known for "no stage has it" to hold.
+    if flow.open || flow.stages.iter().any(|s| s.name == Name::Unknown) {
+        return None;
+    }
+    if flow.stages.iter().any(|s| s.name.may_equal(name)) {
+        return None;
+    }
+    let text = shown(name);
+    let statics: Vec<&str> = flow.stages.iter().filter_map(static_name).collect();
+    let guess = match name {
+        Name::Static(written) => did_you_mean(written, statics.iter().copied()),
+        _ => None,
+    };
+    let mut names: Vec<String> = flow.stages.iter().map(|s| format!("`{}`", shown(&s.name))).collect();
+    names.dedup();
+    let help = if names.is_empty() {
+        "this workflow starts no stage".to_string()
+    } else {
+        format!("stages of this workflow: {}", names.join(", "))
+    };
+    let d = Diagnostic::new(
+        UnknownStageRef,
+        file.id,
+        read.arg,
+        format!("no stage is named `{text}`; `{}` throws {}", read.method, upstream_error(read, &text)),
+    )
+    .with_help(help);
+    Some(match guess {
+        Some(guess) if read.literal && read.arg.len() >= 2 => {
+            d.with_suggestion(Span::new(read.arg.start + 1, read.arg.end - 1), Some(guess))
+        }
+        _ => d,
+    })
+}
+
+/// Why `stage` has not completed when `read` runs, if it surely has not.
+fn why_not_ready(read: &Read, index: usize, stage: &Stage) -> Option<&'static str> {
+    if read.within.last() == Some(&index) {
+        return Some("is read inside its own callback, before it completes");
+    }
+    if read.within.contains(&index) {
+        return Some("is still running: this read is inside its callback");
+    }
+    let sibling =
+        read.groups.iter().any(|(group, element)| stage.groups.iter().any(|(g, e)| g == group && e != element));
+    if sibling {
+        return Some("runs alongside this read in one `Promise.all([...])`, so it has not completed");
+    }
+    let later = stage.call.start > read.call.start;
+    if later && read.repeats.is_none() && stage.repeats.is_none() && !exclusive(&read.arms, &stage.arms) {
+        return Some("starts only after this read");
+    }
+    None
+}
+
+fn not_ready(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> {
+    let candidates: Vec<usize> = match &read.target {
+        Target::Handle { stage, pending: true, binding } => {
+            let stage = &flow.stages[*stage];
+            let who = static_name(stage).map_or_else(|| "a stage".to_string(), |n| format!("stage `{n}`"));
+            return Some(
+                Diagnostic::new(
+                    TranscriptNotReady,
+                    file.id,
+                    read.arg,
+                    format!(
+                        "this holds the promise of {who}, not its handle: `{}` reads the promise's `name`, which is undefined, and throws {}",
+                        read.method,
+                        upstream_error(read, "undefined")
+                    ),
+                )
+                .with_related(file.id, *binding, "bound to the unawaited stage here")
+                .with_help("bind the awaited handle: `const h = await ctx.stage(…)`"),
+            );
+        }
+        _ if read.deferred => return None,
+        Target::Handle { stage, .. } => vec![*stage],
+        Target::Name(name @ Name::Static(_)) => flow
+            .stages
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.deferred && s.name == *name)
+            .map(|(i, _)| i)
+            .collect(),
+        _ => return None,
+    };
+    let mut reasons = candidates.iter().map(|&i| why_not_ready(read, i, &flow.stages[i]).map(|why| (i, why)));
+    let (first, why) = reasons.next()??;
+    if reasons.any(|r| r.is_none()) {
+        return None;
+    }
+    let stage = &flow.stages[first];
+    let who = static_name(stage).map_or_else(|| "the stage".to_string(), |n| format!("stage `{n}`"));
+    Some(
+        Diagnostic::new(
+            TranscriptNotReady,
+            file.id,
+            read.arg,
+            format!(
+                "{who} {why}; `{}` sees completed stages only and throws {}",
+                read.method,
+                upstream_error(read, static_name(stage).unwrap_or("…"))
+            ),
+        )
+        .with_related(file.id, stage.name_span, "the stage is started here")
+        .with_help("read a stage after awaiting it: move the read to a later stage, or read siblings after their `Promise.all`"),
+    )
+}
+
+fn unsaved(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> {
+    let candidates: Vec<&Stage> = match &read.target {
+        Target::Handle { stage, .. } => vec![&flow.stages[*stage]],
+        Target::Name(name @ Name::Static(_)) => {
+            // Another stage, unseen or unnamed here, may be the one read.
+            if flow.open || flow.stages.iter().any(|s| s.name == Name::Unknown) {
+                return None;
+            }
+            flow.stages.iter().filter(|s| s.name.may_equal(name)).collect()
+        }
+        _ => return None,
+    };
+    let first = candidates.first()?;
+    let unsaved = |s: &Stage| s.callback.as_ref().is_some_and(|c| !c.saves && !c.hands_away);
+    if !candidates.iter().all(|s| unsaved(s)) {
+        return None;
+    }
+    let callback = first.callback.as_ref()?;
+    let who = static_name(first).map_or_else(|| "the stage".to_string(), |n| format!("stage `{n}`"));
+    let what = if read.method == "getMessages" { "messages.json" } else { "inbox.md" };
+    Some(
+        Diagnostic::new(
+            ReadUnsavedStage,
+            file.id,
+            read.arg,
+            format!(
+                "{who} never calls `s.save(…)`, so it has no {what}; `{}` fails reading it",
+                read.method
+            ),
+        )
+        .with_related(file.id, callback.params, "this callback never saves")
+        .with_help("save the stage's messages at the end of its callback (Claude `s.save(s.sessionId)`, Copilot `s.save(await s.session.getMessages())`, OpenCode `s.save(result.data)`), or pass data on with the callback's return value (`handle.result`)"),
+    )
+}
