@@ -111,7 +111,10 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     assert!(lines.contains(&"dry-run-errors="), "the command went to stagelint alone, not the other server: {report}");
     assert!(lines.contains(&"other-toml-clients=0"), "a Cargo.toml does not attach stagelint: {report}");
     assert!(lines.contains(&"config=1:0:stagelint/InvalidConfig"), "stagelint.toml is checked: {report}");
-    assert!(lines.contains(&"other-ts-clients=0"), "TypeScript that is no workflow does not attach stagelint: {report}");
+    assert!(
+        lines.contains(&"other-ts-clients=0"),
+        "TypeScript that is no workflow does not attach stagelint: {report}"
+    );
     assert!(lines.contains(&"atomic=4:33:atomic/UnknownOption"), "the workflow is checked: {report}");
     // Files in three directories (`sub dir` has a space): one server, rooted at the project.
     assert!(lines.contains(&"scenario-attached=true"), "{report}");

@@ -340,3 +340,19 @@ fn every_offset_is_answered_without_panicking() {
         }
     }
 }
+
+/// A read of a name built at run time matches the template, as `atomic/UnknownStageRef` does.
+#[test]
+fn hover_on_a_read_of_a_stage_named_at_run_time() {
+    let text =
+        WORKFLOW.replace("{ name: \"check\", headless: true }", "{ name: `check-${1}`, headless: true }").replace(
+            "const again = await ctx.getMessages(\"plan\");",
+            "const again = await ctx.getMessages(\"check-$01\");",
+        );
+    let f = fixture(&text);
+    let (under, markdown) = f.hover().expect("hover");
+    assert_eq!(under, "check-1");
+    assert!(markdown.contains("may be the stage named at run time `check-${1}`"), "{markdown}");
+    let f = fixture(&text.replace("check-$01", "chekc-$01"));
+    assert!(f.hover().expect("hover").1.contains("UnknownStageRef"));
+}

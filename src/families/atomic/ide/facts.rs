@@ -3,6 +3,7 @@
 //! reads naming them, and the agents it asks for (`--agent x`, `agent: "x"`).
 
 use super::locate::{self, At, Frame, Kind, Spot, Token};
+use crate::families::atomic::model::flow;
 use crate::source::Span;
 
 /// A name written as a string (or a member name, for `ctx.inputs.x`).
@@ -15,6 +16,36 @@ pub(super) struct Name {
     pub hit: Span,
     /// A template with `${…}`: its text is not the name at run time.
     pub dynamic: bool,
+}
+
+impl Name {
+    /// The name as the stage rules compare names: a template's literal parts around its holes.
+    pub(super) fn as_flow(&self) -> flow::Name {
+        if !self.dynamic {
+            return flow::Name::Static(self.text.clone());
+        }
+        let mut parts = vec![String::new()];
+        let mut depth = 0usize;
+        let mut chars = self.text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '$' if depth == 0 && chars.peek() == Some(&'{') => {
+                    chars.next();
+                    depth = 1;
+                }
+                '{' if depth > 0 => depth += 1,
+                '}' if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        parts.push(String::new());
+                    }
+                }
+                _ if depth > 0 => {}
+                c => parts.last_mut().map_or((), |p| p.push(c)),
+            }
+        }
+        flow::Name::Pattern(parts)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -95,6 +126,17 @@ impl Facts {
 
     pub(super) fn stage(&self, name: &str) -> Option<&Stage> {
         self.stages.iter().find(|s| s.name.as_ref().is_some_and(|n| !n.dynamic && n.text == name))
+    }
+
+    /// The stages named at run time (`plan-${i}`) that may be called `name`, as
+    /// `atomic/UnknownStageRef` matches them.
+    pub(super) fn stages_matching(&self, name: &str) -> Vec<&Name> {
+        let wanted = flow::Name::Static(name.to_string());
+        self.stages
+            .iter()
+            .filter_map(|s| s.name.as_ref())
+            .filter(|n| n.dynamic && n.as_flow().may_equal(&wanted))
+            .collect()
     }
 
     fn take(&mut self, text: &str, token: &Token, frames: &[Frame], recent: &[Option<Token>; 3]) {
@@ -252,4 +294,21 @@ fn agent_named(spot: &Spot, name: Name) -> Option<Name> {
     }
     let options = (call.callee.ends_with(".query") && call.arg == 1) || stage_arg(spot, 2);
     (options && spot.path.is_empty() && spot.at == At::Value("agent".into())).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_name_is_its_literal_parts() {
+        let name = |text: &str| Name { text: text.into(), span: Span::empty(0), hit: Span::empty(0), dynamic: true };
+        let parts = |v: &[&str]| flow::Name::Pattern(v.iter().map(|s| s.to_string()).collect());
+        assert_eq!(name("plan-${i}").as_flow(), parts(&["plan-", ""]));
+        assert_eq!(name("${a}-x-${f({b})}!").as_flow(), parts(&["", "-x-", "!"]));
+        let facts =
+            Facts::read("ctx.stage({ name: `plan-${i}` }, {}, {}, async (s) => {}); ctx.stage({ name: \"plain\" })");
+        assert_eq!(facts.stages_matching("plan-2").len(), 1);
+        assert!(facts.stages_matching("review").is_empty());
+    }
 }

@@ -98,6 +98,10 @@ fn input_doc(facts: &Facts, name: &str) -> String {
 
 fn stage_doc(facts: &Facts, name: &str) -> String {
     let Some(stage) = facts.stage(name) else {
+        let built: Vec<String> = facts.stages_matching(name).iter().map(|n| format!("`{}`", n.text)).collect();
+        if !built.is_empty() {
+            return format!("`{name}` may be the stage named at run time {}.", built.join(", "));
+        }
         return format!(
             "No stage of this workflow is named `{name}`: the read throws \"No transcript for\" (`atomic/UnknownStageRef`)."
         );

@@ -151,7 +151,11 @@ pub enum Target {
     /// A string (static or a template pattern).
     Name(Name),
     /// A name bound to a stage's result; `pending` when it holds the unawaited promise.
-    Handle { stage: usize, pending: bool, binding: Span },
+    Handle {
+        stage: usize,
+        pending: bool,
+        binding: Span,
+    },
     Unknown,
 }
 
@@ -292,7 +296,8 @@ impl Walker {
                 self.flow.open |= destructured;
             }
             Kind::Stage(i) => {
-                let at = if params.items.is_empty() { Span::empty(params.span.start as usize) } else { span(params.span) };
+                let at =
+                    if params.items.is_empty() { Span::empty(params.span.start as usize) } else { span(params.span) };
                 self.flow.stages[i].callback = Some(Callback { params: at, saves: false, hands_away: destructured });
                 if let Some(Some(name)) = param {
                     self.contexts.push((name, Ctx::Stage(i)));
@@ -451,7 +456,9 @@ impl Walker {
         // `ctx.stage(…).then(…)` drops the stage as surely.
         while let Expression::CallExpression(call) = expr {
             match call.callee.get_inner_expression() {
-                Expression::StaticMemberExpression(m) if ["then", "catch", "finally"].contains(&m.property.name.as_str()) => {
+                Expression::StaticMemberExpression(m)
+                    if ["then", "catch", "finally"].contains(&m.property.name.as_str()) =>
+                {
                     expr = m.object.get_inner_expression();
                 }
                 _ => break,
@@ -524,7 +531,13 @@ impl Walker {
                 continue;
             };
             if let (Some(name), false) = (bound.get_identifier_name(), settled) {
-                self.pending.push(Pending::Handle(name.to_string(), key(call.span), false, is_const, span(bound.span())));
+                self.pending.push(Pending::Handle(
+                    name.to_string(),
+                    key(call.span),
+                    false,
+                    is_const,
+                    span(bound.span()),
+                ));
             }
         }
     }
@@ -813,7 +826,8 @@ impl<'a> Visit<'a> for Walker {
         let mut group = 0;
         for case in &it.cases {
             self.arms.push((it.span.start, group));
-            let leaves = case.consequent.last().is_some_and(|s| exits(s) || matches!(s, Statement::ContinueStatement(_)));
+            let leaves =
+                case.consequent.last().is_some_and(|s| exits(s) || matches!(s, Statement::ContinueStatement(_)));
             self.visit_switch_case(case);
             self.arms.pop();
             if leaves {

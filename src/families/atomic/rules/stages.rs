@@ -15,9 +15,8 @@ pub(super) fn check(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
     duplicates(file, flow, out);
     unawaited(file, flow, out);
     for read in &flow.reads {
-        if let Some(d) = unknown_ref(file, flow, read)
-            .or_else(|| not_ready(file, flow, read))
-            .or_else(|| unsaved(file, flow, read))
+        if let Some(d) =
+            unknown_ref(file, flow, read).or_else(|| not_ready(file, flow, read)).or_else(|| unsaved(file, flow, read))
         {
             out.push(d);
         }
@@ -121,14 +120,16 @@ fn unawaited(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
                     d = d.with_related(file.id, *statement, "the unawaited `Promise.all`");
                 }
                 match (void, stage.can_await) {
-                    (Some(void), true) => d.with_fix("Replace `void` with `await`", Applicability::Unsafe, vec![Edit {
-                        span: *void,
-                        replacement: "await ".into(),
-                    }]),
-                    (None, true) => d.with_fix("Insert `await`", Applicability::Unsafe, vec![Edit {
-                        span: Span::empty(*at),
-                        replacement: "await ".into(),
-                    }]),
+                    (Some(void), true) => d.with_fix(
+                        "Replace `void` with `await`",
+                        Applicability::Unsafe,
+                        vec![Edit { span: *void, replacement: "await ".into() }],
+                    ),
+                    (None, true) => d.with_fix(
+                        "Insert `await`",
+                        Applicability::Unsafe,
+                        vec![Edit { span: Span::empty(*at), replacement: "await ".into() }],
+                    ),
                     _ => d,
                 }
             }
@@ -145,10 +146,11 @@ fn unawaited(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
                 .with_related(file.id, stage.callee, "the stage")
                 .with_help("`await` the stage where it is bound, or await the binding (or pass it to `Promise.all`)");
                 if stage.can_await {
-                    d.with_fix("Insert `await`", Applicability::Unsafe, vec![Edit {
-                        span: Span::empty(*at),
-                        replacement: "await ".into(),
-                    }])
+                    d.with_fix(
+                        "Insert `await`",
+                        Applicability::Unsafe,
+                        vec![Edit { span: Span::empty(*at), replacement: "await ".into() }],
+                    )
                 } else {
                     d
                 }
@@ -253,13 +255,9 @@ fn not_ready(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> 
         }
         _ if read.deferred => return None,
         Target::Handle { stage, .. } => vec![*stage],
-        Target::Name(name @ Name::Static(_)) => flow
-            .stages
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.deferred && s.name == *name)
-            .map(|(i, _)| i)
-            .collect(),
+        Target::Name(name @ Name::Static(_)) => {
+            flow.stages.iter().enumerate().filter(|(_, s)| !s.deferred && s.name == *name).map(|(i, _)| i).collect()
+        }
         _ => return None,
     };
     let mut reasons = candidates.iter().map(|&i| why_not_ready(read, i, &flow.stages[i]).map(|why| (i, why)));
