@@ -520,3 +520,38 @@ fn atomic_fixes_append_compile_and_rename_a_misspelt_option() {
     let fixed = compiled.replace("headles:", "headless:");
     assert_eq!(read(dir.path(), path), fixed);
 }
+
+/// A stage dropped as a statement and one bound to a name nobody awaits get `await` (unsafe
+/// fixes), and a misspelt stage reference its stage's name.
+const ATOMIC_STAGES: &str = r#"import { defineWorkflow } from "@bastani/atomic/workflows";
+
+export default defineWorkflow({ name: "hello" })
+  .for<"claude">()
+  .run(async (ctx) => {
+    ctx.stage({ name: "greet" }, {}, {}, async (s) => {
+      s.save(s.sessionId);
+    });
+    const extra = ctx.stage({ name: "extra" }, {}, {}, async (s) => s.save(s.sessionId));
+    await ctx.stage({ name: "reply" }, {}, {}, async (s) => {
+      const greeting = await s.transcript("greeet");
+      await s.session.query(greeting.content);
+      s.save(s.sessionId);
+    });
+  })
+  .compile();
+"#;
+
+#[test]
+fn atomic_stage_fixes_insert_await_and_correct_a_stage_reference() {
+    let path = ".atomic/workflows/hello/claude/index.ts";
+    let dir = common::temp_files(&[(path, ATOMIC_STAGES)]);
+    let output = stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    assert_eq!(read(dir.path(), path), ATOMIC_STAGES, "no safe fix: {}", stdout(&output));
+    let output = stagelint(&["check", "--fix", "--unsafe-fixes", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let fixed = ATOMIC_STAGES
+        .replace("    ctx.stage({ name: \"greet\" }", "    await ctx.stage({ name: \"greet\" }")
+        .replace("const extra = ctx.stage", "const extra = await ctx.stage")
+        .replace("\"greeet\"", "\"greet\"");
+    assert_eq!(read(dir.path(), path), fixed);
+}

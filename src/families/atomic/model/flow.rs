@@ -101,6 +101,10 @@ pub struct Stage {
     /// Whether `await` may be written before the call: its function is async and not an
     /// array-method callback (whose promise nobody waits for).
     pub can_await: bool,
+    /// The array method whose async callback holds the call and whose promises nobody waits
+    /// for (`forEach`, or a `map` whose result is dropped): the stage is unawaited however
+    /// the callback treats it.
+    pub forgotten: Option<Span>,
 }
 
 /// What becomes of a stage's promise.
@@ -161,9 +165,29 @@ pub enum Target {
 
 /// Walks `program` and returns the flow of its `.run(...)` callback.
 pub fn read(program: &oxc_ast::ast::Program) -> Flow {
-    let mut walker = Walker::default();
+    let mut runs = RunFinder::default();
+    runs.visit_program(program);
+    let mut walker = Walker { run_fn: runs.chained.or(runs.named), ..Walker::default() };
     walker.visit_program(program);
     walker.finish()
+}
+
+/// Finds the `.run(fn)` callback: on a `defineWorkflow(...)` chain, else on a name.
+#[derive(Default)]
+struct RunFinder {
+    chained: Option<u32>,
+    named: Option<u32>,
+}
+
+impl<'a> Visit<'a> for RunFinder {
+    fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
+        if let Some(chained) = is_run(call) {
+            let start = call.arguments.first().and_then(Argument::as_expression).and_then(function_start);
+            let slot = if chained { &mut self.chained } else { &mut self.named };
+            *slot = slot.or(start);
+        }
+        walk::walk_call_expression(self, call);
+    }
 }
 
 fn span(s: oxc_span::Span) -> Span {
@@ -199,6 +223,8 @@ enum Kind {
 struct Frame {
     kind: Kind,
     is_async: bool,
+    /// An async array callback whose promises nobody awaits: the method's name.
+    forgotten: Option<Span>,
     contexts: usize,
     within: bool,
     repeats: bool,
@@ -234,7 +260,10 @@ struct Walker {
     within: Vec<usize>,
     run_fn: Option<u32>,
     callbacks: HashMap<u32, usize>,
-    array_callbacks: HashMap<u32, Span>,
+    /// Array-method callbacks: the method's name, and whether it is `forEach`.
+    array_callbacks: HashMap<u32, (Span, bool)>,
+    /// Array callbacks whose results a statement drops (`items.map(…);`).
+    dropped_callbacks: HashSet<u32>,
     iife: HashSet<u32>,
     marks: HashMap<(u32, u32), Mark>,
     stage_at: HashMap<(u32, u32), usize>,
@@ -242,14 +271,12 @@ struct Walker {
     member_of: HashMap<u32, String>,
     /// Context identifiers that are the receiver of a recorded stage or read.
     receivers: HashSet<u32>,
-    /// Identifiers that are a read's reference argument.
-    read_args: HashSet<u32>,
     /// The statements that are an arrow function's expression body: returned, not dropped.
     arrow_bodies: HashSet<(u32, u32)>,
     declared: HashMap<String, u32>,
     consts: HashMap<String, String>,
-    /// References to a name that await or pass it on (anything but a read argument or a
-    /// member read such as `.result`).
+    /// References to a name that may await or pass it on (anything but a member read such as
+    /// `.result`).
     kept: HashMap<String, u32>,
     bound: Vec<(usize, String, Span, usize)>,
     pending: Vec<Pending>,
@@ -266,6 +293,11 @@ impl Walker {
 
     fn can_await(&self) -> bool {
         self.frames.last().is_some_and(|f| f.is_async && f.kind != Kind::Repeating)
+    }
+
+    /// The forgotten array callback between the call and its stage or run callback.
+    fn forgotten(&self) -> Option<Span> {
+        self.frames.iter().rev().take_while(|f| !matches!(f.kind, Kind::Run | Kind::Stage(_))).find_map(|f| f.forgotten)
     }
 
     fn repeats(&self) -> Option<Span> {
@@ -286,7 +318,7 @@ impl Walker {
         };
         let param = params.items.first().map(|p| p.pattern.get_identifier_name().map(|n| n.to_string()));
         let destructured = matches!(param, Some(None)) || params.rest.is_some() && param.is_none();
-        let mut frame = Frame { kind, is_async, contexts: 0, within: false, repeats: false };
+        let mut frame = Frame { kind, is_async, forgotten: None, contexts: 0, within: false, repeats: false };
         match kind {
             Kind::Run => {
                 if let Some(Some(name)) = param {
@@ -308,9 +340,13 @@ impl Walker {
                 frame.within = true;
             }
             Kind::Repeating => {
-                let at = self.array_callbacks[&start];
+                let (at, for_each) = self.array_callbacks[&start];
                 self.repeats.push(Some(at));
                 frame.repeats = true;
+                let unwaited = for_each || self.dropped_callbacks.contains(&start);
+                if is_async && unwaited {
+                    frame.forgotten = Some(at);
+                }
             }
             _ => {}
         }
@@ -360,6 +396,7 @@ impl Walker {
             settled,
             callback: None,
             can_await: self.can_await(),
+            forgotten: self.forgotten(),
         });
         self.stage_at.insert(key(call.span), i);
         if let Some(callback) = call.arguments.get(3).and_then(Argument::as_expression) {
@@ -382,7 +419,6 @@ impl Walker {
             Some(Expression::StringLiteral(s)) => (Target::Name(Name::Static(s.value.to_string())), true),
             Some(Expression::TemplateLiteral(t)) => (Target::Name(template(t)), false),
             Some(Expression::Identifier(id)) => {
-                self.read_args.insert(id.span.start);
                 self.pending.push(Pending::ReadTarget(i, id.name.to_string()));
                 (Target::Unknown, false)
             }
@@ -406,12 +442,12 @@ impl Walker {
         let declared = |name: &str| self.declared.get(name).copied().unwrap_or(0);
         let mut handles: HashMap<String, Target> = HashMap::new();
         for pending in &self.pending {
-            if let Pending::Handle(name, call, promise, is_const, binding) = pending {
-                if let Some(&stage) = self.stage_at.get(call) {
-                    if declared(name) == 1 && (*is_const || !promise) {
-                        handles.insert(name.clone(), Target::Handle { stage, pending: *promise, binding: *binding });
-                    }
-                }
+            if let Pending::Handle(name, call, promise, is_const, binding) = pending
+                && let Some(&stage) = self.stage_at.get(call)
+                && declared(name) == 1
+                && (*is_const || !promise)
+            {
+                handles.insert(name.clone(), Target::Handle { stage, pending: *promise, binding: *binding });
             }
         }
         let constant = |name: &str| match self.consts.get(name) {
@@ -447,11 +483,11 @@ impl Walker {
         let whole = span(statement.span);
         let mut expr = statement.expression.get_inner_expression();
         let mut void = None;
-        if let Expression::UnaryExpression(u) = expr {
-            if u.operator == UnaryOperator::Void {
-                void = Some(Span::new(u.span.start as usize, u.argument.span().start as usize));
-                expr = u.argument.get_inner_expression();
-            }
+        if let Expression::UnaryExpression(u) = expr
+            && u.operator == UnaryOperator::Void
+        {
+            void = Some(Span::new(u.span.start as usize, u.argument.span().start as usize));
+            expr = u.argument.get_inner_expression();
         }
         // `ctx.stage(…).then(…)` drops the stage as surely.
         while let Expression::CallExpression(call) = expr {
@@ -465,6 +501,12 @@ impl Walker {
             }
         }
         let Expression::CallExpression(call) = expr else { return };
+        if let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression()
+            && ARRAY_METHODS.contains(&m.property.name.as_str())
+        {
+            self.dropped_callbacks
+                .extend(call.arguments.first().and_then(Argument::as_expression).and_then(function_start));
+        }
         let mark = Mark::Dropped { statement: whole, at, void };
         if dotted(&call.callee).is_some_and(|d| ALL.contains(&d.as_str())) {
             if let Some(Expression::ArrayExpression(array)) =
@@ -602,22 +644,23 @@ fn dotted(expr: &Expression) -> Option<String> {
     }
 }
 
-/// Whether `call` is `<defineWorkflow chain or name>.run(fn)`.
-fn is_run(call: &CallExpression) -> bool {
-    let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression() else { return false };
+/// Whether `call` is `<chain>.run(…)`: `Some(true)` on a `defineWorkflow(...)` chain,
+/// `Some(false)` on a name (`const wf = defineWorkflow(...)` elsewhere).
+fn is_run(call: &CallExpression) -> Option<bool> {
+    let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression() else { return None };
     if m.property.name != "run" {
-        return false;
+        return None;
     }
     let mut object = m.object.get_inner_expression();
     loop {
         match object {
-            Expression::Identifier(_) => return true,
+            Expression::Identifier(_) => return Some(false),
             Expression::CallExpression(c) => match c.callee.get_inner_expression() {
-                Expression::Identifier(id) => return id.name == "defineWorkflow",
+                Expression::Identifier(id) => return (id.name == "defineWorkflow").then_some(true),
                 Expression::StaticMemberExpression(m) => object = m.object.get_inner_expression(),
-                _ => return false,
+                _ => return None,
             },
-            _ => return false,
+            _ => return None,
         }
     }
 }
@@ -676,10 +719,10 @@ impl<'a> Visit<'a> for Walker {
             }
             match self.member_of.get(&start).map(String::as_str) {
                 Some("save") => {
-                    if let Ctx::Stage(i) = ctx {
-                        if let Some(callback) = &mut self.flow.stages[i].callback {
-                            callback.saves = true;
-                        }
+                    if let Ctx::Stage(i) = ctx
+                        && let Some(callback) = &mut self.flow.stages[i].callback
+                    {
+                        callback.saves = true;
                     }
                 }
                 // A stage runner or reader taken off the context is called where the walk
@@ -688,18 +731,19 @@ impl<'a> Visit<'a> for Walker {
                 Some(_) => {}
                 None => {
                     self.flow.open = true;
-                    if let Ctx::Stage(i) = ctx {
-                        if let Some(callback) = &mut self.flow.stages[i].callback {
-                            callback.hands_away = true;
-                        }
+                    if let Ctx::Stage(i) = ctx
+                        && let Some(callback) = &mut self.flow.stages[i].callback
+                    {
+                        callback.hands_away = true;
                     }
                 }
             }
             return;
         }
+        // A read's argument counts: `TranscriptNotReady` reports reading a pending handle.
         let passes = match self.member_of.get(&start).map(String::as_str) {
             Some(property) => ["then", "catch", "finally"].contains(&property),
-            None => !self.read_args.contains(&start),
+            None => true,
         };
         if passes {
             *self.kept.entry(it.name.to_string()).or_default() += 1;
@@ -734,36 +778,33 @@ impl<'a> Visit<'a> for Walker {
 
     fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
         let callee = call.callee.get_inner_expression();
-        if self.run_fn.is_none() && is_run(call) {
-            self.run_fn = call.arguments.first().and_then(Argument::as_expression).and_then(function_start);
-        }
         if function_start(callee).is_some() {
             self.iife.extend(function_start(callee));
         }
         if let Expression::StaticMemberExpression(m) = callee {
             let method = m.property.name.as_str();
-            if ARRAY_METHODS.contains(&method) {
-                if let Some(start) = call.arguments.first().and_then(Argument::as_expression).and_then(function_start) {
-                    self.array_callbacks.insert(start, span(m.property.span));
-                }
+            if ARRAY_METHODS.contains(&method)
+                && let Some(start) = call.arguments.first().and_then(Argument::as_expression).and_then(function_start)
+            {
+                self.array_callbacks.insert(start, (span(m.property.span), method == "forEach"));
             }
-            if let Expression::Identifier(receiver) = m.object.get_inner_expression() {
-                if self.context(&receiver.name).is_some() {
-                    match method {
-                        "stage" => {
-                            self.receivers.insert(receiver.span.start);
-                            self.record_stage(call);
-                        }
-                        "transcript" => {
-                            self.receivers.insert(receiver.span.start);
-                            self.record_read(call, "transcript");
-                        }
-                        "getMessages" => {
-                            self.receivers.insert(receiver.span.start);
-                            self.record_read(call, "getMessages");
-                        }
-                        _ => {}
+            if let Expression::Identifier(receiver) = m.object.get_inner_expression()
+                && self.context(&receiver.name).is_some()
+            {
+                match method {
+                    "stage" => {
+                        self.receivers.insert(receiver.span.start);
+                        self.record_stage(call);
                     }
+                    "transcript" => {
+                        self.receivers.insert(receiver.span.start);
+                        self.record_read(call, "transcript");
+                    }
+                    "getMessages" => {
+                        self.receivers.insert(receiver.span.start);
+                        self.record_read(call, "getMessages");
+                    }
+                    _ => {}
                 }
             }
         }
@@ -790,11 +831,12 @@ impl<'a> Visit<'a> for Walker {
         let mut pushed = 0;
         for statement in it {
             self.visit_statement(statement);
-            if let Statement::IfStatement(s) = statement {
-                if s.alternate.is_none() && returns(&s.consequent) {
-                    self.arms.push((s.span.start, 1));
-                    pushed += 1;
-                }
+            if let Statement::IfStatement(s) = statement
+                && s.alternate.is_none()
+                && returns(&s.consequent)
+            {
+                self.arms.push((s.span.start, 1));
+                pushed += 1;
             }
         }
         for _ in 0..pushed {
@@ -878,5 +920,117 @@ impl Walker {
         self.repeats.push(if exits(body) { None } else { Some(Span::new(start, start + keyword)) });
         walk(self);
         self.repeats.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxc_allocator::Allocator;
+    use oxc_parser::Parser;
+    use oxc_span::SourceType;
+
+    use super::*;
+
+    fn flow(text: &str) -> Flow {
+        let allocator = Allocator::default();
+        let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+        read(&parsed.program)
+    }
+
+    fn wrap(body: &str) -> String {
+        format!("export default defineWorkflow({{ name: \"w\" }}).run(async (ctx) => {{\n{body}\n}}).compile();")
+    }
+
+    #[test]
+    fn handles_resolve_through_await_and_promise_all() {
+        let f = flow(&wrap(
+            r#"const greet = await ctx.stage({ name: "greet" }, {}, {}, async (s) => { s.save(s.sessionId); });
+            const [a, b] = await Promise.all([
+              ctx.stage({ name: "a" }, {}, {}, async (s) => { await s.transcript(greet); }),
+              ctx.stage({ name: "b" }, {}, {}, async (s) => {}),
+            ]);
+            await ctx.transcript(a);
+            await ctx.getMessages(b);"#,
+        ));
+        assert!(!f.open);
+        let targets: Vec<_> = f.reads.iter().map(|r| r.target.clone()).collect();
+        assert!(matches!(targets[0], Target::Handle { stage: 0, pending: false, .. }), "{targets:?}");
+        assert!(matches!(targets[1], Target::Handle { stage: 1, pending: false, .. }), "{targets:?}");
+        assert!(matches!(targets[2], Target::Handle { stage: 2, pending: false, .. }), "{targets:?}");
+        assert_eq!(f.reads[0].within, vec![1]);
+        assert_eq!(f.stages[1].groups.len(), 1);
+        assert_eq!(f.stages[2].groups[0].1, 1);
+        assert!(f.stages[0].callback.as_ref().is_some_and(|c| c.saves && !c.hands_away));
+        assert!(f.stages[2].callback.as_ref().is_some_and(|c| !c.saves));
+    }
+
+    #[test]
+    fn an_arrow_body_returns_its_stage() {
+        let f = flow(&wrap(
+            r#"const run = async (name: string) => ctx.stage({ name }, {}, {}, async (s) => {});
+            await run("x");
+            ctx.stage({ name: "dropped" }, {}, {}, async () => {});"#,
+        ));
+        assert_eq!(f.stages[0].settled, Settled::Kept);
+        assert!(f.stages[0].deferred);
+        assert_eq!(f.stages[0].name, Name::Unknown);
+        assert!(matches!(f.stages[1].settled, Settled::Dropped { .. }));
+    }
+
+    #[test]
+    fn names_from_consts_and_templates() {
+        let f = flow(&format!(
+            "const PLAN = \"plan\";\n{}",
+            wrap(
+                r#"await ctx.stage({ name: PLAN }, {}, {}, async () => {});
+                for (let i = 0; i < 2; i++) await ctx.stage({ name: `r-${i}-x` }, {}, {}, async () => {});
+                await ctx.transcript(`r-${1}-x`);"#
+            )
+        ));
+        assert_eq!(f.stages[0].name, Name::Static("plan".into()));
+        assert_eq!(f.stages[1].name, Name::Pattern(vec!["r-".into(), "-x".into()]));
+        assert!(f.stages[1].repeats.is_some());
+        assert!(f.stages[1].name.may_equal(&Name::Static("r-7-x".into())));
+        assert!(!f.stages[1].name.may_equal(&Name::Static("r-7-y".into())));
+        let Target::Name(read) = &f.reads[0].target else { panic!("{:?}", f.reads[0].target) };
+        assert!(read.may_equal(&f.stages[1].name));
+        assert!(!read.may_equal(&Name::Pattern(vec!["q-".into(), "".into()])));
+    }
+
+    #[test]
+    fn switch_cases_that_fall_through_share_an_arm() {
+        let f = flow(&wrap(
+            r#"switch (x) {
+              case 1: await ctx.stage({ name: "a" }, {}, {}, async () => {});
+              case 2: await ctx.stage({ name: "b" }, {}, {}, async () => {}); break;
+              default: await ctx.stage({ name: "c" }, {}, {}, async () => {});
+            }"#,
+        ));
+        let arm = |i: usize| f.stages[i].arms[0].1;
+        assert_eq!(arm(0), arm(1));
+        assert_ne!(arm(1), arm(2));
+    }
+
+    #[test]
+    fn handing_a_context_away_opens_the_graph() {
+        let f = flow(&wrap(
+            r#"await helper(ctx);
+            await ctx.stage({ name: "a" }, {}, {}, async (s) => { await finish(s); });"#,
+        ));
+        assert!(f.open);
+        assert!(f.stages[0].callback.as_ref().is_some_and(|c| c.hands_away));
+        let f = flow(&wrap(r#"await ctx.stage({ name: "a" }, {}, {}, async ({ save }) => {});"#));
+        assert!(f.open);
+    }
+
+    #[test]
+    fn the_chained_run_wins_over_another_run_call() {
+        let f = flow(&format!(
+            "task.run(async (t) => {{ t.stage({{ name: \"no\" }}); }});\n{}",
+            wrap(r#"await ctx.stage({ name: "yes" }, {}, {}, async () => {});"#)
+        ));
+        assert_eq!(f.stages.len(), 1);
+        assert_eq!(f.stages[0].name, Name::Static("yes".into()));
     }
 }

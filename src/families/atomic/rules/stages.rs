@@ -85,7 +85,24 @@ fn unawaited(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
     let mut reported: Vec<Span> = Vec::new();
     for stage in &flow.stages {
         let d = match &stage.settled {
-            Settled::Kept => continue,
+            Settled::Kept => match stage.forgotten {
+                Some(method) if !reported.contains(&method) => {
+                    reported.push(method);
+                    let text = &file.text[method.start..method.end];
+                    Diagnostic::new(
+                        UnawaitedStage,
+                        file.id,
+                        method,
+                        format!(
+                            "nothing waits for the promises of this `{text}`'s async callback, so {} is started and left: the run goes on without it",
+                            who(stage)
+                        ),
+                    )
+                    .with_related(file.id, stage.callee, "the stage")
+                    .with_help("loop with `for (const item of items) { await … }`, or `await Promise.all(items.map(async (item) => …))`")
+                }
+                _ => continue,
+            },
             Settled::Dropped { statement, at, void } => {
                 // One finding per statement: an unawaited `Promise.all([...])` drops all its stages.
                 if reported.contains(statement) {
