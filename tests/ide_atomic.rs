@@ -202,6 +202,23 @@ fn completes_keys_by_the_objects_role() {
     // The same key list is the rule's: an unknown key is reported against it.
     let f = fixture(&half_typed("{ name: \"check\", ", ""));
     assert_eq!(f.labels(), ["description", "headless"]);
+    // Keys after the cursor are present too.
+    let f = fixture(&WORKFLOW.replace("{ name: \"check\", headless: true }", "{ $0 name: \"check\", headless: true }"));
+    assert_eq!(f.labels(), ["description"]);
+}
+
+/// Hostile nesting (oxc would overflow its stack on it, so the rules refuse to parse it) is
+/// answered at once by the lexical editor features.
+#[test]
+fn deep_nesting_is_answered() {
+    let deep = format!("{}ctx.stage({{ he$0", "[".repeat(10_000));
+    let f = fixture(&deep);
+    let started = std::time::Instant::now();
+    assert_eq!(f.labels(), ["name", "description", "headless"]);
+    let _ = f.hover();
+    let _ = ide::symbols(&f.workspace, f.file("index.ts"));
+    let _ = ide::definitions(&f.workspace, f.at());
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
 }
 
 #[test]

@@ -29,10 +29,7 @@ pub(in crate::families::atomic) fn completions(workspace: &Workspace, at: Cursor
         At::Key => {
             let Some(role) = role_of(spot) else { return Vec::new() };
             let Some(table) = keys::keys(role, agent) else { return Vec::new() };
-            let present: &[String] = match located.frames.last() {
-                Some(frame) if frame.kind == Kind::Object => &frame.keys,
-                _ => &[],
-            };
+            let present = present_keys(text, &located);
             let note = ignored_here(text, &located.frames, role, agent);
             table
                 .iter()
@@ -83,6 +80,23 @@ pub(in crate::families::atomic) fn completions(workspace: &Workspace, at: Cursor
         }
         At::Other => Vec::new(),
     }
+}
+
+/// The keys of the object the cursor is in, before and after it.
+fn present_keys(text: &str, located: &Located) -> Vec<String> {
+    let Some(object) = located.frames.last().filter(|f| f.kind == Kind::Object) else { return Vec::new() };
+    let mut keys = object.keys.clone();
+    let (open, offset) = (object.open, located.partial.end);
+    locate::tokens(text, &mut |token, frames| {
+        if let locate::Token::Punct(':', at) = token
+            && at.start >= offset
+            && let Some(frame) = frames.last().filter(|f| f.open == open && f.kind == Kind::Object)
+            && let Some(key) = &frame.key
+        {
+            keys.push(key.clone());
+        }
+    });
+    keys
 }
 
 /// The markdown shown for a key: its type, what it does, the values it allows, and why it does
