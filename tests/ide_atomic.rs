@@ -233,6 +233,8 @@ fn completes_enum_values_quoted_in_code_and_bare_in_strings() {
     assert_eq!((high.insert.as_deref(), f.text(f.at().file, high.replace)), (None, "high"), "the whole string text");
     let f = fixture(&half_typed("{ name: \"depth\", type: \"", ""));
     assert_eq!(f.labels(), ["string", "text", "enum"]);
+    let f = fixture(&half_typed("{ effort: \"high\", ", "thinking: { type: \""));
+    assert_eq!(f.labels(), ["adaptive", "enabled", "disabled"]);
     let f = fixture(&half_typed("{ name: \"check\", headless: ", ""));
     let items = f.completions();
     assert_eq!(
@@ -320,6 +322,11 @@ fn outline_of_workflow_inputs_and_stages() {
             ("plan", Some("stage")),
             ("check", Some("headless stage"))
         ]
+    );
+    let workflow = f.text(f.file("index.ts"), symbols[0].span);
+    assert!(
+        workflow.starts_with("defineWorkflow({") && workflow.ends_with(".compile();"),
+        "not the import: {workflow}"
     );
     let plan = &symbols[0].children[2];
     assert!(

@@ -148,15 +148,16 @@ impl Facts {
             Some(Token::Punct(c, _)) => Some(*c),
             _ => None,
         };
-        let member_of_inputs = word(&recent[1]) == Some("inputs") && punct(&recent[0]) == Some('.');
+        // `.inputs.` or `.inputs[` just before this token.
+        let after_inputs = |open: char| {
+            punct(&recent[2]) == Some(open) && word(&recent[1]) == Some("inputs") && punct(&recent[0]) == Some('.')
+        };
         match token {
             Token::Ident(span) => {
                 let name = &text[span.start..span.end];
-                if punct(&recent[2]) == Some('.') && word(&recent[1]) == Some("inputs") && member_of_inputs {
+                if after_inputs('.') {
                     let name = Name { text: name.to_string(), span: *span, hit: *span, dynamic: false };
                     self.input_uses.push(name);
-                } else if name == "defineWorkflow" && self.define.is_none() {
-                    self.define = Some(*span);
                 } else if matches!(name, "true" | "false") {
                     self.flag(name == "true", frames);
                 }
@@ -164,10 +165,7 @@ impl Facts {
             Token::Str { span, content, dynamic } => {
                 let value = &text[content.start..content.end];
                 let name = Name { text: value.to_string(), span: *content, hit: *span, dynamic: *dynamic };
-                if punct(&recent[2]) == Some('[')
-                    && word(&recent[1]) == Some("inputs")
-                    && punct(&recent[0]) == Some('.')
-                {
+                if after_inputs('[') {
                     self.input_uses.push(name);
                     return;
                 }
@@ -183,9 +181,12 @@ impl Facts {
             }
             // A stage call is known from its `(`, before its options are read.
             Token::Punct('(', at) => {
-                if let Some(Frame { kind: Kind::Call, callee: Some((callee, callee_span)), .. }) = frames.last()
-                    && is_stage(callee)
-                {
+                let Some(Frame { kind: Kind::Call, callee: Some((callee, callee_span)), .. }) = frames.last() else {
+                    return;
+                };
+                if callee == "defineWorkflow" && self.define.is_none() {
+                    self.define = Some(*callee_span);
+                } else if is_stage(callee) {
                     let stage = Stage {
                         name: None,
                         description: None,
