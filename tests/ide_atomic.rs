@@ -380,3 +380,40 @@ fn hover_on_a_read_of_a_stage_named_at_run_time() {
     let f = fixture(&text.replace("check-$01", "chekc-$01"));
     assert!(f.hover().expect("hover").1.contains("UnknownStageRef"));
 }
+
+/// atomic's own workflows: each outline holds the workflow with its stages, every string read
+/// of a stage finds it (as `atomic/UnknownStageRef` finds nothing there; these workflows read
+/// stages through their handles, so there are none today), and the features answer anywhere
+/// without panicking.
+#[test]
+fn the_corpus_workflows_are_outlined_and_their_reads_resolve() {
+    for root in ["tests/corpus/atomic/_at-v0.5.24", "tests/corpus/atomic/_at-v0.5.34"] {
+        let root = PathBuf::from(root);
+        let (workspace, _) = check_with(std::slice::from_ref(&root), Config::defaults(&root));
+        let workflows: Vec<_> =
+            workspace.files().iter().filter(|f| f.kind == stagelint::workspace::FileKind::AtomicWorkflow).collect();
+        assert!(!workflows.is_empty(), "{}", root.display());
+        for file in workflows {
+            let symbols = ide::symbols(&workspace, file.id);
+            let workflow = symbols.iter().find(|s| s.detail.as_deref().is_some_and(|d| d.starts_with("workflow")));
+            let workflow = workflow.unwrap_or_else(|| panic!("{}: {symbols:?}", file.display));
+            assert!(
+                workflow.children.iter().any(|c| c.detail.as_deref().is_some_and(|d| d.ends_with("stage"))),
+                "{}",
+                file.display
+            );
+            for (at, _) in file.text.match_indices("transcript(\"").chain(file.text.match_indices("getMessages(\"")) {
+                let offset = file.text[at..].find('"').map(|q| at + q + 1).expect("quote");
+                let info = ide::hover(&workspace, Cursor { file: file.id, offset }).expect("hover on a read");
+                assert!(info.markdown.contains("stage"), "{}: {}", file.display, info.markdown);
+                assert!(!info.markdown.contains("UnknownStageRef"), "{}: {}", file.display, info.markdown);
+            }
+            for offset in (0..file.text.len()).step_by(97).filter(|o| file.text.is_char_boundary(*o)) {
+                let at = Cursor { file: file.id, offset };
+                let _ = ide::completions(&workspace, at);
+                let _ = ide::hover(&workspace, at);
+                let _ = ide::definitions(&workspace, at);
+            }
+        }
+    }
+}
