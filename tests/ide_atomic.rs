@@ -251,6 +251,23 @@ fn completes_agent_input_and_stage_names() {
     assert!(labels.contains(&"codebase-locator".to_string()));
     let f = fixture(&half_typed("{ effort: \"high\", agent: ", ""));
     assert!(f.labels().contains(&"reviewer".to_string()));
+    // Copilot's session options and OpenCode's `prompt` name agents too.
+    let copilot = "ctx.stage({ name: \"a\" }, {}, { agent: \"$0\" }, async (s) => {});";
+    let opencode = "s.client.session.prompt({ sessionID: s.session.id, agent: \"$0\" });";
+    for (agent, tail) in [("copilot", copilot), ("opencode", opencode)] {
+        let text = half_typed("  .run(async (ctx) => {\n", tail)
+            .replace("$0", "")
+            .replace(".for<\"claude\">", &format!(".for<\"{agent}\">"));
+        let at = text.find("agent: \"").expect("agent") + "agent: \"".len();
+        let f = fixture_with(
+            "",
+            &[(
+                &format!(".atomic/workflows/review/{agent}/index.ts")[..],
+                &format!("{}$0{}", &text[..at], &text[at..]),
+            )],
+        );
+        assert!(f.labels().contains(&"planner".to_string()), "{agent}: {:?}", f.labels());
+    }
     let f = fixture(&half_typed("await s.session.query(`Plan ${ctx.inputs.", ""));
     assert_eq!(f.labels(), ["topic", "depth"]);
     let f = fixture(&half_typed("const plan = await s.transcript(\"", ""));

@@ -2,7 +2,7 @@
 //! a key allows, agent names, input names after `ctx.inputs.`, stage names in `transcript("`.
 
 use super::agents;
-use super::facts::{Facts, is_read, stage_arg};
+use super::facts::{Facts, is_agent_value, is_read, stage_arg};
 use super::locate::{self, At, Inside, Kind, Located};
 use super::{agent_of, ignored_here, role_of, workflow};
 use crate::editor::{CompletionItem, CompletionKind, Cursor};
@@ -45,10 +45,10 @@ pub(in crate::families::atomic) fn completions(workspace: &Workspace, at: Cursor
                 .collect()
         }
         At::Value(key) => {
-            let Some(role) = role_of(spot) else { return Vec::new() };
-            if key == "agent" && matches!(role, Role::Query | Role::Session) {
+            if is_agent_value(spot) {
                 return agent_names(workspace, file, replace, in_string);
             }
+            let Some(role) = role_of(spot) else { return Vec::new() };
             let Some(k) = keys::key(role, agent, key) else { return Vec::new() };
             let note = ignored_here(text, &located.frames, role, agent);
             let quoted = !in_string && k.ty != "boolean";

@@ -284,7 +284,6 @@ fn agent_named(spot: &Spot, name: Name) -> Option<Name> {
     if name.dynamic {
         return None;
     }
-    let call = spot.call.as_ref()?;
     let in_flags = stage_arg(spot, 1) && spot.path == ["chatFlags"];
     if in_flags && matches!(&spot.at, At::Item { previous: Some(p) } if p == "--agent") {
         return Some(name);
@@ -293,8 +292,18 @@ fn agent_named(spot: &Spot, name: Name) -> Option<Name> {
         let start = name.span.start + "--agent=".len();
         return Some(Name { text: rest.to_string(), span: Span::new(start, name.span.end), ..name });
     }
-    let options = (call.callee.ends_with(".query") && call.arg == 1) || stage_arg(spot, 2);
-    (options && spot.path.is_empty() && spot.at == At::Value("agent".into())).then_some(name)
+    is_agent_value(spot).then_some(name)
+}
+
+/// Whether `spot` is the value of `agent` in options that name an agent: a Claude
+/// `s.session.query(p, { agent })`, a stage's session options (Copilot), an OpenCode
+/// `s.client.session.prompt({ agent })`.
+pub(super) fn is_agent_value(spot: &Spot) -> bool {
+    let Some(call) = spot.call.as_ref() else { return false };
+    let options = (call.callee.ends_with(".query") && call.arg == 1)
+        || stage_arg(spot, 2)
+        || (call.callee.ends_with("session.prompt") && call.arg == 0);
+    options && spot.path.is_empty() && spot.at == At::Value("agent".into())
 }
 
 #[cfg(test)]
