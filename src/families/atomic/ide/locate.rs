@@ -268,7 +268,7 @@ impl<'t> Scanner<'t> {
                         self.inside = Inside::Comment;
                     }
                 },
-                b'/' if self.regex_may_start() => {
+                b'/' if self.value_may_start() => {
                     let end = self.regex_end(start + 1);
                     self.emit(Token::Literal(Span::new(start, end)), each);
                 }
@@ -403,10 +403,6 @@ impl Scanner<'_> {
             Some(Token::Ident(_)) => self.last_ident().is_some_and(|w| EXPRESSION_KEYWORDS.contains(&w)),
             _ => false,
         }
-    }
-
-    fn regex_may_start(&self) -> bool {
-        self.value_may_start()
     }
 
     fn open(&mut self, start: usize, byte: u8, each: &mut dyn FnMut(&Token, &[Frame])) {
