@@ -56,6 +56,15 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").expect("write");
     std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
     std::fs::write(dir.path().join("cfg/stagelint.toml"), "[tools]\nregistred = []\n").expect("write");
+    // An atomic workflow with a misspelt stage option, and TypeScript that is none.
+    let atomic = dir.path().join(".atomic/workflows/hello/claude/index.ts");
+    std::fs::create_dir_all(atomic.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &atomic,
+        "import { defineWorkflow } from \"@bastani/atomic/workflows\";\nexport default defineWorkflow({ name: \"hello\" })\n  .for<\"claude\">()\n  .run(async (ctx) => {\n    await ctx.stage({ name: \"a\", headles: true }, {}, {}, async (s) => { s.save(s.sessionId); });\n  })\n  .compile();\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("util.ts"), "export const x = 1;\n").expect("write");
     let out = dir.path().join("out.txt");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/nvim_lsp.lua");
     let status = Command::new("nvim")
@@ -67,6 +76,8 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("REVIEW_FILE", dir.path().join("review.md"))
         .env("OTHER_SERVER", Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/other_server.py"))
         .env("OTHER_TOML", dir.path().join("Cargo.toml"))
+        .env("OTHER_TS", dir.path().join("util.ts"))
+        .env("ATOMIC_FILE", &atomic)
         .env("CONFIG_FILE", dir.path().join("cfg/stagelint.toml"))
         .env("SCENARIO_STAGE", sub.join("check.md"))
         .env("OUT_FILE", &out)
@@ -100,6 +111,11 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     assert!(lines.contains(&"dry-run-errors="), "the command went to stagelint alone, not the other server: {report}");
     assert!(lines.contains(&"other-toml-clients=0"), "a Cargo.toml does not attach stagelint: {report}");
     assert!(lines.contains(&"config=1:0:stagelint/InvalidConfig"), "stagelint.toml is checked: {report}");
+    assert!(
+        lines.contains(&"other-ts-clients=0"),
+        "TypeScript that is no workflow does not attach stagelint: {report}"
+    );
+    assert!(lines.contains(&"atomic=4:33:atomic/UnknownOption"), "the workflow is checked: {report}");
     // Files in three directories (`sub dir` has a space): one server, rooted at the project.
     assert!(lines.contains(&"scenario-attached=true"), "{report}");
     assert!(lines.contains(&"stagelint-clients=1"), "one server for the whole project: {report}");

@@ -1328,3 +1328,98 @@ fn a_dry_run_of_a_file_outside_the_workspace_folders_is_refused() {
     let result = run(&mut client, json!([uri(&root.join("plan.md"))])).expect("inside");
     assert!(result["summary"].as_str().unwrap().starts_with("stagelint dry-run stage plan"), "{result}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The `atomic/` family: a Claude workflow in TypeScript.
+
+const AT_WORKFLOW: &str = r#"import { defineWorkflow } from "@bastani/atomic/workflows";
+
+export default defineWorkflow({
+  name: "review",
+  inputs: [{ name: "topic", type: "text" }],
+})
+  .for<"claude">()
+  .run(async (ctx) => {
+    await ctx.stage({ name: "plan", headles: true }, {}, {}, async (s) => {
+      await s.session.query(`Plan ${ctx.inputs.topic}`, { effort: "high" });
+      s.save(s.sessionId);
+    });
+    await ctx.stage({ name: "check" }, {}, {}, async (s) => {
+      await s.session.query((await s.transcript("plan")).content);
+      s.save(s.sessionId);
+    });
+  })
+  .compile();
+"#;
+
+/// Diagnostics, the did-you-mean quick fix, hover, completion in half-typed code, definition,
+/// references, rename and the outline of a `.ts` workflow; another `.ts` file opened beside it
+/// gets nothing (it is tsserver's).
+#[test]
+fn atomic_workflow_features_and_nothing_for_other_typescript() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(".atomic/workflows/review/claude/index.ts");
+    std::fs::create_dir_all(path.parent().unwrap()).expect("dir");
+    std::fs::write(&path, AT_WORKFLOW).expect("write");
+    let other = dir.path().join("src/other.ts");
+    std::fs::create_dir_all(other.parent().unwrap()).expect("dir");
+    let other_text = "export const x = { name: \"plan\", headles: true };\nctx.stage({ name: \"a\", headl";
+    std::fs::write(&other, other_text).expect("write");
+    let mut client = server(dir.path());
+    client.open(&other, other_text);
+    client.open(&path, AT_WORKFLOW);
+    let (diagnostics, _) = client.diagnostics(&uri(&path), |l| !l.is_empty());
+    let codes: Vec<&str> = diagnostics.iter().filter_map(|d| d["code"].as_str()).collect();
+    assert_eq!(codes, ["atomic/UnknownOption"], "{diagnostics:?}");
+    assert!(client.pulled(&other).is_empty());
+    let published_for_other = client.backlog().iter().any(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri(&other)
+            && m["params"]["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+    });
+    assert!(!published_for_other, "{:?}", client.backlog());
+    let at = client.at(&other, &format!("{other_text}$0"));
+    assert_eq!(client.request("textDocument/completion", at), Value::Null);
+
+    // The rule's fix reaches the code actions of a `.ts` file.
+    let line = AT_WORKFLOW.lines().position(|l| l.contains("headles:")).unwrap();
+    let actions = actions_on_line(&mut client, &path, line, Some(&["quickfix"]));
+    assert!(titles(&actions).contains(&"Replace with `headless`"), "{:?}", titles(&actions));
+
+    let at = client.at(&path, &edit(AT_WORKFLOW, "effort:", "eff$0ort:"));
+    let hover = client.request("textDocument/hover", at);
+    let shown = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(shown.contains("**effort**") && shown.contains("`xhigh`"), "{hover}");
+
+    // Half-typed: the file ends in the middle of a stage's options.
+    let cut = AT_WORKFLOW.find("await ctx.stage({ name: \"check\" }").unwrap();
+    let half = format!("{}await ctx.stage({{ name: \"x\", he$0", &AT_WORKFLOW[..cut]);
+    let at = client.at(&path, &half);
+    let items = client.request("textDocument/completion", at);
+    assert_eq!(labels(&items), ["description", "headless"], "{items}");
+    let half =
+        format!("{}await ctx.stage({{ name: \"x\" }}, {{}}, {{}}, async (s) => s.transcript(\"$0", &AT_WORKFLOW[..cut]);
+    let at = client.at(&path, &half);
+    assert_eq!(labels(&client.request("textDocument/completion", at)), ["plan"]);
+
+    let at = client.at(&path, &edit(AT_WORKFLOW, "transcript(\"plan\")", "transcript(\"pl$0an\")"));
+    let definition = client.request("textDocument/definition", at.clone());
+    assert_eq!(start(&definition[0]["range"]), (8, 29), "{definition}");
+    let mut params = at.clone();
+    params["context"] = json!({"includeDeclaration": true});
+    assert_eq!(client.request("textDocument/references", params).as_array().map(Vec::len), Some(2));
+    let mut params = at;
+    params["newName"] = json!("design");
+    let rename = client.request("textDocument/rename", params);
+    let edits = document_changes(&rename)[&uri(&path)].as_array().unwrap().clone();
+    let renamed = apply(AT_WORKFLOW, &edits);
+    assert!(renamed.contains("name: \"design\"") && renamed.contains("transcript(\"design\")"), "{renamed}");
+
+    client.set(&path, AT_WORKFLOW);
+    let symbols = client.document("textDocument/documentSymbol", &path);
+    assert_eq!(symbols[0]["name"], "review", "{symbols}");
+    let children: Vec<&str> =
+        symbols[0]["children"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(children, ["topic", "plan", "check"]);
+    assert_eq!(client.document("textDocument/documentSymbol", &other), Value::Null, "no outline for other TypeScript");
+}

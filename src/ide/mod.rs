@@ -36,17 +36,15 @@ pub fn references(workspace: &Workspace, at: Cursor) -> Vec<Target> {
 
 /// The span of the name a rename would change; `Err` says why this cannot be renamed.
 pub fn prepare_rename(workspace: &Workspace, at: Cursor) -> Result<Span, String> {
-    FAMILIES
-        .iter()
-        .find_map(|family| (family.editor().prepare_rename)(workspace, at))
-        .unwrap_or_else(|| Err("only stage ids, step ids and phase names can be renamed".into()))
+    FAMILIES.iter().find_map(|family| (family.editor().prepare_rename)(workspace, at)).unwrap_or_else(|| {
+        Err("only stage ids, step ids, phase names, and atomic stage and input names can be renamed".into())
+    })
 }
 
 pub fn rename(workspace: &Workspace, at: Cursor, new_name: &str) -> RenameResult {
-    FAMILIES
-        .iter()
-        .find_map(|family| (family.editor().rename)(workspace, at, new_name))
-        .unwrap_or_else(|| Err("only stage ids, step ids and phase names can be renamed".into()))
+    FAMILIES.iter().find_map(|family| (family.editor().rename)(workspace, at, new_name)).unwrap_or_else(|| {
+        Err("only stage ids, step ids, phase names, and atomic stage and input names can be renamed".into())
+    })
 }
 
 /// Files the same rename renames (with their new paths), for clients that can rename files.

@@ -98,14 +98,18 @@ pub const MAX_DEPTH: usize = 128;
 /// Nodes that alias expansion may copy in one document before the reader gives up.
 pub const MAX_ALIAS_NODES: usize = 10_000;
 
+/// For property tests: `span` lies on character boundaries inside the text.
+#[cfg(test)]
+pub(crate) fn assert_span_inside(text: &str, span: Span) {
+    assert!(span.start <= span.end && span.end <= text.len(), "{span:?} in {}", text.len());
+    assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
+}
+
 /// For the parsers' property tests: every span of a parse lies on character boundaries
 /// inside the text.
 #[cfg(test)]
 pub(crate) fn assert_spans_inside(text: &str, parsed: &Parsed) {
-    let check_span = |span: Span| {
-        assert!(span.start <= span.end && span.end <= text.len(), "{span:?} in {}", text.len());
-        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
-    };
+    let check_span = |span: Span| assert_span_inside(text, span);
     for error in &parsed.errors {
         check_span(error.span);
         if let Some((span, _)) = &error.related {

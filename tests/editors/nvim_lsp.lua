@@ -106,6 +106,17 @@ for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(lines, string.format("config=%d:%d:%s", d.lnum, d.col, code_of(d)))
 end
 
+-- TypeScript: an @bastani/atomic workflow attaches the server and shows its findings; other
+-- TypeScript does not attach it.
+vim.cmd("edit " .. os.getenv("OTHER_TS"))
+vim.wait(1000, function() return false end, 50)
+table.insert(lines, "other-ts-clients=" .. #vim.lsp.buf_get_clients(0))
+vim.cmd("edit " .. os.getenv("ATOMIC_FILE"))
+vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+for _, d in ipairs(vim.diagnostic.get(0)) do
+  table.insert(lines, string.format("atomic=%d:%d:%s", d.lnum, d.col, code_of(d)))
+end
+
 -- A stage in `sub dir/` (a space in the path): it joins the same server, and with two scenario
 -- cassettes `:StagelintDryRun` lets the user pick one (here: the first offered, check-bad).
 vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("SCENARIO_STAGE")))

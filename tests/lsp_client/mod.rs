@@ -225,6 +225,7 @@ impl Client {
                 let language = match path.extension().and_then(|e| e.to_str()) {
                     Some("json") => "json",
                     Some("yaml" | "yml") => "yaml",
+                    Some("ts") => "typescript",
                     _ => "markdown",
                 };
                 self.notify(

@@ -1,21 +1,35 @@
 -- stagelint for Neovim: `require("stagelint").setup()` starts `stagelint lsp` for stage
--- definitions, state machines, climpt agents and workflows.
+-- definitions, state machines, climpt agents, Last Light and @bastani/atomic workflows.
 -- Neovim 0.11+ uses vim.lsp.config/vim.lsp.enable; older versions (0.7+) start the client
 -- from a FileType autocommand. One client per project (see root_dir).
 local M = {}
 local opts_open_report = true
 
--- `toml` is there for stagelint.toml alone: other TOML buffers do not start or attach the server.
-M.filetypes = { "markdown", "yaml", "json", "toml" }
+-- `toml` is there for stagelint.toml alone, `typescript` for @bastani/atomic workflows under
+-- `.atomic/workflows/`: other TOML and TypeScript buffers do not start or attach the server.
+M.filetypes = { "markdown", "yaml", "json", "toml", "typescript" }
 
 local function is_config(bufnr)
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":t")
   return name == "stagelint.toml" or name == ".stagelint.toml"
 end
 
--- Whether the server should see this buffer: any of its filetypes, but of TOML files only ours.
+local function is_atomic_workflow(bufnr)
+  local path = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":p")
+  return path:find("/.atomic/workflows/", 1, true) ~= nil
+end
+
+-- Whether the server should see this buffer: any of its filetypes, but of TOML files only ours
+-- and of TypeScript files only atomic workflows.
 local function wanted(bufnr)
-  return vim.bo[bufnr].filetype ~= "toml" or is_config(bufnr)
+  local filetype = vim.bo[bufnr].filetype
+  if filetype == "toml" then
+    return is_config(bufnr)
+  end
+  if filetype == "typescript" then
+    return is_atomic_workflow(bufnr)
+  end
+  return true
 end
 
 local uv = vim.uv or vim.loop

@@ -43,12 +43,24 @@ export const LANGUAGES = ["markdown", "yaml", "json"] as const;
 /** The config files, sent too so that unsaved edits to them re-check what they govern. */
 export const CONFIG_PATTERNS = ["**/stagelint.toml", "**/.stagelint.toml"] as const;
 
-export type DocumentFilter = { scheme: string; language: string } | { scheme: string; pattern: string };
+/**
+ * TypeScript only where @bastani/atomic workflows live: other TypeScript is tsserver's, and the
+ * server answers nothing for it.
+ */
+export const TYPESCRIPT_PATTERN = "**/.atomic/workflows/**";
 
-/** The client's document selector: files on disk in those languages, and the config files. */
+export type DocumentFilter =
+  | { scheme: string; language: string; pattern?: string }
+  | { scheme: string; pattern: string };
+
+/**
+ * The client's document selector: files on disk in those languages, atomic workflows, and the
+ * config files.
+ */
 export function documentSelector(): DocumentFilter[] {
   return [
     ...LANGUAGES.map((language) => ({ scheme: "file", language })),
+    { scheme: "file", language: "typescript", pattern: TYPESCRIPT_PATTERN },
     ...CONFIG_PATTERNS.map((pattern) => ({ scheme: "file", pattern })),
   ];
 }

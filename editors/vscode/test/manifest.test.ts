@@ -102,6 +102,7 @@ describe("activation", () => {
 
   test("workspaces with state machines, registries, agents, workflows, cassettes or a config", () => {
     for (const file of [
+      "app/.atomic/workflows/review/claude/index.ts",
       "flows/sm.yaml",
       "flows/sm.yml",
       "flows/sm.json",

@@ -32,11 +32,12 @@ test("vscode-languageclient reads `<client id>.trace.server`, which is our setti
   assert.equal(`${CLIENT_ID}.trace.server`, SETTING_TRACE);
 });
 
-test("the document selector: markdown, YAML and JSON files on disk, and stagelint's config files", () => {
+test("the document selector: markdown, YAML and JSON files on disk, atomic workflows, and stagelint's config files", () => {
   assert.deepEqual(documentSelector(), [
     { scheme: "file", language: "markdown" },
     { scheme: "file", language: "yaml" },
     { scheme: "file", language: "json" },
+    { scheme: "file", language: "typescript", pattern: "**/.atomic/workflows/**" },
     { scheme: "file", pattern: "**/stagelint.toml" },
     { scheme: "file", pattern: "**/.stagelint.toml" },
   ]);

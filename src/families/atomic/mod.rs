@@ -3,11 +3,14 @@
 //! what the rules read around them (agent files, `package.json`, the base's `.gitignore`).
 
 mod depth;
+mod ide;
+pub(crate) mod keys;
 pub(crate) mod model;
 mod project;
 mod rules;
 
 use crate::diagnostic::Diagnostic;
+use crate::editor;
 use crate::families::{Family, RuleMeta};
 use crate::util::par_map;
 use crate::workspace::{FileKind, SourceFile, Workspace};
@@ -34,4 +37,21 @@ impl Family for Atomic {
         let project = project::Project::new(workspace);
         out.extend(par_map(&files, |file| rules::check_file(file, &project)).into_iter().flatten());
     }
+
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
+    }
 }
+
+/// What the family answers in the editor.
+const EDITOR: editor::Hooks = editor::Hooks {
+    completions: ide::completions,
+    hover: ide::hover,
+    definitions: ide::definitions,
+    references: ide::references,
+    prepare_rename: ide::prepare_rename,
+    rename: ide::rename,
+    symbols: ide::symbols,
+    links: ide::links,
+    ..editor::Hooks::NONE
+};

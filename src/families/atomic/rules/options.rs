@@ -1,52 +1,39 @@
 //! Keys of the option objects that `types.ts` does not define: the runtime drops them silently
 //! (type checking is optional in atomic), so a typo such as `headles` just turns the option off.
+//! The keys come from `atomic::keys`, which the editor's hover and completion read too.
 
 use crate::diagnostic::Diagnostic;
 use crate::families::atomic::UnknownOption;
+use crate::families::atomic::keys::{self, Role};
 use crate::families::atomic::model::{Object, Value, WorkflowFile};
 use crate::util::{KeyGuess, did_you_mean_key};
 use crate::workspace::SourceFile;
 
-/// `WorkflowOptions`.
-const WORKFLOW: &[&str] = &["name", "description", "inputs", "minSDKVersion"];
-/// `WorkflowInput`.
-const INPUT: &[&str] = &["name", "type", "required", "description", "placeholder", "default", "values"];
-/// `SessionRunOptions`, the first argument of `ctx.stage`.
-const STAGE: &[&str] = &["name", "description", "headless"];
-/// `ClientOptionsMap` and `SessionOptionsMap` (`types.ts`) by agent: the second and third
-/// arguments of `ctx.stage`. Copilot's are the Copilot SDK's own types, not checked here.
-const CLIENT: &[(&str, &[&str])] =
-    &[("claude", &["chatFlags", "readyTimeoutMs"]), ("opencode", &["directory", "experimental_workspaceID"])];
-const SESSION: &[(&str, &[&str])] = &[("claude", &[]), ("opencode", &["parentID", "title", "workspaceID"])];
-
 pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
     if let Some(options) = parsed.chain.as_ref().and_then(|c| c.options.as_ref()) {
-        unknown_keys(file, options, WORKFLOW, "workflow options (`defineWorkflow`)", out);
+        unknown_keys(file, options, Role::Workflow, agent, out);
         if let Some(Value::Array(inputs, _)) = options.get("inputs").map(|p| &p.value) {
             for input in inputs {
                 if let Value::Object(input) = input {
-                    unknown_keys(file, input, INPUT, "input fields", out);
+                    unknown_keys(file, input, Role::Input, agent, out);
                 }
             }
         }
     }
-    let by_agent = |table: &[(&str, &'static [&'static str])]| {
-        table.iter().find(|(a, _)| Some(*a) == agent).map(|(_, keys)| *keys)
-    };
     for [stage, client, session] in &parsed.stages {
-        if let Some(stage) = stage {
-            unknown_keys(file, stage, STAGE, "stage options (`ctx.stage`'s first argument)", out);
-        }
-        if let (Some(client), Some(known)) = (client, by_agent(CLIENT)) {
-            unknown_keys(file, client, known, "client options (`ctx.stage`'s second argument)", out);
-        }
-        if let (Some(session), Some(known)) = (session, by_agent(SESSION)) {
-            unknown_keys(file, session, known, "session options (`ctx.stage`'s third argument)", out);
+        for (object, role) in [(stage, Role::Stage), (client, Role::Client), (session, Role::Session)] {
+            if let Some(object) = object {
+                unknown_keys(file, object, role, agent, out);
+            }
         }
     }
 }
 
-fn unknown_keys(file: &SourceFile, object: &Object, known: &[&'static str], what: &str, out: &mut Vec<Diagnostic>) {
+/// Reports the keys of `object` that `role` does not have (nothing when its keys are unknown).
+fn unknown_keys(file: &SourceFile, object: &Object, role: Role, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+    let Some(table) = keys::keys(role, agent).filter(|_| role.is_closed()) else { return };
+    let known: Vec<&'static str> = table.iter().map(|k| k.name).collect();
+    let what = role.describe();
     for prop in &object.props {
         if known.contains(&prop.key.as_str()) {
             continue;
