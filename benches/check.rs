@@ -5,6 +5,7 @@
 //! `stagelint check DIR` wall time on 2,000 and 20,000 stage files (400 and 4,000 machines of
 //! five stages, the same generator), and a pre-commit run naming 10 files of the larger one.
 
+#[allow(dead_code)]
 mod generator;
 
 use std::path::PathBuf;

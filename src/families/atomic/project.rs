@@ -10,6 +10,23 @@ use crate::diagnostic::FileId;
 use crate::source::Span;
 use crate::workspace::{FileKind, SourceFile, Workspace, atomic};
 
+/// The agents `atomic init` installs for every provider (`.claude/agents/`, `.github/agents/`,
+/// `.opencode/agents/`): known to every workflow.
+pub(super) const INSTALLED: [&str; 12] = [
+    "planner",
+    "orchestrator",
+    "reviewer",
+    "debugger",
+    "worker",
+    "code-simplifier",
+    "codebase-analyzer",
+    "codebase-locator",
+    "codebase-pattern-finder",
+    "codebase-online-researcher",
+    "codebase-research-analyzer",
+    "codebase-research-locator",
+];
+
 /// The package whose version gates `minSDKVersion`.
 const SDK_PACKAGE: &str = "@bastani/atomic";
 

@@ -15,8 +15,8 @@ use oxc_ast_visit::{Visit, walk};
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
 
-pub mod session;
 mod agents;
+pub mod session;
 
 pub use agents::AgentRef;
 

@@ -196,7 +196,16 @@ fn headless(options: Option<&Expression>) -> Headless {
     for property in &object.properties {
         match property {
             ObjectPropertyKind::ObjectProperty(p) if !p.computed => {
-                if key_name(&p.key).as_deref() == Some("headless") {
+                let key = key_name(&p.key);
+                // A misspelt `headless` (`atomic/UnknownOption`) says nothing yet: what the
+                // stage is waits for the fix, so its consequences are not reported too.
+                if key
+                    .as_deref()
+                    .is_some_and(|k| k != "headless" && crate::util::did_you_mean(k, ["headless"]).is_some())
+                {
+                    open = true;
+                }
+                if key.as_deref() == Some("headless") {
                     let at = span(p.value.span());
                     return match p.value.get_inner_expression() {
                         Expression::BooleanLiteral(b) => Headless::Bool(b.value, at),

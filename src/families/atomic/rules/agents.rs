@@ -4,25 +4,9 @@
 use crate::diagnostic::Diagnostic;
 use crate::families::atomic::UnknownAgent;
 use crate::families::atomic::model::WorkflowFile;
-use crate::families::atomic::project::Project;
+use crate::families::atomic::project::{INSTALLED, Project};
 use crate::util::did_you_mean;
 use crate::workspace::SourceFile;
-
-/// The agents `atomic init` installs for every provider.
-pub(super) const INSTALLED: [&str; 12] = [
-    "planner",
-    "orchestrator",
-    "reviewer",
-    "debugger",
-    "worker",
-    "code-simplifier",
-    "codebase-analyzer",
-    "codebase-locator",
-    "codebase-pattern-finder",
-    "codebase-online-researcher",
-    "codebase-research-analyzer",
-    "codebase-research-locator",
-];
 
 pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, project: &Project, out: &mut Vec<Diagnostic>) {
     if parsed.agent_refs.is_empty() {

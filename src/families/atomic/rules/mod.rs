@@ -6,8 +6,8 @@
 
 mod agents;
 mod chain;
-mod input_reads;
 mod discovery;
+mod input_reads;
 mod inputs;
 mod options;
 mod providers;

@@ -5,21 +5,26 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::atomic::InvalidOptionValue;
+use crate::families::atomic::keys::{self, Role};
 use crate::families::atomic::model::session::Headless;
 use crate::families::atomic::model::{Object, Value, WorkflowFile};
 use crate::source::Span;
 use crate::util::did_you_mean;
 use crate::workspace::SourceFile;
 
-/// `WorkflowInputType` (`types.ts`).
-const INPUT_TYPES: &[&str] = &["string", "text", "enum"];
-/// The Claude Agent SDK's option values, as `references/session-config.md` lists them.
-const CLAUDE: &[(&str, Option<&str>, &[&str])] = &[
-    ("effort", None, &["low", "medium", "high", "xhigh", "max"]),
-    ("permissionMode", None, &["default", "dontAsk", "acceptEdits", "bypassPermissions", "plan"]),
-    ("thinking", Some("type"), &["adaptive", "enabled", "disabled"]),
-    ("outputFormat", Some("type"), &["json_schema"]),
+/// The Claude query options whose values are closed: (key, the key of an object under it, the
+/// role that object's keys have). The values themselves are in [`keys`].
+const CLAUDE: &[(&str, Option<(&str, Role)>)] = &[
+    ("effort", None),
+    ("permissionMode", None),
+    ("thinking", Some(("type", Role::QueryThinking))),
+    ("outputFormat", Some(("type", Role::QueryOutputFormat))),
 ];
+
+/// The values `keys` allows for `name` of `role`.
+fn allowed(role: Role, name: &str) -> &'static [&'static str] {
+    keys::key(role, Some("claude"), name).map_or(&[], |k| k.values)
+}
 
 pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
     let options = parsed.chain.as_ref().and_then(|c| c.options.as_ref());
@@ -28,7 +33,8 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
             if let Value::Object(input) = input
                 && let Some(Value::Str(kind, at)) = input.get("type").map(|p| &p.value)
             {
-                literal(file, "input `type`", kind, *at, INPUT_TYPES, "`WorkflowInputType` in `types.ts`", out);
+                let types = allowed(Role::Input, "type");
+                literal(file, "input `type`", kind, *at, types, "`WorkflowInputType` in `types.ts`", out);
             }
         }
     }
@@ -47,21 +53,21 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
 }
 
 fn claude_options(file: &SourceFile, options: &Object, out: &mut Vec<Diagnostic>) {
-    for (key, inner, allowed) in CLAUDE {
-        let value = match (options.get(key).map(|p| &p.value), inner) {
-            (Some(value), None) => value,
-            (Some(Value::Object(object)), Some(inner)) => match object.get(inner) {
-                Some(prop) => &prop.value,
+    for (key, inner) in CLAUDE {
+        let (value, values) = match (options.get(key).map(|p| &p.value), inner) {
+            (Some(value), None) => (value, allowed(Role::Query, key)),
+            (Some(Value::Object(object)), Some((inner, role))) => match object.get(inner) {
+                Some(prop) => (&prop.value, allowed(*role, inner)),
                 None => continue,
             },
             _ => continue,
         };
         if let Value::Str(text, at) = value {
             let what = match inner {
-                Some(inner) => format!("`{key}.{inner}`"),
+                Some((inner, _)) => format!("`{key}.{inner}`"),
                 None => format!("`{key}`"),
             };
-            literal(file, &what, text, *at, allowed, "the Claude Agent SDK's `Options`", out);
+            literal(file, &what, text, *at, values, "the Claude Agent SDK's `Options`", out);
         }
     }
 }
