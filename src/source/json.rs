@@ -682,22 +682,6 @@ mod tests {
             crate::source::assert_spans_inside(text, &parsed);
         }
 
-        fn apply(seed: &str, edits: &[(u8, usize, char)]) -> String {
-            let mut chars: Vec<char> = seed.chars().collect();
-            for &(op, i, c) in edits {
-                let n = chars.len();
-                match op % 3 {
-                    0 => chars.insert(i % (n + 1), c),
-                    1 if n > 0 => {
-                        chars.remove(i % n);
-                    }
-                    2 if n > 0 => chars[i % n] = c,
-                    _ => {}
-                }
-            }
-            chars.into_iter().collect()
-        }
-
         fn interesting() -> impl Strategy<Value = char> {
             prop_oneof![
                 prop::sample::select(vec![
@@ -716,7 +700,7 @@ mod tests {
                 edits in prop::collection::vec((any::<u8>(), any::<usize>(), interesting()), 0..8),
             ) {
                 check(&random);
-                check(&apply(SEED, &edits));
+                check(&crate::source::mutate(SEED, &edits));
             }
         }
     }

@@ -105,6 +105,25 @@ pub(crate) fn assert_span_inside(text: &str, span: Span) {
     assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{span:?}");
 }
 
+/// For property tests: `seed` after `edits`, each `(op, at, c)` inserting (`op % 3 == 0`),
+/// deleting (1) or replacing (2) the character at `at` (modulo the length) with `c`.
+#[cfg(test)]
+pub(crate) fn mutate(seed: &str, edits: &[(u8, usize, char)]) -> String {
+    let mut chars: Vec<char> = seed.chars().collect();
+    for &(op, at, c) in edits {
+        let n = chars.len();
+        match op % 3 {
+            0 => chars.insert(at % (n + 1), c),
+            1 if n > 0 => {
+                chars.remove(at % n);
+            }
+            2 if n > 0 => chars[at % n] = c,
+            _ => {}
+        }
+    }
+    chars.into_iter().collect()
+}
+
 /// For the parsers' property tests: every span of a parse lies on character boundaries
 /// inside the text.
 #[cfg(test)]
