@@ -3,7 +3,8 @@
 //! with a 200-step registry and its schemas (target: under 20 ms); 200 atomic workflows made
 //! from the corpus shapes (target: discover + check under 50 ms). `monorepo`: the binary's
 //! `stagelint check DIR` wall time on 2,000 and 20,000 stage files (400 and 4,000 machines of
-//! five stages, the same generator), and a pre-commit run naming 10 files of the larger one.
+//! five stages, the same generator), and a pre-commit run naming 10 files of the larger one;
+//! the same for 200 / 2,000 climpt agents of ten steps and 2,000 / 20,000 Last Light workflows.
 
 #[allow(dead_code)]
 mod generator;
@@ -203,6 +204,26 @@ fn monorepo(c: &mut Criterion) {
             args.extend(named.iter().map(|p| p.as_os_str()));
             group.bench_function("stagelint check FILES, 10 of 20,000 stage files", |b| b.iter(|| run(binary, &args)));
         }
+    }
+    // The other families at the same scales: climpt agents of ten steps (200 and 2,000 agents,
+    // each its own project), and Last Light workflows with their prompts (2,000 and 20,000).
+    for agents in [200, 2000] {
+        let dir = std::env::temp_dir().join(format!("stagelint-bench-agents-{agents}"));
+        if !dir.join(format!("a-{:04}/.agent/bench/agent.json", agents - 1)).is_file() {
+            for a in 0..agents {
+                generator::generate_agent(&dir.join(format!("a-{a:04}")), 10);
+            }
+        }
+        let name = format!("stagelint check DIR, {agents} climpt agents of 10 steps");
+        group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
+    }
+    for workflows in [2000, 20000] {
+        let dir = std::env::temp_dir().join(format!("stagelint-bench-lastlight-{workflows}"));
+        if !dir.join(format!("workflows/flow-{}.yaml", workflows - 1)).is_file() {
+            generator::generate_lastlight(&dir, workflows);
+        }
+        let name = format!("stagelint check DIR, {workflows} Last Light workflows");
+        group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
     }
     group.finish();
 }

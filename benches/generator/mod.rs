@@ -101,9 +101,18 @@ pub fn generate_agent(root: &Path, steps: usize) {
     .expect("write common schema");
     std::fs::write(
         dir.join("agent.json"),
-        "{\n  \"version\": \"1.0.0\",\n  \"name\": \"bench\",\n  \"displayName\": \"Bench\",\n  \"description\": \"Generated\",\n  \"parameters\": {},\n  \"runner\": {\n    \"flow\": { \"prompts\": { \"registry\": \"steps_registry.json\" } },\n    \"verdict\": { \"type\": \"count:iteration\", \"config\": { \"maxIterations\": 5 } }\n  }\n}\n",
+        "{\n  \"version\": \"1.0.0\",\n  \"name\": \"bench\",\n  \"displayName\": \"Bench\",\n  \"description\": \"Generated\",\n  \"parameters\": {},\n  \"runner\": {\n    \"flow\": { \"systemPromptPath\": \"prompts/system.md\", \"prompts\": { \"registry\": \"steps_registry.json\" } },\n    \"verdict\": { \"type\": \"count:iteration\", \"config\": { \"maxIterations\": 5 } },\n    \"boundaries\": { \"allowedTools\": [\"Read\", \"Edit\"], \"permissionMode\": \"acceptEdits\" }\n  }\n}\n",
     )
     .expect("write agent.json");
+    std::fs::create_dir_all(dir.join("prompts")).expect("create dir");
+    std::fs::write(dir.join("prompts/system.md"), "You are the bench agent. Work through the steps in order.\n")
+        .expect("write system prompt");
+    for c2 in ["continuation", "closure"] {
+        let prompts = dir.join(format!("prompts/steps/{c2}/bench"));
+        std::fs::create_dir_all(&prompts).expect("create dir");
+        std::fs::write(prompts.join("f_default.md"), format!("Do the {c2} step of the bench agent.\n"))
+            .expect("write step prompt");
+    }
 }
 
 /// Writes a Last Light project `<root>/workflows/` with `workflows` workflow files (five phases
