@@ -427,8 +427,9 @@ fn deeply_nested_typescript_is_a_finding_not_a_stack_overflow() {
     // A suppression comment in such a file is not read (the file is not parsed) and breaks nothing.
     let suppressed = format!("// stagelint: ignore[atomic/SyntaxError]\n{deep}");
     assert!(check_atomic(&suppressed, 256 * 1024).iter().any(|d| d.code == "atomic/SyntaxError"));
-    // Just under the limit, every kind of bracket, parsed on a worker-sized stack.
-    let mixed: String = ["(", "[", "{ a: "].iter().cycle().take(stagelint::source::MAX_DEPTH - 1).copied().collect();
+    // Just under the limit, every kind of bracket, parsed from a small stack (the deep file
+    // gets a thread of its own).
+    let mixed: String = ["(", "[", "{ a: "].iter().cycle().take(999).copied().collect();
     let closing: String = mixed
         .chars()
         .rev()
@@ -440,8 +441,34 @@ fn deeply_nested_typescript_is_a_finding_not_a_stack_overflow() {
         })
         .collect();
     let text = format!("export default {mixed}1{closing};\n");
-    let found = check_atomic(&text, 2 * 1024 * 1024);
+    let found = check_atomic(&text, 256 * 1024);
     assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");
+}
+
+/// Valid TypeScript that nests without brackets: an `else if` ladder nests each `if` in the one
+/// before, a chain of `+` each operand; these once overflowed the stack (a 4,000-step ladder
+/// killed the language server).
+#[test]
+fn deep_statements_and_long_chains_are_checked_not_a_stack_overflow() {
+    let workflow = |body: String| format!("{}\n{body}", ATOMIC);
+    let ladder: String = (1..20_000).map(|i| format!("  else if (x === {i}) return {i};\n")).collect();
+    let ladder =
+        workflow(format!("function h(x: number): number {{\n  if (x === 0) return 0;\n{ladder}  return -1;\n}}\n"));
+    let nested = workflow(format!("function g(a: boolean) {{ {} return; }}\n", "if (a) ".repeat(20_000)));
+    let lines: String = (0..5_000).map(|i| format!("  \"line {i}\\n\" +\n")).collect();
+    let chain = workflow(format!("const P =\n{lines}  \"\";\n"));
+    // Stages in the arms: the stage graph's rules read what the walk found, on the caller's stack.
+    let arms: String = (1..3_000)
+        .map(|i| format!("    else if (ctx.inputs.style === \"{i}\") await ctx.stage({{ name: \"s{i}\" }}, {{}}, {{}}, async (s) => {{ s.save(s.sessionId); }});\n"))
+        .collect();
+    let staged = ATOMIC.replace(
+        "  .run(async (ctx) => {\n",
+        &format!("  .run(async (ctx) => {{\n    if (ctx.inputs.style === \"0\") await ctx.stage({{ name: \"s0\" }}, {{}}, {{}}, async (s) => {{ s.save(s.sessionId); }});\n{arms}"),
+    );
+    for text in [ladder, nested, chain, staged] {
+        let found = check_atomic(&text, 256 * 1024);
+        assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");
+    }
 }
 
 #[test]

@@ -1,17 +1,68 @@
-//! A lexical pre-scan that refuses TypeScript too deep to parse on a worker thread's stack.
-//! oxc (and any walk over its tree) recurses once per nesting level: per bracket, and per
-//! operator of a chain (`!!!…x`, `a=>a=>…`, `1+1+…`, `a?b:a?b:…`). 10,000 nested `[` overflow a
-//! 2 MiB stack, so such input is a finding instead of a crash.
+//! A lexical pre-scan that bounds how deep oxc (and any walk over its tree) may recurse on a
+//! file, and the runner that gives a deep file the stack it needs. The parse recurses once per
+//! nesting level: per bracket, per operator of a chain (`!!!…x`, `a=>a=>…`, `1+1+…`), and per
+//! nested statement (an `else if` ladder nests each `if` in the one before). Past the limits
+//! here the file is a finding instead of a crash; below them, a file deeper than a worker
+//! thread's stack allows is parsed on a thread of its own with a stack sized for it.
 
-use crate::source::MAX_DEPTH;
-
+/// How deep brackets (`(`, `[`, `{`, `${`) may nest; far past hand-written code, well below
+/// what the stack given by [`run`] holds (10,000 nested `[` are refused).
+pub const MAX_BRACKETS: usize = 1000;
 /// How many operators one expression may chain (summed over the brackets around it).
-pub const MAX_CHAIN: usize = 1024;
+pub const MAX_CHAIN: usize = 20_000;
+/// How many statement keywords (`if`, `else`, loops…) a file may hold: each may nest once.
+pub const MAX_STATEMENTS: usize = 100_000;
+
+/// Recursion a file may need, in nesting levels, up to which the caller's stack is used: a
+/// worker thread's 2 MiB hold this many levels of the parse and the walks many times over.
+const INLINE: usize = 256;
+/// Stack per nesting level for a deep file, with room to spare (the parse and each walk use
+/// well under a kilobyte per level).
+const PER_LEVEL: usize = 4 * 1024;
+
+/// Runs `f` (a parse and the walks over its tree) with a stack for `levels` nesting levels:
+/// on the caller's thread when that is small, else on a thread of its own. `None` when no such
+/// thread can be made.
+pub fn run<R: Send>(levels: usize, f: impl FnOnce() -> R + Send) -> Option<R> {
+    if levels <= INLINE {
+        return Some(f());
+    }
+    let stack = (1 << 20) + levels.saturating_mul(PER_LEVEL);
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new().stack_size(stack).spawn_scoped(scope, f).ok()?;
+        match handle.join() {
+            Ok(result) => Some(result),
+            // A panic in the parse is a bug; surface it on the caller's thread.
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
+}
+
+/// What the pre-scan found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scan {
+    /// The first place past a limit.
+    pub too_deep: Option<TooDeep>,
+    /// An upper bound of the nesting levels a parse of the file reaches.
+    pub levels: usize,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Deep {
     Brackets,
     Operators,
+    Statements,
+}
+
+impl Deep {
+    /// Why the file is not parsed, for the finding.
+    pub fn message(self) -> String {
+        match self {
+            Deep::Brackets => format!("brackets nested deeper than {MAX_BRACKETS} levels"),
+            Deep::Operators => format!("an expression chains more than {MAX_CHAIN} operators"),
+            Deep::Statements => format!("more than {MAX_STATEMENTS} statement keywords (`if`, `else`, loops)"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,11 +73,23 @@ pub struct TooDeep {
 
 const OPERATOR: &[u8] = b"!~+-*/%&|^<>=?:.";
 const KEYWORDS: [&str; 7] = ["new", "await", "typeof", "void", "delete", "yield", "in"];
+/// Keywords of statements that hold a statement, which may nest without brackets.
+const STATEMENTS: [&str; 7] = ["if", "else", "for", "while", "do", "with", "switch"];
 
-/// Where `text` first nests deeper than `MAX_DEPTH` brackets (`(`, `[`, `{`, `${`) or chains
-/// more than `MAX_CHAIN` operators, outside strings and comments; `None` when it does not. A
-/// statement or element boundary (`;`, `,`, a line break between two operands) ends a chain.
-pub fn too_deep(text: &str) -> Option<TooDeep> {
+/// Scans `text` outside strings and comments: where it first nests deeper than
+/// `MAX_BRACKETS` brackets, chains more than `MAX_CHAIN` operators or holds more than
+/// `MAX_STATEMENTS` statement keywords, and how deep a parse of it may recurse. A statement or
+/// element boundary (`;`, `,`, a line break between two operands) ends a chain.
+pub fn scan(text: &str) -> Scan {
+    let mut deepest = 0usize;
+    let mut statements = 0usize;
+    let too_deep = walk(text, &mut deepest, &mut statements);
+    Scan { too_deep, levels: deepest.saturating_add(statements) }
+}
+
+/// The scan itself: `deepest` gets the most brackets plus chained operators open at once,
+/// `statements` the statement keywords.
+fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDeep> {
     let bytes = text.as_bytes();
     // Per open bracket: the operators chained at that level so far.
     let mut chains: Vec<usize> = vec![0];
@@ -48,8 +111,9 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
                 b'$' if bytes.get(i + 1) == Some(&b'{') => {
                     i += 1;
                     chains.push(0);
+                    *deepest = (*deepest).max(chains.len() + chained);
                     // `chains` holds the top level too.
-                    if chains.len() > MAX_DEPTH + 1 {
+                    if chains.len() > MAX_BRACKETS + 1 {
                         return deep(i, Deep::Brackets);
                     }
                 }
@@ -80,8 +144,9 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
             b'`' => templates.push(chains.len()),
             b'(' | b'[' | b'{' => {
                 chains.push(0);
+                *deepest = (*deepest).max(chains.len() + chained);
                 // `chains` holds the top level too.
-                if chains.len() > MAX_DEPTH + 1 {
+                if chains.len() > MAX_BRACKETS + 1 {
                     return deep(i, Deep::Brackets);
                 }
             }
@@ -104,7 +169,14 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
             _ if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' => {
                 let len =
                     bytes[i..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$').count();
-                operator = KEYWORDS.contains(&&text[i..i + len]);
+                let word = &text[i..i + len];
+                operator = KEYWORDS.contains(&word);
+                if STATEMENTS.contains(&word) {
+                    *statements += 1;
+                    if *statements > MAX_STATEMENTS {
+                        return deep(i, Deep::Statements);
+                    }
+                }
                 i += len - 1;
             }
             _ => {}
@@ -114,6 +186,7 @@ pub fn too_deep(text: &str) -> Option<TooDeep> {
                 *top += 1;
             }
             chained += 1;
+            *deepest = (*deepest).max(chains.len() + chained);
             if chained > MAX_CHAIN {
                 return deep(i, Deep::Operators);
             }
@@ -135,19 +208,45 @@ fn end_chain(chains: &mut [usize], chained: &mut usize) {
 mod tests {
     use super::*;
 
+    fn too_deep(text: &str) -> Option<TooDeep> {
+        scan(text).too_deep
+    }
+
     #[test]
     fn brackets_and_chains_are_bounded() {
         assert_eq!(too_deep(&"[".repeat(10_000)).map(|d| d.what), Some(Deep::Brackets));
-        assert_eq!(too_deep(&"!".repeat(10_000)).map(|d| d.what), Some(Deep::Operators));
-        assert_eq!(too_deep(&"! ".repeat(10_000)).map(|d| d.what), Some(Deep::Operators));
-        assert_eq!(too_deep(&"a=>".repeat(2_000)).map(|d| d.what), Some(Deep::Operators));
-        assert_eq!(too_deep(&"new ".repeat(2_000)).map(|d| d.what), Some(Deep::Operators));
-        assert_eq!(too_deep(&"1 +\n".repeat(2_000)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&"[".repeat(MAX_BRACKETS)), None);
+        assert_eq!(too_deep(&"!".repeat(30_000)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&"! ".repeat(30_000)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&"a=>".repeat(20_001)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&"new ".repeat(20_001)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&"1 +\n".repeat(20_001)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&"1 +\n".repeat(2_000)), None);
+        assert_eq!(too_deep(&"if (a) {} else ".repeat(100_001)).map(|d| d.what), Some(Deep::Statements));
         // Statements, elements and strings end or hide a chain.
         assert_eq!(too_deep(&"a = b + c;\n".repeat(5_000)), None);
         assert_eq!(too_deep(&"f(a.b),\n".repeat(5_000)), None);
         assert_eq!(too_deep(&"const x = a.b\n".repeat(5_000)), None);
         assert_eq!(too_deep(&format!("\"{}\" `{}` // {}", "[".repeat(500), "(".repeat(500), "{".repeat(500))), None);
-        assert_eq!(too_deep(&format!("`{}`", "${".repeat(200))).map(|d| d.what), Some(Deep::Brackets));
+        assert_eq!(too_deep(&format!("`{}`", "${".repeat(1_001))).map(|d| d.what), Some(Deep::Brackets));
+    }
+
+    #[test]
+    fn levels_bound_the_recursion() {
+        assert!(scan("a = b;").levels < 5);
+        assert!(scan(&"[".repeat(300)).levels >= 300);
+        assert!(scan(&"if (a) {} else ".repeat(300)).levels >= 600);
+        assert!(scan(&"x = 1 +\n".repeat(300)).levels >= 300);
+    }
+
+    #[test]
+    fn a_deep_closure_gets_its_stack() {
+        fn down(n: usize) -> usize {
+            let pad = std::hint::black_box([0u8; 512]);
+            if n == 0 { pad[0] as usize } else { down(n - 1) + 1 }
+        }
+        // About 20 MiB of frames: more than any default stack, inside the one `run` sizes.
+        assert_eq!(run(20_000, || down(20_000)), Some(20_000));
+        assert_eq!(run(1, || 7), Some(7));
     }
 }

@@ -26,6 +26,71 @@ pub struct Flow {
     pub open: bool,
     pub stages: Vec<Stage>,
     pub reads: Vec<Read>,
+    /// The arms of `if`/`switch`/`?:` the walk entered, as a tree: each call keeps the node it
+    /// sits in (a path kept per call would grow with the square of an `else if` ladder).
+    pub arms: Arms,
+}
+
+/// A tree of arms: node `i` is `(construct, arm, parent, depth)`; node 0 is the root (no arm).
+#[derive(Debug, Clone)]
+pub struct Arms(Vec<(u32, u32, u32, u32)>);
+
+impl Default for Arms {
+    fn default() -> Arms {
+        Arms(vec![(u32::MAX, 0, 0, 0)])
+    }
+}
+
+impl Arms {
+    /// A node for `(construct, arm)` under `parent`.
+    fn push(&mut self, parent: u32, construct: u32, arm: u32) -> u32 {
+        let depth = self.0[parent as usize].3 + 1;
+        self.0.push((construct, arm, parent, depth));
+        u32::try_from(self.0.len() - 1).unwrap_or(0)
+    }
+
+    fn parent(&self, node: u32) -> u32 {
+        self.0[node as usize].2
+    }
+
+    /// Whether calls in nodes `a` and `b` are in different arms of one construct, so at most
+    /// one of them runs; the steps it took are added to `steps`.
+    pub fn exclusive(&self, mut a: u32, mut b: u32, steps: &mut usize) -> bool {
+        let depth = |n: u32| self.0[n as usize].3;
+        // Walk the deeper up to the other's depth, then both up to the nodes just below their
+        // common ancestor: they split there.
+        while depth(a) > depth(b) {
+            a = self.parent(a);
+            *steps += 1;
+        }
+        while depth(b) > depth(a) {
+            b = self.parent(b);
+            *steps += 1;
+        }
+        if a == b {
+            return false;
+        }
+        while self.parent(a) != self.parent(b) {
+            a = self.parent(a);
+            b = self.parent(b);
+            *steps += 1;
+        }
+        let (x, y) = (self.0[a as usize], self.0[b as usize]);
+        x.0 == y.0 && x.1 != y.1
+    }
+
+    /// The path from the root to `node`, as (construct, arm) pairs.
+    #[cfg(test)]
+    pub fn path(&self, mut node: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        while node != 0 {
+            let (construct, arm, parent, _) = self.0[node as usize];
+            out.push((construct, arm));
+            node = parent;
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// A stage name, or a read's string reference.
@@ -86,9 +151,9 @@ pub struct Stage {
     pub name: Name,
     /// The name's value, else the options argument, else the callee.
     pub name_span: Span,
-    /// The arms it is in: (construct, arm). Two calls in different arms of one construct are
+    /// The node of [`Flow::arms`] it is in. Two calls in different arms of one construct are
     /// exclusive.
-    pub arms: Vec<(u32, u32)>,
+    pub arms: u32,
     /// The innermost loop (or array-method callback) it repeats in, as the loop's keyword.
     pub repeats: Option<Span>,
     /// Inside a function the walk cannot place in time (a helper, a handler).
@@ -141,7 +206,7 @@ pub struct Read {
     /// The argument is a plain string literal (its quotes are its first and last bytes).
     pub literal: bool,
     pub target: Target,
-    pub arms: Vec<(u32, u32)>,
+    pub arms: u32,
     pub repeats: Option<Span>,
     pub deferred: bool,
     /// The stages whose callbacks enclose the read, outermost first.
@@ -304,7 +369,8 @@ struct Walker {
     flow: Flow,
     contexts: Vec<(String, Ctx)>,
     frames: Vec<Frame>,
-    arms: Vec<(u32, u32)>,
+    /// The node of `flow.arms` the walk is in.
+    arm: u32,
     repeats: Vec<Option<Span>>,
     groups: Vec<(u32, u32)>,
     within: Vec<usize>,
@@ -439,7 +505,7 @@ impl Walker {
             callee: span(call.callee.span()),
             name,
             name_span,
-            arms: self.arms.clone(),
+            arms: self.arm,
             repeats: self.repeats(),
             deferred: self.deferred(),
             groups: self.groups.clone(),
@@ -480,7 +546,7 @@ impl Walker {
             arg: arg.map_or(span(call.callee.span()), |a| span(a.span())),
             literal,
             target,
-            arms: self.arms.clone(),
+            arms: self.arm,
             repeats: self.repeats(),
             deferred: self.deferred(),
             within: self.within.clone(),
@@ -885,12 +951,12 @@ impl<'a> Visit<'a> for Walker {
                 && s.alternate.is_none()
                 && returns(&s.consequent)
             {
-                self.arms.push((s.span.start, 1));
+                self.enter_arm(s.span.start, 1);
                 pushed += 1;
             }
         }
         for _ in 0..pushed {
-            self.arms.pop();
+            self.leave_arm();
         }
     }
 
@@ -904,12 +970,12 @@ impl<'a> Visit<'a> for Walker {
 
     fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
         self.visit_expression(&it.test);
-        self.arms.push((it.span.start, 0));
+        self.enter_arm(it.span.start, 0);
         self.visit_expression(&it.consequent);
-        self.arms.pop();
-        self.arms.push((it.span.start, 1));
+        self.leave_arm();
+        self.enter_arm(it.span.start, 1);
         self.visit_expression(&it.alternate);
-        self.arms.pop();
+        self.leave_arm();
     }
 
     fn visit_switch_statement(&mut self, it: &SwitchStatement<'a>) {
@@ -917,11 +983,11 @@ impl<'a> Visit<'a> for Walker {
         // Cases that fall through into each other are one arm.
         let mut group = 0;
         for case in &it.cases {
-            self.arms.push((it.span.start, group));
+            self.enter_arm(it.span.start, group);
             let leaves =
                 case.consequent.last().is_some_and(|s| exits(s) || matches!(s, Statement::ContinueStatement(_)));
             self.visit_switch_case(case);
-            self.arms.pop();
+            self.leave_arm();
             if leaves {
                 group += 1;
             }
@@ -951,8 +1017,16 @@ impl<'a> Visit<'a> for Walker {
 
 impl Walker {
     /// Visits one arm of an `if`; an arm that leaves the loop runs at most once in it.
+    fn enter_arm(&mut self, construct: u32, arm: u32) {
+        self.arm = self.flow.arms.push(self.arm, construct, arm);
+    }
+
+    fn leave_arm(&mut self) {
+        self.arm = self.flow.arms.parent(self.arm);
+    }
+
     fn arm(&mut self, construct: u32, arm: u32, body: &Statement) {
-        self.arms.push((construct, arm));
+        self.enter_arm(construct, arm);
         let once = exits(body);
         if once {
             self.repeats.push(None);
@@ -961,7 +1035,7 @@ impl Walker {
         if once {
             self.repeats.pop();
         }
-        self.arms.pop();
+        self.leave_arm();
     }
 
     /// Visits a loop: its body repeats unless it always leaves at its end.
@@ -1057,7 +1131,7 @@ mod tests {
               default: await ctx.stage({ name: "c" }, {}, {}, async () => {});
             }"#,
         ));
-        let arm = |i: usize| f.stages[i].arms[0].1;
+        let arm = |i: usize| f.arms.path(f.stages[i].arms)[0].1;
         assert_eq!(arm(0), arm(1));
         assert_ne!(arm(1), arm(2));
     }

@@ -20,8 +20,8 @@ pub mod session;
 
 pub use agents::AgentRef;
 
-use super::depth::{Deep, MAX_CHAIN, too_deep};
-use crate::source::{MAX_DEPTH, Span};
+use super::depth::{self, scan};
+use crate::source::Span;
 use crate::workspace::SourceFile;
 
 /// The parse of one file.
@@ -29,6 +29,8 @@ use crate::workspace::SourceFile;
 pub struct WorkflowFile {
     /// A fatal problem: the first parse error, or nesting too deep to parse. No AST rule runs.
     pub syntax: Option<(Span, String)>,
+    /// The problem is stagelint's limit, not a parse error: atomic may load the file.
+    pub too_deep: bool,
     /// Where `export default` is, and what it exports.
     pub export: Option<Export>,
     /// The `defineWorkflow` chain: the exported one, else the first in the file.
@@ -147,40 +149,49 @@ fn span(s: oxc_span::Span) -> Span {
 /// How many parse errors `text` has (the deep-nesting refusal counts as one), for the fixer's
 /// check that a fix does not break the file.
 pub fn syntax_errors(text: &str) -> usize {
-    if too_deep(text).is_some() {
+    let found = scan(text);
+    if found.too_deep.is_some() {
         return 1;
     }
-    let allocator = Allocator::default();
-    Parser::new(&allocator, text, SourceType::ts()).parse().errors.len()
+    depth::run(found.levels, || {
+        let allocator = Allocator::default();
+        Parser::new(&allocator, text, SourceType::ts()).parse().errors.len()
+    })
+    .unwrap_or(1)
 }
 
 /// The comments of a file, by span (for suppressions), or none when it cannot be parsed.
 pub fn comments(text: &str) -> Vec<Span> {
-    if too_deep(text).is_some() {
+    let found = scan(text);
+    if found.too_deep.is_some() {
         return Vec::new();
     }
-    let allocator = Allocator::default();
-    let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
-    parsed.program.comments.iter().map(|c| span(c.span)).collect()
+    depth::run(found.levels, || {
+        let allocator = Allocator::default();
+        let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
+        parsed.program.comments.iter().map(|c| span(c.span)).collect()
+    })
+    .unwrap_or_default()
 }
 
 impl WorkflowFile {
     pub fn parse(file: &SourceFile) -> WorkflowFile {
         let text = file.text.as_str();
-        if let Some(at) = too_deep(text) {
-            let message = match at.what {
-                Deep::Brackets => {
-                    format!("brackets nested deeper than {MAX_DEPTH} levels; stagelint does not parse a file this deep")
-                }
-                Deep::Operators => format!(
-                    "an expression chains more than {MAX_CHAIN} operators; stagelint does not parse a file this deep"
-                ),
-            };
-            return WorkflowFile {
-                syntax: Some((Span::new(at.offset, at.offset + 1), message)),
-                ..WorkflowFile::default()
-            };
+        let found = scan(text);
+        let refused = |at: usize, why: String| WorkflowFile {
+            syntax: Some((Span::new(at, (at + 1).min(text.len())), why)),
+            too_deep: true,
+            ..WorkflowFile::default()
+        };
+        if let Some(at) = found.too_deep {
+            return refused(at.offset, format!("{}; stagelint does not parse a file this deep", at.what.message()));
         }
+        let parsed = depth::run(found.levels, || Self::read(file, text));
+        parsed.unwrap_or_else(|| refused(0, "no thread with a stack deep enough for this file could be made".into()))
+    }
+
+    /// The parse and the walks over its tree, on a stack deep enough for the file.
+    fn read(file: &SourceFile, text: &str) -> WorkflowFile {
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
         let _ = file.comment_spans.set(parsed.program.comments.iter().map(|c| span(c.span)).collect());

@@ -26,10 +26,16 @@ pub(super) fn check_file(file: &SourceFile, project: &Project) -> Vec<Diagnostic
     let parsed = WorkflowFile::parse(file);
     let mut out = Vec::new();
     if let Some((span, message)) = &parsed.syntax {
-        out.push(
-            Diagnostic::new(SyntaxError, file.id, *span, format!("{message}; atomic cannot load this workflow"))
-                .with_help("fix the syntax; no other atomic/ rule runs on this file until it parses"),
-        );
+        // Past stagelint's nesting limits the file may still load: only the check stops.
+        let (message, help) = if parsed.too_deep {
+            (message.clone(), "flatten the nesting; no other atomic/ rule runs on this file")
+        } else {
+            (
+                format!("{message}; atomic cannot load this workflow"),
+                "fix the syntax; no other atomic/ rule runs on this file until it parses",
+            )
+        };
+        out.push(Diagnostic::new(SyntaxError, file.id, *span, message).with_help(help));
         return out;
     }
     let layout = atomic::layout(&file.path);

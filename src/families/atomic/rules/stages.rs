@@ -11,12 +11,19 @@ use crate::source::Span;
 use crate::util::did_you_mean;
 use crate::workspace::SourceFile;
 
+/// Steps of the arm tree the exclusivity checks of one file may take: a file of thousands of
+/// stages down an `else if` ladder would otherwise take minutes (pairs times depth). Past it
+/// the two checks that compare arms say nothing more.
+const MAX_STEPS: usize = 4_000_000;
+
 pub(super) fn check(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
-    duplicates(file, flow, out);
+    let mut steps = 0usize;
+    duplicates(file, flow, &mut steps, out);
     unawaited(file, flow, out);
     for read in &flow.reads {
-        if let Some(d) =
-            unknown_ref(file, flow, read).or_else(|| not_ready(file, flow, read)).or_else(|| unsaved(file, flow, read))
+        if let Some(d) = unknown_ref(file, flow, read)
+            .or_else(|| not_ready(file, flow, read, &mut steps))
+            .or_else(|| unsaved(file, flow, read))
         {
             out.push(d);
         }
@@ -30,15 +37,15 @@ fn static_name(stage: &Stage) -> Option<&str> {
     }
 }
 
-/// Different arms of one `if`, `switch` or `?:`.
-fn exclusive(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
-    a.iter().any(|(construct, arm)| b.iter().any(|(c, other)| c == construct && other != arm))
-}
-
-fn duplicates(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
+fn duplicates(file: &SourceFile, flow: &Flow, steps: &mut usize, out: &mut Vec<Diagnostic>) {
     let stages: Vec<(&Stage, &str)> =
         flow.stages.iter().filter(|s| !s.deferred).filter_map(|s| Some((s, static_name(s)?))).collect();
-    for (i, (stage, name)) in stages.iter().enumerate() {
+    // The earlier stages of each name, so a stage is compared with its namesakes only.
+    let mut seen: std::collections::HashMap<&str, Vec<&Stage>> = std::collections::HashMap::new();
+    for (stage, name) in &stages {
+        if *steps > MAX_STEPS {
+            return;
+        }
         if let Some(at) = stage.repeats {
             out.push(
                 Diagnostic::new(
@@ -54,10 +61,13 @@ fn duplicates(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        let earlier = stages[..i].iter().find(|(other, other_name)| {
-            other_name == name && other.repeats.is_none() && !exclusive(&other.arms, &stage.arms)
-        });
-        if let Some((first, _)) = earlier {
+        let namesakes = seen.entry(name).or_default();
+        let earlier = namesakes
+            .iter()
+            .find(|other| other.repeats.is_none() && !flow.arms.exclusive(other.arms, stage.arms, steps))
+            .copied();
+        namesakes.push(stage);
+        if let Some(first) = earlier {
             out.push(
                 Diagnostic::new(
                     DuplicateStageName,
@@ -231,7 +241,7 @@ fn unknown_ref(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic
 }
 
 /// Why `stage` has not completed when `read` runs, if it surely has not.
-fn why_not_ready(read: &Read, index: usize, stage: &Stage) -> Option<&'static str> {
+fn why_not_ready(flow: &Flow, read: &Read, index: usize, stage: &Stage, steps: &mut usize) -> Option<&'static str> {
     if read.within.last() == Some(&index) {
         return Some("is read inside its own callback, before it completes");
     }
@@ -244,13 +254,14 @@ fn why_not_ready(read: &Read, index: usize, stage: &Stage) -> Option<&'static st
         return Some("runs alongside this read in one `Promise.all([...])`, so it has not completed");
     }
     let later = stage.call.start > read.call.start;
-    if later && read.repeats.is_none() && stage.repeats.is_none() && !exclusive(&read.arms, &stage.arms) {
+    if later && read.repeats.is_none() && stage.repeats.is_none() && !flow.arms.exclusive(read.arms, stage.arms, steps)
+    {
         return Some("starts only after this read");
     }
     None
 }
 
-fn not_ready(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> {
+fn not_ready(file: &SourceFile, flow: &Flow, read: &Read, steps: &mut usize) -> Option<Diagnostic> {
     let candidates: Vec<usize> = match &read.target {
         Target::Handle { stage, pending: true, binding } => {
             let stage = &flow.stages[*stage];
@@ -277,7 +288,11 @@ fn not_ready(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> 
         }
         _ => return None,
     };
-    let mut reasons = candidates.iter().map(|&i| why_not_ready(read, i, &flow.stages[i]).map(|why| (i, why)));
+    if *steps > MAX_STEPS {
+        return None;
+    }
+    let mut reasons =
+        candidates.iter().map(|&i| why_not_ready(flow, read, i, &flow.stages[i], steps).map(|why| (i, why)));
     let (first, why) = reasons.next()??;
     if reasons.any(|r| r.is_none()) {
         return None;
