@@ -105,6 +105,9 @@ pub struct Stage {
     /// for (`forEach`, or a `map` whose result is dropped): the stage is unawaited however
     /// the callback treats it.
     pub forgotten: Option<Span>,
+    /// Bound to a name without `await` (`const late = ctx.stage(…)`): the binding, and where
+    /// the name is first used in a way that may await it or pass it on.
+    pub pending_until: Option<(Span, usize)>,
 }
 
 /// What becomes of a stage's promise.
@@ -325,9 +328,9 @@ struct Walker {
     arrow_bodies: HashSet<(u32, u32)>,
     declared: HashMap<String, u32>,
     consts: HashMap<String, String>,
-    /// References to a name that may await or pass it on (anything but a member read such as
-    /// `.result`).
-    kept: HashMap<String, u32>,
+    /// The first reference to each name that may await or pass it on (anything but a member
+    /// read such as `.result`).
+    first_kept: HashMap<String, u32>,
     bound: Vec<(usize, String, Span, usize)>,
     pending: Vec<Pending>,
 }
@@ -447,6 +450,7 @@ impl Walker {
             callback: None,
             can_await: self.can_await(),
             forgotten: self.forgotten(),
+            pending_until: None,
         });
         self.stage_at.insert(key(call.span), i);
         if let Some(callback) = call.arguments.get(3).and_then(Argument::as_expression) {
@@ -520,8 +524,12 @@ impl Walker {
             }
         }
         for (i, name, binding, at) in &self.bound {
-            if declared(name) == 1 && self.kept.get(name).copied().unwrap_or(0) == 0 {
-                self.flow.stages[*i].settled = Settled::Unused { binding: *binding, at: *at };
+            if declared(name) != 1 {
+                continue;
+            }
+            match self.first_kept.get(name) {
+                Some(&first) => self.flow.stages[*i].pending_until = Some((*binding, first as usize)),
+                None => self.flow.stages[*i].settled = Settled::Unused { binding: *binding, at: *at },
             }
         }
         self.flow
@@ -796,7 +804,7 @@ impl<'a> Visit<'a> for Walker {
             None => true,
         };
         if passes {
-            *self.kept.entry(it.name.to_string()).or_default() += 1;
+            self.first_kept.entry(it.name.to_string()).or_insert(start);
         }
     }
 

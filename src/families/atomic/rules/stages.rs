@@ -244,8 +244,13 @@ fn why_not_ready(read: &Read, index: usize, stage: &Stage) -> Option<&'static st
         return Some("runs alongside this read in one `Promise.all([...])`, so it has not completed");
     }
     let later = stage.call.start > read.call.start;
-    if later && read.repeats.is_none() && stage.repeats.is_none() && !exclusive(&read.arms, &stage.arms) {
+    let apart = read.repeats.is_none() && stage.repeats.is_none() && !exclusive(&read.arms, &stage.arms);
+    if later && apart {
         return Some("starts only after this read");
+    }
+    // `const late = ctx.stage(…)` read before anything awaits `late`.
+    if apart && stage.call.end <= read.call.start && stage.pending_until.is_some_and(|(_, at)| at > read.call.end) {
+        return Some("is started without `await` and awaited only after this read, so it may still be running");
     }
     None
 }
@@ -284,20 +289,31 @@ fn not_ready(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> 
     }
     let stage = &flow.stages[first];
     let who = static_name(stage).map_or_else(|| "the stage".to_string(), |n| format!("stage `{n}`"));
-    Some(
-        Diagnostic::new(
-            TranscriptNotReady,
-            file.id,
-            read.arg,
-            format!(
-                "{who} {why}; `{}` sees completed stages only and throws {}",
-                read.method,
-                upstream_error(read, static_name(stage).unwrap_or("…"))
-            ),
-        )
-        .with_related(file.id, stage.name_span, "the stage is started here")
-        .with_help("read a stage after awaiting it: move the read to a later stage, or read siblings after their `Promise.all`"),
+    let mut diagnostic = Diagnostic::new(
+        TranscriptNotReady,
+        file.id,
+        read.arg,
+        format!(
+            "{who} {why}; `{}` sees completed stages only and throws {}",
+            read.method,
+            upstream_error(read, static_name(stage).unwrap_or("…"))
+        ),
     )
+    .with_related(file.id, stage.name_span, "the stage is started here");
+    match stage.pending_until {
+        Some((binding, at)) if at > read.call.end && stage.call.end <= read.call.start => {
+            let awaited = Span::new(at, at + binding.len());
+            diagnostic = diagnostic
+                .with_related(file.id, awaited, "first awaited (or passed on) here")
+                .with_help("await the stage before the stage that reads it starts: move `await` up, or start the stage with `await ctx.stage(…)`");
+        }
+        _ => {
+            diagnostic = diagnostic.with_help(
+                "read a stage after awaiting it: move the read to a later stage, or read siblings after their `Promise.all`",
+            );
+        }
+    }
+    Some(diagnostic)
 }
 
 fn unsaved(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> {
