@@ -476,6 +476,12 @@ impl Walker {
                 self.pending.push(Pending::ReadTarget(i, id.name.to_string()));
                 (Target::Unknown, false)
             }
+            Some(Expression::StaticMemberExpression(m)) => {
+                if let Expression::Identifier(id) = m.object.get_inner_expression() {
+                    self.pending.push(Pending::ReadTarget(i, format!("{}.{}", id.name, m.property.name)));
+                }
+                (Target::Unknown, false)
+            }
             _ => (Target::Unknown, false),
         };
         self.flow.reads.push(Read {
@@ -504,8 +510,9 @@ impl Walker {
                 handles.insert(name.clone(), Target::Handle { stage, pending: *promise, binding: *binding });
             }
         }
+        // `STAGES.scan` is as constant as `STAGES` is declared once.
         let constant = |name: &str| match self.consts.get(name) {
-            Some(value) if declared(name) == 1 => Name::Static(value.clone()),
+            Some(value) if declared(name.split('.').next().unwrap_or(name)) == 1 => Name::Static(value.clone()),
             _ => Name::Unknown,
         };
         for pending in &self.pending {
@@ -596,6 +603,26 @@ impl Walker {
                         self.consts.insert(name, value);
                     }
                 }
+                // `const STAGES = { scan: "scan" } as const`: each string member as `STAGES.scan`.
+                Expression::ObjectExpression(object) if is_const => {
+                    for property in &object.properties {
+                        let ObjectPropertyKind::ObjectProperty(p) = property else { continue };
+                        let key = match &p.key {
+                            PropertyKey::StaticIdentifier(id) if !p.computed => id.name.to_string(),
+                            PropertyKey::StringLiteral(s) => s.value.to_string(),
+                            _ => continue,
+                        };
+                        let value = match p.value.get_inner_expression() {
+                            Expression::StringLiteral(s) => s.value.to_string(),
+                            Expression::TemplateLiteral(t) => match template(t) {
+                                Name::Static(value) => value,
+                                _ => continue,
+                            },
+                            _ => continue,
+                        };
+                        self.consts.insert(format!("{name}.{key}"), value);
+                    }
+                }
                 Expression::CallExpression(call) => {
                     let at = init.span().start as usize;
                     self.marks.insert(key(call.span), Mark::Bound { name: name.clone(), binding, at });
@@ -683,6 +710,10 @@ fn stage_name(call: &CallExpression) -> (NameExpr, Span) {
                     Expression::StringLiteral(s) => (NameExpr::Known(Name::Static(s.value.to_string())), at),
                     Expression::TemplateLiteral(t) => (NameExpr::Known(template(t)), at),
                     Expression::Identifier(id) => (NameExpr::Ident(id.name.to_string()), at),
+                    Expression::StaticMemberExpression(m) => match m.object.get_inner_expression() {
+                        Expression::Identifier(id) => (NameExpr::Ident(format!("{}.{}", id.name, m.property.name)), at),
+                        _ => (NameExpr::Known(Name::Unknown), at),
+                    },
                     _ => (NameExpr::Known(Name::Unknown), at),
                 };
             }
@@ -1047,6 +1078,13 @@ mod tests {
             )
         ));
         assert_eq!(f.stages[0].name, Name::Static("plan".into()));
+        let g = flow(&format!(
+            "const STAGES = {{ scan: \"scan\", \"fix\": `fix` }} as const;\n{}",
+            wrap("await ctx.stage({ name: STAGES.scan }, {}, {}, async () => {}); await ctx.stage({ name: STAGES.fix }, {}, {}, async () => {}); await ctx.transcript(STAGES.scan);")
+        ));
+        assert_eq!(g.stages[0].name, Name::Static("scan".into()));
+        assert_eq!(g.stages[1].name, Name::Static("fix".into()));
+        assert_eq!(g.reads[0].target, Target::Name(Name::Static("scan".into())));
         assert_eq!(f.stages[1].name, Name::Pattern(vec!["r-".into(), "-x".into()]));
         assert!(f.stages[1].repeats.is_some());
         assert!(f.stages[1].name.may_equal(&Name::Static("r-7-x".into())));
