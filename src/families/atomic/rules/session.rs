@@ -201,19 +201,24 @@ fn save_shape(file: &SourceFile, stage: &Stage, save: &Save, agent: &str, out: &
 /// Copilot's `sendAndWait` throws after its 60 s default timeout.
 fn send_and_wait(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
     for call in &parsed.session.send_and_wait {
+        let d = Diagnostic::new(
+            CopilotSendAndWait,
+            file.id,
+            call.name,
+            "`sendAndWait` throws when its timeout (60 s by default) runs out, and the throw ends the workflow; in a stage `s.session.send` already waits for `session.idle`, with no timeout",
+        );
+        // `send` resolves to a message id, so the swap is only sound where the reply is unused.
+        if !call.discarded {
+            out.push(d.with_help("the reply is used here, and `send` resolves to the message id, not the reply: call `await s.session.send(…)`, then read the reply from `await s.session.getMessages()`"));
+            continue;
+        }
         let mut edits = vec![Edit { span: call.name, replacement: "send".to_string() }];
         if let (Some(end), Some(timeout)) = (call.first_end, call.timeout) {
             edits.push(Edit { span: Span::new(end, timeout.end), replacement: String::new() });
         }
         out.push(
-            Diagnostic::new(
-                CopilotSendAndWait,
-                file.id,
-                call.name,
-                "`sendAndWait` throws when its timeout (60 s by default) runs out, and the throw ends the workflow; in a stage `s.session.send` already waits for `session.idle`, with no timeout",
-            )
-            .with_help("use `send`, then read the reply with `s.session.getMessages()`; `send` returns the message id, not the reply")
-            .with_fix("Use `send`", Applicability::Unsafe, edits),
+            d.with_help("use `send`, which waits for the reply without a timeout; the value is not used here, so its message-id result changes nothing")
+                .with_fix("Use `send`", Applicability::Unsafe, edits),
         );
     }
 }
