@@ -67,17 +67,18 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
     }
     let keys: Vec<String> = client.props.iter().map(|p| format!("`{}`", p.key)).collect();
     let keys = if keys.is_empty() { "these client options".to_string() } else { keys.join(", ") };
+    // Whether removing the options would silently drop a choice the CLI flags make (`--agent`,
+    // `--model`, …), which the headless stage needs as SDK options on `s.session.query` instead.
+    let mut carries_choice = false;
     let (why, help) = if agent == "claude" {
-        let agent_flag = client.get("chatFlags").and_then(|p| match &p.value {
-            Value::Array(items, _) => {
-                items.iter().position(|i| i.as_str() == Some("--agent")).and_then(|at| items.get(at + 1)?.as_str())
-            }
-            _ => None,
-        });
+        let flags = client.get("chatFlags").map(|p| &p.value);
+        let (picks, agent_flag) = agent_flag(flags);
+        carries_choice = client.open || flags.is_some_and(|f| !matches!(f, Value::Array(items, _) if items.is_empty()));
         (
             "a headless Claude stage runs the Agent SDK in-process and starts no CLI",
             match agent_flag {
                 Some(name) => format!("pass `{{ agent: \"{name}\" }}` as the second argument of `s.session.query(prompt, options)` instead, or drop `headless: true`"),
+                None if picks => "pass the agent as `{ agent: \"<name>\" }` in the second argument of `s.session.query(prompt, options)` instead, or drop `headless: true`".to_string(),
                 None => "pass SDK options as the second argument of `s.session.query(prompt, options)`, or drop `headless: true`".to_string(),
             },
         )
@@ -93,16 +94,31 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
         client.span,
         format!("client options {keys} do nothing in a headless stage: {why}"),
     )
-    .with_help(help)
-    .with_fix(
-        "Remove the ignored client options",
-        Applicability::Unsafe,
-        vec![Edit { span: client.span, replacement: "{}".to_string() }],
-    );
+    .with_help(help);
+    if !carries_choice {
+        let edit = Edit { span: client.span, replacement: "{}".to_string() };
+        d = d.with_fix("Remove the ignored client options", Applicability::Unsafe, vec![edit]);
+    }
     if let Headless::Bool(_, at) = stage.headless {
         d = d.with_related(file.id, at, "the stage is headless here");
     }
     out.push(d);
+}
+
+/// Whether `chatFlags` may choose an agent (an `--agent` flag, or flags not written as a list of
+/// strings), and the agent's name when it is written.
+fn agent_flag(flags: Option<&Value>) -> (bool, Option<&str>) {
+    let Some(flags) = flags else { return (false, None) };
+    let Value::Array(items, _) = flags else { return (true, None) };
+    for (at, item) in items.iter().enumerate() {
+        match item.as_str() {
+            Some("--agent") => return (true, items.get(at + 1).and_then(Value::as_str)),
+            Some(flag) if flag.starts_with("--agent=") => return (true, Some(&flag["--agent=".len()..])),
+            Some(_) => {}
+            None => return (true, None),
+        }
+    }
+    (false, None)
 }
 
 /// Headless Claude denies `AskUserQuestion` (passed to the SDK from 0.5.27); headless Copilot
