@@ -3,9 +3,11 @@
 //! a human asked in a stage no human watches, `s.save` given another agent's shape, Copilot's
 //! `sendAndWait`, and the Claude Agent SDK's `query` called around `s.session`.
 
+use crate::config::SdkVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::atomic::model::session::{Headless, Save, Shape, Source, Stage};
 use crate::families::atomic::model::{Value, WorkflowFile};
+use crate::families::atomic::project::Project;
 use crate::families::atomic::{
     ClaudeSdkQuery, CopilotSendAndWait, HeadlessOnlyOption, HumanInputInHeadless, InteractiveOnlyOption, SaveShape,
 };
@@ -14,7 +16,16 @@ use crate::workspace::SourceFile;
 
 const CLAUDE_SDK: &str = "@anthropic-ai/claude-agent-sdk";
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+/// The first SDK that passes `AskUserQuestion` to a headless Claude stage's `disallowedTools`.
+static DENIES_ASK: SdkVersion = SdkVersion::plain(0, 5, 27);
+
+pub(super) fn check(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    agent: Option<&str>,
+    project: &Project,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(agent) = agent else { return };
     for stage in &parsed.session.stages {
         let headless = matches!(stage.headless, Headless::Bool(true, _));
@@ -25,7 +36,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
             _ => {}
         }
         if headless {
-            human_input(file, stage, agent, out);
+            human_input(file, stage, agent, project, out);
         }
         for save in &stage.saves {
             save_shape(file, stage, save, agent, out);
@@ -105,6 +116,27 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
     out.push(d);
 }
 
+/// What becomes of an allowed `AskUserQuestion` in a headless Claude stage on the SDK versions
+/// the project may run: only the case that applies when the version is known.
+fn ask_outcome(file: &SourceFile, project: &Project) -> String {
+    let denied = "atomic adds it to `disallowedTools` there, so the allowance never takes effect";
+    let waits = "the deny is not passed there, so the stage waits for an answer forever";
+    let Some(sdk) = project.sdk(file) else {
+        return format!("{denied} (from {DENIES_ASK}); before {DENIES_ASK} {waits}");
+    };
+    let from = match sdk.at {
+        Some(_) => format!("`{}` in package.json", sdk.range.text),
+        None => format!("{} in `[atomic] sdk-version`", sdk.range.text),
+    };
+    if sdk.range.lowest >= DENIES_ASK {
+        format!("on this project's SDK ({from}) {denied}")
+    } else if sdk.range.all_older_than(&DENIES_ASK) {
+        format!("on this project's SDK ({from}) {waits} (atomic denies it from {DENIES_ASK})")
+    } else {
+        format!("{denied} (from {DENIES_ASK}); before {DENIES_ASK}, which `{}` also allows, {waits}", sdk.range.text)
+    }
+}
+
 /// Whether `chatFlags` may choose an agent (an `--agent` flag, or flags not written as a list of
 /// strings), and the agent's name when it is written.
 fn agent_flag(flags: Option<&Value>) -> (bool, Option<&str>) {
@@ -123,7 +155,7 @@ fn agent_flag(flags: Option<&Value>) -> (bool, Option<&str>) {
 
 /// Headless Claude denies `AskUserQuestion` (passed to the SDK from 0.5.27); headless Copilot
 /// excludes `ask_user`.
-fn human_input(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diagnostic>) {
+fn human_input(file: &SourceFile, stage: &Stage, agent: &str, project: &Project, out: &mut Vec<Diagnostic>) {
     let related = |d: Diagnostic| match stage.headless {
         Headless::Bool(_, at) => d.with_related(file.id, at, "the stage is headless here"),
         _ => d,
@@ -139,7 +171,7 @@ fn human_input(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diag
                             HumanInputInHeadless,
                             file.id,
                             tool.span(),
-                            "`AskUserQuestion` allowed in a headless stage, where no one can answer: atomic adds it to `disallowedTools` there (from 0.5.27), so the allowance never takes effect; before 0.5.27 the deny was not passed and the stage waits for an answer forever",
+                            format!("`AskUserQuestion` allowed in a headless stage, where no one can answer: {}", ask_outcome(file, project)),
                         )
                         .with_help("remove it; to ask the user, run the stage interactive with `--allowed-tools …,AskUserQuestion` in `chatFlags`, or decide in code with `canUseTool`"),
                     ));
