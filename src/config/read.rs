@@ -262,7 +262,8 @@ impl Reader<'_> {
     }
 
     fn wrong_type(&mut self, key: &str, span: Range<usize>, expected: &str, found: &DeValue<'_>) {
-        let message = format!("`{key}` in `[{}]` takes {expected}, not {}", self.table, crate::util::article(found.type_str()));
+        let message =
+            format!("`{key}` in `[{}]` takes {expected}, not {}", self.table, crate::util::article(found.type_str()));
         self.problems.push((span, message));
     }
 }

@@ -1080,7 +1080,9 @@ mod tests {
         assert_eq!(f.stages[0].name, Name::Static("plan".into()));
         let g = flow(&format!(
             "const STAGES = {{ scan: \"scan\", \"fix\": `fix` }} as const;\n{}",
-            wrap("await ctx.stage({ name: STAGES.scan }, {}, {}, async () => {}); await ctx.stage({ name: STAGES.fix }, {}, {}, async () => {}); await ctx.transcript(STAGES.scan);")
+            wrap(
+                "await ctx.stage({ name: STAGES.scan }, {}, {}, async () => {}); await ctx.stage({ name: STAGES.fix }, {}, {}, async () => {}); await ctx.transcript(STAGES.scan);"
+            )
         ));
         assert_eq!(g.stages[0].name, Name::Static("scan".into()));
         assert_eq!(g.stages[1].name, Name::Static("fix".into()));

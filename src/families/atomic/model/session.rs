@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use oxc_ast::ast::{
-    Argument, BindingPattern, BindingPatternKind, CallExpression, Expression, ImportDeclarationSpecifier,
-    ExpressionStatement, ObjectPropertyKind, Program, PropertyKey, SimpleAssignmentTarget, UnaryOperator,
+    Argument, BindingPattern, BindingPatternKind, CallExpression, Expression, ExpressionStatement,
+    ImportDeclarationSpecifier, ObjectPropertyKind, Program, PropertyKey, SimpleAssignmentTarget, UnaryOperator,
     VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
@@ -126,7 +126,8 @@ pub struct SendAndWait {
 }
 
 pub(super) fn read(program: &Program) -> Sessions {
-    let mut reader = Reader { out: Sessions::default(), scopes: Vec::new(), dropped: HashSet::new(), arrow_bodies: HashSet::new() };
+    let mut reader =
+        Reader { out: Sessions::default(), scopes: Vec::new(), dropped: HashSet::new(), arrow_bodies: HashSet::new() };
     reader.visit_program(program);
     reader.out
 }

@@ -187,7 +187,9 @@ fn reserved(file: &SourceFile, project: &Project, at: Span, out: &mut Vec<Diagno
                 },
                 None => "no @bastani/atomic version is known here (no `[atomic] sdk-version`, no `package.json` dependency): a new install gets the newest".to_string(),
             };
-            format!("the workflow name `{name}` is reserved by atomic's builtin `{name}` from {since}, and {why}; {dropped}")
+            format!(
+                "the workflow name `{name}` is reserved by atomic's builtin `{name}` from {since}, and {why}; {dropped}"
+            )
         }
         Some(_) => format!("the workflow name `{name}` is reserved by atomic's builtin `{name}`; {dropped}"),
         None if configured => format!(
@@ -195,7 +197,8 @@ fn reserved(file: &SourceFile, project: &Project, at: Span, out: &mut Vec<Diagno
         ),
         None => return,
     };
-    let mut d = Diagnostic::new(ReservedName, file.id, at, message).with_help("rename the workflow directory (and its `name`)");
+    let mut d =
+        Diagnostic::new(ReservedName, file.id, at, message).with_help("rename the workflow directory (and its `name`)");
     if let Some((id, span)) = related {
         d = d.with_related(id, span, "the @bastani/atomic version");
     }
