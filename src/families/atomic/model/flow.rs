@@ -108,6 +108,9 @@ pub struct Stage {
     /// Bound to a name without `await` (`const late = ctx.stage(…)`): the binding, and where
     /// the name is first used in a way that may await it or pass it on.
     pub pending_until: Option<(Span, usize)>,
+    /// Started through a helper function handed a context (`await lint(ctx)`): the stage's
+    /// name inside the helper. `call` and `name_span` are then the helper call.
+    pub via: Option<Span>,
 }
 
 /// What becomes of a stage's promise.
@@ -170,8 +173,15 @@ pub enum Target {
 pub fn read(program: &oxc_ast::ast::Program) -> Flow {
     let mut runs = RunFinder::default();
     runs.visit_program(program);
-    let mut walker =
-        Walker { run_fn: runs.chained.clone().or(runs.named.clone()).and_then(|f| runs.start(f)), ..Walker::default() };
+    let run_fn = runs.chained.clone().or(runs.named.clone()).and_then(|f| runs.start(f));
+    // A helper is a function known by one name; the run callback is none.
+    let helpers = runs
+        .helpers
+        .iter()
+        .filter(|(name, (start, _))| runs.functions.get(*name).is_some_and(|s| s.len() == 1) && Some(*start) != run_fn)
+        .map(|(name, (_, stages))| (name.clone(), stages.clone()))
+        .collect();
+    let mut walker = Walker { run_fn, helpers, ..Walker::default() };
     walker.visit_program(program);
     walker.finish()
 }
@@ -183,6 +193,9 @@ struct RunFinder {
     named: Option<RunArg>,
     /// Functions by the name they are declared or bound to (`const main = async (ctx) => …`).
     functions: HashMap<String, Vec<u32>>,
+    /// The stages with static names a function starts on its first parameter
+    /// (`function lint(ctx) { return ctx.stage({ name: "lint" }, …) }`), by its name and start.
+    helpers: HashMap<String, (u32, Vec<(String, Span)>)>,
 }
 
 /// The argument of `.run(…)`: a function literal, or the name of one.
@@ -230,6 +243,17 @@ impl<'a> Visit<'a> for RunFinder {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if let (Some(name), Some(start)) = (it.id.get_identifier_name(), it.init.as_ref().and_then(function_start)) {
             self.add_function(name.as_str(), start);
+            match it.init.as_ref().map(Expression::get_inner_expression) {
+                Some(Expression::ArrowFunctionExpression(f)) => {
+                    self.add_helper(name.as_str(), start, &f.params, |v| v.visit_function_body(&f.body));
+                }
+                Some(Expression::FunctionExpression(f)) => {
+                    if let Some(body) = &f.body {
+                        self.add_helper(name.as_str(), start, &f.params, |v| v.visit_function_body(body));
+                    }
+                }
+                _ => {}
+            }
         }
         walk::walk_variable_declarator(self, it);
     }
@@ -239,7 +263,41 @@ impl<'a> Visit<'a> for RunFinder {
             && let Some(id) = &f.id
         {
             self.add_function(id.name.as_str(), f.span.start);
+            if let Some(body) = &f.body {
+                self.add_helper(id.name.as_str(), f.span.start, &f.params, |v| v.visit_function_body(body));
+            }
         }
+    }
+}
+
+impl RunFinder {
+    fn add_helper(&mut self, name: &str, start: u32, params: &FormalParameters, walk: impl FnOnce(&mut HelperStages)) {
+        let Some(param) = params.items.first().and_then(|p| p.pattern.get_identifier_name()) else { return };
+        let mut finder = HelperStages { param: param.to_string(), found: Vec::new() };
+        walk(&mut finder);
+        if !finder.found.is_empty() {
+            self.helpers.insert(name.to_string(), (start, finder.found));
+        }
+    }
+}
+
+/// The `param.stage({ name: "…" }, …)` calls with static names in a function body.
+struct HelperStages {
+    param: String,
+    found: Vec<(String, Span)>,
+}
+
+impl<'a> Visit<'a> for HelperStages {
+    fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
+        if let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression()
+            && m.property.name == "stage"
+            && let Expression::Identifier(receiver) = m.object.get_inner_expression()
+            && receiver.name == self.param
+            && let (NameExpr::Known(Name::Static(name)), at) = stage_name(call)
+        {
+            self.found.push((name, at));
+        }
+        walk::walk_call_expression(self, call);
     }
 }
 
@@ -312,6 +370,8 @@ struct Walker {
     groups: Vec<(u32, u32)>,
     within: Vec<usize>,
     run_fn: Option<u32>,
+    /// The stages helper functions start, by the helper's name (see `RunFinder::helpers`).
+    helpers: HashMap<String, Vec<(String, Span)>>,
     callbacks: HashMap<u32, usize>,
     /// Array-method callbacks: the method's name, and whether it is `forEach`.
     array_callbacks: HashMap<u32, (Span, bool)>,
@@ -451,6 +511,7 @@ impl Walker {
             can_await: self.can_await(),
             forgotten: self.forgotten(),
             pending_until: None,
+            via: None,
         });
         self.stage_at.insert(key(call.span), i);
         if let Some(callback) = call.arguments.get(3).and_then(Argument::as_expression) {
@@ -463,6 +524,35 @@ impl Walker {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `lint(ctx)`: the helper's static stages start here, as one stage each.
+    fn record_helper_call(&mut self, call: &CallExpression, helper: &str) {
+        let Some(stages) = self.helpers.get(helper) else { return };
+        let hands_context = call.arguments.iter().any(|a| {
+            matches!(a.as_expression().map(Expression::get_inner_expression), Some(Expression::Identifier(id)) if self.context(&id.name).is_some())
+        });
+        if !hands_context {
+            return;
+        }
+        for (name, at) in stages.clone() {
+            self.flow.stages.push(Stage {
+                call: span(call.span),
+                callee: span(call.callee.span()),
+                name: Name::Static(name),
+                name_span: span(call.span),
+                arms: self.arms.clone(),
+                repeats: self.repeats(),
+                deferred: self.deferred(),
+                groups: self.groups.clone(),
+                settled: Settled::Kept,
+                callback: None,
+                can_await: self.can_await(),
+                forgotten: None,
+                pending_until: None,
+                via: Some(at),
+            });
         }
     }
 
@@ -869,6 +959,9 @@ impl<'a> Visit<'a> for Walker {
         let callee = call.callee.get_inner_expression();
         if function_start(callee).is_some() {
             self.iife.extend(function_start(callee));
+        }
+        if let Expression::Identifier(helper) = callee {
+            self.record_helper_call(call, &helper.name);
         }
         if let Expression::StaticMemberExpression(m) = callee {
             let method = m.property.name.as_str();

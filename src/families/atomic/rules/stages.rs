@@ -38,9 +38,14 @@ fn exclusive(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
 fn duplicates(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
     let stages: Vec<(&Stage, &str)> =
         flow.stages.iter().filter(|s| !s.deferred).filter_map(|s| Some((s, static_name(s)?))).collect();
+    // A stage a helper starts names the stage in the helper too.
+    let helper = |d: Diagnostic, stage: &Stage| match stage.via {
+        Some(at) => d.with_related(file.id, at, "the stage the helper starts"),
+        None => d,
+    };
     for (i, (stage, name)) in stages.iter().enumerate() {
         if let Some(at) = stage.repeats {
-            out.push(
+            out.push(helper(
                 Diagnostic::new(
                     DuplicateStageName,
                     file.id,
@@ -51,14 +56,15 @@ fn duplicates(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
                 )
                 .with_related(file.id, at, "the loop")
                 .with_help(format!("give each pass its own name: a template with the loop variable, such as {name}-${{i}}")),
-            );
+                stage,
+            ));
             continue;
         }
         let earlier = stages[..i].iter().find(|(other, other_name)| {
             other_name == name && other.repeats.is_none() && !exclusive(&other.arms, &stage.arms)
         });
         if let Some((first, _)) = earlier {
-            out.push(
+            out.push(helper(
                 Diagnostic::new(
                     DuplicateStageName,
                     file.id,
@@ -69,7 +75,8 @@ fn duplicates(file: &SourceFile, flow: &Flow, out: &mut Vec<Diagnostic>) {
                 )
                 .with_related(file.id, first.name_span, format!("`{name}` is first started here"))
                 .with_help("give each stage a unique name; only arms of one `if`, `switch` or `?:` may reuse one"),
-            );
+                stage,
+            ));
         }
     }
 }
