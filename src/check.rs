@@ -211,14 +211,20 @@ fn code_removal(codes: &[SuppressedCode], code: &SuppressedCode, removed: impl F
 }
 
 /// What removing a suppression comment deletes: its whole line when the comment stands alone,
-/// the blanks before it when it trails code, so the fix leaves no empty line or trailing blank.
+/// the blanks before it when it trails code, the blanks after it when code follows it, so the
+/// fix leaves no empty line or stray blank.
 fn removal(file: &SourceFile, comment: Span) -> Span {
     let text = &file.text;
     let line = file.lines.line_of(comment.start);
     // A byte order mark before the comment stays.
     let (start, end) = (file.lines.column_start(line), file.lines.line_end(text, line));
-    if comment.end > end || !text[comment.end..end].trim().is_empty() {
+    if comment.end > end {
         return comment;
+    }
+    let after = &text[comment.end..end];
+    if !after.trim().is_empty() {
+        // Code follows (`/* … */ code`): take the blanks after the comment too.
+        return Span::new(comment.start, end - after.trim_start_matches([' ', '\t']).len());
     }
     let before = &text[start..comment.start];
     if before.trim().is_empty() {

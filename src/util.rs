@@ -1,5 +1,12 @@
 //! Small helpers shared by rules: edit distance suggestions, case conversion.
 
+/// The word with its indefinite article, by its first letter: `an integer`, `a string`,
+/// `an opencode`.
+pub fn article(word: &str) -> String {
+    let an = word.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {word}", if an { "an" } else { "a" })
+}
+
 /// Edit distance counting a swap of two neighbours as one edit (optimal string alignment).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
@@ -262,6 +269,13 @@ pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn articles_follow_the_first_letter() {
+        assert_eq!(article("opencode"), "an opencode");
+        assert_eq!(article("claude"), "a claude");
+        assert_eq!(article("integer"), "an integer");
+    }
 
     #[test]
     fn a_second_misspelling_of_a_key_finds_it_taken() {

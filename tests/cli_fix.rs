@@ -555,3 +555,31 @@ fn atomic_stage_fixes_insert_await_and_correct_a_stage_reference() {
         .replace("\"greeet\"", "\"greet\"");
     assert_eq!(read(dir.path(), path), fixed);
 }
+
+/// A `/* … */` suppression that code follows on its line covers that line: the used one stays,
+/// and removing the unused one takes the blank after it too.
+const ATOMIC_LEADING_BLOCK: &str = r#"import { defineWorkflow } from "@bastani/atomic/workflows";
+
+export default defineWorkflow({ name: "hello" })
+  .for<"copilot">()
+  .run(async (ctx) => {
+    await ctx.stage({ name: "only" }, {}, {}, async (s) => {
+      /* stagelint: ignore[atomic/CopilotSendAndWait] */ await s.session.sendAndWait({ prompt: "x" });
+      /* stagelint: ignore[atomic/UnknownStageRef] */ s.save(await s.session.getMessages());
+    });
+  })
+  .compile();
+"#;
+
+#[test]
+fn a_leading_block_suppression_covers_its_own_line() {
+    let path = ".atomic/workflows/hello/copilot/index.ts";
+    let dir = common::temp_files(&[(path, ATOMIC_LEADING_BLOCK)]);
+    let output = stagelint(&["check", "--format", "concise"], dir.path());
+    let out = stdout(&output);
+    assert!(!out.contains("CopilotSendAndWait"), "{out}");
+    assert!(out.contains("index.ts:8:28: warning[stagelint/UnusedSuppression]"), "{out}");
+    stagelint(&["check", "--fix", "--format", "concise"], dir.path());
+    let fixed = ATOMIC_LEADING_BLOCK.replace("/* stagelint: ignore[atomic/UnknownStageRef] */ ", "");
+    assert_eq!(read(dir.path(), path), fixed);
+}

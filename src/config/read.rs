@@ -232,7 +232,7 @@ impl Reader<'_> {
                     let message = format!(
                         "`{key}` in `[{}]` takes a list of strings; this entry is {}",
                         self.table,
-                        article(other.type_str())
+                        crate::util::article(other.type_str())
                     );
                     self.problems.push((item.span(), message));
                 }
@@ -262,7 +262,8 @@ impl Reader<'_> {
     }
 
     fn wrong_type(&mut self, key: &str, span: Range<usize>, expected: &str, found: &DeValue<'_>) {
-        let message = format!("`{key}` in `[{}]` takes {expected}, not {}", self.table, article(found.type_str()));
+        let message =
+            format!("`{key}` in `[{}]` takes {expected}, not {}", self.table, crate::util::article(found.type_str()));
         self.problems.push((span, message));
     }
 }
@@ -279,12 +280,6 @@ fn quoted_list(names: &[&str]) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
         _ => quoted.join(""),
     }
-}
-
-/// `an integer`, `a string`.
-fn article(type_name: &str) -> String {
-    let an = type_name.starts_with(['a', 'e', 'i', 'o', 'u']);
-    format!("{} {type_name}", if an { "an" } else { "a" })
 }
 
 /// Aliases are stored under the code their rule reports.

@@ -477,7 +477,8 @@ fn next_hash(line: &str, from: usize) -> Option<usize> {
 
 /// Finds suppressions in comments a parser found (TypeScript's `//` and `/* */`, by their
 /// spans, so a string holding the same text is never one). A comment alone on its line covers
-/// the next line, a trailing one its own line.
+/// the next line; one with code before it (trailing) or after it (a leading `/* … */`) covers
+/// the line it ends on.
 pub fn scan_comments(
     text: &str,
     lines: &LineIndex,
@@ -493,11 +494,12 @@ pub fn scan_comments(
         let Some(after) = inner.trim_start().strip_prefix("stagelint:") else { continue };
         let directive_start = comment.start + (body.len() - inner.len()).min(2) + lead + "stagelint:".len();
         let line = lines.line_of(comment.start);
-        let standalone = text[lines.line_start(line)..comment.start].trim().is_empty();
+        let last = lines.line_of(comment.end);
+        let rest = text.get(comment.end..lines.line_end(text, last).max(comment.end)).unwrap_or("");
+        let standalone = text[lines.line_start(line)..comment.start].trim().is_empty() && rest.trim().is_empty();
         match parse_directive(after, directive_start) {
             Ok((reach, codes, empty)) => {
                 bad.extend(empty.into_iter().map(BadSuppression::empty_entry));
-                let last = lines.line_of(comment.end);
                 let scope = if reach == Reach::File {
                     Scope::File
                 } else if reach == Reach::Body {
@@ -507,7 +509,7 @@ pub fn scan_comments(
                 } else if standalone {
                     Scope::Line(last + 1)
                 } else {
-                    Scope::Line(line)
+                    Scope::Line(last)
                 };
                 out.push(Suppression { comment, scope, codes });
             }
@@ -616,7 +618,7 @@ mod tests {
 
     #[test]
     fn typescript_suppressions_come_from_comment_spans() {
-        let text = "// stagelint: ignore[atomic/A]\nx;\ny; /* stagelint: ignore[atomic/B, atomic/C] */\n/* stagelint: ignore-file[atomic/D] */\n// stagelint: ignroe[x]\n";
+        let text = "// stagelint: ignore[atomic/A]\nx;\ny; /* stagelint: ignore[atomic/B, atomic/C] */\n/* stagelint: ignore-file[atomic/D] */\n// stagelint: ignroe[x]\n  /* stagelint: ignore[atomic/E] */ z();\n/* stagelint:\n ignore[atomic/F] */ w();\n";
         let lines = LineIndex::new(text);
         let comment = |needle: &str, close: &str| {
             let start = text.find(needle).unwrap();
@@ -627,10 +629,14 @@ mod tests {
             comment("/* stagelint: ignore[atomic/B", "*/"),
             comment("/* stagelint: ignore-file", "*/"),
             comment("// stagelint: ignroe", "]"),
+            comment("/* stagelint: ignore[atomic/E]", "*/"),
+            comment("/* stagelint:\n ignore[atomic/F]", "*/"),
         ];
         let (mut ok, mut bad) = (Vec::new(), Vec::new());
         scan_comments(text, &lines, &comments, &mut ok, &mut bad);
-        assert_eq!(ok.len(), 3);
+        assert_eq!(ok.len(), 5);
+        assert_eq!(ok[3].scope, Scope::Line(5), "a block comment before code covers its own line");
+        assert_eq!(ok[4].scope, Scope::Line(7), "… the line it ends on");
         assert_eq!(ok[0].scope, Scope::Line(1), "a comment alone covers the next line");
         assert_eq!(&text[ok[0].codes[0].span.start..ok[0].codes[0].span.end], "atomic/A");
         assert_eq!(ok[1].scope, Scope::Line(2), "a trailing comment covers its own line");

@@ -170,6 +170,12 @@ pub struct Stage {
     /// for (`forEach`, or a `map` whose result is dropped): the stage is unawaited however
     /// the callback treats it.
     pub forgotten: Option<Span>,
+    /// Bound to a name without `await` (`const late = ctx.stage(…)`): the binding, and where
+    /// the name is first used in a way that may await it or pass it on.
+    pub pending_until: Option<(Span, usize)>,
+    /// Started through a helper function handed a context (`await lint(ctx)`): the stage's
+    /// name inside the helper. `call` and `name_span` are then the helper call.
+    pub via: Option<Span>,
 }
 
 /// What becomes of a stage's promise.
@@ -232,8 +238,15 @@ pub enum Target {
 pub fn read(program: &oxc_ast::ast::Program) -> Flow {
     let mut runs = RunFinder::default();
     runs.visit_program(program);
-    let mut walker =
-        Walker { run_fn: runs.chained.clone().or(runs.named.clone()).and_then(|f| runs.start(f)), ..Walker::default() };
+    let run_fn = runs.chained.clone().or(runs.named.clone()).and_then(|f| runs.start(f));
+    // A helper is a function known by one name; the run callback is none.
+    let helpers = runs
+        .helpers
+        .iter()
+        .filter(|(name, (start, _))| runs.functions.get(*name).is_some_and(|s| s.len() == 1) && Some(*start) != run_fn)
+        .map(|(name, (_, stages))| (name.clone(), stages.clone()))
+        .collect();
+    let mut walker = Walker { run_fn, helpers, ..Walker::default() };
     walker.visit_program(program);
     walker.finish()
 }
@@ -245,6 +258,9 @@ struct RunFinder {
     named: Option<RunArg>,
     /// Functions by the name they are declared or bound to (`const main = async (ctx) => …`).
     functions: HashMap<String, Vec<u32>>,
+    /// The stages with static names a function starts on its first parameter
+    /// (`function lint(ctx) { return ctx.stage({ name: "lint" }, …) }`), by its name and start.
+    helpers: HashMap<String, (u32, Vec<(String, Span)>)>,
 }
 
 /// The argument of `.run(…)`: a function literal, or the name of one.
@@ -292,6 +308,17 @@ impl<'a> Visit<'a> for RunFinder {
     fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
         if let (Some(name), Some(start)) = (it.id.get_identifier_name(), it.init.as_ref().and_then(function_start)) {
             self.add_function(name.as_str(), start);
+            match it.init.as_ref().map(Expression::get_inner_expression) {
+                Some(Expression::ArrowFunctionExpression(f)) => {
+                    self.add_helper(name.as_str(), start, &f.params, |v| v.visit_function_body(&f.body));
+                }
+                Some(Expression::FunctionExpression(f)) => {
+                    if let Some(body) = &f.body {
+                        self.add_helper(name.as_str(), start, &f.params, |v| v.visit_function_body(body));
+                    }
+                }
+                _ => {}
+            }
         }
         walk::walk_variable_declarator(self, it);
     }
@@ -301,7 +328,41 @@ impl<'a> Visit<'a> for RunFinder {
             && let Some(id) = &f.id
         {
             self.add_function(id.name.as_str(), f.span.start);
+            if let Some(body) = &f.body {
+                self.add_helper(id.name.as_str(), f.span.start, &f.params, |v| v.visit_function_body(body));
+            }
         }
+    }
+}
+
+impl RunFinder {
+    fn add_helper(&mut self, name: &str, start: u32, params: &FormalParameters, walk: impl FnOnce(&mut HelperStages)) {
+        let Some(param) = params.items.first().and_then(|p| p.pattern.get_identifier_name()) else { return };
+        let mut finder = HelperStages { param: param.to_string(), found: Vec::new() };
+        walk(&mut finder);
+        if !finder.found.is_empty() {
+            self.helpers.insert(name.to_string(), (start, finder.found));
+        }
+    }
+}
+
+/// The `param.stage({ name: "…" }, …)` calls with static names in a function body.
+struct HelperStages {
+    param: String,
+    found: Vec<(String, Span)>,
+}
+
+impl<'a> Visit<'a> for HelperStages {
+    fn visit_call_expression(&mut self, call: &CallExpression<'a>) {
+        if let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression()
+            && m.property.name == "stage"
+            && let Expression::Identifier(receiver) = m.object.get_inner_expression()
+            && receiver.name == self.param
+            && let (NameExpr::Known(Name::Static(name)), at) = stage_name(call)
+        {
+            self.found.push((name, at));
+        }
+        walk::walk_call_expression(self, call);
     }
 }
 
@@ -375,6 +436,8 @@ struct Walker {
     groups: Vec<(u32, u32)>,
     within: Vec<usize>,
     run_fn: Option<u32>,
+    /// The stages helper functions start, by the helper's name (see `RunFinder::helpers`).
+    helpers: HashMap<String, Vec<(String, Span)>>,
     callbacks: HashMap<u32, usize>,
     /// Array-method callbacks: the method's name, and whether it is `forEach`.
     array_callbacks: HashMap<u32, (Span, bool)>,
@@ -391,9 +454,9 @@ struct Walker {
     arrow_bodies: HashSet<(u32, u32)>,
     declared: HashMap<String, u32>,
     consts: HashMap<String, String>,
-    /// References to a name that may await or pass it on (anything but a member read such as
-    /// `.result`).
-    kept: HashMap<String, u32>,
+    /// The first reference to each name that may await or pass it on (anything but a member
+    /// read such as `.result`).
+    first_kept: HashMap<String, u32>,
     bound: Vec<(usize, String, Span, usize)>,
     pending: Vec<Pending>,
 }
@@ -513,6 +576,8 @@ impl Walker {
             callback: None,
             can_await: self.can_await(),
             forgotten: self.forgotten(),
+            pending_until: None,
+            via: None,
         });
         self.stage_at.insert(key(call.span), i);
         if let Some(callback) = call.arguments.get(3).and_then(Argument::as_expression) {
@@ -528,6 +593,35 @@ impl Walker {
         }
     }
 
+    /// `lint(ctx)`: the helper's static stages start here, as one stage each.
+    fn record_helper_call(&mut self, call: &CallExpression, helper: &str) {
+        let Some(stages) = self.helpers.get(helper) else { return };
+        let hands_context = call.arguments.iter().any(|a| {
+            matches!(a.as_expression().map(Expression::get_inner_expression), Some(Expression::Identifier(id)) if self.context(&id.name).is_some())
+        });
+        if !hands_context {
+            return;
+        }
+        for (name, at) in stages.clone() {
+            self.flow.stages.push(Stage {
+                call: span(call.span),
+                callee: span(call.callee.span()),
+                name: Name::Static(name),
+                name_span: span(call.span),
+                arms: self.arm,
+                repeats: self.repeats(),
+                deferred: self.deferred(),
+                groups: self.groups.clone(),
+                settled: Settled::Kept,
+                callback: None,
+                can_await: self.can_await(),
+                forgotten: None,
+                pending_until: None,
+                via: Some(at),
+            });
+        }
+    }
+
     fn record_read(&mut self, call: &CallExpression, method: &'static str) {
         let arg = call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression);
         let i = self.flow.reads.len();
@@ -536,6 +630,12 @@ impl Walker {
             Some(Expression::TemplateLiteral(t)) => (Target::Name(template(t)), false),
             Some(Expression::Identifier(id)) => {
                 self.pending.push(Pending::ReadTarget(i, id.name.to_string()));
+                (Target::Unknown, false)
+            }
+            Some(Expression::StaticMemberExpression(m)) => {
+                if let Expression::Identifier(id) = m.object.get_inner_expression() {
+                    self.pending.push(Pending::ReadTarget(i, format!("{}.{}", id.name, m.property.name)));
+                }
                 (Target::Unknown, false)
             }
             _ => (Target::Unknown, false),
@@ -566,8 +666,9 @@ impl Walker {
                 handles.insert(name.clone(), Target::Handle { stage, pending: *promise, binding: *binding });
             }
         }
+        // `STAGES.scan` is as constant as `STAGES` is declared once.
         let constant = |name: &str| match self.consts.get(name) {
-            Some(value) if declared(name) == 1 => Name::Static(value.clone()),
+            Some(value) if declared(name.split('.').next().unwrap_or(name)) == 1 => Name::Static(value.clone()),
             _ => Name::Unknown,
         };
         for pending in &self.pending {
@@ -586,8 +687,12 @@ impl Walker {
             }
         }
         for (i, name, binding, at) in &self.bound {
-            if declared(name) == 1 && self.kept.get(name).copied().unwrap_or(0) == 0 {
-                self.flow.stages[*i].settled = Settled::Unused { binding: *binding, at: *at };
+            if declared(name) != 1 {
+                continue;
+            }
+            match self.first_kept.get(name) {
+                Some(&first) => self.flow.stages[*i].pending_until = Some((*binding, first as usize)),
+                None => self.flow.stages[*i].settled = Settled::Unused { binding: *binding, at: *at },
             }
         }
         self.flow
@@ -652,6 +757,26 @@ impl Walker {
                 Expression::TemplateLiteral(t) if is_const => {
                     if let Name::Static(value) = template(t) {
                         self.consts.insert(name, value);
+                    }
+                }
+                // `const STAGES = { scan: "scan" } as const`: each string member as `STAGES.scan`.
+                Expression::ObjectExpression(object) if is_const => {
+                    for property in &object.properties {
+                        let ObjectPropertyKind::ObjectProperty(p) = property else { continue };
+                        let key = match &p.key {
+                            PropertyKey::StaticIdentifier(id) if !p.computed => id.name.to_string(),
+                            PropertyKey::StringLiteral(s) => s.value.to_string(),
+                            _ => continue,
+                        };
+                        let value = match p.value.get_inner_expression() {
+                            Expression::StringLiteral(s) => s.value.to_string(),
+                            Expression::TemplateLiteral(t) => match template(t) {
+                                Name::Static(value) => value,
+                                _ => continue,
+                            },
+                            _ => continue,
+                        };
+                        self.consts.insert(format!("{name}.{key}"), value);
                     }
                 }
                 Expression::CallExpression(call) => {
@@ -741,6 +866,10 @@ fn stage_name(call: &CallExpression) -> (NameExpr, Span) {
                     Expression::StringLiteral(s) => (NameExpr::Known(Name::Static(s.value.to_string())), at),
                     Expression::TemplateLiteral(t) => (NameExpr::Known(template(t)), at),
                     Expression::Identifier(id) => (NameExpr::Ident(id.name.to_string()), at),
+                    Expression::StaticMemberExpression(m) => match m.object.get_inner_expression() {
+                        Expression::Identifier(id) => (NameExpr::Ident(format!("{}.{}", id.name, m.property.name)), at),
+                        _ => (NameExpr::Known(Name::Unknown), at),
+                    },
                     _ => (NameExpr::Known(Name::Unknown), at),
                 };
             }
@@ -862,7 +991,7 @@ impl<'a> Visit<'a> for Walker {
             None => true,
         };
         if passes {
-            *self.kept.entry(it.name.to_string()).or_default() += 1;
+            self.first_kept.entry(it.name.to_string()).or_insert(start);
         }
     }
 
@@ -896,6 +1025,9 @@ impl<'a> Visit<'a> for Walker {
         let callee = call.callee.get_inner_expression();
         if function_start(callee).is_some() {
             self.iife.extend(function_start(callee));
+        }
+        if let Expression::Identifier(helper) = callee {
+            self.record_helper_call(call, &helper.name);
         }
         if let Expression::StaticMemberExpression(m) = callee {
             let method = m.property.name.as_str();
@@ -1113,6 +1245,15 @@ mod tests {
             )
         ));
         assert_eq!(f.stages[0].name, Name::Static("plan".into()));
+        let g = flow(&format!(
+            "const STAGES = {{ scan: \"scan\", \"fix\": `fix` }} as const;\n{}",
+            wrap(
+                "await ctx.stage({ name: STAGES.scan }, {}, {}, async () => {}); await ctx.stage({ name: STAGES.fix }, {}, {}, async () => {}); await ctx.transcript(STAGES.scan);"
+            )
+        ));
+        assert_eq!(g.stages[0].name, Name::Static("scan".into()));
+        assert_eq!(g.stages[1].name, Name::Static("fix".into()));
+        assert_eq!(g.reads[0].target, Target::Name(Name::Static("scan".into())));
         assert_eq!(f.stages[1].name, Name::Pattern(vec!["r-".into(), "-x".into()]));
         assert!(f.stages[1].repeats.is_some());
         assert!(f.stages[1].name.may_equal(&Name::Static("r-7-x".into())));

@@ -4,11 +4,12 @@
 //! `ctx.inputs.x` read; every `sendAndWait` call. Names are followed lexically (the callback's
 //! parameter, destructuring, `const x = await s.session.query(...)`), never across files.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use oxc_ast::ast::{
-    Argument, BindingPattern, BindingPatternKind, CallExpression, Expression, ImportDeclarationSpecifier,
-    ObjectPropertyKind, Program, PropertyKey, SimpleAssignmentTarget, VariableDeclarator,
+    Argument, BindingPattern, BindingPatternKind, CallExpression, Expression, ExpressionStatement,
+    ImportDeclarationSpecifier, ObjectPropertyKind, Program, PropertyKey, SimpleAssignmentTarget, UnaryOperator,
+    VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_span::GetSpan;
@@ -120,10 +121,13 @@ pub struct SendAndWait {
     /// The end of the first argument, and the second argument (a timeout) if any.
     pub first_end: Option<usize>,
     pub timeout: Option<Span>,
+    /// Its value is dropped: the call is a statement of its own (`await`ed or `void` or not).
+    pub discarded: bool,
 }
 
 pub(super) fn read(program: &Program) -> Sessions {
-    let mut reader = Reader { out: Sessions::default(), scopes: Vec::new() };
+    let mut reader =
+        Reader { out: Sessions::default(), scopes: Vec::new(), dropped: HashSet::new(), arrow_bodies: HashSet::new() };
     reader.visit_program(program);
     reader.out
 }
@@ -155,6 +159,10 @@ struct Scope {
 struct Reader {
     out: Sessions,
     scopes: Vec<Scope>,
+    /// Calls whose value a statement drops, by their start.
+    dropped: HashSet<u32>,
+    /// An arrow function's expression body, by its start: returned, not dropped.
+    arrow_bodies: HashSet<u32>,
 }
 
 /// The key of a non-computed property: `a` and `"a"`.
@@ -414,6 +422,7 @@ impl Reader {
                     name: span(member.property.span),
                     first_end: first,
                     timeout,
+                    discarded: self.dropped.contains(&call.span.start),
                 });
             }
             if member.property.name == "query"
@@ -439,6 +448,32 @@ impl Reader {
 }
 
 impl<'a> Visit<'a> for Reader {
+    fn visit_arrow_function_expression(&mut self, it: &oxc_ast::ast::ArrowFunctionExpression<'a>) {
+        if it.expression {
+            self.arrow_bodies.extend(it.body.statements.first().map(|s| s.span().start));
+        }
+        walk::walk_arrow_function_expression(self, it);
+    }
+
+    fn visit_expression_statement(&mut self, it: &ExpressionStatement<'a>) {
+        if !self.arrow_bodies.contains(&it.span.start) {
+            let mut expr = it.expression.get_inner_expression();
+            loop {
+                match expr {
+                    Expression::AwaitExpression(a) => expr = a.argument.get_inner_expression(),
+                    Expression::UnaryExpression(u) if u.operator == UnaryOperator::Void => {
+                        expr = u.argument.get_inner_expression()
+                    }
+                    _ => break,
+                }
+            }
+            if let Expression::CallExpression(call) = expr {
+                self.dropped.insert(call.span.start);
+            }
+        }
+        walk::walk_expression_statement(self, it);
+    }
+
     fn visit_import_declaration(&mut self, decl: &oxc_ast::ast::ImportDeclaration<'a>) {
         if decl.import_kind.is_type() {
             return;

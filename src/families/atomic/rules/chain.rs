@@ -154,7 +154,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&s
                 AgentMismatch,
                 id,
                 *at,
-                format!("`.for<\"{agent}\">()` in a `{dir_agent}/` directory; atomic runs it as a {dir_agent} workflow, whatever the type says"),
+                format!("`.for<\"{agent}\">()` in the `{dir_agent}/` directory; atomic runs it as {} workflow, whatever the type says", crate::util::article(dir_agent)),
             )
             .with_help(format!("write `.for<\"{dir_agent}\">()`, or move the file to `{agent}/index.ts`")),
         );

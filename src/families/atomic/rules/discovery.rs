@@ -172,23 +172,37 @@ fn reserved(file: &SourceFile, project: &Project, at: Span, out: &mut Vec<Diagno
     }
     let builtin = BUILTINS.iter().find(|(n, since)| *n == name && project.may_reach(file, since));
     let configured = file.config.atomic.reserved_names.iter().any(|n| n == name);
-    let why = match builtin {
+    let dropped = format!("atomic drops this local workflow, for every agent, and runs the builtin `{name}` instead");
+    let mut related = None;
+    let message = match builtin {
         Some((_, since)) if since.major + since.minor + since.patch > 0 => {
-            format!("by atomic's builtin `{name}` (from {since})")
+            // Say why the version gate applies.
+            let why = match project.sdk(file) {
+                Some(sdk) => match sdk.at {
+                    Some(at) => {
+                        related = Some(at);
+                        format!("the `package.json` range `{}` allows {since} or newer", sdk.range.text)
+                    }
+                    None => format!("`[atomic] sdk-version` is {}", sdk.range.text),
+                },
+                None => "no @bastani/atomic version is known here (no `[atomic] sdk-version`, no `package.json` dependency): a new install gets the newest".to_string(),
+            };
+            format!(
+                "the workflow name `{name}` is reserved by atomic's builtin `{name}` from {since}, and {why}; {dropped}"
+            )
         }
-        Some(_) => format!("by atomic's builtin `{name}`"),
-        None if configured => "in `[atomic] reserved-names`".to_string(),
+        Some(_) => format!("the workflow name `{name}` is reserved by atomic's builtin `{name}`; {dropped}"),
+        None if configured => format!(
+            "the workflow name `{name}` is reserved by your config (`[atomic] reserved-names`): this project keeps it for another workflow (a fork's builtin, say), so no local workflow should take it"
+        ),
         None => return,
     };
-    out.push(
-        Diagnostic::new(
-            ReservedName,
-            file.id,
-            at,
-            format!("the workflow name `{name}` is reserved {why}; atomic drops this local workflow, for every agent, and runs the builtin `{name}` instead"),
-        )
-        .with_help("rename the workflow directory (and its `name`)"),
-    );
+    let mut d =
+        Diagnostic::new(ReservedName, file.id, at, message).with_help("rename the workflow directory (and its `name`)");
+    if let Some((id, span)) = related {
+        d = d.with_related(id, span, "the @bastani/atomic version");
+    }
+    out.push(d);
 }
 
 /// A `minSDKVersion` newer than every SDK version the project may run: the loader refuses it.

@@ -48,7 +48,7 @@ pub(super) fn check_file(file: &SourceFile, project: &Project) -> Vec<Diagnostic
     providers::check(file, &parsed, agent, &mut out);
     values::check(file, &parsed, agent, &mut out);
     input_reads::check(file, &parsed, &mut out);
-    session::check(file, &parsed, agent, &mut out);
+    session::check(file, &parsed, agent, project, &mut out);
     stages::check(file, &parsed.flow, &mut out);
     discovery::check(file, &parsed, project, &mut out);
     agents::check(file, &parsed, project, &mut out);

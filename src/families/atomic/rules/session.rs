@@ -3,9 +3,11 @@
 //! a human asked in a stage no human watches, `s.save` given another agent's shape, Copilot's
 //! `sendAndWait`, and the Claude Agent SDK's `query` called around `s.session`.
 
+use crate::config::SdkVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::atomic::model::session::{Headless, Save, Shape, Source, Stage};
 use crate::families::atomic::model::{Value, WorkflowFile};
+use crate::families::atomic::project::Project;
 use crate::families::atomic::{
     ClaudeSdkQuery, CopilotSendAndWait, HeadlessOnlyOption, HumanInputInHeadless, InteractiveOnlyOption, SaveShape,
 };
@@ -14,7 +16,16 @@ use crate::workspace::SourceFile;
 
 const CLAUDE_SDK: &str = "@anthropic-ai/claude-agent-sdk";
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+/// The first SDK that passes `AskUserQuestion` to a headless Claude stage's `disallowedTools`.
+static DENIES_ASK: SdkVersion = SdkVersion::plain(0, 5, 27);
+
+pub(super) fn check(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    agent: Option<&str>,
+    project: &Project,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(agent) = agent else { return };
     for stage in &parsed.session.stages {
         let headless = matches!(stage.headless, Headless::Bool(true, _));
@@ -25,7 +36,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
             _ => {}
         }
         if headless {
-            human_input(file, stage, agent, out);
+            human_input(file, stage, agent, project, out);
         }
         for save in &stage.saves {
             save_shape(file, stage, save, agent, out);
@@ -67,17 +78,18 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
     }
     let keys: Vec<String> = client.props.iter().map(|p| format!("`{}`", p.key)).collect();
     let keys = if keys.is_empty() { "these client options".to_string() } else { keys.join(", ") };
+    // Whether removing the options would silently drop a choice the CLI flags make (`--agent`,
+    // `--model`, …), which the headless stage needs as SDK options on `s.session.query` instead.
+    let mut carries_choice = false;
     let (why, help) = if agent == "claude" {
-        let agent_flag = client.get("chatFlags").and_then(|p| match &p.value {
-            Value::Array(items, _) => {
-                items.iter().position(|i| i.as_str() == Some("--agent")).and_then(|at| items.get(at + 1)?.as_str())
-            }
-            _ => None,
-        });
+        let flags = client.get("chatFlags").map(|p| &p.value);
+        let (picks, agent_flag) = agent_flag(flags);
+        carries_choice = client.open || flags.is_some_and(|f| !matches!(f, Value::Array(items, _) if items.is_empty()));
         (
             "a headless Claude stage runs the Agent SDK in-process and starts no CLI",
             match agent_flag {
                 Some(name) => format!("pass `{{ agent: \"{name}\" }}` as the second argument of `s.session.query(prompt, options)` instead, or drop `headless: true`"),
+                None if picks => "pass the agent as `{ agent: \"<name>\" }` in the second argument of `s.session.query(prompt, options)` instead, or drop `headless: true`".to_string(),
                 None => "pass SDK options as the second argument of `s.session.query(prompt, options)`, or drop `headless: true`".to_string(),
             },
         )
@@ -93,21 +105,57 @@ fn interactive_only(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec
         client.span,
         format!("client options {keys} do nothing in a headless stage: {why}"),
     )
-    .with_help(help)
-    .with_fix(
-        "Remove the ignored client options",
-        Applicability::Unsafe,
-        vec![Edit { span: client.span, replacement: "{}".to_string() }],
-    );
+    .with_help(help);
+    if !carries_choice {
+        let edit = Edit { span: client.span, replacement: "{}".to_string() };
+        d = d.with_fix("Remove the ignored client options", Applicability::Unsafe, vec![edit]);
+    }
     if let Headless::Bool(_, at) = stage.headless {
         d = d.with_related(file.id, at, "the stage is headless here");
     }
     out.push(d);
 }
 
+/// What becomes of an allowed `AskUserQuestion` in a headless Claude stage on the SDK versions
+/// the project may run: only the case that applies when the version is known.
+fn ask_outcome(file: &SourceFile, project: &Project) -> String {
+    let denied = "atomic adds it to `disallowedTools` there, so the allowance never takes effect";
+    let waits = "the deny is not passed there, so the stage waits for an answer forever";
+    let Some(sdk) = project.sdk(file) else {
+        return format!("{denied} (from {DENIES_ASK}); before {DENIES_ASK} {waits}");
+    };
+    let from = match sdk.at {
+        Some(_) => format!("`{}` in package.json", sdk.range.text),
+        None => format!("{} in `[atomic] sdk-version`", sdk.range.text),
+    };
+    if sdk.range.lowest >= DENIES_ASK {
+        format!("on this project's SDK ({from}) {denied}")
+    } else if sdk.range.all_older_than(&DENIES_ASK) {
+        format!("on this project's SDK ({from}) {waits} (atomic denies it from {DENIES_ASK})")
+    } else {
+        format!("{denied} (from {DENIES_ASK}); before {DENIES_ASK}, which `{}` also allows, {waits}", sdk.range.text)
+    }
+}
+
+/// Whether `chatFlags` may choose an agent (an `--agent` flag, or flags not written as a list of
+/// strings), and the agent's name when it is written.
+fn agent_flag(flags: Option<&Value>) -> (bool, Option<&str>) {
+    let Some(flags) = flags else { return (false, None) };
+    let Value::Array(items, _) = flags else { return (true, None) };
+    for (at, item) in items.iter().enumerate() {
+        match item.as_str() {
+            Some("--agent") => return (true, items.get(at + 1).and_then(Value::as_str)),
+            Some(flag) if flag.starts_with("--agent=") => return (true, Some(&flag["--agent=".len()..])),
+            Some(_) => {}
+            None => return (true, None),
+        }
+    }
+    (false, None)
+}
+
 /// Headless Claude denies `AskUserQuestion` (passed to the SDK from 0.5.27); headless Copilot
 /// excludes `ask_user`.
-fn human_input(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diagnostic>) {
+fn human_input(file: &SourceFile, stage: &Stage, agent: &str, project: &Project, out: &mut Vec<Diagnostic>) {
     let related = |d: Diagnostic| match stage.headless {
         Headless::Bool(_, at) => d.with_related(file.id, at, "the stage is headless here"),
         _ => d,
@@ -123,7 +171,7 @@ fn human_input(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diag
                             HumanInputInHeadless,
                             file.id,
                             tool.span(),
-                            "`AskUserQuestion` allowed in a headless stage, where no one can answer: atomic adds it to `disallowedTools` there (from 0.5.27), so the allowance never takes effect; before 0.5.27 the deny was not passed and the stage waits for an answer forever",
+                            format!("`AskUserQuestion` allowed in a headless stage, where no one can answer: {}", ask_outcome(file, project)),
                         )
                         .with_help("remove it; to ask the user, run the stage interactive with `--allowed-tools …,AskUserQuestion` in `chatFlags`, or decide in code with `canUseTool`"),
                     ));
@@ -201,19 +249,24 @@ fn save_shape(file: &SourceFile, stage: &Stage, save: &Save, agent: &str, out: &
 /// Copilot's `sendAndWait` throws after its 60 s default timeout.
 fn send_and_wait(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
     for call in &parsed.session.send_and_wait {
+        let d = Diagnostic::new(
+            CopilotSendAndWait,
+            file.id,
+            call.name,
+            "`sendAndWait` throws when its timeout (60 s by default) runs out, and the throw ends the workflow; in a stage `s.session.send` already waits for `session.idle`, with no timeout",
+        );
+        // `send` resolves to a message id, so the swap is only sound where the reply is unused.
+        if !call.discarded {
+            out.push(d.with_help("the reply is used here, and `send` resolves to the message id, not the reply: call `await s.session.send(…)`, then read the reply from `await s.session.getMessages()`"));
+            continue;
+        }
         let mut edits = vec![Edit { span: call.name, replacement: "send".to_string() }];
         if let (Some(end), Some(timeout)) = (call.first_end, call.timeout) {
             edits.push(Edit { span: Span::new(end, timeout.end), replacement: String::new() });
         }
         out.push(
-            Diagnostic::new(
-                CopilotSendAndWait,
-                file.id,
-                call.name,
-                "`sendAndWait` throws when its timeout (60 s by default) runs out, and the throw ends the workflow; in a stage `s.session.send` already waits for `session.idle`, with no timeout",
-            )
-            .with_help("use `send`, then read the reply with `s.session.getMessages()`; `send` returns the message id, not the reply")
-            .with_fix("Use `send`", Applicability::Unsafe, edits),
+            d.with_help("use `send`, which waits for the reply without a timeout; the value is not used here, so its message-id result changes nothing")
+                .with_fix("Use `send`", Applicability::Unsafe, edits),
         );
     }
 }

@@ -40,6 +40,11 @@ fn static_name(stage: &Stage) -> Option<&str> {
 fn duplicates(file: &SourceFile, flow: &Flow, steps: &mut usize, out: &mut Vec<Diagnostic>) {
     let stages: Vec<(&Stage, &str)> =
         flow.stages.iter().filter(|s| !s.deferred).filter_map(|s| Some((s, static_name(s)?))).collect();
+    // A stage a helper starts names the stage in the helper too.
+    let helper = |d: Diagnostic, stage: &Stage| match stage.via {
+        Some(at) => d.with_related(file.id, at, "the stage the helper starts"),
+        None => d,
+    };
     // The earlier stages of each name, so a stage is compared with its namesakes only.
     let mut seen: std::collections::HashMap<&str, Vec<&Stage>> = std::collections::HashMap::new();
     for (stage, name) in &stages {
@@ -47,7 +52,7 @@ fn duplicates(file: &SourceFile, flow: &Flow, steps: &mut usize, out: &mut Vec<D
             return;
         }
         if let Some(at) = stage.repeats {
-            out.push(
+            out.push(helper(
                 Diagnostic::new(
                     DuplicateStageName,
                     file.id,
@@ -58,7 +63,8 @@ fn duplicates(file: &SourceFile, flow: &Flow, steps: &mut usize, out: &mut Vec<D
                 )
                 .with_related(file.id, at, "the loop")
                 .with_help(format!("give each pass its own name: a template with the loop variable, such as {name}-${{i}}")),
-            );
+                stage,
+            ));
             continue;
         }
         let namesakes = seen.entry(name).or_default();
@@ -68,7 +74,7 @@ fn duplicates(file: &SourceFile, flow: &Flow, steps: &mut usize, out: &mut Vec<D
             .copied();
         namesakes.push(stage);
         if let Some(first) = earlier {
-            out.push(
+            out.push(helper(
                 Diagnostic::new(
                     DuplicateStageName,
                     file.id,
@@ -79,7 +85,8 @@ fn duplicates(file: &SourceFile, flow: &Flow, steps: &mut usize, out: &mut Vec<D
                 )
                 .with_related(file.id, first.name_span, format!("`{name}` is first started here"))
                 .with_help("give each stage a unique name; only arms of one `if`, `switch` or `?:` may reuse one"),
-            );
+                stage,
+            ));
         }
     }
 }
@@ -254,9 +261,13 @@ fn why_not_ready(flow: &Flow, read: &Read, index: usize, stage: &Stage, steps: &
         return Some("runs alongside this read in one `Promise.all([...])`, so it has not completed");
     }
     let later = stage.call.start > read.call.start;
-    if later && read.repeats.is_none() && stage.repeats.is_none() && !flow.arms.exclusive(read.arms, stage.arms, steps)
-    {
+    let apart = read.repeats.is_none() && stage.repeats.is_none() && !flow.arms.exclusive(read.arms, stage.arms, steps);
+    if later && apart {
         return Some("starts only after this read");
+    }
+    // `const late = ctx.stage(…)` read before anything awaits `late`.
+    if apart && stage.call.end <= read.call.start && stage.pending_until.is_some_and(|(_, at)| at > read.call.end) {
+        return Some("is started without `await` and awaited only after this read, so it may still be running");
     }
     None
 }
@@ -299,20 +310,31 @@ fn not_ready(file: &SourceFile, flow: &Flow, read: &Read, steps: &mut usize) -> 
     }
     let stage = &flow.stages[first];
     let who = static_name(stage).map_or_else(|| "the stage".to_string(), |n| format!("stage `{n}`"));
-    Some(
-        Diagnostic::new(
-            TranscriptNotReady,
-            file.id,
-            read.arg,
-            format!(
-                "{who} {why}; `{}` sees completed stages only and throws {}",
-                read.method,
-                upstream_error(read, static_name(stage).unwrap_or("…"))
-            ),
-        )
-        .with_related(file.id, stage.name_span, "the stage is started here")
-        .with_help("read a stage after awaiting it: move the read to a later stage, or read siblings after their `Promise.all`"),
+    let mut diagnostic = Diagnostic::new(
+        TranscriptNotReady,
+        file.id,
+        read.arg,
+        format!(
+            "{who} {why}; `{}` sees completed stages only and throws {}",
+            read.method,
+            upstream_error(read, static_name(stage).unwrap_or("…"))
+        ),
     )
+    .with_related(file.id, stage.name_span, "the stage is started here");
+    match stage.pending_until {
+        Some((binding, at)) if at > read.call.end && stage.call.end <= read.call.start => {
+            let awaited = Span::new(at, at + binding.len());
+            diagnostic = diagnostic
+                .with_related(file.id, awaited, "first awaited (or passed on) here")
+                .with_help("await the stage before the stage that reads it starts: move `await` up, or start the stage with `await ctx.stage(…)`");
+        }
+        _ => {
+            diagnostic = diagnostic.with_help(
+                "read a stage after awaiting it: move the read to a later stage, or read siblings after their `Promise.all`",
+            );
+        }
+    }
+    Some(diagnostic)
 }
 
 fn unsaved(file: &SourceFile, flow: &Flow, read: &Read) -> Option<Diagnostic> {
