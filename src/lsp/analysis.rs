@@ -11,7 +11,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageType, NumberOrString, Uri};
 
 use crate::lsp::convert;
-use crate::lsp::state::{Analysis, State, is_untitled, lock};
+use crate::lsp::state::{Analysis, Replay, State, is_untitled, lock};
 use crate::workspace::Workspace;
 use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
 
@@ -230,6 +230,8 @@ async fn check_edits(client: &Client, state: &Arc<Mutex<State>>) -> Vec<PathBuf>
 /// The second pass after a keystroke: the full check with the cassettes' replays, of the same
 /// texts, published when done unless anything changed meanwhile (the next edit cancels it: it
 /// does not start, or its result is dropped). The keystroke's own findings are out already.
+/// One runs at a time: a keystroke made while one runs leaves its pass to run next, in place
+/// of any other waiting (with their scopes), so replays never pile up behind fast typing.
 fn replay_later(
     client: &Client,
     state: &Arc<Mutex<State>>,
@@ -239,28 +241,54 @@ fn replay_later(
     roots: Vec<PathBuf>,
     generation: u64,
 ) {
-    let (client, state) = (client.clone(), state.clone());
-    tokio::spawn(async move {
-        let current = |state: &Mutex<State>| lock(state).generation == generation;
-        if !current(&state) {
+    let mut job = Replay { scopes, overlay, versions, roots, generation };
+    {
+        let mut locked = lock(state);
+        if locked.replaying {
+            if let Some(waiting) = locked.replay_next.take() {
+                for scope in waiting.scopes {
+                    if !job.scopes.contains(&scope) {
+                        job.scopes.push(scope);
+                    }
+                }
+            }
+            locked.replay_next = Some(job);
             return;
         }
-        let (paths, texts) = (scopes.clone(), overlay.clone());
-        let Ok(Ok(mut analysis)) = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &roots, false)).await
-        else {
-            return;
-        };
-        analysis.versions =
-            versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
-        let publish = {
+        locked.replaying = true;
+    }
+    let (client, state) = (client.clone(), state.clone());
+    tokio::spawn(async move {
+        let mut next = Some(job);
+        while let Some(job) = next {
+            replay(&client, &state, job).await;
             let mut locked = lock(&state);
-            if locked.generation != generation {
-                return;
-            }
-            store_in(&mut locked, &scopes, &Arc::new(analysis), &versions)
-        };
-        deliver(&client, &state, publish).await;
+            next = locked.replay_next.take();
+            locked.replaying = next.is_some();
+        }
     });
+}
+
+/// Runs one second pass, unless its keystroke is stale.
+async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
+    let Replay { scopes, overlay, versions, roots, generation } = job;
+    if lock(state).generation != generation {
+        return;
+    }
+    let (paths, texts) = (scopes.clone(), overlay.clone());
+    let Ok(Ok(mut analysis)) = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &roots, false)).await else {
+        return;
+    };
+    analysis.versions =
+        versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
+    let publish = {
+        let mut locked = lock(state);
+        if locked.generation != generation {
+            return;
+        }
+        store_in(&mut locked, &scopes, &Arc::new(analysis), &versions)
+    };
+    deliver(client, state, publish).await;
 }
 
 /// Sends what changed: published to a pushing client; to a pulling one that takes it, a
@@ -370,13 +398,18 @@ fn changed_batches(
     for file in analysis.workspace.reported_files() {
         covered.insert(file.path.clone());
         let mut diagnostics = by_file.remove(&file.id).unwrap_or_default();
-        // A first pass keeps the replay findings shown on files it did not change (a cassette
-        // beside the edited stage), so they do not flicker until the replays are in.
+        // A first pass keeps what is shown on files it did not change, so nothing flickers
+        // until the second pass is in: a closed cassette (not read at all) keeps everything,
+        // any other file the replay findings.
         if analysis.replays_left
             && !versions.contains_key(&file.path)
             && let Some(before) = state.published.get(&file.path)
         {
-            diagnostics.extend(before.iter().filter(|d| is_replay(d)).cloned());
+            if file.kind == crate::workspace::FileKind::Cassette {
+                diagnostics = before.clone();
+            } else {
+                diagnostics.extend(before.iter().filter(|d| is_replay(d)).cloned());
+            }
         }
         // Unchanged findings are not sent again; an open file hears once even when clean.
         let before = state.published.get(&file.path);
@@ -415,8 +448,11 @@ fn analyse(
     let mut configs = ConfigCache::for_editor(overlay);
     let workspace = discover_for_editor(paths, &mut configs, overlay, roots).map_err(|e| e.to_string())?;
     let replays_left = first_pass && workspace.files().iter().any(|f| f.kind == crate::workspace::FileKind::Cassette);
-    let diagnostics =
-        if replays_left { crate::check::check_without_replays(&workspace) } else { crate::check::check(&workspace) };
+    let diagnostics = if replays_left {
+        crate::check::check_without_replays(&workspace, &|file| overlay.contains_key(&file.path))
+    } else {
+        crate::check::check(&workspace)
+    };
     Ok(Analysis { workspace, diagnostics, versions: HashMap::new(), replays_left })
 }
 

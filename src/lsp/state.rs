@@ -52,6 +52,21 @@ pub(super) struct State {
     pub(super) progress: bool,
     /// Error messages already shown with `window/showMessage`.
     pub(super) shown: std::collections::HashSet<String>,
+    /// A second pass (the replays) is running: at most one runs at a time, as each is long.
+    pub(super) replaying: bool,
+    /// The second pass to run when the running one ends: the newest keystroke's, over the
+    /// scopes of every keystroke it stands for.
+    pub(super) replay_next: Option<Replay>,
+}
+
+/// What a second pass checks: scopes, the texts and versions of the keystroke, and its
+/// generation (a newer edit makes it stale).
+pub(super) struct Replay {
+    pub(super) scopes: Vec<PathBuf>,
+    pub(super) overlay: std::sync::Arc<HashMap<PathBuf, String>>,
+    pub(super) versions: HashMap<PathBuf, i32>,
+    pub(super) roots: Vec<PathBuf>,
+    pub(super) generation: u64,
 }
 
 impl State {

@@ -44,7 +44,7 @@ impl Family for Cassettes {
     }
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
-        check_cassettes(workspace, true, out);
+        check_cassettes(workspace, true, &|_| true, out);
     }
 
     fn editor(&self) -> &'static editor::Hooks {
@@ -52,10 +52,16 @@ impl Family for Cassettes {
     }
 }
 
-/// The `cassette/` findings of `workspace`; with `replays` false only the structural ones (the
-/// language server's first pass after a keystroke: replays come in a second, later pass).
-pub fn check_cassettes(workspace: &Workspace, replays: bool, out: &mut Vec<Diagnostic>) {
-    for file in runtime::cassettes(workspace) {
+/// The `cassette/` findings of the cassettes of `workspace` that `checked` takes; with
+/// `replays` false only the structural ones (the language server's first pass after a
+/// keystroke: replays come in a second, later pass).
+pub fn check_cassettes(
+    workspace: &Workspace,
+    replays: bool,
+    checked: &dyn Fn(&SourceFile) -> bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    for file in runtime::cassettes(workspace).filter(|f| checked(f)) {
         // The one reading path: the dry-run reports the same structural findings.
         let (cassette, found) = runtime::read_cassette(file);
         if !matches!(file.kind, crate::workspace::FileKind::Unreadable { .. }) {
