@@ -90,6 +90,16 @@ pub struct IdeFixture {
 }
 
 impl IdeFixture {
+    /// `files` written to a temp dir (`$0` marks the cursor), read and checked with the
+    /// default settings.
+    pub fn new<N: AsRef<Path>, S: AsRef<str>>(files: &[(N, S)]) -> IdeFixture {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+        let marked = write_marked(dir.path(), files);
+        let (workspace, _) = check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
+        let cursor = cursor_at(&workspace, marked);
+        IdeFixture { _dir: dir, workspace, cursor }
+    }
+
     pub fn at(&self) -> stagelint::ide::Cursor {
         self.cursor.expect("a `$0` cursor in the fixture")
     }

@@ -54,24 +54,9 @@ type Fixture = common::IdeFixture;
 
 /// The project with the workflow `text` (where `$0` marks the cursor) and extra files.
 fn fixture_with(text: &str, extra: &[(&str, &str)]) -> Fixture {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
     let mut files = vec![(PATH, text), (PLANNER_AT, PLANNER)];
     files.extend_from_slice(extra);
-    let mut marked = None;
-    for (name, text) in &files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
-        if let Some(offset) = text.find("$0") {
-            marked = Some((PathBuf::from(name), offset));
-        }
-        std::fs::write(&path, text.replacen("$0", "", 1)).expect("write");
-    }
-    let (workspace, _) = check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
-    let cursor = marked.map(|(name, offset)| {
-        let file = workspace.files().iter().find(|f| f.path.ends_with(&name)).expect("marked file").id;
-        Cursor { file, offset }
-    });
-    Fixture { _dir: dir, workspace, cursor }
+    Fixture::new(&files)
 }
 
 fn fixture(text: &str) -> Fixture {

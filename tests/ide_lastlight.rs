@@ -4,10 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
 
-use common::check_with;
-use stagelint::config::Config;
 use stagelint::ide::{self, Cursor, Target};
 use stagelint::source::Span;
 
@@ -46,22 +43,7 @@ fn fixture(overrides: &[(&str, &str)]) -> Fixture {
             None => files.push((name, text.to_string())),
         }
     }
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
-    let mut marked = None;
-    for (name, text) in &files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
-        if let Some(offset) = text.find("$0") {
-            marked = Some((PathBuf::from(name), offset));
-        }
-        std::fs::write(&path, text.replacen("$0", "", 1)).expect("write");
-    }
-    let (workspace, _) = check_with(&[dir.path().to_path_buf()], Config::defaults(dir.path()));
-    let cursor = marked.map(|(name, offset)| {
-        let file = workspace.files().iter().find(|f| f.path.ends_with(&name)).expect("marked file").id;
-        Cursor { file, offset }
-    });
-    Fixture { _dir: dir, workspace, cursor }
+    Fixture::new(&files)
 }
 
 fn with_cursor(text: &str, needle: &str, delta: usize) -> String {
