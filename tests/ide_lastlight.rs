@@ -4,7 +4,6 @@
 
 mod common;
 
-
 use stagelint::ide::{self, Cursor, Target};
 use stagelint::source::Span;
 
