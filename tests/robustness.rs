@@ -465,7 +465,14 @@ fn deep_statements_and_long_chains_are_checked_not_a_stack_overflow() {
         "  .run(async (ctx) => {\n",
         &format!("  .run(async (ctx) => {{\n    if (ctx.inputs.style === \"0\") await ctx.stage({{ name: \"s0\" }}, {{}}, {{}}, async (s) => {{ s.save(s.sessionId); }});\n{arms}"),
     );
-    for text in [ladder, nested, chain, staged] {
+    // oxc reads each `<` as a possible type argument list and backtracks: a long chain took
+    // minutes, so past 500 it is refused at once.
+    let compared = workflow(format!("const D = x{};\n", " < x".repeat(15_000)));
+    let found = check_atomic(&compared, 256 * 1024);
+    assert!(found.iter().any(|d| d.code == "atomic/SyntaxError" && d.message.contains("comparisons")), "{found:?}");
+    // `&&` is one operator each: 15,000 of them are under the limit.
+    let anded = workflow(format!("const E = a{};\n", " && a".repeat(15_000)));
+    for text in [ladder, nested, chain, staged, anded] {
         let found = check_atomic(&text, 256 * 1024);
         assert!(!found.iter().any(|d| d.code == "atomic/SyntaxError"), "{found:?}");
     }

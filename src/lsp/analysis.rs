@@ -398,14 +398,13 @@ fn changed_batches(
     for file in analysis.workspace.reported_files() {
         covered.insert(file.path.clone());
         let mut diagnostics = by_file.remove(&file.id).unwrap_or_default();
-        // A first pass keeps what is shown on files it did not change, so nothing flickers
-        // until the second pass is in: a closed cassette (not read at all) keeps everything,
-        // any other file the replay findings.
+        // A first pass keeps what it did not check, so nothing flickers until the second pass
+        // is in: a closed cassette (not read at all) keeps everything, any other file (an
+        // open cassette too) its replay findings.
         if analysis.replays_left
-            && !versions.contains_key(&file.path)
             && let Some(before) = state.published.get(&file.path)
         {
-            if file.kind == crate::workspace::FileKind::Cassette {
+            if file.kind == crate::workspace::FileKind::Cassette && !versions.contains_key(&file.path) {
                 diagnostics = before.clone();
             } else {
                 diagnostics.extend(before.iter().filter(|d| is_replay(d)).cloned());

@@ -12,6 +12,9 @@ pub const MAX_BRACKETS: usize = 1000;
 pub const MAX_CHAIN: usize = 20_000;
 /// How many statement keywords (`if`, `else`, loops…) a file may hold: each may nest once.
 pub const MAX_STATEMENTS: usize = 100_000;
+/// How many `<` one expression may chain: oxc tries each as a type argument list, in time
+/// quadratic in the chain (1,000 take a third of a second).
+pub const MAX_COMPARISONS: usize = 500;
 
 /// Recursion a file may need, in nesting levels, up to which the caller's stack is used: a
 /// worker thread's 2 MiB hold this many levels of the parse and the walks many times over.
@@ -52,6 +55,7 @@ pub enum Deep {
     Brackets,
     Operators,
     Statements,
+    Comparisons,
 }
 
 impl Deep {
@@ -61,6 +65,7 @@ impl Deep {
             Deep::Brackets => format!("brackets nested deeper than {MAX_BRACKETS} levels"),
             Deep::Operators => format!("an expression chains more than {MAX_CHAIN} operators"),
             Deep::Statements => format!("more than {MAX_STATEMENTS} statement keywords (`if`, `else`, loops)"),
+            Deep::Comparisons => format!("an expression chains more than {MAX_COMPARISONS} `<` comparisons"),
         }
     }
 }
@@ -92,8 +97,11 @@ pub fn scan(text: &str) -> Scan {
 fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDeep> {
     let bytes = text.as_bytes();
     // Per open bracket: the operators chained at that level so far.
-    let mut chains: Vec<usize> = vec![0];
+    let mut chains: Vec<[usize; 2]> = vec![[0, 0]];
     let mut chained = 0usize;
+    // `<` comparisons chained in the open expressions: oxc reads each as a possible type
+    // argument list and backtracks, so a long chain costs time quadratic in its length.
+    let mut compared = 0usize;
     // Template literals nest on their own: the bracket depth at each open backtick.
     let mut templates: Vec<usize> = Vec::new();
     // Whether the last token was an operator (a line break after one continues the chain).
@@ -110,7 +118,7 @@ fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDe
                 }
                 b'$' if bytes.get(i + 1) == Some(&b'{') => {
                     i += 1;
-                    chains.push(0);
+                    chains.push([0, 0]);
                     *deepest = (*deepest).max(chains.len() + chained);
                     // `chains` holds the top level too.
                     if chains.len() > MAX_BRACKETS + 1 {
@@ -123,6 +131,7 @@ fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDe
             continue;
         }
         let mut operator = false;
+        let mut weight = 1;
         match b {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
@@ -143,19 +152,23 @@ fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDe
             }
             b'`' => templates.push(chains.len()),
             b'(' | b'[' | b'{' => {
-                chains.push(0);
+                chains.push([0, 0]);
                 *deepest = (*deepest).max(chains.len() + chained);
                 // `chains` holds the top level too.
                 if chains.len() > MAX_BRACKETS + 1 {
                     return deep(i, Deep::Brackets);
                 }
             }
-            b')' | b']' | b'}' if chains.len() > 1 => chained -= chains.pop().unwrap_or(0),
-            b';' | b',' => end_chain(&mut chains, &mut chained),
+            b')' | b']' | b'}' if chains.len() > 1 => {
+                let [ops, lts] = chains.pop().unwrap_or([0, 0]);
+                chained -= ops;
+                compared -= lts;
+            }
+            b';' | b',' => end_chain(&mut chains, &mut chained, &mut compared),
             b'\n' => {
                 let next = text[i + 1..].trim_start().as_bytes().first();
                 if !after_operator && next.is_none_or(|n| !OPERATOR.contains(n)) {
-                    end_chain(&mut chains, &mut chained);
+                    end_chain(&mut chains, &mut chained, &mut compared);
                 }
                 i += 1;
                 continue;
@@ -164,8 +177,30 @@ fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDe
                 i += 1;
                 continue;
             }
-            // Each character counts (`!!x` nests twice; `===` is over-counted, which is harmless).
-            _ if OPERATOR.contains(&b) => operator = true,
+            // A run of operator characters is one operator (`&&`, `===`, `=>`), but each prefix
+            // `!`, `~`, `+`, `-` in it may nest once more (`!!x`, `a+-+-b`).
+            _ if OPERATOR.contains(&b) => {
+                let mut end = i;
+                while end < bytes.len() && OPERATOR.contains(&bytes[end]) {
+                    if end > i && bytes[end] == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')) {
+                        break;
+                    }
+                    end += 1;
+                }
+                let run = &bytes[i..end];
+                weight = run.iter().filter(|c| b"!~+-".contains(c)).count().max(1);
+                if run.contains(&b'<') {
+                    if let Some(top) = chains.last_mut() {
+                        top[1] += 1;
+                    }
+                    compared += 1;
+                    if compared > MAX_COMPARISONS {
+                        return deep(i, Deep::Comparisons);
+                    }
+                }
+                operator = true;
+                i = end - 1;
+            }
             _ if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' => {
                 let len =
                     bytes[i..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_' || **c == b'$').count();
@@ -183,9 +218,9 @@ fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDe
         }
         if operator {
             if let Some(top) = chains.last_mut() {
-                *top += 1;
+                top[0] += weight;
             }
-            chained += 1;
+            chained += weight;
             *deepest = (*deepest).max(chains.len() + chained);
             if chained > MAX_CHAIN {
                 return deep(i, Deep::Operators);
@@ -197,10 +232,11 @@ fn walk(text: &str, deepest: &mut usize, statements: &mut usize) -> Option<TooDe
     None
 }
 
-fn end_chain(chains: &mut [usize], chained: &mut usize) {
+fn end_chain(chains: &mut [[usize; 2]], chained: &mut usize, compared: &mut usize) {
     if let Some(top) = chains.last_mut() {
-        *chained -= *top;
-        *top = 0;
+        *chained -= top[0];
+        *compared -= top[1];
+        *top = [0, 0];
     }
 }
 
@@ -222,6 +258,11 @@ mod tests {
         assert_eq!(too_deep(&"new ".repeat(20_001)).map(|d| d.what), Some(Deep::Operators));
         assert_eq!(too_deep(&"1 +\n".repeat(20_001)).map(|d| d.what), Some(Deep::Operators));
         assert_eq!(too_deep(&"1 +\n".repeat(2_000)), None);
+        // `&&` is one operator, not two; `!!` nests twice.
+        assert_eq!(too_deep(&format!("a{}", " && a".repeat(15_000))), None);
+        assert_eq!(too_deep(&"!!".repeat(10_001)).map(|d| d.what), Some(Deep::Operators));
+        assert_eq!(too_deep(&format!("x{}", " < x".repeat(501))).map(|d| d.what), Some(Deep::Comparisons));
+        assert_eq!(too_deep(&"a < b;\n".repeat(5_000)), None);
         assert_eq!(too_deep(&"if (a) {} else ".repeat(100_001)).map(|d| d.what), Some(Deep::Statements));
         // Statements, elements and strings end or hide a chain.
         assert_eq!(too_deep(&"a = b + c;\n".repeat(5_000)), None);

@@ -121,7 +121,7 @@ pub struct SendAndWait {
     /// The end of the first argument, and the second argument (a timeout) if any.
     pub first_end: Option<usize>,
     pub timeout: Option<Span>,
-    /// Its value is dropped: the call is a statement of its own (`await`ed or `void` or not).
+    /// Its value is dropped: the call is an awaited statement of its own (`await` or `void await`).
     pub discarded: bool,
 }
 
@@ -457,17 +457,25 @@ impl<'a> Visit<'a> for Reader {
 
     fn visit_expression_statement(&mut self, it: &ExpressionStatement<'a>) {
         if !self.arrow_bodies.contains(&it.span.start) {
+            // Only an awaited call's value is dropped with nothing else lost: `send` without
+            // `await` would leave the next line running before the message is handled.
             let mut expr = it.expression.get_inner_expression();
+            let mut awaited = false;
             loop {
                 match expr {
-                    Expression::AwaitExpression(a) => expr = a.argument.get_inner_expression(),
+                    Expression::AwaitExpression(a) => {
+                        awaited = true;
+                        expr = a.argument.get_inner_expression();
+                    }
                     Expression::UnaryExpression(u) if u.operator == UnaryOperator::Void => {
                         expr = u.argument.get_inner_expression()
                     }
                     _ => break,
                 }
             }
-            if let Expression::CallExpression(call) = expr {
+            if let Expression::CallExpression(call) = expr
+                && awaited
+            {
                 self.dropped.insert(call.span.start);
             }
         }

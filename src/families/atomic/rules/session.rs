@@ -255,9 +255,10 @@ fn send_and_wait(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnos
             call.name,
             "`sendAndWait` throws when its timeout (60 s by default) runs out, and the throw ends the workflow; in a stage `s.session.send` already waits for `session.idle`, with no timeout",
         );
-        // `send` resolves to a message id, so the swap is only sound where the reply is unused.
+        // `send` resolves to a message id, so the swap is only sound where the reply is unused
+        // and the call awaited.
         if !call.discarded {
-            out.push(d.with_help("the reply is used here, and `send` resolves to the message id, not the reply: call `await s.session.send(…)`, then read the reply from `await s.session.getMessages()`"));
+            out.push(d.with_help("no fix here, as the reply is used or the call is not awaited: `send` resolves to the message id, not the reply; call `await s.session.send(…)`, then read the reply from `await s.session.getMessages()`"));
             continue;
         }
         let mut edits = vec![Edit { span: call.name, replacement: "send".to_string() }];
