@@ -32,9 +32,10 @@ impl Family for Lastlight {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
         let docs: Vec<WorkflowDoc> = par_map(&files, |file| WorkflowDoc::parse(file));
         let uses = rules::prompt_uses(&docs);
+        let index = rules::Index::new(&docs);
         let found = par_map(&docs, |doc| {
             let mut found = Vec::new();
-            rules::check_workflow(workspace, doc, &docs, &uses, &mut found);
+            rules::check_workflow(workspace, doc, &docs, &uses, &index, &mut found);
             found
         });
         let mut all: Vec<Diagnostic> = found.into_iter().flatten().collect();

@@ -2,11 +2,12 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::lastlight::model::{self, WorkflowDoc};
+use crate::families::lastlight::rules::index::Index;
 use crate::families::lastlight::{CronKindMissing, CronSchedule, CronWorkflowUnknown};
 use crate::source::{Node, Span};
 use crate::util::did_you_mean;
 
-pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &mut Vec<Diagnostic>) {
+pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: &Index, out: &mut Vec<Diagnostic>) {
     let id = doc.file.id;
     let first_line = Span::new(0, doc.file.text.find('\n').unwrap_or(doc.file.text.len()));
     match root.get("schedule") {
@@ -37,13 +38,12 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], out: &m
     let Some(name) = node.as_str() else { return };
     // Workflows are looked up by `name`, then by file name, in the cron's `workflows` directory
     // and its subdirectories.
-    let agents: Vec<&WorkflowDoc> =
-        all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.same_namespace(doc)).collect();
-    let found =
-        agents.iter().any(|w| w.name() == Some(name) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(name));
-    if found {
+    if index.has_agent(all, doc, name) {
         return;
     }
+    // Not found: only now list the namespace's agent workflows, for the suggestion.
+    let agents: Vec<&WorkflowDoc> =
+        all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.same_namespace(doc)).collect();
     let names: Vec<&str> = agents.iter().filter_map(|w| w.name()).collect();
     // `workflow: build.yaml` names the file, which the loader would look for as `build.yaml.yaml`.
     let stem = name.strip_suffix(".yaml").or_else(|| name.strip_suffix(".yml")).filter(|stem| {

@@ -5,6 +5,7 @@ mod cron;
 mod fields;
 mod files;
 mod graph;
+mod index;
 mod names;
 mod template;
 
@@ -17,6 +18,7 @@ use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
 use crate::source::{Node, Span, SyntaxError, SyntaxKind};
 use crate::workspace::{SourceFile, Workspace};
+pub(super) use index::Index;
 
 /// One workflow with what its rules share.
 pub(super) struct Ctx<'a, 'w> {
@@ -32,6 +34,8 @@ pub(super) struct Ctx<'a, 'w> {
     pub all: &'a [WorkflowDoc<'w>],
     /// For each prompt file: how many workflows and how many phases use it.
     pub uses: &'a PromptUses,
+    /// `all` by namespace and name.
+    pub index: &'a Index,
 }
 
 pub(super) type PromptUses = HashMap<PathBuf, (usize, usize)>;
@@ -79,6 +83,7 @@ pub(super) fn check_workflow<'w>(
     doc: &WorkflowDoc<'w>,
     all: &[WorkflowDoc<'w>],
     uses: &PromptUses,
+    index: &Index,
     out: &mut Vec<Diagnostic>,
 ) {
     for error in &doc.errors {
@@ -101,20 +106,20 @@ pub(super) fn check_workflow<'w>(
         ));
         return;
     }
-    names::duplicate_name(doc, all, out);
+    names::duplicate_name(doc, all, index, out);
     // A file with a schedule but no `kind: cron` is read as an agent workflow and skipped; say
     // so once, then check it as the cron it was meant to be.
     let forgot_kind = cron::missing_kind(doc, root, out);
     fields::check_keys(doc, root, model::is_cron(root) || forgot_kind, out);
     if model::is_cron(root) || forgot_kind {
-        cron::check(doc, root, all, out);
+        cron::check(doc, root, all, index, out);
         return;
     }
     let phases = model::phases(root);
     let dag = model::is_dag(&phases);
     let producers = Producers::of(&phases);
     let before = graph::runs_before(&phases, dag);
-    let ctx = Ctx { workspace, doc, root, phases, producers, dag, before, all, uses };
+    let ctx = Ctx { workspace, doc, root, phases, producers, dag, before, all, uses, index };
     fields::check(&ctx, out);
     graph::check(&ctx, out);
     files::check(&ctx, out);

@@ -4,16 +4,19 @@
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::DuplicateWorkflowName;
 use crate::families::lastlight::model::WorkflowDoc;
+use crate::families::lastlight::rules::index::Index;
 
 /// Reported on the later file (by path) of each pair, with the earlier one as related location.
-pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], out: &mut Vec<Diagnostic>) {
+pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], index: &Index, out: &mut Vec<Diagnostic>) {
     let Some(node) = doc.get("name").filter(|n| n.as_str().is_some()) else { return };
     let name = node.as_str().unwrap_or_default();
     let cron = doc.is_cron();
-    let first = all
+    let first = index
+        .named(doc, cron, name)
         .iter()
-        .filter(|other| other.same_namespace(doc) && other.is_cron() == cron)
-        .find(|other| other.file.path < doc.file.path && other.name() == Some(name));
+        .map(|&i| &all[i])
+        .filter(|other| other.file.path < doc.file.path)
+        .min_by(|a, b| a.file.path.cmp(&b.file.path));
     let Some(first) = first else { return };
     let Some(first_node) = first.get("name") else { return };
     let what = if cron { "cron" } else { "workflow" };

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
-use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape, WorkflowDoc};
+use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{
     LoopVariableOutsideLoop, NestedIf, PhaseOrder, TemplateMarkerInShell, TemplateSyntax, UnbalancedIf, UnknownHelper,
@@ -365,10 +365,7 @@ impl Known {
         variables.extend(extras);
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
-            let runs_this = |d: &&WorkflowDoc| {
-                d.is_cron() && d.same_namespace(ctx.doc) && d.get("workflow").and_then(|n| n.as_str()) == Some(name)
-            };
-            for cron in ctx.all.iter().filter(runs_this) {
+            for cron in ctx.index.crons_running(ctx.doc, name).iter().map(|&i| &ctx.all[i]) {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
                     if let Some(key) = entry.key_str() {
                         variables.insert(key.to_string());
