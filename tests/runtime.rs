@@ -819,13 +819,7 @@ fn a_fresh_recording_replays_green() {
         Response { stop: Stop::EndTurn, content: vec![Block::Text("thinking".into())] },
         tool_use("c3", "submit_plan", serde_json::json!({"summary": "s", "steps": ["a"]})),
     ]);
-    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
-    let workspace = stagelint::workspace::discover::discover(&[dir.path().to_path_buf()], &mut configs).expect("read");
-    let stage = workspace.file_at(&dir.path().join("plan.md")).expect("stage").id;
-    let seed = workspace.file_at(&dir.path().join("seed.cassette.yaml")).expect("seed").id;
-    let provenance = serde_json::json!({"source": "recorded", "provider": "scripted"});
-    let (run, cassette) =
-        runtime::recording::record_stage(&workspace, stage, Some(seed), &mut provider, provenance).expect("records");
+    let (run, cassette) = record_plan(dir.path(), &mut provider);
     assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
     let yaml = stagelint::source::yaml_write::to_yaml(&cassette);
     // Read has no fake: the recording gives it a placeholder to fill in, never a real run.
@@ -834,6 +828,7 @@ fn a_fresh_recording_replays_green() {
     std::fs::remove_file(dir.path().join("seed.cassette.yaml")).expect("rm");
     std::fs::write(dir.path().join("plan.cassette.yaml"), &yaml).expect("write");
     let options = Options { strict: true, explain_init: true };
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
     let (_, replay) =
         runtime::dry_run_path(&dir.path().join("plan.md"), None, options, &mut configs, &Default::default())
             .expect("replays");
@@ -2030,13 +2025,7 @@ fn a_redacted_recording_replays_without_drift() {
         tool_use("c1", "Grep", serde_json::json!({"pattern": key})),
         tool_use("c2", "submit_plan", serde_json::json!({"summary": "s", "steps": ["a"]})),
     ]);
-    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
-    let workspace = stagelint::workspace::discover::discover(&[dir.path().to_path_buf()], &mut configs).expect("read");
-    let stage = workspace.file_at(&dir.path().join("plan.md")).expect("stage").id;
-    let seed = workspace.file_at(&dir.path().join("seed.cassette.yaml")).expect("seed").id;
-    let provenance = serde_json::json!({"source": "recorded", "provider": "scripted"});
-    let (run, mut cassette) =
-        runtime::recording::record_stage(&workspace, stage, Some(seed), &mut provider, provenance).expect("records");
+    let (run, mut cassette) = record_plan(dir.path(), &mut provider);
     assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
     // `ctx.task`, the fake's result (copied from the seed) and the call's arguments.
     assert_eq!(runtime::recording::redact(&mut cassette), 3);
@@ -2046,6 +2035,7 @@ fn a_redacted_recording_replays_without_drift() {
     std::fs::remove_file(dir.path().join("seed.cassette.yaml")).expect("rm");
     std::fs::write(dir.path().join("plan.cassette.yaml"), &yaml).expect("write");
     let options = Options { strict: true, explain_init: true };
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
     let (_, replay) =
         runtime::dry_run_path(&dir.path().join("plan.md"), None, options, &mut configs, &Default::default())
             .expect("replays");
@@ -2280,4 +2270,17 @@ stages:
         ("Replace with `intake`", stagelint::diagnostic::Applicability::Safe)
     );
     let _ = &ran.workspace;
+}
+
+/// Records the stage `plan.md` of `dir` from its `seed.cassette.yaml` against `provider`.
+fn record_plan(
+    dir: &std::path::Path,
+    provider: &mut dyn stagelint::cassette::provider::Provider,
+) -> (runtime::DryRun, serde_json::Value) {
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir)));
+    let workspace = stagelint::workspace::discover::discover(&[dir.to_path_buf()], &mut configs).expect("read");
+    let stage = workspace.file_at(&dir.join("plan.md")).expect("stage").id;
+    let seed = workspace.file_at(&dir.join("seed.cassette.yaml")).expect("seed").id;
+    let provenance = serde_json::json!({"source": "recorded", "provider": "scripted"});
+    runtime::recording::record_stage(&workspace, stage, Some(seed), provider, provenance).expect("records")
 }
