@@ -235,7 +235,7 @@ fn fill(at: &mut Value, path: &[Segment]) {
                 *at = Value::Object(serde_json::Map::new());
             }
             let map = at.as_object_mut().expect("an object");
-            fill(map.entry(name.clone()).or_insert(Value::Null), rest);
+            fill(map.entry(name.to_string()).or_insert(Value::Null), rest);
         }
         Segment::Index { index, .. } => {
             if !at.is_array() {

@@ -251,7 +251,7 @@ fn resolve<'j>(scope: &'j Json, segments: &[Segment]) -> Option<&'j Json> {
     let mut at = scope;
     for segment in segments {
         at = match segment {
-            Segment::Field { name, .. } => at.as_object()?.get(name)?,
+            Segment::Field { name, .. } => at.as_object()?.get(name.as_str())?,
             Segment::Index { index, .. } => at.as_array()?.get(*index)?,
         };
     }

@@ -38,6 +38,9 @@ impl LineIndex {
             }
         }
         ascii.push(line_ascii);
+        // Every file keeps its index for the whole check.
+        line_starts.shrink_to_fit();
+        ascii.shrink_to_fit();
         LineIndex { line_starts, ascii, len: text.len(), bom }
     }
 

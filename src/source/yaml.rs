@@ -637,7 +637,15 @@ fn scalar(text: &str, value: Cow<'_, str>, style: ScalarStyle, tag: Resolve, spa
         Resolve::Untagged | Resolve::Str => None,
         _ => tagged(tag, &value),
     };
-    Node::new(span, resolved.unwrap_or_else(|| Value::String(value.into_owned())))
+    Node::new(
+        span,
+        resolved.unwrap_or_else(|| {
+            // The scanner's buffer grows as it reads; every stage's scalars stay in memory.
+            let mut text = value.into_owned();
+            text.shrink_to_fit();
+            Value::String(text)
+        }),
+    )
 }
 
 /// saphyr's span of a quoted scalar can run on over the blanks and comment after it; ours ends

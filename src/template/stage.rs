@@ -90,7 +90,7 @@ pub struct Path {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Segment {
-    Field { name: String, span: Span },
+    Field { name: crate::util::ShortStr, span: Span },
     Index { index: usize, span: Span },
 }
 
@@ -293,7 +293,7 @@ fn parse_path(body: &str, span: Span) -> Result<Path, String> {
         while i < end && is_name_char(bytes[i]) {
             i += 1;
         }
-        segments.push(Segment::Field { name: body[name_start..i].to_string(), span: Span::new(name_start, i) });
+        segments.push(Segment::Field { name: body[name_start..i].into(), span: Span::new(name_start, i) });
         while i < end && bytes[i] == b'[' {
             let open = i;
             i += 1;

@@ -267,7 +267,10 @@ fn discover_shown_from(
     // Skills sit beside `workflows/`, so a workflow directory's parent is read too.
     bounds.extend(roots.iter().filter_map(|root| Some(find_workflows_dir(root)?.parent()?.to_path_buf())));
     let mut workspace = Workspace::new();
-    read_pending(&mut workspace, pending.take(), overlay, configs, &bounds);
+    // Markdown the walk read but could not place: a Last Light prompt or skill is known only
+    // once the workflows naming it are read, and is then taken from here, not read again.
+    let mut unclaimed = HashMap::new();
+    read_pending(&mut workspace, pending.take(), overlay, configs, &bounds, &mut unclaimed);
     // What atomic workflows depend on, and the workflows of a base the walk skipped.
     let found = atomic_context(&workspace, &roots, &under_roots, &bounds);
     // Exactly these files may be read, not their directories (the project may be a home).
@@ -279,14 +282,14 @@ fn discover_shown_from(
     for path in &found.context {
         atomic.push_as(path, configs, Role::Context, Some(FileKind::AtomicContext))?;
     }
-    read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds);
+    read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds, &mut unclaimed);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if under_roots.holds(&path) { Role::Walked } else { Role::Context };
         referenced.push_as(&path, configs, role, Some(kind))?;
     }
-    read_pending(&mut workspace, referenced.take(), overlay, configs, &bounds);
+    read_pending(&mut workspace, referenced.take(), overlay, configs, &bounds, &mut unclaimed);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh list: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = pending.empty();
@@ -311,7 +314,7 @@ fn discover_shown_from(
             }
         }
     }
-    read_pending(&mut workspace, schema_refs.take(), overlay, configs, &bounds);
+    read_pending(&mut workspace, schema_refs.take(), overlay, configs, &bounds, &mut unclaimed);
     add_broken_configs(&mut workspace, configs, &roots, &schema_refs, overlay);
     // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
     crate::util::par_map(workspace.files(), |file| {
@@ -398,8 +401,7 @@ impl Bounds {
     /// Whether the directory's real path lies in a bound.
     fn holds_dir(&self, dir: &Path) -> bool {
         let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let real = cache.entry(dir.to_path_buf()).or_insert_with(|| std::fs::canonicalize(dir).ok());
-        real.as_ref().is_some_and(|real| real.ancestors().any(|a| self.dirs.contains(a)))
+        real_dir(dir, &mut cache).is_some_and(|real| real.ancestors().any(|a| self.dirs.contains(a)))
     }
 
     /// Whether the file's real path lies in a bound: a link is resolved; any other file is where
@@ -412,11 +414,29 @@ impl Bounds {
         } else {
             let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
             let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let real_dir = cache.entry(dir.to_path_buf()).or_insert_with(|| std::fs::canonicalize(dir).ok());
-            real_dir.as_ref().map(|d| d.join(name))
+            real_dir(dir, &mut cache).map(|d| d.join(name))
         };
         real.is_none_or(|real| real.ancestors().any(|a| self.dirs.contains(a)))
     }
+}
+
+/// The real path of `dir`, from its parent's (cached) when `dir` itself is not a link: one
+/// `lstat` per directory instead of a `readlink` per component of every directory.
+fn real_dir(dir: &Path, cache: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
+    if let Some(real) = cache.get(dir) {
+        return real.clone();
+    }
+    let real = match (dir.parent(), dir.file_name()) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => match std::fs::symlink_metadata(dir) {
+            Ok(meta) if !meta.file_type().is_symlink() => real_dir(parent, cache).map(|p| p.join(name)),
+            Ok(_) => std::fs::canonicalize(dir).ok(),
+            Err(_) => None,
+        },
+        // The root, a relative name, or a path ending in `..`.
+        _ => std::fs::canonicalize(dir).ok(),
+    };
+    cache.insert(dir.to_path_buf(), real.clone());
+    real
 }
 
 /// In tolerant mode: each broken config under a checked root, as a file whose finding says why
@@ -447,12 +467,15 @@ fn read_pending(
     overlay: &HashMap<PathBuf, String>,
     configs: &mut ConfigCache,
     bounds: &Bounds,
+    unclaimed: &mut HashMap<PathBuf, String>,
 ) {
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path.0)) {
         (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
         // An editor's text is judged like the file's bytes (a binary file stays unreadable).
         (_, Some(text)) => check_text(text),
+        // Read already (taken from `unclaimed` below).
+        _ if unclaimed.contains_key(&file.path.0) => Ok(String::new()),
         _ if !bounds.holds(&file.path.0) => Err(Unreadable {
             message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
             offset: 0,
@@ -460,12 +483,14 @@ fn read_pending(
         }),
         _ => read_text(&file.path.0),
     });
+    workspace.reserve(files.len());
     for (file, text) in files.into_iter().zip(loaded) {
         let Key(path) = file.path;
         if file.kind == KindHint::KnownOnly {
             workspace.add_known_path(path);
             continue;
         }
+        let text = text.map(|text| unclaimed.remove(&path).unwrap_or(text));
         match text {
             Ok(text) => {
                 let kind = match file.kind {
@@ -473,6 +498,9 @@ fn read_pending(
                     _ => classify(&path, &text, &file.config),
                 };
                 let Some(kind) = kind else {
+                    if path.extension().is_some_and(|e| e == "md") && !overlay.contains_key(&path) {
+                        unclaimed.insert(path.clone(), text);
+                    }
                     workspace.add_known_path(path);
                     continue;
                 };
@@ -529,7 +557,10 @@ pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
 /// The existing prompt and skill files that Last Light workflows name and the walk did not read
 /// (on disk, or only in the editor's `overlay`).
 fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>) -> Vec<(PathBuf, FileKind)> {
-    let exists = |path: &Path| overlay.contains_key(path) || path.is_file();
+    // Every workflow of a directory names the same few skills: each candidate is looked up once.
+    let mut seen: HashMap<PathBuf, bool> = HashMap::new();
+    let mut exists =
+        |path: &Path| *seen.entry(path.to_path_buf()).or_insert_with(|| overlay.contains_key(path) || path.is_file());
     use crate::workspace::lastlight as model;
     let mut out = Vec::new();
     for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
@@ -896,11 +927,14 @@ struct Pending {
     /// Where each path is in `files`: a lookup per file, not a search.
     index: HashMap<Key, usize>,
     files: Vec<PendingFile>,
+    /// Each directory walked so far, by its normalized absolute path: the path as given and
+    /// the files the walk listed, sorted.
+    listed: HashMap<PathBuf, (PathBuf, Vec<PathBuf>)>,
 }
 
 impl Pending {
     fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
-        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new() }
+        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new(), listed: HashMap::new() }
     }
 
     /// A new, empty list with the same way of showing paths.
@@ -930,23 +964,43 @@ impl Pending {
         self.walk_files(walk_files(root), root, configs, role)
     }
 
-    /// Adds `files`, the files a walk of `root` found.
+    /// Adds `files`, the files a walk of `root` found, and keeps the list for
+    /// [`Pending::listed_under`].
     fn walk_files(
         &mut self,
-        files: Vec<PathBuf>,
+        mut files: Vec<PathBuf>,
         root: &Path,
         configs: &mut ConfigCache,
         role: Role,
     ) -> Result<(), ConfigError> {
-        for path in files {
+        for path in &files {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
-            if role == Role::Walked && is_config_name(&path) {
+            if role == Role::Walked && is_config_name(path) {
                 configs.governing(path.parent().unwrap_or(root))?;
             }
-            self.push(&path, configs, role)?;
+            self.push(path, configs, role)?;
         }
+        if !files.is_sorted() {
+            files.sort();
+        }
+        let absolute = if root.is_absolute() { root.to_path_buf() } else { self.cwd.join(root) };
+        self.listed.insert(normalize(&absolute), (root.to_path_buf(), files));
         Ok(())
+    }
+
+    /// The files under `dir` (absolute and normalized) that an earlier walk of a directory holding it listed,
+    /// found by a binary search in that walk's sorted list: no second walk of the disk (a
+    /// repository of 2,000 agents would otherwise be walked twice, and a walk's setup reads the
+    /// git config each time). `None` when no walk covered `dir`.
+    fn listed_under(&self, dir: &Path) -> Option<Vec<PathBuf>> {
+        let (absolute, (given, files)) = dir.ancestors().find_map(|a| self.listed.get_key_value(a))?;
+        // The walk's paths are spelled as its root was given.
+        let prefix = given.join(dir.strip_prefix(absolute).ok()?);
+        let start = files.partition_point(|path| path.as_path() < prefix.as_path());
+        // Absolute, as a walk of `dir` itself would list them: the caller places files by `dir`.
+        let under = files[start..].iter().take_while(|path| path.starts_with(&prefix));
+        Some(under.map(|path| normalize(&self.cwd.join(path))).collect())
     }
 
     fn push(&mut self, path: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
@@ -1008,7 +1062,7 @@ impl Pending {
         let role_of = |path: &Path| if roots.holds(path) { Role::Walked } else { Role::Context };
         let schemas = dir.join("schemas");
         let prompts = dir.join("prompts");
-        let on_disk = walk_files(dir);
+        let on_disk = self.listed_under(dir).unwrap_or_else(|| walk_files(dir));
         let mut unsaved: Vec<PathBuf> =
             overlay.keys().filter(|path| path.starts_with(dir) && !path.is_file()).cloned().collect();
         unsaved.sort();
@@ -1217,6 +1271,39 @@ mod scale_tests {
         assert_eq!(workspace.reported_files().count(), 10);
         assert_eq!(walked, 60, "only the named files' machines are walked");
         assert!(comparisons <= 120, "{comparisons} comparisons");
+    }
+
+    #[test]
+    fn agents_under_a_walked_directory_are_listed_not_walked_again() {
+        // Each agent's files come from the walk of the repository (issue 18: a second walk per
+        // agent made 2,000 agents cost 23 times 200), and are placed as the agent's own.
+        let dir = tempfile::tempdir().unwrap();
+        for a in 0..30 {
+            let agent = dir.path().join(format!("a-{a:02}/.agent/bench"));
+            std::fs::create_dir_all(agent.join("schemas")).unwrap();
+            std::fs::create_dir_all(agent.join("prompts/steps/initial/bench")).unwrap();
+            std::fs::write(agent.join("steps_registry.json"), r#"{"agentId": "bench", "steps": {}}"#).unwrap();
+            std::fs::write(agent.join("agent.json"), r#"{"name": "bench"}"#).unwrap();
+            std::fs::write(agent.join("schemas/bench.schema.json"), r#"{"type": "object"}"#).unwrap();
+            std::fs::write(agent.join("prompts/steps/initial/bench/f_default.md"), "Work.\n").unwrap();
+        }
+        let cwd = std::env::current_dir().unwrap();
+        let relative = pathdiff(dir.path(), &cwd);
+        for root in [dir.path().to_path_buf(), relative] {
+            let (workspace, _, walked) = counted(std::slice::from_ref(&root));
+            assert_eq!(walked, 30 * 4, "the agents were walked again from {}", root.display());
+            let kinds = |kind: FileKind| workspace.files().iter().filter(|f| f.kind == kind).count();
+            assert_eq!((kinds(FileKind::JsonSchema), kinds(FileKind::C3lPrompt)), (30, 30), "from {}", root.display());
+        }
+    }
+
+    /// `path` relative to `base` through `..`s, so a walk's paths are spelled relative.
+    fn pathdiff(path: &Path, base: &Path) -> PathBuf {
+        let common = path.ancestors().find(|a| base.starts_with(a)).unwrap();
+        let ups = base.strip_prefix(common).unwrap().components().count();
+        let mut out: PathBuf = std::iter::repeat_n("..", ups).collect();
+        out.push(path.strip_prefix(common).unwrap());
+        out
     }
 
     #[test]

@@ -109,6 +109,12 @@ impl Workspace {
         id
     }
 
+    /// Room for `additional` more files: a file record is large, and doubling the list as it
+    /// fills keeps up to half of it unused.
+    pub fn reserve(&mut self, additional: usize) {
+        self.files.reserve_exact(additional);
+    }
+
     /// Treats the file `id` as a `kind` (a file named explicitly as what it is, whatever its
     /// name), and reports its findings.
     pub fn set_kind(&mut self, id: FileId, kind: FileKind) {

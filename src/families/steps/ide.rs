@@ -17,8 +17,8 @@ mod schema;
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::families::steps::build_agent;
 use crate::families::steps::model::{self, Agent, Doc, Step, StepKind};
+use crate::families::steps::{Owned, build_agent};
 use crate::source::{Node, Span, json, yaml};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 
@@ -151,7 +151,7 @@ impl<'w> Scope<'w> {
     /// The agent, built by the same `build_agent` the rules use.
     fn agent(&self) -> Agent<'_, 'w> {
         let by_path: HashMap<&Path, &Doc<'w>> = self.docs.iter().map(|d| (d.path(), d)).collect();
-        build_agent(self.workspace, &self.docs[self.registry], &self.docs, &by_path)
+        build_agent(self.workspace, &self.docs[self.registry], &Owned::collect(self.workspace, &self.docs), &by_path)
     }
 }
 

@@ -7,6 +7,7 @@ mod rules;
 pub(crate) mod schema_ref;
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::editor;
@@ -75,15 +76,19 @@ impl Family for Steps {
         for doc in &docs {
             rules::files::check_syntax(doc, out);
         }
-        let by_path: HashMap<&std::path::Path, &Doc> = docs.iter().map(|d| (d.path(), d)).collect();
-        for registry in docs.iter().filter(|d| d.file.kind == FileKind::StepsRegistry) {
-            let agent = build_agent(workspace, registry, &docs, &by_path);
-            let first = out.len();
-            rules::check_agent(&agent, out);
+        let by_path: HashMap<&Path, &Doc> = docs.iter().map(|d| (d.path(), d)).collect();
+        let owned = Owned::collect(workspace, &docs);
+        let registries: Vec<&Doc> = docs.iter().filter(|d| d.file.kind == FileKind::StepsRegistry).collect();
+        let found = par_map(&registries, |registry| {
+            let agent = build_agent(workspace, registry, &owned, &by_path);
+            let mut found = Vec::new();
+            rules::check_agent(&agent, &mut found);
             if agent.validate_parity() {
-                out[first..].iter_mut().for_each(raise_to_validate);
+                found.iter_mut().for_each(raise_to_validate);
             }
-        }
+            found
+        });
+        out.extend(found.into_iter().flatten());
     }
 
     fn editor(&self) -> &'static editor::Hooks {
@@ -91,24 +96,47 @@ impl Family for Steps {
     }
 }
 
+/// Each agent directory's schemas (under `schemas/`) and C3L prompts (under `prompts/`), found
+/// by walking each file's ancestors once rather than scanning every file for every agent.
+struct Owned<'a, 'w> {
+    schemas: HashMap<&'w Path, Vec<&'a Doc<'w>>>,
+    prompts: HashMap<&'w Path, Vec<&'w SourceFile>>,
+}
+
+impl<'a, 'w> Owned<'a, 'w> {
+    fn collect(workspace: &'w Workspace, docs: &'a [Doc<'w>]) -> Self {
+        let mut schemas: HashMap<&'w Path, Vec<&'a Doc<'w>>> = HashMap::new();
+        for doc in docs.iter().filter(|d| d.file.kind == FileKind::JsonSchema) {
+            for agent in owners(&doc.file.path, "schemas") {
+                schemas.entry(agent).or_default().push(doc);
+            }
+        }
+        let mut prompts: HashMap<&'w Path, Vec<&'w SourceFile>> = HashMap::new();
+        for file in workspace.files().iter().filter(|f| f.kind == FileKind::C3lPrompt) {
+            for agent in owners(&file.path, "prompts") {
+                prompts.entry(agent).or_default().push(file);
+            }
+        }
+        Owned { schemas, prompts }
+    }
+}
+
+/// The directories `d` such that `path` lies under `d/<folder>`.
+fn owners<'p>(path: &'p Path, folder: &'static str) -> impl Iterator<Item = &'p Path> {
+    path.ancestors().skip(1).filter(move |a| a.file_name().is_some_and(|n| n == folder)).filter_map(Path::parent)
+}
+
 fn build_agent<'a, 'w>(
     workspace: &'w Workspace,
     registry: &'a Doc<'w>,
-    docs: &'a [Doc<'w>],
-    by_path: &HashMap<&std::path::Path, &'a Doc<'w>>,
+    owned: &Owned<'a, 'w>,
+    by_path: &HashMap<&Path, &'a Doc<'w>>,
 ) -> Agent<'a, 'w> {
     let dir = model::agent_dir(registry.file);
-    let schemas_dir = dir.join("schemas");
-    let prompts_dir = dir.join("prompts");
     let agent_json =
         by_path.get(dir.join("agent.json").as_path()).copied().filter(|d| d.file.kind == FileKind::AgentJson);
-    let schemas =
-        docs.iter().filter(|d| d.file.kind == FileKind::JsonSchema && d.path().starts_with(&schemas_dir)).collect();
-    let prompts = workspace
-        .files()
-        .iter()
-        .filter(|f| f.kind == FileKind::C3lPrompt && f.path.starts_with(&prompts_dir))
-        .collect();
+    let schemas = owned.schemas.get(dir.as_path()).cloned().unwrap_or_default();
+    let prompts = owned.prompts.get(dir.as_path()).cloned().unwrap_or_default();
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let config_dir = dir.parent().map(|p| p.join("climpt").join("config")).unwrap_or_default();
     let breakdown = |side: &str| by_path.get(config_dir.join(format!("{name}-steps-{side}.yml")).as_path()).copied();
