@@ -406,10 +406,17 @@ impl Bounds {
 
     /// Whether the file's real path lies in a bound: a link is resolved; any other file is where
     /// its directory really is (resolved once per directory).
-    fn holds(&self, path: &Path) -> bool {
-        // A file that does not exist is left to the read to report.
-        let Ok(meta) = std::fs::symlink_metadata(path) else { return true };
-        let real = if meta.file_type().is_symlink() {
+    /// `plain` says a walk listed the file, so it is no link (a walk does not follow links) and
+    /// needs no `lstat` of its own.
+    fn holds(&self, path: &Path, plain: bool) -> bool {
+        let is_link = if plain {
+            false
+        } else {
+            // A file that does not exist is left to the read to report.
+            let Ok(meta) = std::fs::symlink_metadata(path) else { return true };
+            meta.file_type().is_symlink()
+        };
+        let real = if is_link {
             std::fs::canonicalize(path).ok()
         } else {
             let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
@@ -476,7 +483,7 @@ fn read_pending(
         (_, Some(text)) => check_text(text),
         // Read already (taken from `unclaimed` below).
         _ if unclaimed.contains_key(&file.path.0) => Ok(String::new()),
-        _ if !bounds.holds(&file.path.0) => Err(Unreadable {
+        _ if !bounds.holds(&file.path.0, file.plain) => Err(Unreadable {
             message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
             offset: 0,
             lossy_text: String::new(),
@@ -559,8 +566,11 @@ pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
 fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>) -> Vec<(PathBuf, FileKind)> {
     // Every workflow of a directory names the same few skills: each candidate is looked up once.
     let mut seen: HashMap<PathBuf, bool> = HashMap::new();
-    let mut exists =
-        |path: &Path| *seen.entry(path.to_path_buf()).or_insert_with(|| overlay.contains_key(path) || path.is_file());
+    let mut exists = |path: &Path| {
+        // Most were met by the walk already.
+        let known = || workspace.exists(path) || overlay.contains_key(path) || path.is_file();
+        *seen.entry(path.to_path_buf()).or_insert_with(known)
+    };
     use crate::workspace::lastlight as model;
     let mut out = Vec::new();
     for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
@@ -888,6 +898,8 @@ struct PendingFile {
     config: Arc<Config>,
     role: Role,
     kind: KindHint,
+    /// Listed by a walk: a regular file, not a link.
+    plain: bool,
 }
 
 /// A discovered file's path as the key of [`Pending`]. Its equality is counted in tests, so a
@@ -930,11 +942,13 @@ struct Pending {
     /// Each directory walked so far, by its normalized absolute path: the path as given and
     /// the files the walk listed, sorted.
     listed: HashMap<PathBuf, (PathBuf, Vec<PathBuf>)>,
+    /// Set while the files of a walk are added.
+    walking: bool,
 }
 
 impl Pending {
     fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
-        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new(), listed: HashMap::new() }
+        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new(), listed: HashMap::new(), walking: false }
     }
 
     /// A new, empty list with the same way of showing paths.
@@ -973,14 +987,17 @@ impl Pending {
         configs: &mut ConfigCache,
         role: Role,
     ) -> Result<(), ConfigError> {
-        for path in &files {
+        self.walking = true;
+        let pushed = files.iter().try_for_each(|path| {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
             if role == Role::Walked && is_config_name(path) {
                 configs.governing(path.parent().unwrap_or(root))?;
             }
-            self.push(path, configs, role)?;
-        }
+            self.push(path, configs, role)
+        });
+        self.walking = false;
+        pushed?;
         if !files.is_sorted() {
             files.sort();
         }
@@ -1045,7 +1062,7 @@ impl Pending {
             None => (Arc::new(Config::defaults(dir)), KindHint::KnownOnly),
         };
         self.index.insert(key.clone(), self.files.len());
-        self.files.push(PendingFile { path: key, display, config, role, kind });
+        self.files.push(PendingFile { path: key, display, config, role, kind, plain: self.walking });
         Ok(())
     }
 
