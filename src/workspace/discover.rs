@@ -190,6 +190,8 @@ fn discover_shown_from(
     let cwd = std::env::current_dir().unwrap_or_default();
     let shown_from = shown_from.to_vec();
     let mut pending = Pending::new(cwd, shown_from);
+    // Several directories (an editor's batch of machine directories): one walker lists them all.
+    let mut batch = if paths.len() > 1 { walk_files_of(paths) } else { HashMap::new() };
     for root in paths {
         // The config that governs the root itself, even when nothing below it is ours.
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
@@ -200,8 +202,8 @@ fn discover_shown_from(
             // One directory, maybe a whole repository: read on all cores.
             pending.walk_files(walk_files_parallel(root), root, configs, Role::Walked)?;
         } else {
-            // Several (an editor's batch of machine directories): each is small.
-            pending.walk(root, configs, Role::Walked)?;
+            let files = batch.remove(root).unwrap_or_else(|| walk_files(root));
+            pending.walk_files(files, root, configs, Role::Walked)?;
         }
     }
     let mut unsaved: Vec<&PathBuf> = overlay
@@ -222,8 +224,10 @@ fn discover_shown_from(
         let start = if root.is_file() { absolute.parent().map(Path::to_path_buf) } else { Some(absolute) };
         let Some(start) = start else { continue };
         let sm_dir = sm_dirs.entry(start).or_insert_with_key(|start| find_sm_dir(start)).clone();
+        // A machine directory that was walked as a root (or inside one) has all its files already.
         if let Some(sm_dir) = sm_dir
             && walked.insert(sm_dir.clone())
+            && !pending.covers(&normalize(&sm_dir))
         {
             pending.walk(&sm_dir, configs, Role::Context)?;
         }
@@ -929,6 +933,8 @@ thread_local! {
     static COMPARISONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// How many files the walks started on this thread listed.
     static WALKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many walkers were set up on this thread (each reads the git config).
+    static WALKERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The files found so far, in discovery order, each once.
@@ -1004,6 +1010,11 @@ impl Pending {
         let absolute = if root.is_absolute() { root.to_path_buf() } else { self.cwd.join(root) };
         self.listed.insert(normalize(&absolute), (root.to_path_buf(), files));
         Ok(())
+    }
+
+    /// Whether an earlier walk listed the directory `dir` (absolute and normalized) whole.
+    fn covers(&self, dir: &Path) -> bool {
+        dir.ancestors().any(|a| self.listed.contains_key(a))
     }
 
     /// The files under `dir` (absolute and normalized) that an earlier walk of a directory holding it listed,
@@ -1128,7 +1139,37 @@ fn walk_files(root: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// [`walk_files`] of each directory in `paths` (files are left out), by one walker: the git
+/// config and the ignore files of the directories' common ancestors are read once, not once
+/// per directory (an editor indexes thousands of machine directories in batches).
+fn walk_files_of(paths: &[PathBuf]) -> HashMap<PathBuf, Vec<PathBuf>> {
+    let dirs: Vec<&PathBuf> = paths.iter().filter(|p| p.is_dir()).collect();
+    let Some((first, rest)) = dirs.split_first() else { return HashMap::new() };
+    let mut builder = walker(first);
+    for dir in rest {
+        builder.add(dir);
+    }
+    let mut out: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    // The walker lists each root whole before the next; its entry at depth 0 says which.
+    let mut current: Option<PathBuf> = None;
+    for entry in builder.sort_by_file_name(|a, b| a.cmp(b)).build().flatten() {
+        if entry.depth() == 0 {
+            current = Some(entry.path().to_path_buf());
+            out.entry(entry.path().to_path_buf()).or_default();
+        } else if let Some(root) = &current
+            && entry.file_type().is_some_and(|t| t.is_file())
+        {
+            out.entry(root.clone()).or_default().push(entry.into_path());
+        }
+    }
+    #[cfg(test)]
+    WALKED.with(|w| w.set(w.get() + out.values().map(Vec::len).sum::<usize>()));
+    out
+}
+
 fn walker(root: &Path) -> ignore::WalkBuilder {
+    #[cfg(test)]
+    WALKERS.with(|w| w.set(w.get() + 1));
     let mut builder = ignore::WalkBuilder::new(root);
     builder.hidden(false).require_git(false).filter_entry(|entry| entry.file_name() != ".git");
     builder
@@ -1288,6 +1329,23 @@ mod scale_tests {
         assert_eq!(workspace.reported_files().count(), 10);
         assert_eq!(walked, 60, "only the named files' machines are walked");
         assert!(comparisons <= 120, "{comparisons} comparisons");
+    }
+
+    #[test]
+    fn a_batch_of_directories_is_listed_by_one_walker() {
+        // An editor's index names machine directories in batches; a walker per directory read
+        // the git config and probed every ancestor for ignore files each time (issue 18).
+        let dir = machines(40);
+        let dirs: Vec<PathBuf> = (0..40).map(|m| dir.path().join(format!("sm-{m:04}"))).collect();
+        WALKERS.with(|w| w.set(0));
+        let (workspace, _, walked) = counted(&dirs);
+        assert_eq!(WALKERS.with(|w| w.get()), 1);
+        assert_eq!((walked, workspace.reported_files().count()), (240, 240));
+        // Each directory's files are its own: the first stage of each machine is where it was.
+        for m in [0, 17, 39] {
+            let stage = dir.path().join(format!("sm-{m:04}/stage-0.md"));
+            assert!(workspace.file_at(&normalize(&stage)).is_some(), "{}", stage.display());
+        }
     }
 
     #[test]
