@@ -190,8 +190,10 @@ fn monorepo(c: &mut Criterion) {
     let binary = env!("CARGO_BIN_EXE_stagelint");
     let mut group = c.benchmark_group("monorepo");
     group.sample_size(10);
+    let mut pairs: Vec<(&str, Vec<PathBuf>)> = Vec::new();
     for machines in [400, 4000] {
         let dir = std::env::temp_dir().join(format!("stagelint-bench-{machines}x5"));
+        push_pair(&mut pairs, "state machines", &dir);
         if !dir.join(format!("sm-{:04}", machines - 1)).join("stage-4.md").is_file() {
             generator::generate(&dir, machines, 5);
         }
@@ -209,6 +211,7 @@ fn monorepo(c: &mut Criterion) {
     // each its own project), and Last Light workflows with their prompts (2,000 and 20,000).
     for agents in [200, 2000] {
         let dir = std::env::temp_dir().join(format!("stagelint-bench-agents-{agents}"));
+        push_pair(&mut pairs, "climpt agents", &dir);
         if !dir.join(format!("a-{:04}/.agent/bench/agent.json", agents - 1)).is_file() {
             for a in 0..agents {
                 generator::generate_agent(&dir.join(format!("a-{a:04}")), 10);
@@ -219,6 +222,7 @@ fn monorepo(c: &mut Criterion) {
     }
     for workflows in [2000, 20000] {
         let dir = std::env::temp_dir().join(format!("stagelint-bench-lastlight-{workflows}"));
+        push_pair(&mut pairs, "Last Light workflows", &dir);
         if !dir.join(format!("workflows/flow-{}.yaml", workflows - 1)).is_file() {
             generator::generate_lastlight(&dir, workflows);
         }
@@ -226,6 +230,36 @@ fn monorepo(c: &mut Criterion) {
         group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
     }
     group.finish();
+    for (family, dirs) in &pairs {
+        assert_scales(binary, family, &dirs[0], &dirs[1]);
+    }
+}
+
+fn push_pair<'a>(pairs: &mut Vec<(&'a str, Vec<PathBuf>)>, family: &'a str, dir: &std::path::Path) {
+    match pairs.iter_mut().find(|(f, _)| *f == family) {
+        Some((_, dirs)) => dirs.push(dir.to_path_buf()),
+        None => pairs.push((family, vec![dir.to_path_buf()])),
+    }
+}
+
+/// Fails the benchmark when ten times the files cost more than 25 times the time (best of three
+/// runs each): linear growth gives about 10, a return to comparing every file with every
+/// other gives about 100. A generous bound, so a loaded machine does not trip it.
+fn assert_scales(binary: &str, family: &str, small: &std::path::Path, large: &std::path::Path) {
+    let best = |dir: &std::path::Path| {
+        (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()]);
+                start.elapsed()
+            })
+            .min()
+            .unwrap_or_default()
+    };
+    let (small_time, large_time) = (best(small), best(large));
+    let ratio = large_time.as_secs_f64() / small_time.as_secs_f64().max(1e-6);
+    eprintln!("{family}: {small_time:?} -> {large_time:?} for ten times the files ({ratio:.1} x)");
+    assert!(ratio < 25.0, "{family}: ten times the files took {ratio:.1} times as long (quadratic growth?)");
 }
 
 /// Runs the binary and asserts a clean result.
