@@ -22,6 +22,11 @@ use crate::workspace::discover::is_config_name;
 /// fixers on save, with our name so `editor.codeActionsOnSave` can pick this one.
 const FIX_ALL: CodeActionKind = CodeActionKind::new("source.fixAll.stagelint");
 
+/// A request (no parameters) answered `true` once the server is idle: every change analysed,
+/// no second pass running or waiting, everything published; `false` after 30 s without.
+/// Tests and scripted clients use it instead of guessing how long to wait.
+pub(super) const IDLE: &str = "stagelint/idle";
+
 pub(super) struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
@@ -66,6 +71,26 @@ impl Backend {
             state.generation
         };
         let _ = self.changed.send(generation);
+    }
+
+    /// Answers [`IDLE`]. Publishes go out before the state says they are done, so every
+    /// diagnostic of the analysed changes precedes this answer.
+    pub(super) async fn idle(&self) -> Result<bool> {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while tokio::time::Instant::now() < deadline {
+            let settled = {
+                let state = lock(&self.state);
+                *self.analysed.borrow() >= state.generation
+                    && state.dirty.is_empty()
+                    && !state.replaying
+                    && state.replay_next.is_none()
+            };
+            if settled {
+                return Ok(true);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        Ok(false)
     }
 
     /// Runs `f` on the analysis of the newest text for the file at `uri`: the stored one when it

@@ -167,6 +167,11 @@ impl Client {
         &self.backlog
     }
 
+    /// Takes the messages received but not yet matched, in the order they came.
+    pub fn take_backlog(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.backlog)
+    }
+
     /// The params of the next `publishDiagnostics` for `uri` that satisfy `check`.
     pub fn published(&mut self, uri: &str, check: impl Fn(&Value) -> bool) -> Value {
         self.wait(&format!("diagnostics for {uri}"), |m| {
