@@ -656,3 +656,29 @@ proptest! {
         prop_assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// What the sequences found, each a fixed sequence now.
+
+/// The workspace file named `name`.
+fn named(name: &str) -> File {
+    let index = (0..START.len() + EXTRA.len()).find(|i| path_name(*i) == name).expect("a workspace file");
+    File(index)
+}
+
+fn assert_agrees(utf16: bool, ops: &[Op]) {
+    watch_panics();
+    let problems = run(utf16, ops);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A skill beside `workflows/` moved away: the workflow naming it is checked again
+/// (`lastlight/SkillNotFound`), though the skill is in no scope of the workflow's directory.
+#[test]
+fn sequences_a_skill_moved_away_rechecks_its_workflow() {
+    // A request first waits for the first index, which would otherwise see the move.
+    let indexed = Op::Ask(Request::Completion, named("handoff/sm.yaml"), At::Offset(0));
+    let skill = named("lastlight/skills/planning/SKILL.md");
+    assert_agrees(false, &[indexed.clone(), Op::Rename(skill, named("handoff/sm.yaml"))]);
+    assert_agrees(true, &[indexed, Op::Delete(skill)]);
+}

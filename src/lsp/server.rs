@@ -63,6 +63,8 @@ impl Backend {
                         } else {
                             let scope = state.scope(path);
                             state.dirty.scopes.insert(scope);
+                            let readers = state.readers(path);
+                            state.dirty.scopes.extend(readers);
                         }
                     }
                 }

@@ -128,6 +128,24 @@ impl State {
         self.dirty.scopes.extend(scopes);
     }
 
+    /// The analysed scopes whose check read `path` or may read it once it exists, beyond its
+    /// own scope: a workflow's skill beside `workflows/`, a schema or prompt another scope
+    /// names. A change there must re-check them too.
+    pub(super) fn readers(&self, path: &std::path::Path) -> Vec<PathBuf> {
+        self.scoped
+            .iter()
+            .filter(|(scope, analysis)| {
+                // A file of another scope that this one read as context (within one index
+                // batch, the batch's own files are no reason: their scopes are dirtied by name).
+                analysis.workspace.file_at(path).map_or(analysis.workspace.exists(path), |file| !file.reported)
+                    // Skills sit beside `workflows/`: its parent is read (see `discover`).
+                    || (scope.file_name().is_some_and(|n| n == "workflows")
+                        && scope.parent().is_some_and(|parent| path.starts_with(parent)))
+            })
+            .map(|(scope, _)| scope.clone())
+            .collect()
+    }
+
     /// The scope of `path`, remembered: it changes only when files appear or disappear, which
     /// the file watcher reports (and clears the memory), so a keystroke costs no file-system call.
     pub(super) fn scope(&mut self, path: &std::path::Path) -> PathBuf {
