@@ -542,7 +542,12 @@ impl Session {
         let mut last: HashMap<String, Value> = HashMap::new();
         let mut versions: HashMap<String, i64> = HashMap::new();
         for message in self.client.take_backlog() {
-            if message["method"] == "window/logMessage" && message["params"]["type"] == 1 {
+            if std::env::var("LSPM_DEBUG").is_ok() {
+                let p = &message["params"];
+                eprintln!("{} {} {} {}", message["method"], p["uri"], p["version"], p["diagnostics"].as_array().map_or(0, Vec::len));
+            }
+            let shown = ["window/logMessage", "window/showMessage"].contains(&message["method"].as_str().unwrap_or(""));
+            if shown && message["params"]["type"] == 1 {
                 self.problems.push(format!("the server logged an error: {}", message["params"]["message"]));
             }
             if message["method"] != "textDocument/publishDiagnostics" {
@@ -682,3 +687,25 @@ fn sequences_a_skill_moved_away_rechecks_its_workflow() {
     assert_agrees(false, &[indexed.clone(), Op::Rename(skill, named("handoff/sm.yaml"))]);
     assert_agrees(true, &[indexed, Op::Delete(skill)]);
 }
+
+/// A stage emptied on disk, then a change in another scope before the stage's second pass
+/// ran: that pass was dropped as stale, and its closed cassette kept the replay findings of
+/// the old stage for good (the first pass keeps a closed cassette's findings until the second
+/// pass is in) instead of `cassette/UnknownStage`.
+#[test]
+fn sequences_a_second_pass_made_stale_by_another_scope_still_runs() {
+    for _ in 0..3 {
+        assert_agrees(
+            false,
+            &[
+                Op::Ask(Request::Completion, named("handoff/plan.md"), At::Offset(0)),
+                Op::Open(named("handoff/sm.yaml")),
+                Op::Create(named("dry/plan.md"), Text(CONTENTS, 0)),
+                // Answered once the first pass is in: the second is running.
+                Op::Ask(Request::Completion, named("handoff/sm.yaml"), At::PastLineEnd(0)),
+                Op::Create(named("handoff/sm.yaml"), Text(CONTENTS, 0)),
+            ],
+        );
+    }
+}
+

@@ -272,8 +272,12 @@ fn replay_later(
 /// Runs one second pass, unless its keystroke is stale.
 async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
     let Replay { scopes, overlay, versions, roots, generation } = job;
-    if lock(state).generation != generation {
-        return;
+    {
+        let mut locked = lock(state);
+        if locked.generation != generation {
+            owe_replays(&mut locked, scopes);
+            return;
+        }
     }
     let (paths, texts) = (scopes.clone(), overlay.clone());
     let Ok(Ok(mut analysis)) = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &roots, false)).await else {
@@ -284,11 +288,34 @@ async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
     let publish = {
         let mut locked = lock(state);
         if locked.generation != generation {
+            owe_replays(&mut locked, scopes);
             return;
         }
         store_in(&mut locked, &scopes, &Arc::new(analysis), &versions)
     };
     deliver(client, state, publish).await;
+}
+
+/// A second pass dropped as stale still owes its scopes their replays: a change elsewhere
+/// made it stale, and the first pass keeps a closed cassette's old findings until a second
+/// pass is in. Scopes that a waiting pass or a pending re-check covers are left to it; the
+/// others are checked again (a first pass, then their own second pass).
+fn owe_replays(state: &mut State, scopes: Vec<PathBuf>) {
+    let covered = |scope: &PathBuf| {
+        state.dirty.all
+            || state.dirty.scopes.contains(scope)
+            || state.replay_next.as_ref().is_some_and(|next| next.scopes.contains(scope))
+    };
+    let owed: Vec<PathBuf> = scopes.into_iter().filter(|scope| !covered(scope)).collect();
+    if owed.is_empty() {
+        return;
+    }
+    state.dirty.scopes.extend(owed);
+    // A new generation: the server is not idle until a round has checked them.
+    state.generation += 1;
+    if let Some(wake) = &state.wake {
+        let _ = wake.send(state.generation);
+    }
 }
 
 /// Sends what changed: published to a pushing client; to a pulling one that takes it, a

@@ -41,7 +41,7 @@ impl Backend {
     pub(super) fn new(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
         let (changed, receiver) = watch::channel(0);
         let (done, analysed) = watch::channel(0);
-        let state = Arc::new(Mutex::new(State::default()));
+        let state = Arc::new(Mutex::new(State { wake: Some(changed.clone()), ..State::default() }));
         tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver, done));
         Backend { client, state, changed, analysed, shut_down }
     }

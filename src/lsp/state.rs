@@ -57,6 +57,8 @@ pub(super) struct State {
     /// The second pass to run when the running one ends: the newest keystroke's, over the
     /// scopes of every keystroke it stands for.
     pub(super) replay_next: Option<Replay>,
+    /// Wakes the analysis task (a dropped second pass hands its scopes back to it).
+    pub(super) wake: Option<tokio::sync::watch::Sender<u64>>,
 }
 
 /// What a second pass checks: scopes, the texts and versions of the keystroke, and its
