@@ -538,14 +538,13 @@ impl Session {
         let idle = self.client.request("stagelint/idle", json!(null));
         if idle != json!(true) {
             self.problems.push(format!("the server did not become idle: {idle}"));
+            return self.problems;
         }
+        // Sent the way diagnostics are: every publish before idleness precedes it.
+        self.client.wait("the idle notification", |m| m["method"] == "stagelint/idle");
         let mut last: HashMap<String, Value> = HashMap::new();
         let mut versions: HashMap<String, i64> = HashMap::new();
         for message in self.client.take_backlog() {
-            if std::env::var("LSPM_DEBUG").is_ok() {
-                let p = &message["params"];
-                eprintln!("{} {} {} {}", message["method"], p["uri"], p["version"], p["diagnostics"].as_array().map_or(0, Vec::len));
-            }
             let shown = ["window/logMessage", "window/showMessage"].contains(&message["method"].as_str().unwrap_or(""));
             if shown && message["params"]["type"] == 1 {
                 self.problems.push(format!("the server logged an error: {}", message["params"]["message"]));
@@ -708,4 +707,5 @@ fn sequences_a_second_pass_made_stale_by_another_scope_still_runs() {
         );
     }
 }
+
 

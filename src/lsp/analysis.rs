@@ -11,7 +11,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageType, NumberOrString, Uri};
 
 use crate::lsp::convert;
-use crate::lsp::state::{Analysis, Replay, State, is_untitled, lock};
+use crate::lsp::state::{Analysis, Replay, State, is_untitled, lock, publishing, reads};
 use crate::workspace::Workspace;
 use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
 
@@ -35,6 +35,7 @@ pub(super) async fn analysis_loop(
         let (generation, roots, overlay, untitled, versions, mut dirty, progress) = {
             let mut state = lock(&state);
             let mut dirty = std::mem::take(&mut state.dirty);
+            state.analysing = true;
             dirty.all |= !state.indexed;
             // Scopes of a folder removed meanwhile are not checked again.
             dirty.scopes.retain(|scope| state.wanted_scope(scope));
@@ -44,6 +45,7 @@ pub(super) async fn analysis_loop(
             (state.generation, state.roots.clone(), Arc::new(overlay), untitled, versions, dirty, state.progress)
         };
         if dirty.is_empty() {
+            lock(&state).analysing = false;
             let _ = done.send(generation);
             continue;
         }
@@ -96,7 +98,8 @@ pub(super) async fn analysis_loop(
             let result = tokio::task::spawn_blocking(move || analyse_untitled(&scope, text)).await;
             let Ok(mut analysis) = result else { continue };
             analysis.versions = versions.iter().filter(|(p, _)| **p == path).map(|(p, v)| (p.clone(), *v)).collect();
-            let publish = store(&state, std::slice::from_ref(&path), &Arc::new(analysis), &versions);
+            let _turn = publishing(&state).await;
+            let publish = store(&state, std::slice::from_ref(&path), &Arc::new(analysis), &versions, generation);
             deliver(&client, &state, publish).await;
         }
         // The first check reads the whole workspace, and a folder added later is read whole too;
@@ -163,8 +166,10 @@ pub(super) async fn analysis_loop(
                     continue;
                 }
             };
-            let publish = store(&state, &batch, &analysis, &versions);
+            let turn = publishing(&state).await;
+            let publish = store(&state, &batch, &analysis, &versions, generation);
             deliver(&client, &state, publish).await;
+            drop(turn);
             if analysis.replays_left {
                 replay_later(&client, &state, batch, overlay.clone(), versions.clone(), roots.clone(), generation);
             }
@@ -180,9 +185,17 @@ pub(super) async fn analysis_loop(
             progress.finish().await;
         }
         wanted.extend(untitled_scopes);
+        let turn = publishing(&state).await;
         let publish = if all { forget_gone(&state, &wanted) } else { Vec::new() };
         deliver(&client, &state, publish).await;
-        lock(&state).indexed = true;
+        drop(turn);
+        {
+            let mut state = lock(&state);
+            state.indexed = true;
+            state.analysing = false;
+            // Analyses still running started after this round; older changes are no news to them.
+            state.touched.retain(|(touched, _)| *touched > generation);
+        }
         let _ = done.send(generation);
     }
 }
@@ -219,8 +232,10 @@ async fn check_edits(client: &Client, state: &Arc<Mutex<State>>) -> Vec<PathBuf>
     analysis.versions =
         versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
     let replays_left = analysis.replays_left;
-    let publish = store(state, &scopes, &Arc::new(analysis), &versions);
+    let turn = publishing(state).await;
+    let publish = store(state, &scopes, &Arc::new(analysis), &versions, generation);
     deliver(client, state, publish).await;
+    drop(turn);
     if replays_left {
         replay_later(client, state, scopes.clone(), overlay, versions, roots, generation);
     }
@@ -285,13 +300,14 @@ async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
     };
     analysis.versions =
         versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
+    let _turn = publishing(state).await;
     let publish = {
         let mut locked = lock(state);
         if locked.generation != generation {
             owe_replays(&mut locked, scopes);
             return;
         }
-        store_in(&mut locked, &scopes, &Arc::new(analysis), &versions)
+        store_in(&mut locked, &scopes, &Arc::new(analysis), &versions, generation)
     };
     deliver(client, state, publish).await;
 }
@@ -311,8 +327,7 @@ fn owe_replays(state: &mut State, scopes: Vec<PathBuf>) {
         return;
     }
     state.dirty.scopes.extend(owed);
-    // A new generation: the server is not idle until a round has checked them.
-    state.generation += 1;
+    // The same generation: a new one would make other second passes stale in turn.
     if let Some(wake) = &state.wake {
         let _ = wake.send(state.generation);
     }
@@ -348,8 +363,9 @@ fn store(
     batch: &[PathBuf],
     analysis: &Arc<Analysis>,
     versions: &HashMap<PathBuf, i32>,
+    since: u64,
 ) -> Published {
-    store_in(&mut lock(state), batch, analysis, versions)
+    store_in(&mut lock(state), batch, analysis, versions, since)
 }
 
 /// [`store`] under a lock already held.
@@ -358,8 +374,15 @@ fn store_in(
     batch: &[PathBuf],
     analysis: &Arc<Analysis>,
     versions: &HashMap<PathBuf, i32>,
+    since: u64,
 ) -> Published {
-    if state.dirty.all || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
+    // A file it read changed after generation `since` (a skill, a context file, a file of
+    // another scope of the batch): its result is stale.
+    let read_changed = state
+        .touched
+        .iter()
+        .any(|(generation, path)| *generation > since && batch.iter().any(|scope| reads(scope, analysis, path)));
+    if state.dirty.all || read_changed || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
         state.dirty.scopes.extend(batch.iter().cloned());
         return Vec::new();
     }

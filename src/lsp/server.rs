@@ -15,7 +15,7 @@ use crate::ide;
 use crate::lsp::analysis::analysis_loop;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
-use crate::lsp::state::{Analysis, State, is_untitled, lock};
+use crate::lsp::state::{Analysis, State, is_untitled, lock, publishing};
 use crate::workspace::discover::is_config_name;
 
 /// The code action kind of "apply every safe fix": `source.fixAll` for clients that run all
@@ -24,8 +24,18 @@ const FIX_ALL: CodeActionKind = CodeActionKind::new("source.fixAll.stagelint");
 
 /// A request (no parameters) answered `true` once the server is idle: every change analysed,
 /// no second pass running or waiting, everything published; `false` after 30 s without.
-/// Tests and scripted clients use it instead of guessing how long to wait.
+/// Tests and scripted clients use it instead of guessing how long to wait. When idle, the
+/// server also sends the notification [`Idle`]: it travels the way the diagnostics do, so
+/// every publish of the analysed changes comes before it (the answer may overtake them).
 pub(super) const IDLE: &str = "stagelint/idle";
+
+/// The notification `stagelint/idle` (params: `true`).
+enum Idle {}
+
+impl notification::Notification for Idle {
+    type Params = bool;
+    const METHOD: &'static str = IDLE;
+}
 
 pub(super) struct Backend {
     client: Client,
@@ -70,7 +80,11 @@ impl Backend {
                 }
             }
             state.generation += 1;
-            state.generation
+            let generation = state.generation;
+            for path in changed.into_iter().flatten() {
+                state.touched.push((generation, path.clone()));
+            }
+            generation
         };
         let _ = self.changed.send(generation);
     }
@@ -84,10 +98,12 @@ impl Backend {
                 let state = lock(&self.state);
                 *self.analysed.borrow() >= state.generation
                     && state.dirty.is_empty()
+                    && !state.analysing
                     && !state.replaying
                     && state.replay_next.is_none()
             };
             if settled {
+                self.client.send_notification::<Idle>(true).await;
                 return Ok(true);
             }
             tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -332,6 +348,7 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let Some(path) = path_of(&params.text_document.uri) else { return };
+        let turn = publishing(&self.state).await;
         let shown = {
             let mut state = lock(&self.state);
             state.documents.remove(&path);
@@ -351,6 +368,7 @@ impl LanguageServer for Backend {
             }
             return;
         }
+        drop(turn);
         // The file on disk replaces the closed text.
         self.touch(Some(&[path]));
     }
@@ -379,6 +397,7 @@ impl LanguageServer for Backend {
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
         let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| path_of(&f.uri)).collect();
         let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| path_of(&f.uri)).collect();
+        let turn = publishing(&self.state).await;
         let cleared = {
             let mut state = lock(&self.state);
             state.roots.retain(|root| !removed.contains(root));
@@ -408,6 +427,7 @@ impl LanguageServer for Backend {
             publish
         };
         crate::lsp::analysis::deliver(&self.client, &self.state, cleared).await;
+        drop(turn);
         self.touch(Some(&[]));
     }
 

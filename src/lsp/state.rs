@@ -57,6 +57,15 @@ pub(super) struct State {
     /// The second pass to run when the running one ends: the newest keystroke's, over the
     /// scopes of every keystroke it stands for.
     pub(super) replay_next: Option<Replay>,
+    /// The files changed, with the generation of each change, since the running round began:
+    /// an analysis that read one of them before it changed is stale.
+    pub(super) touched: Vec<(u64, PathBuf)>,
+    /// A round of the analysis task is running (for `stagelint/idle`).
+    pub(super) analysing: bool,
+    /// Held from computing what to publish until it is sent: two tasks (the analysis and a
+    /// second pass) must not send in another order than they decided, or the client keeps an
+    /// older list that `published` says it has not.
+    pub(super) outbox: Arc<tokio::sync::Mutex<()>>,
     /// Wakes the analysis task (a dropped second pass hands its scopes back to it).
     pub(super) wake: Option<tokio::sync::watch::Sender<u64>>,
 }
@@ -137,12 +146,10 @@ impl State {
         self.scoped
             .iter()
             .filter(|(scope, analysis)| {
-                // A file of another scope that this one read as context (within one index
-                // batch, the batch's own files are no reason: their scopes are dirtied by name).
-                analysis.workspace.file_at(path).map_or(analysis.workspace.exists(path), |file| !file.reported)
-                    // Skills sit beside `workflows/`: its parent is read (see `discover`).
-                    || (scope.file_name().is_some_and(|n| n == "workflows")
-                        && scope.parent().is_some_and(|parent| path.starts_with(parent)))
+                // Within one index batch, the batch's own files are no reason: their scopes
+                // are dirtied by name.
+                reads(scope, analysis, path) && analysis.workspace.file_at(path).is_none_or(|file| !file.reported)
+                    || beside_workflows(scope, path)
             })
             .map(|(scope, _)| scope.clone())
             .collect()
@@ -161,6 +168,16 @@ impl State {
         self.scopes.insert(path.to_path_buf(), scope.clone());
         scope
     }
+}
+
+/// Whether the analysis of `scope` read `path`, or would read it once it exists.
+pub(super) fn reads(scope: &Path, analysis: &Analysis, path: &Path) -> bool {
+    analysis.workspace.exists(path) || beside_workflows(scope, path)
+}
+
+/// Skills sit beside `workflows/`: a workflows scope reads its parent (see `discover`).
+fn beside_workflows(scope: &Path, path: &Path) -> bool {
+    scope.file_name().is_some_and(|n| n == "workflows") && scope.parent().is_some_and(|parent| path.starts_with(parent))
 }
 
 /// One finished check of some scopes, with the open documents' texts.
@@ -193,6 +210,12 @@ impl Dirty {
 /// and checks it on its own.
 pub(super) fn is_untitled(path: &Path) -> bool {
     !path.is_absolute()
+}
+
+/// The turn to publish (see [`State::outbox`]); take it before the state lock.
+pub(super) async fn publishing(state: &Mutex<State>) -> tokio::sync::OwnedMutexGuard<()> {
+    let outbox = lock(state).outbox.clone();
+    outbox.lock_owned().await
 }
 
 pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
