@@ -13,7 +13,7 @@ use tower_lsp_server::ls_types::{MessageType, NumberOrString, Uri};
 use crate::lsp::convert;
 use crate::lsp::state::{Analysis, Replay, State, is_untitled, lock, publishing, reads};
 use crate::workspace::Workspace;
-use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
+use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of_with_open, scopes_with_open};
 
 /// The first index is cut into at least this many batches, each published when done.
 const BATCHES: usize = 8;
@@ -58,19 +58,19 @@ pub(super) async fn analysis_loop(
         let wanted = if whole {
             if all {
                 // The open documents' scopes are checked while the workspace is listed.
-                let open: Vec<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+                let open: Vec<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
                 lock(&state).dirty.scopes.extend(open);
             }
             let overlay = overlay.clone();
             let roots = roots.clone();
             let listing = tokio::task::spawn_blocking(move || {
                 if all {
-                    let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
-                    wanted.extend(scopes(&roots));
+                    let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
+                    wanted.extend(scopes_with_open(&roots, &|p| overlay.contains_key(p)));
                     wanted
                 } else {
                     let mut wanted = dirty.scopes;
-                    wanted.extend(scopes(&folders));
+                    wanted.extend(scopes_with_open(&folders, &|p| overlay.contains_key(p)));
                     wanted
                 }
             });
@@ -116,7 +116,7 @@ pub(super) async fn analysis_loop(
             None
         };
         // The open documents' scopes first: what the user looks at is published first.
-        let open: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+        let open: HashSet<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
         if whole {
             wanted.sort_by_key(|scope| !open.contains(scope));
         }
@@ -515,6 +515,11 @@ fn analyse_untitled(path: &Path, text: String) -> Analysis {
     }
     let diagnostics = crate::check::check(&workspace);
     Analysis { workspace, diagnostics, versions: HashMap::new(), replays_left: false }
+}
+
+/// The scope of `path` with the open documents counted as files (an unsaved `sm.yaml`).
+fn scope_in(path: &Path, overlay: &HashMap<PathBuf, String>) -> PathBuf {
+    scope_of_with_open(path, &|p| overlay.contains_key(p))
 }
 
 /// Whether a published diagnostic is one only a replay finds.

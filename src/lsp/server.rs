@@ -318,6 +318,8 @@ impl LanguageServer for Backend {
             let mut state = lock(&self.state);
             state.documents.insert(path.clone(), OpenDocument::new(&doc.text, doc.version));
             state.uris.insert(path.clone(), doc.uri);
+            // An open `sm.yaml` counts as a file: scopes may change (see `scope_of_with_open`).
+            state.scopes.clear();
         }
         self.touch(Some(&[path]));
     }
@@ -353,6 +355,7 @@ impl LanguageServer for Backend {
             let mut state = lock(&self.state);
             state.documents.remove(&path);
             state.uris.remove(&path);
+            state.scopes.clear();
             if is_untitled(&path) {
                 // Nothing on disk replaces it: it is gone, with what it showed.
                 state.scoped.remove(&path);

@@ -11,7 +11,7 @@ use crate::diagnostic::Diagnostic as Finding;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
 use crate::workspace::Workspace;
-use crate::workspace::discover::scope_of;
+use crate::workspace::discover::scope_of_with_open;
 
 #[derive(Default)]
 pub(super) struct State {
@@ -123,7 +123,7 @@ impl State {
         path.ancestors()
             .find_map(|scope| self.scoped.get(scope))
             // A breakdown config's scope is its agent directory, not an ancestor.
-            .or_else(|| self.scoped.get(&scope_of(path)))
+            .or_else(|| self.scoped.get(&scope_of_with_open(path, &|p| self.documents.contains_key(p))))
             .cloned()
     }
 
@@ -164,7 +164,7 @@ impl State {
         if let Some(scope) = self.scopes.get(path) {
             return scope.clone();
         }
-        let scope = scope_of(path);
+        let scope = scope_of_with_open(path, &|p| self.documents.contains_key(p));
         self.scopes.insert(path.to_path_buf(), scope.clone());
         scope
     }
