@@ -90,8 +90,30 @@ const CONTENTS: &[&str] = &[
 
 /// What an edit inserts.
 const INSERTS: &[&str] = &[
-    "", "x", "😀", "é", "\r\n", "\r", "\n", "---\n", "---", "{{ctx.task}}", "{{", "}}", "id: ", "  - ", "\"", ":",
-    "[", "]", "{", "}", "plan", "review", "𝕏\u{200d}", "\t",
+    "",
+    "x",
+    "😀",
+    "é",
+    "\r\n",
+    "\r",
+    "\n",
+    "---\n",
+    "---",
+    "{{ctx.task}}",
+    "{{",
+    "}}",
+    "id: ",
+    "  - ",
+    "\"",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    "plan",
+    "review",
+    "𝕏\u{200d}",
+    "\t",
 ];
 
 /// New names offered to rename.
@@ -365,14 +387,7 @@ impl Session {
         }
         let mut client = Client::in_process();
         client.initialize(root.path(), if utf16 { &["utf-16"] } else { &["utf-8", "utf-16"] });
-        Session {
-            root,
-            client,
-            utf16,
-            open: BTreeMap::new(),
-            versions: HashMap::new(),
-            problems: Vec::new(),
-        }
+        Session { root, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
     }
 
     fn path(&self, file: File) -> PathBuf {
@@ -513,10 +528,9 @@ impl Session {
                 json!({"textDocument": document, "position": position, "context": {"includeDeclaration": true}}),
             ),
             Request::PrepareRename => ("textDocument/prepareRename", at_position),
-            Request::Rename(name) => (
-                "textDocument/rename",
-                json!({"textDocument": document, "position": position, "newName": name.get()}),
-            ),
+            Request::Rename(name) => {
+                ("textDocument/rename", json!({"textDocument": document, "position": position, "newName": name.get()}))
+            }
             Request::CodeAction(end) => (
                 "textDocument/codeAction",
                 json!({"textDocument": document, "range": {"start": position, "end": place(&text, end, self.utf16)},
@@ -708,8 +722,6 @@ fn sequences_a_second_pass_made_stale_by_another_scope_still_runs() {
         );
     }
 }
-
-
 
 /// `sm.yaml` deleted on disk while it is open: the open text still makes the directory a
 /// state machine (the stages were shown `sm/StageOutsideMachine`, and `sm.yaml` lost its stages).
