@@ -89,8 +89,8 @@ impl Backend {
         let _ = self.changed.send(generation);
     }
 
-    /// Answers [`IDLE`]. Publishes go out before the state says they are done, so every
-    /// diagnostic of the analysed changes precedes this answer.
+    /// Answers [`IDLE`]. Publishes are queued before the state says they are done, so every
+    /// diagnostic of the analysed changes precedes the [`Idle`] notification on the same queue.
     pub(super) async fn idle(&self) -> Result<bool> {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
         while tokio::time::Instant::now() < deadline {
