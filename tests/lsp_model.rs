@@ -114,6 +114,7 @@ const INSERTS: &[&str] = &[
     "review",
     "𝕏\u{200d}",
     "\t",
+    "\u{2028}",
 ];
 
 /// New names offered to rename.
