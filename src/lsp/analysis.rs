@@ -39,13 +39,17 @@ pub(super) async fn analysis_loop(
             dirty.all |= !state.indexed;
             // Scopes of a folder removed meanwhile are not checked again.
             dirty.scopes.retain(|scope| state.wanted_scope(scope));
+            state.checking = if dirty.all { None } else { Some(dirty.scopes.clone()) };
             let (untitled, overlay): (HashMap<PathBuf, String>, HashMap<PathBuf, String>) =
                 state.documents.iter().map(|(p, d)| (p.clone(), d.text())).partition(|(p, _)| is_untitled(p));
             let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
             (state.generation, state.roots.clone(), Arc::new(overlay), untitled, versions, dirty, state.progress)
         };
         if dirty.is_empty() {
-            lock(&state).analysing = false;
+            let mut locked = lock(&state);
+            locked.analysing = false;
+            locked.checking = Some(HashSet::new());
+            drop(locked);
             let _ = done.send(generation);
             continue;
         }
@@ -193,6 +197,7 @@ pub(super) async fn analysis_loop(
             let mut state = lock(&state);
             state.indexed = true;
             state.analysing = false;
+            state.checking = Some(HashSet::new());
             // Analyses still running started after this round; older changes are no news to them.
             state.touched.retain(|(touched, _)| *touched > generation);
         }
@@ -314,12 +319,14 @@ async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
 
 /// A second pass dropped as stale still owes its scopes their replays: a change elsewhere
 /// made it stale, and the first pass keeps a closed cassette's old findings until a second
-/// pass is in. Scopes that a waiting pass or a pending re-check covers are left to it; the
-/// others are checked again (a first pass, then their own second pass).
+/// pass is in. Scopes that a waiting pass, a pending re-check or the running round covers are
+/// left to it; the others are checked again (a first pass, then their own second pass).
 fn owe_replays(state: &mut State, scopes: Vec<PathBuf>) {
     let covered = |scope: &PathBuf| {
         state.dirty.all
             || state.dirty.scopes.contains(scope)
+            // The running round checks it, and a first pass schedules its own second pass.
+            || (state.analysing && state.checking.as_ref().is_none_or(|checking| checking.contains(scope)))
             || state.replay_next.as_ref().is_some_and(|next| next.scopes.contains(scope))
     };
     let owed: Vec<PathBuf> = scopes.into_iter().filter(|scope| !covered(scope)).collect();
