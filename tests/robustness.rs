@@ -553,3 +553,53 @@ fn links_and_references_that_leave_the_workspace_are_not_read() {
     let findings = stagelint::check::check(&workspace);
     assert!(!findings.iter().any(|d| d.message.contains(MARK)), "{findings:?}");
 }
+
+/// The one read above the workspace: `stagelint.toml` (or `.stagelint.toml`) in an ancestor
+/// directory, which applies. Nothing else there is read: not a stage, not an `sm.yaml` (the
+/// repository root, with `.git`, ends the search for a machine), not a skill or a prompt.
+#[test]
+fn configs_found_upward_are_the_only_reads_above_the_workspace() {
+    const MARK: &str = "ABOVE-THE-WORKSPACE";
+    for config_name in ["stagelint.toml", ".stagelint.toml"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let above = dir.path().join("above");
+        let repo = above.join("repo");
+        std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+        std::fs::create_dir_all(above.join("workflows")).expect("mkdir");
+        // The config above turns a rule off, and its effect shows in the repository.
+        std::fs::write(above.join(config_name), "[rules]\n\"sm/StageTurnCapTooLow\" = \"off\"\n").expect("write");
+        let stray = format!("---\nid: {MARK}\nname: {MARK}\nturnCap: 0\n---\n{{{{ctx.{MARK}}}}}\n");
+        std::fs::write(above.join("stray.md"), &stray).expect("write");
+        std::fs::write(above.join("sm.yaml"), format!("entry: {MARK}\n")).expect("write");
+        std::fs::write(above.join("workflows/build.yaml"), format!("name: {MARK}\nphases: []\n")).expect("write");
+        std::fs::write(repo.join("sm.yaml"), "entry: plan\ncontext:\n  required: [task]\n").expect("write");
+        let stage = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: done\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 0\nresolutionPolicy: retry-later\n---\n\nDo {{ctx.task}}; call done.\n";
+        std::fs::write(repo.join("plan.md"), stage).expect("write");
+        // A workflow of the repository names the stage above as its prompt: not read either.
+        std::fs::create_dir_all(repo.join("workflows")).expect("mkdir");
+        let workflow = "name: build\nphases:\n  - name: plan\n    prompt: ../../stray.md\n";
+        std::fs::write(repo.join("workflows/build.yaml"), workflow).expect("write");
+
+        let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+        let workspace =
+            stagelint::workspace::discover::discover(std::slice::from_ref(&repo), &mut configs).expect("discovers");
+        let read: Vec<&Path> = workspace.files().iter().map(|f| f.path.as_path()).collect();
+        assert!(read.iter().all(|p| p.starts_with(&repo)), "{config_name}: read above the workspace: {read:?}");
+        assert!(read.contains(&repo.join("workflows/build.yaml").as_path()), "the workflow is read: {read:?}");
+        for file in workspace.files() {
+            assert!(!file.text.contains(MARK), "{}: {} was read from above", config_name, file.display);
+        }
+        let plan = workspace.files().iter().find(|f| f.path.ends_with("plan.md")).expect("plan.md is read");
+        assert_eq!(plan.config.path.as_deref(), Some(above.join(config_name).as_path()), "the config above governs");
+        let findings = stagelint::check::check(&workspace);
+        assert!(!findings.iter().any(|d| d.code == "sm/StageTurnCapTooLow"), "{config_name} applies: {findings:?}");
+        assert!(!findings.iter().any(|d| d.message.contains(MARK)), "{findings:?}");
+        // Without the config, the same repository has the finding: the config made the difference.
+        std::fs::remove_file(above.join(config_name)).expect("remove");
+        let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+        let workspace =
+            stagelint::workspace::discover::discover(std::slice::from_ref(&repo), &mut configs).expect("discovers");
+        let findings = stagelint::check::check(&workspace);
+        assert!(findings.iter().any(|d| d.code == "sm/StageTurnCapTooLow"), "{findings:?}");
+    }
+}

@@ -11,9 +11,9 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{MessageType, NumberOrString, Uri};
 
 use crate::lsp::convert;
-use crate::lsp::state::{Analysis, Replay, State, is_untitled, lock};
+use crate::lsp::state::{Analysis, Replay, State, is_untitled, lock, publishing, reads};
 use crate::workspace::Workspace;
-use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of, scopes};
+use crate::workspace::discover::{ConfigCache, discover_for_editor, scope_of_with_open, scopes_with_open};
 
 /// The first index is cut into at least this many batches, each published when done.
 const BATCHES: usize = 8;
@@ -35,15 +35,21 @@ pub(super) async fn analysis_loop(
         let (generation, roots, overlay, untitled, versions, mut dirty, progress) = {
             let mut state = lock(&state);
             let mut dirty = std::mem::take(&mut state.dirty);
+            state.analysing = true;
             dirty.all |= !state.indexed;
             // Scopes of a folder removed meanwhile are not checked again.
             dirty.scopes.retain(|scope| state.wanted_scope(scope));
+            state.checking = if dirty.all { None } else { Some(dirty.scopes.clone()) };
             let (untitled, overlay): (HashMap<PathBuf, String>, HashMap<PathBuf, String>) =
                 state.documents.iter().map(|(p, d)| (p.clone(), d.text())).partition(|(p, _)| is_untitled(p));
             let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
             (state.generation, state.roots.clone(), Arc::new(overlay), untitled, versions, dirty, state.progress)
         };
         if dirty.is_empty() {
+            let mut locked = lock(&state);
+            locked.analysing = false;
+            locked.checking = Some(HashSet::new());
+            drop(locked);
             let _ = done.send(generation);
             continue;
         }
@@ -56,19 +62,19 @@ pub(super) async fn analysis_loop(
         let wanted = if whole {
             if all {
                 // The open documents' scopes are checked while the workspace is listed.
-                let open: Vec<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+                let open: Vec<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
                 lock(&state).dirty.scopes.extend(open);
             }
             let overlay = overlay.clone();
             let roots = roots.clone();
             let listing = tokio::task::spawn_blocking(move || {
                 if all {
-                    let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
-                    wanted.extend(scopes(&roots));
+                    let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
+                    wanted.extend(scopes_with_open(&roots, &|p| overlay.contains_key(p)));
                     wanted
                 } else {
                     let mut wanted = dirty.scopes;
-                    wanted.extend(scopes(&folders));
+                    wanted.extend(scopes_with_open(&folders, &|p| overlay.contains_key(p)));
                     wanted
                 }
             });
@@ -96,7 +102,8 @@ pub(super) async fn analysis_loop(
             let result = tokio::task::spawn_blocking(move || analyse_untitled(&scope, text)).await;
             let Ok(mut analysis) = result else { continue };
             analysis.versions = versions.iter().filter(|(p, _)| **p == path).map(|(p, v)| (p.clone(), *v)).collect();
-            let publish = store(&state, std::slice::from_ref(&path), &Arc::new(analysis), &versions);
+            let _turn = publishing(&state).await;
+            let publish = store(&state, std::slice::from_ref(&path), &Arc::new(analysis), &versions, generation);
             deliver(&client, &state, publish).await;
         }
         // The first check reads the whole workspace, and a folder added later is read whole too;
@@ -113,7 +120,7 @@ pub(super) async fn analysis_loop(
             None
         };
         // The open documents' scopes first: what the user looks at is published first.
-        let open: HashSet<PathBuf> = overlay.keys().map(|p| scope_of(p)).collect();
+        let open: HashSet<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
         if whole {
             wanted.sort_by_key(|scope| !open.contains(scope));
         }
@@ -163,8 +170,10 @@ pub(super) async fn analysis_loop(
                     continue;
                 }
             };
-            let publish = store(&state, &batch, &analysis, &versions);
+            let turn = publishing(&state).await;
+            let publish = store(&state, &batch, &analysis, &versions, generation);
             deliver(&client, &state, publish).await;
+            drop(turn);
             if analysis.replays_left {
                 replay_later(&client, &state, batch, overlay.clone(), versions.clone(), roots.clone(), generation);
             }
@@ -180,9 +189,18 @@ pub(super) async fn analysis_loop(
             progress.finish().await;
         }
         wanted.extend(untitled_scopes);
+        let turn = publishing(&state).await;
         let publish = if all { forget_gone(&state, &wanted) } else { Vec::new() };
         deliver(&client, &state, publish).await;
-        lock(&state).indexed = true;
+        drop(turn);
+        {
+            let mut state = lock(&state);
+            state.indexed = true;
+            state.analysing = false;
+            state.checking = Some(HashSet::new());
+            // Analyses still running started after this round; older changes are no news to them.
+            state.touched.retain(|(touched, _)| *touched > generation);
+        }
         let _ = done.send(generation);
     }
 }
@@ -219,8 +237,10 @@ async fn check_edits(client: &Client, state: &Arc<Mutex<State>>) -> Vec<PathBuf>
     analysis.versions =
         versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
     let replays_left = analysis.replays_left;
-    let publish = store(state, &scopes, &Arc::new(analysis), &versions);
+    let turn = publishing(state).await;
+    let publish = store(state, &scopes, &Arc::new(analysis), &versions, generation);
     deliver(client, state, publish).await;
+    drop(turn);
     if replays_left {
         replay_later(client, state, scopes.clone(), overlay, versions, roots, generation);
     }
@@ -272,8 +292,12 @@ fn replay_later(
 /// Runs one second pass, unless its keystroke is stale.
 async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
     let Replay { scopes, overlay, versions, roots, generation } = job;
-    if lock(state).generation != generation {
-        return;
+    {
+        let mut locked = lock(state);
+        if locked.generation != generation {
+            owe_replays(&mut locked, scopes);
+            return;
+        }
     }
     let (paths, texts) = (scopes.clone(), overlay.clone());
     let Ok(Ok(mut analysis)) = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &roots, false)).await else {
@@ -281,14 +305,39 @@ async fn replay(client: &Client, state: &Arc<Mutex<State>>, job: Replay) {
     };
     analysis.versions =
         versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
+    let _turn = publishing(state).await;
     let publish = {
         let mut locked = lock(state);
         if locked.generation != generation {
+            owe_replays(&mut locked, scopes);
             return;
         }
-        store_in(&mut locked, &scopes, &Arc::new(analysis), &versions)
+        store_in(&mut locked, &scopes, &Arc::new(analysis), &versions, generation)
     };
     deliver(client, state, publish).await;
+}
+
+/// A second pass dropped as stale still owes its scopes their replays: a change elsewhere
+/// made it stale, and the first pass keeps a closed cassette's old findings until a second
+/// pass is in. Scopes that a waiting pass, a pending re-check or the running round covers are
+/// left to it; the others are checked again (a first pass, then their own second pass).
+fn owe_replays(state: &mut State, scopes: Vec<PathBuf>) {
+    let covered = |scope: &PathBuf| {
+        state.dirty.all
+            || state.dirty.scopes.contains(scope)
+            // The running round checks it, and a first pass schedules its own second pass.
+            || (state.analysing && state.checking.as_ref().is_none_or(|checking| checking.contains(scope)))
+            || state.replay_next.as_ref().is_some_and(|next| next.scopes.contains(scope))
+    };
+    let owed: Vec<PathBuf> = scopes.into_iter().filter(|scope| !covered(scope)).collect();
+    if owed.is_empty() {
+        return;
+    }
+    state.dirty.scopes.extend(owed);
+    // The same generation: a new one would make other second passes stale in turn.
+    if let Some(wake) = &state.wake {
+        let _ = wake.send(state.generation);
+    }
 }
 
 /// Sends what changed: published to a pushing client; to a pulling one that takes it, a
@@ -321,8 +370,9 @@ fn store(
     batch: &[PathBuf],
     analysis: &Arc<Analysis>,
     versions: &HashMap<PathBuf, i32>,
+    since: u64,
 ) -> Published {
-    store_in(&mut lock(state), batch, analysis, versions)
+    store_in(&mut lock(state), batch, analysis, versions, since)
 }
 
 /// [`store`] under a lock already held.
@@ -331,8 +381,15 @@ fn store_in(
     batch: &[PathBuf],
     analysis: &Arc<Analysis>,
     versions: &HashMap<PathBuf, i32>,
+    since: u64,
 ) -> Published {
-    if state.dirty.all || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
+    // A file it read changed after generation `since` (a skill, a context file, a file of
+    // another scope of the batch): its result is stale.
+    let read_changed = state
+        .touched
+        .iter()
+        .any(|(generation, path)| *generation > since && batch.iter().any(|scope| reads(scope, analysis, path)));
+    if state.dirty.all || read_changed || batch.iter().any(|scope| state.dirty.scopes.contains(scope)) {
         state.dirty.scopes.extend(batch.iter().cloned());
         return Vec::new();
     }
@@ -465,6 +522,11 @@ fn analyse_untitled(path: &Path, text: String) -> Analysis {
     }
     let diagnostics = crate::check::check(&workspace);
     Analysis { workspace, diagnostics, versions: HashMap::new(), replays_left: false }
+}
+
+/// The scope of `path` with the open documents counted as files (an unsaved `sm.yaml`).
+fn scope_in(path: &Path, overlay: &HashMap<PathBuf, String>) -> PathBuf {
+    scope_of_with_open(path, &|p| overlay.contains_key(p))
 }
 
 /// Whether a published diagnostic is one only a replay finds.

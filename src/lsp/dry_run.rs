@@ -70,6 +70,7 @@ pub(super) async fn run(
     };
     // Findings join what the file already shows (the live check reports most of them too). A
     // pulling client gets them with its next pulls (after a refresh), not pushed.
+    let turn = crate::lsp::state::publishing(state).await;
     let mut publish = Vec::new();
     {
         let mut state = lock(state);
@@ -92,6 +93,7 @@ pub(super) async fn run(
         }
     }
     crate::lsp::analysis::deliver(client, state, publish).await;
+    drop(turn);
     let report_path = write_report(&title, &report_key, &text);
     if show_document && let Some(uri) = report_path.as_ref().and_then(Uri::from_file_path) {
         let params = ShowDocumentParams { uri, external: Some(false), take_focus: Some(true), selection: None };

@@ -28,7 +28,9 @@ pub fn run() -> std::io::Result<bool> {
 pub async fn serve(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio::io::AsyncWrite) -> bool {
     let shut_down = Arc::new(AtomicBool::new(false));
     let flag = shut_down.clone();
-    let (service, socket) = tower_lsp_server::LspService::new(move |client| server::Backend::new(client, flag));
+    let (service, socket) = tower_lsp_server::LspService::build(move |client| server::Backend::new(client, flag))
+        .custom_method(server::IDLE, server::Backend::idle)
+        .finish();
     let (out, queue) = framing::Output::new();
     // Frames reach the server through this pipe once the filter has checked them.
     let (to_server, from_filter) = tokio::io::duplex(64 * 1024);

@@ -15,12 +15,27 @@ use crate::ide;
 use crate::lsp::analysis::analysis_loop;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
-use crate::lsp::state::{Analysis, State, is_untitled, lock};
+use crate::lsp::state::{Analysis, State, is_untitled, lock, publishing};
 use crate::workspace::discover::is_config_name;
 
 /// The code action kind of "apply every safe fix": `source.fixAll` for clients that run all
 /// fixers on save, with our name so `editor.codeActionsOnSave` can pick this one.
 const FIX_ALL: CodeActionKind = CodeActionKind::new("source.fixAll.stagelint");
+
+/// A request (no parameters) answered `true` once the server is idle: every change analysed,
+/// no second pass running or waiting, everything published; `false` after 30 s without.
+/// Tests and scripted clients use it instead of guessing how long to wait. When idle, the
+/// server also sends the notification [`Idle`]: it travels the way the diagnostics do, so
+/// every publish of the analysed changes comes before it (the answer may overtake them).
+pub(super) const IDLE: &str = "stagelint/idle";
+
+/// The notification `stagelint/idle` (params: `true`).
+enum Idle {}
+
+impl notification::Notification for Idle {
+    type Params = bool;
+    const METHOD: &'static str = IDLE;
+}
 
 pub(super) struct Backend {
     client: Client,
@@ -36,7 +51,7 @@ impl Backend {
     pub(super) fn new(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
         let (changed, receiver) = watch::channel(0);
         let (done, analysed) = watch::channel(0);
-        let state = Arc::new(Mutex::new(State::default()));
+        let state = Arc::new(Mutex::new(State { wake: Some(changed.clone()), ..State::default() }));
         tokio::spawn(analysis_loop(client.clone(), state.clone(), receiver, done));
         Backend { client, state, changed, analysed, shut_down }
     }
@@ -58,14 +73,42 @@ impl Backend {
                         } else {
                             let scope = state.scope(path);
                             state.dirty.scopes.insert(scope);
+                            let readers = state.readers(path);
+                            state.dirty.scopes.extend(readers);
                         }
                     }
                 }
             }
             state.generation += 1;
-            state.generation
+            let generation = state.generation;
+            for path in changed.into_iter().flatten() {
+                state.touched.push((generation, path.clone()));
+            }
+            generation
         };
         let _ = self.changed.send(generation);
+    }
+
+    /// Answers [`IDLE`]. Publishes are queued before the state says they are done, so every
+    /// diagnostic of the analysed changes precedes the [`Idle`] notification on the same queue.
+    pub(super) async fn idle(&self) -> Result<bool> {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while tokio::time::Instant::now() < deadline {
+            let settled = {
+                let state = lock(&self.state);
+                *self.analysed.borrow() >= state.generation
+                    && state.dirty.is_empty()
+                    && !state.analysing
+                    && !state.replaying
+                    && state.replay_next.is_none()
+            };
+            if settled {
+                self.client.send_notification::<Idle>(true).await;
+                return Ok(true);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        Ok(false)
     }
 
     /// Runs `f` on the analysis of the newest text for the file at `uri`: the stored one when it
@@ -275,6 +318,8 @@ impl LanguageServer for Backend {
             let mut state = lock(&self.state);
             state.documents.insert(path.clone(), OpenDocument::new(&doc.text, doc.version));
             state.uris.insert(path.clone(), doc.uri);
+            // An open `sm.yaml` counts as a file: scopes may change (see `scope_of_with_open`).
+            state.scopes.clear();
         }
         self.touch(Some(&[path]));
     }
@@ -305,10 +350,12 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let Some(path) = path_of(&params.text_document.uri) else { return };
+        let turn = publishing(&self.state).await;
         let shown = {
             let mut state = lock(&self.state);
             state.documents.remove(&path);
             state.uris.remove(&path);
+            state.scopes.clear();
             if is_untitled(&path) {
                 // Nothing on disk replaces it: it is gone, with what it showed.
                 state.scoped.remove(&path);
@@ -324,6 +371,7 @@ impl LanguageServer for Backend {
             }
             return;
         }
+        drop(turn);
         // The file on disk replaces the closed text.
         self.touch(Some(&[path]));
     }
@@ -352,6 +400,7 @@ impl LanguageServer for Backend {
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
         let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| path_of(&f.uri)).collect();
         let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| path_of(&f.uri)).collect();
+        let turn = publishing(&self.state).await;
         let cleared = {
             let mut state = lock(&self.state);
             state.roots.retain(|root| !removed.contains(root));
@@ -381,6 +430,7 @@ impl LanguageServer for Backend {
             publish
         };
         crate::lsp::analysis::deliver(&self.client, &self.state, cleared).await;
+        drop(turn);
         self.touch(Some(&[]));
     }
 

@@ -11,7 +11,7 @@ use crate::diagnostic::Diagnostic as Finding;
 use crate::lsp::convert::{self, Encoding};
 use crate::lsp::documents::OpenDocument;
 use crate::workspace::Workspace;
-use crate::workspace::discover::scope_of;
+use crate::workspace::discover::scope_of_with_open;
 
 #[derive(Default)]
 pub(super) struct State {
@@ -57,6 +57,19 @@ pub(super) struct State {
     /// The second pass to run when the running one ends: the newest keystroke's, over the
     /// scopes of every keystroke it stands for.
     pub(super) replay_next: Option<Replay>,
+    /// The files changed, with the generation of each change, since the running round began:
+    /// an analysis that read one of them before it changed is stale.
+    pub(super) touched: Vec<(u64, PathBuf)>,
+    /// A round of the analysis task is running (for `stagelint/idle`).
+    pub(super) analysing: bool,
+    /// The scopes the running round checks (`None`: all of them, as a whole index does).
+    pub(super) checking: Option<HashSet<PathBuf>>,
+    /// Held from computing what to publish until it is sent: two tasks (the analysis and a
+    /// second pass) must not send in another order than they decided, or the client keeps an
+    /// older list that `published` says it has not.
+    pub(super) outbox: Arc<tokio::sync::Mutex<()>>,
+    /// Wakes the analysis task (a dropped second pass hands its scopes back to it).
+    pub(super) wake: Option<tokio::sync::watch::Sender<u64>>,
 }
 
 /// What a second pass checks: scopes, the texts and versions of the keystroke, and its
@@ -112,7 +125,7 @@ impl State {
         path.ancestors()
             .find_map(|scope| self.scoped.get(scope))
             // A breakdown config's scope is its agent directory, not an ancestor.
-            .or_else(|| self.scoped.get(&scope_of(path)))
+            .or_else(|| self.scoped.get(&scope_of_with_open(path, &|p| self.documents.contains_key(p))))
             .cloned()
     }
 
@@ -128,6 +141,22 @@ impl State {
         self.dirty.scopes.extend(scopes);
     }
 
+    /// The analysed scopes whose check read `path` or may read it once it exists, beyond its
+    /// own scope: a workflow's skill beside `workflows/`, a schema or prompt another scope
+    /// names. A change there must re-check them too.
+    pub(super) fn readers(&self, path: &std::path::Path) -> Vec<PathBuf> {
+        self.scoped
+            .iter()
+            .filter(|(scope, analysis)| {
+                // Within one index batch, the batch's own files are no reason: their scopes
+                // are dirtied by name.
+                reads(scope, analysis, path) && analysis.workspace.file_at(path).is_none_or(|file| !file.reported)
+                    || beside_workflows(scope, path)
+            })
+            .map(|(scope, _)| scope.clone())
+            .collect()
+    }
+
     /// The scope of `path`, remembered: it changes only when files appear or disappear, which
     /// the file watcher reports (and clears the memory), so a keystroke costs no file-system call.
     pub(super) fn scope(&mut self, path: &std::path::Path) -> PathBuf {
@@ -137,10 +166,20 @@ impl State {
         if let Some(scope) = self.scopes.get(path) {
             return scope.clone();
         }
-        let scope = scope_of(path);
+        let scope = scope_of_with_open(path, &|p| self.documents.contains_key(p));
         self.scopes.insert(path.to_path_buf(), scope.clone());
         scope
     }
+}
+
+/// Whether the analysis of `scope` read `path`, or would read it once it exists.
+pub(super) fn reads(scope: &Path, analysis: &Analysis, path: &Path) -> bool {
+    analysis.workspace.exists(path) || beside_workflows(scope, path)
+}
+
+/// Skills sit beside `workflows/`: a workflows scope reads its parent (see `discover`).
+fn beside_workflows(scope: &Path, path: &Path) -> bool {
+    scope.file_name().is_some_and(|n| n == "workflows") && scope.parent().is_some_and(|parent| path.starts_with(parent))
 }
 
 /// One finished check of some scopes, with the open documents' texts.
@@ -173,6 +212,12 @@ impl Dirty {
 /// and checks it on its own.
 pub(super) fn is_untitled(path: &Path) -> bool {
     !path.is_absolute()
+}
+
+/// The turn to publish (see [`State::outbox`]); take it before the state lock.
+pub(super) async fn publishing(state: &Mutex<State>) -> tokio::sync::OwnedMutexGuard<()> {
+    let outbox = lock(state).outbox.clone();
+    outbox.lock_owned().await
 }
 
 pub(super) fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {

@@ -223,7 +223,8 @@ fn discover_shown_from(
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
         let start = if root.is_file() { absolute.parent().map(Path::to_path_buf) } else { Some(absolute) };
         let Some(start) = start else { continue };
-        let sm_dir = sm_dirs.entry(start).or_insert_with_key(|start| find_sm_dir(start)).clone();
+        let unsaved = |file: &Path| overlay.contains_key(file);
+        let sm_dir = sm_dirs.entry(start).or_insert_with_key(|start| find_sm_dir_with_open(start, &unsaved)).clone();
         // A machine directory that was walked as a root (or inside one) has all its files already.
         if let Some(sm_dir) = sm_dir
             && walked.insert(sm_dir.clone())
@@ -266,7 +267,12 @@ fn discover_shown_from(
         let config = configs.for_dir(dir).ok().and_then(|c| c.path.as_ref()?.parent().map(Path::to_path_buf));
         bounds.extend(config);
     }
-    bounds.extend(roots.iter().filter_map(|root| find_sm_dir(if root.is_file() { root.parent()? } else { root })));
+    let unsaved = |file: &Path| overlay.contains_key(file);
+    bounds.extend(
+        roots
+            .iter()
+            .filter_map(|root| find_sm_dir_with_open(if root.is_file() { root.parent()? } else { root }, &unsaved)),
+    );
     bounds.extend(agent_dirs);
     // Skills sit beside `workflows/`, so a workflow directory's parent is read too.
     bounds.extend(roots.iter().filter_map(|root| Some(find_workflows_dir(root)?.parent()?.to_path_buf())));
@@ -766,19 +772,25 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// The scopes ([`scope_of`]) of the files a walk of `roots` would read, sorted and each once.
 /// The language server indexes a workspace scope by scope, so it can publish as it goes.
 pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
+    scopes_with_open(roots, &|_| false)
+}
+
+/// [`scopes`], where `open` says which files an editor has open: an open `sm.yaml` makes its
+/// directory a state machine even before it is saved, or after it was deleted on disk.
+pub fn scopes_with_open(roots: &[PathBuf], open: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut found = std::collections::BTreeSet::new();
     // Files of one directory share a scope (except breakdown configs, named after their agent).
     let mut by_dir: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
     for root in roots {
         if root.is_file() {
-            found.insert(scope_of(&normalize(root)));
+            found.insert(scope_of_with_open(&normalize(root), open));
             continue;
         }
         for path in walk_files_parallel(root) {
             let path = path.as_path();
             // A config is checked in the scope it sits in (its own, when nothing else is there).
             if is_config_name(path) {
-                found.insert(scope_of(&normalize(path)));
+                found.insert(scope_of_with_open(&normalize(path), open));
                 continue;
             }
             if !could_be_ours(path) {
@@ -788,11 +800,11 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let special = name.ends_with("-steps-app.yml") || name.ends_with("-steps-user.yml");
             let Some(dir) = path.parent().filter(|_| !special) else {
-                found.insert(scope_of(&path));
+                found.insert(scope_of_with_open(&path, open));
                 continue;
             };
             let shared = by_dir.entry(dir.to_path_buf()).or_insert_with(|| {
-                let scope = scope_of(&path);
+                let scope = scope_of_with_open(&path, open);
                 (scope != path).then_some(scope)
             });
             // A loose file (no state machine or agent around it) is its own scope.
@@ -805,6 +817,11 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
 /// What must be re-checked when `path` changes: its state machine or climpt agent directory,
 /// or the file alone. Editors use it to re-check only the files that depend on a change.
 pub fn scope_of(path: &Path) -> PathBuf {
+    scope_of_with_open(path, &|_| false)
+}
+
+/// [`scope_of`], where `open` says which files an editor has open (see [`scopes_with_open`]).
+pub fn scope_of_with_open(path: &Path, open: &dyn Fn(&Path) -> bool) -> PathBuf {
     // An atomic workflow is checked with its base's `.gitignore` and its project around it,
     // so its own `<base>/<name>/` directory is enough.
     if let Some((base, _)) = crate::workspace::atomic::base(path)
@@ -826,7 +843,7 @@ pub fn scope_of(path: &Path) -> PathBuf {
         return agents.join(agent);
     }
     let dir = path.parent().unwrap_or(Path::new("/"));
-    let sm = find_sm_dir(dir);
+    let sm = find_sm_dir_with_open(dir, open);
     let agent = find_agent_dir(path);
     if sm.is_none()
         && agent.is_none()
@@ -1215,9 +1232,12 @@ impl Roots {
 
 /// The nearest directory at or above `dir` holding a state-machine file, not crossing a
 /// repository root.
-fn find_sm_dir(dir: &Path) -> Option<PathBuf> {
+fn find_sm_dir_with_open(dir: &Path, open: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
     for ancestor in dir.ancestors() {
-        if crate::workspace::SM_FILE_NAMES.iter().any(|name| ancestor.join(name).is_file()) {
+        if crate::workspace::SM_FILE_NAMES.iter().any(|name| {
+            let file = ancestor.join(name);
+            file.is_file() || open(&file)
+        }) {
             return Some(ancestor.to_path_buf());
         }
         if ancestor.join(".git").exists() {

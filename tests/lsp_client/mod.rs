@@ -167,6 +167,25 @@ impl Client {
         &self.backlog
     }
 
+    /// Every message received so far, without waiting: the backlog, then what has arrived
+    /// (server requests are acknowledged on the way).
+    pub fn poll(&mut self) -> Vec<Value> {
+        let mut out = std::mem::take(&mut self.backlog);
+        while let Ok(message) = self.messages.try_recv() {
+            if message.get("method").is_some() && message.get("id").is_some() {
+                let id = message["id"].clone();
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            }
+            out.push(message);
+        }
+        out
+    }
+
+    /// Takes the messages received but not yet matched, in the order they came.
+    pub fn take_backlog(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.backlog)
+    }
+
     /// The params of the next `publishDiagnostics` for `uri` that satisfy `check`.
     pub fn published(&mut self, uri: &str, check: impl Fn(&Value) -> bool) -> Value {
         self.wait(&format!("diagnostics for {uri}"), |m| {

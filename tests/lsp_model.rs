@@ -1,0 +1,734 @@
+//! The language server, model-checked: random sequences of editor actions against the real
+//! server (in this process, over a socket pair with real framing), on a small workspace of a
+//! state machine, a dry-run stage with cassettes, a climpt agent and a Last Light workflow.
+//!
+//! Actions: `didOpen`, incremental `didChange` with random ranges and inserts (multi-byte
+//! characters, CRLF, lone CR, the frontmatter fence, deleting everything), `didClose`, saves,
+//! files created, deleted and renamed on disk (with `didChangeWatchedFiles`), `stagelint.toml`
+//! rewritten, and requests at random positions (past the end of a line or of the document, and
+//! inside a multi-byte character or a surrogate pair).
+//!
+//! After each sequence: no panic, no internal error (-32603) answering any request, published
+//! versions never go backwards, and once the server is idle (`stagelint/idle`) what it last
+//! published for every file equals `stagelint check --format json` on the final texts (each
+//! open document written to disk first): same codes, severities and ranges.
+//!
+//! CI runs 128 sequences (about 30 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
+//! runs more. A failure shrinks to a short list of actions, printed by file name.
+
+mod lsp_client;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use lsp_client::{Client, uri};
+
+/// The workspace every sequence starts from: (path in the workspace, file under `examples/`).
+const START: &[(&str, &str)] = &[
+    ("handoff/sm.yaml", "broken/handoff/sm.yaml"),
+    ("handoff/plan.md", "broken/handoff/plan.md"),
+    ("handoff/execute.md", "broken/handoff/execute.md"),
+    ("handoff/review.md", "broken/handoff/review.md"),
+    ("handoff/publish.md", "broken/handoff/publish.md"),
+    ("dry/plan.md", "broken/dry-run/plan.md"),
+    ("dry/plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml"),
+    ("dry/typo.cassette.yaml", "broken/dry-run/typo.cassette.yaml"),
+    (".agent/fixer/steps_registry.json", "climpt/.agent/fixer/steps_registry.json"),
+    (".agent/fixer/agent.json", "climpt/.agent/fixer/agent.json"),
+    (".agent/fixer/schemas/fixer.schema.json", "climpt/.agent/fixer/schemas/fixer.schema.json"),
+    (".agent/fixer/prompts/system.md", "climpt/.agent/fixer/prompts/system.md"),
+    (
+        ".agent/fixer/prompts/steps/initial/issue/f_default.md",
+        "climpt/.agent/fixer/prompts/steps/initial/issue/f_default.md",
+    ),
+    (
+        ".agent/fixer/prompts/steps/continuation/issue/f_default.md",
+        "climpt/.agent/fixer/prompts/steps/continuation/issue/f_default.md",
+    ),
+    (
+        ".agent/fixer/prompts/steps/closure/issue/f_default.md",
+        "climpt/.agent/fixer/prompts/steps/closure/issue/f_default.md",
+    ),
+    ("lastlight/stagelint.toml", "lastlight/stagelint.toml"),
+    ("lastlight/workflows/build.yaml", "lastlight/workflows/build.yaml"),
+    ("lastlight/workflows/prompts/plan.md", "lastlight/workflows/prompts/plan.md"),
+    ("lastlight/workflows/prompts/implement.md", "lastlight/workflows/prompts/implement.md"),
+    ("lastlight/workflows/prompts/review.md", "lastlight/workflows/prompts/review.md"),
+    ("lastlight/workflows/prompts/pr.md", "lastlight/workflows/prompts/pr.md"),
+    ("lastlight/workflows/prompts/fix.md", "lastlight/workflows/prompts/fix.md"),
+    ("lastlight/skills/planning/SKILL.md", "lastlight/skills/planning/SKILL.md"),
+];
+
+/// Files the actions name: the starting ones, then some that do not exist yet.
+const EXTRA: &[&str] = &[
+    "stagelint.toml",
+    "handoff/extra.md",
+    "handoff/stagelint.toml",
+    "dry/extra.cassette.yaml",
+    "lastlight/workflows/extra.yaml",
+    "loose/draft.md",
+    "loose/sm.yaml",
+];
+
+/// What a created file holds.
+const CONTENTS: &[&str] = &[
+    "",
+    "---\nid: extra\nname: Extra\nallowedTools: [Read]\ncompletionTool: done\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nDo {{ctx.task}}; call done.\n",
+    "entry: plan\ncontext:\n  required: [task]\n",
+    "[rules]\n\"sm/NextCycle\" = \"off\"\n",
+    "[rules]\nsm = \"warn\"\n\"cassette/UnknownTool\" = \"off\"\n",
+    "[rules\nbroken = \n",
+    "name: extra\ntrigger: { type: manual }\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n",
+    "version: 1\nkind: stage\nstage: plan\nturns: []\n",
+    "---\nid: plan\n---\nbody\r\nwith a lone\rcarriage return 😀\n",
+];
+
+/// What an edit inserts.
+const INSERTS: &[&str] = &[
+    "",
+    "x",
+    "😀",
+    "é",
+    "\r\n",
+    "\r",
+    "\n",
+    "---\n",
+    "---",
+    "{{ctx.task}}",
+    "{{",
+    "}}",
+    "id: ",
+    "  - ",
+    "\"",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    "plan",
+    "review",
+    "𝕏\u{200d}",
+    "\t",
+    "\u{2028}",
+];
+
+/// New names offered to rename.
+const NAMES: &[&str] = &["plan2", "x", "", "a b", "😀", "review"];
+
+fn path_name(index: usize) -> &'static str {
+    let all = START.len() + EXTRA.len();
+    let index = index % all;
+    if index < START.len() { START[index].0 } else { EXTRA[index - START.len()] }
+}
+
+/// A file of the workspace, shown by name.
+#[derive(Clone, Copy)]
+struct File(usize);
+
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}", path_name(self.0))
+    }
+}
+
+/// A text, shown as itself.
+#[derive(Clone, Copy)]
+struct Text(&'static [&'static str], usize);
+
+impl Text {
+    fn get(self) -> &'static str {
+        self.0[self.1 % self.0.len()]
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{:?}", self.get())
+    }
+}
+
+/// One replacement in a `didChange`: from the `start`th edit boundary (modulo their number),
+/// `len` characters long; `past_line_end` sends the end as a column past its line's end (the
+/// protocol says: the end of the line).
+#[derive(Clone, Debug)]
+struct Change {
+    start: u16,
+    len: u8,
+    past_line_end: bool,
+    insert: Text,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum At {
+    /// The `n`th character boundary, modulo their number.
+    Offset(u16),
+    /// Column 10,000 of line `n` (modulo the line count).
+    PastLineEnd(u16),
+    /// Three lines past the last.
+    PastEnd,
+    /// One unit into the `n`th character that takes more than one (a surrogate pair in UTF-16).
+    InsideCharacter(u16),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Request {
+    Completion,
+    Hover,
+    Definition,
+    References,
+    PrepareRename,
+    Rename(Text),
+    CodeAction(At),
+    CodeLens,
+    Symbols,
+    Links,
+    Folds,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Open(File),
+    Edit(File, Vec<Change>),
+    DeleteAll(File),
+    Close(File),
+    Save(File),
+    Create(File, Text),
+    Delete(File),
+    Rename(File, File),
+    Config(Text),
+    Ask(Request, File, At),
+}
+
+fn file() -> impl Strategy<Value = File> {
+    (0..START.len() + EXTRA.len()).prop_map(File)
+}
+
+fn at() -> impl Strategy<Value = At> {
+    prop_oneof![
+        4 => any::<u16>().prop_map(At::Offset),
+        1 => any::<u16>().prop_map(At::PastLineEnd),
+        1 => Just(At::PastEnd),
+        1 => any::<u16>().prop_map(At::InsideCharacter),
+    ]
+}
+
+fn request() -> impl Strategy<Value = Request> {
+    prop_oneof![
+        Just(Request::Completion),
+        Just(Request::Hover),
+        Just(Request::Definition),
+        Just(Request::References),
+        Just(Request::PrepareRename),
+        (0..NAMES.len()).prop_map(|i| Request::Rename(Text(NAMES, i))),
+        at().prop_map(Request::CodeAction),
+        Just(Request::CodeLens),
+        Just(Request::Symbols),
+        Just(Request::Links),
+        Just(Request::Folds),
+    ]
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    (any::<u16>(), prop_oneof![3 => 0u8..4, 1 => 0u8..80], prop::bool::weighted(0.1), 0..INSERTS.len()).prop_map(
+        |(start, len, past_line_end, insert)| Change { start, len, past_line_end, insert: Text(INSERTS, insert) },
+    )
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => file().prop_map(Op::Open),
+        8 => (file(), prop::collection::vec(change(), 1..4)).prop_map(|(f, c)| Op::Edit(f, c)),
+        1 => file().prop_map(Op::DeleteAll),
+        2 => file().prop_map(Op::Close),
+        1 => file().prop_map(Op::Save),
+        1 => (file(), 0..CONTENTS.len()).prop_map(|(f, c)| Op::Create(f, Text(CONTENTS, c))),
+        1 => file().prop_map(Op::Delete),
+        1 => (file(), file()).prop_map(|(a, b)| Op::Rename(a, b)),
+        1 => (3..6usize).prop_map(|c| Op::Config(Text(CONTENTS, c))),
+        5 => (request(), file(), at()).prop_map(|(r, f, a)| Op::Ask(r, f, a)),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client's model of positions: its own, not the server's code.
+
+/// Byte offsets where each line starts, as LSP counts lines (`\n`, `\r\n` and `\r` end one).
+fn line_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                i += 2;
+                starts.push(i);
+            }
+            b'\r' | b'\n' => {
+                i += 1;
+                starts.push(i);
+            }
+            _ => i += 1,
+        }
+    }
+    starts
+}
+
+/// The end of line `line`'s content (before its line break).
+fn content_end(text: &str, starts: &[usize], line: usize) -> usize {
+    let end = starts.get(line + 1).copied().unwrap_or(text.len());
+    let mut end = end;
+    while end > starts[line] && matches!(text.as_bytes()[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    end
+}
+
+fn units(part: &str, utf16: bool) -> usize {
+    if utf16 { part.encode_utf16().count() } else { part.len() }
+}
+
+/// The LSP position of byte `offset` (a character boundary, not inside a CRLF).
+fn position(text: &str, offset: usize, utf16: bool) -> Value {
+    let starts = line_starts(text);
+    let line = starts.partition_point(|s| *s <= offset) - 1;
+    json!({"line": line, "character": units(&text[starts[line]..offset], utf16)})
+}
+
+/// Where an edit may start or end: character boundaries, but not between `\r` and `\n`.
+fn boundaries(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    (0..=text.len())
+        .filter(|i| text.is_char_boundary(*i))
+        .filter(|i| !(*i > 0 && bytes[i - 1] == b'\r' && bytes.get(*i) == Some(&b'\n')))
+        .collect()
+}
+
+fn place(text: &str, at: At, utf16: bool) -> Value {
+    let starts = line_starts(text);
+    match at {
+        At::Offset(n) => {
+            let all = boundaries(text);
+            position(text, all[n as usize % all.len()], utf16)
+        }
+        At::PastLineEnd(n) => json!({"line": n as usize % starts.len(), "character": 10_000}),
+        At::PastEnd => json!({"line": starts.len() + 2, "character": 0}),
+        At::InsideCharacter(n) => {
+            let wide: Vec<usize> =
+                text.char_indices().filter(|(_, c)| units(&c.to_string(), utf16) > 1).map(|(i, _)| i).collect();
+            if wide.is_empty() {
+                return json!({"line": 0, "character": 0});
+            }
+            let mut inside = position(text, wide[n as usize % wide.len()], utf16);
+            inside["character"] = json!(inside["character"].as_u64().unwrap() + 1);
+            inside
+        }
+    }
+}
+
+/// The LSP range of a 1-based line and column (in characters) from `stagelint check`.
+fn cli_position(text: &str, at: &Value, utf16: bool) -> Value {
+    let starts = line_starts(text);
+    let line = at["line"].as_u64().unwrap() as usize - 1;
+    let column = at["column"].as_u64().unwrap() as usize - 1;
+    let mut start = starts.get(line).copied().unwrap_or(text.len());
+    // A byte order mark is no column of the first line.
+    if line == 0 && text.starts_with('\u{feff}') {
+        start += 3;
+    }
+    let rest = &text[start.min(text.len())..];
+    let end = rest.char_indices().nth(column).map_or(rest.len(), |(i, _)| i);
+    json!({"line": line, "character": units(&rest[..end], utf16)})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving the server.
+
+/// Panics on any thread but the test's (the server's tasks), seen through a panic hook.
+static PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn watch_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let thread = std::thread::current();
+            if !thread.name().is_some_and(|n| n.contains("sequences")) {
+                PANICS.lock().unwrap_or_else(|e| e.into_inner()).push(format!("{:?}: {info}", thread.name()));
+            }
+            previous(info);
+        }));
+    });
+}
+
+struct Session {
+    root: tempfile::TempDir,
+    client: Client,
+    utf16: bool,
+    /// Open documents: text and version.
+    open: BTreeMap<PathBuf, (String, i64)>,
+    /// The last version used for each path (a reopened document continues from it).
+    versions: HashMap<PathBuf, i64>,
+    /// Every problem found so far.
+    problems: Vec<String>,
+}
+
+impl Session {
+    fn start(utf16: bool) -> Session {
+        let root = tempfile::tempdir().expect("temp dir");
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        for (to, from) in START {
+            let to = root.path().join(to);
+            std::fs::create_dir_all(to.parent().unwrap()).expect("mkdir");
+            std::fs::copy(examples.join(from), to).expect("copy");
+        }
+        let mut client = Client::in_process();
+        client.initialize(root.path(), if utf16 { &["utf-16"] } else { &["utf-8", "utf-16"] });
+        Session { root, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
+    }
+
+    fn path(&self, file: File) -> PathBuf {
+        self.root.path().join(path_name(file.0))
+    }
+
+    fn watched(&mut self, changes: &[(&Path, u8)]) {
+        let changes: Vec<Value> = changes.iter().map(|(p, kind)| json!({"uri": uri(p), "type": kind})).collect();
+        self.client.notify("workspace/didChangeWatchedFiles", json!({"changes": changes}));
+    }
+
+    fn next_version(&mut self, path: &Path) -> i64 {
+        let version = self.versions.entry(path.to_path_buf()).or_insert(0);
+        *version += 1;
+        *version
+    }
+
+    fn open(&mut self, path: &Path) {
+        if self.open.contains_key(path) {
+            return;
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let version = self.next_version(path);
+        self.client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "plaintext", "version": version, "text": text}}),
+        );
+        self.open.insert(path.to_path_buf(), (text, version));
+    }
+
+    fn apply(&mut self, op: &Op) {
+        match op {
+            Op::Open(file) => self.open(&self.path(*file)),
+            Op::Edit(file, changes) => {
+                let path = self.path(*file);
+                self.open(&path);
+                let mut text = self.open[&path].0.clone();
+                let mut sent = Vec::new();
+                for change in changes {
+                    let all = boundaries(&text);
+                    let first = change.start as usize % all.len();
+                    let start = all[first];
+                    let mut end = all[(first + change.len as usize).min(all.len() - 1)];
+                    let mut end_at = position(&text, end, self.utf16);
+                    if change.past_line_end {
+                        let starts = line_starts(&text);
+                        let line = starts.partition_point(|s| *s <= start) - 1;
+                        end = content_end(&text, &starts, line).max(start);
+                        end_at = json!({"line": line, "character": 10_000});
+                    }
+                    let range = json!({"start": position(&text, start, self.utf16), "end": end_at});
+                    sent.push(json!({"range": range, "text": change.insert.get()}));
+                    text.replace_range(start..end, change.insert.get());
+                }
+                self.change(&path, text, sent);
+            }
+            Op::DeleteAll(file) => {
+                let path = self.path(*file);
+                self.open(&path);
+                let text = &self.open[&path].0;
+                let end = position(text, text.len(), self.utf16);
+                let sent = vec![json!({"range": {"start": {"line": 0, "character": 0}, "end": end}, "text": ""})];
+                self.change(&path, String::new(), sent);
+            }
+            Op::Close(file) => {
+                let path = self.path(*file);
+                if self.open.remove(&path).is_some() {
+                    self.client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&path)}}));
+                }
+            }
+            Op::Save(file) => {
+                let path = self.path(*file);
+                let Some((text, _)) = self.open.get(&path) else { return };
+                let existed = path.exists();
+                std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
+                std::fs::write(&path, text).expect("write");
+                self.client.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&path)}}));
+                self.watched(&[(&path, if existed { 2 } else { 1 })]);
+            }
+            Op::Create(file, content) => {
+                let path = self.path(*file);
+                let existed = path.exists();
+                std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
+                std::fs::write(&path, content.get()).expect("write");
+                self.watched(&[(&path, if existed { 2 } else { 1 })]);
+            }
+            Op::Delete(file) => {
+                let path = self.path(*file);
+                if std::fs::remove_file(&path).is_ok() {
+                    self.watched(&[(&path, 3)]);
+                }
+            }
+            Op::Rename(from, to) => {
+                let (from, to) = (self.path(*from), self.path(*to));
+                // An open document moves with its editor tab: not modelled; only closed files move.
+                if from == to || self.open.contains_key(&from) || self.open.contains_key(&to) || !from.exists() {
+                    return;
+                }
+                let existed = to.exists();
+                std::fs::create_dir_all(to.parent().unwrap()).expect("mkdir");
+                std::fs::rename(&from, &to).expect("rename");
+                self.watched(&[(&from, 3), (&to, if existed { 2 } else { 1 })]);
+            }
+            Op::Config(content) => {
+                let path = self.root.path().join("stagelint.toml");
+                let existed = path.exists();
+                std::fs::write(&path, content.get()).expect("write");
+                self.watched(&[(&path, if existed { 2 } else { 1 })]);
+            }
+            Op::Ask(request, file, at) => self.ask(*request, *file, *at),
+        }
+    }
+
+    fn change(&mut self, path: &Path, text: String, sent: Vec<Value>) {
+        let version = self.next_version(path);
+        self.client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": sent}),
+        );
+        self.open.insert(path.to_path_buf(), (text, version));
+    }
+
+    fn ask(&mut self, request: Request, file: File, at: At) {
+        let path = self.path(file);
+        let text = match self.open.get(&path) {
+            Some((text, _)) => text.clone(),
+            None => std::fs::read_to_string(&path).unwrap_or_default(),
+        };
+        let document = json!({"uri": uri(&path)});
+        let position = place(&text, at, self.utf16);
+        let at_position = json!({"textDocument": document, "position": position});
+        let (method, params) = match request {
+            Request::Completion => ("textDocument/completion", at_position),
+            Request::Hover => ("textDocument/hover", at_position),
+            Request::Definition => ("textDocument/definition", at_position),
+            Request::References => (
+                "textDocument/references",
+                json!({"textDocument": document, "position": position, "context": {"includeDeclaration": true}}),
+            ),
+            Request::PrepareRename => ("textDocument/prepareRename", at_position),
+            Request::Rename(name) => {
+                ("textDocument/rename", json!({"textDocument": document, "position": position, "newName": name.get()}))
+            }
+            Request::CodeAction(end) => (
+                "textDocument/codeAction",
+                json!({"textDocument": document, "range": {"start": position, "end": place(&text, end, self.utf16)},
+                       "context": {"diagnostics": []}}),
+            ),
+            Request::CodeLens => ("textDocument/codeLens", json!({"textDocument": document})),
+            Request::Symbols => ("textDocument/documentSymbol", json!({"textDocument": document})),
+            Request::Links => ("textDocument/documentLink", json!({"textDocument": document})),
+            Request::Folds => ("textDocument/foldingRange", json!({"textDocument": document})),
+        };
+        if let Err(error) = self.client.try_request(method, params.clone())
+            && error["code"] == -32603
+        {
+            self.problems.push(format!("{method} {params} answered with an internal error: {error}"));
+        }
+    }
+
+    /// Waits for the server to be idle, then checks every invariant on what it sent.
+    fn finish(mut self) -> Vec<String> {
+        let idle = self.client.request("stagelint/idle", json!(null));
+        if idle != json!(true) {
+            self.problems.push(format!("the server did not become idle: {idle}"));
+            return self.problems;
+        }
+        // Sent the way diagnostics are: every publish before idleness precedes it.
+        self.client.wait("the idle notification", |m| m["method"] == "stagelint/idle");
+        let mut last: HashMap<String, Value> = HashMap::new();
+        let mut versions: HashMap<String, i64> = HashMap::new();
+        for message in self.client.take_backlog() {
+            let shown = ["window/logMessage", "window/showMessage"].contains(&message["method"].as_str().unwrap_or(""));
+            if shown && message["params"]["type"] == 1 {
+                self.problems.push(format!("the server logged an error: {}", message["params"]["message"]));
+            }
+            if message["method"] != "textDocument/publishDiagnostics" {
+                continue;
+            }
+            let params = &message["params"];
+            let uri = params["uri"].as_str().unwrap_or_default().to_string();
+            if let Some(version) = params["version"].as_i64() {
+                let before = versions.insert(uri.clone(), version);
+                if before.is_some_and(|b| b > version) {
+                    self.problems.push(format!("{uri}: version {version} published after {before:?}"));
+                }
+            }
+            last.insert(uri, params["diagnostics"].clone());
+        }
+        // The final texts on disk, as the editor would save them.
+        for (path, (text, _)) in &self.open {
+            std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        let Some(expected) = cli_findings(self.root.path(), self.utf16) else { return self.problems };
+        let mut uris: Vec<&String> = expected.keys().chain(last.keys()).collect();
+        uris.sort();
+        uris.dedup();
+        for uri in uris {
+            let mut shown: Vec<Value> = last
+                .get(uri)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|d| json!({"code": d["code"], "severity": d["severity"], "range": d["range"]}))
+                .collect();
+            shown.sort_by_key(Value::to_string);
+            let wanted = expected.get(uri).cloned().unwrap_or_default();
+            if shown != wanted {
+                self.problems.push(format!(
+                    "{uri}: the server shows\n  {}\nbut `stagelint check` reports\n  {}",
+                    Value::from(shown),
+                    Value::from(wanted)
+                ));
+            }
+        }
+        self.problems
+    }
+}
+
+/// `stagelint check --format json` on `root`, by file URI, in the client's positions, sorted;
+/// `None` when it refuses to check (a broken `stagelint.toml`: exit 2, where the editor shows
+/// the config's problems and checks what it does not govern).
+fn cli_findings(root: &Path, utf16: bool) -> Option<HashMap<String, Vec<Value>>> {
+    let output = Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(["check", "--format", "json", "."])
+        .current_dir(root)
+        .output()
+        .expect("stagelint check runs");
+    if output.status.code() == Some(2) {
+        return None;
+    }
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    let mut out: HashMap<String, Vec<Value>> = HashMap::new();
+    let mut texts: HashMap<String, String> = HashMap::new();
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        let path = root.join(d["path"].as_str().expect("path"));
+        let text = texts
+            .entry(d["path"].to_string())
+            .or_insert_with(|| String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned());
+        let severity = match d["severity"].as_str() {
+            Some("error") => 1,
+            Some("warning") => 2,
+            Some("info") => 3,
+            _ => 4,
+        };
+        let range = json!({
+            "start": cli_position(text, &d["range"]["start"], utf16),
+            "end": cli_position(text, &d["range"]["end"], utf16),
+        });
+        out.entry(uri(&path)).or_default().push(json!({"code": d["code"], "severity": severity, "range": range}));
+    }
+    for list in out.values_mut() {
+        list.sort_by_key(Value::to_string);
+    }
+    Some(out)
+}
+
+fn run(utf16: bool, ops: &[Op]) -> Vec<String> {
+    PANICS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    let mut session = Session::start(utf16);
+    for op in ops {
+        session.apply(op);
+    }
+    let mut problems = session.finish();
+    problems.extend(PANICS.lock().unwrap_or_else(|e| e.into_inner()).drain(..).map(|p| format!("panic: {p}")));
+    problems
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(128)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_editor_sequences_end_where_the_command_line_does(
+        utf16 in any::<bool>(),
+        ops in prop::collection::vec(op(), 1..24),
+    ) {
+        watch_panics();
+        let problems = run(utf16, &ops);
+        prop_assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the sequences found, each a fixed sequence now.
+
+/// The workspace file named `name`.
+fn named(name: &str) -> File {
+    let index = (0..START.len() + EXTRA.len()).find(|i| path_name(*i) == name).expect("a workspace file");
+    File(index)
+}
+
+fn assert_agrees(utf16: bool, ops: &[Op]) {
+    watch_panics();
+    let problems = run(utf16, ops);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A skill beside `workflows/` moved away: the workflow naming it is checked again
+/// (`lastlight/SkillNotFound`), though the skill is in no scope of the workflow's directory.
+#[test]
+fn sequences_a_skill_moved_away_rechecks_its_workflow() {
+    // A request first waits for the first index, which would otherwise see the move.
+    let indexed = Op::Ask(Request::Completion, named("handoff/sm.yaml"), At::Offset(0));
+    let skill = named("lastlight/skills/planning/SKILL.md");
+    assert_agrees(false, &[indexed.clone(), Op::Rename(skill, named("handoff/sm.yaml"))]);
+    assert_agrees(true, &[indexed, Op::Delete(skill)]);
+}
+
+/// A stage emptied on disk, then a change in another scope before the stage's second pass
+/// ran: that pass was dropped as stale, and its closed cassette kept the replay findings of
+/// the old stage for good (the first pass keeps a closed cassette's findings until the second
+/// pass is in) instead of `cassette/UnknownStage`.
+#[test]
+fn sequences_a_second_pass_made_stale_by_another_scope_still_runs() {
+    for _ in 0..3 {
+        assert_agrees(
+            false,
+            &[
+                Op::Ask(Request::Completion, named("handoff/plan.md"), At::Offset(0)),
+                Op::Open(named("handoff/sm.yaml")),
+                Op::Create(named("dry/plan.md"), Text(CONTENTS, 0)),
+                // Answered once the first pass is in: the second is running.
+                Op::Ask(Request::Completion, named("handoff/sm.yaml"), At::PastLineEnd(0)),
+                Op::Create(named("handoff/sm.yaml"), Text(CONTENTS, 0)),
+            ],
+        );
+    }
+}
+
+/// `sm.yaml` deleted on disk while it is open: the open text still makes the directory a
+/// state machine (the stages were shown `sm/StageOutsideMachine`, and `sm.yaml` lost its stages).
+#[test]
+fn sequences_an_open_state_machine_deleted_on_disk_still_holds_its_stages() {
+    let sm = named("handoff/sm.yaml");
+    let nothing = Change { start: 0, len: 0, past_line_end: false, insert: Text(INSERTS, 0) };
+    assert_agrees(false, &[Op::Edit(sm, vec![nothing]), Op::Delete(sm)]);
+}
