@@ -325,7 +325,8 @@ pub fn c3l_target(data: &[u8]) {
     let (head, rest) = data.split_at(data.len().min(4));
     let text = text(rest);
     let a = usize::from(u16::from_le_bytes([head.first().copied().unwrap_or(0), head.get(1).copied().unwrap_or(0)]));
-    let b = usize::from(u16::from_le_bytes([head.get(2).copied().unwrap_or(0xff), head.get(3).copied().unwrap_or(0xff)]));
+    let b =
+        usize::from(u16::from_le_bytes([head.get(2).copied().unwrap_or(0xff), head.get(3).copied().unwrap_or(0xff)]));
     let mut start = a.min(b).min(text.len());
     while !text.is_char_boundary(start) {
         start -= 1;
@@ -480,11 +481,8 @@ pub fn lsp_target(data: &[u8]) {
         input.extend_from_slice(format!("Content-Length: {}\r\n\r\n{frame}", frame.len()).as_bytes());
     }
     input.extend_from_slice(data);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .expect("runtime");
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("runtime");
     runtime.block_on(stagelint::lsp::serve(&input[..], tokio::io::sink()));
     runtime.shutdown_background();
 }
