@@ -23,6 +23,10 @@ pub fn run() -> std::io::Result<bool> {
     Ok(clean)
 }
 
+/// An LSP position as `(line, character)`.
+#[doc(hidden)]
+pub type LineCharacter = (u32, u32);
+
 /// For the fuzz targets and their regression tests (`tests/fuzz_entry`): `offset` as an LSP
 /// position in each encoding, the offset that position reads back as, and that offset's position.
 #[doc(hidden)]
@@ -30,7 +34,7 @@ pub fn position_round_trip(
     text: &str,
     lines: &crate::source::LineIndex,
     offset: usize,
-) -> [((u32, u32), usize, (u32, u32)); 2] {
+) -> [(LineCharacter, usize, LineCharacter); 2] {
     [convert::Encoding::Utf8, convert::Encoding::Utf16].map(|encoding| {
         let position = convert::position(text, lines, offset, encoding);
         let back = convert::offset(text, lines, position, encoding);
