@@ -41,9 +41,10 @@ impl Encoding {
 pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding) -> Position {
     let offset = floor_char_boundary(text, offset);
     let line = lines.line_of(offset);
-    // Editors hide a leading byte order mark: it is no character of the first line.
+    // Editors hide a leading byte order mark: it is no character of the first line. An offset
+    // inside a CRLF (between the two) is the end of its line, as the position reads back.
     let start = lines.column_start(line);
-    let offset = offset.max(start);
+    let offset = offset.max(start).min(lines.line_end(text, line).max(start));
     let character = match encoding {
         Encoding::Utf8 => offset - start,
         Encoding::Utf16 => text[start..offset].chars().map(char::len_utf16).sum(),
@@ -309,6 +310,19 @@ mod tests {
         let b_end = offset(text, &lines, Position { line: 1, character: 99 }, Encoding::Utf16);
         assert_eq!(&text[b_end..b_end + 2], "\r\n");
         assert_eq!(offset(text, &lines, Position { line: 9, character: 0 }, Encoding::Utf16), text.len());
+    }
+
+    /// Found by the `render` fuzz target: an offset between the `\r` and `\n` of a CRLF was
+    /// one character past the end of its line, which reads back as the end of the line.
+    #[test]
+    fn an_offset_inside_a_crlf_is_the_end_of_its_line() {
+        let text = "---\r\nid: x\r\n";
+        let lines = LineIndex::new(text);
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            assert_eq!(position(text, &lines, 4, encoding), Position { line: 0, character: 3 });
+            assert_eq!(position(text, &lines, 3, encoding), Position { line: 0, character: 3 });
+            assert_eq!(position(text, &lines, 5, encoding), Position { line: 1, character: 0 });
+        }
     }
 
     /// A byte order mark, which editors hide, is no character: `strat` is at 0:7 as they

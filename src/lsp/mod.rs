@@ -23,6 +23,26 @@ pub fn run() -> std::io::Result<bool> {
     Ok(clean)
 }
 
+/// An LSP position as `(line, character)`.
+#[doc(hidden)]
+pub type LineCharacter = (u32, u32);
+
+/// For the fuzz targets and their regression tests (`tests/fuzz_entry`): `offset` as an LSP
+/// position in each encoding, the offset that position reads back as, and that offset's position.
+#[doc(hidden)]
+pub fn position_round_trip(
+    text: &str,
+    lines: &crate::source::LineIndex,
+    offset: usize,
+) -> [(LineCharacter, usize, LineCharacter); 2] {
+    [convert::Encoding::Utf8, convert::Encoding::Utf16].map(|encoding| {
+        let position = convert::position(text, lines, offset, encoding);
+        let back = convert::offset(text, lines, position, encoding);
+        let again = convert::position(text, lines, back, encoding);
+        ((position.line, position.character), back, (again.line, again.character))
+    })
+}
+
 /// Serves LSP over any byte streams (stdio, or a socket pair in tests) until the client exits;
 /// returns whether `shutdown` was received. Must run inside a tokio runtime.
 pub async fn serve(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio::io::AsyncWrite) -> bool {

@@ -325,14 +325,20 @@ fn unclosed_flow_bracket(text: &str, at: usize) -> Option<usize> {
 
 /// The error for the alias `*name` that starts at `at`.
 fn unknown_alias(text: &str, at: usize) -> SyntaxError {
-    let rest = text.get(at..).unwrap_or_default();
+    // saphyr's marker is the `*`, except after a directive with non-ASCII text (its index then
+    // runs ahead): the alias is then the last `*` before the marker.
+    let at = text
+        .get(..at)
+        .map_or(text.len(), |before| if text[at..].starts_with('*') { at } else { before.rfind('*').unwrap_or(at) });
+    let rest = &text[at..];
     let name_len: usize = rest
+        .strip_prefix('*')
+        .unwrap_or_default()
         .chars()
-        .skip(1)
         .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
         .map(char::len_utf8)
         .sum();
-    let span = Span::new(at, (at + 1 + name_len).min(text.len()));
+    let span = point(text, Span::new(at, at + usize::from(rest.starts_with('*')) + name_len));
     let name = crate::util::shorten(snippet(text, span).trim_start_matches('*'), 40);
     SyntaxError::new(span, format!("unknown alias `*{name}`: no anchor `&{name}` is defined before it"))
 }
@@ -803,6 +809,20 @@ mod tests {
         let parsed = parse(text);
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
         parsed.root.expect("a root")
+    }
+
+    /// Found by the `yaml` fuzz target: an error's span split the `�` after it.
+    #[test]
+    fn error_spans_keep_to_character_boundaries() {
+        let text = "%\u{fffd}\r---\n*:\u{fffd}";
+        let parsed = parse(text);
+        for error in &parsed.errors {
+            let span = error.span;
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{error:?}");
+        }
+        // saphyr's marker runs ahead after the directive; the error is still on the alias.
+        let alias = text.find('*').unwrap_or(0);
+        assert_eq!(parsed.errors[0].span, Span::new(alias, text.len()), "{:?}", parsed.errors);
     }
 
     #[test]

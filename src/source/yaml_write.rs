@@ -49,7 +49,9 @@ pub fn to_yaml(value: &Value) -> String {
         Value::Object(map) if !map.is_empty() => write_map(&mut out, map, 0, false),
         Value::Array(items) if !items.is_empty() => write_seq(&mut out, items, 0, false),
         scalar => {
-            write_scalar(&mut out, scalar, 0);
+            // A literal block's lines are indented here too: at column 0 a `---` or `...` line
+            // would end the document.
+            write_scalar(&mut out, scalar, 2);
             // `write_scalar` starts with the space that follows `key:`; a document has none.
             out.remove(0);
         }
@@ -175,6 +177,18 @@ mod tests {
     use super::{quoted_scalar, to_yaml};
     use crate::source::Node;
     use serde_json::json;
+
+    /// Found by the `yaml_roundtrip` fuzz target: a document that is one multi-line string
+    /// wrote its lines at column 0, where `...` ends the document (and `---` starts another).
+    #[test]
+    fn a_document_string_with_marker_lines_reads_back() {
+        for text in ["...\n\n", "a\n---\nb", "x\n... y\n"] {
+            let written = to_yaml(&json!(text));
+            let parsed = crate::source::yaml::parse(&written);
+            assert!(parsed.errors.is_empty(), "{written:?}: {:?}", parsed.errors);
+            assert_eq!(parsed.root.as_ref().and_then(Node::as_str), Some(text), "{written:?}");
+        }
+    }
 
     #[test]
     fn layout() {

@@ -1,9 +1,9 @@
 //! Template parsers with spans: stage bodies (`{{ctx.x}}` and `${ctx.x}`), C3L prompts, Last
 //! Light prompts and its `until:` conditions.
 
-pub(crate) mod c3l;
+pub mod c3l;
 pub mod lastlight;
-pub(crate) mod markdown;
+pub mod markdown;
 pub mod secrets;
 pub mod stage;
 pub mod until;

@@ -1,0 +1,9 @@
+//! Fuzz target `lastlight_template`: its body is `lastlight_template_target` in `tests/fuzz_entry/mod.rs`, which
+//! `tests/fuzz_regressions.rs` also runs on every saved input.
+
+#![no_main]
+
+#[path = "../../tests/fuzz_entry/mod.rs"]
+mod entry;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entry::lastlight_template_target(data));

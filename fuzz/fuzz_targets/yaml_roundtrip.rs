@@ -1,0 +1,9 @@
+//! Fuzz target `yaml_roundtrip`: its body is `yaml_roundtrip_target` in `tests/fuzz_entry/mod.rs`, which
+//! `tests/fuzz_regressions.rs` also runs on every saved input.
+
+#![no_main]
+
+#[path = "../../tests/fuzz_entry/mod.rs"]
+mod entry;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entry::yaml_roundtrip_target(data));
