@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use stagelint::config::Config;
 use stagelint::diagnostic::{Diagnostic, Severity};
-use stagelint::source::{LineIndex, Node, Span, SyntaxError, Value, frontmatter, json, yaml, yaml_write};
+use stagelint::source::{LineIndex, Node, Parsed, Span, SyntaxError, Value, frontmatter, json, yaml, yaml_write};
 use stagelint::template::{c3l, lastlight, markdown, secrets, stage, until};
 use stagelint::workspace::{FileKind, Workspace, classify};
 
@@ -88,22 +88,23 @@ pub fn frontmatter_target(data: &[u8]) {
     }
 }
 
+/// A reader's errors and tree keep to the text.
+fn assert_parsed(text: &str, parsed: &Parsed) {
+    assert_errors(text, &parsed.errors);
+    if let Some(root) = &parsed.root {
+        assert_tree(text, root);
+    }
+}
+
 pub fn yaml_target(data: &[u8]) {
     let text = text(data);
-    let parsed = yaml::parse(&text);
-    assert_errors(&text, &parsed.errors);
-    if let Some(root) = &parsed.root {
-        assert_tree(&text, root);
-    }
+    assert_parsed(&text, &yaml::parse(&text));
 }
 
 pub fn json_target(data: &[u8]) {
     let text = text(data);
     let parsed = json::parse(&text);
-    assert_errors(&text, &parsed.errors);
-    if let Some(root) = &parsed.root {
-        assert_tree(&text, root);
-    }
+    assert_parsed(&text, &parsed);
     // What serde_json reads without complaint (and is not deeper than our cap) reads without
     // error here too, to the same value.
     let trimmed = text.strip_prefix('\u{feff}').unwrap_or(&text);
