@@ -53,6 +53,27 @@ fn a_file_named_alone_is_checked_with_its_state_machine() {
 }
 
 #[test]
+fn a_cassette_named_alone_replays_the_loose_stage_beside_it() {
+    // Found by an outside audit: the cassette alone was `cassette/UnknownStage`, though its
+    // stage sat beside it (a pre-commit hook names only the changed cassette).
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    let cassette = "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - attempt: 1\n    turns:\n      - response:\n          stop: tool_use\n          content:\n            - toolCall: { id: c1, name: submit_plan, args: {} }\n        expect: [ { branch: completion, call: c1 } ]\n";
+    write(dir.path(), "plan.cassette.yaml", cassette);
+    // The stage beside it is context: the cassette's own findings only.
+    let output = stagelint(&["check", "plan.cassette.yaml", "--format", "concise"], dir.path());
+    assert_eq!(stdout(&output), "No findings (1 file checked).\n");
+    // A wrong id is still reported, against the stages of the directory.
+    write(dir.path(), "plan.cassette.yaml", &cassette.replace("stage: plan", "stage: plam"));
+    let output = stagelint(&["check", "plan.cassette.yaml", "--format", "concise"], dir.path());
+    assert!(
+        stdout(&output).contains("cassette/UnknownStage] no stage `plam` in this directory; did you mean `plan`?"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
 fn bad_config_is_exit_two_with_position() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "stagelint.toml", "[rules]\n\"sm/UnknownTol\" = \"off\"\n");

@@ -226,11 +226,33 @@ fn discover_shown_from(
         let unsaved = |file: &Path| overlay.contains_key(file);
         let sm_dir = sm_dirs.entry(start).or_insert_with_key(|start| find_sm_dir_with_open(start, &unsaved)).clone();
         // A machine directory that was walked as a root (or inside one) has all its files already.
+        let loose = sm_dir.is_none();
         if let Some(sm_dir) = sm_dir
             && walked.insert(sm_dir.clone())
             && !pending.covers(&normalize(&sm_dir))
         {
             pending.walk(&sm_dir, configs, Role::Context)?;
+        }
+        // A cassette of a loose stage replays the stage beside it: read the directory's
+        // markdown (not below it) so the cassette named alone finds its stage.
+        let is_cassette = root.file_name().and_then(|n| n.to_str()).is_some_and(crate::workspace::is_cassette_name);
+        if loose && is_cassette && root.is_file() {
+            let dir = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
+            let dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+            if walked.insert(dir.clone()) {
+                let mut stages: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                    .collect();
+                stages.sort();
+                for stage in stages {
+                    pending.push(&stage, configs, Role::Context)?;
+                }
+            }
         }
     }
     // A climpt agent is its directory: registry, agent.json, schemas, prompts, and the
