@@ -61,8 +61,17 @@ fn report(file: &SourceFile, is_json: bool, node: &Node, text: &str, out: &mut V
                 (node.span, quoted)
             }
         };
+        // The finding points at the secret even when the fix rewrites the whole scalar (a PEM
+        // key in a quoted string, its lines joined by `\n` escapes): its first line to its last.
+        let shown = match (span == node.span, value.lines().next(), value.lines().last()) {
+            (true, Some(first), Some(last)) if !first.is_empty() && !last.is_empty() => raw
+                .find(first)
+                .and_then(|start| Some((start, start + raw[start..].rfind(last)? + last.len())))
+                .map_or(span, |(start, end)| Span::new(node.span.start + start, node.span.start + end)),
+            _ => span,
+        };
         out.push(
-            Diagnostic::new(SecretInRecording, file.id, span, message)
+            Diagnostic::new(SecretInRecording, file.id, shown, message)
                 .with_help("revoke the secret, then replace it with a placeholder; `cassette import` and recording redact by default")
                 .with_fix(
                     format!("Replace with `{}`", placeholder(kind)),
@@ -84,4 +93,34 @@ fn verbatim(raw: &str, value: &str) -> Option<(usize, usize)> {
     let end = start + raw[start..].rfind(last)? + last.len();
     let between: Vec<&str> = raw[start..end].lines().map(str::trim_start).collect();
     (between == value.lines().collect::<Vec<_>>()).then_some((start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::workspace::{FileKind, Workspace};
+
+    #[test]
+    fn a_key_joined_by_escapes_is_reported_on_the_key_and_fixed_in_the_whole_string() {
+        // Found by an outside audit: a PEM key inside a double-quoted string (its lines joined
+        // by `\n` escapes) was reported on the whole string, not on the key.
+        let key = "-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACB\\n-----END OPENSSH PRIVATE KEY-----";
+        let text = format!("cassette: 1\nstage: plan\ntools:\n  Read:\n    - result: \"id_rsa:\\n{key}\\nend\"\n");
+        let mut workspace = Workspace::new();
+        let path = PathBuf::from("/w/plan.cassette.yaml");
+        let config = Arc::new(Config::defaults(std::path::Path::new("/w")));
+        let id = workspace.add(path, "plan.cassette.yaml".into(), text.clone(), FileKind::Cassette, config);
+        let mut out = Vec::new();
+        check(workspace.file(id), false, &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        let shown = &text[out[0].span.start..out[0].span.end];
+        assert_eq!(shown, key);
+        let (_, edit) = &out[0].fix.as_ref().expect("a fix").edits[0];
+        assert!(text[edit.span.start..edit.span.end].starts_with("\"id_rsa:"), "the fix rewrites the whole scalar");
+        assert!(edit.replacement.contains("«redacted:private-key»"), "{}", edit.replacement);
+    }
 }
