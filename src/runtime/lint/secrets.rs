@@ -63,11 +63,8 @@ fn report(file: &SourceFile, is_json: bool, node: &Node, text: &str, out: &mut V
         };
         // The finding points at the secret even when the fix rewrites the whole scalar (a PEM
         // key in a quoted string, its lines joined by `\n` escapes): its first line to its last.
-        let shown = match (span == node.span, value.lines().next(), value.lines().last()) {
-            (true, Some(first), Some(last)) if !first.is_empty() && !last.is_empty() => raw
-                .find(first)
-                .and_then(|start| Some((start, start + raw[start..].rfind(last)? + last.len())))
-                .map_or(span, |(start, end)| Span::new(node.span.start + start, node.span.start + end)),
+        let shown = match lines_extent(raw, value) {
+            Some((start, end)) if span == node.span => Span::new(node.span.start + start, node.span.start + end),
             _ => span,
         };
         out.push(
@@ -88,11 +85,19 @@ fn verbatim(raw: &str, value: &str) -> Option<(usize, usize)> {
     if let Some(at) = raw.find(value) {
         return Some((at, at + value.len()));
     }
-    let (first, last) = (value.lines().next()?, value.lines().last()?);
-    let start = raw.find(first)?;
-    let end = start + raw[start..].rfind(last)? + last.len();
+    let (start, end) = lines_extent(raw, value)?;
     let between: Vec<&str> = raw[start..end].lines().map(str::trim_start).collect();
     (between == value.lines().collect::<Vec<_>>()).then_some((start, end))
+}
+
+/// In `raw`, from the first line of `value` to its last, whatever is written between them.
+fn lines_extent(raw: &str, value: &str) -> Option<(usize, usize)> {
+    let (first, last) = (value.lines().next()?, value.lines().last()?);
+    if first.is_empty() || last.is_empty() {
+        return None;
+    }
+    let start = raw.find(first)?;
+    Some((start, start + raw[start..].rfind(last)? + last.len()))
 }
 
 #[cfg(test)]
