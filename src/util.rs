@@ -220,24 +220,39 @@ pub fn is_kebab_case(text: &str) -> bool {
 /// Maps `items` on all cores, keeping order. Small inputs run on the calling thread, where
 /// spawning would cost more than it saves.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Asked once: each answer reads the cgroup files again.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let threads = *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads < 2 || items.len() < 64 {
         return items.iter().map(f).collect();
     }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let f = &f;
-        let handles: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>())).collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| match handle.join() {
-                Ok(results) => results,
+    // Small chunks handed out in turn: files of one kind cluster in the (sorted) list, so
+    // halving it would leave one core with all the stages and the other with nothing to do.
+    let chunk = items.len().div_ceil(threads * 16).max(8);
+    let chunks: Vec<&[T]> = items.chunks(chunk).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
+        let work = || {
+            let mut mine = Vec::new();
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(part) = chunks.get(index) else { break mine };
+                mine.push((index, part.iter().map(&f).collect::<Vec<R>>()));
+            }
+        };
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut done = work();
+        for handle in handles {
+            match handle.join() {
+                Ok(results) => done.extend(results),
                 // A panic in a worker is a bug; surface it on the caller's thread.
                 Err(payload) => std::panic::resume_unwind(payload),
-            })
-            .collect()
-    })
+            }
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(index, _)| *index);
+    done.into_iter().flat_map(|(_, results)| results).collect()
 }
 
 /// At most `max` characters of `text` for a message, with `…` when cut.
@@ -341,6 +356,21 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn par_map_keeps_order_however_the_chunks_are_shared() {
+        for len in [0, 63, 64, 65, 1000, 4099] {
+            let items: Vec<usize> = (0..len).collect();
+            // Uneven work: the late items cost more, so the workers finish chunks out of order.
+            let out = par_map(&items, |&i| {
+                if i % 97 == 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+                i * 2
+            });
+            assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>(), "{len} items");
+        }
+    }
 
     #[test]
     fn articles_follow_the_first_letter() {

@@ -316,6 +316,12 @@ fn discover_shown_from(
     }
     read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds, &mut unclaimed);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
+    // Workflows parse on all cores; the family's rules read the same parse.
+    crate::util::par_map(workspace.files(), |file| {
+        if file.kind == FileKind::Workflow {
+            file.yaml();
+        }
+    });
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if under_roots.holds(&path) { Role::Walked } else { Role::Context };
@@ -607,7 +613,7 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
     let mut out = Vec::new();
     for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
         let Some(dir) = file.path.parent() else { continue };
-        let Some(root) = crate::source::yaml::parse(&file.text).root else { continue };
+        let Some(root) = &file.yaml().root else { continue };
         for reference in model::prompt_references(&root) {
             if let Ok(path) = model::resolve_prompt(model::prompt_base(&file.path), reference.text)
                 && exists(&path)

@@ -68,6 +68,9 @@ pub struct SourceFile {
     pub reported: bool,
     /// The stage parse, made by the first reader (`StageDoc::parse`) and shared by the rest.
     pub(crate) stage_parts: std::sync::OnceLock<StageParts>,
+    /// The YAML parse of a whole-YAML file (a Last Light workflow), made by discovery (which
+    /// follows the workflow's prompts and skills) and read again by the family's rules.
+    pub(crate) yaml: std::sync::OnceLock<crate::source::Parsed>,
     /// The comment spans a language parser found (TypeScript), kept by the family's parse so
     /// that suppressions are read without parsing the file again.
     pub(crate) comment_spans: std::sync::OnceLock<Vec<crate::source::Span>>,
@@ -90,6 +93,7 @@ impl Workspace {
     pub fn forget_parses(&mut self) {
         for file in &mut self.files {
             file.stage_parts.take();
+            file.yaml.take();
         }
     }
 
@@ -102,9 +106,19 @@ impl Workspace {
         let id = FileId(self.files.len() as u32);
         let lines = LineIndex::new(&text);
         self.by_path.insert(path.clone(), id);
-        let (stage_parts, comment_spans) = (std::sync::OnceLock::new(), std::sync::OnceLock::new());
-        let file =
-            SourceFile { id, path, display, text, lines, kind, config, reported: true, stage_parts, comment_spans };
+        let file = SourceFile {
+            id,
+            path,
+            display,
+            text,
+            lines,
+            kind,
+            config,
+            reported: true,
+            stage_parts: std::sync::OnceLock::new(),
+            yaml: std::sync::OnceLock::new(),
+            comment_spans: std::sync::OnceLock::new(),
+        };
         self.files.push(file);
         id
     }
@@ -175,6 +189,13 @@ impl Workspace {
     /// label a fix alike.
     pub fn settle_did_you_mean(&self, diagnostic: &mut crate::diagnostic::Diagnostic) {
         diagnostic.settle_did_you_mean(|id| self.file(id).text.as_str());
+    }
+}
+
+impl SourceFile {
+    /// The file's text parsed as one YAML document, made once and shared.
+    pub fn yaml(&self) -> &crate::source::Parsed {
+        self.yaml.get_or_init(|| crate::source::yaml::parse(&self.text))
     }
 }
 

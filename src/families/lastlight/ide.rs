@@ -33,7 +33,7 @@ fn workflows_of<'w>(workspace: &'w Workspace, file: &SourceFile) -> Vec<Workflow
 
 /// The prompt files a workflow uses, with the phase index using each.
 fn prompt_files(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<(usize, FileId)> {
-    let Some(root) = doc.root.as_ref() else { return Vec::new() };
+    let Some(root) = doc.root else { return Vec::new() };
     model::prompt_references(root)
         .into_iter()
         .filter_map(|r| {
@@ -55,7 +55,7 @@ fn inner(text: &str, node: &Node) -> Span {
 /// Every occurrence of a phase name in a workflow and its prompt files: its definition (the
 /// phase's `name`), `depends_on` entries, conditions and template references.
 fn occurrences(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<Occurrence> {
-    let Some(root) = doc.root.as_ref() else { return Vec::new() };
+    let Some(root) = doc.root else { return Vec::new() };
     let text = &doc.file.text;
     let phases = model::phases(root);
     let names: Vec<&str> = phases.iter().filter_map(Phase::name).collect();
@@ -268,7 +268,7 @@ pub(super) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
         return Vec::new();
     }
     let doc = WorkflowDoc::parse(source);
-    let Some(root) = doc.root.as_ref() else { return Vec::new() };
+    let Some(root) = doc.root else { return Vec::new() };
     let mut out = Vec::new();
     for reference in model::prompt_references(root) {
         if let Ok(target) = model::resolve_prompt(doc.prompt_base(), reference.text)

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::families::lastlight::schema::{self, Field, Ty};
-use crate::source::{Node, Span, SyntaxError, yaml};
+use crate::source::{Node, Span, SyntaxError};
 use crate::workspace::SourceFile;
 use crate::workspace::lastlight::phase_nodes;
 pub use crate::workspace::lastlight::{
@@ -17,8 +17,8 @@ pub use crate::workspace::lastlight::{
 #[derive(Debug)]
 pub struct WorkflowDoc<'w> {
     pub file: &'w SourceFile,
-    pub root: Option<Node>,
-    pub errors: Vec<SyntaxError>,
+    pub root: Option<&'w Node>,
+    pub errors: &'w [SyntaxError],
 }
 
 /// One entry of `phases:`.
@@ -44,8 +44,8 @@ pub struct YamlTemplate<'a> {
 
 impl<'w> WorkflowDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> WorkflowDoc<'w> {
-        let parsed = yaml::parse(&file.text);
-        WorkflowDoc { file, root: parsed.root, errors: parsed.errors }
+        let parsed = file.yaml();
+        WorkflowDoc { file, root: parsed.root.as_ref(), errors: &parsed.errors }
     }
 
     pub fn dir(&self) -> &'w Path {
@@ -65,11 +65,11 @@ impl<'w> WorkflowDoc<'w> {
     }
 
     pub fn is_cron(&self) -> bool {
-        self.root.as_ref().is_some_and(is_cron)
+        self.root.is_some_and(is_cron)
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.root.as_ref()?.get(key)
+        self.root?.get(key)
     }
 
     /// The workflow's `name`, the key crons and lookups use.
@@ -86,7 +86,7 @@ impl<'w> WorkflowDoc<'w> {
     }
 
     pub fn phases(&self) -> Vec<Phase<'_>> {
-        match self.root.as_ref() {
+        match self.root {
             Some(root) if !is_cron(root) => phases(root),
             _ => Vec::new(),
         }

@@ -45,7 +45,7 @@ pub(super) fn prompt_uses(docs: &[WorkflowDoc]) -> PromptUses {
     let mut phases: HashMap<PathBuf, usize> = HashMap::new();
     let mut workflows: HashMap<PathBuf, HashSet<usize>> = HashMap::new();
     for (index, doc) in docs.iter().enumerate() {
-        let Some(root) = doc.root.as_ref() else { continue };
+        let Some(root) = doc.root else { continue };
         let mut seen = HashSet::new();
         for reference in model::prompt_references(root) {
             let Ok(path) = model::resolve_prompt(doc.prompt_base(), reference.text) else { continue };
@@ -86,7 +86,7 @@ pub(super) fn check_workflow<'w>(
     index: &Index,
     out: &mut Vec<Diagnostic>,
 ) {
-    for error in &doc.errors {
+    for error in doc.errors {
         let mut d = Diagnostic::new(YamlSyntax, doc.file.id, error.span, yaml_message(error));
         if let Some((span, message)) = &error.related {
             d = d.with_related(doc.file.id, *span, message.clone());
@@ -96,7 +96,7 @@ pub(super) fn check_workflow<'w>(
         }
         out.push(d);
     }
-    let Some(root) = doc.root.as_ref() else { return };
+    let Some(root) = doc.root else { return };
     if root.as_map().is_none() {
         out.push(Diagnostic::new(
             crate::families::lastlight::FieldType,
