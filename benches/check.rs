@@ -199,6 +199,9 @@ fn monorepo(c: &mut Criterion) {
         }
         let name = format!("stagelint check DIR, {} stage files", machines * 5);
         group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
+        group.bench_function(format!("floor: list and read the {} stage files", machines * 5), |b| {
+            b.iter(|| read_everything(&dir))
+        });
         if machines == 4000 {
             // A pre-commit hook names the changed files: only their machines are read.
             let named: Vec<PathBuf> = (0..10).map(|m| dir.join(format!("sm-{:04}/stage-2.md", m * 397))).collect();
@@ -219,6 +222,9 @@ fn monorepo(c: &mut Criterion) {
         }
         let name = format!("stagelint check DIR, {agents} climpt agents of 10 steps");
         group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
+        group.bench_function(format!("floor: list and read the files of {agents} climpt agents"), |b| {
+            b.iter(|| read_everything(&dir))
+        });
     }
     for workflows in [2000, 20000] {
         let dir = std::env::temp_dir().join(format!("stagelint-bench-lastlight-{workflows}"));
@@ -228,6 +234,9 @@ fn monorepo(c: &mut Criterion) {
         }
         let name = format!("stagelint check DIR, {workflows} Last Light workflows");
         group.bench_function(name, |b| b.iter(|| run(binary, &[std::ffi::OsStr::new("check"), dir.as_os_str()])));
+        group.bench_function(format!("floor: list and read the files of {workflows} Last Light workflows"), |b| {
+            b.iter(|| read_everything(&dir))
+        });
     }
     group.finish();
     for (family, dirs) in &pairs {
@@ -260,6 +269,35 @@ fn assert_scales(binary: &str, family: &str, small: &std::path::Path, large: &st
     let ratio = large_time.as_secs_f64() / small_time.as_secs_f64().max(1e-6);
     eprintln!("{family}: {small_time:?} -> {large_time:?} for ten times the files ({ratio:.1} x)");
     assert!(ratio < 25.0, "{family}: ten times the files took {ratio:.1} times as long (quadratic growth?)");
+}
+
+/// What any tool that reads these files pays before it parses a byte: list the tree and read
+/// every file, on all cores, in this process (no process start). `stagelint check DIR` is
+/// compared with it in the README, to tell the machine's file-system cost from ours.
+fn read_everything(dir: &std::path::Path) -> usize {
+    let files = std::sync::Mutex::new(Vec::new());
+    ignore::WalkBuilder::new(dir).standard_filters(false).build_parallel().run(|| {
+        let files = &files;
+        Box::new(move |entry| {
+            if let Ok(entry) = entry
+                && entry.file_type().is_some_and(|t| t.is_file())
+            {
+                files.lock().unwrap().push(entry.into_path());
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let files = files.into_inner().unwrap();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(files.len().div_ceil(threads).max(1))
+            .map(|part| {
+                scope.spawn(move || part.iter().map(|f| std::fs::read(f).map_or(0, |b| b.len())).sum::<usize>())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    })
 }
 
 /// Runs the binary and asserts a clean result.

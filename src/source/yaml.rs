@@ -151,7 +151,9 @@ struct Open {
 /// more than `MAX_ALIAS_NODES` nodes and never nests deeper than `MAX_DEPTH`.
 fn read_events<'a>(text: &'a str, offsets: &mut Offsets<'_>) -> Result<Events<'a>, SyntaxError> {
     let mut parser = Parser::new_from_str(text);
-    let mut out = Events { events: Vec::new(), referenced: HashSet::new(), second_document: None };
+    // About one event per dozen bytes in real frontmatter: room up front, not a dozen regrowths.
+    let events = Vec::with_capacity((text.len() / 12).min(1 << 16));
+    let mut out = Events { events, referenced: HashSet::new(), second_document: None };
     let mut open: Vec<Open> = Vec::new();
     // Anchors map to (size, height) once their node is complete, and to `None` while it is open.
     let mut anchors: HashMap<usize, Option<(usize, usize)>> = HashMap::new();
