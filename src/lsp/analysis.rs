@@ -142,7 +142,17 @@ pub(super) async fn analysis_loop(
             let folders = roots.clone();
             // A keystroke's re-check publishes without replays first (see `replay_later`).
             let first_pass = !whole && !lock(&state).pull;
-            let result = tokio::task::spawn_blocking(move || analyse(&paths, &texts, &folders, first_pass)).await;
+            let result = tokio::task::spawn_blocking(move || {
+                let mut analysis = analyse(&paths, &texts, &folders, first_pass)?;
+                if whole {
+                    // The index keeps every scope's workspace for the editor features; the
+                    // parses are made again for the few a request touches. Dropped here, off
+                    // the thread that answers the editor.
+                    analysis.workspace.forget_parses();
+                }
+                Ok::<Analysis, String>(analysis)
+            })
+            .await;
             let analysis = match result {
                 Ok(Ok(mut analysis)) => {
                     analysis.versions = versions
@@ -150,11 +160,6 @@ pub(super) async fn analysis_loop(
                         .filter(|(p, _)| overlay.contains_key(*p))
                         .map(|(p, v)| (p.clone(), *v))
                         .collect();
-                    if whole {
-                        // The index keeps every scope's workspace for the editor features; the
-                        // parses are made again for the few a request touches.
-                        analysis.workspace.forget_parses();
-                    }
                     Arc::new(analysis)
                 }
                 Ok(Err(message)) => {
@@ -478,10 +483,15 @@ fn changed_batches(
         state.published.insert(file.path.clone(), diagnostics);
     }
     // Files that showed findings and are gone from these scopes (deleted, no longer ours).
-    let scope_set: HashSet<&Path> = scopes.iter().map(PathBuf::as_path).collect();
-    let in_scopes = |path: &Path| path.ancestors().any(|a| scope_set.contains(a));
-    let gone: Vec<PathBuf> =
-        state.published.keys().filter(|path| !covered.contains(*path) && in_scopes(path)).cloned().collect();
+    let mut gone: Vec<PathBuf> = scopes
+        .iter()
+        .flat_map(|scope| published_under(&state.published, scope))
+        .filter(|path| !covered.contains(*path))
+        .cloned()
+        .collect();
+    // Scopes may nest (a loose file inside a directory scope of the same batch).
+    gone.sort();
+    gone.dedup();
     for path in gone {
         if let Some(uri) = state.uris.get(&path).cloned().or_else(|| Uri::from_file_path(&path)) {
             out.push((uri, Vec::new(), versions.get(&path).copied()));
@@ -489,6 +499,18 @@ fn changed_batches(
         state.published.remove(&path);
     }
     out
+}
+
+/// The published files at or under `scope` (a directory or one file): one range of the
+/// ordered map, as paths order by component and a directory's files follow it.
+fn published_under<'a, V>(
+    published: &'a std::collections::BTreeMap<PathBuf, V>,
+    scope: &'a Path,
+) -> impl Iterator<Item = &'a PathBuf> + 'a {
+    published
+        .range::<Path, _>((std::ops::Bound::Included(scope), std::ops::Bound::Unbounded))
+        .map(|(path, _)| path)
+        .take_while(move |path| path.starts_with(scope))
 }
 
 /// Reads and checks the scopes `paths`. A `first_pass` leaves the cassettes' replays out when
@@ -532,4 +554,35 @@ fn scope_in(path: &Path, overlay: &HashMap<PathBuf, String>) -> PathBuf {
 /// Whether a published diagnostic is one only a replay finds.
 fn is_replay(diagnostic: &tower_lsp_server::ls_types::Diagnostic) -> bool {
     matches!(&diagnostic.code, Some(NumberOrString::String(code)) if crate::runtime::lint::is_replay_code(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_under_a_scope_are_one_range_of_the_published_map() {
+        let published: std::collections::BTreeMap<PathBuf, ()> = [
+            "/w/a.md",
+            "/w/sm",
+            "/w/sm/plan.md",
+            "/w/sm/sub/deep.md",
+            "/w/sm-2/plan.md",
+            "/w/sm.md",
+            "/w/smx/x.md",
+            "/w/sm2/y.md",
+            "/w/z.md",
+        ]
+        .into_iter()
+        .map(|p| (PathBuf::from(p), ()))
+        .collect();
+        let under = |scope: &str| -> Vec<String> {
+            published_under(&published, Path::new(scope)).map(|p| p.display().to_string()).collect()
+        };
+        assert_eq!(under("/w/sm"), ["/w/sm", "/w/sm/plan.md", "/w/sm/sub/deep.md"]);
+        // A loose file is its own scope.
+        assert_eq!(under("/w/a.md"), ["/w/a.md"]);
+        assert!(under("/w/none").is_empty());
+        assert_eq!(under("/w").len(), published.len());
+    }
 }

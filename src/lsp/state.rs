@@ -31,8 +31,10 @@ pub(super) struct State {
     pub(super) indexed: bool,
     /// `scope_of` for files changed so far; forgotten when files appear or disappear.
     pub(super) scopes: HashMap<PathBuf, PathBuf>,
-    /// What each file currently shows in the client.
-    pub(super) published: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
+    /// What each file currently shows in the client. Ordered, so the files under a directory
+    /// are one range (a batch of the first index asks that of its scopes; a scan of every
+    /// file per batch made the index quadratic).
+    pub(super) published: std::collections::BTreeMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
     /// Whether the client lets us register a file watcher at `initialized`.
     pub(super) dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
