@@ -111,6 +111,11 @@ fn tokens(text: &str, out: &mut Vec<Secret>) {
             i += 1;
             continue;
         }
+        // Every prefix below starts with one of these; other words are skipped whole.
+        if !matches!(bytes[i], b's' | b'g' | b'A' | b'x' | b'e') {
+            i += run(bytes, i, token_byte).max(1);
+            continue;
+        }
         match token_at(text, i) {
             Some(secret) => {
                 i = secret.span.end;
@@ -250,10 +255,15 @@ fn assignments(text: &str, out: &mut Vec<Secret>) {
     }
 }
 
+/// Where `needle` (lowercase ASCII) first occurs in `hay`, ignoring ASCII case; no copy of the
+/// line is made (this runs on every line of every prompt).
+fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
+    hay.as_bytes().windows(needle.len()).position(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 fn bearer(line: &str, base: usize, out: &mut Vec<Secret>) {
-    let lower = line.to_ascii_lowercase();
-    let Some(auth) = lower.find("authorization") else { return };
-    let Some(word) = lower[auth..].find("bearer ") else { return };
+    let Some(auth) = find_ignoring_case(line, "authorization") else { return };
+    let Some(word) = find_ignoring_case(&line[auth..], "bearer ") else { return };
     let mut start = auth + word + "bearer ".len();
     start += run(line.as_bytes(), start, |b| b == b' ');
     let ok = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
@@ -273,8 +283,7 @@ fn named(line: &str, base: usize) -> Option<Secret> {
         name_start += "export ".len();
     }
     let bytes = line.as_bytes();
-    let lower = line.to_ascii_lowercase();
-    let aws = lower.find("aws_secret_access_key");
+    let aws = find_ignoring_case(line, "aws_secret_access_key");
     if let Some(found) = aws {
         name_start = found;
     }
@@ -282,7 +291,6 @@ fn named(line: &str, base: usize) -> Option<Secret> {
     if name_len == 0 {
         return None;
     }
-    let name = line[name_start..name_start + name_len].to_ascii_uppercase();
     let mut i = name_start + name_len;
     i += run(bytes, i, |b| b == b' ' || b == b'"' || b == b'\'');
     match bytes.get(i) {
@@ -300,6 +308,7 @@ fn named(line: &str, base: usize) -> Option<Secret> {
         let shaped = len == 40 && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+');
         return (shaped && random(value, 3.5)).then_some(Secret { span, kind: "aws-secret-key" });
     }
+    let name = line[name_start..name_start + name_len].to_ascii_uppercase();
     let secret_name = ["_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASS", "_PWD"].iter().any(|s| name.ends_with(s))
         || ["PASSWORD", "SECRET", "TOKEN", "APIKEY"].contains(&name.as_str());
     (secret_name && len >= 12 && classes(value) >= 2 && random(value, 3.2))
