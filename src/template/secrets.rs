@@ -48,16 +48,23 @@ pub fn find(text: &str, mode: Mode) -> Vec<Secret> {
         }
     }
     if mode == Mode::Lint && !out.is_empty() {
-        let fences: Vec<Span> = markdown::code_regions(text, 0)
-            .into_iter()
-            .filter(|r| {
-                let code = text[r.start..r.end].trim_start();
-                (code.starts_with("```") || code.starts_with("~~~")) && code.contains('\n')
-            })
-            .collect();
+        let fences: Vec<Span> =
+            markdown::code_regions(text, 0).into_iter().filter(|r| closed_fence(&text[r.start..r.end])).collect();
         out.retain(|s| !markdown::in_code(&fences, s.span));
     }
     out
+}
+
+/// Whether `code` is a fenced block that is closed. A fence left open runs to the end of the
+/// text in markdown, but an example is not what the rest of a prompt is: the keys after it are
+/// still sent to the model, so they are not excused.
+fn closed_fence(code: &str) -> bool {
+    let code = code.trim_start().trim_end();
+    let Some(mark) = code.bytes().next().filter(|b| *b == b'`' || *b == b'~') else { return false };
+    let opening = code.bytes().take_while(|b| *b == mark).count();
+    let Some((_, last)) = code.rsplit_once('\n') else { return false };
+    let last = last.trim();
+    opening >= 3 && last.len() >= opening && last.bytes().all(|b| b == mark)
 }
 
 /// `text` with every secret replaced by its placeholder, and how many were replaced.
@@ -411,6 +418,18 @@ mod tests {
         let fenced = format!("Set it:\n\n```sh\nexport KEY={ANTHROPIC}\n```\n");
         assert!(kinds(&fenced).is_empty());
         assert_eq!(find(&fenced, Mode::Redact).len(), 1);
+        let tildes = format!("~~~~\n{ANTHROPIC}\n~~~~\n");
+        assert!(kinds(&tildes).is_empty());
+    }
+
+    #[test]
+    fn a_fence_never_closed_excuses_nothing_after_it() {
+        // Markdown runs an open fence to the end of the text; the prompt is still sent whole.
+        let open = format!("Notes:\n```\nnot closed\nthe deploy token {ANTHROPIC}\n");
+        assert_eq!(kinds(&open), ["anthropic-key"]);
+        // A shorter run does not close a longer fence.
+        let short = format!("````\nexample\n```\n{ANTHROPIC}\n");
+        assert_eq!(kinds(&short), ["anthropic-key"]);
     }
 
     #[test]

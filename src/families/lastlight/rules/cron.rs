@@ -42,8 +42,7 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
         return;
     }
     // Not found: only now list the namespace's agent workflows, for the suggestion.
-    let agents: Vec<&WorkflowDoc> =
-        all.iter().filter(|w| !w.is_cron() && w.root.is_some() && w.same_namespace(doc)).collect();
+    let agents = index.agents(all, doc);
     let names: Vec<&str> = agents.iter().filter_map(|w| w.name()).collect();
     // `workflow: build.yaml` names the file, which the loader would look for as `build.yaml.yaml`.
     let stem = name.strip_suffix(".yaml").or_else(|| name.strip_suffix(".yml")).filter(|stem| {

@@ -15,6 +15,9 @@ pub(in crate::families::lastlight) struct Index {
     stems: HashMap<(PathBuf, String), usize>,
     /// (namespace, workflow name) -> the crons that run it.
     crons: HashMap<(PathBuf, String), Vec<usize>>,
+    /// namespace -> its agent workflows that parsed, in the order of `all` (a cron naming
+    /// none of them is told the nearest name among these).
+    agents: HashMap<PathBuf, Vec<usize>>,
 }
 
 impl Index {
@@ -30,10 +33,11 @@ impl Index {
                 if let Some(target) = doc.get("workflow").and_then(|n| n.as_str()) {
                     index.crons.entry((namespace, target.to_string())).or_default().push(i);
                 }
-            } else if doc.root.is_some()
-                && let Some(stem) = doc.file.path.file_stem().and_then(|s| s.to_str())
-            {
-                index.stems.entry((namespace, stem.to_string())).or_insert(i);
+            } else if doc.root.is_some() {
+                if let Some(stem) = doc.file.path.file_stem().and_then(|s| s.to_str()) {
+                    index.stems.entry((namespace.clone(), stem.to_string())).or_insert(i);
+                }
+                index.agents.entry(namespace).or_default().push(i);
             }
         }
         index
@@ -49,6 +53,11 @@ impl Index {
     pub fn has_agent(&self, all: &[WorkflowDoc], doc: &WorkflowDoc, name: &str) -> bool {
         self.named(doc, false, name).iter().any(|&i| all[i].root.is_some())
             || self.stems.contains_key(&(doc.prompt_base().to_path_buf(), name.to_string()))
+    }
+
+    /// The agent workflows (that parsed) of `doc`'s namespace.
+    pub fn agents<'a>(&self, all: &'a [WorkflowDoc<'a>], doc: &WorkflowDoc) -> Vec<&'a WorkflowDoc<'a>> {
+        self.agents.get(doc.prompt_base()).map_or(Vec::new(), |found| found.iter().map(|&i| &all[i]).collect())
     }
 
     /// The crons of `doc`'s namespace that run the workflow `name`.
