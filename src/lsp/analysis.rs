@@ -31,6 +31,7 @@ pub(super) async fn analysis_loop(
     done: watch::Sender<u64>,
 ) {
     let mut first = true;
+    let mut trimmed = std::time::Instant::now();
     while changed.changed().await.is_ok() {
         let (generation, roots, overlay, untitled, versions, mut dirty, progress) = {
             let mut state = lock(&state);
@@ -207,6 +208,11 @@ pub(super) async fn analysis_loop(
             state.touched.retain(|(touched, _)| *touched > generation);
         }
         let _ = done.send(generation);
+        // Nothing waiting: hand the memory this round freed back, at most once a second.
+        if !changed.has_changed().unwrap_or(true) && trimmed.elapsed() >= std::time::Duration::from_secs(1) {
+            crate::util::release_free_memory();
+            trimmed = std::time::Instant::now();
+        }
     }
 }
 
