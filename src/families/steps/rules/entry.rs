@@ -25,7 +25,7 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
         match node.as_str() {
             Some(id) if agent.has_step(id) => {}
             Some(id) => {
-                let suggestion = did_you_mean(id, ids.iter().copied());
+                let suggestion = super::near_step(id, ids.iter().copied());
                 out.push(
                     Diagnostic::new(
                         SR_ENTRY_002,
@@ -87,7 +87,7 @@ fn check_mapping(agent: &Agent, key: &Node, mapping: &Node, ids: &[&str], out: &
         match value.as_str() {
             Some(id) if agent.has_step(id) => {}
             Some(id) => {
-                let suggestion = did_you_mean(id, ids.iter().copied());
+                let suggestion = super::near_step(id, ids.iter().copied());
                 out.push(
                     Diagnostic::new(
                         SR_ENTRY_003,

@@ -81,7 +81,7 @@ impl<'a> StepIndex<'a> {
         if self.has(id) {
             return Resolved::Elsewhere;
         }
-        match did_you_mean(id, self.steps.iter().map(|s| s.id)).and_then(|guess| self.position(guess)) {
+        match super::near_step(id, self.steps.iter().map(|s| s.id)).and_then(|guess| self.position(guess)) {
             Some(i) => Resolved::Step(i),
             None => Resolved::Unknown,
         }

@@ -17,6 +17,21 @@ mod validators;
 use crate::diagnostic::Diagnostic;
 use crate::families::steps::model::Agent;
 
+/// The step id `id` is most likely a typo of. Ids share phase prefixes (`continuation.`), which
+/// make any two look alike by edit distance (`continuation.nowhere` is a third away from
+/// `continuation.hotel`): when the guess has the same prefix, the part after it must be a near
+/// miss on its own.
+pub(super) fn near_step<'a>(id: &str, ids: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let guess = crate::util::did_you_mean(id, ids)?;
+    let split = |s: &'a str| s.rsplit_once('.');
+    match (id.rsplit_once('.'), split(guess)) {
+        (Some((prefix, tail)), Some((guess_prefix, guess_tail))) if prefix == guess_prefix => {
+            crate::util::did_you_mean(tail, [guess_tail]).map(|_| guess)
+        }
+        _ => Some(guess),
+    }
+}
+
 /// Rules over one agent (its registry and companions). Syntax findings are made per file
 /// before this runs; a registry that did not parse is skipped here.
 pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
@@ -40,4 +55,19 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     prompts::check(agent, &index, &live, out);
     // Last: it skips what the rules above already report.
     declared_schema::check_schema_violations(agent, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::near_step;
+
+    #[test]
+    fn a_step_id_is_guessed_only_when_the_part_after_its_prefix_is_a_near_miss() {
+        let ids = ["initial.alpha", "continuation.hotel", "continuation.golf", "closure.juliet"];
+        assert_eq!(near_step("continuation.nowhere", ids), None);
+        assert_eq!(near_step("continuation.hotle", ids), Some("continuation.hotel"));
+        // A typo in the prefix itself is still a typo.
+        assert_eq!(near_step("continuaton.golf", ids), Some("continuation.golf"));
+        assert_eq!(near_step("intial.alpha", ids), Some("initial.alpha"));
+    }
 }

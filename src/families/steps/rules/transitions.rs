@@ -6,7 +6,6 @@ use crate::families::steps::model::{Agent, INTENTS, Step, TargetVia, rule_target
 use crate::families::steps::rules::flow::{StepIndex, has_next_rule, is_closure};
 use crate::families::steps::{SR_TRANS_001, SR_TRANS_002, SR_TRANS_003, SR_TRANS_005, SR_TRANS_009};
 use crate::source::{Node, Span, Value};
-use crate::util::did_you_mean;
 
 /// Did-you-mean lookups per agent: each scans every step id, and a hostile registry may hold
 /// thousands of dangling targets.
@@ -63,7 +62,7 @@ fn check_targets_exist(
             target.node.span,
             format!("{what} of `{}` names `{name}`, which is not a step ({upstream}); {consequence}", step.id),
         );
-        let suggestion = (*budget > 0).then(|| did_you_mean(name, ids.iter().copied())).flatten();
+        let suggestion = (*budget > 0).then(|| super::near_step(name, ids.iter().copied())).flatten();
         *budget = budget.saturating_sub(1);
         if let Some(suggestion) = suggestion {
             let replacement = serde_json::to_string(suggestion).unwrap_or_else(|_| format!("\"{suggestion}\""));
