@@ -38,6 +38,14 @@ const START: &[(&str, &str)] = &[
     ("dry/plan.md", "broken/dry-run/plan.md"),
     ("dry/plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml"),
     ("dry/typo.cassette.yaml", "broken/dry-run/typo.cassette.yaml"),
+    ("review/sm.yaml", "code-review/sm.yaml"),
+    ("review/sm.cassette.yaml", "code-review/sm.cassette.yaml"),
+    ("review/failing-lint.cassette.yaml", "code-review/failing-lint.cassette.yaml"),
+    ("review/plan.md", "code-review/plan.md"),
+    ("review/execute.md", "code-review/execute.md"),
+    ("review/test.md", "code-review/test.md"),
+    ("review/lint.md", "code-review/lint.md"),
+    ("review/review.md", "code-review/review.md"),
     (".agent/fixer/steps_registry.json", "climpt/.agent/fixer/steps_registry.json"),
     (".agent/fixer/agent.json", "climpt/.agent/fixer/agent.json"),
     (".agent/fixer/schemas/fixer.schema.json", "climpt/.agent/fixer/schemas/fixer.schema.json"),
@@ -202,7 +210,42 @@ enum Op {
     Rename(File, File),
     Config(Text),
     Ask(Request, File, At),
+    DryRun(DryRun),
 }
+
+/// A `workspace/executeCommand` of the dry-run, as the code lens sends it or otherwise.
+#[derive(Clone, Copy, Debug)]
+enum DryRun {
+    /// The file alone (a stage, or a state machine; any other file is refused).
+    File(File),
+    /// The file and a cassette, as a lens names them.
+    WithCassette(File, File),
+    /// The directory holding the file (a state machine's directory runs the machine).
+    Directory(File),
+    /// A stage outside the workspace folders (refused).
+    Outside,
+    /// A workspace file run with a cassette outside the workspace folders (refused).
+    OutsideCassette(File),
+    /// Arguments of another shape.
+    Shape(Text),
+}
+
+/// Argument lists the dry-run command does not take (`FILE` is a workspace file's URI).
+const SHAPES: &[&str] = &[
+    "[]",
+    "null",
+    "[42]",
+    "[null]",
+    "[{}]",
+    "[\"not a uri\"]",
+    "[\"untitled:Untitled-1\"]",
+    "[\"https://example.com/plan.md\"]",
+    "[\"file:///\"]",
+    "[FILE, 42]",
+    "[FILE, \"untitled:x\"]",
+    "[FILE, FILE, FILE]",
+    "{\"uri\": FILE}",
+];
 
 fn file() -> impl Strategy<Value = File> {
     (0..START.len() + EXTRA.len()).prop_map(File)
@@ -214,6 +257,17 @@ fn at() -> impl Strategy<Value = At> {
         1 => any::<u16>().prop_map(At::PastLineEnd),
         1 => Just(At::PastEnd),
         1 => any::<u16>().prop_map(At::InsideCharacter),
+    ]
+}
+
+fn dry_run() -> impl Strategy<Value = DryRun> {
+    prop_oneof![
+        4 => file().prop_map(DryRun::File),
+        2 => (file(), file()).prop_map(|(a, b)| DryRun::WithCassette(a, b)),
+        1 => file().prop_map(DryRun::Directory),
+        1 => Just(DryRun::Outside),
+        1 => file().prop_map(DryRun::OutsideCassette),
+        2 => (0..SHAPES.len()).prop_map(|i| DryRun::Shape(Text(SHAPES, i))),
     ]
 }
 
@@ -251,6 +305,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (file(), file()).prop_map(|(a, b)| Op::Rename(a, b)),
         1 => (3..6usize).prop_map(|c| Op::Config(Text(CONTENTS, c))),
         5 => (request(), file(), at()).prop_map(|(r, f, a)| Op::Ask(r, f, a)),
+        1 => dry_run().prop_map(Op::DryRun),
     ]
 }
 
@@ -367,6 +422,8 @@ fn watch_panics() {
 
 struct Session {
     root: tempfile::TempDir,
+    /// A stage and its cassette outside the workspace folders.
+    outside: tempfile::TempDir,
     client: Client,
     utf16: bool,
     /// Open documents: text and version.
@@ -386,9 +443,14 @@ impl Session {
             std::fs::create_dir_all(to.parent().unwrap()).expect("mkdir");
             std::fs::copy(examples.join(from), to).expect("copy");
         }
+        let outside = tempfile::tempdir().expect("temp dir");
+        for (to, from) in [("plan.md", "broken/dry-run/plan.md"), ("plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml")]
+        {
+            std::fs::copy(examples.join(from), outside.path().join(to)).expect("copy");
+        }
         let mut client = Client::in_process();
         client.initialize(root.path(), if utf16 { &["utf-16"] } else { &["utf-8", "utf-16"] });
-        Session { root, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
+        Session { root, outside, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
     }
 
     fn path(&self, file: File) -> PathBuf {
@@ -499,6 +561,45 @@ impl Session {
                 self.watched(&[(&path, if existed { 2 } else { 1 })]);
             }
             Op::Ask(request, file, at) => self.ask(*request, *file, *at),
+            Op::DryRun(run) => self.dry_run(*run),
+        }
+    }
+
+    /// The dry-run command: a report, or an error that says why (never an internal error);
+    /// anything outside the workspace folders is refused.
+    fn dry_run(&mut self, run: DryRun) {
+        let named = |session: &Session, file: File| json!(uri(&session.path(file)));
+        let stage_outside = json!(uri(&self.outside.path().join("plan.md")));
+        let cassette_outside = json!(uri(&self.outside.path().join("plan.cassette.yaml")));
+        let arguments = match run {
+            DryRun::File(file) => json!([named(self, file)]),
+            DryRun::WithCassette(file, cassette) => json!([named(self, file), named(self, cassette)]),
+            DryRun::Directory(file) => json!([uri(self.path(file).parent().expect("a directory"))]),
+            DryRun::Outside => json!([stage_outside]),
+            DryRun::OutsideCassette(file) => json!([named(self, file), cassette_outside]),
+            DryRun::Shape(shape) => {
+                let shape = shape.get().replace("FILE", &named(self, File(0)).to_string());
+                serde_json::from_str(&shape).expect("a JSON shape")
+            }
+        };
+        let params = json!({"command": "stagelint.dryRun", "arguments": arguments});
+        let refused = matches!(run, DryRun::Outside | DryRun::OutsideCassette(_));
+        match self.client.try_request("workspace/executeCommand", params.clone()) {
+            Ok(report) if refused => self.problems.push(format!("{params} ran a file outside the workspace: {report}")),
+            Ok(report) if !report["exitCode"].is_i64() || !report["summary"].is_string() => {
+                self.problems.push(format!("{params} answered no report: {report}"))
+            }
+            Ok(_) => {}
+            Err(error) if error["code"] == -32603 => {
+                self.problems.push(format!("{params} answered with an internal error: {error}"))
+            }
+            Err(error) if error["message"].as_str().is_none_or(|m| m.trim().is_empty()) => {
+                self.problems.push(format!("{params} was refused without a reason: {error}"))
+            }
+            Err(error) if refused && !error["message"].as_str().is_some_and(|m| m.contains("outside the workspace")) => {
+                self.problems.push(format!("{params} was refused for another reason than being outside: {error}"))
+            }
+            Err(_) => {}
         }
     }
 
@@ -562,7 +663,10 @@ impl Session {
         let mut versions: HashMap<String, i64> = HashMap::new();
         for message in self.client.take_backlog() {
             let shown = ["window/logMessage", "window/showMessage"].contains(&message["method"].as_str().unwrap_or(""));
-            if shown && message["params"]["type"] == 1 {
+            // A dry-run that cannot run says why in a message too (a bug of ours never).
+            let text = message["params"]["message"].as_str().unwrap_or("");
+            let refused_dry_run = text.starts_with("stagelint dry-run: ") && !text.contains("bug in stagelint");
+            if shown && message["params"]["type"] == 1 && !refused_dry_run {
                 self.problems.push(format!("the server logged an error: {}", message["params"]["message"]));
             }
             if message["method"] != "textDocument/publishDiagnostics" {
@@ -731,4 +835,15 @@ fn sequences_an_open_state_machine_deleted_on_disk_still_holds_its_stages() {
     let sm = named("handoff/sm.yaml");
     let nothing = Change { start: 0, len: 0, past_line_end: false, insert: Text(INSERTS, 0) };
     assert_agrees(false, &[Op::Edit(sm, vec![nothing]), Op::Delete(sm)]);
+}
+
+/// A document opened while the first index ran (here, behind a dry-run) is checked at once,
+/// but the index's end then forgot its scope, which its listing (made before the open) did not
+/// have, and published nothing for it: `loose/sm.yaml`, empty, lost `sm/StateMachineInvalid`.
+#[test]
+fn sequences_a_document_opened_during_the_index_keeps_its_findings() {
+    let sm = named("handoff/sm.yaml");
+    for _ in 0..3 {
+        assert_agrees(false, &[Op::DryRun(DryRun::WithCassette(sm, sm)), Op::Open(named("loose/sm.yaml"))]);
+    }
 }

@@ -189,6 +189,9 @@ pub(super) async fn analysis_loop(
             progress.finish().await;
         }
         wanted.extend(untitled_scopes);
+        // Scopes checked for edits during the round (a document opened while the index ran)
+        // are current too, though the listing, made before, did not have them.
+        wanted.extend(edited);
         let turn = publishing(&state).await;
         let publish = if all { forget_gone(&state, &wanted) } else { Vec::new() };
         deliver(&client, &state, publish).await;
