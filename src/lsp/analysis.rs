@@ -40,6 +40,7 @@ pub(super) async fn analysis_loop(
             // Scopes of a folder removed meanwhile are not checked again.
             dirty.scopes.retain(|scope| state.wanted_scope(scope));
             state.checking = if dirty.all { None } else { Some(dirty.scopes.clone()) };
+            state.checked_aside.clear();
             let (untitled, overlay): (HashMap<PathBuf, String>, HashMap<PathBuf, String>) =
                 state.documents.iter().map(|(p, d)| (p.clone(), d.text())).partition(|(p, _)| is_untitled(p));
             let versions: HashMap<PathBuf, i32> = state.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
@@ -201,6 +202,7 @@ pub(super) async fn analysis_loop(
             state.indexed = true;
             state.analysing = false;
             state.checking = Some(HashSet::new());
+            state.checked_aside.clear();
             // Analyses still running started after this round; older changes are no news to them.
             state.touched.retain(|(touched, _)| *touched > generation);
         }
@@ -240,6 +242,7 @@ async fn check_edits(client: &Client, state: &Arc<Mutex<State>>) -> Vec<PathBuf>
     analysis.versions =
         versions.iter().filter(|(p, _)| overlay.contains_key(*p)).map(|(p, v)| (p.clone(), *v)).collect();
     let replays_left = analysis.replays_left;
+    lock(state).checked_aside.extend(scopes.iter().cloned());
     let turn = publishing(state).await;
     let publish = store(state, &scopes, &Arc::new(analysis), &versions, generation);
     deliver(client, state, publish).await;
@@ -328,8 +331,11 @@ fn owe_replays(state: &mut State, scopes: Vec<PathBuf>) {
     let covered = |scope: &PathBuf| {
         state.dirty.all
             || state.dirty.scopes.contains(scope)
-            // The running round checks it, and a first pass schedules its own second pass.
-            || (state.analysing && state.checking.as_ref().is_none_or(|checking| checking.contains(scope)))
+            // The running round checks it, and a first pass schedules its own second pass;
+            // not a scope it checked aside (an edit during the index), which it leaves out.
+            || (state.analysing
+                && !state.checked_aside.contains(scope)
+                && state.checking.as_ref().is_none_or(|checking| checking.contains(scope)))
             || state.replay_next.as_ref().is_some_and(|next| next.scopes.contains(scope))
     };
     let owed: Vec<PathBuf> = scopes.into_iter().filter(|scope| !covered(scope)).collect();
