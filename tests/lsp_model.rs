@@ -18,7 +18,7 @@
 
 mod lsp_client;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -95,6 +95,8 @@ const CONTENTS: &[&str] = &[
     "name: extra\ntrigger: { type: manual }\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n",
     "version: 1\nkind: stage\nstage: plan\nturns: []\n",
     "---\nid: plan\n---\nbody\r\nwith a lone\rcarriage return 😀\n",
+    "\u{feff}entry: plna\n",
+    "\u{feff}---\nid: extra\nname: Extra\n---\n\nDo {{ctx.tsak}}.\n",
 ];
 
 /// What an edit inserts.
@@ -124,6 +126,7 @@ const INSERTS: &[&str] = &[
     "𝕏\u{200d}",
     "\t",
     "\u{2028}",
+    "\u{feff}",
 ];
 
 /// New names offered to rename.
@@ -212,6 +215,11 @@ enum Op {
     Config(Text),
     Ask(Request, File, At),
     DryRun(DryRun),
+    /// A byte order mark inserted at the start of an open document, or deleted from it, by an
+    /// incremental edit (the client counts it as the character it is in its text).
+    ToggleBom(File),
+    /// A byte order mark written before a file's text on disk.
+    BomOnDisk(File),
 }
 
 /// A `workspace/executeCommand` of the dry-run, as the code lens sends it or otherwise.
@@ -307,6 +315,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (3..7usize).prop_map(|c| Op::Config(Text(CONTENTS, c))),
         5 => (request(), file(), at()).prop_map(|(r, f, a)| Op::Ask(r, f, a)),
         1 => dry_run().prop_map(Op::DryRun),
+        1 => file().prop_map(Op::ToggleBom),
+        1 => file().prop_map(Op::BomOnDisk),
     ]
 }
 
@@ -386,19 +396,23 @@ fn place(text: &str, at: At, utf16: bool) -> Value {
     }
 }
 
-/// The LSP range of a 1-based line and column (in characters) from `stagelint check`.
-fn cli_position(text: &str, at: &Value, utf16: bool) -> Value {
+/// The LSP position of a 1-based line and column (in characters) from `stagelint check`, in
+/// a text the client sent (`sent`: a leading byte order mark is a character, as the client
+/// counts it) or a file on disk (hidden, as editors load it).
+fn cli_position(text: &str, at: &Value, utf16: bool, sent: bool) -> Value {
     let starts = line_starts(text);
     let line = at["line"].as_u64().unwrap() as usize - 1;
     let column = at["column"].as_u64().unwrap() as usize - 1;
-    let mut start = starts.get(line).copied().unwrap_or(text.len());
-    // A byte order mark is no column of the first line.
+    let line_start = starts.get(line).copied().unwrap_or(text.len()).min(text.len());
+    let mut start = line_start;
+    // The command line counts no column for a byte order mark.
     if line == 0 && text.starts_with('\u{feff}') {
         start += 3;
     }
     let rest = &text[start.min(text.len())..];
-    let end = rest.char_indices().nth(column).map_or(rest.len(), |(i, _)| i);
-    json!({"line": line, "character": units(&rest[..end], utf16)})
+    let end = start.min(text.len()) + rest.char_indices().nth(column).map_or(rest.len(), |(i, _)| i);
+    let from = if sent { line_start } else { start.min(text.len()) };
+    json!({"line": line, "character": units(&text[from..end], utf16)})
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -563,6 +577,23 @@ impl Session {
             }
             Op::Ask(request, file, at) => self.ask(*request, *file, *at),
             Op::DryRun(run) => self.dry_run(*run),
+            Op::ToggleBom(file) => {
+                let path = self.path(*file);
+                self.open(&path);
+                let text = &self.open[&path].0;
+                let (end, text, insert) = match text.strip_prefix('\u{feff}') {
+                    Some(rest) => (position(text, 3, self.utf16), rest.to_string(), ""),
+                    None => (json!({"line": 0, "character": 0}), format!("\u{feff}{text}"), "\u{feff}"),
+                };
+                let sent = vec![json!({"range": {"start": {"line": 0, "character": 0}, "end": end}, "text": insert})];
+                self.change(&path, text, sent);
+            }
+            Op::BomOnDisk(file) => {
+                let path = self.path(*file);
+                let Ok(text) = std::fs::read_to_string(&path) else { return };
+                std::fs::write(&path, format!("\u{feff}{text}")).expect("write");
+                self.watched(&[(&path, 2)]);
+            }
         }
     }
 
@@ -697,7 +728,8 @@ impl Session {
             std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
             std::fs::write(path, text).expect("write");
         }
-        let expected = match cli_findings(self.root.path(), self.utf16) {
+        let sent = self.sent();
+        let expected = match cli_findings(self.root.path(), self.utf16, &sent) {
             Ok(found) => found,
             Err(broken) => self.without_broken_configs(&broken),
         };
@@ -721,6 +753,22 @@ impl Session {
                     _ => json!({"code": d["code"], "severity": d["severity"], "range": d["range"]}),
                 })
                 .collect();
+            // The command line's column 1 on the first line is before or after a byte order
+            // mark: in an open document, where the server counts it, either is right.
+            let sent_bom = self.open.iter().any(|(p, (text, _))| lsp_client::uri(p) == *uri && text.starts_with('\u{feff}'));
+            if sent_bom {
+                let after = if self.utf16 { 1 } else { 3 };
+                for d in &mut shown {
+                    for at in ["/range/start", "/range/end", "/start"] {
+                        if let Some(at) = d.pointer_mut(at)
+                            && at["line"] == 0
+                            && at["character"] == 0
+                        {
+                            at["character"] = json!(after);
+                        }
+                    }
+                }
+            }
             shown.sort_by_key(Value::to_string);
             let wanted = expected.get(uri).cloned().unwrap_or_default();
             // A dry-run's findings join what a file shows until it is checked again.
@@ -744,8 +792,10 @@ impl Session {
         if found.is_empty() {
             return false;
         }
-        let path = self.root.path().join(uri.strip_prefix(&format!("{}/", lsp_client::uri(self.root.path()))).unwrap_or(""));
+        let relative = uri.strip_prefix(&format!("{}/", lsp_client::uri(self.root.path()))).unwrap_or("");
+        let path = self.root.path().join(relative);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let sent = self.sent().contains(Path::new(relative));
         let mut extra: Vec<&Value> = shown.iter().collect();
         for finding in wanted {
             match extra.iter().position(|d| *d == finding) {
@@ -754,8 +804,13 @@ impl Session {
             };
         }
         extra.iter().all(|d| {
-            found.iter().any(|(code, at)| d["code"] == *code && d["range"]["start"] == cli_position(&text, at, self.utf16))
+            found.iter().any(|(code, at)| d["code"] == *code && d["range"]["start"] == cli_position(&text, at, self.utf16, sent))
         })
+    }
+
+    /// The open documents, relative to the root: texts the client sent.
+    fn sent(&self) -> HashSet<PathBuf> {
+        self.open.keys().map(|p| p.strip_prefix(self.root.path()).expect("under the root").to_path_buf()).collect()
     }
 
     /// What the editor promises when `stagelint check` refuses a broken config (`broken`, as
@@ -778,7 +833,8 @@ impl Session {
             std::fs::create_dir_all(to.parent().expect("a directory")).expect("mkdir");
             std::fs::copy(&file, &to).expect("copy");
         }
-        let mut expected = match cli_findings(rest.path(), self.utf16) {
+        let sent = self.sent();
+        let mut expected = match cli_findings(rest.path(), self.utf16, &sent) {
             Ok(found) => found,
             Err(still) => {
                 self.problems.push(format!("without its broken configs, the workspace still has some: {still:?}"));
@@ -790,7 +846,8 @@ impl Session {
         expected = expected.into_iter().map(|(name, found)| (name.replacen(&copy, &uri(root), 1), found)).collect();
         for (path, start, message) in broken {
             let text = std::fs::read_to_string(path).unwrap_or_default();
-            let start = cli_position(&text, start, self.utf16);
+            let sent = sent.contains(path.strip_prefix(root).expect("under the root"));
+            let start = cli_position(&text, start, self.utf16, sent);
             let finding = json!({"code": "stagelint/InvalidConfig", "start": start, "message": message});
             expected.entry(uri(path)).or_default().push(finding);
         }
@@ -829,7 +886,12 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// `stagelint check --format json` on `root`, by file URI, in the client's positions, sorted;
 /// when it refuses to check (a broken `stagelint.toml`: exit 2), each problem it printed:
 /// the config, where (`line` and `column`), and what.
-fn cli_findings(root: &Path, utf16: bool) -> Result<HashMap<String, Vec<Value>>, Vec<(PathBuf, Value, String)>> {
+/// `sent` names the open documents (relative to `root`), whose positions count a byte order mark.
+fn cli_findings(
+    root: &Path,
+    utf16: bool,
+    sent: &HashSet<PathBuf>,
+) -> Result<HashMap<String, Vec<Value>>, Vec<(PathBuf, Value, String)>> {
     let output = Command::new(env!("CARGO_BIN_EXE_stagelint"))
         .args(["check", "--format", "json", "."])
         .current_dir(root)
@@ -856,7 +918,8 @@ fn cli_findings(root: &Path, utf16: bool) -> Result<HashMap<String, Vec<Value>>,
     let mut out: HashMap<String, Vec<Value>> = HashMap::new();
     let mut texts: HashMap<String, String> = HashMap::new();
     for d in report["diagnostics"].as_array().expect("diagnostics") {
-        let path = root.join(d["path"].as_str().expect("path"));
+        let relative = d["path"].as_str().expect("path").trim_start_matches("./");
+        let path = root.join(relative);
         let text = texts
             .entry(d["path"].to_string())
             .or_insert_with(|| String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned());
@@ -867,8 +930,8 @@ fn cli_findings(root: &Path, utf16: bool) -> Result<HashMap<String, Vec<Value>>,
             _ => 4,
         };
         let range = json!({
-            "start": cli_position(text, &d["range"]["start"], utf16),
-            "end": cli_position(text, &d["range"]["end"], utf16),
+            "start": cli_position(text, &d["range"]["start"], utf16, sent.contains(Path::new(relative))),
+            "end": cli_position(text, &d["range"]["end"], utf16, sent.contains(Path::new(relative))),
         });
         out.entry(uri(&path)).or_default().push(json!({"code": d["code"], "severity": severity, "range": range}));
     }
@@ -1037,6 +1100,45 @@ fn sequences_a_second_pass_of_an_edit_during_the_index_is_not_lost() {
                 Op::DryRun(DryRun::OutsideCassette(sm)),
                 Op::Create(sm, Text(CONTENTS, 0)),
             ],
+        );
+    }
+}
+
+/// A byte order mark in a document the client sent is a character, in its edits and in the
+/// positions the server sends back; in a file read from disk it is none, as editors load it.
+/// Before, edits counted it and positions did not: findings on the first line of an open
+/// document were one character off, and the client's edits after a BOM it typed went astray.
+#[test]
+fn sequences_a_byte_order_mark_counts_in_open_documents_only() {
+    let loose = named("loose/sm.yaml");
+    let bom_sm = Text(CONTENTS, CONTENTS.iter().position(|c| c.starts_with("\u{feff}entry")).expect("a BOM sm.yaml"));
+    let typo = Change { start: 9, len: 2, past_line_end: false, insert: Text(INSERTS, 1) };
+    for utf16 in [false, true] {
+        // Closed, then open; the BOM deleted, typed again, and the line edited after it.
+        assert_agrees(utf16, &[Op::Create(loose, bom_sm)]);
+        assert_agrees(utf16, &[Op::Create(loose, bom_sm), Op::Open(loose)]);
+        assert_agrees(
+            utf16,
+            &[Op::Create(loose, bom_sm), Op::ToggleBom(loose), Op::ToggleBom(loose), Op::Edit(loose, vec![typo.clone()])],
+        );
+        // A stage with a BOM on disk, opened and closed again.
+        let stage = named("handoff/plan.md");
+        assert_agrees(utf16, &[Op::BomOnDisk(stage), Op::Open(stage), Op::Edit(stage, vec![typo.clone()]), Op::Close(stage)]);
+    }
+}
+
+/// A config opened (unsaved, broken) while the first index ran: the index's later batches,
+/// made with the texts of before, were published as if the config did not exist, since a
+/// missing config is no file an analysis reads.
+#[test]
+fn sequences_a_config_opened_during_the_index_governs_its_later_batches() {
+    let sm = named("handoff/sm.yaml");
+    let fence = Change { start: 0, len: 0, past_line_end: false, insert: Text(INSERTS, 7) };
+    assert_eq!(fence.insert.get(), "---\n");
+    for _ in 0..3 {
+        assert_agrees(
+            false,
+            &[Op::DryRun(DryRun::WithCassette(sm, sm)), Op::Edit(named("stagelint.toml"), vec![fence.clone()])],
         );
     }
 }

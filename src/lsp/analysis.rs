@@ -453,11 +453,11 @@ fn changed_batches(
     analysis: &Analysis,
     versions: &HashMap<PathBuf, i32>,
 ) -> Published {
-    let encoding = state.encoding();
-    let open = state.open();
+    // The analysis' texts: an open document's as the client sent it.
+    let open = state.open_in(analysis);
     let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
     for d in &analysis.diagnostics {
-        by_file.entry(d.file).or_default().push(convert::diagnostic_named(&analysis.workspace, d, encoding, &open));
+        by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, &open));
     }
     let mut out = Vec::new();
     let mut covered = HashSet::new();

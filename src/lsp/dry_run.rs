@@ -22,10 +22,10 @@ pub(super) async fn run(
     path: PathBuf,
     cassette: Option<PathBuf>,
 ) -> Result<Value> {
-    let (overlay, progress, show_document, encoding) = {
+    let (overlay, progress, show_document, open) = {
         let state = lock(state);
         let overlay: HashMap<PathBuf, String> = state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
-        (overlay, state.progress, state.show_document, state.encoding())
+        (overlay, state.progress, state.show_document, state.open_now())
     };
     let token = NumberOrString::String(format!("stagelint-dry-run-{}", path.display()));
     let progress = if progress && client.create_work_done_progress(token.clone()).await.is_ok() {
@@ -51,7 +51,7 @@ pub(super) async fn run(
             let file = workspace.file(finding.file);
             let Some(uri) = convert::uri(file) else { continue };
             let entry = by_file.entry(file.path.clone()).or_insert_with(|| (uri, Vec::new()));
-            entry.1.push(convert::diagnostic(&workspace, finding, encoding));
+            entry.1.push(convert::diagnostic(&workspace, finding, &open));
         }
         let summary = summary_line(&run);
         Ok::<_, String>((run.title.clone(), text, by_file, summary, run.exit_code(), run.passed, run.failed))
@@ -211,7 +211,9 @@ mod tests {
     fn a_panicking_dry_run_is_told_as_a_bug_with_its_message() {
         let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
         let failed = runtime
-            .block_on(tokio::task::spawn_blocking(|| -> () { std::panic::panic_any("span out of range".to_string()) }))
+            .block_on(async {
+                tokio::task::spawn_blocking(|| -> () { std::panic::panic_any("span out of range".to_string()) }).await
+            })
             .expect_err("it panicked");
         let message = super::crashed(failed);
         assert!(message.starts_with("stagelint dry-run: stopped by a bug in stagelint (span out of range)"), "{message}");
