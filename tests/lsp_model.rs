@@ -1142,3 +1142,19 @@ fn sequences_a_config_opened_during_the_index_governs_its_later_batches() {
         );
     }
 }
+
+/// A hover in a cassette just after an emoji (`😀x`) panicked (the word's start was one byte
+/// after the emoji's first), and the request was never answered.
+#[test]
+fn sequences_a_hover_after_an_emoji_in_a_cassette_is_answered() {
+    let cassette = named("dry/extra.cassette.yaml");
+    let insert = |text: &str| Change {
+        start: 0,
+        len: 0,
+        past_line_end: false,
+        insert: Text(INSERTS, INSERTS.iter().position(|i| *i == text).expect("an insert")),
+    };
+    let typed = Op::Edit(cassette, vec![insert("x"), insert("😀")]);
+    // The boundaries of `😀x` are 0, 4 and 5: the second is `x`.
+    assert_agrees(false, &[typed, Op::Ask(Request::Hover, cassette, At::Offset(1))]);
+}

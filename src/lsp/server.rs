@@ -138,7 +138,19 @@ impl Backend {
             (analysis, open)
         };
         let file = analysis.workspace.file_at(&path)?;
-        Some(f(&analysis, file, &open))
+        // A bug in a feature must not leave the request unanswered (the client would wait for
+        // good): it answers nothing and says so.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&analysis, file, &open))) {
+            Ok(answer) => Some(answer),
+            Err(_) => {
+                let message = format!(
+                    "stagelint: a bug in stagelint stopped a request on {}; it is answered with nothing. Please report it.",
+                    path.display()
+                );
+                self.client.log_message(MessageType::ERROR, message).await;
+                None
+            }
+        }
     }
 }
 
