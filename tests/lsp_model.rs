@@ -1158,3 +1158,15 @@ fn sequences_a_hover_after_an_emoji_in_a_cassette_is_answered() {
     // The boundaries of `😀x` are 0, 4 and 5: the second is `x`.
     assert_agrees(false, &[typed, Op::Ask(Request::Hover, cassette, At::Offset(1))]);
 }
+
+/// A skill's first line ended by a CRLF: `stagelint/SkillFrontmatter` spans it up to the `\n`,
+/// and the command line put the end one column past the line (the server, at its end).
+#[test]
+fn sequences_a_span_ending_inside_a_crlf_ends_its_line_in_both() {
+    let skill = named("lastlight/skills/planning/SKILL.md");
+    // The description line's end replaced by a CRLF, then the lines before it deleted.
+    let crlf = Change { start: 36555, len: 0, past_line_end: true, insert: Text(INSERTS, 4) };
+    let head = Change { start: 5975, len: 19, past_line_end: false, insert: Text(INSERTS, 0) };
+    assert_eq!(crlf.insert.get(), "\r\n");
+    assert_agrees(false, &[Op::Edit(skill, vec![crlf, head])]);
+}
