@@ -1,19 +1,29 @@
 //! The language server, model-checked: random sequences of editor actions against the real
-//! server (in this process, over a socket pair with real framing), on a small workspace of a
-//! state machine, a dry-run stage with cassettes, a climpt agent and a Last Light workflow.
+//! server (in this process, over a socket pair with real framing), on a small workspace of two
+//! state machines (one with machine cassettes), a dry-run stage with cassettes, a climpt agent
+//! and a Last Light workflow.
 //!
 //! Actions: `didOpen`, incremental `didChange` with random ranges and inserts (multi-byte
-//! characters, CRLF, lone CR, the frontmatter fence, deleting everything), `didClose`, saves,
-//! files created, deleted and renamed on disk (with `didChangeWatchedFiles`), `stagelint.toml`
-//! rewritten, and requests at random positions (past the end of a line or of the document, and
-//! inside a multi-byte character or a surrogate pair).
+//! characters, CRLF, lone CR, the frontmatter fence, byte order marks, deleting everything),
+//! a leading byte order mark inserted or deleted by an edit or written on disk, `didClose`,
+//! saves, files created, deleted and renamed on disk (with `didChangeWatchedFiles`),
+//! `stagelint.toml` rewritten (broken too), requests at random positions (past the end of a
+//! line or of the document, and inside a multi-byte character or a surrogate pair), and the
+//! dry-run command (`workspace/executeCommand`) on stages, machines, directories, files edited
+//! into garbage or deleted, files outside the workspace folders and arguments of other shapes.
 //!
-//! After each sequence: no panic, no internal error (-32603) answering any request, published
+//! After each sequence: no panic, no internal error (-32603) answering any request, a dry-run
+//! answers a report or an error that says why (one outside the workspace is refused), published
 //! versions never go backwards, and once the server is idle (`stagelint/idle`) what it last
 //! published for every file equals `stagelint check --format json` on the final texts (each
-//! open document written to disk first): same codes, severities and ranges.
+//! open document written to disk first): same codes, severities and ranges, counted as the
+//! client does (a leading byte order mark is a character of an open document, none of a file
+//! on disk). Allowed on top: findings a dry-run printed for the file, which stay until it is
+//! checked again. When the command line refuses a broken config (exit 2), the editor's promise
+//! instead: the config's problems where the command line prints them, nothing on the files it
+//! governs, and the rest as `stagelint check` reports it without them.
 //!
-//! CI runs 128 sequences (about 30 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
+//! CI runs 128 sequences (about 40 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
 //! runs more. A failure shrinks to a short list of actions, printed by file name.
 
 mod lsp_client;
