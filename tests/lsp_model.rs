@@ -469,7 +469,8 @@ impl Session {
             std::fs::copy(examples.join(from), to).expect("copy");
         }
         let outside = tempfile::tempdir().expect("temp dir");
-        for (to, from) in [("plan.md", "broken/dry-run/plan.md"), ("plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml")]
+        for (to, from) in
+            [("plan.md", "broken/dry-run/plan.md"), ("plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml")]
         {
             std::fs::copy(examples.join(from), outside.path().join(to)).expect("copy");
         }
@@ -638,7 +639,9 @@ impl Session {
             Err(error) if error["message"].as_str().is_none_or(|m| m.trim().is_empty()) => {
                 self.problems.push(format!("{params} was refused without a reason: {error}"))
             }
-            Err(error) if refused && !error["message"].as_str().is_some_and(|m| m.contains("outside the workspace")) => {
+            Err(error)
+                if refused && !error["message"].as_str().is_some_and(|m| m.contains("outside the workspace")) =>
+            {
                 self.problems.push(format!("{params} was refused for another reason than being outside: {error}"))
             }
             Err(_) => {}
@@ -765,7 +768,8 @@ impl Session {
                 .collect();
             // The command line's column 1 on the first line is before or after a byte order
             // mark: in an open document, where the server counts it, either is right.
-            let sent_bom = self.open.iter().any(|(p, (text, _))| lsp_client::uri(p) == *uri && text.starts_with('\u{feff}'));
+            let sent_bom =
+                self.open.iter().any(|(p, (text, _))| lsp_client::uri(p) == *uri && text.starts_with('\u{feff}'));
             if sent_bom {
                 let after = if self.utf16 { 1 } else { 3 };
                 for d in &mut shown {
@@ -814,7 +818,9 @@ impl Session {
             };
         }
         extra.iter().all(|d| {
-            found.iter().any(|(code, at)| d["code"] == *code && d["range"]["start"] == cli_position(&text, at, self.utf16, sent))
+            found.iter().any(|(code, at)| {
+                d["code"] == *code && d["range"]["start"] == cli_position(&text, at, self.utf16, sent)
+            })
         })
     }
 
@@ -828,14 +834,15 @@ impl Session {
     /// (`stagelint/InvalidConfig`, where the command line puts them); the files it governs (the
     /// nearest config above them) show nothing; every other file shows what `stagelint check`
     /// reports on the workspace without the broken configs and the files they govern.
-    fn without_broken_configs(&mut self, broken: &[(PathBuf, Value, String)]) -> HashMap<String, Vec<Value>> {
+    fn without_broken_configs(&mut self, broken: &[ConfigProblem]) -> Findings {
         let root = self.root.path();
         let broken_paths: Vec<&PathBuf> = broken.iter().map(|(path, _, _)| path).collect();
         let rest = tempfile::tempdir().expect("temp dir");
         for file in files_under(root) {
-            let governing = file.parent().expect("a directory").ancestors().take_while(|dir| dir.starts_with(root)).find_map(
-                |dir| ["stagelint.toml", ".stagelint.toml"].iter().map(|name| dir.join(name)).find(|c| c.is_file()),
-            );
+            let governing =
+                file.parent().expect("a directory").ancestors().take_while(|dir| dir.starts_with(root)).find_map(
+                    |dir| ["stagelint.toml", ".stagelint.toml"].iter().map(|name| dir.join(name)).find(|c| c.is_file()),
+                );
             if broken_paths.contains(&&file) || governing.is_some_and(|config| broken_paths.contains(&&config)) {
                 continue;
             }
@@ -893,15 +900,18 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A problem of a broken config as the command line prints it: the config, where (`line` and
+/// `column`), and what.
+type ConfigProblem = (PathBuf, Value, String);
+
+/// Findings by file URI.
+type Findings = HashMap<String, Vec<Value>>;
+
 /// `stagelint check --format json` on `root`, by file URI, in the client's positions, sorted;
 /// when it refuses to check (a broken `stagelint.toml`: exit 2), each problem it printed:
 /// the config, where (`line` and `column`), and what.
 /// `sent` names the open documents (relative to `root`), whose positions count a byte order mark.
-fn cli_findings(
-    root: &Path,
-    utf16: bool,
-    sent: &HashSet<PathBuf>,
-) -> Result<HashMap<String, Vec<Value>>, Vec<(PathBuf, Value, String)>> {
+fn cli_findings(root: &Path, utf16: bool, sent: &HashSet<PathBuf>) -> Result<Findings, Vec<ConfigProblem>> {
     let output = Command::new(env!("CARGO_BIN_EXE_stagelint"))
         .args(["check", "--format", "json", "."])
         .current_dir(root)
@@ -909,7 +919,7 @@ fn cli_findings(
         .expect("stagelint check runs");
     if output.status.code() == Some(2) {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let broken: Vec<(PathBuf, Value, String)> = stderr
+        let broken: Vec<ConfigProblem> = stderr
             .lines()
             .filter_map(|line| {
                 let (at, message) = line.strip_prefix("stagelint: ")?.split_once(": invalid config: ")?;
@@ -1070,7 +1080,10 @@ fn sequences_dry_runs_show_their_findings_or_say_why_they_cannot_run() {
     assert_agrees(false, &shapes);
     // A stage emptied, then run; a stage deleted, then run.
     assert_agrees(false, &[Op::DeleteAll(stage), Op::DryRun(DryRun::File(stage)), Op::Delete(stage)]);
-    assert_agrees(false, &[Op::Delete(stage), Op::DryRun(DryRun::WithCassette(stage, named("dry/plan.cassette.yaml")))]);
+    assert_agrees(
+        false,
+        &[Op::Delete(stage), Op::DryRun(DryRun::WithCassette(stage, named("dry/plan.cassette.yaml")))],
+    );
 }
 
 /// A broken `stagelint.toml` (the command line stops with exit 2): the editor shows its
@@ -1129,11 +1142,19 @@ fn sequences_a_byte_order_mark_counts_in_open_documents_only() {
         assert_agrees(utf16, &[Op::Create(loose, bom_sm), Op::Open(loose)]);
         assert_agrees(
             utf16,
-            &[Op::Create(loose, bom_sm), Op::ToggleBom(loose), Op::ToggleBom(loose), Op::Edit(loose, vec![typo.clone()])],
+            &[
+                Op::Create(loose, bom_sm),
+                Op::ToggleBom(loose),
+                Op::ToggleBom(loose),
+                Op::Edit(loose, vec![typo.clone()]),
+            ],
         );
         // A stage with a BOM on disk, opened and closed again.
         let stage = named("handoff/plan.md");
-        assert_agrees(utf16, &[Op::BomOnDisk(stage), Op::Open(stage), Op::Edit(stage, vec![typo.clone()]), Op::Close(stage)]);
+        assert_agrees(
+            utf16,
+            &[Op::BomOnDisk(stage), Op::Open(stage), Op::Edit(stage, vec![typo.clone()]), Op::Close(stage)],
+        );
     }
 }
 

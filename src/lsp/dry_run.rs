@@ -216,7 +216,10 @@ mod tests {
             })
             .expect_err("it panicked");
         let message = super::crashed(failed);
-        assert!(message.starts_with("stagelint dry-run: stopped by a bug in stagelint (span out of range)"), "{message}");
+        assert!(
+            message.starts_with("stagelint dry-run: stopped by a bug in stagelint (span out of range)"),
+            "{message}"
+        );
     }
 
     #[test]

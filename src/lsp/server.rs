@@ -511,12 +511,7 @@ impl LanguageServer for Backend {
                     out.push(CodeActionOrCommand::CodeAction(CodeAction {
                         title: "Fix all safe stagelint findings".into(),
                         kind: Some(FIX_ALL),
-                        edit: Some(convert::workspace_edit(
-                            &analysis.workspace,
-                            &edits,
-                            document_changes,
-                            open,
-                        )),
+                        edit: Some(convert::workspace_edit(&analysis.workspace, &edits, document_changes, open)),
                         ..CodeAction::default()
                     }));
                 }
@@ -632,9 +627,7 @@ impl LanguageServer for Backend {
         Ok(self
             .with_analysis(&params.text_document.uri, |analysis, file, open| {
                 let symbols = ide::symbols(&analysis.workspace, file.id);
-                DocumentSymbolResponse::Nested(
-                    symbols.into_iter().map(|s| convert::symbol(file, s, open)).collect(),
-                )
+                DocumentSymbolResponse::Nested(symbols.into_iter().map(|s| convert::symbol(file, s, open)).collect())
             })
             .await)
     }
