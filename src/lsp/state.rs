@@ -64,8 +64,10 @@ pub(super) struct State {
     pub(super) analysing: bool,
     /// The scopes the running round checks (`None`: all of them, as a whole index does).
     pub(super) checking: Option<HashSet<PathBuf>>,
-    /// Scopes a whole round checked aside for edits made while it ran, and so leaves out.
-    pub(super) checked_aside: HashSet<PathBuf>,
+    /// Scopes the running round has checked already: its batches so far, and those checked
+    /// aside for edits made while a whole round ran (which it then leaves out). A second pass
+    /// of one of them made stale is not the round's to redo.
+    pub(super) checked: HashSet<PathBuf>,
     /// Held from computing what to publish until it is sent: two tasks (the analysis and a
     /// second pass) must not send in another order than they decided, or the client keeps an
     /// older list that `published` says it has not.
