@@ -1,24 +1,34 @@
 //! The language server, model-checked: random sequences of editor actions against the real
-//! server (in this process, over a socket pair with real framing), on a small workspace of a
-//! state machine, a dry-run stage with cassettes, a climpt agent and a Last Light workflow.
+//! server (in this process, over a socket pair with real framing), on a small workspace of two
+//! state machines (one with machine cassettes), a dry-run stage with cassettes, a climpt agent
+//! and a Last Light workflow.
 //!
 //! Actions: `didOpen`, incremental `didChange` with random ranges and inserts (multi-byte
-//! characters, CRLF, lone CR, the frontmatter fence, deleting everything), `didClose`, saves,
-//! files created, deleted and renamed on disk (with `didChangeWatchedFiles`), `stagelint.toml`
-//! rewritten, and requests at random positions (past the end of a line or of the document, and
-//! inside a multi-byte character or a surrogate pair).
+//! characters, CRLF, lone CR, the frontmatter fence, byte order marks, deleting everything),
+//! a leading byte order mark inserted or deleted by an edit or written on disk, `didClose`,
+//! saves, files created, deleted and renamed on disk (with `didChangeWatchedFiles`),
+//! `stagelint.toml` rewritten (broken too), requests at random positions (past the end of a
+//! line or of the document, and inside a multi-byte character or a surrogate pair), and the
+//! dry-run command (`workspace/executeCommand`) on stages, machines, directories, files edited
+//! into garbage or deleted, files outside the workspace folders and arguments of other shapes.
 //!
-//! After each sequence: no panic, no internal error (-32603) answering any request, published
+//! After each sequence: no panic, no internal error (-32603) answering any request, a dry-run
+//! answers a report or an error that says why (one outside the workspace is refused), published
 //! versions never go backwards, and once the server is idle (`stagelint/idle`) what it last
 //! published for every file equals `stagelint check --format json` on the final texts (each
-//! open document written to disk first): same codes, severities and ranges.
+//! open document written to disk first): same codes, severities and ranges, counted as the
+//! client does (a leading byte order mark is a character of an open document, none of a file
+//! on disk). Allowed on top: findings a dry-run printed for the file, which stay until it is
+//! checked again. When the command line refuses a broken config (exit 2), the editor's promise
+//! instead: the config's problems where the command line prints them, nothing on the files it
+//! governs, and the rest as `stagelint check` reports it without them.
 //!
-//! CI runs 128 sequences (about 30 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
+//! CI runs 128 sequences (about 40 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
 //! runs more. A failure shrinks to a short list of actions, printed by file name.
 
 mod lsp_client;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -38,6 +48,14 @@ const START: &[(&str, &str)] = &[
     ("dry/plan.md", "broken/dry-run/plan.md"),
     ("dry/plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml"),
     ("dry/typo.cassette.yaml", "broken/dry-run/typo.cassette.yaml"),
+    ("review/sm.yaml", "code-review/sm.yaml"),
+    ("review/sm.cassette.yaml", "code-review/sm.cassette.yaml"),
+    ("review/failing-lint.cassette.yaml", "code-review/failing-lint.cassette.yaml"),
+    ("review/plan.md", "code-review/plan.md"),
+    ("review/execute.md", "code-review/execute.md"),
+    ("review/test.md", "code-review/test.md"),
+    ("review/lint.md", "code-review/lint.md"),
+    ("review/review.md", "code-review/review.md"),
     (".agent/fixer/steps_registry.json", "climpt/.agent/fixer/steps_registry.json"),
     (".agent/fixer/agent.json", "climpt/.agent/fixer/agent.json"),
     (".agent/fixer/schemas/fixer.schema.json", "climpt/.agent/fixer/schemas/fixer.schema.json"),
@@ -83,9 +101,12 @@ const CONTENTS: &[&str] = &[
     "[rules]\n\"sm/NextCycle\" = \"off\"\n",
     "[rules]\nsm = \"warn\"\n\"cassette/UnknownTool\" = \"off\"\n",
     "[rules\nbroken = \n",
+    "[rules]\n\"sm/NoSuchRule\" = \"off\"\nsm = \"loud\"\n",
     "name: extra\ntrigger: { type: manual }\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n",
     "version: 1\nkind: stage\nstage: plan\nturns: []\n",
     "---\nid: plan\n---\nbody\r\nwith a lone\rcarriage return 😀\n",
+    "\u{feff}entry: plna\n",
+    "\u{feff}---\nid: extra\nname: Extra\n---\n\nDo {{ctx.tsak}}.\n",
 ];
 
 /// What an edit inserts.
@@ -115,6 +136,7 @@ const INSERTS: &[&str] = &[
     "𝕏\u{200d}",
     "\t",
     "\u{2028}",
+    "\u{feff}",
 ];
 
 /// New names offered to rename.
@@ -202,7 +224,47 @@ enum Op {
     Rename(File, File),
     Config(Text),
     Ask(Request, File, At),
+    DryRun(DryRun),
+    /// A byte order mark inserted at the start of an open document, or deleted from it, by an
+    /// incremental edit (the client counts it as the character it is in its text).
+    ToggleBom(File),
+    /// A byte order mark written before a file's text on disk.
+    BomOnDisk(File),
 }
+
+/// A `workspace/executeCommand` of the dry-run, as the code lens sends it or otherwise.
+#[derive(Clone, Copy, Debug)]
+enum DryRun {
+    /// The file alone (a stage, or a state machine; any other file is refused).
+    File(File),
+    /// The file and a cassette, as a lens names them.
+    WithCassette(File, File),
+    /// The directory holding the file (a state machine's directory runs the machine).
+    Directory(File),
+    /// A stage outside the workspace folders (refused).
+    Outside,
+    /// A workspace file run with a cassette outside the workspace folders (refused).
+    OutsideCassette(File),
+    /// Arguments of another shape.
+    Shape(Text),
+}
+
+/// Argument lists the dry-run command does not take (`FILE` is a workspace file's URI).
+const SHAPES: &[&str] = &[
+    "[]",
+    "null",
+    "[42]",
+    "[null]",
+    "[{}]",
+    "[\"not a uri\"]",
+    "[\"untitled:Untitled-1\"]",
+    "[\"https://example.com/plan.md\"]",
+    "[\"file:///\"]",
+    "[FILE, 42]",
+    "[FILE, \"untitled:x\"]",
+    "[FILE, FILE, FILE]",
+    "{\"uri\": FILE}",
+];
 
 fn file() -> impl Strategy<Value = File> {
     (0..START.len() + EXTRA.len()).prop_map(File)
@@ -214,6 +276,17 @@ fn at() -> impl Strategy<Value = At> {
         1 => any::<u16>().prop_map(At::PastLineEnd),
         1 => Just(At::PastEnd),
         1 => any::<u16>().prop_map(At::InsideCharacter),
+    ]
+}
+
+fn dry_run() -> impl Strategy<Value = DryRun> {
+    prop_oneof![
+        4 => file().prop_map(DryRun::File),
+        2 => (file(), file()).prop_map(|(a, b)| DryRun::WithCassette(a, b)),
+        1 => file().prop_map(DryRun::Directory),
+        1 => Just(DryRun::Outside),
+        1 => file().prop_map(DryRun::OutsideCassette),
+        2 => (0..SHAPES.len()).prop_map(|i| DryRun::Shape(Text(SHAPES, i))),
     ]
 }
 
@@ -249,8 +322,11 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (file(), 0..CONTENTS.len()).prop_map(|(f, c)| Op::Create(f, Text(CONTENTS, c))),
         1 => file().prop_map(Op::Delete),
         1 => (file(), file()).prop_map(|(a, b)| Op::Rename(a, b)),
-        1 => (3..6usize).prop_map(|c| Op::Config(Text(CONTENTS, c))),
+        1 => (3..7usize).prop_map(|c| Op::Config(Text(CONTENTS, c))),
         5 => (request(), file(), at()).prop_map(|(r, f, a)| Op::Ask(r, f, a)),
+        1 => dry_run().prop_map(Op::DryRun),
+        1 => file().prop_map(Op::ToggleBom),
+        1 => file().prop_map(Op::BomOnDisk),
     ]
 }
 
@@ -330,19 +406,23 @@ fn place(text: &str, at: At, utf16: bool) -> Value {
     }
 }
 
-/// The LSP range of a 1-based line and column (in characters) from `stagelint check`.
-fn cli_position(text: &str, at: &Value, utf16: bool) -> Value {
+/// The LSP position of a 1-based line and column (in characters) from `stagelint check`, in
+/// a text the client sent (`sent`: a leading byte order mark is a character, as the client
+/// counts it) or a file on disk (hidden, as editors load it).
+fn cli_position(text: &str, at: &Value, utf16: bool, sent: bool) -> Value {
     let starts = line_starts(text);
     let line = at["line"].as_u64().unwrap() as usize - 1;
     let column = at["column"].as_u64().unwrap() as usize - 1;
-    let mut start = starts.get(line).copied().unwrap_or(text.len());
-    // A byte order mark is no column of the first line.
+    let line_start = starts.get(line).copied().unwrap_or(text.len()).min(text.len());
+    let mut start = line_start;
+    // The command line counts no column for a byte order mark.
     if line == 0 && text.starts_with('\u{feff}') {
         start += 3;
     }
     let rest = &text[start.min(text.len())..];
-    let end = rest.char_indices().nth(column).map_or(rest.len(), |(i, _)| i);
-    json!({"line": line, "character": units(&rest[..end], utf16)})
+    let end = start.min(text.len()) + rest.char_indices().nth(column).map_or(rest.len(), |(i, _)| i);
+    let from = if sent { line_start } else { start.min(text.len()) };
+    json!({"line": line, "character": units(&text[from..end], utf16)})
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,6 +447,8 @@ fn watch_panics() {
 
 struct Session {
     root: tempfile::TempDir,
+    /// A stage and its cassette outside the workspace folders.
+    outside: tempfile::TempDir,
     client: Client,
     utf16: bool,
     /// Open documents: text and version.
@@ -386,9 +468,15 @@ impl Session {
             std::fs::create_dir_all(to.parent().unwrap()).expect("mkdir");
             std::fs::copy(examples.join(from), to).expect("copy");
         }
+        let outside = tempfile::tempdir().expect("temp dir");
+        for (to, from) in
+            [("plan.md", "broken/dry-run/plan.md"), ("plan.cassette.yaml", "broken/dry-run/plan.cassette.yaml")]
+        {
+            std::fs::copy(examples.join(from), outside.path().join(to)).expect("copy");
+        }
         let mut client = Client::in_process();
         client.initialize(root.path(), if utf16 { &["utf-16"] } else { &["utf-8", "utf-16"] });
-        Session { root, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
+        Session { root, outside, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
     }
 
     fn path(&self, file: File) -> PathBuf {
@@ -499,6 +587,64 @@ impl Session {
                 self.watched(&[(&path, if existed { 2 } else { 1 })]);
             }
             Op::Ask(request, file, at) => self.ask(*request, *file, *at),
+            Op::DryRun(run) => self.dry_run(*run),
+            Op::ToggleBom(file) => {
+                let path = self.path(*file);
+                self.open(&path);
+                let text = &self.open[&path].0;
+                let (end, text, insert) = match text.strip_prefix('\u{feff}') {
+                    Some(rest) => (position(text, 3, self.utf16), rest.to_string(), ""),
+                    None => (json!({"line": 0, "character": 0}), format!("\u{feff}{text}"), "\u{feff}"),
+                };
+                let sent = vec![json!({"range": {"start": {"line": 0, "character": 0}, "end": end}, "text": insert})];
+                self.change(&path, text, sent);
+            }
+            Op::BomOnDisk(file) => {
+                let path = self.path(*file);
+                let Ok(text) = std::fs::read_to_string(&path) else { return };
+                std::fs::write(&path, format!("\u{feff}{text}")).expect("write");
+                self.watched(&[(&path, 2)]);
+            }
+        }
+    }
+
+    /// The dry-run command: a report, or an error that says why (never an internal error);
+    /// anything outside the workspace folders is refused.
+    fn dry_run(&mut self, run: DryRun) {
+        let named = |session: &Session, file: File| json!(uri(&session.path(file)));
+        let stage_outside = json!(uri(&self.outside.path().join("plan.md")));
+        let cassette_outside = json!(uri(&self.outside.path().join("plan.cassette.yaml")));
+        let arguments = match run {
+            DryRun::File(file) => json!([named(self, file)]),
+            DryRun::WithCassette(file, cassette) => json!([named(self, file), named(self, cassette)]),
+            DryRun::Directory(file) => json!([uri(self.path(file).parent().expect("a directory"))]),
+            DryRun::Outside => json!([stage_outside]),
+            DryRun::OutsideCassette(file) => json!([named(self, file), cassette_outside]),
+            DryRun::Shape(shape) => {
+                let shape = shape.get().replace("FILE", &named(self, File(0)).to_string());
+                serde_json::from_str(&shape).expect("a JSON shape")
+            }
+        };
+        let params = json!({"command": "stagelint.dryRun", "arguments": arguments});
+        let refused = matches!(run, DryRun::Outside | DryRun::OutsideCassette(_));
+        match self.client.try_request("workspace/executeCommand", params.clone()) {
+            Ok(report) if refused => self.problems.push(format!("{params} ran a file outside the workspace: {report}")),
+            Ok(report) if !report["exitCode"].is_i64() || !report["summary"].is_string() => {
+                self.problems.push(format!("{params} answered no report: {report}"))
+            }
+            Ok(_) => {}
+            Err(error) if error["code"] == -32603 => {
+                self.problems.push(format!("{params} answered with an internal error: {error}"))
+            }
+            Err(error) if error["message"].as_str().is_none_or(|m| m.trim().is_empty()) => {
+                self.problems.push(format!("{params} was refused without a reason: {error}"))
+            }
+            Err(error)
+                if refused && !error["message"].as_str().is_some_and(|m| m.contains("outside the workspace")) =>
+            {
+                self.problems.push(format!("{params} was refused for another reason than being outside: {error}"))
+            }
+            Err(_) => {}
         }
     }
 
@@ -560,9 +706,21 @@ impl Session {
         self.client.wait("the idle notification", |m| m["method"] == "stagelint/idle");
         let mut last: HashMap<String, Value> = HashMap::new();
         let mut versions: HashMap<String, i64> = HashMap::new();
+        // What each dry-run found, by file: its timeline, logged, ends with them (`concise`).
+        let mut dry_run_found: HashMap<String, Vec<(String, Value)>> = HashMap::new();
         for message in self.client.take_backlog() {
+            if message["method"] == "window/logMessage"
+                && let Some(timeline) = message["params"]["message"].as_str().filter(|m| m.starts_with("dry-run "))
+            {
+                for (path, at, code) in timeline.lines().filter_map(concise_line) {
+                    dry_run_found.entry(uri(&path)).or_default().push((code, at));
+                }
+            }
             let shown = ["window/logMessage", "window/showMessage"].contains(&message["method"].as_str().unwrap_or(""));
-            if shown && message["params"]["type"] == 1 {
+            // A dry-run that cannot run says why in a message too (a bug of ours never).
+            let text = message["params"]["message"].as_str().unwrap_or("");
+            let refused_dry_run = text.starts_with("stagelint dry-run: ") && !text.contains("bug in stagelint");
+            if shown && message["params"]["type"] == 1 && !refused_dry_run {
                 self.problems.push(format!("the server logged an error: {}", message["params"]["message"]));
             }
             if message["method"] != "textDocument/publishDiagnostics" {
@@ -583,7 +741,11 @@ impl Session {
             std::fs::create_dir_all(path.parent().unwrap()).expect("mkdir");
             std::fs::write(path, text).expect("write");
         }
-        let Some(expected) = cli_findings(self.root.path(), self.utf16) else { return self.problems };
+        let sent = self.sent();
+        let expected = match cli_findings(self.root.path(), self.utf16, &sent) {
+            Ok(found) => found,
+            Err(broken) => self.without_broken_configs(&broken),
+        };
         let mut uris: Vec<&String> = expected.keys().chain(last.keys()).collect();
         uris.sort();
         uris.dedup();
@@ -593,11 +755,39 @@ impl Session {
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|d| json!({"code": d["code"], "severity": d["severity"], "range": d["range"]}))
+                .map(|d| match d["code"].as_str() {
+                    // Compared with what the command line says of a broken config: position
+                    // and message (the server adds a help line).
+                    Some("stagelint/InvalidConfig") => {
+                        let message = d["message"].as_str().unwrap_or_default();
+                        let message = message.split("\nhelp: ").next().unwrap_or_default();
+                        json!({"code": d["code"], "start": d["range"]["start"], "message": message})
+                    }
+                    _ => json!({"code": d["code"], "severity": d["severity"], "range": d["range"]}),
+                })
                 .collect();
+            // The command line's column 1 on the first line is before or after a byte order
+            // mark: in an open document, where the server counts it, either is right.
+            let sent_bom =
+                self.open.iter().any(|(p, (text, _))| lsp_client::uri(p) == *uri && text.starts_with('\u{feff}'));
+            if sent_bom {
+                let after = if self.utf16 { 1 } else { 3 };
+                for d in &mut shown {
+                    for at in ["/range/start", "/range/end", "/start"] {
+                        if let Some(at) = d.pointer_mut(at)
+                            && at["line"] == 0
+                            && at["character"] == 0
+                        {
+                            at["character"] = json!(after);
+                        }
+                    }
+                }
+            }
             shown.sort_by_key(Value::to_string);
             let wanted = expected.get(uri).cloned().unwrap_or_default();
-            if shown != wanted {
+            // A dry-run's findings join what a file shows until it is checked again.
+            let found = dry_run_found.get(uri.as_str()).map(Vec::as_slice).unwrap_or_default();
+            if shown != wanted && !self.shown_after_dry_run(uri, &shown, &wanted, found) {
                 self.problems.push(format!(
                     "{uri}: the server shows\n  {}\nbut `stagelint check` reports\n  {}",
                     Value::from(shown),
@@ -609,24 +799,147 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Whether `shown` is `wanted` and findings of a dry-run (`found`: code and 1-based
+    /// position, as the dry-run printed them).
+    fn shown_after_dry_run(&self, uri: &str, shown: &[Value], wanted: &[Value], found: &[(String, Value)]) -> bool {
+        if found.is_empty() {
+            return false;
+        }
+        let relative = uri.strip_prefix(&format!("{}/", lsp_client::uri(self.root.path()))).unwrap_or("");
+        let path = self.root.path().join(relative);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let sent = self.sent().contains(Path::new(relative));
+        let mut extra: Vec<&Value> = shown.iter().collect();
+        for finding in wanted {
+            match extra.iter().position(|d| *d == finding) {
+                Some(i) => extra.remove(i),
+                None => return false,
+            };
+        }
+        extra.iter().all(|d| {
+            found.iter().any(|(code, at)| {
+                d["code"] == *code && d["range"]["start"] == cli_position(&text, at, self.utf16, sent)
+            })
+        })
+    }
+
+    /// The open documents, relative to the root: texts the client sent.
+    fn sent(&self) -> HashSet<PathBuf> {
+        self.open.keys().map(|p| p.strip_prefix(self.root.path()).expect("under the root").to_path_buf()).collect()
+    }
+
+    /// What the editor promises when `stagelint check` refuses a broken config (`broken`, as
+    /// the command line reported it): each broken config shows its problems
+    /// (`stagelint/InvalidConfig`, where the command line puts them); the files it governs (the
+    /// nearest config above them) show nothing; every other file shows what `stagelint check`
+    /// reports on the workspace without the broken configs and the files they govern.
+    fn without_broken_configs(&mut self, broken: &[ConfigProblem]) -> Findings {
+        let root = self.root.path();
+        let broken_paths: Vec<&PathBuf> = broken.iter().map(|(path, _, _)| path).collect();
+        let rest = tempfile::tempdir().expect("temp dir");
+        for file in files_under(root) {
+            let governing =
+                file.parent().expect("a directory").ancestors().take_while(|dir| dir.starts_with(root)).find_map(
+                    |dir| ["stagelint.toml", ".stagelint.toml"].iter().map(|name| dir.join(name)).find(|c| c.is_file()),
+                );
+            if broken_paths.contains(&&file) || governing.is_some_and(|config| broken_paths.contains(&&config)) {
+                continue;
+            }
+            let to = rest.path().join(file.strip_prefix(root).expect("under the root"));
+            std::fs::create_dir_all(to.parent().expect("a directory")).expect("mkdir");
+            std::fs::copy(&file, &to).expect("copy");
+        }
+        let sent = self.sent();
+        let mut expected = match cli_findings(rest.path(), self.utf16, &sent) {
+            Ok(found) => found,
+            Err(still) => {
+                self.problems.push(format!("without its broken configs, the workspace still has some: {still:?}"));
+                HashMap::new()
+            }
+        };
+        // Found in the copy: named as the workspace's files.
+        let copy = uri(rest.path());
+        expected = expected.into_iter().map(|(name, found)| (name.replacen(&copy, &uri(root), 1), found)).collect();
+        for (path, start, message) in broken {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let sent = sent.contains(path.strip_prefix(root).expect("under the root"));
+            let start = cli_position(&text, start, self.utf16, sent);
+            let finding = json!({"code": "stagelint/InvalidConfig", "start": start, "message": message});
+            expected.entry(uri(path)).or_default().push(finding);
+        }
+        for list in expected.values_mut() {
+            list.sort_by_key(Value::to_string);
+        }
+        expected
+    }
+}
+
+/// A line of `concise` output: the file, the position (1-based line and column), the code.
+fn concise_line(line: &str) -> Option<(PathBuf, Value, String)> {
+    let (at, rest) = line.split_once(": ")?;
+    let code = rest.split_once('[')?.1.split_once(']')?.0.to_string();
+    let mut parts = at.rsplitn(3, ':');
+    let column: u64 = parts.next()?.parse().ok()?;
+    let line: u64 = parts.next()?.parse().ok()?;
+    let path = std::env::current_dir().expect("a directory").join(parts.next()?);
+    Some((path, json!({"line": line, "column": column}), code))
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("readable").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// A problem of a broken config as the command line prints it: the config, where (`line` and
+/// `column`), and what.
+type ConfigProblem = (PathBuf, Value, String);
+
+/// Findings by file URI.
+type Findings = HashMap<String, Vec<Value>>;
+
 /// `stagelint check --format json` on `root`, by file URI, in the client's positions, sorted;
-/// `None` when it refuses to check (a broken `stagelint.toml`: exit 2, where the editor shows
-/// the config's problems and checks what it does not govern).
-fn cli_findings(root: &Path, utf16: bool) -> Option<HashMap<String, Vec<Value>>> {
+/// when it refuses to check (a broken `stagelint.toml`: exit 2), each problem it printed:
+/// the config, where (`line` and `column`), and what.
+/// `sent` names the open documents (relative to `root`), whose positions count a byte order mark.
+fn cli_findings(root: &Path, utf16: bool, sent: &HashSet<PathBuf>) -> Result<Findings, Vec<ConfigProblem>> {
     let output = Command::new(env!("CARGO_BIN_EXE_stagelint"))
         .args(["check", "--format", "json", "."])
         .current_dir(root)
         .output()
         .expect("stagelint check runs");
     if output.status.code() == Some(2) {
-        return None;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let broken: Vec<ConfigProblem> = stderr
+            .lines()
+            .filter_map(|line| {
+                let (at, message) = line.strip_prefix("stagelint: ")?.split_once(": invalid config: ")?;
+                let mut parts = at.rsplitn(3, ':');
+                let column: u64 = parts.next()?.parse().ok()?;
+                let line: u64 = parts.next()?.parse().ok()?;
+                let path = root.join(parts.next()?);
+                Some((path, json!({"line": line, "column": column}), format!("invalid config: {message}")))
+            })
+            .collect();
+        assert!(!broken.is_empty(), "exit 2 without a config problem: {stderr}");
+        return Err(broken);
     }
     let report: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
     let mut out: HashMap<String, Vec<Value>> = HashMap::new();
     let mut texts: HashMap<String, String> = HashMap::new();
     for d in report["diagnostics"].as_array().expect("diagnostics") {
-        let path = root.join(d["path"].as_str().expect("path"));
+        let relative = d["path"].as_str().expect("path").trim_start_matches("./");
+        let path = root.join(relative);
         let text = texts
             .entry(d["path"].to_string())
             .or_insert_with(|| String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned());
@@ -637,15 +950,15 @@ fn cli_findings(root: &Path, utf16: bool) -> Option<HashMap<String, Vec<Value>>>
             _ => 4,
         };
         let range = json!({
-            "start": cli_position(text, &d["range"]["start"], utf16),
-            "end": cli_position(text, &d["range"]["end"], utf16),
+            "start": cli_position(text, &d["range"]["start"], utf16, sent.contains(Path::new(relative))),
+            "end": cli_position(text, &d["range"]["end"], utf16, sent.contains(Path::new(relative))),
         });
         out.entry(uri(&path)).or_default().push(json!({"code": d["code"], "severity": severity, "range": range}));
     }
     for list in out.values_mut() {
         list.sort_by_key(Value::to_string);
     }
-    Some(out)
+    Ok(out)
 }
 
 fn run(utf16: bool, ops: &[Op]) -> Vec<String> {
@@ -731,4 +1044,160 @@ fn sequences_an_open_state_machine_deleted_on_disk_still_holds_its_stages() {
     let sm = named("handoff/sm.yaml");
     let nothing = Change { start: 0, len: 0, past_line_end: false, insert: Text(INSERTS, 0) };
     assert_agrees(false, &[Op::Edit(sm, vec![nothing]), Op::Delete(sm)]);
+}
+
+/// A document opened while the first index ran (here, behind a dry-run) is checked at once,
+/// but the index's end then forgot its scope, which its listing (made before the open) did not
+/// have, and published nothing for it: `loose/sm.yaml`, empty, lost `sm/StateMachineInvalid`.
+#[test]
+fn sequences_a_document_opened_during_the_index_keeps_its_findings() {
+    let sm = named("handoff/sm.yaml");
+    for _ in 0..3 {
+        assert_agrees(false, &[Op::DryRun(DryRun::WithCassette(sm, sm)), Op::Open(named("loose/sm.yaml"))]);
+    }
+}
+
+/// A dry-run's findings join what its files show until they are checked again: a machine
+/// without a cassette shows `cassette/UnknownStage` on its entry, which `stagelint check`
+/// does not report. Refused dry-runs (outside the workspace, arguments of another shape)
+/// answer an error that says why.
+#[test]
+fn sequences_dry_runs_show_their_findings_or_say_why_they_cannot_run() {
+    let sm = named("handoff/sm.yaml");
+    let stage = named("dry/plan.md");
+    assert_agrees(false, &[Op::DryRun(DryRun::File(sm))]);
+    assert_agrees(
+        true,
+        &[
+            Op::DryRun(DryRun::File(stage)),
+            Op::DryRun(DryRun::WithCassette(stage, named("dry/typo.cassette.yaml"))),
+            Op::DryRun(DryRun::Directory(named("review/sm.yaml"))),
+            Op::DryRun(DryRun::Outside),
+            Op::DryRun(DryRun::OutsideCassette(stage)),
+        ],
+    );
+    let shapes: Vec<Op> = (0..SHAPES.len()).map(|i| Op::DryRun(DryRun::Shape(Text(SHAPES, i)))).collect();
+    assert_agrees(false, &shapes);
+    // A stage emptied, then run; a stage deleted, then run.
+    assert_agrees(false, &[Op::DeleteAll(stage), Op::DryRun(DryRun::File(stage)), Op::Delete(stage)]);
+    assert_agrees(
+        false,
+        &[Op::Delete(stage), Op::DryRun(DryRun::WithCassette(stage, named("dry/plan.cassette.yaml")))],
+    );
+}
+
+/// A broken `stagelint.toml` (the command line stops with exit 2): the editor shows its
+/// problems where `stagelint check` prints them, nothing on the files it governs, and the
+/// rest as `stagelint check` reports it without them.
+#[test]
+fn sequences_a_broken_config_shows_its_problems_and_leaves_out_what_it_governs() {
+    let broken = Text(CONTENTS, 5);
+    assert!(broken.get().starts_with("[rules\n"));
+    assert_agrees(false, &[Op::Config(broken)]);
+    assert_agrees(true, &[Op::Create(named("handoff/stagelint.toml"), broken), Op::Open(named("handoff/plan.md"))]);
+    assert_agrees(
+        false,
+        &[
+            // Two problems in one config, a broken one above it, a sound one beside.
+            Op::Create(named("lastlight/stagelint.toml"), Text(CONTENTS, 6)),
+            Op::Open(named("lastlight/stagelint.toml")),
+            Op::Config(broken),
+            Op::Create(named("handoff/stagelint.toml"), Text(CONTENTS, 3)),
+        ],
+    );
+}
+
+/// A stage edited while the first index ran is checked aside (a first pass, its cassettes'
+/// replays to follow), and the index leaves its scope out. A change elsewhere then made that
+/// second pass stale, and it was dropped as if the index would check the scope: the closed
+/// cassettes beside the stage never showed their findings.
+#[test]
+fn sequences_a_second_pass_of_an_edit_during_the_index_is_not_lost() {
+    let sm = named("handoff/sm.yaml");
+    for _ in 0..3 {
+        assert_agrees(
+            false,
+            &[
+                Op::DeleteAll(named("dry/plan.md")),
+                // Refused at once: the next change lands while the index runs.
+                Op::DryRun(DryRun::OutsideCassette(sm)),
+                Op::Create(sm, Text(CONTENTS, 0)),
+            ],
+        );
+    }
+}
+
+/// A byte order mark in a document the client sent is a character, in its edits and in the
+/// positions the server sends back; in a file read from disk it is none, as editors load it.
+/// Before, edits counted it and positions did not: findings on the first line of an open
+/// document were one character off, and the client's edits after a BOM it typed went astray.
+#[test]
+fn sequences_a_byte_order_mark_counts_in_open_documents_only() {
+    let loose = named("loose/sm.yaml");
+    let bom_sm = Text(CONTENTS, CONTENTS.iter().position(|c| c.starts_with("\u{feff}entry")).expect("a BOM sm.yaml"));
+    let typo = Change { start: 9, len: 2, past_line_end: false, insert: Text(INSERTS, 1) };
+    for utf16 in [false, true] {
+        // Closed, then open; the BOM deleted, typed again, and the line edited after it.
+        assert_agrees(utf16, &[Op::Create(loose, bom_sm)]);
+        assert_agrees(utf16, &[Op::Create(loose, bom_sm), Op::Open(loose)]);
+        assert_agrees(
+            utf16,
+            &[
+                Op::Create(loose, bom_sm),
+                Op::ToggleBom(loose),
+                Op::ToggleBom(loose),
+                Op::Edit(loose, vec![typo.clone()]),
+            ],
+        );
+        // A stage with a BOM on disk, opened and closed again.
+        let stage = named("handoff/plan.md");
+        assert_agrees(
+            utf16,
+            &[Op::BomOnDisk(stage), Op::Open(stage), Op::Edit(stage, vec![typo.clone()]), Op::Close(stage)],
+        );
+    }
+}
+
+/// A config opened (unsaved, broken) while the first index ran: the index's later batches,
+/// made with the texts of before, were published as if the config did not exist, since a
+/// missing config is no file an analysis reads.
+#[test]
+fn sequences_a_config_opened_during_the_index_governs_its_later_batches() {
+    let sm = named("handoff/sm.yaml");
+    let fence = Change { start: 0, len: 0, past_line_end: false, insert: Text(INSERTS, 7) };
+    assert_eq!(fence.insert.get(), "---\n");
+    for _ in 0..3 {
+        assert_agrees(
+            false,
+            &[Op::DryRun(DryRun::WithCassette(sm, sm)), Op::Edit(named("stagelint.toml"), vec![fence.clone()])],
+        );
+    }
+}
+
+/// A hover in a cassette just after an emoji (`😀x`) panicked (the word's start was one byte
+/// after the emoji's first), and the request was never answered.
+#[test]
+fn sequences_a_hover_after_an_emoji_in_a_cassette_is_answered() {
+    let cassette = named("dry/extra.cassette.yaml");
+    let insert = |text: &str| Change {
+        start: 0,
+        len: 0,
+        past_line_end: false,
+        insert: Text(INSERTS, INSERTS.iter().position(|i| *i == text).expect("an insert")),
+    };
+    let typed = Op::Edit(cassette, vec![insert("x"), insert("😀")]);
+    // The boundaries of `😀x` are 0, 4 and 5: the second is `x`.
+    assert_agrees(false, &[typed, Op::Ask(Request::Hover, cassette, At::Offset(1))]);
+}
+
+/// A skill's first line ended by a CRLF: `stagelint/SkillFrontmatter` spans it up to the `\n`,
+/// and the command line put the end one column past the line (the server, at its end).
+#[test]
+fn sequences_a_span_ending_inside_a_crlf_ends_its_line_in_both() {
+    let skill = named("lastlight/skills/planning/SKILL.md");
+    // The description line's end replaced by a CRLF, then the lines before it deleted.
+    let crlf = Change { start: 36555, len: 0, past_line_end: true, insert: Text(INSERTS, 4) };
+    let head = Change { start: 5975, len: 19, past_line_end: false, insert: Text(INSERTS, 0) };
+    assert_eq!(crlf.insert.get(), "\r\n");
+    assert_agrees(false, &[Op::Edit(skill, vec![crlf, head])]);
 }

@@ -4,6 +4,8 @@
 //! Each feature asks every family (through its `editor::Hooks`, empty unless it has the feature), so a
 //! family added later gets completion, hover, navigation and rename without server changes.
 
+// Only the language server asks for code actions.
+#[cfg_attr(not(feature = "lsp"), allow(dead_code))]
 pub(crate) mod actions;
 pub mod config;
 pub mod hover;

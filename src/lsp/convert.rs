@@ -1,5 +1,9 @@
 //! The only place that knows LSP positions: byte offsets ↔ `Position` in the negotiated
 //! encoding, and our diagnostics ↔ protocol diagnostics.
+//!
+//! A leading byte order mark is a character in a text the client sent (an open document: the
+//! client counts what it sent, and its edits do), and none in a file read from disk, which
+//! editors load without it (`source::LineIndex`, and the command line, count columns after it).
 
 use tower_lsp_server::ls_types::{
     self as lsp, CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Position,
@@ -15,10 +19,37 @@ use crate::source::{LineIndex, Span, line_index::floor_char_boundary};
 use crate::workspace::{SourceFile, Workspace};
 
 /// How `Position.character` counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Encoding {
     Utf8,
+    /// The protocol's default.
+    #[default]
     Utf16,
+}
+
+/// How the client counts the characters of one text: in its encoding, and with a leading byte
+/// order mark as a character when the text is one the client sent (`bom`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Columns {
+    pub encoding: Encoding,
+    pub bom: bool,
+}
+
+impl Columns {
+    /// A text the client sent: an open document.
+    pub fn sent(encoding: Encoding) -> Columns {
+        Columns { encoding, bom: true }
+    }
+
+    /// A file read from disk, as editors load it.
+    pub fn read(encoding: Encoding) -> Columns {
+        Columns { encoding, bom: false }
+    }
+
+    /// Byte offset where the columns of `line` start.
+    fn line_start(self, lines: &LineIndex, line: usize) -> usize {
+        if self.bom { lines.line_start(line) } else { lines.column_start(line) }
+    }
 }
 
 impl Encoding {
@@ -38,14 +69,14 @@ impl Encoding {
     }
 }
 
-pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding) -> Position {
+pub fn position(text: &str, lines: &LineIndex, offset: usize, columns: Columns) -> Position {
     let offset = floor_char_boundary(text, offset);
     let line = lines.line_of(offset);
-    // Editors hide a leading byte order mark: it is no character of the first line. An offset
-    // inside a CRLF (between the two) is the end of its line, as the position reads back.
-    let start = lines.column_start(line);
+    // An offset inside a hidden byte order mark is the start of the line; one inside a CRLF
+    // (between the two) is the end of its line, as the position reads back.
+    let start = columns.line_start(lines, line);
     let offset = offset.max(start).min(lines.line_end(text, line).max(start));
-    let character = match encoding {
+    let character = match columns.encoding {
         Encoding::Utf8 => offset - start,
         Encoding::Utf16 => text[start..offset].chars().map(char::len_utf16).sum(),
     };
@@ -54,15 +85,15 @@ pub fn position(text: &str, lines: &LineIndex, offset: usize, encoding: Encoding
 
 /// The byte offset of `pos`; past the end of a line clamps to the line's end, past the last
 /// line to the end of text.
-pub fn offset(text: &str, lines: &LineIndex, pos: Position, encoding: Encoding) -> usize {
+pub fn offset(text: &str, lines: &LineIndex, pos: Position, columns: Columns) -> usize {
     let line = pos.line as usize;
     if line >= lines.line_count() {
         return text.len();
     }
-    let start = lines.column_start(line);
+    let start = columns.line_start(lines, line);
     let end = lines.line_end(text, line);
     let wanted = pos.character as usize;
-    match encoding {
+    match columns.encoding {
         Encoding::Utf8 => floor_char_boundary(text, (start + wanted).min(end)),
         Encoding::Utf16 => {
             let mut units = 0;
@@ -77,17 +108,24 @@ pub fn offset(text: &str, lines: &LineIndex, pos: Position, encoding: Encoding) 
     }
 }
 
-pub fn range(file: &SourceFile, span: Span, encoding: Encoding) -> Range {
+pub fn range(file: &SourceFile, span: Span, open: &Open) -> Range {
+    let columns = open.columns(&file.path);
     Range {
-        start: position(&file.text, &file.lines, span.start, encoding),
-        end: position(&file.text, &file.lines, span.end, encoding),
+        start: position(&file.text, &file.lines, span.start, columns),
+        end: position(&file.text, &file.lines, span.end, columns),
     }
 }
 
-pub fn span(file: &SourceFile, range: Range, encoding: Encoding) -> Span {
-    let start = offset(&file.text, &file.lines, range.start, encoding);
-    let end = offset(&file.text, &file.lines, range.end, encoding);
+pub fn span(file: &SourceFile, range: Range, open: &Open) -> Span {
+    let columns = open.columns(&file.path);
+    let start = offset(&file.text, &file.lines, range.start, columns);
+    let end = offset(&file.text, &file.lines, range.end, columns);
     Span::new(start.min(end), end.max(start))
+}
+
+/// The byte offset of `pos` in `file`.
+pub fn offset_in(file: &SourceFile, pos: Position, open: &Open) -> usize {
+    offset(&file.text, &file.lines, pos, open.columns(&file.path))
 }
 
 /// The `file://` URI of a workspace file.
@@ -95,10 +133,12 @@ pub fn uri(file: &SourceFile) -> Option<Uri> {
     Uri::from_file_path(&file.path)
 }
 
-/// The documents the client has open, as it named them: the URI it sent (its spelling of
-/// percent-escapes, or an `untitled:` URI) and the version of the text.
+/// How the client sees the files of one analysis: its position encoding, and the documents it
+/// has open, as it named them (the URI it sent: its spelling of percent-escapes, or an
+/// `untitled:` URI) with the version of the text the analysis read.
 #[derive(Default, Clone)]
 pub struct Open {
+    pub encoding: Encoding,
     pub uris: HashMap<PathBuf, Uri>,
     pub versions: HashMap<PathBuf, i32>,
 }
@@ -113,14 +153,16 @@ impl Open {
     pub fn version(&self, path: &Path) -> Option<i32> {
         self.versions.get(path).copied()
     }
+
+    /// How the client counts in the file at `path`: the text it sent, or the file on disk.
+    pub fn columns(&self, path: &Path) -> Columns {
+        if self.versions.contains_key(path) { Columns::sent(self.encoding) } else { Columns::read(self.encoding) }
+    }
 }
 
-pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, encoding: Encoding) -> lsp::Diagnostic {
-    diagnostic_named(workspace, d, encoding, &Open::default())
-}
-
-/// [`diagnostic`], naming open documents in related locations as the client does.
-pub fn diagnostic_named(workspace: &Workspace, d: &Diagnostic, encoding: Encoding, open: &Open) -> lsp::Diagnostic {
+/// A finding as a protocol diagnostic, naming open documents in related locations as the
+/// client does.
+pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, open: &Open) -> lsp::Diagnostic {
     let file = workspace.file(d.file);
     let severity = match d.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
@@ -134,7 +176,7 @@ pub fn diagnostic_named(workspace: &Workspace, d: &Diagnostic, encoding: Encodin
         .filter_map(|r| {
             let other = workspace.file(r.file.unwrap_or(d.file));
             Some(DiagnosticRelatedInformation {
-                location: Location { uri: open.uri(other)?, range: range(other, r.span, encoding) },
+                location: Location { uri: open.uri(other)?, range: range(other, r.span, open) },
                 message: r.message.clone(),
             })
         })
@@ -145,7 +187,7 @@ pub fn diagnostic_named(workspace: &Workspace, d: &Diagnostic, encoding: Encodin
         message.push_str(help);
     }
     lsp::Diagnostic {
-        range: range(file, d.span, encoding),
+        range: range(file, d.span, open),
         severity: Some(severity),
         code: Some(NumberOrString::String(d.code.to_string())),
         code_description: rule_url(d.code).parse().ok().map(|href| CodeDescription { href }),
@@ -157,17 +199,12 @@ pub fn diagnostic_named(workspace: &Workspace, d: &Diagnostic, encoding: Encodin
     }
 }
 
-pub fn locations(
-    workspace: &Workspace,
-    targets: &[crate::ide::Target],
-    encoding: Encoding,
-    open: &Open,
-) -> Vec<Location> {
+pub fn locations(workspace: &Workspace, targets: &[crate::ide::Target], open: &Open) -> Vec<Location> {
     targets
         .iter()
         .filter_map(|t| {
             let file = workspace.file(t.file);
-            Some(Location { uri: open.uri(file)?, range: range(file, t.span, encoding) })
+            Some(Location { uri: open.uri(file)?, range: range(file, t.span, open) })
         })
         .collect()
 }
@@ -178,7 +215,6 @@ pub fn locations(
 pub fn workspace_edit(
     workspace: &Workspace,
     edits: &[(FileId, Edit)],
-    encoding: Encoding,
     document_changes: bool,
     open: &Open,
 ) -> lsp::WorkspaceEdit {
@@ -187,7 +223,7 @@ pub fn workspace_edit(
     for (id, edit) in edits {
         let file = workspace.file(*id);
         let Some(uri) = open.uri(file) else { continue };
-        let text_edit = lsp::TextEdit { range: range(file, edit.span, encoding), new_text: edit.replacement.clone() };
+        let text_edit = lsp::TextEdit { range: range(file, edit.span, open), new_text: edit.replacement.clone() };
         by_file.entry(&file.path).or_insert_with(|| (uri, Vec::new())).1.push(text_edit);
     }
     if !document_changes {
@@ -210,10 +246,9 @@ pub fn workspace_edit_renaming(
     workspace: &Workspace,
     edits: &[(FileId, Edit)],
     renames: &[(FileId, std::path::PathBuf)],
-    encoding: Encoding,
     open: &Open,
 ) -> lsp::WorkspaceEdit {
-    let mut edit = workspace_edit(workspace, edits, encoding, true, open);
+    let mut edit = workspace_edit(workspace, edits, true, open);
     if renames.is_empty() {
         return edit;
     }
@@ -235,8 +270,8 @@ pub fn workspace_edit_renaming(
     lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(operations)), ..edit }
 }
 
-pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, encoding: Encoding) -> lsp::CompletionItem {
-    completion_in(&file.text, &file.lines, item, encoding)
+pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, open: &Open) -> lsp::CompletionItem {
+    completion_in(&file.text, &file.lines, item, open.columns(&file.path))
 }
 
 /// [`completion`] for a text that is not a workspace file (a `stagelint.toml`).
@@ -244,7 +279,7 @@ pub fn completion_in(
     text: &str,
     lines: &LineIndex,
     item: crate::ide::CompletionItem,
-    encoding: Encoding,
+    columns: Columns,
 ) -> lsp::CompletionItem {
     use crate::ide::CompletionKind;
     let kind = match item.kind {
@@ -263,8 +298,8 @@ pub fn completion_in(
         }),
         text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
             range: Range {
-                start: position(text, lines, item.replace.start, encoding),
-                end: position(text, lines, item.replace.end, encoding),
+                start: position(text, lines, item.replace.start, columns),
+                end: position(text, lines, item.replace.end, columns),
             },
             new_text,
         })),
@@ -273,7 +308,7 @@ pub fn completion_in(
 }
 
 #[allow(deprecated)]
-pub fn symbol(file: &SourceFile, symbol: crate::ide::Symbol, encoding: Encoding) -> lsp::DocumentSymbol {
+pub fn symbol(file: &SourceFile, symbol: crate::ide::Symbol, open: &Open) -> lsp::DocumentSymbol {
     let kind = match symbol.kind {
         crate::ide::SymbolKind::Node => lsp::SymbolKind::CLASS,
         crate::ide::SymbolKind::Field => lsp::SymbolKind::FIELD,
@@ -284,10 +319,10 @@ pub fn symbol(file: &SourceFile, symbol: crate::ide::Symbol, encoding: Encoding)
         kind,
         tags: None,
         deprecated: None,
-        range: range(file, symbol.span, encoding),
-        selection_range: range(file, symbol.selection, encoding),
+        range: range(file, symbol.span, open),
+        selection_range: range(file, symbol.selection, open),
         children: (!symbol.children.is_empty())
-            .then(|| symbol.children.into_iter().map(|c| self::symbol(file, c, encoding)).collect()),
+            .then(|| symbol.children.into_iter().map(|c| self::symbol(file, c, open)).collect()),
     }
 }
 
@@ -300,16 +335,17 @@ mod tests {
         let text = "a: é😀x\nb\r\nlast";
         let lines = LineIndex::new(text);
         let x = text.find('x').unwrap_or(0);
-        let utf16 = position(text, &lines, x, Encoding::Utf16);
+        let (utf8_columns, utf16_columns) = (Columns::read(Encoding::Utf8), Columns::read(Encoding::Utf16));
+        let utf16 = position(text, &lines, x, utf16_columns);
         assert_eq!(utf16, Position { line: 0, character: 6 });
-        let utf8 = position(text, &lines, x, Encoding::Utf8);
+        let utf8 = position(text, &lines, x, utf8_columns);
         assert_eq!(utf8, Position { line: 0, character: 9 });
-        assert_eq!(offset(text, &lines, utf16, Encoding::Utf16), x);
-        assert_eq!(offset(text, &lines, utf8, Encoding::Utf8), x);
+        assert_eq!(offset(text, &lines, utf16, utf16_columns), x);
+        assert_eq!(offset(text, &lines, utf8, utf8_columns), x);
         // Past the end of a line clamps before its line break.
-        let b_end = offset(text, &lines, Position { line: 1, character: 99 }, Encoding::Utf16);
+        let b_end = offset(text, &lines, Position { line: 1, character: 99 }, utf16_columns);
         assert_eq!(&text[b_end..b_end + 2], "\r\n");
-        assert_eq!(offset(text, &lines, Position { line: 9, character: 0 }, Encoding::Utf16), text.len());
+        assert_eq!(offset(text, &lines, Position { line: 9, character: 0 }, utf16_columns), text.len());
     }
 
     /// Found by the `render` fuzz target: an offset between the `\r` and `\n` of a CRLF was
@@ -319,24 +355,49 @@ mod tests {
         let text = "---\r\nid: x\r\n";
         let lines = LineIndex::new(text);
         for encoding in [Encoding::Utf8, Encoding::Utf16] {
-            assert_eq!(position(text, &lines, 4, encoding), Position { line: 0, character: 3 });
-            assert_eq!(position(text, &lines, 3, encoding), Position { line: 0, character: 3 });
-            assert_eq!(position(text, &lines, 5, encoding), Position { line: 1, character: 0 });
+            let columns = Columns::sent(encoding);
+            assert_eq!(position(text, &lines, 4, columns), Position { line: 0, character: 3 });
+            assert_eq!(position(text, &lines, 3, columns), Position { line: 0, character: 3 });
+            assert_eq!(position(text, &lines, 5, columns), Position { line: 1, character: 0 });
         }
     }
 
-    /// A byte order mark, which editors hide, is no character: `strat` is at 0:7 as they
-    /// show it, and 0:7 maps back to it.
+    /// A byte order mark in a file read from disk, which editors load without it, is no
+    /// character: `strat` is at 0:7 as they show it, and 0:7 maps back to it.
     #[test]
-    fn a_byte_order_mark_is_no_character() {
+    fn a_byte_order_mark_read_from_disk_is_no_character() {
         let text = "\u{feff}entry: strat\n";
         let lines = LineIndex::new(text);
         let strat = text.find("strat").unwrap_or(0);
         for encoding in [Encoding::Utf8, Encoding::Utf16] {
-            assert_eq!(position(text, &lines, strat, encoding), Position { line: 0, character: 7 });
-            assert_eq!(position(text, &lines, 0, encoding), Position { line: 0, character: 0 });
-            assert_eq!(offset(text, &lines, Position { line: 0, character: 7 }, encoding), strat);
-            assert_eq!(offset(text, &lines, Position { line: 0, character: 0 }, encoding), 3);
+            let columns = Columns::read(encoding);
+            assert_eq!(position(text, &lines, strat, columns), Position { line: 0, character: 7 });
+            assert_eq!(position(text, &lines, 0, columns), Position { line: 0, character: 0 });
+            assert_eq!(offset(text, &lines, Position { line: 0, character: 7 }, columns), strat);
+            assert_eq!(offset(text, &lines, Position { line: 0, character: 0 }, columns), 3);
         }
+    }
+
+    /// In a text the client sent, a byte order mark is a character, as the client counts it
+    /// (one UTF-16 unit, three UTF-8 bytes), and as `documents` applies its edits: 0:0 is
+    /// before it, so an edit can remove it.
+    #[test]
+    fn a_byte_order_mark_the_client_sent_is_a_character() {
+        let text = "\u{feff}entry: strat\n";
+        let lines = LineIndex::new(text);
+        let strat = text.find("strat").unwrap_or(0);
+        for (encoding, bom) in [(Encoding::Utf8, 3), (Encoding::Utf16, 1)] {
+            let columns = Columns::sent(encoding);
+            let at = Position { line: 0, character: 7 + bom };
+            assert_eq!(position(text, &lines, strat, columns), at);
+            assert_eq!(offset(text, &lines, at, columns), strat);
+            assert_eq!(offset(text, &lines, Position { line: 0, character: 0 }, columns), 0);
+            assert_eq!(offset(text, &lines, Position { line: 0, character: bom }, columns), 3);
+            assert_eq!(position(text, &lines, 0, columns), Position { line: 0, character: 0 });
+        }
+        let mut open = Open::default();
+        open.versions.insert(PathBuf::from("/w/sm.yaml"), 1);
+        assert_eq!(open.columns(Path::new("/w/sm.yaml")), Columns::sent(Encoding::Utf16));
+        assert_eq!(open.columns(Path::new("/w/plan.md")), Columns::read(Encoding::Utf16));
     }
 }

@@ -102,6 +102,26 @@ mod tests {
         assert_eq!(doc.text(), "a\u{2028}b\u{85}c\u{c}d\u{b}E\rF\r\nG\n");
     }
 
+    /// A leading byte order mark the client sent is a character of its text: 0:0 is before it,
+    /// 0:0–0:1 (UTF-16) or 0:0–0:3 (UTF-8) removes it, and `convert` counts it the same way, so
+    /// a position read back from the analysis lands where the client's edit put the text.
+    #[test]
+    fn a_leading_byte_order_mark_is_a_character_of_the_clients_text() {
+        let mut doc = OpenDocument::new("\u{feff}entry: plna\n", 1);
+        doc.apply(&edit(0, 8, 12, "plan"), Encoding::Utf16);
+        assert_eq!(doc.text(), "\u{feff}entry: plan\n");
+        doc.apply(&edit(0, 0, 1, ""), Encoding::Utf16);
+        assert_eq!(doc.text(), "entry: plan\n");
+        doc.apply(&edit(0, 0, 0, "\u{feff}"), Encoding::Utf8);
+        doc.apply(&edit(0, 3, 8, "first"), Encoding::Utf8);
+        assert_eq!(doc.text(), "\u{feff}first: plan\n");
+        let text = doc.text();
+        let lines = crate::source::LineIndex::new(&text);
+        let plan = text.find("plan").unwrap_or(0);
+        let columns = crate::lsp::convert::Columns::sent(Encoding::Utf16);
+        assert_eq!(crate::lsp::convert::position(&text, &lines, plan, columns), Position { line: 0, character: 8 });
+    }
+
     #[test]
     fn random_edits_match_a_plain_string() {
         // Apply the same edits to a String through UTF-16 columns computed by hand.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tower_lsp_server::Client;
-use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{MessageType, NumberOrString, ShowDocumentParams, Uri};
 
 use crate::lsp::convert;
@@ -22,10 +22,10 @@ pub(super) async fn run(
     path: PathBuf,
     cassette: Option<PathBuf>,
 ) -> Result<Value> {
-    let (overlay, progress, show_document, encoding) = {
+    let (overlay, progress, show_document, open) = {
         let state = lock(state);
         let overlay: HashMap<PathBuf, String> = state.documents.iter().map(|(p, d)| (p.clone(), d.text())).collect();
-        (overlay, state.progress, state.show_document, state.encoding())
+        (overlay, state.progress, state.show_document, state.open_now())
     };
     let token = NumberOrString::String(format!("stagelint-dry-run-{}", path.display()));
     let progress = if progress && client.create_work_done_progress(token.clone()).await.is_ok() {
@@ -51,7 +51,7 @@ pub(super) async fn run(
             let file = workspace.file(finding.file);
             let Some(uri) = convert::uri(file) else { continue };
             let entry = by_file.entry(file.path.clone()).or_insert_with(|| (uri, Vec::new()));
-            entry.1.push(convert::diagnostic(&workspace, finding, encoding));
+            entry.1.push(convert::diagnostic(&workspace, finding, &open));
         }
         let summary = summary_line(&run);
         Ok::<_, String>((run.title.clone(), text, by_file, summary, run.exit_code(), run.passed, run.failed))
@@ -66,7 +66,11 @@ pub(super) async fn run(
             client.show_message(MessageType::ERROR, format!("stagelint dry-run: {message}")).await;
             return Err(Error::invalid_params(message));
         }
-        Err(_) => return Err(Error::internal_error()),
+        Err(failed) => {
+            let message = crashed(failed);
+            client.show_message(MessageType::ERROR, &message).await;
+            return Err(Error { code: ErrorCode::ServerError(REQUEST_FAILED), message: message.into(), data: None });
+        }
     };
     // Findings join what the file already shows (the live check reports most of them too). A
     // pulling client gets them with its next pulls (after a refresh), not pushed.
@@ -109,6 +113,27 @@ pub(super) async fn run(
         "summary": summary,
         "report": report_path.map(|p| p.display().to_string()),
     }))
+}
+
+/// LSP's `RequestFailed`: the request was well formed, the server could not carry it out.
+const REQUEST_FAILED: i64 = -32803;
+
+/// What the client is told when the dry-run's thread panicked (a bug of ours, never of the
+/// user's files): the panic's message and where to report it, rather than JSON-RPC's bare
+/// "Internal error".
+fn crashed(failed: tokio::task::JoinError) -> String {
+    let reason = match failed.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into()),
+        Err(_) => "the dry-run was cancelled".into(),
+    };
+    format!(
+        "stagelint dry-run: stopped by a bug in stagelint ({reason}); the files are not at fault. \
+         Please report it with the stage and cassette."
+    )
 }
 
 fn summary_line(run: &crate::runtime::DryRun) -> String {
@@ -178,6 +203,23 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, &linked).expect("symlink");
         assert_eq!(write_report_at(&linked.join("r.txt"), "timeline"), None);
         assert!(!elsewhere.join("r.txt").exists());
+    }
+
+    /// A dry-run whose thread panics answers a request failure naming the panic, not the
+    /// internal error (-32603) JSON-RPC would give.
+    #[test]
+    fn a_panicking_dry_run_is_told_as_a_bug_with_its_message() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        let failed = runtime
+            .block_on(async {
+                tokio::task::spawn_blocking(|| -> () { std::panic::panic_any("span out of range".to_string()) }).await
+            })
+            .expect_err("it panicked");
+        let message = super::crashed(failed);
+        assert!(
+            message.starts_with("stagelint dry-run: stopped by a bug in stagelint (span out of range)"),
+            "{message}"
+        );
     }
 
     #[test]

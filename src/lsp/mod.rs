@@ -28,17 +28,20 @@ pub fn run() -> std::io::Result<bool> {
 pub type LineCharacter = (u32, u32);
 
 /// For the fuzz targets and their regression tests (`tests/fuzz_entry`): `offset` as an LSP
-/// position in each encoding, the offset that position reads back as, and that offset's position.
+/// position in each encoding, for a text read from disk and one the client sent (a byte order
+/// mark hidden or counted), the offset that position reads back as, and that offset's position.
 #[doc(hidden)]
 pub fn position_round_trip(
     text: &str,
     lines: &crate::source::LineIndex,
     offset: usize,
-) -> [(LineCharacter, usize, LineCharacter); 2] {
-    [convert::Encoding::Utf8, convert::Encoding::Utf16].map(|encoding| {
-        let position = convert::position(text, lines, offset, encoding);
-        let back = convert::offset(text, lines, position, encoding);
-        let again = convert::position(text, lines, back, encoding);
+) -> [(LineCharacter, usize, LineCharacter); 4] {
+    use convert::{Columns, Encoding};
+    let all = [Encoding::Utf8, Encoding::Utf16];
+    [Columns::read(all[0]), Columns::read(all[1]), Columns::sent(all[0]), Columns::sent(all[1])].map(|columns| {
+        let position = convert::position(text, lines, offset, columns);
+        let back = convert::offset(text, lines, position, columns);
+        let again = convert::position(text, lines, back, columns);
         ((position.line, position.character), back, (again.line, again.character))
     })
 }

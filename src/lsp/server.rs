@@ -113,20 +113,12 @@ impl Backend {
 
     /// Runs `f` on the analysis of the newest text for the file at `uri`: the stored one when it
     /// read the open document's current version, else the one being made (waited for, briefly).
+    /// `f` is also given how the client sees the analysis' files (its encoding, the open
+    /// documents' URIs and the versions the analysis read), to name and convert positions.
     async fn with_analysis<T>(
         &self,
         uri: &Uri,
-        f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, Encoding) -> T,
-    ) -> Option<T> {
-        self.with_analysis_named(uri, |analysis, file, encoding, _| f(analysis, file, encoding)).await
-    }
-
-    /// [`Backend::with_analysis`], also given how the client names open documents (their URIs,
-    /// and the versions the analysis read), for answers that name files or edit them.
-    async fn with_analysis_named<T>(
-        &self,
-        uri: &Uri,
-        f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, Encoding, &convert::Open) -> T,
+        f: impl FnOnce(&Analysis, &crate::workspace::SourceFile, &convert::Open) -> T,
     ) -> Option<T> {
         let path = path_of(uri)?;
         let (wanted, fresh) = {
@@ -139,13 +131,26 @@ impl Backend {
             let wait = analysed.wait_for(|g| *g >= wanted);
             let _ = tokio::time::timeout(std::time::Duration::from_secs(2), wait).await;
         }
-        let (analysis, encoding, uris) = {
+        let (analysis, open) = {
             let state = lock(&self.state);
-            (state.analysis_for(&path)?, state.encoding(), state.uris.clone())
+            let analysis = state.analysis_for(&path)?;
+            let open = state.open_in(&analysis);
+            (analysis, open)
         };
-        let open = convert::Open { uris, versions: analysis.versions.clone() };
         let file = analysis.workspace.file_at(&path)?;
-        Some(f(&analysis, file, encoding, &open))
+        // A bug in a feature must not leave the request unanswered (the client would wait for
+        // good): it answers nothing and says so.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&analysis, file, &open))) {
+            Ok(answer) => Some(answer),
+            Err(_) => {
+                let message = format!(
+                    "stagelint: a bug in stagelint stopped a request on {}; it is answered with nothing. Please report it.",
+                    path.display()
+                );
+                self.client.log_message(MessageType::ERROR, message).await;
+                None
+            }
+        }
     }
 }
 
@@ -437,8 +442,8 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
         Ok(self
-            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
-                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+            .with_analysis(&at.text_document.uri, |analysis, file, open| {
+                let offset = convert::offset_in(file, at.position, open);
                 let cursor = ide::Cursor { file: file.id, offset };
                 let family = ide::hover(&analysis.workspace, cursor);
                 let finding = ide::hover::diagnostics_at(&analysis.diagnostics, file.id, offset);
@@ -452,7 +457,7 @@ impl LanguageServer for Backend {
                 };
                 Some(Hover {
                     contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
-                    range: Some(convert::range(file, span, encoding)),
+                    range: Some(convert::range(file, span, open)),
                 })
             })
             .await
@@ -474,17 +479,13 @@ impl LanguageServer for Backend {
         };
         let (quick_fixes, fix_all) = (wanted(&CodeActionKind::QUICKFIX), wanted(&FIX_ALL));
         Ok(self
-            .with_analysis_named(&params.text_document.uri, |analysis, file, encoding, open| {
-                let span = convert::span(file, params.range, encoding);
+            .with_analysis(&params.text_document.uri, |analysis, file, open| {
+                let span = convert::span(file, params.range, open);
                 let mut out: Vec<CodeActionOrCommand> = Vec::new();
                 if quick_fixes {
                     for action in ide::actions::actions_for(&analysis.workspace, &analysis.diagnostics, file, span) {
-                        let diagnostic = convert::diagnostic_named(
-                            &analysis.workspace,
-                            &analysis.diagnostics[action.diagnostic],
-                            encoding,
-                            open,
-                        );
+                        let diagnostic =
+                            convert::diagnostic(&analysis.workspace, &analysis.diagnostics[action.diagnostic], open);
                         out.push(CodeActionOrCommand::CodeAction(CodeAction {
                             title: action.title,
                             kind: Some(CodeActionKind::QUICKFIX),
@@ -492,7 +493,6 @@ impl LanguageServer for Backend {
                             edit: Some(convert::workspace_edit(
                                 &analysis.workspace,
                                 &action.edits,
-                                encoding,
                                 document_changes,
                                 open,
                             )),
@@ -511,13 +511,7 @@ impl LanguageServer for Backend {
                     out.push(CodeActionOrCommand::CodeAction(CodeAction {
                         title: "Fix all safe stagelint findings".into(),
                         kind: Some(FIX_ALL),
-                        edit: Some(convert::workspace_edit(
-                            &analysis.workspace,
-                            &edits,
-                            encoding,
-                            document_changes,
-                            open,
-                        )),
+                        edit: Some(convert::workspace_edit(&analysis.workspace, &edits, document_changes, open)),
                         ..CodeAction::default()
                     }));
                 }
@@ -536,20 +530,22 @@ impl LanguageServer for Backend {
             };
             let Some(text) = text else { return Ok(None) };
             let lines = crate::source::LineIndex::new(&text);
-            let offset = convert::offset(&text, &lines, at.position, encoding);
+            // The open text, as the client sent it.
+            let columns = convert::Columns::sent(encoding);
+            let offset = convert::offset(&text, &lines, at.position, columns);
             let items: Vec<CompletionItem> = ide::config::completions(&text, offset)
                 .into_iter()
-                .map(|item| convert::completion_in(&text, &lines, item, encoding))
+                .map(|item| convert::completion_in(&text, &lines, item, columns))
                 .collect();
             return Ok((!items.is_empty()).then_some(CompletionResponse::Array(items)));
         }
         Ok(self
-            .with_analysis(&at.text_document.uri, |analysis, file, encoding| {
-                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+            .with_analysis(&at.text_document.uri, |analysis, file, open| {
+                let offset = convert::offset_in(file, at.position, open);
                 let items: Vec<CompletionItem> =
                     ide::completions(&analysis.workspace, ide::Cursor { file: file.id, offset })
                         .into_iter()
-                        .map(|item| convert::completion(file, item, encoding))
+                        .map(|item| convert::completion(file, item, open))
                         .collect();
                 (!items.is_empty()).then_some(CompletionResponse::Array(items))
             })
@@ -560,10 +556,10 @@ impl LanguageServer for Backend {
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let at = params.text_document_position_params;
         Ok(self
-            .with_analysis_named(&at.text_document.uri, |analysis, file, encoding, open| {
-                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+            .with_analysis(&at.text_document.uri, |analysis, file, open| {
+                let offset = convert::offset_in(file, at.position, open);
                 let targets = ide::definitions(&analysis.workspace, ide::Cursor { file: file.id, offset });
-                let locations = convert::locations(&analysis.workspace, &targets, encoding, open);
+                let locations = convert::locations(&analysis.workspace, &targets, open);
                 (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
             })
             .await
@@ -573,24 +569,24 @@ impl LanguageServer for Backend {
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let at = params.text_document_position;
         Ok(self
-            .with_analysis_named(&at.text_document.uri, |analysis, file, encoding, open| {
-                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+            .with_analysis(&at.text_document.uri, |analysis, file, open| {
+                let offset = convert::offset_in(file, at.position, open);
                 let cursor = ide::Cursor { file: file.id, offset };
                 let mut targets = ide::references(&analysis.workspace, cursor);
                 if params.context.include_declaration {
                     targets.extend(ide::definitions(&analysis.workspace, cursor));
                 }
-                convert::locations(&analysis.workspace, &targets, encoding, open)
+                convert::locations(&analysis.workspace, &targets, open)
             })
             .await)
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
         let answer = self
-            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
-                let offset = convert::offset(&file.text, &file.lines, params.position, encoding);
+            .with_analysis(&params.text_document.uri, |analysis, file, open| {
+                let offset = convert::offset_in(file, params.position, open);
                 ide::prepare_rename(&analysis.workspace, ide::Cursor { file: file.id, offset })
-                    .map(|span| PrepareRenameResponse::Range(convert::range(file, span, encoding)))
+                    .map(|span| PrepareRenameResponse::Range(convert::range(file, span, open)))
             })
             .await;
         match answer {
@@ -607,17 +603,17 @@ impl LanguageServer for Backend {
             (state.document_changes, state.rename_files)
         };
         let answer = self
-            .with_analysis_named(&at.text_document.uri, |analysis, file, encoding, open| {
-                let offset = convert::offset(&file.text, &file.lines, at.position, encoding);
+            .with_analysis(&at.text_document.uri, |analysis, file, open| {
+                let offset = convert::offset_in(file, at.position, open);
                 let cursor = ide::Cursor { file: file.id, offset };
                 let edits: Vec<_> = ide::rename(&analysis.workspace, cursor, &params.new_name)?;
                 // A stage cassette named after the id follows it, when the client can rename
                 // files; otherwise its name stays as it is.
                 if rename_files {
                     let files = ide::renamed_files(&analysis.workspace, cursor, &params.new_name);
-                    return Ok(convert::workspace_edit_renaming(&analysis.workspace, &edits, &files, encoding, open));
+                    return Ok(convert::workspace_edit_renaming(&analysis.workspace, &edits, &files, open));
                 }
-                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, encoding, document_changes, open))
+                Ok::<_, String>(convert::workspace_edit(&analysis.workspace, &edits, document_changes, open))
             })
             .await;
         match answer {
@@ -629,22 +625,20 @@ impl LanguageServer for Backend {
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         Ok(self
-            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+            .with_analysis(&params.text_document.uri, |analysis, file, open| {
                 let symbols = ide::symbols(&analysis.workspace, file.id);
-                DocumentSymbolResponse::Nested(
-                    symbols.into_iter().map(|s| convert::symbol(file, s, encoding)).collect(),
-                )
+                DocumentSymbolResponse::Nested(symbols.into_iter().map(|s| convert::symbol(file, s, open)).collect())
             })
             .await)
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
         Ok(self
-            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+            .with_analysis(&params.text_document.uri, |analysis, file, open| {
                 ide::links(&analysis.workspace, file.id)
                     .into_iter()
                     .map(|link| DocumentLink {
-                        range: convert::range(file, link.span, encoding),
+                        range: convert::range(file, link.span, open),
                         target: Uri::from_file_path(&link.target),
                         tooltip: None,
                         data: None,
@@ -656,7 +650,7 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         Ok(self
-            .with_analysis_named(&params.text_document.uri, |analysis, file, encoding, open| {
+            .with_analysis(&params.text_document.uri, |analysis, file, open| {
                 ide::lens::lenses(&analysis.workspace, file.id)
                     .into_iter()
                     .map(|lens| {
@@ -664,7 +658,7 @@ impl LanguageServer for Backend {
                         let mut arguments = vec![serde_json::json!(params.text_document.uri.as_str())];
                         arguments.extend(cassette.map(|uri| serde_json::json!(uri.as_str())));
                         CodeLens {
-                            range: convert::range(file, lens.span, encoding),
+                            range: convert::range(file, lens.span, open),
                             command: Some(Command {
                                 title: lens.title,
                                 command: ide::lens::DRY_RUN_COMMAND.to_string(),
@@ -753,7 +747,6 @@ impl LanguageServer for Backend {
         let mut analysed = self.analysed.clone();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), analysed.wait_for(|g| *g >= wanted)).await;
         let state = lock(&self.state);
-        let encoding = state.encoding();
         // Each file from the freshest analysis that covers it.
         let mut reports: HashMap<PathBuf, WorkspaceDocumentDiagnosticReport> = HashMap::new();
         for analysis in state.scoped.values() {
@@ -763,11 +756,12 @@ impl LanguageServer for Backend {
                     continue;
                 }
                 let Some(uri) = state.uris.get(&file.path).cloned().or_else(|| convert::uri(file)) else { continue };
+                let open = state.open_in(analysis);
                 let mut items: Vec<_> = analysis
                     .diagnostics
                     .iter()
                     .filter(|d| d.file == file.id)
-                    .map(|d| convert::diagnostic(&analysis.workspace, d, encoding))
+                    .map(|d| convert::diagnostic(&analysis.workspace, d, &open))
                     .collect();
                 with_dry_run(&mut items, state.dry_run.get(&file.path));
                 let version = state.documents.get(&file.path).map(|d| i64::from(d.version));
@@ -788,12 +782,12 @@ impl LanguageServer for Backend {
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
         let mut items: Vec<_> = self
-            .with_analysis(&params.text_document.uri, |analysis, file, encoding| {
+            .with_analysis(&params.text_document.uri, |analysis, file, open| {
                 analysis
                     .diagnostics
                     .iter()
                     .filter(|d| d.file == file.id)
-                    .map(|d| convert::diagnostic(&analysis.workspace, d, encoding))
+                    .map(|d| convert::diagnostic(&analysis.workspace, d, open))
                     .collect()
             })
             .await

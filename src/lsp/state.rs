@@ -66,6 +66,10 @@ pub(super) struct State {
     pub(super) analysing: bool,
     /// The scopes the running round checks (`None`: all of them, as a whole index does).
     pub(super) checking: Option<HashSet<PathBuf>>,
+    /// Scopes the running round has checked already: its batches so far, and those checked
+    /// aside for edits made while a whole round ran (which it then leaves out). A second pass
+    /// of one of them made stale is not the round's to redo.
+    pub(super) checked: HashSet<PathBuf>,
     /// Held from computing what to publish until it is sent: two tasks (the analysis and a
     /// second pass) must not send in another order than they decided, or the client keeps an
     /// older list that `published` says it has not.
@@ -89,10 +93,16 @@ impl State {
         self.encoding.unwrap_or(Encoding::Utf16)
     }
 
-    /// The open documents as the client named them, with their current versions.
-    pub(super) fn open(&self) -> convert::Open {
+    /// How the client sees the files of `analysis`: the open documents as it named them, with
+    /// the versions the analysis read (the texts it sent, where positions count a byte order mark).
+    pub(super) fn open_in(&self, analysis: &Analysis) -> convert::Open {
+        convert::Open { encoding: self.encoding(), uris: self.uris.clone(), versions: analysis.versions.clone() }
+    }
+
+    /// [`State::open_in`] for texts read now: every open document, at its current version.
+    pub(super) fn open_now(&self) -> convert::Open {
         let versions = self.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-        convert::Open { uris: self.uris.clone(), versions }
+        convert::Open { encoding: self.encoding(), uris: self.uris.clone(), versions }
     }
 
     /// Whether the scope is still the server's to check: under a workspace folder, or holding
@@ -176,7 +186,14 @@ impl State {
 
 /// Whether the analysis of `scope` read `path`, or would read it once it exists.
 pub(super) fn reads(scope: &Path, analysis: &Analysis, path: &Path) -> bool {
-    analysis.workspace.exists(path) || beside_workflows(scope, path)
+    analysis.workspace.exists(path) || beside_workflows(scope, path) || governs(scope, path)
+}
+
+/// Whether a config at `path` governs `scope` or some of its files, once it exists: configs
+/// are looked for upward from each file, and a missing one is no file of the analysis.
+fn governs(scope: &Path, path: &Path) -> bool {
+    crate::workspace::discover::is_config_name(path)
+        && path.parent().is_some_and(|dir| scope.starts_with(dir) || dir.starts_with(scope))
 }
 
 /// Skills sit beside `workflows/`: a workflows scope reads its parent (see `discover`).

@@ -90,12 +90,12 @@ impl LineIndex {
     }
 
     /// 1-based line and column (in characters) of `offset`; an offset inside a byte order mark
-    /// is column 1.
+    /// is column 1, one inside a CRLF (between the two) the end of its line, as in the server.
     pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.column_start(line);
-        let offset = offset.max(start);
+        let offset = offset.max(start).min(self.line_end(text, line).max(start));
         let column = if self.ascii[line] { offset - start + 1 } else { text[start..offset].chars().count() + 1 };
         LineCol { line: line + 1, column }
     }
@@ -105,7 +105,7 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.column_start(line);
-        let offset = offset.max(start);
+        let offset = offset.max(start).min(self.line_end(text, line).max(start));
         let column = if self.ascii[line] {
             offset - start + 1
         } else {
@@ -168,6 +168,22 @@ mod tests {
         let plain = LineIndex::new("entry: strat\n");
         assert_eq!(plain.line_col("entry: strat\n", 7), LineCol { line: 1, column: 8 });
         assert_eq!(plain.column_start(0), 0);
+    }
+
+    /// Found by the language server's property test: a span ending between the `\r` and `\n`
+    /// of a CRLF (`stagelint/SkillFrontmatter` on a first line) was one column past the line
+    /// in the command line's output, and at the line's end in the server's.
+    #[test]
+    fn an_offset_inside_a_crlf_is_the_end_of_its_line() {
+        let text = "abc\r\ndé\r\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 4), LineCol { line: 1, column: 4 });
+        assert_eq!(index.line_col_utf16(text, 4), LineCol { line: 1, column: 4 });
+        assert_eq!(index.line_col(text, 3), LineCol { line: 1, column: 4 });
+        assert_eq!(index.line_col(text, 5), LineCol { line: 2, column: 1 });
+        let inside = text.len() - 1;
+        assert_eq!(index.line_col(text, inside), LineCol { line: 2, column: 3 });
+        assert_eq!(index.line_col_utf16(text, inside), LineCol { line: 2, column: 3 });
     }
 
     #[test]

@@ -185,7 +185,23 @@ pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
 /// The identifier-ish word around `offset`.
 fn word_at(text: &str, offset: usize) -> Option<(usize, usize)> {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    let start = text[..offset].rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
+    // After the character that ends the word on the left, however many bytes it takes.
+    let start = text[..offset].char_indices().rfind(|(_, c)| !is_word(*c)).map_or(0, |(i, c)| i + c.len_utf8());
     let end = text[offset..].find(|c: char| !is_word(c)).map_or(text.len(), |i| offset + i);
     (start < end).then_some((start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word_at;
+
+    /// Found by the language server's property test: a hover just after a multi-byte
+    /// character that is no word character (`😀x`, at `x`) sliced inside it and panicked.
+    #[test]
+    fn a_word_after_a_multi_byte_character_starts_after_all_of_it() {
+        assert_eq!(word_at("😀x", 4), Some((4, 5)));
+        assert_eq!(word_at("😀x", 5), Some((4, 5)));
+        assert_eq!(word_at("«stage»: plan", 7), Some((2, 7)));
+        assert_eq!(word_at("😀", 4), None);
+    }
 }
