@@ -13,6 +13,64 @@ pub fn check(file: &SourceFile, is_json: bool, out: &mut Vec<Diagnostic>) {
     let parsed = if is_json { json::parse(&file.text) } else { yaml::parse(&file.text) };
     if let Some(root) = &parsed.root {
         strings(root, &mut |node, text| report(file, is_json, node, text, out));
+        if !is_json {
+            comments(file, root, out);
+        }
+    }
+}
+
+/// Keys in YAML comments: a comment is committed with the cassette as much as a string is.
+/// A `#` starts a comment at the start of a line or after a blank, outside every scalar.
+fn comments(file: &SourceFile, root: &Node, out: &mut Vec<Diagnostic>) {
+    let mut scalars = Vec::new();
+    leaves(root, &mut scalars);
+    scalars.sort_by_key(|s: &Span| s.start);
+    let inside = |at: usize| {
+        let i = scalars.partition_point(|s| s.start <= at);
+        i > 0 && scalars[i - 1].end > at
+    };
+    let text = &file.text;
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let base = line_start;
+        line_start += line.len();
+        let bytes = line.as_bytes();
+        let Some(hash) = (0..bytes.len()).find(|&i| {
+            bytes[i] == b'#' && (i == 0 || bytes[i - 1] == b' ' || bytes[i - 1] == b'\t') && !inside(base + i)
+        }) else {
+            continue;
+        };
+        let comment = line[hash..].trim_end_matches(['\n', '\r']);
+        for secret in secrets::find(comment, Mode::Lint) {
+            let span = Span::new(base + hash + secret.span.start, base + hash + secret.span.end);
+            let kind = secret.kind;
+            out.push(
+                Diagnostic::new(
+                    SecretInRecording,
+                    file.id,
+                    span,
+                    format!("this comment holds what looks like a real secret ({kind}); a cassette is committed, comments and all, so the secret is published with it"),
+                )
+                .with_help("revoke the secret, then replace it with a placeholder or delete the comment")
+                .with_fix(
+                    format!("Replace with `{}`", placeholder(kind)),
+                    Applicability::Unsafe,
+                    vec![Edit { span, replacement: placeholder(kind) }],
+                ),
+            );
+        }
+    }
+}
+
+/// The spans of every scalar of the tree (its keys included).
+fn leaves(node: &Node, out: &mut Vec<Span>) {
+    match &node.value {
+        Value::Seq(items) => items.iter().for_each(|n| leaves(n, out)),
+        Value::Map(entries) => entries.iter().for_each(|e| {
+            leaves(&e.key, out);
+            leaves(&e.value, out);
+        }),
+        _ => out.push(node.span),
     }
 }
 
