@@ -614,14 +614,14 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
     for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
         let Some(dir) = file.path.parent() else { continue };
         let Some(root) = &file.yaml().root else { continue };
-        for reference in model::prompt_references(&root) {
+        for reference in model::prompt_references(root) {
             if let Ok(path) = model::resolve_prompt(model::prompt_base(&file.path), reference.text)
                 && exists(&path)
             {
                 out.push((path, FileKind::WorkflowPrompt));
             }
         }
-        for skill in model::skill_references(&root) {
+        for skill in model::skill_references(root) {
             if let Some(path) = model::skill_candidates(dir, skill.text).into_iter().find(|p| exists(p)) {
                 out.push((path, FileKind::Skill));
             }
