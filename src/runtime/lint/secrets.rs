@@ -121,7 +121,7 @@ fn report(file: &SourceFile, is_json: bool, node: &Node, text: &str, out: &mut V
         };
         // The finding points at the secret even when the fix rewrites the whole scalar (a PEM
         // key in a quoted string, its lines joined by `\n` escapes): its first line to its last.
-        let shown = match lines_extent(raw, value) {
+        let shown = match lines_extent(raw, value).or_else(|| anchored_extent(raw, value)) {
             Some((start, end)) if span == node.span => Span::new(node.span.start + start, node.span.start + end),
             _ => span,
         };
@@ -149,6 +149,17 @@ fn verbatim(raw: &str, value: &str) -> Option<(usize, usize)> {
 }
 
 /// In `raw`, from the first line of `value` to its last, whatever is written between them.
+/// The key's extent in `raw` when an escape inside it (`sk-ant-\u0061pi03-…`) keeps it from
+/// appearing as written: from its first few characters to its last few, when both do.
+fn anchored_extent(raw: &str, value: &str) -> Option<(usize, usize)> {
+    const ANCHOR: usize = 6;
+    let head = value.get(..ANCHOR)?;
+    let tail = value.get(value.len().checked_sub(ANCHOR)?..)?;
+    let start = raw.find(head)?;
+    let end = start + ANCHOR + raw[start + ANCHOR..].find(tail)? + tail.len();
+    Some((start, end))
+}
+
 fn lines_extent(raw: &str, value: &str) -> Option<(usize, usize)> {
     let (first, last) = (value.lines().next()?, value.lines().last()?);
     if first.is_empty() || last.is_empty() {
@@ -185,5 +196,23 @@ mod tests {
         let (_, edit) = &out[0].fix.as_ref().expect("a fix").edits[0];
         assert!(text[edit.span.start..edit.span.end].starts_with("\"id_rsa:"), "the fix rewrites the whole scalar");
         assert!(edit.replacement.contains("«redacted:private-key»"), "{}", edit.replacement);
+    }
+
+    #[test]
+    fn a_key_with_an_escape_inside_is_reported_on_the_key() {
+        // Found by an outside audit: `\u0061` for the `a` of `api03` hid the key from a verbatim
+        // search, and the finding covered the whole string, quotes and words around it.
+        let raw_key = "sk-ant-\\u0061pi03-Qx7fK2mZp9LwR4tYb8NcV1sD6hJ3gE5uA0oIxMzWqRkTyUiOpLk";
+        let text = format!("cassette: 1\nstage: plan\nctx:\n  task: \"escaped {raw_key} here\"\n");
+        let mut workspace = Workspace::new();
+        let config = Arc::new(Config::defaults(std::path::Path::new("/w")));
+        let id =
+            workspace.add(PathBuf::from("/w/plan.cassette.yaml"), "p".into(), text.clone(), FileKind::Cassette, config);
+        let mut out = Vec::new();
+        check(workspace.file(id), false, &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(&text[out[0].span.start..out[0].span.end], raw_key);
+        let (_, edit) = &out[0].fix.as_ref().expect("a fix").edits[0];
+        assert_eq!(edit.replacement, "\"escaped «redacted:anthropic-key» here\"");
     }
 }
