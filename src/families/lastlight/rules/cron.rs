@@ -42,13 +42,16 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
         return;
     }
     // Not found: only now list the namespace's agent workflows, for the suggestion.
-    let agents = index.agents(all, doc);
-    let names: Vec<&str> = agents.iter().filter_map(|w| w.name()).collect();
     // `workflow: build.yaml` names the file, which the loader would look for as `build.yaml.yaml`.
-    let stem = name.strip_suffix(".yaml").or_else(|| name.strip_suffix(".yml")).filter(|stem| {
-        agents.iter().any(|w| w.name() == Some(stem) || w.file.path.file_stem().and_then(|s| s.to_str()) == Some(stem))
+    let stem =
+        name.strip_suffix(".yaml").or_else(|| name.strip_suffix(".yml")).filter(|stem| index.has_agent(all, doc, stem));
+    // The nearest name is searched among at most this many workflows: every broken cron of a
+    // huge namespace comparing itself with all of it would make the check quadratic.
+    const NEAREST_AMONG: usize = 2_000;
+    let agents = index.agents(all, doc);
+    let suggestion = stem.or_else(|| {
+        (agents.len() <= NEAREST_AMONG).then(|| did_you_mean(name, agents.iter().filter_map(|w| w.name()))).flatten()
     });
-    let suggestion = stem.or_else(|| did_you_mean(name, names.iter().copied()));
     let hint = suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
     out.push(
         Diagnostic::new(
