@@ -622,7 +622,7 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
             }
         }
         for skill in model::skill_references(root) {
-            if let Some(path) = model::skill_candidates(dir, skill.text).into_iter().find(|p| exists(p)) {
+            if let Some(path) = model::skill_candidates(dir, skill.text).find(|p| exists(p)) {
                 out.push((path, FileKind::Skill));
             }
         }

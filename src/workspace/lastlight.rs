@@ -114,15 +114,11 @@ pub fn is_valid_skill_name(name: &str) -> bool {
 
 /// Where the skill `name` may live, in lookup order: `skills/<name>/SKILL.md`, then
 /// `.claude/skills/` and `.agents/skills/`, in the workflow directory's ancestors, nearest first.
-pub fn skill_candidates(dir: &Path, name: &str) -> Vec<PathBuf> {
-    if !is_valid_skill_name(name) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for ancestor in dir.ancestors() {
-        for base in ["skills", ".claude/skills", ".agents/skills"] {
-            out.push(ancestor.join(base).join(name).join("SKILL.md"));
-        }
-    }
-    out
+/// Made one at a time: the first that exists is the one used, and it is usually near.
+pub fn skill_candidates<'a>(dir: &'a Path, name: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
+    let valid = is_valid_skill_name(name);
+    dir.ancestors()
+        .filter(move |_| valid)
+        .flat_map(|ancestor| ["skills", ".claude/skills", ".agents/skills"].map(|base| (ancestor, base)))
+        .map(move |(ancestor, base)| ancestor.join(base).join(name).join("SKILL.md"))
 }

@@ -278,8 +278,7 @@ pub(super) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
         }
     }
     for reference in model::skill_references(root) {
-        let found: Option<PathBuf> =
-            model::skill_candidates(doc.dir(), reference.text).into_iter().find(|p| workspace.exists(p));
+        let found: Option<PathBuf> = model::skill_candidates(doc.dir(), reference.text).find(|p| workspace.exists(p));
         if let Some(target) = found {
             out.push(Link { span: inner(&source.text, reference.node), target });
         }

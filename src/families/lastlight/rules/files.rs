@@ -106,7 +106,7 @@ fn skills(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        if model::skill_candidates(dir, reference.text).iter().any(|p| ctx.workspace.exists(p)) {
+        if model::skill_candidates(dir, reference.text).any(|p| ctx.workspace.exists(&p)) {
             continue;
         }
         let known = known_skills(ctx);
