@@ -255,6 +255,12 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     done.into_iter().flat_map(|(_, results)| results).collect()
 }
 
+/// Where `needle` (lowercase ASCII) first occurs in `hay`, ignoring ASCII case, without
+/// lowercasing a copy of `hay` (the secret scanner runs this on every line of every prompt).
+pub fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
+    hay.as_bytes().windows(needle.len()).position(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 /// Returns the allocator's free memory to the system. A long-lived server allocates and frees
 /// a workspace's worth on every keystroke; glibc keeps what was freed in each thread's arena,
 /// so without this the resident size creeps up over hours though the heap does not grow.

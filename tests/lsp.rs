@@ -444,6 +444,32 @@ fn exit_code_is_0_after_shutdown_and_1_without() {
 }
 
 /// The client's view of LSP lines: only `\n`, `\r\n` and `\r` end one.
+#[test]
+fn garbage_between_frames_is_skipped_and_the_next_frame_served() {
+    // Found by an outside audit: one stray byte glued the next header to it, and every frame
+    // after it was read out of step (each body taken for the next header), so none was served.
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::spawn();
+    client.initialize(dir.path(), &["utf-16"]);
+    let garbage: [&[u8]; 3] = [b"x", b"hello world\r\n", b"Content-Length: 5\r\n\r\nnot json at all"];
+    for bytes in garbage {
+        client.write_raw(bytes);
+        client.set(&path, &STAGE.replace("turnCap: 5", "turnCap: 0"));
+        client.diagnostics(&uri(&path), |l| l.iter().any(|d| d["code"] == "sm/StageTurnCapTooLow"));
+        let symbols = client.document("textDocument/documentSymbol", &path);
+        assert!(
+            symbols.as_array().is_some_and(|s| !s.is_empty()),
+            "after {:?}: {symbols}",
+            String::from_utf8_lossy(bytes)
+        );
+        client.set(&path, STAGE);
+        client.diagnostics(&uri(&path), |l| l.is_empty());
+        let skipped = client.wait("the skipped bytes' error", |m| m.get("error").is_some() && m["id"].is_null());
+        assert_eq!(skipped["error"]["code"], -32700);
+    }
+}
+
 fn lsp_offset(text: &str, line: usize, column: usize, utf16: bool) -> usize {
     let bytes = text.as_bytes();
     let mut start = 0;

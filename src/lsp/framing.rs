@@ -74,7 +74,14 @@ pub(super) async fn filter(input: impl AsyncRead + Unpin, mut server: impl Async
     loop {
         let length = match read_headers(&mut input).await {
             Headers::End => return,
-            Headers::Length(length) => length,
+            Headers::Length { length, skipped } => {
+                if skipped
+                    && reply(&replies, PARSE_ERROR, "Parse error: skipped bytes that were not a message").is_err()
+                {
+                    return;
+                }
+                length
+            }
             Headers::Malformed => {
                 if reply(&replies, PARSE_ERROR, "Parse error: malformed message headers").is_err() {
                     return;
@@ -118,7 +125,8 @@ pub(super) async fn filter(input: impl AsyncRead + Unpin, mut server: impl Async
 enum Headers {
     /// The input ended (cleanly or mid-header).
     End,
-    Length(usize),
+    /// A frame's length; `skipped` when garbage before its `Content-Length` was dropped.
+    Length { length: usize, skipped: bool },
     /// The header block has no usable `Content-Length`.
     Malformed,
 }
@@ -127,6 +135,7 @@ enum Headers {
 async fn read_headers<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> Headers {
     let mut length = None;
     let mut malformed = false;
+    let mut skipped = false;
     let mut lines = 0;
     loop {
         let mut line = Vec::new();
@@ -148,6 +157,16 @@ async fn read_headers<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> Headers
             }
             break;
         }
+        // Resynchronize: a `Content-Length` after garbage (a stray byte glued to the header, the
+        // rest of a body whose length was wrong, a line of noise) starts the frame afresh;
+        // otherwise every later frame would be read out of step, and none would be served.
+        let text = match crate::util::find_ignoring_case(text, "content-length:") {
+            Some(at) if at > 0 || malformed => {
+                (skipped, malformed, length, lines) = (true, false, None, 0);
+                &text[at..]
+            }
+            _ => text,
+        };
         lines += 1;
         malformed |= lines > MAX_HEADERS;
         match text.split_once(':') {
@@ -162,7 +181,7 @@ async fn read_headers<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> Headers
         }
     }
     match length {
-        Some(length) if !malformed => Headers::Length(length),
+        Some(length) if !malformed => Headers::Length { length, skipped },
         _ => Headers::Malformed,
     }
 }

@@ -262,15 +262,9 @@ fn assignments(text: &str, out: &mut Vec<Secret>) {
     }
 }
 
-/// Where `needle` (lowercase ASCII) first occurs in `hay`, ignoring ASCII case; no copy of the
-/// line is made (this runs on every line of every prompt).
-fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
-    hay.as_bytes().windows(needle.len()).position(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
-}
-
 fn bearer(line: &str, base: usize, out: &mut Vec<Secret>) {
-    let Some(auth) = find_ignoring_case(line, "authorization") else { return };
-    let Some(word) = find_ignoring_case(&line[auth..], "bearer ") else { return };
+    let Some(auth) = crate::util::find_ignoring_case(line, "authorization") else { return };
+    let Some(word) = crate::util::find_ignoring_case(&line[auth..], "bearer ") else { return };
     let mut start = auth + word + "bearer ".len();
     start += run(line.as_bytes(), start, |b| b == b' ');
     let ok = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
@@ -290,7 +284,7 @@ fn named(line: &str, base: usize) -> Option<Secret> {
         name_start += "export ".len();
     }
     let bytes = line.as_bytes();
-    let aws = find_ignoring_case(line, "aws_secret_access_key");
+    let aws = crate::util::find_ignoring_case(line, "aws_secret_access_key");
     if let Some(found) = aws {
         name_start = found;
     }
