@@ -72,10 +72,12 @@ impl Encoding {
 pub fn position(text: &str, lines: &LineIndex, offset: usize, columns: Columns) -> Position {
     let offset = floor_char_boundary(text, offset);
     let line = lines.line_of(offset);
-    // An offset inside a hidden byte order mark is the start of the line; one inside a CRLF
-    // (between the two) is the end of its line, as the position reads back.
+    // An offset inside a byte order mark is just after it (where the command line puts it,
+    // column 1, whether or not the client counts the mark); one inside a CRLF (between the two)
+    // is the end of its line, as the position reads back.
     let start = columns.line_start(lines, line);
-    let offset = offset.max(start).min(lines.line_end(text, line).max(start));
+    let after_mark = lines.column_start(line);
+    let offset = offset.max(after_mark).min(lines.line_end(text, line).max(after_mark));
     let character = match columns.encoding {
         Encoding::Utf8 => offset - start,
         Encoding::Utf16 => text[start..offset].chars().map(char::len_utf16).sum(),
@@ -380,7 +382,8 @@ mod tests {
 
     /// In a text the client sent, a byte order mark is a character, as the client counts it
     /// (one UTF-16 unit, three UTF-8 bytes), and as `documents` applies its edits: 0:0 is
-    /// before it, so an edit can remove it.
+    /// before it, so an edit can remove it. What the server reports is never inside or before
+    /// it.
     #[test]
     fn a_byte_order_mark_the_client_sent_is_a_character() {
         let text = "\u{feff}entry: strat\n";
@@ -393,7 +396,13 @@ mod tests {
             assert_eq!(offset(text, &lines, at, columns), strat);
             assert_eq!(offset(text, &lines, Position { line: 0, character: 0 }, columns), 0);
             assert_eq!(offset(text, &lines, Position { line: 0, character: bom }, columns), 3);
-            assert_eq!(position(text, &lines, 0, columns), Position { line: 0, character: 0 });
+            // A finding at offset 0 is after the mark, where the command line shows it (found
+            // by an outside audit: an empty `sm.yaml` holding only a mark was reported at 0:0).
+            assert_eq!(position(text, &lines, 0, columns), Position { line: 0, character: bom });
+            assert_eq!(
+                position("\u{feff}", &LineIndex::new("\u{feff}"), 0, columns),
+                Position { line: 0, character: bom }
+            );
         }
         let mut open = Open::default();
         open.versions.insert(PathBuf::from("/w/sm.yaml"), 1);
