@@ -368,6 +368,8 @@ impl PartialEq<&str> for ShortStr {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn short_strings_read_back_whatever_their_length() {
         for text in ["", "ctx", "exactly_twenty_two_byt", "twenty-three bytes long", "näme"] {
@@ -377,8 +379,6 @@ mod tests {
         }
         assert_eq!(std::mem::size_of::<ShortStr>(), 24);
     }
-
-    use super::*;
 
     #[test]
     fn par_map_keeps_order_however_the_chunks_are_shared() {

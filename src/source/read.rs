@@ -46,7 +46,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
     // so the usual extra read that returns nothing is saved (one system call in five per file).
     let mut bytes = vec![0; len + 1];
     let mut filled = 0;
-    loop {
+    while filled < bytes.len() {
         match file.read(&mut bytes[filled..]) {
             Ok(0) => break,
             Ok(n) => filled += n,
@@ -56,18 +56,15 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
         if filled == len {
             break;
         }
-        if filled == bytes.len() {
-            // It grew since it was measured: read the rest, up to the cap.
-            bytes.truncate(filled);
-            (&mut file)
-                .take(MAX_FILE_BYTES + 1 - filled as u64)
-                .read_to_end(&mut bytes)
-                .map_err(|e| format!("cannot read file: {e}"))?;
-            filled = bytes.len();
-            break;
-        }
     }
     bytes.truncate(filled);
+    if filled > len {
+        // It grew since it was measured: read the rest, up to the cap.
+        (&mut file)
+            .take(MAX_FILE_BYTES + 1 - filled as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read file: {e}"))?;
+    }
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("file grew past the 16 MiB stagelint reads while it was read ({} bytes)", bytes.len()));
     }

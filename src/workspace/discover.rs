@@ -993,13 +993,11 @@ struct Pending {
     /// Each directory walked so far, by its normalized absolute path: the path as given and
     /// the files the walk listed, sorted.
     listed: HashMap<PathBuf, (PathBuf, Vec<PathBuf>)>,
-    /// Set while the files of a walk are added.
-    walking: bool,
 }
 
 impl Pending {
     fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
-        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new(), listed: HashMap::new(), walking: false }
+        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new(), listed: HashMap::new() }
     }
 
     /// A new, empty list with the same way of showing paths.
@@ -1038,17 +1036,17 @@ impl Pending {
         configs: &mut ConfigCache,
         role: Role,
     ) -> Result<(), ConfigError> {
-        self.walking = true;
-        let pushed = files.iter().try_for_each(|path| {
+        let first = self.files.len();
+        for path in &files {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
             if role == Role::Walked && is_config_name(path) {
                 configs.governing(path.parent().unwrap_or(root))?;
             }
-            self.push(path, configs, role)
-        });
-        self.walking = false;
-        pushed?;
+            self.push(path, configs, role)?;
+        }
+        // What the walk added is no link (a walk does not follow them): no `lstat` to read it.
+        self.files[first..].iter_mut().for_each(|file| file.plain = true);
         if !files.is_sorted() {
             files.sort();
         }
@@ -1118,7 +1116,7 @@ impl Pending {
             None => (Arc::new(Config::defaults(dir)), KindHint::KnownOnly),
         };
         self.index.insert(key.clone(), self.files.len());
-        self.files.push(PendingFile { path: key, display, config, role, kind, plain: self.walking });
+        self.files.push(PendingFile { path: key, display, config, role, kind, plain: false });
         Ok(())
     }
 
