@@ -96,13 +96,17 @@ fn enabled(file: &SourceFile, code: &str, current: Severity) -> Option<Severity>
 fn scan_suppressions(file: &SourceFile) -> (Vec<Suppression>, Vec<BadSuppression>) {
     let mut found = Vec::new();
     let mut bad = Vec::new();
+    // Every directive starts so: most files have none, and need no comment search.
+    if !file.text.contains("stagelint:") {
+        return (found, bad);
+    }
     for region in stagelint::comment_regions(file) {
         let text = &file.text;
-        suppress::scan(text, &file.lines, region.span, region.style, region.body, &mut found, &mut bad);
+        suppress::scan(text, file.lines(), region.span, region.style, region.body, &mut found, &mut bad);
     }
-    if file.kind == FileKind::AtomicWorkflow && file.text.contains("stagelint:") {
+    if file.kind == FileKind::AtomicWorkflow {
         let comments = file.comment_spans.get_or_init(|| atomic::comments(&file.text));
-        suppress::scan_comments(&file.text, &file.lines, comments, &mut found, &mut bad);
+        suppress::scan_comments(&file.text, file.lines(), comments, &mut found, &mut bad);
     }
     for suppression in &mut found {
         for code in &mut suppression.codes {
@@ -126,7 +130,7 @@ fn suppressed(found: &mut [Suppression], file: &SourceFile, diagnostic: &Diagnos
     if diagnostic.code == UnusedSuppression || diagnostic.code == InvalidSuppression {
         return false;
     }
-    let line = file.lines.line_of(diagnostic.span.start);
+    let line = file.lines().line_of(diagnostic.span.start);
     let family = diagnostic.family();
     for suppression in found.iter_mut() {
         if !suppression.scope.covers(line) {
@@ -178,7 +182,7 @@ fn report_foreign(workspace: &Workspace, suppressions: &mut [Vec<Suppression>], 
     for d in result.iter() {
         if d.code != UnusedSuppression && d.code != InvalidSuppression {
             let file = workspace.file(d.file);
-            by_file[d.file.0 as usize].push((file.lines.line_of(d.span.start), d.code));
+            by_file[d.file.0 as usize].push((file.lines().line_of(d.span.start), d.code));
         }
     }
     for (file, findings) in workspace.files().iter().zip(&by_file) {
@@ -217,9 +221,9 @@ fn code_removal(codes: &[SuppressedCode], code: &SuppressedCode, removed: impl F
 /// fix leaves no empty line or stray blank.
 fn removal(file: &SourceFile, comment: Span) -> Span {
     let text = &file.text;
-    let line = file.lines.line_of(comment.start);
+    let line = file.lines().line_of(comment.start);
     // A byte order mark before the comment stays.
-    let (start, end) = (file.lines.column_start(line), file.lines.line_end(text, line));
+    let (start, end) = (file.lines().column_start(line), file.lines().line_end(text, line));
     if comment.end > end {
         return comment;
     }
@@ -230,7 +234,7 @@ fn removal(file: &SourceFile, comment: Span) -> Span {
     }
     let before = &text[start..comment.start];
     if before.trim().is_empty() {
-        Span::new(start, file.lines.line_start(line + 1))
+        Span::new(start, file.lines().line_start(line + 1))
     } else {
         Span::new(start + before.trim_end_matches([' ', '\t']).len(), comment.end)
     }

@@ -52,7 +52,7 @@ pub fn lines_and_codes(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Vec
         .iter()
         .map(|d| {
             let file = workspace.file(d.file);
-            let at = file.lines.line_col(&file.text, d.span.start);
+            let at = file.lines().line_col(&file.text, d.span.start);
             (file.path.file_name().unwrap().to_string_lossy().into_owned(), at.line, d.code)
         })
         .collect()

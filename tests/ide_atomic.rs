@@ -267,13 +267,13 @@ fn definitions_and_references_of_inputs_and_stages() {
     let targets = ide::definitions(&f.workspace, f.at());
     assert_eq!(targets.len(), 1);
     assert_eq!(f.show(&targets[0]), ("index.ts".into(), "topic".into()));
-    assert_eq!(f.workspace.file(targets[0].file).lines.line_of(targets[0].span.start), 6);
+    assert_eq!(f.workspace.file(targets[0].file).lines().line_of(targets[0].span.start), 6);
     let references = ide::references(&f.workspace, f.at());
     assert_eq!(references.len(), 2, "both `ctx.inputs.topic`: {references:?}");
     let f = fixture(&at("\"plan\"", 1, 3));
     let targets = ide::definitions(&f.workspace, f.at());
     assert_eq!(targets.iter().map(|t| f.show(t)).collect::<Vec<_>>(), [("index.ts".into(), "plan".into())]);
-    assert_eq!(f.workspace.file(targets[0].file).lines.line_of(targets[0].span.start), 13);
+    assert_eq!(f.workspace.file(targets[0].file).lines().line_of(targets[0].span.start), 13);
     let f = fixture(&at("name: \"plan\"", 0, 8));
     assert_eq!(ide::references(&f.workspace, f.at()).len(), 2, "transcript and getMessages");
 }

@@ -121,7 +121,7 @@ fn definition_of_phase_references_and_prompt_paths() {
     let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "[plan]", 2))]);
     let targets = ide::definitions(&f.workspace, f.at());
     assert_eq!(f.show(&targets[0]), ("build.yaml".into(), "plan".into()));
-    assert_eq!(f.workspace.file(targets[0].file).lines.line_of(targets[0].span.start), 4);
+    assert_eq!(f.workspace.file(targets[0].file).lines().line_of(targets[0].span.start), 4);
     let f = fixture(&[("workflows/build.yaml", &with_cursor(BUILD, "prompts/execute.md", 3))]);
     let targets = ide::definitions(&f.workspace, f.at());
     assert_eq!(targets, [Target { file: f.file("execute.md"), span: Span::empty(0) }]);

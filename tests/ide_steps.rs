@@ -194,7 +194,7 @@ impl Fixture {
     /// The 1-based line a span starts on, in the cursor's file.
     fn line(&self, file: FileId, span: Span) -> usize {
         let source = self.workspace.file(file);
-        source.lines.line_col(&source.text, span.start).line
+        source.lines().line_col(&source.text, span.start).line
     }
 
     fn file_name(&self, file: FileId) -> String {

@@ -86,14 +86,14 @@ fn suppress_edit(file: &SourceFile, d: &Diagnostic) -> Option<(String, Edit)> {
     if matches!(style, Style::Body) {
         return body_suppress_edit(file, d.code).map(|edit| (format!("Suppress `{}` in the body", d.code), edit));
     }
-    let mut line = file.lines.line_of(d.span.start);
+    let mut line = file.lines().line_of(d.span.start);
     if matches!(style, Style::Hash)
-        && let Some(scalar) = multi_line_scalars(text, &file.lines, region).into_iter().find(|b| b.holds(line))
+        && let Some(scalar) = multi_line_scalars(text, file.lines(), region).into_iter().find(|b| b.holds(line))
     {
         line = scalar.header;
     }
     // After a byte order mark, which must stay the first thing in the file.
-    let start = file.lines.column_start(line);
+    let start = file.lines().column_start(line);
     let indent: String = text[start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
     let newline = newline_of(file, line);
     let comment = match style {
@@ -110,10 +110,10 @@ fn body_suppress_edit(file: &SourceFile, code: &str) -> Option<Edit> {
     let fm = crate::source::frontmatter::split(text)?;
     let close = fm.close_fence?;
     const FORM: &str = "# stagelint: ignore-body[";
-    let first = file.lines.line_of(fm.yaml.start);
-    let last = file.lines.line_of(close.start);
+    let first = file.lines().line_of(fm.yaml.start);
+    let last = file.lines().line_of(close.start);
     for line in first..last {
-        let (start, end) = (file.lines.line_start(line), file.lines.line_end(text, line));
+        let (start, end) = (file.lines().line_start(line), file.lines().line_end(text, line));
         let content = &text[start..end];
         if let Some(at) = content.find(FORM)
             && let Some(close_at) = content[at..].find(']')
@@ -132,7 +132,7 @@ fn body_suppress_edit(file: &SourceFile, code: &str) -> Option<Edit> {
 
 /// The line break `line` ends with (`\n` when it ends the text).
 fn newline_of(file: &SourceFile, line: usize) -> &'static str {
-    match file.lines.line_break(&file.text, line) {
+    match file.lines().line_break(&file.text, line) {
         "\r\n" => "\r\n",
         "\r" => "\r",
         _ => "\n",

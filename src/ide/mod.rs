@@ -73,7 +73,7 @@ fn frontmatter_fold(workspace: &Workspace, file: FileId) -> Option<Fold> {
     let source = workspace.file(file);
     let fm = crate::source::frontmatter::split(&source.text)?;
     let close = fm.close_fence?;
-    let start_line = source.lines.line_of(fm.open_fence.start);
-    let end_line = source.lines.line_of(close.start);
+    let start_line = source.lines().line_of(fm.open_fence.start);
+    let end_line = source.lines().line_of(close.start);
     (end_line > start_line).then_some(Fold { start_line, end_line })
 }

@@ -113,21 +113,21 @@ pub fn offset(text: &str, lines: &LineIndex, pos: Position, columns: Columns) ->
 pub fn range(file: &SourceFile, span: Span, open: &Open) -> Range {
     let columns = open.columns(&file.path);
     Range {
-        start: position(&file.text, &file.lines, span.start, columns),
-        end: position(&file.text, &file.lines, span.end, columns),
+        start: position(&file.text, file.lines(), span.start, columns),
+        end: position(&file.text, file.lines(), span.end, columns),
     }
 }
 
 pub fn span(file: &SourceFile, range: Range, open: &Open) -> Span {
     let columns = open.columns(&file.path);
-    let start = offset(&file.text, &file.lines, range.start, columns);
-    let end = offset(&file.text, &file.lines, range.end, columns);
+    let start = offset(&file.text, file.lines(), range.start, columns);
+    let end = offset(&file.text, file.lines(), range.end, columns);
     Span::new(start.min(end), end.max(start))
 }
 
 /// The byte offset of `pos` in `file`.
 pub fn offset_in(file: &SourceFile, pos: Position, open: &Open) -> usize {
-    offset(&file.text, &file.lines, pos, open.columns(&file.path))
+    offset(&file.text, file.lines(), pos, open.columns(&file.path))
 }
 
 /// The `file://` URI of a workspace file.
@@ -273,7 +273,7 @@ pub fn workspace_edit_renaming(
 }
 
 pub fn completion(file: &SourceFile, item: crate::ide::CompletionItem, open: &Open) -> lsp::CompletionItem {
-    completion_in(&file.text, &file.lines, item, open.columns(&file.path))
+    completion_in(&file.text, file.lines(), item, open.columns(&file.path))
 }
 
 /// [`completion`] for a text that is not a workspace file (a `stagelint.toml`).

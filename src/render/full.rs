@@ -27,23 +27,23 @@ impl<'w> Files<'w> for Sources<'w> {
     }
 
     fn line_index(&'w self, id: FileId, byte_index: usize) -> Result<usize, FilesError> {
-        Ok(self.0.file(id).lines.line_of(byte_index))
+        Ok(self.0.file(id).lines().line_of(byte_index))
     }
 
     /// From the line index, so a byte order mark is no column here either.
     fn column_number(&'w self, id: FileId, _line_index: usize, byte_index: usize) -> Result<usize, FilesError> {
         let file = self.0.file(id);
-        Ok(file.lines.line_col(&file.text, byte_index).column)
+        Ok(file.lines().line_col(&file.text, byte_index).column)
     }
 
     fn line_range(&'w self, id: FileId, line_index: usize) -> Result<Range<usize>, FilesError> {
         let file = self.0.file(id);
-        if line_index >= file.lines.line_count() {
-            return Err(FilesError::LineTooLarge { given: line_index, max: file.lines.line_count() - 1 });
+        if line_index >= file.lines().line_count() {
+            return Err(FilesError::LineTooLarge { given: line_index, max: file.lines().line_count() - 1 });
         }
-        let start = file.lines.line_start(line_index);
-        let end = if line_index + 1 < file.lines.line_count() {
-            file.lines.line_start(line_index + 1)
+        let start = file.lines().line_start(line_index);
+        let end = if line_index + 1 < file.lines().line_count() {
+            file.lines().line_start(line_index + 1)
         } else {
             file.text.len()
         };

@@ -72,7 +72,7 @@ fn plural(n: usize) -> &'static str {
 
 /// 1-based start and end positions of a span (columns in characters).
 pub fn range(file: &SourceFile, span: Span) -> (LineCol, LineCol) {
-    (file.lines.line_col(&file.text, span.start), file.lines.line_col(&file.text, span.end))
+    (file.lines().line_col(&file.text, span.start), file.lines().line_col(&file.text, span.end))
 }
 
 /// Where a rule's explanation lives, for links in editors and SARIF.

@@ -158,8 +158,8 @@ fn physical(file: &SourceFile, span: Span) -> Value {
 
 /// 1-based lines, 1-based UTF-16 columns; `endColumn` is the column after the last character.
 fn region(file: &SourceFile, span: Span) -> Value {
-    let start = file.lines.line_col_utf16(&file.text, span.start);
-    let end = file.lines.line_col_utf16(&file.text, span.end);
+    let start = file.lines().line_col_utf16(&file.text, span.start);
+    let end = file.lines().line_col_utf16(&file.text, span.end);
     json!({"startLine": start.line, "startColumn": start.column, "endLine": end.line, "endColumn": end.column})
 }
 
@@ -208,8 +208,8 @@ pub fn percent_encode(path: &str) -> String {
 }
 
 fn fingerprint_base(file: &SourceFile, d: &Diagnostic) -> String {
-    let line = file.lines.line_of(d.span.start);
-    let text = &file.text[file.lines.line_start(line)..file.lines.line_end(&file.text, line)];
+    let line = file.lines().line_of(d.span.start);
+    let text = &file.text[file.lines().line_start(line)..file.lines().line_end(&file.text, line)];
     format!("{}\0{}\0{}", d.code, file.display, text.trim())
 }
 

@@ -88,7 +88,7 @@ pub fn available_fixes(out: &mut dyn Write, workspace: &Workspace, diagnostics: 
             current = Some(d.file);
         }
         let Some(fix) = &d.fix else { continue };
-        let at = file.lines.line_col(&file.text, d.span.start);
+        let at = file.lines().line_col(&file.text, d.span.start);
         let mark = if fix.applicability == Applicability::Unsafe { " (unsafe: `--unsafe-fixes`)" } else { "" };
         writeln!(out, "    {}:{} {}: {}{mark}", at.line, at.column, d.code, fix.title)?;
     }

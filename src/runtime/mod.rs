@@ -324,7 +324,7 @@ fn finish(
     });
     for finding in &findings {
         let file = workspace.file(finding.file);
-        let at = file.lines.line_col(&file.text, finding.span.start);
+        let at = file.lines().line_col(&file.text, finding.span.start);
         trace.emit(
             "DryRunMismatch",
             json!({

@@ -316,12 +316,6 @@ fn discover_shown_from(
     }
     read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds, &mut unclaimed);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
-    // Workflows parse on all cores; the family's rules read the same parse.
-    crate::util::par_map(workspace.files(), |file| {
-        if file.kind == FileKind::Workflow {
-            file.yaml();
-        }
-    });
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if under_roots.holds(&path) { Role::Walked } else { Role::Context };
@@ -600,31 +594,35 @@ pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
 }
 
 /// The existing prompt and skill files that Last Light workflows name and the walk did not read
-/// (on disk, or only in the editor's `overlay`).
+/// (on disk, or only in the editor's `overlay`). Workflows are parsed here, on all cores; the
+/// family's rules read the same parse.
 fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>) -> Vec<(PathBuf, FileKind)> {
-    // Every workflow of a directory names the same few skills: each candidate is looked up once.
-    let mut seen: HashMap<PathBuf, bool> = HashMap::new();
-    let mut exists = |path: &Path| {
-        // Most were met by the walk already.
-        let known = || workspace.exists(path) || overlay.contains_key(path) || path.is_file();
-        *seen.entry(path.to_path_buf()).or_insert_with(known)
-    };
     use crate::workspace::lastlight as model;
+    // Most were met by the walk already.
+    let exists = |path: &Path| workspace.exists(path) || overlay.contains_key(path) || path.is_file();
+    let workflows: Vec<&crate::workspace::SourceFile> =
+        workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
+    let named = crate::util::par_map(&workflows, |file| {
+        let Some(root) = &file.yaml().root else { return (Vec::new(), Vec::new()) };
+        let base = model::prompt_base(&file.path);
+        let prompts = model::prompt_references(root)
+            .into_iter()
+            .filter_map(|reference| model::resolve_prompt(base, reference.text).ok())
+            .filter(|path| workspace.file_at(path).is_none() && exists(path))
+            .collect::<Vec<_>>();
+        (prompts, model::skill_references(root).into_iter().map(|s| s.text).collect::<Vec<_>>())
+    });
     let mut out = Vec::new();
-    for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
+    // Every workflow of a directory names the same few skills: each is looked up once.
+    let mut skills = HashSet::new();
+    for (file, (prompts, names)) in workflows.iter().zip(named) {
+        out.extend(prompts.into_iter().map(|path| (path, FileKind::WorkflowPrompt)));
         let Some(dir) = file.path.parent() else { continue };
-        let Some(root) = &file.yaml().root else { continue };
-        for reference in model::prompt_references(root) {
-            if let Ok(path) = model::resolve_prompt(model::prompt_base(&file.path), reference.text)
-                && exists(&path)
-            {
-                out.push((path, FileKind::WorkflowPrompt));
-            }
-        }
-        for skill in model::skill_references(root) {
-            if let Some(path) = model::skill_candidates(dir, skill.text).find(|p| exists(p)) {
-                out.push((path, FileKind::Skill));
-            }
+        skills.extend(names.into_iter().map(|name| (dir, name)));
+    }
+    for (dir, name) in skills {
+        if let Some(path) = model::skill_candidates(dir, name).find(|p| exists(p)) {
+            out.push((path, FileKind::Skill));
         }
     }
     out.retain(|(path, _)| workspace.file_at(path).is_none());

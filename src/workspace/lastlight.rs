@@ -100,11 +100,21 @@ pub fn resolve_prompt(dir: &Path, text: &str) -> Result<PathBuf, PathProblem> {
     if Path::new(text).is_absolute() || text.starts_with('/') || text.starts_with('\\') {
         return Err(PathProblem::Absolute);
     }
+    // Most paths are plain (`prompts/plan.md`): joined as they are, nothing to normalize.
+    if is_plain_relative(text) {
+        return Ok(dir.join(text));
+    }
     let path = normalize(&dir.join(text));
     if !path.starts_with(dir) {
         return Err(PathProblem::Escapes);
     }
     Ok(path)
+}
+
+/// Whether `text` is a relative path whose every part is a plain name: no `.`, `..` or empty
+/// part, no backslash, so joining it to a normalized directory gives a normalized path.
+fn is_plain_relative(text: &str) -> bool {
+    !text.contains('\\') && text.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
 }
 
 /// Skill names the engine accepts.
@@ -121,4 +131,24 @@ pub fn skill_candidates<'a>(dir: &'a Path, name: &'a str) -> impl Iterator<Item 
         .filter(move |_| valid)
         .flat_map(|ancestor| ["skills", ".claude/skills", ".agents/skills"].map(|base| (ancestor, base)))
         .map(move |(ancestor, base)| ancestor.join(base).join(name).join("SKILL.md"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_paths_resolve_as_normalized_ones_do() {
+        let dir = Path::new("/repo/workflows");
+        for text in ["prompts/a.md", "./prompts/a.md", "prompts//a.md", "prompts/x/../a.md", "a.md/", "p/./a.md"] {
+            let slow = normalize(&dir.join(text));
+            assert_eq!(resolve_prompt(dir, text), Ok(slow), "{text}");
+        }
+        assert!(is_plain_relative("prompts/a.md"));
+        for text in ["./a.md", "a//b.md", "a/../b.md", "a/", "a\\b.md", "..", ""] {
+            assert!(!is_plain_relative(text), "{text}");
+        }
+        assert_eq!(resolve_prompt(dir, "../secrets.md"), Err(PathProblem::Escapes));
+        assert_eq!(resolve_prompt(dir, "/etc/passwd"), Err(PathProblem::Absolute));
+    }
 }

@@ -60,7 +60,9 @@ pub struct SourceFile {
     /// The path as shown to people (as given, or relative to the current directory).
     pub display: String,
     pub text: String,
-    pub lines: LineIndex,
+    /// Where lines start, made when first asked for ([`SourceFile::lines`]): most files of a
+    /// large check have no finding to place.
+    lines: std::sync::OnceLock<LineIndex>,
     pub kind: FileKind,
     pub config: Arc<Config>,
     /// Whether findings in this file are reported. Files read only as context (the rest of
@@ -104,14 +106,13 @@ impl Workspace {
     /// Adds a file whose findings are reported; `kind` comes from [`classify`].
     pub fn add(&mut self, path: PathBuf, display: String, text: String, kind: FileKind, config: Arc<Config>) -> FileId {
         let id = FileId(self.files.len() as u32);
-        let lines = LineIndex::new(&text);
         self.by_path.insert(path.clone(), id);
         let file = SourceFile {
             id,
             path,
             display,
             text,
-            lines,
+            lines: std::sync::OnceLock::new(),
             kind,
             config,
             reported: true,
@@ -193,6 +194,11 @@ impl Workspace {
 }
 
 impl SourceFile {
+    /// Where the text's lines start.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
     /// The file's text parsed as one YAML document, made once and shared.
     pub fn yaml(&self) -> &crate::source::Parsed {
         self.yaml.get_or_init(|| crate::source::yaml::parse(&self.text))

@@ -33,14 +33,7 @@ fn workflows_of<'w>(workspace: &'w Workspace, file: &SourceFile) -> Vec<Workflow
 
 /// The prompt files a workflow uses, with the phase index using each.
 fn prompt_files(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<(usize, FileId)> {
-    let Some(root) = doc.root else { return Vec::new() };
-    model::prompt_references(root)
-        .into_iter()
-        .filter_map(|r| {
-            let path = model::resolve_prompt(doc.prompt_base(), r.text).ok()?;
-            Some((r.phase, workspace.file_at(&path)?.id))
-        })
-        .collect()
+    doc.prompts.iter().filter_map(|(r, path)| Some((r.phase, workspace.file_at(path.as_ref().ok()?)?.id))).collect()
 }
 
 fn engine(file: &SourceFile) -> Engine {
@@ -270,11 +263,11 @@ pub(super) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
     let doc = WorkflowDoc::parse(source);
     let Some(root) = doc.root else { return Vec::new() };
     let mut out = Vec::new();
-    for reference in model::prompt_references(root) {
-        if let Ok(target) = model::resolve_prompt(doc.prompt_base(), reference.text)
-            && workspace.exists(&target)
+    for (reference, target) in &doc.prompts {
+        if let Ok(target) = target
+            && workspace.exists(target)
         {
-            out.push(Link { span: inner(&source.text, reference.node), target });
+            out.push(Link { span: inner(&source.text, reference.node), target: target.clone() });
         }
     }
     for reference in model::skill_references(root) {
@@ -291,7 +284,7 @@ pub(super) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
 
 pub(super) fn folds(workspace: &Workspace, file: FileId) -> Vec<Fold> {
     let source = workspace.file(file);
-    let lines = &source.lines;
+    let lines = source.lines();
     let fold = |span: Span| {
         let end = source.text[..span.end].trim_end().len();
         let (start_line, end_line) = (lines.line_of(span.start), lines.line_of(end));

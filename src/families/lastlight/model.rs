@@ -2,14 +2,14 @@
 //! strings they hold, and what a template may read where.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::families::lastlight::schema::{self, Field, Ty};
 use crate::source::{Node, Span, SyntaxError};
 use crate::workspace::SourceFile;
 use crate::workspace::lastlight::phase_nodes;
 pub use crate::workspace::lastlight::{
-    PathProblem, is_cron, is_valid_skill_name, prompt_base, prompt_references, resolve_prompt, skill_candidates,
+    PathProblem, Ref, is_cron, is_valid_skill_name, prompt_base, prompt_references, resolve_prompt, skill_candidates,
     skill_references,
 };
 
@@ -19,6 +19,9 @@ pub struct WorkflowDoc<'w> {
     pub file: &'w SourceFile,
     pub root: Option<&'w Node>,
     pub errors: &'w [SyntaxError],
+    /// The prompt paths it names, each with where it resolves: resolved once, read by the
+    /// rules that follow prompts (files, templates, how often each prompt is used).
+    pub prompts: Vec<(Ref<'w>, Result<PathBuf, PathProblem>)>,
 }
 
 /// One entry of `phases:`.
@@ -45,7 +48,15 @@ pub struct YamlTemplate<'a> {
 impl<'w> WorkflowDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> WorkflowDoc<'w> {
         let parsed = file.yaml();
-        WorkflowDoc { file, root: parsed.root.as_ref(), errors: &parsed.errors }
+        let root = parsed.root.as_ref();
+        let base = prompt_base(&file.path);
+        let prompts = root
+            .map(prompt_references)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|reference| (reference, resolve_prompt(base, reference.text)))
+            .collect();
+        WorkflowDoc { file, root, errors: &parsed.errors, prompts }
     }
 
     pub fn dir(&self) -> &'w Path {

@@ -16,7 +16,7 @@ pub fn foreign_suppressions(file: &SourceFile, findings: &[(usize, &'static str)
         if !FORMS.iter().any(|form| lower.contains(form.0)) {
             continue;
         }
-        for comment in comments(&file.text, &file.lines, region.span, region.style) {
+        for comment in comments(&file.text, file.lines(), region.span, region.style) {
             if let Some(d) = check_comment(file, &region, &comment, findings) {
                 out.push(d);
             }

@@ -21,10 +21,10 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let id = ctx.file().id;
     let dir = ctx.doc.prompt_base();
-    for reference in model::prompt_references(ctx.root) {
+    for (reference, path) in &ctx.doc.prompts {
         let span = reference.node.span;
-        match model::resolve_prompt(dir, reference.text) {
-            Ok(path) if ctx.workspace.exists(&path) => {}
+        match path {
+            Ok(path) if ctx.workspace.exists(path) => {}
             Ok(_) => {
                 let existing = existing_prompts(ctx, dir);
                 // Compare file names within the directory the path names: a typo is in the name.
@@ -65,7 +65,7 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
                 format!("Prompt path is empty: `{}` names no file", reference.key),
             )),
             Err(problem) => {
-                let why = if problem == PathProblem::Absolute { "an absolute path" } else { "a path that leaves it" };
+                let why = if *problem == PathProblem::Absolute { "an absolute path" } else { "a path that leaves it" };
                 out.push(
                     Diagnostic::new(
                         PromptPathEscapes,
@@ -143,7 +143,7 @@ fn known_skills(ctx: &Ctx) -> Vec<String> {
 /// leaves the runner to guess from the first word.
 fn verdicts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let id = ctx.file().id;
-    for reference in model::prompt_references(ctx.root) {
+    for (reference, path) in &ctx.doc.prompts {
         if !matches!(reference.key, "prompt" | "re_review_prompt") {
             continue;
         }
@@ -151,8 +151,8 @@ fn verdicts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
         if !phase.has_loop() {
             continue;
         }
-        let Ok(path) = model::resolve_prompt(ctx.doc.prompt_base(), reference.text) else { continue };
-        let Some(prompt) = ctx.workspace.file_at(&path) else { continue };
+        let Ok(path) = path else { continue };
+        let Some(prompt) = ctx.workspace.file_at(path) else { continue };
         if prompt.text.to_ascii_lowercase().contains("verdict:") {
             continue;
         }

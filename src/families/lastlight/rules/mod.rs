@@ -10,7 +10,7 @@ mod names;
 mod template;
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
@@ -42,26 +42,23 @@ pub(super) type PromptUses = HashMap<PathBuf, (usize, usize)>;
 
 /// How many workflows and phases name each prompt file.
 pub(super) fn prompt_uses(docs: &[WorkflowDoc]) -> PromptUses {
-    let mut phases: HashMap<PathBuf, usize> = HashMap::new();
-    let mut workflows: HashMap<PathBuf, HashSet<usize>> = HashMap::new();
+    // Per prompt: (workflows, phases, the last workflow counted).
+    let mut counts: HashMap<&Path, (usize, usize, usize)> = HashMap::new();
     for (index, doc) in docs.iter().enumerate() {
-        let Some(root) = doc.root else { continue };
-        let mut seen = HashSet::new();
-        for reference in model::prompt_references(root) {
-            let Ok(path) = model::resolve_prompt(doc.prompt_base(), reference.text) else { continue };
-            if seen.insert((path.clone(), reference.phase)) {
-                *phases.entry(path.clone()).or_default() += 1;
+        let mut seen: Vec<(&Path, usize)> =
+            doc.prompts.iter().filter_map(|(r, path)| Some((path.as_deref().ok()?, r.phase))).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for (path, _) in seen {
+            let count = counts.entry(path).or_insert((0, 0, usize::MAX));
+            count.1 += 1;
+            if count.2 != index {
+                count.0 += 1;
+                count.2 = index;
             }
-            workflows.entry(path).or_default().insert(index);
         }
     }
-    phases
-        .into_iter()
-        .map(|(path, n)| {
-            let w = workflows.get(&path).map_or(1, HashSet::len);
-            (path, (w, n))
-        })
-        .collect()
+    counts.into_iter().map(|(path, (w, n, _))| (path.to_path_buf(), (w, n))).collect()
 }
 
 impl Ctx<'_, '_> {

@@ -62,9 +62,9 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
         }
         variables(ctx, &known, scope, &tags, &mut found);
     }
-    for reference in model::prompt_references(ctx.root) {
-        let Ok(path) = model::resolve_prompt(ctx.doc.prompt_base(), reference.text) else { continue };
-        let Some(prompt) = ctx.workspace.file_at(&path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
+    for (reference, path) in &ctx.doc.prompts {
+        let Ok(path) = path else { continue };
+        let Some(prompt) = ctx.workspace.file_at(path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
             continue;
         };
         let tags = tpl::parse(&prompt.text, 0, engine);
@@ -74,7 +74,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             before_run: reference.key == "prompt",
             file: prompt.id,
             used_at: Some(reference.node.span),
-            uses: ctx.uses.get(&path).copied().unwrap_or((1, 1)),
+            uses: ctx.uses.get(path).copied().unwrap_or((1, 1)),
         };
         variables(ctx, &known, scope, &tags, &mut found);
     }
