@@ -626,7 +626,7 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
         }
     }
     out.retain(|(path, _)| workspace.file_at(path).is_none());
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.sort_by(|a, b| crate::util::path_order(&a.0, &b.0));
     out.dedup_by(|a, b| a.0 == b.0);
     out
 }
@@ -1220,20 +1220,30 @@ fn walker(root: &Path) -> ignore::WalkBuilder {
 /// command line (a whole repository). Not for small ones: the parallel walker's threads cost about a
 /// millisecond to start and stop, more than a machine directory takes to read.
 fn walk_files_parallel(root: &Path) -> Vec<PathBuf> {
-    let found = std::sync::Mutex::new(Vec::new());
+    /// One walker thread's finds, handed over when its visitor is dropped: no lock per file.
+    struct Sink<'a> {
+        mine: Vec<PathBuf>,
+        all: &'a std::sync::Mutex<Vec<PathBuf>>,
+    }
+    impl Drop for Sink<'_> {
+        fn drop(&mut self) {
+            self.all.lock().unwrap_or_else(|e| e.into_inner()).append(&mut self.mine);
+        }
+    }
+    let all = std::sync::Mutex::new(Vec::new());
     walker(root).build_parallel().run(|| {
-        let found = &found;
+        let mut sink = Sink { mine: Vec::new(), all: &all };
         Box::new(move |entry| {
             if let Ok(entry) = entry
                 && entry.file_type().is_some_and(|t| t.is_file())
             {
-                found.lock().unwrap_or_else(|e| e.into_inner()).push(entry.into_path());
+                sink.mine.push(entry.into_path());
             }
             ignore::WalkState::Continue
         })
     });
-    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    files.sort();
+    let mut files = all.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_unstable_by(|a, b| crate::util::path_order(a, b));
     #[cfg(test)]
     WALKED.with(|w| w.set(w.get() + files.len()));
     files

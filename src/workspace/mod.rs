@@ -128,6 +128,7 @@ impl Workspace {
     /// fills keeps up to half of it unused.
     pub fn reserve(&mut self, additional: usize) {
         self.files.reserve_exact(additional);
+        self.by_path.reserve(additional);
     }
 
     /// Treats the file `id` as a `kind` (a file named explicitly as what it is, whatever its

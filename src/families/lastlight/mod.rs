@@ -61,9 +61,12 @@ impl Family for Lastlight {
 pub fn engine_notes(workspace: &Workspace) -> Vec<String> {
     use crate::config::EngineSource;
     let cwd = std::env::current_dir().unwrap_or_default();
+    // Files share their config: each config is looked at once.
+    let mut seen = HashSet::new();
     let mut notes: Vec<String> = workspace
         .reported_files()
         .filter(|f| matches!(f.kind, FileKind::Workflow | FileKind::WorkflowPrompt))
+        .filter(|f| seen.insert(std::sync::Arc::as_ptr(&f.config)))
         .filter_map(|f| {
             let engine = f.config.lastlight.engine.as_str();
             let why = match &f.config.lastlight.engine_source {
