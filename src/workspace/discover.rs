@@ -25,9 +25,9 @@ pub struct ConfigCache {
     /// files it governs are left out, instead of failing the whole discovery.
     tolerant: bool,
     broken: std::collections::BTreeMap<PathBuf, ConfigError>,
-    /// Configs with the Last Light engine detected, per (config, `workflows` directory); the
-    /// value keeps the keyed config alive, so its address is not reused.
-    engines: HashMap<(usize, PathBuf), (Arc<Config>, Arc<Config>)>,
+    /// Configs with the Last Light engine detected: per config (by address, kept alive here so
+    /// the address is not reused), per `workflows` directory.
+    engines: HashMap<usize, (Arc<Config>, HashMap<PathBuf, Arc<Config>>)>,
 }
 
 impl ConfigCache {
@@ -54,20 +54,23 @@ impl ConfigCache {
         let Some(workflows) = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")) else {
             return config;
         };
-        let key = (Arc::as_ptr(&config) as usize, workflows.to_path_buf());
-        let (_, detected) = self.engines.entry(key).or_insert_with(|| {
-            let detected = match detect_engine(workflows) {
-                Some((engine, marker)) => {
-                    let mut detected = (*config).clone();
-                    detected.lastlight.engine = engine;
-                    detected.lastlight.engine_source = EngineSource::Detected(marker);
-                    Arc::new(detected)
-                }
-                None => config.clone(),
-            };
-            (config.clone(), detected)
-        });
-        detected.clone()
+        let key = Arc::as_ptr(&config) as usize;
+        let (_, by_dir) = self.engines.entry(key).or_insert_with(|| (config.clone(), HashMap::new()));
+        // Asked once per file: found without building a key.
+        if let Some(detected) = by_dir.get(workflows) {
+            return detected.clone();
+        }
+        let detected = match detect_engine(workflows) {
+            Some((engine, marker)) => {
+                let mut detected = (*config).clone();
+                detected.lastlight.engine = engine;
+                detected.lastlight.engine_source = EngineSource::Detected(marker);
+                Arc::new(detected)
+            }
+            None => config,
+        };
+        by_dir.insert(workflows.to_path_buf(), detected.clone());
+        detected
     }
 
     /// The cache of an editor: configs are read from `overlay` when it holds them (unsaved
@@ -319,6 +322,11 @@ fn discover_shown_from(
     let mut referenced = pending.empty();
     for (path, kind) in workflow_references(&workspace, overlay) {
         let role = if under_roots.holds(&path) { Role::Walked } else { Role::Context };
+        // Read by the walk already: placed now, as what the workflow says it is.
+        if let Some(walked) = unclaimed.remove(&path) {
+            add_file(&mut workspace, configs, path, walked, kind, role);
+            continue;
+        }
         referenced.push_as(&path, configs, role, Some(kind))?;
     }
     read_pending(&mut workspace, referenced.take(), overlay, configs, &bounds, &mut unclaimed);
@@ -499,6 +507,32 @@ fn add_broken_configs(
     }
 }
 
+/// A file read, with how it is shown and the config that governs it.
+struct ReadFile {
+    text: String,
+    display: String,
+    config: Arc<Config>,
+}
+
+/// Adds a file read as a `kind` to `workspace`: reported unless it is only `role` context.
+fn add_file(
+    workspace: &mut Workspace,
+    configs: &mut ConfigCache,
+    path: PathBuf,
+    read: ReadFile,
+    kind: FileKind,
+    role: Role,
+) {
+    let config = match kind {
+        FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_engine(&path, read.config),
+        _ => read.config,
+    };
+    match role {
+        Role::Context => workspace.add_context(path, read.display, read.text, kind, config),
+        _ => workspace.add(path, read.display, read.text, kind, config),
+    };
+}
+
 /// Reads the pending files (in parallel) and adds the ones stagelint has something to say about.
 fn read_pending(
     workspace: &mut Workspace,
@@ -506,7 +540,7 @@ fn read_pending(
     overlay: &HashMap<PathBuf, String>,
     configs: &mut ConfigCache,
     bounds: &Bounds,
-    unclaimed: &mut HashMap<PathBuf, String>,
+    unclaimed: &mut HashMap<PathBuf, ReadFile>,
 ) {
     // Reading, decoding and classifying are independent per file.
     let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path.0)) {
@@ -529,7 +563,7 @@ fn read_pending(
             workspace.add_known_path(path);
             continue;
         }
-        let text = text.map(|text| unclaimed.remove(&path).unwrap_or(text));
+        let text = text.map(|text| unclaimed.remove(&path).map_or(text, |walked| walked.text));
         match text {
             Ok(text) => {
                 let kind = match file.kind {
@@ -538,19 +572,14 @@ fn read_pending(
                 };
                 let Some(kind) = kind else {
                     if path.extension().is_some_and(|e| e == "md") && !overlay.contains_key(&path) {
-                        unclaimed.insert(path.clone(), text);
+                        let walked = ReadFile { text, display: file.display, config: file.config };
+                        unclaimed.insert(path.clone(), walked);
                     }
                     workspace.add_known_path(path);
                     continue;
                 };
-                let config = match kind {
-                    FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_engine(&path, file.config),
-                    _ => file.config,
-                };
-                match file.role {
-                    Role::Context => workspace.add_context(path, file.display, text, kind, config),
-                    _ => workspace.add(path, file.display, text, kind, config),
-                };
+                let read = ReadFile { text, display: file.display, config: file.config };
+                add_file(workspace, configs, path, read, kind, file.role);
             }
             Err(unreadable) if file.role != Role::Context => {
                 let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
