@@ -39,6 +39,8 @@ fn git(dir: &Path, args: &[&str]) -> Output {
         // The hook's `cargo install` builds here; the dependencies are compiled once.
         .env("CARGO_TARGET_DIR", target.join("pre-commit-target"))
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         // `try-repo` uses a temporary store; this only keeps pre-commit's log out of ~/.cache.
         .env("PRE_COMMIT_HOME", dir.join(".pre-commit-home"))

@@ -320,7 +320,9 @@ fn discover_shown_from(
     read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds, &mut unclaimed);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
     let mut referenced = pending.empty();
-    for (path, kind) in workflow_references(&workspace, overlay) {
+    let named = workflow_references(&workspace, overlay);
+    workspace.reserve(named.len());
+    for (path, kind) in named {
         let role = if under_roots.holds(&path) { Role::Walked } else { Role::Context };
         // Read by the walk already: placed now, as what the workflow says it is.
         if let Some(walked) = unclaimed.remove(&path) {
@@ -1289,6 +1291,10 @@ impl Roots {
 
     /// Whether `path` is one of the roots or under one (as `Path::starts_with` says).
     fn holds(&self, path: &Path) -> bool {
+        // A few roots (the usual case) are compared: cheaper than hashing every ancestor.
+        if self.0.len() <= 4 {
+            return self.0.iter().any(|root| path.starts_with(root));
+        }
         path.ancestors().any(|ancestor| self.0.contains(ancestor))
     }
 }
