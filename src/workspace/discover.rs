@@ -11,6 +11,9 @@ use crate::workspace::{FileKind, Workspace, classify};
 use crate::source::read::check_text;
 use crate::source::read::{Unreadable, read_text};
 
+/// A config with the Last Light engine detected, per `workflows` directory.
+type EngineConfigs = HashMap<PathBuf, Arc<Config>>;
+
 /// Finds and loads the config for each directory once.
 pub struct ConfigCache {
     by_dir: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
@@ -27,7 +30,7 @@ pub struct ConfigCache {
     broken: std::collections::BTreeMap<PathBuf, ConfigError>,
     /// Configs with the Last Light engine detected: per config (by address, kept alive here so
     /// the address is not reused), per `workflows` directory.
-    engines: HashMap<usize, (Arc<Config>, HashMap<PathBuf, Arc<Config>>)>,
+    engines: HashMap<usize, (Arc<Config>, EngineConfigs)>,
 }
 
 impl ConfigCache {
