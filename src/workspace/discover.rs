@@ -808,14 +808,18 @@ fn declared_schemas(workspace: &Workspace) -> Vec<PathBuf> {
     out
 }
 
-/// Removes `.` and `..` components without touching the file system.
 /// `path` made absolute against the current directory, then [`normalize`]d: how files are keyed
 /// in a [`Workspace`].
 pub fn absolute(path: &Path) -> PathBuf {
     normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
+/// Removes `.` and `..` components without touching the file system.
 pub fn normalize(path: &Path) -> PathBuf {
+    // Most paths (every file a walk of an absolute root lists) are normal already.
+    if is_normal(path) {
+        return path.to_path_buf();
+    }
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -827,6 +831,20 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Whether `path` is absolute and spelled as [`normalize`] would spell it: no `.` or `..`
+/// part, no doubled or trailing separator.
+fn is_normal(path: &Path) -> bool {
+    let Some(text) = path.to_str() else { return false };
+    text.len() > 1
+        && text.starts_with('/')
+        && !text.ends_with('/')
+        && !text.ends_with("/.")
+        && !text.ends_with("/..")
+        && !text.contains("//")
+        && !text.contains("/./")
+        && !text.contains("/../")
 }
 
 /// The scopes ([`scope_of`]) of the files a walk of `roots` would read, sorted and each once.
@@ -1337,6 +1355,18 @@ fn could_be_ours(path: &Path) -> bool {
 /// The path as given, or relative to the current directory, without `./` noise.
 fn display_path(path: &Path, cwd: &Path) -> String {
     let shown = path.strip_prefix(cwd).unwrap_or(path);
+    // Spelled without `.` parts or doubled separators already (the usual case): as it is.
+    if let Some(text) = shown.to_str()
+        && !text.is_empty()
+        && !text.starts_with("./")
+        && !text.ends_with('/')
+        && !text.ends_with("/.")
+        && !text.contains("//")
+        && !text.contains("/./")
+        && text != "."
+    {
+        return text.to_string();
+    }
     let cleaned: PathBuf = shown.components().filter(|c| *c != std::path::Component::CurDir).collect();
     cleaned.to_string_lossy().into_owned()
 }
@@ -1375,6 +1405,60 @@ mod engine_tests {
 #[cfg(test)]
 mod scale_tests {
     use super::*;
+
+    /// The shortcuts for paths spelled normally already give what the general case gives.
+    #[test]
+    fn normal_paths_are_kept_as_the_general_case_would_spell_them() {
+        let slow_normalize = |path: &Path| {
+            let mut out = PathBuf::new();
+            for component in path.components() {
+                match component {
+                    std::path::Component::CurDir => {}
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    other => out.push(other),
+                }
+            }
+            out
+        };
+        let slow_display = |path: &Path, cwd: &Path| {
+            let shown = path.strip_prefix(cwd).unwrap_or(path);
+            let cleaned: PathBuf = shown.components().filter(|c| *c != std::path::Component::CurDir).collect();
+            cleaned.to_string_lossy().into_owned()
+        };
+        let paths = [
+            "/",
+            "/a",
+            "/a/b.md",
+            "/a/./b",
+            "/a/../b",
+            "/a//b",
+            "/a/b/",
+            "/a/b/.",
+            "/a/b/..",
+            "/a/.b/..c",
+            "a/b",
+            "./a/b",
+            "../a",
+            "a/../b",
+            ".",
+            "",
+            "/w/x/./y",
+            "/w/x",
+            "/w/x/",
+            "/w",
+            "/w/..x",
+        ];
+        for text in paths {
+            let path = Path::new(text);
+            assert_eq!(normalize(path), slow_normalize(path), "normalize {text:?}");
+            for cwd in ["/w", "/w/x", "/", "/other"] {
+                let cwd = Path::new(cwd);
+                assert_eq!(display_path(path, cwd), slow_display(path, cwd), "display {text:?} from {cwd:?}");
+            }
+        }
+    }
 
     /// `machines` state machines of five stages each under a fresh directory.
     fn machines(machines: usize) -> tempfile::TempDir {
