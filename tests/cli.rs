@@ -954,3 +954,62 @@ fn stdin_fix_leaves_out_fixes_that_edit_other_files() {
     assert!(std::fs::read_to_string(dir.path().join("plan.md")).unwrap().contains("[execute-stage]"));
     assert!(std::fs::read_to_string(dir.path().join("execute.md")).unwrap().contains("id: execute-stage"));
 }
+
+/// A Last Light workflow directory whose prompt reads an unknown variable, and an atomic
+/// workflow, under `proj/`; `elsewhere/` is a sibling to run from.
+fn parent_root_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = "kind: build\nname: w\nphases:\n  - name: a\n    prompt: prompts/p.md\n";
+    write(dir.path(), "proj/workflows/w.yaml", flow);
+    write(dir.path(), "proj/workflows/prompts/p.md", "Work on {{nope}}.\n");
+    let atomic = "import { defineWorkflow } from \"@bastani/atomic/workflows\";\nexport default defineWorkflow({ name: \"x\" }).run(async () => {}).compile();\n";
+    write(dir.path(), "proj/.atomic/workflows/demo/claude/index.ts", atomic);
+    std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+    dir
+}
+
+/// Found by an outside audit: a root given as `../proj` left the prompts it holds out of the
+/// report (their findings vanished) and counted an atomic workflow twice.
+#[test]
+fn a_root_given_through_a_parent_directory_checks_what_the_same_root_does() {
+    let dir = parent_root_project();
+    let direct = stagelint(&["check", "proj", "--format", "concise"], dir.path());
+    let through = stagelint(&["check", "../proj", "--format", "concise"], &dir.path().join("elsewhere"));
+    let (direct, through) = (stdout(&direct), stdout(&through));
+    assert!(direct.contains("proj/workflows/prompts/p.md:1:11: warning[lastlight/UnknownVariable]"), "{direct}");
+    assert!(through.contains("../proj/workflows/prompts/p.md:1:11: warning[lastlight/UnknownVariable]"), "{through}");
+    let summary = |out: &str| out.lines().last().unwrap_or("").to_string();
+    assert_eq!(summary(&direct), summary(&through));
+    assert!(summary(&direct).contains("(3 files checked)"), "{direct}");
+}
+
+/// Found by an outside audit: among equally near prompt names, the suggestion depended on the
+/// order a hash set returned the workspace's paths, so it changed from run to run.
+#[test]
+fn a_missing_prompt_suggests_the_same_name_on_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "workflows/w.yaml", "kind: build\nname: w\nphases:\n  - name: a\n    prompt: prompts/c.md\n");
+    for name in ["b", "a", "d"] {
+        write(dir.path(), &format!("workflows/prompts/{name}.md"), "Do it.\n");
+    }
+    for _ in 0..6 {
+        let out = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+        assert!(out.contains("did you mean `prompts/a.md`?"), "{out}");
+    }
+}
+
+/// Found by an outside audit: a reviewer prompt that could not be read (a link out of the
+/// workspace) was also said to never ask for the verdict, whatever its target holds.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_reviewer_prompt_is_not_said_to_lack_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = "kind: build\nname: w\nphases:\n  - name: r\n    prompt: prompts/a.md\n    loop:\n      max_cycles: 2\n      on_request_changes:\n        fix_prompt: prompts/a.md\n";
+    write(dir.path(), "ws/workflows/w.yaml", flow);
+    write(dir.path(), "outside/a.md", "Review, then answer VERDICT: APPROVED or VERDICT: REQUEST_CHANGES.\n");
+    std::fs::create_dir_all(dir.path().join("ws/workflows/prompts")).unwrap();
+    std::os::unix::fs::symlink("../../../outside/a.md", dir.path().join("ws/workflows/prompts/a.md")).unwrap();
+    let out = stdout(&stagelint(&["check", ".", "--format", "concise"], &dir.path().join("ws")));
+    assert!(out.contains("workflows/prompts/a.md:1:1: error[stagelint/IoError] leads outside the workspace"), "{out}");
+    assert!(!out.contains("VerdictMarkerMissing"), "{out}");
+}

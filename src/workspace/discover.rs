@@ -263,8 +263,9 @@ fn discover_shown_from(
     }
     // A climpt agent is its directory: registry, agent.json, schemas, prompts, and the
     // breakdown config beside it. Whatever part was named, read the whole agent.
+    // Normalized, as file paths are: a root given as `..` must hold the files under it.
     let roots: Vec<PathBuf> =
-        paths.iter().map(|p| if p.is_absolute() { p.clone() } else { pending.cwd.join(p) }).collect();
+        paths.iter().map(|p| normalize(&if p.is_absolute() { p.clone() } else { pending.cwd.join(p) })).collect();
     let mut agent_dirs: Vec<PathBuf> = pending
         .files
         .iter()

@@ -11,6 +11,7 @@ use crate::families::lastlight::{
 };
 use crate::source::Span;
 use crate::util::did_you_mean;
+use crate::workspace::FileKind;
 
 pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     prompts(ctx, out);
@@ -81,12 +82,16 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 }
 
 /// Markdown files under `dir`, relative to it.
+/// Sorted: the guess among equally near names must not depend on the order files were found.
 fn existing_prompts(ctx: &Ctx, dir: &Path) -> Vec<String> {
-    ctx.workspace
+    let mut out: Vec<String> = ctx
+        .workspace
         .paths()
         .filter(|p| p.extension().is_some_and(|e| e == "md") && p.starts_with(dir))
         .filter_map(|p| p.strip_prefix(dir).ok()?.to_str().map(|s| s.replace('\\', "/")))
-        .collect()
+        .collect();
+    out.sort();
+    out
 }
 
 fn skills(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
@@ -152,7 +157,10 @@ fn verdicts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let Ok(path) = path else { continue };
-        let Some(prompt) = ctx.workspace.file_at(path) else { continue };
+        // A prompt that could not be read (a link out of the workspace) is reported as such.
+        let Some(prompt) = ctx.workspace.file_at(path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
+            continue;
+        };
         if prompt.text.to_ascii_lowercase().contains("verdict:") {
             continue;
         }
