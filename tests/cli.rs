@@ -1013,3 +1013,15 @@ fn an_unreadable_reviewer_prompt_is_not_said_to_lack_the_verdict() {
     assert!(out.contains("workflows/prompts/a.md:1:1: error[stagelint/IoError] leads outside the workspace"), "{out}");
     assert!(!out.contains("VerdictMarkerMissing"), "{out}");
 }
+
+/// Found by an outside audit: a workflow whose lines end in a lone CR (YAML line breaks, which
+/// the engine's loader reads) was not recognized as a workflow and silently skipped.
+#[test]
+fn a_workflow_with_carriage_return_line_ends_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = "kind: build\rname: w\rbogus: 1\rphases:\r  - name: a\r    prompt: prompts/missing.md\r";
+    write(dir.path(), "workflows/w.yaml", flow);
+    let out = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    assert!(out.contains("workflows/w.yaml:3:1: warning[lastlight/UnknownKey] unknown key `bogus`"), "{out}");
+    assert!(out.contains("workflows/w.yaml:6:13: error[lastlight/PromptNotFound]"), "{out}");
+}

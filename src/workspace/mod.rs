@@ -323,7 +323,7 @@ fn holds_list(text: &str, value: &str) -> bool {
     }
     // `value` is a slice of `text`, so the lines after it start where it ends.
     let after = value.as_ptr() as usize - text.as_ptr() as usize + value.len();
-    let next = text[after..].lines().map(str::trim_start).find(|l| !l.is_empty() && !l.starts_with('#'));
+    let next = yaml_lines(&text[after..]).map(str::trim_start).find(|l| !l.is_empty() && !l.starts_with('#'));
     next.is_some_and(|l| l == "-" || l.starts_with("- "))
 }
 
@@ -372,7 +372,7 @@ fn looks_like_workflow(text: &str) -> bool {
 /// usually column 0 (an indented top-level mapping is valid YAML too).
 fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
     let indent = root_indent(text);
-    text.lines().filter_map(move |line| {
+    yaml_lines(text).filter_map(move |line| {
         let line = line.strip_prefix(indent)?;
         if line.starts_with([' ', '\t', '#', '-']) {
             return None;
@@ -392,10 +392,16 @@ fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
+/// The lines of YAML text: a lone CR breaks a line too, as it does for the YAML readers of
+/// the runtimes (CRLF gives an empty line between, which nothing here reads).
+fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['\n', '\r'])
+}
+
 /// The spaces before the first line with content (not blank, a comment, a directive or a
 /// document marker).
 fn root_indent(text: &str) -> &str {
-    let first = text.lines().find(|line| {
+    let first = yaml_lines(text).find(|line| {
         let trimmed = line.trim_start_matches(' ');
         !(trimmed.trim().is_empty()
             || trimmed.starts_with(['#', '%'])
@@ -414,7 +420,7 @@ fn scalar(value: &str) -> &str {
 /// A document written as one flow mapping (`{name: x, phases: [...]}`), parsed.
 fn flow_root(text: &str) -> Option<crate::source::Node> {
     let body = text.trim_start_matches('\u{feff}');
-    let first = body.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#') && *l != "---")?;
+    let first = yaml_lines(body).map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#') && *l != "---")?;
     if !first.starts_with('{') {
         return None;
     }
