@@ -131,8 +131,9 @@ impl Walker<'_, '_> {
             let known = fields.iter().find(|f| f.name == key);
             match known {
                 Some(field) if !(field.head_only && self.engine == Engine::Seed) => {
-                    let inner =
-                        if path.is_empty() || path == "phases" { key.to_string() } else { format!("{path}.{key}") };
+                    // Top-level and phase keys (most of them) are named as they are: no copy.
+                    let inner: std::borrow::Cow<str> =
+                        if path.is_empty() || path == "phases" { key.into() } else { format!("{path}.{key}").into() };
                     self.value(field, &entry.value, entry.key.span, &inner, out)
                 }
                 Some(_) => out.push(
