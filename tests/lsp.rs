@@ -443,7 +443,6 @@ fn exit_code_is_0_after_shutdown_and_1_without() {
     }
 }
 
-/// The client's view of LSP lines: only `\n`, `\r\n` and `\r` end one.
 #[test]
 fn garbage_between_frames_is_skipped_and_the_next_frame_served() {
     // Found by an outside audit: one stray byte glued the next header to it, and every frame
@@ -470,6 +469,7 @@ fn garbage_between_frames_is_skipped_and_the_next_frame_served() {
     }
 }
 
+/// The client's view of LSP lines: only `\n`, `\r\n` and `\r` end one.
 fn lsp_offset(text: &str, line: usize, column: usize, utf16: bool) -> usize {
     let bytes = text.as_bytes();
     let mut start = 0;

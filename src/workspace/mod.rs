@@ -85,7 +85,9 @@ pub struct Workspace {
     by_path: std::collections::HashMap<PathBuf, FileId>,
     /// Paths known to exist though they were not read (prompt files are checked for existence
     /// without reading all of them); rules ask [`Workspace::exists`] instead of the file system.
-    known_paths: std::collections::HashSet<PathBuf>,
+    /// In the order discovery met them, so whatever reads [`Workspace::paths`] (a did-you-mean
+    /// among equally near names) gives the same answer on every run.
+    known_paths: indexmap::IndexSet<PathBuf>,
 }
 
 impl Workspace {

@@ -76,15 +76,10 @@ impl<'w> Project<'w> {
                 }
             }
         }
-        // In path order: which of two equally near names is suggested must not depend on the
-        // order the files were found in.
-        let mut unread: Vec<&Path> = workspace
-            .paths()
-            .filter(|path| workspace.file_at(path).is_none() && atomic::agent_file(path).is_some())
-            .collect();
-        unread.sort_unstable();
-        for path in unread {
-            if let Some((root, stem)) = atomic::agent_file(path) {
+        for path in workspace.paths() {
+            if workspace.file_at(path).is_none()
+                && let Some((root, stem)) = atomic::agent_file(path)
+            {
                 agents.entry(root).or_default().push(Agent { name: stem.to_string(), file: None });
             }
         }

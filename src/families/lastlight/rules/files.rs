@@ -82,16 +82,12 @@ fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 }
 
 /// Markdown files under `dir`, relative to it.
-/// Sorted: the guess among equally near names must not depend on the order files were found.
 fn existing_prompts(ctx: &Ctx, dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = ctx
-        .workspace
+    ctx.workspace
         .paths()
         .filter(|p| p.extension().is_some_and(|e| e == "md") && p.starts_with(dir))
         .filter_map(|p| p.strip_prefix(dir).ok()?.to_str().map(|s| s.replace('\\', "/")))
-        .collect();
-    out.sort();
-    out
+        .collect()
 }
 
 fn skills(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
