@@ -388,18 +388,12 @@ mod tests {
     fn path_order_is_the_order_of_path_components() {
         let paths = [
             "/r/a", "/r/a/b", "/r/a-b/c", "/r/a.b", "/r/a b/c", "/r/a/b-c", "/r/a/bc", "/r/a/b/c", "/r/ab", "/r/A",
-            "/r/a0", "/r/é/x", "/r/e/x", "/r", "/", "/r/a/", "r/a", "a",
+            "/r/a0", "/r/é/x", "/r/e/x", "/r", "/", "r/a", "a",
         ];
         for a in paths {
             for b in paths {
+                // No trailing separators: a walk and `normalize` spell them away.
                 let (a, b) = (std::path::Path::new(a), std::path::Path::new(b));
-                // A trailing separator is spelled away by a walk and by `normalize`.
-                if a.as_os_str().len() > 1 && a.to_str().is_some_and(|s| s.ends_with('/')) {
-                    continue;
-                }
-                if b.as_os_str().len() > 1 && b.to_str().is_some_and(|s| s.ends_with('/')) {
-                    continue;
-                }
                 assert_eq!(path_order(a, b), a.cmp(b), "{} vs {}", a.display(), b.display());
             }
         }

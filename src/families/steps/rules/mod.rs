@@ -23,8 +23,7 @@ use crate::families::steps::model::Agent;
 /// miss on its own.
 pub(super) fn near_step<'a>(id: &str, ids: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let guess = crate::util::did_you_mean(id, ids)?;
-    let split = |s: &'a str| s.rsplit_once('.');
-    match (id.rsplit_once('.'), split(guess)) {
+    match (id.rsplit_once('.'), guess.rsplit_once('.')) {
         (Some((prefix, tail)), Some((guess_prefix, guess_tail))) if prefix == guess_prefix => {
             crate::util::did_you_mean(tail, [guess_tail]).map(|_| guess)
         }
