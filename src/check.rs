@@ -185,12 +185,14 @@ fn report_foreign(workspace: &Workspace, suppressions: &mut [Vec<Suppression>], 
             by_file[d.file.0 as usize].push((file.lines().line_of(d.span.start), d.code));
         }
     }
-    for (file, findings) in workspace.files().iter().zip(&by_file) {
-        if !file.reported {
-            continue;
-        }
+    // Every reported file's comments are read for other tools' suppressions: on all cores.
+    let reported: Vec<_> = workspace.files().iter().zip(&by_file).filter(|(file, _)| file.reported).collect();
+    let foreign = crate::util::par_map(&reported, |(file, findings)| {
         let mut found = Vec::new();
         stagelint::foreign_suppressions(file, findings, &mut found);
+        found
+    });
+    for ((file, _), found) in reported.iter().zip(foreign) {
         for mut d in found {
             let Some(severity) = enabled(file, d.code, d.severity) else { continue };
             d.severity = severity;

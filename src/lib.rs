@@ -22,3 +22,10 @@ pub mod source;
 pub mod template;
 pub mod util;
 pub mod workspace;
+
+/// mimalloc for every build of the library (the binary, tests and benchmarks alike): a check
+/// allocates a small string or node per YAML scalar and frees them from other threads, where
+/// glibc's allocator spent a fifth of a 20,000-file check and kept more memory. Transparent huge
+/// pages are off (`no_thp`): with them the small checks' peak RSS rose by half.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -217,18 +217,43 @@ pub fn is_kebab_case(text: &str) -> bool {
             .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
+/// Hash maps and sets for the check's own indexes (paths, names): foldhash, seeded per process
+/// like hashbrown's default, instead of SipHash, which made hashing paths a tenth of a large
+/// check.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 /// The order of `Path`'s `Ord` for paths without `.`, `..` or doubled separators (what a walk
 /// lists, and normalized paths), compared as bytes with the separator lowest: sorting tens of
 /// thousands of paths by their components costs more than the walk that found them.
 pub fn path_order(a: &std::path::Path, b: &std::path::Path) -> std::cmp::Ordering {
     let (a, b) = (a.as_os_str().as_encoded_bytes(), b.as_os_str().as_encoded_bytes());
-    match a.iter().zip(b).position(|(x, y)| x != y) {
-        None => a.len().cmp(&b.len()),
-        Some(i) => {
+    let i = common_prefix(a, b);
+    match (a.get(i), b.get(i)) {
+        (Some(&x), Some(&y)) => {
             let rank = |byte: u8| if byte == b'/' { 0 } else { u16::from(byte) + 1 };
-            rank(a[i]).cmp(&rank(b[i]))
+            rank(x).cmp(&rank(y))
         }
+        _ => a.len().cmp(&b.len()),
     }
+}
+
+/// The length of the longest common prefix of `a` and `b`, eight bytes at a time: paths
+/// sorted together share long prefixes, and a byte loop made sorting the slowest step left in
+/// discovery.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let len = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= len {
+        let word = |s: &[u8]| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+        let diff = word(a) ^ word(b);
+        if diff != 0 {
+            // Little-endian: the lowest set bit is in the first differing byte.
+            return i + diff.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i + a[i..len].iter().zip(&b[i..len]).take_while(|(x, y)| x == y).count()
 }
 
 /// Maps `items` on all cores, keeping order. Small inputs run on the calling thread, where
@@ -276,19 +301,16 @@ pub fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
 }
 
 /// Returns the allocator's free memory to the system. A long-lived server allocates and frees
-/// a workspace's worth on every keystroke; glibc keeps what was freed in each thread's arena,
-/// so without this the resident size creeps up over hours though the heap does not grow.
+/// a workspace's worth on every keystroke; without this the resident size would wait for the
+/// allocator's own purge timers, which only run while it is busy.
 pub fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            fn malloc_trim(pad: usize) -> i32;
-        }
-        // SAFETY: glibc's `malloc_trim` takes a byte count, touches only the allocator's own
-        // free lists (under its locks) and is safe to call from any thread at any time.
-        unsafe {
-            malloc_trim(0);
-        }
+    unsafe extern "C" {
+        fn mi_collect(force: bool);
+    }
+    // SAFETY: mimalloc (the global allocator, see lib.rs) is linked in every build; `mi_collect`
+    // takes no pointers and only returns this thread's and the abandoned free pages to the OS.
+    unsafe {
+        mi_collect(true);
     }
 }
 
@@ -390,8 +412,17 @@ mod tests {
             "/r/a", "/r/a/b", "/r/a-b/c", "/r/a.b", "/r/a b/c", "/r/a/b-c", "/r/a/bc", "/r/a/b/c", "/r/ab", "/r/A",
             "/r/a0", "/r/é/x", "/r/e/x", "/r", "/", "r/a", "a",
         ];
-        for a in paths {
-            for b in paths {
+        // Long shared prefixes, differing before, at and after each 8-byte word boundary.
+        let long: Vec<String> = (5..19)
+            .map(|cut| &"/repo/workflows/prompts"[..cut])
+            .filter(|stem| !stem.ends_with('/'))
+            .flat_map(|stem| {
+                [stem.to_string(), format!("{stem}/x"), format!("{stem}-x"), format!("{stem}x/y"), format!("{stem} /y")]
+            })
+            .collect();
+        let paths: Vec<&str> = paths.into_iter().chain(long.iter().map(String::as_str)).collect();
+        for &a in &paths {
+            for &b in &paths {
                 // No trailing separators: a walk and `normalize` spell them away.
                 let (a, b) = (std::path::Path::new(a), std::path::Path::new(b));
                 assert_eq!(path_order(a, b), a.cmp(b), "{} vs {}", a.display(), b.display());

@@ -397,10 +397,21 @@ struct Frame {
     kind: FrameKind,
 }
 
+/// Children of the open collections, innermost last: each collection's children are the tail
+/// from its `base`, moved into a vector of exactly their number when it closes (one
+/// allocation per collection, where pushing into its own vector grew and then shrank it).
+#[derive(Default)]
+struct Children {
+    nodes: Vec<Node>,
+    entries: Vec<Entry>,
+}
+
 enum FrameKind {
-    Seq(Vec<Node>),
+    Seq {
+        base: usize,
+    },
     Map {
-        entries: Vec<Entry>,
+        base: usize,
         /// Key -> entry, built once the mapping outgrows a linear scan.
         index: Option<HashMap<KeyId, usize>>,
         /// The key waiting for its value, and what it is.
@@ -480,13 +491,14 @@ impl Frame {
     }
 
     /// Adds a child; `merge` says that it is a plain `<<` scalar (a merge key in key position).
-    fn push(&mut self, node: Node, merge: bool, errors: &mut Vec<SyntaxError>) {
+    fn push(&mut self, children: &mut Children, node: Node, merge: bool, errors: &mut Vec<SyntaxError>) {
         self.last_end = Some(self.last_end.map_or(node.span.end, |end| end.max(node.span.end)));
         match &mut self.kind {
-            FrameKind::Seq(items) => items.push(node),
-            FrameKind::Map { entries, index, key, merges } => match key.take() {
+            FrameKind::Seq { .. } => children.nodes.push(node),
+            FrameKind::Map { base, index, key, merges } => match key.take() {
                 None if merge => *key = Some((node, KeyRole::Merge)),
                 None => {
+                    let entries = &children.entries[*base..];
                     let first = find_key(entries, index, &node).and_then(|i| entries.get(i));
                     let duplicate = match first {
                         Some(first) => {
@@ -514,28 +526,27 @@ impl Frame {
                 },
                 Some((key_node, KeyRole::New)) => {
                     if let (Some(index), Some(id)) = (index.as_mut(), KeyId::of(&key_node)) {
-                        index.insert(id, entries.len());
+                        index.insert(id, children.entries.len() - *base);
                     }
-                    entries.push(Entry { key: key_node, value: node });
+                    children.entries.push(Entry { key: key_node, value: node });
                 }
             },
         }
     }
 
-    fn finish(self, text: &str, end_event: Span) -> Node {
+    fn finish(self, children: &mut Children, text: &str, end_event: Span) -> Node {
         // Flow collections end at their bracket, and block ones at their last child.
         let closing = text.get(end_event.start..end_event.end);
         let end =
             if matches!(closing, Some("]" | "}")) { end_event.end } else { self.last_end.unwrap_or(self.start_end) };
         let span = Span::new(self.start, end.max(self.start));
-        // Trees of every file stay alive until the check ends: spare capacity is most of
-        // their weight (a 5-entry mapping grown by pushes holds 8).
+        // Trees of every file stay alive until the check ends: exactly sized, they carry no
+        // spare capacity.
         let value = match self.kind {
-            FrameKind::Seq(mut items) => {
-                items.shrink_to_fit();
-                Value::Seq(items)
-            }
-            FrameKind::Map { mut entries, mut index, merges, .. } => {
+            FrameKind::Seq { base } => Value::Seq(children.nodes.drain(base..).collect()),
+            FrameKind::Map { base, mut index, merges, .. } => {
+                let mut entries: Vec<Entry> = children.entries.drain(base..).collect();
+                let merged_any = !merges.is_empty();
                 for source in merges {
                     let Value::Map(merged) = source.value else { continue };
                     for entry in merged {
@@ -547,7 +558,9 @@ impl Frame {
                         }
                     }
                 }
-                entries.shrink_to_fit();
+                if merged_any {
+                    entries.shrink_to_fit();
+                }
                 Value::Map(entries)
             }
         };
@@ -580,6 +593,7 @@ fn merge_sources(key: &Node, value: Node) -> Result<Vec<Node>, SyntaxError> {
 fn build(text: &str, events: Events<'_>) -> Parsed {
     let mut errors = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
+    let mut children = Children::default();
     let mut anchored: HashMap<usize, Node> = HashMap::new();
     let mut root = None;
 
@@ -592,18 +606,19 @@ fn build(text: &str, events: Events<'_>) -> Parsed {
                 (scalar(text, value, style, tag, span, implicit), anchor, implicit)
             }
             Ev::Open { map: false, anchor } => {
-                stack.push(Frame::new(span, anchor, FrameKind::Seq(Vec::new())));
+                stack.push(Frame::new(span, anchor, FrameKind::Seq { base: children.nodes.len() }));
                 continue;
             }
             Ev::Open { map: true, anchor } => {
-                let kind = FrameKind::Map { entries: Vec::new(), index: None, key: None, merges: Vec::new() };
+                let base = children.entries.len();
+                let kind = FrameKind::Map { base, index: None, key: None, merges: Vec::new() };
                 stack.push(Frame::new(span, anchor, kind));
                 continue;
             }
             Ev::Close => {
                 let Some(frame) = stack.pop() else { continue };
                 let anchor = frame.anchor;
-                (frame.finish(text, span), anchor, false)
+                (frame.finish(&mut children, text, span), anchor, false)
             }
             Ev::Alias(id) => {
                 // The first pass guarantees that the anchor exists, but a missing one must not panic.
@@ -616,7 +631,7 @@ fn build(text: &str, events: Events<'_>) -> Parsed {
             anchored.insert(anchor, node.clone());
         }
         match stack.last_mut() {
-            Some(frame) => frame.push(node, merge, &mut errors),
+            Some(frame) => frame.push(&mut children, node, merge, &mut errors),
             // An empty document (`---` alone) has no root.
             None if implicit => {}
             None => root = Some(node),

@@ -10,6 +10,7 @@ use crate::workspace::{FileKind, Workspace, classify};
 
 use crate::source::read::check_text;
 use crate::source::read::{Unreadable, read_text};
+use crate::util::{FastMap, FastSet};
 
 /// A config with the Last Light engine detected, per `workflows` directory.
 type EngineConfigs = HashMap<PathBuf, Arc<Config>>;
@@ -308,7 +309,7 @@ fn discover_shown_from(
     let mut workspace = Workspace::new();
     // Markdown the walk read but could not place: a Last Light prompt or skill is known only
     // once the workflows naming it are read, and is then taken from here, not read again.
-    let mut unclaimed = HashMap::new();
+    let mut unclaimed = FastMap::default();
     read_pending(&mut workspace, pending.take(), overlay, configs, &bounds, &mut unclaimed);
     // What atomic workflows depend on, and the workflows of a base the walk skipped.
     let found = atomic_context(&workspace, &roots, &under_roots, &bounds);
@@ -414,15 +415,23 @@ pub fn read_as(
 /// directory), the repository each lies in, the directory of the config governing each, and
 /// the state machine, agent and Last Light directories found above them. A link or a `..` reference leading elsewhere is not followed.
 struct Bounds {
-    dirs: HashSet<PathBuf>,
-    /// Each directory's real path, resolved once (a read asks for every file).
-    real_dirs: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    dirs: FastSet<PathBuf>,
+    /// Per directory, resolved once (a read asks for every file): its real path, and whether
+    /// that lies in a bound.
+    cache: std::sync::Mutex<BoundsCache>,
+}
+
+#[derive(Default)]
+struct BoundsCache {
+    real: FastMap<PathBuf, Option<PathBuf>>,
+    /// Emptied when the bounds grow.
+    inside: FastMap<PathBuf, bool>,
 }
 
 impl Bounds {
     fn new(roots: &[PathBuf]) -> Bounds {
-        let mut bounds = Bounds { dirs: HashSet::new(), real_dirs: Default::default() };
-        let mut seen: HashSet<&Path> = HashSet::new();
+        let mut bounds = Bounds { dirs: FastSet::default(), cache: Default::default() };
+        let mut seen: FastSet<&Path> = FastSet::default();
         for root in roots {
             let is_file = root.is_file();
             // A file named on purpose is read even when it is a link.
@@ -442,12 +451,27 @@ impl Bounds {
         for dir in dirs {
             self.dirs.insert(std::fs::canonicalize(&dir).unwrap_or(dir));
         }
+        self.cache.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).inside.clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BoundsCache> {
+        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Whether the directory's real path lies in a bound.
     fn holds_dir(&self, dir: &Path) -> bool {
-        let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        real_dir(dir, &mut cache).is_some_and(|real| real.ancestors().any(|a| self.dirs.contains(a)))
+        self.dir_inside(dir, &mut self.lock()).unwrap_or(false)
+    }
+
+    /// [`Bounds::holds_dir`], or `None` when the directory has no real path (it is gone).
+    fn dir_inside(&self, dir: &Path, cache: &mut BoundsCache) -> Option<bool> {
+        if let Some(inside) = cache.inside.get(dir) {
+            return Some(*inside);
+        }
+        let real = real_dir(dir, &mut cache.real)?;
+        let inside = real.ancestors().any(|a| self.dirs.contains(a));
+        cache.inside.insert(dir.to_path_buf(), inside);
+        Some(inside)
     }
 
     /// Whether the file's real path lies in a bound: a link is resolved; any other file is where
@@ -462,20 +486,23 @@ impl Bounds {
             let Ok(meta) = std::fs::symlink_metadata(path) else { return true };
             meta.file_type().is_symlink()
         };
-        let real = if is_link {
-            std::fs::canonicalize(path).ok()
-        } else {
-            let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
-            let mut cache = self.real_dirs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            real_dir(dir, &mut cache).map(|d| d.join(name))
-        };
-        real.is_none_or(|real| real.ancestors().any(|a| self.dirs.contains(a)))
+        if is_link {
+            return std::fs::canonicalize(path).ok().is_none_or(|real| real.ancestors().any(|a| self.dirs.contains(a)));
+        }
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
+        let mut cache = self.lock();
+        match self.dir_inside(dir, &mut cache) {
+            None => true,
+            Some(true) => true,
+            // A file named on purpose is a bound of its own.
+            Some(false) => real_dir(dir, &mut cache.real).is_some_and(|d| self.dirs.contains(&d.join(name))),
+        }
     }
 }
 
 /// The real path of `dir`, from its parent's (cached) when `dir` itself is not a link: one
 /// `lstat` per directory instead of a `readlink` per component of every directory.
-fn real_dir(dir: &Path, cache: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
+fn real_dir(dir: &Path, cache: &mut FastMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
     if let Some(real) = cache.get(dir) {
         return real.clone();
     }
@@ -546,24 +573,32 @@ fn read_pending(
     overlay: &HashMap<PathBuf, String>,
     configs: &mut ConfigCache,
     bounds: &Bounds,
-    unclaimed: &mut HashMap<PathBuf, ReadFile>,
+    unclaimed: &mut FastMap<PathBuf, ReadFile>,
 ) {
     // Reading, decoding and classifying are independent per file.
-    let loaded = crate::util::par_map(&files, |file| match (&file.kind, overlay.get(&file.path.0)) {
-        (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
-        // An editor's text is judged like the file's bytes (a binary file stays unreadable).
-        (_, Some(text)) => check_text(text),
-        // Read already (taken from `unclaimed` below).
-        _ if unclaimed.contains_key(&file.path.0) => Ok(String::new()),
-        _ if !bounds.holds(&file.path.0, file.plain) => Err(Unreadable {
-            message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
-            offset: 0,
-            lossy_text: String::new(),
-        }),
-        _ => read_text(&file.path.0),
+    let loaded = crate::util::par_map(&files, |file| {
+        let claimed = unclaimed.contains_key(&file.path.0);
+        let text = match (&file.kind, overlay.get(&file.path.0)) {
+            (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
+            // An editor's text is judged like the file's bytes (a binary file stays unreadable).
+            (_, Some(text)) => check_text(text),
+            // Read already (taken from `unclaimed` below).
+            _ if claimed => Ok(String::new()),
+            _ if !bounds.holds(&file.path.0, file.plain) => Err(Unreadable {
+                message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
+                offset: 0,
+                lossy_text: String::new(),
+            }),
+            _ => read_text(&file.path.0),
+        };
+        let kind = match (&text, &file.kind) {
+            (Ok(text), KindHint::Classify) if !claimed => Some(classify(&file.path.0, text, &file.config)),
+            _ => None,
+        };
+        (text, kind)
     });
     workspace.reserve(files.len());
-    for (file, text) in files.into_iter().zip(loaded) {
+    for (file, (text, classified)) in files.into_iter().zip(loaded) {
         let Key(path) = file.path;
         if file.kind == KindHint::KnownOnly {
             workspace.add_known_path(path);
@@ -574,7 +609,7 @@ fn read_pending(
             Ok(text) => {
                 let kind = match file.kind {
                     KindHint::Is(kind) => Some(kind),
-                    _ => classify(&path, &text, &file.config),
+                    _ => classified.unwrap_or_else(|| classify(&path, &text, &file.config)),
                 };
                 let Some(kind) = kind else {
                     if path.extension().is_some_and(|e| e == "md") && !overlay.contains_key(&path) {
@@ -640,9 +675,13 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
     let named = crate::util::par_map(&workflows, |file| {
         let Some(root) = &file.yaml().root else { return (Vec::new(), Vec::new()) };
         let base = model::prompt_base(&file.path);
-        let prompts = model::prompt_references(root)
+        // A prompt is often named by several phases (the build prompt is also the fix prompt).
+        let mut texts: Vec<&str> = model::prompt_references(root).into_iter().map(|r| r.text).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        let prompts = texts
             .into_iter()
-            .filter_map(|reference| model::resolve_prompt(base, reference.text).ok())
+            .filter_map(|text| model::resolve_prompt(base, text).ok())
             .filter(|path| workspace.file_at(path).is_none() && exists(path))
             .collect::<Vec<_>>();
         (prompts, model::skill_references(root).into_iter().map(|s| s.text).collect::<Vec<_>>())
@@ -656,13 +695,15 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
         skills.extend(names.into_iter().map(|name| (dir, name)));
     }
     for (dir, name) in skills {
-        if let Some(path) = model::skill_candidates(dir, name).find(|p| exists(p)) {
+        if let Some(path) = model::skill_candidates(dir, name).find(|p| exists(p))
+            && workspace.file_at(&path).is_none()
+        {
             out.push((path, FileKind::Skill));
         }
     }
-    out.retain(|(path, _)| workspace.file_at(path).is_none());
     out.sort_by(|a, b| crate::util::path_order(&a.0, &b.0));
-    out.dedup_by(|a, b| a.0 == b.0);
+    // Normalized paths: equal exactly when their bytes are.
+    out.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
     out
 }
 
@@ -722,7 +763,7 @@ fn atomic_context(workspace: &Workspace, roots: &[PathBuf], under_roots: &Roots,
     found.workflows.sort();
     found.workflows.dedup();
     // Per directory: whether it holds `package.json`, and whether it is a repository root.
-    let mut marks: HashMap<PathBuf, (bool, bool)> = HashMap::new();
+    let mut marks: FastMap<PathBuf, (bool, bool)> = FastMap::default();
     let mut packages = std::collections::BTreeSet::new();
     let mut projects = std::collections::BTreeSet::new();
     for path in read.iter().copied().chain(found.workflows.iter().map(PathBuf::as_path)) {
@@ -864,7 +905,7 @@ pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
 pub fn scopes_with_open(roots: &[PathBuf], open: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut found = std::collections::BTreeSet::new();
     // Files of one directory share a scope (except breakdown configs, named after their agent).
-    let mut by_dir: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+    let mut by_dir: FastMap<PathBuf, Option<PathBuf>> = FastMap::default();
     for root in roots {
         if root.is_file() {
             found.insert(scope_of_with_open(&normalize(root), open));
@@ -1007,8 +1048,10 @@ struct PendingFile {
     plain: bool,
 }
 
-/// A discovered file's path as the key of [`Pending`]. Its equality is counted in tests, so a
-/// test catches a return to comparing each new file with every file seen so far.
+/// A discovered file's path as the key of [`Pending`], always normalized, so two keys name the
+/// same file exactly when their bytes are equal: hashed and compared as bytes, not component
+/// by component. Its equality is counted in tests, so a test catches a return to comparing
+/// each new file with every file seen so far.
 #[derive(Clone, Debug, PartialOrd, Ord)]
 struct Key(PathBuf);
 
@@ -1016,7 +1059,7 @@ impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
         #[cfg(test)]
         COMPARISONS.with(|c| c.set(c.get() + 1));
-        self.0 == other.0
+        self.0.as_os_str() == other.0.as_os_str()
     }
 }
 
@@ -1024,7 +1067,7 @@ impl Eq for Key {}
 
 impl std::hash::Hash for Key {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
+        self.0.as_os_str().hash(state);
     }
 }
 
@@ -1044,16 +1087,16 @@ struct Pending {
     /// Editor workspace folders: paths are shown relative to the one holding them.
     shown_from: Vec<PathBuf>,
     /// Where each path is in `files`: a lookup per file, not a search.
-    index: HashMap<Key, usize>,
+    index: FastMap<Key, usize>,
     files: Vec<PendingFile>,
     /// Each directory walked so far, by its normalized absolute path: the path as given and
     /// the files the walk listed, sorted.
-    listed: HashMap<PathBuf, (PathBuf, Vec<PathBuf>)>,
+    listed: FastMap<PathBuf, (PathBuf, Vec<PathBuf>)>,
 }
 
 impl Pending {
     fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
-        Pending { cwd, shown_from, index: HashMap::new(), files: Vec::new(), listed: HashMap::new() }
+        Pending { cwd, shown_from, index: FastMap::default(), files: Vec::new(), listed: FastMap::default() }
     }
 
     /// A new, empty list with the same way of showing paths.
@@ -1093,6 +1136,8 @@ impl Pending {
         role: Role,
     ) -> Result<(), ConfigError> {
         let first = self.files.len();
+        self.files.reserve(files.len());
+        self.index.reserve(files.len());
         for path in &files {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
@@ -1309,7 +1354,7 @@ fn walk_files_parallel(root: &Path) -> Vec<PathBuf> {
 
 /// The paths given on the command line, for asking whether a file is under one of them in
 /// the depth of its path instead of the number of paths (a pre-commit run names thousands).
-struct Roots(HashSet<PathBuf>);
+struct Roots(FastSet<PathBuf>);
 
 impl Roots {
     fn new(roots: &[PathBuf]) -> Roots {

@@ -82,12 +82,12 @@ pub struct SourceFile {
 #[derive(Debug, Default)]
 pub struct Workspace {
     files: Vec<SourceFile>,
-    by_path: std::collections::HashMap<PathBuf, FileId>,
+    by_path: crate::util::FastMap<PathBuf, FileId>,
     /// Paths known to exist though they were not read (prompt files are checked for existence
     /// without reading all of them); rules ask [`Workspace::exists`] instead of the file system.
     /// In the order discovery met them, so whatever reads [`Workspace::paths`] (a did-you-mean
     /// among equally near names) gives the same answer on every run.
-    known_paths: indexmap::IndexSet<PathBuf>,
+    known_paths: indexmap::IndexSet<PathBuf, foldhash::fast::RandomState>,
 }
 
 impl Workspace {

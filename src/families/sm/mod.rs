@@ -5,8 +5,6 @@ pub(crate) mod model;
 pub(crate) mod roles;
 mod rules;
 
-use std::collections::HashMap;
-
 use crate::diagnostic::Diagnostic;
 use crate::families::{Family, RuleMeta};
 use crate::source::Span;
@@ -72,7 +70,7 @@ impl Family for Sm {
             workspace.files().iter().filter(|f| f.kind == FileKind::StateMachine).map(SmDoc::parse).collect();
 
         let machines = model::group(&sms, &stages);
-        let mut owners: HashMap<&std::path::Path, &SmDoc> = HashMap::new();
+        let mut owners: crate::util::FastMap<&std::path::Path, &SmDoc> = Default::default();
         for machine in &machines {
             if let Some(first) = owners.get(machine.sm.dir()) {
                 out.push(

@@ -1,6 +1,5 @@
 //! Typed, spanned views of stage definitions and state-machine files.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use crate::config::Config;
@@ -240,7 +239,7 @@ pub struct Machine<'a, 'w> {
 pub fn group<'a, 'w>(sms: &'a [SmDoc<'w>], stages: &'a [StageDoc<'w>]) -> Vec<Machine<'a, 'w>> {
     let mut machines: Vec<Machine<'a, 'w>> = sms.iter().map(|sm| Machine { sm, stages: Vec::new() }).collect();
     // The first SM file of a directory owns it; a second one is reported by its own checks.
-    let mut by_dir: HashMap<&Path, usize> = HashMap::new();
+    let mut by_dir: crate::util::FastMap<&Path, usize> = Default::default();
     for (index, sm) in sms.iter().enumerate() {
         by_dir.entry(sm.dir()).or_insert(index);
     }

@@ -60,8 +60,14 @@ impl Family for Stagelint {
     /// Reports unreadable files and configs that cannot be used. Suppression findings are made by the collector, which is the
     /// only place that knows which suppressions were used.
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
+        // The secret scan reads every prompt's text: on all cores.
+        let found = crate::util::par_map(workspace.files(), |file| {
+            let mut found = Vec::new();
+            secrets::check(file, &mut found);
+            found
+        });
+        out.extend(found.into_iter().flatten());
         for file in workspace.files() {
-            secrets::check(file, out);
             if file.kind == FileKind::Skill {
                 skill::check_skill(file, out);
             }

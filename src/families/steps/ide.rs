@@ -14,7 +14,6 @@ mod navigate;
 mod outline;
 mod schema;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use crate::families::steps::model::{self, Agent, Doc, Step, StepKind};
@@ -150,7 +149,7 @@ impl<'w> Scope<'w> {
 
     /// The agent, built by the same `build_agent` the rules use.
     fn agent(&self) -> Agent<'_, 'w> {
-        let by_path: HashMap<&Path, &Doc<'w>> = self.docs.iter().map(|d| (d.path(), d)).collect();
+        let by_path: crate::util::FastMap<&Path, &Doc<'w>> = self.docs.iter().map(|d| (d.path(), d)).collect();
         build_agent(self.workspace, &self.docs[self.registry], &Owned::collect(self.workspace, &self.docs), &by_path)
     }
 }

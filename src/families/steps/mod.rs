@@ -6,14 +6,13 @@ pub(crate) mod model;
 mod rules;
 pub(crate) mod schema_ref;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::editor;
 use crate::families::{Family, RuleMeta};
 use crate::source::{json, yaml};
-use crate::util::par_map;
+use crate::util::{FastMap, par_map};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::{Agent, Doc};
 
@@ -76,7 +75,7 @@ impl Family for Steps {
         for doc in &docs {
             rules::files::check_syntax(doc, out);
         }
-        let by_path: HashMap<&Path, &Doc> = docs.iter().map(|d| (d.path(), d)).collect();
+        let by_path: FastMap<&Path, &Doc> = docs.iter().map(|d| (d.path(), d)).collect();
         let owned = Owned::collect(workspace, &docs);
         let registries: Vec<&Doc> = docs.iter().filter(|d| d.file.kind == FileKind::StepsRegistry).collect();
         let found = par_map(&registries, |registry| {
@@ -99,19 +98,19 @@ impl Family for Steps {
 /// Each agent directory's schemas (under `schemas/`) and C3L prompts (under `prompts/`), found
 /// by walking each file's ancestors once rather than scanning every file for every agent.
 struct Owned<'a, 'w> {
-    schemas: HashMap<&'w Path, Vec<&'a Doc<'w>>>,
-    prompts: HashMap<&'w Path, Vec<&'w SourceFile>>,
+    schemas: FastMap<&'w Path, Vec<&'a Doc<'w>>>,
+    prompts: FastMap<&'w Path, Vec<&'w SourceFile>>,
 }
 
 impl<'a, 'w> Owned<'a, 'w> {
     fn collect(workspace: &'w Workspace, docs: &'a [Doc<'w>]) -> Self {
-        let mut schemas: HashMap<&'w Path, Vec<&'a Doc<'w>>> = HashMap::new();
+        let mut schemas: FastMap<&'w Path, Vec<&'a Doc<'w>>> = FastMap::default();
         for doc in docs.iter().filter(|d| d.file.kind == FileKind::JsonSchema) {
             for agent in owners(&doc.file.path, "schemas") {
                 schemas.entry(agent).or_default().push(doc);
             }
         }
-        let mut prompts: HashMap<&'w Path, Vec<&'w SourceFile>> = HashMap::new();
+        let mut prompts: FastMap<&'w Path, Vec<&'w SourceFile>> = FastMap::default();
         for file in workspace.files().iter().filter(|f| f.kind == FileKind::C3lPrompt) {
             for agent in owners(&file.path, "prompts") {
                 prompts.entry(agent).or_default().push(file);
@@ -130,7 +129,7 @@ fn build_agent<'a, 'w>(
     workspace: &'w Workspace,
     registry: &'a Doc<'w>,
     owned: &Owned<'a, 'w>,
-    by_path: &HashMap<&Path, &'a Doc<'w>>,
+    by_path: &FastMap<&Path, &'a Doc<'w>>,
 ) -> Agent<'a, 'w> {
     let dir = model::agent_dir(registry.file);
     let agent_json =

@@ -8,7 +8,7 @@ use crate::families::lastlight::model::Phase;
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{DependsOnCycle, DependsOnSelf, DependsOnUnknown, DuplicatePhase, OutputVarCollision};
 use crate::source::Node;
-use crate::util::did_you_mean;
+use crate::util::{FastSet, did_you_mean};
 
 pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     duplicates(ctx, out);
@@ -211,9 +211,9 @@ fn same_cycle(a: &[usize], b: &[usize]) -> bool {
 
 /// For each phase index, the phases that surely completed before it starts: the earlier
 /// phases in linear mode, the `depends_on` ancestors in DAG mode.
-pub(super) fn runs_before(phases: &[Phase], dag: bool) -> Vec<HashSet<usize>> {
+pub(super) fn runs_before(phases: &[Phase], dag: bool) -> Vec<FastSet<usize>> {
     let len = phases.iter().map(|p| p.index + 1).max().unwrap_or(0);
-    let mut out = vec![HashSet::new(); len];
+    let mut out = vec![FastSet::default(); len];
     if !dag {
         for phase in phases {
             out[phase.index] = phases.iter().filter(|p| p.index < phase.index).map(|p| p.index).collect();
@@ -222,7 +222,7 @@ pub(super) fn runs_before(phases: &[Phase], dag: bool) -> Vec<HashSet<usize>> {
     }
     let index_of = first_index(phases);
     for phase in phases {
-        let mut seen = HashSet::new();
+        let mut seen = FastSet::default();
         let mut stack = vec![phase.index];
         while let Some(current) = stack.pop() {
             let Some(p) = phases.iter().find(|p| p.index == current) else { continue };

@@ -2,40 +2,41 @@
 //! context crons pass look names up here instead of comparing every file with every other
 //! (20,000 workflows took minutes).
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::Path;
+
+use crate::util::FastMap;
 
 use crate::families::lastlight::model::WorkflowDoc;
 
 #[derive(Default)]
-pub(in crate::families::lastlight) struct Index {
+pub(in crate::families::lastlight) struct Index<'d> {
     /// (namespace, is a cron, `name`) -> the files, in the order of `all`.
-    names: HashMap<(PathBuf, bool, String), Vec<usize>>,
+    names: FastMap<(&'d Path, bool, &'d str), Vec<usize>>,
     /// (namespace, file stem) of agent workflows: a cron's `workflow` may name the file.
-    stems: HashMap<(PathBuf, String), usize>,
+    stems: FastMap<(&'d Path, &'d str), usize>,
     /// (namespace, workflow name) -> the crons that run it.
-    crons: HashMap<(PathBuf, String), Vec<usize>>,
+    crons: FastMap<(&'d Path, &'d str), Vec<usize>>,
     /// namespace -> its agent workflows that parsed, in the order of `all` (a cron naming
     /// none of them is told the nearest name among these).
-    agents: HashMap<PathBuf, Vec<usize>>,
+    agents: FastMap<&'d Path, Vec<usize>>,
 }
 
-impl Index {
-    pub fn new(all: &[WorkflowDoc]) -> Index {
+impl<'d> Index<'d> {
+    pub fn new(all: &'d [WorkflowDoc]) -> Index<'d> {
         let mut index = Index::default();
         for (i, doc) in all.iter().enumerate() {
-            let namespace = doc.prompt_base().to_path_buf();
+            let namespace = doc.prompt_base();
             let cron = doc.is_cron();
             if let Some(name) = doc.name() {
-                index.names.entry((namespace.clone(), cron, name.to_string())).or_default().push(i);
+                index.names.entry((namespace, cron, name)).or_default().push(i);
             }
             if cron {
                 if let Some(target) = doc.get("workflow").and_then(|n| n.as_str()) {
-                    index.crons.entry((namespace, target.to_string())).or_default().push(i);
+                    index.crons.entry((namespace, target)).or_default().push(i);
                 }
             } else if doc.root.is_some() {
                 if let Some(stem) = doc.file.path.file_stem().and_then(|s| s.to_str()) {
-                    index.stems.entry((namespace.clone(), stem.to_string())).or_insert(i);
+                    index.stems.entry((namespace, stem)).or_insert(i);
                 }
                 index.agents.entry(namespace).or_default().push(i);
             }
@@ -44,15 +45,18 @@ impl Index {
     }
 
     /// The files of `doc`'s namespace and kind named `name`.
-    pub fn named(&self, doc: &WorkflowDoc, cron: bool, name: &str) -> &[usize] {
-        let key = (doc.prompt_base().to_path_buf(), cron, name.to_string());
-        self.names.get(&key).map_or(&[], Vec::as_slice)
+    /// (The lookups take keys that live as long as the answer; the maps accept those because
+    /// they are covariant in their borrowed keys.)
+    pub fn named<'s>(&'s self, doc: &WorkflowDoc<'s>, cron: bool, name: &'s str) -> &'s [usize] {
+        let names: &FastMap<(&'s Path, bool, &'s str), Vec<usize>> = &self.names;
+        names.get(&(doc.prompt_base(), cron, name)).map_or(&[], Vec::as_slice)
     }
 
     /// Whether an agent workflow of `doc`'s namespace has `name` as its name or file stem.
-    pub fn has_agent(&self, all: &[WorkflowDoc], doc: &WorkflowDoc, name: &str) -> bool {
+    pub fn has_agent<'s>(&'s self, all: &[WorkflowDoc], doc: &WorkflowDoc<'s>, name: &'s str) -> bool {
+        let stems: &FastMap<(&'s Path, &'s str), usize> = &self.stems;
         self.named(doc, false, name).iter().any(|&i| all[i].root.is_some())
-            || self.stems.contains_key(&(doc.prompt_base().to_path_buf(), name.to_string()))
+            || stems.contains_key(&(doc.prompt_base(), name))
     }
 
     /// The agent workflows (that parsed) of `doc`'s namespace.
@@ -61,7 +65,8 @@ impl Index {
     }
 
     /// The crons of `doc`'s namespace that run the workflow `name`.
-    pub fn crons_running(&self, doc: &WorkflowDoc, name: &str) -> &[usize] {
-        self.crons.get(&(doc.prompt_base().to_path_buf(), name.to_string())).map_or(&[], Vec::as_slice)
+    pub fn crons_running<'s>(&'s self, doc: &WorkflowDoc<'s>, name: &'s str) -> &'s [usize] {
+        let crons: &FastMap<(&'s Path, &'s str), Vec<usize>> = &self.crons;
+        crons.get(&(doc.prompt_base(), name)).map_or(&[], Vec::as_slice)
     }
 }

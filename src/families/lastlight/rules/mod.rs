@@ -9,14 +9,14 @@ mod index;
 mod names;
 mod template;
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
 use crate::source::{Node, Span, SyntaxError, SyntaxKind};
+use crate::util::{FastMap, FastSet};
 use crate::workspace::{SourceFile, Workspace};
 pub(super) use index::Index;
 
@@ -29,25 +29,26 @@ pub(super) struct Ctx<'a, 'w> {
     pub producers: Producers<'a>,
     pub dag: bool,
     /// For each phase (by index in `phases:`), the phases that surely ran before it.
-    pub before: Vec<HashSet<usize>>,
+    pub before: Vec<FastSet<usize>>,
     /// Every workflow file of the workspace (crons look up names, prompts know their users).
     pub all: &'a [WorkflowDoc<'w>],
     /// For each prompt file: how many workflows and how many phases use it.
-    pub uses: &'a PromptUses,
+    pub uses: &'a PromptUses<'a>,
     /// `all` by namespace and name.
-    pub index: &'a Index,
+    pub index: &'a Index<'a>,
 }
 
-pub(super) type PromptUses = HashMap<PathBuf, (usize, usize)>;
+pub(super) type PromptUses<'d> = FastMap<&'d Path, (usize, usize)>;
 
 /// How many workflows and phases name each prompt file.
-pub(super) fn prompt_uses(docs: &[WorkflowDoc]) -> PromptUses {
+pub(super) fn prompt_uses<'d>(docs: &'d [WorkflowDoc]) -> PromptUses<'d> {
     // Per prompt: (workflows, phases, the last workflow counted).
-    let mut counts: HashMap<&Path, (usize, usize, usize)> = HashMap::new();
+    let mut counts: FastMap<&Path, (usize, usize, usize)> = FastMap::default();
     for (index, doc) in docs.iter().enumerate() {
         let mut seen: Vec<(&Path, usize)> =
             doc.prompts.iter().filter_map(|(r, path)| Some((path.as_deref().ok()?, r.phase))).collect();
-        seen.sort_unstable();
+        // Any order that groups equal paths will do; bytes are cheaper than components.
+        seen.sort_unstable_by(|a, b| (a.0.as_os_str(), a.1).cmp(&(b.0.as_os_str(), b.1)));
         seen.dedup();
         for (path, _) in seen {
             let count = counts.entry(path).or_insert((0, 0, usize::MAX));
@@ -58,7 +59,7 @@ pub(super) fn prompt_uses(docs: &[WorkflowDoc]) -> PromptUses {
             }
         }
     }
-    counts.into_iter().map(|(path, (w, n, _))| (path.to_path_buf(), (w, n))).collect()
+    counts.into_iter().map(|(path, (w, n, _))| (path, (w, n))).collect()
 }
 
 impl Ctx<'_, '_> {

@@ -16,7 +16,7 @@ use crate::source::Span;
 use crate::source::node::Node;
 use crate::template::lastlight::{self as tpl, Engine, HEAD_HELPERS, Segment, Tag, TagKind};
 use crate::template::markdown;
-use crate::util::did_you_mean;
+use crate::util::{FastSet, did_you_mean};
 use crate::workspace::{FileKind, SourceFile};
 
 /// Where a template is rendered.
@@ -74,7 +74,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             before_run: reference.key == "prompt",
             file: prompt.id,
             used_at: Some(reference.node.span),
-            uses: ctx.uses.get(path).copied().unwrap_or((1, 1)),
+            uses: ctx.uses.get(path.as_path()).copied().unwrap_or((1, 1)),
         };
         variables(ctx, &known, scope, &tags, &mut found);
     }
@@ -340,36 +340,37 @@ fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Dia
     true
 }
 
-/// Names a template may read besides the phases.
-struct Known {
-    variables: HashSet<String>,
+/// Names a template may read besides the phases, borrowed from the engine's tables, the
+/// config and the crons: built once per workflow.
+struct Known<'a> {
+    variables: FastSet<&'a str>,
     /// Variables whose values are known to be objects or arrays, or of unknown shape
     /// (declared extras, cron context): a dotted key may walk into them.
-    walkable: HashSet<String>,
+    walkable: FastSet<&'a str>,
 }
 
-impl Known {
-    fn new(ctx: &Ctx) -> Known {
+impl<'a> Known<'a> {
+    fn new(ctx: &'a Ctx) -> Known<'a> {
         let head = ctx.config().lastlight.engine == Engine::Head;
-        let mut variables: HashSet<String> = model::BASE_VARIABLES.iter().map(|(n, _)| n.to_string()).collect();
+        let mut variables: FastSet<&str> = model::BASE_VARIABLES.iter().map(|(n, _)| *n).collect();
         if head {
-            variables.extend(model::HEAD_VARIABLES.iter().map(|(n, _)| n.to_string()));
+            variables.extend(model::HEAD_VARIABLES.iter().map(|(n, _)| *n));
             if ctx.doc.is_pr_scoped() {
-                variables.extend(model::PR_VARIABLES.iter().map(|(n, _)| n.to_string()));
+                variables.extend(model::PR_VARIABLES.iter().map(|(n, _)| *n));
             }
         }
-        let mut walkable: HashSet<String> = model::OBJECT_VARIABLES.iter().map(|n| n.to_string()).collect();
-        let extras = ctx.config().lastlight.variables.iter().filter(|v| !variables.contains(*v)).cloned();
-        let extras: Vec<String> = extras.collect();
-        walkable.extend(extras.iter().cloned());
+        let mut walkable: FastSet<&str> = model::OBJECT_VARIABLES.iter().copied().collect();
+        let extras: Vec<&str> =
+            ctx.config().lastlight.variables.iter().map(String::as_str).filter(|v| !variables.contains(v)).collect();
+        walkable.extend(extras.iter().copied());
         variables.extend(extras);
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
             for cron in ctx.index.crons_running(ctx.doc, name).iter().map(|&i| &ctx.all[i]) {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
                     if let Some(key) = entry.key_str() {
-                        variables.insert(key.to_string());
-                        walkable.insert(key.to_string());
+                        variables.insert(key);
+                        walkable.insert(key);
                     }
                 }
             }
@@ -408,11 +409,15 @@ fn unprefixed(path: &[Segment]) -> &[Segment] {
 
 /// Names a read may mean: the context (and loop) variables and the phases, or only the phases.
 fn candidates<'a>(ctx: &'a Ctx, known: &'a Known, phases_only: bool) -> Vec<&'a str> {
-    let phases = ctx.producers.by_name.keys().copied();
+    // Sorted: a did-you-mean keeps the first of equally near names, the same one every run.
+    let mut phases: Vec<&str> = ctx.producers.by_name.keys().copied().collect();
+    phases.sort_unstable();
     if phases_only {
-        return phases.collect();
+        return phases;
     }
-    known.variables.iter().map(String::as_str).chain(LOOP_VARIABLES.iter().map(|(n, _)| *n)).chain(phases).collect()
+    let mut variables: Vec<&str> = known.variables.iter().copied().collect();
+    variables.sort_unstable();
+    variables.into_iter().chain(LOOP_VARIABLES.iter().map(|(n, _)| *n)).chain(phases).collect()
 }
 
 fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec<Diagnostic>) {
