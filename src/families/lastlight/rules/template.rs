@@ -16,7 +16,7 @@ use crate::source::Span;
 use crate::source::node::Node;
 use crate::template::lastlight::{self as tpl, Engine, HEAD_HELPERS, Segment, Tag, TagKind};
 use crate::template::markdown;
-use crate::util::{FastSet, did_you_mean};
+use crate::util::{FastMap, FastSet, did_you_mean};
 use crate::workspace::{FileKind, SourceFile};
 
 /// Where a template is rendered.
@@ -62,12 +62,14 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
         }
         variables(ctx, &known, scope, &tags, &mut found);
     }
+    // A prompt several phases use (the build prompt is often the fix prompt too) is parsed once.
+    let mut parsed: FastMap<FileId, Vec<Tag>> = FastMap::default();
     for (reference, path) in &ctx.doc.prompts {
         let Ok(path) = path else { continue };
         let Some(prompt) = ctx.workspace.file_at(path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
             continue;
         };
-        let tags = tpl::parse(&prompt.text, 0, engine);
+        let tags = parsed.entry(prompt.id).or_insert_with(|| tpl::parse(&prompt.text, 0, engine));
         let scope = Scope {
             phase: Some(reference.phase),
             loop_message: false,
@@ -76,7 +78,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             used_at: Some(reference.node.span),
             uses: ctx.uses.get(path.as_path()).copied().unwrap_or((1, 1)),
         };
-        variables(ctx, &known, scope, &tags, &mut found);
+        variables(ctx, &known, scope, tags, &mut found);
     }
     // A prompt used by several phases of this workflow gets a finding that does not depend on
     // the phase once.
