@@ -116,6 +116,7 @@ enum RunFormat {
 }
 
 fn main() -> ExitCode {
+    stagelint::util::tune_allocator();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => cli::check::run(args),

@@ -314,6 +314,22 @@ pub fn release_free_memory() {
     }
 }
 
+/// Has the allocator hand freed memory back after 1 ms instead of its default second: a check
+/// lives a tenth of a second, and with the default a run with many findings peaked a fifth
+/// above glibc (measured: the same speed at 1 ms, and the peak below glibc's).
+pub fn tune_allocator() {
+    unsafe extern "C" {
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    // `mi_option_purge_delay` in the `mi_option_e` enum of mimalloc 3.3's `mimalloc.h`, the C
+    // source `libmimalloc-sys` 0.1.49 builds (pinned in Cargo.toml for this number).
+    const PURGE_DELAY: std::ffi::c_int = 15;
+    // SAFETY: sets one integer option; mimalloc reads options at any time and takes no pointer.
+    unsafe {
+        mi_option_set(PURGE_DELAY, 1);
+    }
+}
+
 /// At most `max` characters of `text` for a message, with `…` when cut.
 pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(max) {
@@ -405,6 +421,23 @@ impl PartialEq<&str> for ShortStr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The option number `tune_allocator` sets is the purge delay: it reads that option's
+    /// default in mimalloc 3.3's `options.c` (1,000 ms) before, and 1 after. (The only test that
+    /// tunes it.)
+    #[test]
+    fn the_allocator_option_set_is_the_purge_delay() {
+        unsafe extern "C" {
+            fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
+        }
+        // SAFETY: reads one integer option.
+        let read = || unsafe { mi_option_get(15) };
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            assert_eq!(read(), 1000);
+        }
+        tune_allocator();
+        assert_eq!(read(), 1);
+    }
 
     #[test]
     fn path_order_is_the_order_of_path_components() {

@@ -1025,3 +1025,33 @@ fn a_workflow_with_carriage_return_line_ends_is_checked() {
     assert!(out.contains("workflows/w.yaml:3:1: warning[lastlight/UnknownKey] unknown key `bogus`"), "{out}");
     assert!(out.contains("workflows/w.yaml:6:13: error[lastlight/PromptNotFound]"), "{out}");
 }
+
+/// Found by an outside audit: of equally near names, a did-you-mean named one at random per
+/// run (stage ids, tools and Last Light variables came from hash sets).
+#[test]
+fn equally_near_names_are_suggested_the_same_on_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = |id: &str, tools: &str| {
+        format!(
+            "---\nid: {id}\nname: S\nallowedTools: [{tools}]\ncompletionTool: done\ncompletionSchema: {{type: object}}\nturnCap: 2\nretryPolicy: {{ maxAttempts: 2, backoff: none }}\nresolutionPolicy: retry-later\n---\nCall done.\n"
+        )
+    };
+    write(dir.path(), "sm/sm.yaml", "entry: stage-x\n");
+    for id in ["stage-c", "stage-a", "stage-b"] {
+        write(dir.path(), &format!("sm/{id}.md"), &stage(id, "Read"));
+    }
+    write(dir.path(), "tools/sm.yaml", "entry: s1\n");
+    write(dir.path(), "tools/s1.md", &stage("s1", "Read, Gre"));
+    let flow = "kind: build\nname: w\nphases:\n  - name: alpha2\n    prompt: prompts/p.md\n  - name: alpha1\n    prompt: prompts/p.md\n";
+    write(dir.path(), "workflows/w.yaml", flow);
+    write(dir.path(), "workflows/prompts/p.md", "Use {{alpha}}.\n");
+    for _ in 0..6 {
+        let out = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+        assert!(
+            out.contains("entry stage `stage-x` is not a stage of this state machine; did you mean `stage-a`?"),
+            "{out}"
+        );
+        assert!(out.contains("`Gre` is not in the live tool set; did you mean `Grep`?"), "{out}");
+        assert!(out.contains("did you mean `alpha1`?"), "{out}");
+    }
+}

@@ -4,7 +4,7 @@ mod atomic;
 mod defaults;
 mod read;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
@@ -76,8 +76,9 @@ pub struct Config {
     pub workflow_globs: GlobSet,
     /// `[lastlight]` settings.
     pub lastlight: Lastlight,
-    /// The live tool set: bundled, discovered and MCP names.
-    pub tools: HashSet<String>,
+    /// The live tool set: bundled, discovered and MCP names. Ordered, so a did-you-mean among
+    /// equally near names is the same on every run.
+    pub tools: BTreeSet<String>,
     pub dialect: Dialect,
     pub resolution_policies: Vec<String>,
     pub backoffs: Vec<String>,
@@ -406,7 +407,7 @@ mod tests {
     fn settings_are_read() {
         let text = "[tools]\nextra = [\"mcp__x\"]\nregistered = [\"Read\"]\n[lastlight]\nextra-variables = [\"a\"]\nvariables = [\"b\"]\nengine = \"seed\"\n[rules]\n\"steps/R-A6\" = \"off\"\nsm = \"warning\"\n";
         let config = Config::parse(text, Path::new("/p/stagelint.toml")).expect("parses");
-        assert_eq!(config.tools, HashSet::from(["Read".to_string(), "mcp__x".to_string()]));
+        assert_eq!(config.tools, BTreeSet::from(["Read".to_string(), "mcp__x".to_string()]));
         assert_eq!(config.lastlight.variables, ["b", "a"]);
         assert_eq!(config.lastlight.engine_source, EngineSource::Configured);
         assert_eq!(config.rules.get("sm"), Some(&Level::Is(Severity::Warning)));

@@ -185,7 +185,10 @@ fn late_fence(doc: &StageDoc) -> Span {
 
 /// The id a mistyped reference most likely means, valid ids first (see `did_you_mean_valid`).
 fn guess<'a>(word: &str, ids: &HashMap<&'a str, &StageDoc>) -> Option<(&'a str, bool)> {
-    did_you_mean_valid(word, ids.keys().copied(), is_kebab_case)
+    // Sorted: of equally near ids, the same one on every run.
+    let mut sorted: Vec<&'a str> = ids.keys().copied().collect();
+    sorted.sort_unstable();
+    did_you_mean_valid(word, sorted, is_kebab_case)
 }
 
 /// A fix only towards a valid id: renaming a reference to an id that `sm/InvalidStageId` is
