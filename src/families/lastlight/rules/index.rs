@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use crate::util::FastMap;
-
 use crate::families::lastlight::model::WorkflowDoc;
+use crate::util::FastMap;
 
 #[derive(Default)]
 pub(in crate::families::lastlight) struct Index<'d> {
@@ -45,9 +44,9 @@ impl<'d> Index<'d> {
     }
 
     /// The files of `doc`'s namespace and kind named `name`.
-    /// (The lookups take keys that live as long as the answer; the maps accept those because
-    /// they are covariant in their borrowed keys.)
     pub fn named<'s>(&'s self, doc: &WorkflowDoc<'s>, cron: bool, name: &'s str) -> &'s [usize] {
+        // A key borrowed for less than `'d` is looked up in the map seen at that shorter
+        // lifetime (the map is covariant in its keys), so lookups copy nothing.
         let names: &FastMap<(&'s Path, bool, &'s str), Vec<usize>> = &self.names;
         names.get(&(doc.prompt_base(), cron, name)).map_or(&[], Vec::as_slice)
     }
