@@ -546,7 +546,6 @@ impl Frame {
             FrameKind::Seq { base } => Value::Seq(children.nodes.drain(base..).collect()),
             FrameKind::Map { base, mut index, merges, .. } => {
                 let mut entries: Vec<Entry> = children.entries.drain(base..).collect();
-                let merged_any = !merges.is_empty();
                 for source in merges {
                     let Value::Map(merged) = source.value else { continue };
                     for entry in merged {
@@ -558,9 +557,8 @@ impl Frame {
                         }
                     }
                 }
-                if merged_any {
-                    entries.shrink_to_fit();
-                }
+                // Only merged entries can leave spare room; otherwise this changes nothing.
+                entries.shrink_to_fit();
                 Value::Map(entries)
             }
         };

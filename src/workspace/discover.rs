@@ -492,9 +492,8 @@ impl Bounds {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
         let mut cache = self.lock();
         match self.dir_inside(dir, &mut cache) {
-            None => true,
-            Some(true) => true,
-            // A file named on purpose is a bound of its own.
+            None | Some(true) => true,
+            // A file named on purpose (or an atomic workflow's context file) is a bound of its own.
             Some(false) => real_dir(dir, &mut cache.real).is_some_and(|d| self.dirs.contains(&d.join(name))),
         }
     }
@@ -591,8 +590,12 @@ fn read_pending(
             }),
             _ => read_text(&file.path.0),
         };
+        // Classified here too, on all cores (a file the walk read already by the walk's text).
         let kind = match (&text, &file.kind) {
-            (Ok(text), KindHint::Classify) if !claimed => Some(classify(&file.path.0, text, &file.config)),
+            (Ok(text), KindHint::Classify) => {
+                let text = unclaimed.get(&file.path.0).map_or(text.as_str(), |walked| walked.text.as_str());
+                classify(&file.path.0, text, &file.config)
+            }
             _ => None,
         };
         (text, kind)
@@ -609,7 +612,7 @@ fn read_pending(
             Ok(text) => {
                 let kind = match file.kind {
                     KindHint::Is(kind) => Some(kind),
-                    _ => classified.unwrap_or_else(|| classify(&path, &text, &file.config)),
+                    _ => classified,
                 };
                 let Some(kind) = kind else {
                     if path.extension().is_some_and(|e| e == "md") && !overlay.contains_key(&path) {
@@ -884,14 +887,13 @@ fn normalize_components(path: &Path) -> PathBuf {
 /// part, no doubled or trailing separator.
 fn is_normal(path: &Path) -> bool {
     let Some(text) = path.to_str() else { return false };
-    text.len() > 1
-        && text.starts_with('/')
-        && !text.ends_with('/')
-        && !text.ends_with("/.")
-        && !text.ends_with("/..")
-        && !text.contains("//")
-        && !text.contains("/./")
-        && !text.contains("/../")
+    text.len() > 1 && text.starts_with('/') && no_dot_parts(text) && !text.ends_with("/..") && !text.contains("/../")
+}
+
+/// Whether `text` has no `.` part after its first, no doubled separator and no trailing one:
+/// what both shortcuts, [`is_normal`] and [`display_path`]'s, need.
+fn no_dot_parts(text: &str) -> bool {
+    !text.ends_with('/') && !text.ends_with("/.") && !text.contains("//") && !text.contains("/./")
 }
 
 /// The scopes ([`scope_of`]) of the files a walk of `roots` would read, sorted and each once.
@@ -1409,12 +1411,9 @@ fn display_path(path: &Path, cwd: &Path) -> String {
     // Spelled without `.` parts or doubled separators already (the usual case): as it is.
     if let Some(text) = shown.to_str()
         && !text.is_empty()
-        && !text.starts_with("./")
-        && !text.ends_with('/')
-        && !text.ends_with("/.")
-        && !text.contains("//")
-        && !text.contains("/./")
         && text != "."
+        && !text.starts_with("./")
+        && no_dot_parts(text)
     {
         return text.to_string();
     }
@@ -1456,6 +1455,27 @@ mod engine_tests {
 #[cfg(test)]
 mod scale_tests {
     use super::*;
+
+    /// Bounds are decided once per directory: growing them must undo an earlier "outside", and
+    /// a file added as a bound of its own is inside though its directory is not.
+    #[test]
+    fn bounds_answer_again_after_they_grow_and_hold_single_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for name in ["ws/a.md", "other/b.md", "lib/c.md", "lib/d.md"] {
+            std::fs::create_dir_all(root.join(name).parent().unwrap()).unwrap();
+            std::fs::write(root.join(name), "x").unwrap();
+        }
+        let mut bounds = Bounds::new(&[root.join("ws")]);
+        assert!(bounds.holds(&root.join("ws/a.md"), true));
+        assert!(!bounds.holds(&root.join("other/b.md"), true));
+        assert!(!bounds.holds_dir(&root.join("other")));
+        bounds.extend([root.join("other"), root.join("lib/c.md")]);
+        assert!(bounds.holds(&root.join("other/b.md"), true));
+        assert!(bounds.holds_dir(&root.join("other")));
+        assert!(bounds.holds(&root.join("lib/c.md"), true));
+        assert!(!bounds.holds(&root.join("lib/d.md"), true));
+    }
 
     /// The shortcuts for paths spelled normally already give what the general case gives.
     #[test]
