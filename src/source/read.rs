@@ -31,17 +31,40 @@ pub fn read_text(path: &Path) -> Result<String, Unreadable> {
 /// before it is opened (`/dev/zero` never ends, a FIFO without a writer blocks), and the read
 /// itself stops at the cap, so a file that grows while it is read is refused too.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read file: {e}"))?;
+    regular_within_cap(&meta)?;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
+    read_open(file, meta.len())
+}
+
+/// [`read_text`] of a file a directory listing just reported as a regular file (never a link):
+/// opened first and measured through the handle, so the path is looked up once, not twice (a
+/// walk reads thousands). What it opened is measured again, so a file swapped for a directory
+/// since the listing is still refused.
+pub fn read_listed_text(path: &Path) -> Result<String, Unreadable> {
+    let read = || {
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
+        let meta = file.metadata().map_err(|e| format!("cannot read file: {e}"))?;
+        regular_within_cap(&meta)?;
+        read_open(file, meta.len())
+    };
+    read().map_err(Unreadable::whole).and_then(decode)
+}
+
+fn regular_within_cap(meta: &std::fs::Metadata) -> Result<(), String> {
     if !meta.is_file() {
         return Err("not a regular file (a directory, device or FIFO); stagelint reads files only".into());
     }
-    let too_big = |len: u64| format!("file is {len} bytes, larger than the 16 MiB stagelint reads");
     if meta.len() > MAX_FILE_BYTES {
-        return Err(too_big(meta.len()));
+        return Err(format!("file is {} bytes, larger than the 16 MiB stagelint reads", meta.len()));
     }
-    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
-    let len = usize::try_from(meta.len()).unwrap_or(0);
+    Ok(())
+}
+
+/// The rest of `file`, `len` bytes long when measured, up to the cap.
+fn read_open(mut file: std::fs::File, len: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let len = usize::try_from(len).unwrap_or(0);
     // One byte more than the size: a read that stops exactly at the size is the end of the file,
     // so the usual extra read that returns nothing is saved (one system call in five per file).
     let mut bytes = vec![0; len + 1];
@@ -122,6 +145,23 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             assert_eq!(read_bytes(&path).unwrap(), bytes, "{len} bytes");
         }
+    }
+
+    #[test]
+    fn a_listed_file_reads_like_any_other_and_a_directory_is_still_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [0, 1, 4096, 65_537] {
+            let path = dir.path().join(format!("f{len}"));
+            let text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            std::fs::write(&path, &text).unwrap();
+            assert_eq!(read_listed_text(&path).unwrap(), text, "{len} bytes");
+        }
+        // A listing saw a file there; it is a directory by the time it is read.
+        let message = read_listed_text(dir.path()).unwrap_err().message;
+        assert!(message.contains("not a regular file"), "{message}");
+        let big = dir.path().join("big");
+        std::fs::File::create(&big).unwrap().set_len(MAX_FILE_BYTES + 1).unwrap();
+        assert!(read_listed_text(&big).unwrap_err().message.contains("larger than the 16 MiB"));
     }
 
     #[test]

@@ -8,6 +8,8 @@ use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 
 use crate::source::{Entry, MAX_ALIAS_NODES, MAX_DEPTH, Node, Parsed, Span, SyntaxError, Value};
 
+mod block;
+
 /// Reads the first YAML document of `text`; it never panics, and hostile input ends with one error.
 ///
 /// - Plain scalars resolve with the YAML 1.2 core schema; quoted and block scalars are strings.
@@ -28,6 +30,15 @@ use crate::source::{Entry, MAX_ALIAS_NODES, MAX_DEPTH, Node, Parsed, Span, Synta
 /// - Duplicate keys compare by resolved value, so `1` and `"1"` are different keys. Collection
 ///   keys are never reported as duplicates.
 pub fn parse(text: &str) -> Parsed {
+    // Plain block YAML (most definition files) is read without saphyr, into the same events.
+    if let Some(events) = block::events(text) {
+        return build(text, events);
+    }
+    saphyr(text)
+}
+
+/// [`parse`] by saphyr's events, whatever the text.
+fn saphyr(text: &str) -> Parsed {
     let mut offsets = Offsets::new(text);
     // saphyr has internal `unwrap`s, and a bug there must not take the language server down.
     match catch_unwind(AssertUnwindSafe(|| read_events(text, &mut offsets))) {

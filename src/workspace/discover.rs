@@ -9,7 +9,7 @@ use crate::template::lastlight::Engine;
 use crate::workspace::{FileKind, Workspace, classify};
 
 use crate::source::read::check_text;
-use crate::source::read::{Unreadable, read_text};
+use crate::source::read::{Unreadable, read_listed_text, read_text};
 use crate::util::{FastMap, FastSet};
 
 /// A config with the Last Light engine detected, per `workflows` directory.
@@ -588,6 +588,8 @@ fn read_pending(
                 offset: 0,
                 lossy_text: String::new(),
             }),
+            // Listed by a walk as a regular file: opened without asking the path first.
+            _ if file.plain => read_listed_text(&file.path.0),
             _ => read_text(&file.path.0),
         };
         // Classified here too, on all cores (a file the walk read already by the walk's text).
