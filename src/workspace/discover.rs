@@ -366,7 +366,7 @@ fn discover_shown_from(
     // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
     crate::util::par_map(workspace.files(), |file| {
         if file.kind == FileKind::Stage {
-            file.stage_parts.get_or_init(|| crate::workspace::StageParts::parse(&file.text));
+            file.stage_parts.get_or_init(|| Box::new(crate::workspace::StageParts::parse(&file.text)));
         }
     });
     Ok(workspace)
@@ -1142,13 +1142,18 @@ impl Pending {
         let first = self.files.len();
         self.files.reserve(files.len());
         self.index.reserve(files.len());
-        for path in &files {
+        // Each file's key and shown path, on all cores (allocations, and most of the work).
+        let ours = |path: &Path| could_be_ours(path) || role == Role::Explicit;
+        let named = crate::util::par_map(&files, |path| ours(path).then(|| self.name(path)));
+        for (path, named) in files.iter().zip(named) {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
             if role == Role::Walked && is_config_name(path) {
                 configs.governing(path.parent().unwrap_or(root))?;
             }
-            self.push(path, configs, role)?;
+            if let Some((key, display)) = named {
+                self.push_named(key, display, configs, role, KindHint::Classify)?;
+            }
         }
         // What the walk added is no link (a walk does not follow them): no `lstat` to read it.
         self.files[first..].iter_mut().for_each(|file| file.plain = true);
@@ -1203,8 +1208,24 @@ impl Pending {
         role: Role,
         kind: KindHint,
     ) -> Result<(), ConfigError> {
+        let (key, display) = self.name(path);
+        self.push_named(key, display, configs, role, kind)
+    }
+
+    /// The key `path` is found by, and how it is shown.
+    fn name(&self, path: &Path) -> (Key, String) {
         let absolute = if path.is_absolute() { path.to_path_buf() } else { self.cwd.join(path) };
-        let key = Key(normalize(&absolute));
+        (Key(normalize(&absolute)), self.display(path))
+    }
+
+    fn push_named(
+        &mut self,
+        key: Key,
+        display: String,
+        configs: &mut ConfigCache,
+        role: Role,
+        kind: KindHint,
+    ) -> Result<(), ConfigError> {
         if let Some(&at) = self.index.get(&key) {
             let existing = &mut self.files[at];
             // An agent walk knows better than name-based classification.
@@ -1213,7 +1234,6 @@ impl Pending {
             }
             return Ok(());
         }
-        let display = self.display(path);
         let dir = key.0.parent().unwrap_or(Path::new("/"));
         let (config, kind) = match configs.governing(dir)? {
             Some(config) => (config, kind),

@@ -61,18 +61,19 @@ pub struct SourceFile {
     pub display: String,
     pub text: String,
     /// Where lines start, made when first asked for ([`SourceFile::lines`]): most files of a
-    /// large check have no finding to place.
-    lines: std::sync::OnceLock<LineIndex>,
+    /// large check have no finding to place. The parses below are boxed too: unmade, each
+    /// costs a pointer instead of its whole size in every file record (a third of the record).
+    lines: std::sync::OnceLock<Box<LineIndex>>,
     pub kind: FileKind,
     pub config: Arc<Config>,
     /// Whether findings in this file are reported. Files read only as context (the rest of
     /// the state machine around a file named on the command line) are not.
     pub reported: bool,
     /// The stage parse, made by the first reader (`StageDoc::parse`) and shared by the rest.
-    pub(crate) stage_parts: std::sync::OnceLock<StageParts>,
+    pub(crate) stage_parts: std::sync::OnceLock<Box<StageParts>>,
     /// The YAML parse of a whole-YAML file (a Last Light workflow), made by discovery (which
     /// follows the workflow's prompts and skills) and read again by the family's rules.
-    pub(crate) yaml: std::sync::OnceLock<crate::source::Parsed>,
+    pub(crate) yaml: std::sync::OnceLock<Box<crate::source::Parsed>>,
     /// The comment spans a language parser found (TypeScript), kept by the family's parse so
     /// that suppressions are read without parsing the file again.
     pub(crate) comment_spans: std::sync::OnceLock<Vec<crate::source::Span>>,
@@ -199,12 +200,12 @@ impl Workspace {
 impl SourceFile {
     /// Where the text's lines start.
     pub fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(&self.text))
+        self.lines.get_or_init(|| Box::new(LineIndex::new(&self.text)))
     }
 
     /// The file's text parsed as one YAML document, made once and shared.
     pub fn yaml(&self) -> &crate::source::Parsed {
-        self.yaml.get_or_init(|| crate::source::yaml::parse(&self.text))
+        self.yaml.get_or_init(|| Box::new(crate::source::yaml::parse(&self.text)))
     }
 }
 

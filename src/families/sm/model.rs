@@ -38,7 +38,7 @@ impl std::ops::Deref for StageDoc<'_> {
 
 impl<'w> StageDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> StageDoc<'w> {
-        StageDoc { file, parts: file.stage_parts.get_or_init(|| StageParts::parse(&file.text)) }
+        StageDoc { file, parts: file.stage_parts.get_or_init(|| Box::new(StageParts::parse(&file.text))) }
     }
 }
 
