@@ -294,6 +294,23 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     done.into_iter().flat_map(|(_, results)| results).collect()
 }
 
+/// `a()` and `b()`, on two cores when `both` says the work is worth a thread (as [`par_map`]
+/// decides by the number of items), else one after the other.
+pub fn par_join<A: Send, B>(both: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+    if !both {
+        return (a(), b());
+    }
+    std::thread::scope(|scope| {
+        let first = scope.spawn(a);
+        let second = b();
+        match first.join() {
+            Ok(first) => (first, second),
+            // A panic in the other thread is a bug; surface it on the caller's thread.
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
+}
+
 /// Where `needle` (lowercase ASCII) first occurs in `hay`, ignoring ASCII case, without
 /// lowercasing a copy of `hay` (the secret scanner runs this on every line of every prompt).
 pub fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
