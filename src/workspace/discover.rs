@@ -17,10 +17,13 @@ type EngineConfigs = HashMap<PathBuf, Arc<Config>>;
 
 /// Finds and loads the config for each directory once.
 pub struct ConfigCache {
-    by_dir: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
-    by_file: HashMap<PathBuf, Result<Arc<Config>, ConfigError>>,
+    by_dir: FastMap<PathBuf, Result<Arc<Config>, ConfigError>>,
+    by_file: FastMap<PathBuf, Result<Arc<Config>, ConfigError>>,
     /// The nearest config file at or above each directory looked at.
-    nearest: HashMap<PathBuf, Option<PathBuf>>,
+    nearest: FastMap<PathBuf, Option<PathBuf>>,
+    /// The built-in defaults, shared by every directory no config file governs: a config is a
+    /// few hundred small allocations, and a large repository has thousands of directories.
+    defaults: Option<Arc<Config>>,
     /// Set by `--config`: one config for everything.
     forced: Option<Arc<Config>>,
     /// Config texts an editor holds (saved or not), read instead of the files.
@@ -37,9 +40,10 @@ pub struct ConfigCache {
 impl ConfigCache {
     pub fn new(forced: Option<Config>) -> ConfigCache {
         ConfigCache {
-            by_dir: HashMap::new(),
-            by_file: HashMap::new(),
-            nearest: HashMap::new(),
+            by_dir: FastMap::default(),
+            by_file: FastMap::default(),
+            nearest: FastMap::default(),
+            defaults: None,
             forced: forced.map(Arc::new),
             overlay: HashMap::new(),
             tolerant: false,
@@ -114,7 +118,9 @@ impl ConfigCache {
                     loaded
                 }
             },
-            None => Ok(Arc::new(Config::defaults(dir))),
+            // Their root is never read: it anchors a config file's globs and paths, and the
+            // defaults have none.
+            None => Ok(self.defaults.get_or_insert_with(|| Arc::new(Config::defaults(dir))).clone()),
         };
         self.by_dir.insert(dir.to_path_buf(), config.clone());
         config
@@ -678,7 +684,7 @@ fn workflow_references(workspace: &Workspace, overlay: &HashMap<PathBuf, String>
     let workflows: Vec<&crate::workspace::SourceFile> =
         workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
     let named = crate::util::par_map(&workflows, |file| {
-        let Some(root) = &file.yaml().root else { return (Vec::new(), Vec::new()) };
+        let Some(root) = &file.document().root else { return (Vec::new(), Vec::new()) };
         let base = model::prompt_base(&file.path);
         // A prompt is often named by several phases (the build prompt is also the fix prompt).
         let mut texts: Vec<&str> = model::prompt_references(root).into_iter().map(|r| r.text).collect();
@@ -839,7 +845,7 @@ fn declared_schemas(workspace: &Workspace) -> Vec<PathBuf> {
         if !matches!(file.kind, FileKind::StepsRegistry | FileKind::AgentJson) {
             continue;
         }
-        let Some(root) = crate::source::json::parse(&file.text).root else { continue };
+        let Some(root) = &file.document().root else { continue };
         let Some(target) = root.get("$schema").and_then(|n| n.as_str()) else { continue };
         if target.contains("://") {
             continue;
@@ -1480,6 +1486,21 @@ mod scale_tests {
 
     /// Bounds are decided once per directory: growing them must undo an earlier "outside", and
     /// a file added as a bound of its own is inside though its directory is not.
+    #[test]
+    fn directories_no_config_governs_share_one_default_config() {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["a", "b", "c"] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        std::fs::write(dir.path().join("c").join("stagelint.toml"), "").unwrap();
+        let mut configs = ConfigCache::new(None);
+        let a = configs.for_dir(&dir.path().join("a")).unwrap();
+        let b = configs.for_dir(&dir.path().join("b")).unwrap();
+        let c = configs.for_dir(&dir.path().join("c")).unwrap();
+        assert!(a.path.is_none() && Arc::ptr_eq(&a, &b), "one shared default");
+        assert!(c.path.is_some() && !Arc::ptr_eq(&a, &c), "a config file is its own");
+    }
+
     #[test]
     fn bounds_answer_again_after_they_grow_and_hold_single_files() {
         let dir = tempfile::tempdir().unwrap();

@@ -71,9 +71,10 @@ pub struct SourceFile {
     pub reported: bool,
     /// The stage parse, made by the first reader (`StageDoc::parse`) and shared by the rest.
     pub(crate) stage_parts: std::sync::OnceLock<Box<StageParts>>,
-    /// The YAML parse of a whole-YAML file (a Last Light workflow), made by discovery (which
-    /// follows the workflow's prompts and skills) and read again by the family's rules.
-    pub(crate) yaml: std::sync::OnceLock<Box<crate::source::Parsed>>,
+    /// The parse of a whole-file document ([`SourceFile::document`]): a Last Light workflow,
+    /// made by discovery (which follows its prompts and skills), or a climpt JSON file, whose
+    /// `$schema` discovery reads; the family's rules read the same parse again.
+    pub(crate) document: std::sync::OnceLock<Box<crate::source::Parsed>>,
     /// The comment spans a language parser found (TypeScript), kept by the family's parse so
     /// that suppressions are read without parsing the file again.
     pub(crate) comment_spans: std::sync::OnceLock<Vec<crate::source::Span>>,
@@ -98,7 +99,7 @@ impl Workspace {
     pub fn forget_parses(&mut self) {
         for file in &mut self.files {
             file.stage_parts.take();
-            file.yaml.take();
+            file.document.take();
         }
     }
 
@@ -120,7 +121,7 @@ impl Workspace {
             config,
             reported: true,
             stage_parts: std::sync::OnceLock::new(),
-            yaml: std::sync::OnceLock::new(),
+            document: std::sync::OnceLock::new(),
             comment_spans: std::sync::OnceLock::new(),
         };
         self.files.push(file);
@@ -203,9 +204,13 @@ impl SourceFile {
         self.lines.get_or_init(|| Box::new(LineIndex::new(&self.text)))
     }
 
-    /// The file's text parsed as one YAML document, made once and shared.
-    pub fn yaml(&self) -> &crate::source::Parsed {
-        self.yaml.get_or_init(|| Box::new(crate::source::yaml::parse(&self.text)))
+    /// The file's text parsed as one document (JSON for climpt's JSON files, else YAML), made
+    /// once and shared.
+    pub fn document(&self) -> &crate::source::Parsed {
+        self.document.get_or_init(|| {
+            let json = matches!(self.kind, FileKind::StepsRegistry | FileKind::AgentJson | FileKind::JsonSchema);
+            Box::new(if json { crate::source::json::parse(&self.text) } else { crate::source::yaml::parse(&self.text) })
+        })
     }
 }
 

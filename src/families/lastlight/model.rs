@@ -47,7 +47,7 @@ pub struct YamlTemplate<'a> {
 
 impl<'w> WorkflowDoc<'w> {
     pub fn parse(file: &'w SourceFile) -> WorkflowDoc<'w> {
-        let parsed = file.yaml();
+        let parsed = file.document();
         let root = parsed.root.as_ref();
         let base = prompt_base(&file.path);
         let prompts = root

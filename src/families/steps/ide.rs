@@ -18,7 +18,7 @@ use std::path::Path;
 
 use crate::families::steps::model::{self, Agent, Doc, Step, StepKind};
 use crate::families::steps::{Owned, build_agent};
-use crate::source::{Node, Span, json, yaml};
+use crate::source::{Node, Span};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 
 pub(super) use complete::completions;
@@ -114,14 +114,14 @@ impl<'w> Scope<'w> {
             matches!(f.kind, FileKind::AgentJson | FileKind::JsonSchema | FileKind::BreakdownConfig)
                 || (f.kind == FileKind::StepsRegistry && f.id != registry.id)
         };
-        let mut docs: Vec<Doc> = workspace.files().iter().filter(|f| kinds(f) && belongs(f)).map(parse).collect();
+        let mut docs: Vec<Doc> = workspace.files().iter().filter(|f| kinds(f) && belongs(f)).map(Doc::of).collect();
         docs.push(doc);
         Scope { workspace, registry: docs.len() - 1, docs }
     }
 
     /// The scope of the registry whose file is `file`; `None` for other files.
     fn registry(workspace: &'w Workspace, file: &'w SourceFile) -> Option<Scope<'w>> {
-        (file.kind == FileKind::StepsRegistry).then(|| Scope::new(workspace, parse(file)))
+        (file.kind == FileKind::StepsRegistry).then(|| Scope::new(workspace, Doc::of(file)))
     }
 
     /// The scope of the agent whose `prompts/` holds `file`.
@@ -132,7 +132,7 @@ impl<'w> Scope<'w> {
         let registry = workspace.files().iter().find(|f| {
             f.kind == FileKind::StepsRegistry && file.path.starts_with(model::agent_dir(f).join("prompts"))
         })?;
-        Some(Scope::new(workspace, parse(registry)))
+        Some(Scope::new(workspace, Doc::of(registry)))
     }
 
     /// The scope of the agent whose schema file is `file`.
@@ -144,7 +144,7 @@ impl<'w> Scope<'w> {
             .files()
             .iter()
             .find(|f| f.kind == FileKind::StepsRegistry && file.path.starts_with(model::agent_dir(f)))?;
-        Some(Scope::new(workspace, parse(registry)))
+        Some(Scope::new(workspace, Doc::of(registry)))
     }
 
     /// The agent, built by the same `build_agent` the rules use.
@@ -152,11 +152,6 @@ impl<'w> Scope<'w> {
         let by_path: crate::util::FastMap<&Path, &Doc<'w>> = self.docs.iter().map(|d| (d.path(), d)).collect();
         build_agent(self.workspace, &self.docs[self.registry], &Owned::collect(self.workspace, &self.docs), &by_path)
     }
-}
-
-fn parse<'w>(file: &'w SourceFile) -> Doc<'w> {
-    let parsed = if file.kind == FileKind::BreakdownConfig { yaml::parse(&file.text) } else { json::parse(&file.text) };
-    Doc { file, root: parsed.root, errors: parsed.errors }
 }
 
 /// The steps whose prompt file is `file`.

@@ -11,7 +11,6 @@ use std::path::Path;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::editor;
 use crate::families::{Family, RuleMeta};
-use crate::source::{json, yaml};
 use crate::util::{FastMap, par_map};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use model::{Agent, Doc};
@@ -67,11 +66,9 @@ impl Family for Steps {
         if files.is_empty() {
             return;
         }
-        let docs: Vec<Doc> = par_map(&files, |file| {
-            let parsed =
-                if file.kind == FileKind::BreakdownConfig { yaml::parse(&file.text) } else { json::parse(&file.text) };
-            Doc { file, root: parsed.root, errors: parsed.errors }
-        });
+        // Each file's cached parse (discovery made the registries' already): kept with the
+        // workspace, not dropped here on one core.
+        let docs: Vec<Doc> = par_map(&files, |file| Doc::of(file));
         for doc in &docs {
             rules::files::check_syntax(doc, out);
         }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileId;
-use crate::source::{Entry, Node, Span, SyntaxError, Value};
+use crate::source::{Entry, Node, Parsed, Span, SyntaxError, Value};
 use crate::workspace::{SourceFile, Workspace};
 
 /// The seven intents a structured gate can route on.
@@ -164,11 +164,24 @@ pub enum Dialect {
 #[derive(Debug)]
 pub struct Doc<'w> {
     pub file: &'w SourceFile,
-    pub root: Option<Node>,
-    pub errors: Vec<SyntaxError>,
+    /// The file's own cached parse, or one of text being typed (completion repairs it).
+    pub parsed: std::borrow::Cow<'w, Parsed>,
 }
 
-impl Doc<'_> {
+impl<'w> Doc<'w> {
+    /// The file as its cached parse reads it.
+    pub fn of(file: &'w SourceFile) -> Doc<'w> {
+        Doc { file, parsed: std::borrow::Cow::Borrowed(file.document()) }
+    }
+
+    pub fn root(&self) -> Option<&Node> {
+        self.parsed.root.as_ref()
+    }
+
+    pub fn errors(&self) -> &[SyntaxError] {
+        &self.parsed.errors
+    }
+
     pub fn id(&self) -> FileId {
         self.file.id
     }
@@ -178,12 +191,12 @@ impl Doc<'_> {
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.root.as_ref()?.get(key)
+        self.root()?.get(key)
     }
 
     /// The value at a dotted path of mapping keys (`runner.verdict.type`).
     pub fn at(&self, dotted: &str) -> Option<&Node> {
-        let mut node = self.root.as_ref()?;
+        let mut node = self.root()?;
         for key in dotted.split('.') {
             node = node.get(key)?;
         }
@@ -192,7 +205,7 @@ impl Doc<'_> {
 
     /// Where "the whole file" findings point: the opening of the top-level value.
     pub fn anchor(&self) -> Span {
-        self.root.as_ref().map_or(Span::empty(0), |r| Span::new(r.span.start, (r.span.start + 1).min(r.span.end)))
+        self.root().map_or(Span::empty(0), |r| Span::new(r.span.start, (r.span.start + 1).min(r.span.end)))
     }
 }
 
@@ -216,7 +229,7 @@ impl<'a, 'w> Agent<'a, 'w> {
     /// every step carries `fallbackKey` (the seed schema required it). A `fallbackKey` on only
     /// some steps is a leftover in a current registry (LegacyKey), not a seed-era file.
     pub fn dialect(&self) -> Dialect {
-        let root = self.registry.root.as_ref();
+        let root = self.registry.root();
         let legacy_top = ["userPromptsBase", "schemasBase"].iter().any(|k| root.and_then(|r| r.get(k)).is_some());
         let steps = self.steps();
         let legacy_steps = !steps.is_empty() && steps.iter().all(|s| s.def.get("fallbackKey").is_some());

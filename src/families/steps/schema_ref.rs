@@ -50,7 +50,7 @@ const MAX_SEARCHED_NODES: usize = 4096;
 /// then `$defs`, then the top level, or a `#/definitions/x` / `#/$defs/x` pointer.
 pub fn step_schema<'a>(agent: &Agent<'a, 'a>, file: &str, schema: &str) -> Result<Loc<'a>, SchemaError<'a>> {
     let doc = agent.schema_file(file).ok_or(SchemaError::FileMissing)?;
-    let root = doc.root.as_ref().ok_or(SchemaError::FileMissing)?;
+    let root = doc.root().ok_or(SchemaError::FileMissing)?;
     if schema.starts_with("##") {
         return Err(SchemaError::Malformed { name: schema.to_string() });
     }
@@ -98,7 +98,7 @@ pub fn resolve_ref<'a>(agent: &Agent<'a, 'a>, at: Loc<'a>, target: &str) -> Resu
             .find(|d| d.file.path == path)
             .ok_or_else(|| unresolved("the file does not exist"))?
     };
-    let root = doc.root.as_ref().ok_or_else(|| unresolved("the file does not parse"))?;
+    let root = doc.root().ok_or_else(|| unresolved("the file does not parse"))?;
     let node = root.pointer(pointer).ok_or_else(|| unresolved("the pointer leads nowhere"))?;
     Ok(Loc { doc, node })
 }

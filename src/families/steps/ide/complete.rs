@@ -181,7 +181,8 @@ fn registry(workspace: &Workspace, file: &SourceFile, offset: usize) -> Vec<Comp
             None => return Vec::new(),
         },
     };
-    let scope = Scope::new(workspace, Doc { file, root, errors: parsed.errors });
+    let parsed = std::borrow::Cow::Owned(crate::source::Parsed { root, errors: parsed.errors });
+    let scope = Scope::new(workspace, Doc { file, parsed });
     let agent = scope.agent();
     let candidates = match site.slot {
         Slot::Key => keys(&agent, &site, offset),
@@ -192,7 +193,7 @@ fn registry(workspace: &Workspace, file: &SourceFile, offset: usize) -> Vec<Comp
 
 /// Entries of the mapping at `path`, without the one being typed.
 fn entries_at<'a>(agent: &Agent<'a, '_>, path: &[Seg], offset: usize) -> Vec<&'a Entry> {
-    let node = agent.registry.root.as_ref().and_then(|root| node_at(root, path));
+    let node = agent.registry.root().and_then(|root| node_at(root, path));
     node.and_then(Node::as_map).unwrap_or_default().iter().filter(|e| !strictly_holds(e.key.span, offset)).collect()
 }
 
@@ -258,7 +259,7 @@ const STEP_SLOTS: [&[&str]; 6] = [
 
 fn values(agent: &Agent, site: &Site, offset: usize) -> Vec<Candidate> {
     let path = &site.path;
-    let root = agent.registry.root.as_ref();
+    let root = agent.registry.root();
     let names_in = |key: &str| -> Vec<&str> {
         root.and_then(|r| r.get(key))
             .and_then(Node::as_map)
@@ -351,7 +352,7 @@ const SCHEMA_KEYWORDS: [&str; 5] =
 /// The names `outputSchemaRef.schema` can take in a schema file: `definitions`, `$defs`, then
 /// the top-level schemas (climpt keys each step schema by its step id there).
 fn schema_names(doc: &Doc) -> Vec<Candidate> {
-    let Some(root) = &doc.root else { return Vec::new() };
+    let Some(root) = doc.root() else { return Vec::new() };
     let section = |key: &'static str| {
         let entries = root.get(key).and_then(Node::as_map).unwrap_or_default().iter();
         entries.filter_map(move |e| Some((e.key_str()?, key)))

@@ -12,7 +12,7 @@ use super::{Scope, inner, key_at, kinds_allowing, matches, schema};
 pub(crate) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
     let scope = Scope::registry(workspace, workspace.file(at.file))?;
     let agent = scope.agent();
-    let root = agent.registry.root.as_ref()?;
+    let root = agent.registry.root()?;
     if let Some((here, _)) = occurrence_at(&agent, at.offset)
         && let Some(step) = agent.step(&here.name)
     {

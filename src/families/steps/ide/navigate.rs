@@ -25,7 +25,7 @@ fn occurrence_of(file: FileId, node: &Node, role: Role) -> Option<Occurrence> {
 /// fallbacks and conditional targets, `entryStep`, `entryStepMapping` values, `validationSteps`
 /// keys and their `stepId`s, and the step part of `inputs.*.from`.
 pub(super) fn occurrences(agent: &Agent) -> Vec<Occurrence> {
-    let Some(root) = agent.registry.root.as_ref() else { return Vec::new() };
+    let Some(root) = agent.registry.root() else { return Vec::new() };
     let file = agent.registry.id();
     let text = &agent.registry.file.text;
     let of = |node: &Node, role| occurrence_of(file, node, role);
@@ -98,7 +98,7 @@ fn registry_definition(workspace: &Workspace, file: &SourceFile, offset: usize) 
     if let Some((here, all)) = occurrence_at(&agent, offset) {
         return occurrence::definitions(&all, &here).into_iter().next();
     }
-    let root = agent.registry.root.as_ref()?;
+    let root = agent.registry.root()?;
     let (path, _, value) = super::locate::string_value(root, offset)?;
     let key_target = |section: &str| {
         let entry = root.get(section)?.entry(value)?;
@@ -120,7 +120,7 @@ fn registry_definition(workspace: &Workspace, file: &SourceFile, offset: usize) 
     }
     if matches(&path, &["*", "*", "outputSchemaRef", "file"]) {
         let doc = agent.schema_file(value)?;
-        return Some(Target { file: doc.id(), span: doc.root.as_ref()?.span });
+        return Some(Target { file: doc.id(), span: doc.root()?.span });
     }
     if matches(&path, &["*", "*", "outputSchemaRef", "schema"]) {
         let reference = node_at(root, &path[..path.len() - 1])?;
@@ -163,7 +163,7 @@ const NOT_A_STEP_ID: &str = "only step ids can be renamed in a steps registry: p
 /// The step id under the cursor that a rename would change (with every occurrence), or why
 /// there is none.
 fn renamed(agent: &Agent, offset: usize) -> Result<(Occurrence, Vec<Occurrence>), String> {
-    if agent.registry.root.is_none() {
+    if agent.registry.root().is_none() {
         return Err("the registry does not parse; fix its syntax before renaming".into());
     }
     let (here, all) = occurrence_at(agent, offset).ok_or_else(|| NOT_A_STEP_ID.to_string())?;

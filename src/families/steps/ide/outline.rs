@@ -10,12 +10,12 @@ use crate::source::{Entry, Node};
 use crate::workspace::discover::normalize;
 use crate::workspace::{FileKind, Workspace};
 
-use super::{Scope, inner, parse, step_detail};
+use super::{Scope, inner, step_detail};
 
 pub(crate) fn symbols(workspace: &Workspace, file: FileId) -> Vec<Symbol> {
     let Some(scope) = Scope::registry(workspace, workspace.file(file)) else { return Vec::new() };
     let agent = scope.agent();
-    let Some(root) = agent.registry.root.as_ref() else { return Vec::new() };
+    let Some(root) = agent.registry.root() else { return Vec::new() };
     let mut out = Vec::new();
     for entry in root.as_map().unwrap_or_default() {
         match entry.key_str() {
@@ -84,7 +84,7 @@ pub(crate) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
         FileKind::StepsRegistry => {
             let Some(scope) = Scope::registry(workspace, source) else { return Vec::new() };
             let agent = scope.agent();
-            let Some(root) = agent.registry.root.as_ref() else { return Vec::new() };
+            let Some(root) = agent.registry.root() else { return Vec::new() };
             let schemas = agent.schemas_dir();
             let owners = [root.get("steps"), root.get("validationSteps")].into_iter().flatten();
             let definitions = owners.flat_map(|o| o.as_map().unwrap_or_default()).map(|e| &e.value);
@@ -95,8 +95,8 @@ pub(crate) fn links(workspace: &Workspace, file: FileId) -> Vec<Link> {
             out
         }
         FileKind::AgentJson => {
-            let doc = parse(source);
-            let Some(root) = doc.root.as_ref() else { return Vec::new() };
+            let doc = model::Doc::of(source);
+            let Some(root) = doc.root() else { return Vec::new() };
             let paths = ["runner.flow.prompts.registry", "runner.flow.systemPromptPath"].map(|p| doc.at(p));
             let mut out: Vec<Link> = schema_link(workspace, root, dir).into_iter().collect();
             out.extend(paths.into_iter().flatten().filter_map(|node| link(workspace, node, dir)));

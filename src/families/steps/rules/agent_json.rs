@@ -16,7 +16,7 @@ const COMPOSITE_OPERATORS: [&str; 3] = ["and", "or", "first"];
 
 pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let Some(doc) = agent.agent_json else { return };
-    let Some(root) = &doc.root else { return };
+    let Some(root) = doc.root() else { return };
     if root.as_map().is_none() {
         out.push(Diagnostic::new(
             AC_VALID_001,
@@ -253,8 +253,7 @@ fn check_verdict(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
     // SR-GATE-004: a graph verdict walks the step machine; it needs gated steps.
     if verdict_type == "detect:graph" && !agent.steps().iter().any(|s| s.gate().is_some()) {
         let registry = agent.registry;
-        let steps_span =
-            registry.root.as_ref().and_then(|r| r.entry("steps")).map_or(registry.anchor(), |e| e.key.span);
+        let steps_span = registry.root().and_then(|r| r.entry("steps")).map_or(registry.anchor(), |e| e.key.span);
         out.push(
             Diagnostic::new(
                 SR_GATE_004,

@@ -38,7 +38,7 @@ enum ViolationKind {
 }
 
 fn validate_against_declared(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
-    let Some(root) = &doc.root else { return };
+    let Some(root) = doc.root() else { return };
     let Some(target) = root.get("$schema").and_then(Node::as_str) else { return };
     if target.contains("://") {
         return;

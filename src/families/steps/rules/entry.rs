@@ -8,7 +8,7 @@ use crate::util::did_you_mean;
 
 pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let registry = agent.registry;
-    let Some(root) = registry.root.as_ref().filter(|r| r.as_map().is_some()) else { return };
+    let Some(root) = registry.root().filter(|r| r.as_map().is_some()) else { return };
     let file = registry.id();
     let entry_step = root.get("entryStep");
     let mapping = root.entry("entryStepMapping");

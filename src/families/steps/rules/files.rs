@@ -14,7 +14,7 @@ use crate::util::did_you_mean;
 
 /// Syntax errors and duplicate keys of one JSON or YAML file of the family.
 pub(crate) fn check_syntax(doc: &Doc, out: &mut Vec<Diagnostic>) {
-    for error in &doc.errors {
+    for error in doc.errors() {
         let duplicate = error.message.starts_with("duplicate key");
         let code = if duplicate { DuplicateKey } else { JsonSyntax };
         let mut diagnostic = Diagnostic::new(code, doc.id(), error.span, error.message.clone());
@@ -106,7 +106,7 @@ const REQUIRED_REGISTRY_KEYS: [(&str, &str); 4] = [
 
 fn check_required(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let registry = agent.registry;
-    let Some(root) = &registry.root else { return };
+    let Some(root) = registry.root() else { return };
     if root.as_map().is_none() {
         out.push(Diagnostic::new(
             SR_LOAD_001,
@@ -302,7 +302,7 @@ fn check_legacy(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     match dialect {
         Dialect::Current => {
             for key in ["userPromptsBase", "schemasBase"] {
-                if let Some(entry) = registry.root.as_ref().and_then(|r| r.entry(key)) {
+                if let Some(entry) = registry.root().and_then(|r| r.entry(key)) {
                     out.push(legacy(
                         registry.id(),
                         &entry.key,

@@ -315,7 +315,7 @@ impl<'s, 'a> Graph<'s, 'a> {
         let closure = steps.iter().map(is_closure).collect();
         let mut entries = Vec::new();
         let mut entry_unknown = false;
-        let root = agent.registry.root.as_ref();
+        let root = agent.registry.root();
         let mut add = |node: &'a Node, label: String| {
             let Some(name) = node.as_str() else { return };
             match index.resolve(name) {
@@ -389,8 +389,7 @@ fn key_span(step: &Step) -> Span {
 fn check_reachability(agent: &Agent, graph: &Graph, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
     if !graph.closure.iter().any(|c| *c) {
-        let span =
-            agent.registry.root.as_ref().and_then(|r| r.entry("steps")).map_or(agent.registry.anchor(), |e| e.key.span);
+        let span = agent.registry.root().and_then(|r| r.entry("steps")).map_or(agent.registry.anchor(), |e| e.key.span);
         out.push(
             Diagnostic::new(
                 FLOW_NoClosureStep,

@@ -438,7 +438,7 @@ fn schema_file_missing(agent: &Agent, name: &str, span: Span, consequence: &str)
 
 /// Names `outputSchemaRef.schema` can take in a schema file.
 fn schema_names<'d>(doc: &'d Doc) -> Vec<&'d str> {
-    let Some(root) = &doc.root else { return Vec::new() };
+    let Some(root) = doc.root() else { return Vec::new() };
     let section =
         |key: &str| root.get(key).and_then(Node::as_map).unwrap_or_default().iter().filter_map(|e| e.key_str());
     section("definitions")
@@ -700,7 +700,7 @@ fn check_handoff_fields<'a>(agent: &Agent<'a, 'a>, step: &Step<'a>, schema: Loc<
 /// SchemaRef: every `$ref` of every schema file of the agent resolves, locally, without a cycle.
 fn check_schema_refs<'a>(agent: &Agent<'a, 'a>, out: &mut Vec<Diagnostic>) {
     for doc in &agent.schemas {
-        if let Some(root) = &doc.root {
+        if let Some(root) = doc.root() {
             visit_refs(agent, doc, root, out);
         }
     }

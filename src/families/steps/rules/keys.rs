@@ -17,11 +17,11 @@ use crate::util::{KeyGuess, did_you_mean_key};
 pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
     static REGISTRY: OnceLock<Walker> = OnceLock::new();
     static AGENT_JSON: OnceLock<Walker> = OnceLock::new();
-    if let Some(root) = &agent.registry.root {
+    if let Some(root) = agent.registry.root() {
         REGISTRY.get_or_init(|| Walker::new(Schema::registry())).walk(agent.registry.id(), root, 0, out);
     }
     if let Some(doc) = agent.agent_json
-        && let Some(root) = &doc.root
+        && let Some(root) = doc.root()
     {
         AGENT_JSON.get_or_init(|| Walker::new(Schema::agent())).walk(doc.id(), root, 0, out);
     }

@@ -34,7 +34,7 @@ pub(super) fn near_step<'a>(id: &str, ids: impl IntoIterator<Item = &'a str>) ->
 /// Rules over one agent (its registry and companions). Syntax findings are made per file
 /// before this runs; a registry that did not parse is skipped here.
 pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
-    if agent.registry.root.is_none() {
+    if agent.registry.root().is_none() {
         return;
     }
     // The steps with their lookups, and which of them a run reaches (several rules grade

@@ -64,7 +64,7 @@ fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Dia
         }
     }
     let Some(agent_json) = agent.agent_json else { return };
-    if agent_json.root.is_none() {
+    if agent_json.root().is_none() {
         return;
     }
     let param_map = agent_json.get("parameters").and_then(Node::as_map).unwrap_or_default();
