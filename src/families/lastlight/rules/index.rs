@@ -23,6 +23,9 @@ pub(in crate::families::lastlight) struct Index<'d> {
 impl<'d> Index<'d> {
     pub fn new(all: &'d [WorkflowDoc]) -> Index<'d> {
         let mut index = Index::default();
+        // Room for every workflow up front: growing rehashes every key seen so far.
+        index.names.reserve(all.len());
+        index.stems.reserve(all.len());
         for (i, doc) in all.iter().enumerate() {
             let namespace = doc.prompt_base();
             let cron = doc.is_cron();

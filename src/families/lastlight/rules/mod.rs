@@ -38,12 +38,14 @@ pub(super) struct Ctx<'a, 'w> {
     pub index: &'a Index<'a>,
 }
 
-pub(super) type PromptUses<'d> = FastMap<&'d Path, (usize, usize)>;
+/// Per prompt file: (workflows, phases, and the last workflow counted, which only counting reads).
+pub(super) type PromptUses<'d> = FastMap<&'d Path, (usize, usize, usize)>;
 
 /// How many workflows and phases name each prompt file.
 pub(super) fn prompt_uses<'d>(docs: &'d [WorkflowDoc]) -> PromptUses<'d> {
-    // Per prompt: (workflows, phases, the last workflow counted).
-    let mut counts: FastMap<&Path, (usize, usize, usize)> = FastMap::default();
+    let mut counts = PromptUses::default();
+    // Room for every reference up front: growing rehashes every path seen so far.
+    counts.reserve(docs.iter().map(|doc| doc.prompts.len()).sum());
     for (index, doc) in docs.iter().enumerate() {
         let mut seen: Vec<(&Path, usize)> =
             doc.prompts.iter().filter_map(|(r, path)| Some((path.as_deref().ok()?, r.phase))).collect();
@@ -59,7 +61,7 @@ pub(super) fn prompt_uses<'d>(docs: &'d [WorkflowDoc]) -> PromptUses<'d> {
             }
         }
     }
-    counts.into_iter().map(|(path, (w, n, _))| (path, (w, n))).collect()
+    counts
 }
 
 impl Ctx<'_, '_> {
