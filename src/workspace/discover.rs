@@ -609,6 +609,9 @@ fn read_pending(
         (text, kind)
     });
     workspace.reserve(files.len());
+    // Markdown no kind claims waits here for the workflows that name it: room for all of it up
+    // front, since growing rehashes every path kept so far.
+    unclaimed.reserve(files.len());
     for (file, (text, classified)) in files.into_iter().zip(loaded) {
         let Key(path) = file.path;
         if file.kind == KindHint::KnownOnly {

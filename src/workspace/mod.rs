@@ -133,6 +133,8 @@ impl Workspace {
     pub fn reserve(&mut self, additional: usize) {
         self.files.reserve_exact(additional);
         self.by_path.reserve(additional);
+        // A file read but not checked is a known path instead (a prompt no workflow names yet).
+        self.known_paths.reserve(additional);
     }
 
     /// Treats the file `id` as a `kind` (a file named explicitly as what it is, whatever its
