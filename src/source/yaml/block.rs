@@ -1,10 +1,10 @@
 //! The plain block YAML that definition files are nearly always written in, read without
 //! saphyr: mappings and lists by indentation, one-line plain and quoted scalars, one-line flow
-//! lists of scalars, comments. A workflow directory is mostly this, and saphyr spends about
+//! lists and mappings of scalars, comments. A workflow directory is mostly this, and saphyr spends about
 //! thirty times as long on it (a string allocated per scalar, a character at a time).
 //!
 //! Anything else returns `None` and saphyr reads the file: anchors, aliases, tags, block and
-//! multi-line scalars, escapes, flow mappings, nested flow lists, document markers, tabs,
+//! multi-line scalars, escapes, nested or multi-line flow collections, document markers, tabs,
 //! carriage returns, non-ASCII text, and every shape saphyr would reject. The events are the
 //! ones saphyr's would become (the same spans where the tree keeps them), so the tree is built
 //! by the same code; a differential test holds the two readers to the same tree.
@@ -19,7 +19,8 @@ use crate::source::Span;
 
 /// Deeper than this, saphyr reads the file (and reports the depth limit where it applies).
 const MAX_OPEN: usize = 64;
-/// saphyr refuses implicit keys of 1,024 characters and more; well short of that, it decides.
+/// saphyr stops reading a word as a key once its colon is 1,024 characters past the word's
+/// start (blanks before the colon count); well short of that, it decides.
 const MAX_KEY: usize = 1000;
 
 pub(super) fn events(text: &str) -> Option<Events<'_>> {
@@ -233,7 +234,7 @@ impl<'a> Reader<'a> {
         };
         let colon = after;
         let is_key = bytes.get(colon) == Some(&b':') && (colon + 1 == end || bytes[colon + 1] == b' ');
-        (is_key && key.span.len() <= MAX_KEY).then_some((key, colon))
+        (is_key && colon - col <= MAX_KEY).then_some((key, colon))
     }
 
     /// A value that starts at `at` and ends its line: a scalar or a flow list.
@@ -275,8 +276,9 @@ impl<'a> Reader<'a> {
     fn flow(&mut self, at: usize, end: usize, map: bool) -> Option<usize> {
         let bytes = self.text.as_bytes();
         let closer = if map { b'}' } else { b']' };
-        // The opening span matters only to an empty collection, which ends at its closer.
-        self.events.push((Ev::Open { map, anchor: 0 }, Span::new(at, at + 1)));
+        // saphyr's opening span runs on over the blanks inside; the tree reads it only for an
+        // empty collection whose closing span runs on too (blanks or a comment after it).
+        self.events.push((Ev::Open { map, anchor: 0 }, Span::new(at, skip_spaces(self.text, at + 1, end))));
         let mut i = skip_spaces(self.text, at + 1, end);
         if i < end && bytes[i] == closer {
             self.events.push((Ev::Close, Span::new(i, end.max(i + 1))));
@@ -443,6 +445,11 @@ mod tests {
         events(text).map(|events| build(text, events))
     }
 
+    /// Trees compared by their text: `.nan` is never equal to itself.
+    fn shown(parsed: &crate::source::Parsed) -> String {
+        format!("{parsed:?}")
+    }
+
     fn yaml_texts(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
@@ -475,7 +482,7 @@ mod tests {
         for (path, text) in &texts {
             if let Some(tree) = fast(text) {
                 read += 1;
-                assert_eq!(tree, saphyr(text), "{}", path.display());
+                assert_eq!(shown(&tree), shown(&saphyr(text)), "{}", path.display());
             }
         }
         // Most of them are plain block YAML; the test compares something.
@@ -511,6 +518,9 @@ mod tests {
             "hello\nworld\n",
             "- - a\n",
             "a:\n  text on its own line\n",
+            // Found by an outside audit: a colon 1,024 characters past the key's start.
+            &format!("a{}: b\n", " ".repeat(1024)),
+            &format!("- a{}: b\n", " ".repeat(1024)),
         ] {
             assert!(events(text).is_none(), "{text:?}");
         }
@@ -533,7 +543,7 @@ mod tests {
             "hello\n",
         ] {
             let tree = fast(text).unwrap_or_else(|| panic!("{text:?} was left to saphyr"));
-            assert_eq!(tree, saphyr(text), "{text:?}");
+            assert_eq!(shown(&tree), shown(&saphyr(text)), "{text:?}");
         }
     }
 
@@ -614,7 +624,7 @@ mod tests {
         #[test]
         fn what_is_read_without_saphyr_is_what_saphyr_reads(text in document()) {
             if let Some(tree) = fast(&text) {
-                prop_assert_eq!(tree, saphyr(&text), "{:?}", text);
+                prop_assert_eq!(shown(&tree), shown(&saphyr(&text)), "{:?}", text);
             }
         }
     }
