@@ -24,6 +24,8 @@ pub struct ConfigCache {
     /// The built-in defaults, shared by every directory no config file governs: a config is a
     /// few hundred small allocations, and a large repository has thousands of directories.
     defaults: Option<Arc<Config>>,
+    /// The directory asked about last, and its answer.
+    last: Option<(PathBuf, Result<Arc<Config>, ConfigError>)>,
     /// Set by `--config`: one config for everything.
     forced: Option<Arc<Config>>,
     /// Config texts an editor holds (saved or not), read instead of the files.
@@ -44,6 +46,7 @@ impl ConfigCache {
             by_file: FastMap::default(),
             nearest: FastMap::default(),
             defaults: None,
+            last: None,
             forced: forced.map(Arc::new),
             overlay: HashMap::new(),
             tolerant: false,
@@ -102,8 +105,17 @@ impl ConfigCache {
         if let Some(forced) = &self.forced {
             return Ok(forced.clone());
         }
-        if let Some(found) = self.by_dir.get(dir) {
+        // A walk's files come directory by directory: the last answer, compared as bytes, is
+        // cheaper than hashing the path again.
+        if let Some((last, found)) = &self.last
+            && last.as_os_str() == dir.as_os_str()
+        {
             return found.clone();
+        }
+        if let Some(found) = self.by_dir.get(dir) {
+            let found = found.clone();
+            self.last = Some((dir.to_path_buf(), found.clone()));
+            return found;
         }
         let config = match self.find(dir) {
             Some(path) => match self.by_file.get(&path) {
@@ -123,6 +135,7 @@ impl ConfigCache {
             None => Ok(self.defaults.get_or_insert_with(|| Arc::new(Config::defaults(dir))).clone()),
         };
         self.by_dir.insert(dir.to_path_buf(), config.clone());
+        self.last = Some((dir.to_path_buf(), config.clone()));
         config
     }
 
@@ -618,7 +631,11 @@ fn read_pending(
             workspace.add_known_path(path);
             continue;
         }
-        let text = text.map(|text| unclaimed.remove(&path).map_or(text, |walked| walked.text));
+        // (The first, largest batch has nothing unclaimed yet: no path to hash.)
+        let text = match text {
+            Ok(text) if !unclaimed.is_empty() => Ok(unclaimed.remove(&path).map_or(text, |walked| walked.text)),
+            text => text,
+        };
         match text {
             Ok(text) => {
                 let kind = match file.kind {
