@@ -1134,9 +1134,12 @@ impl Pending {
         Pending::new(self.cwd.clone(), self.shown_from.clone())
     }
 
-    /// The files found so far, leaving the list empty (and forgetting them).
+    /// The files found so far, leaving the list empty (and forgetting them). The walks'
+    /// listings go too: only placing agents reads them, which is done by the first read, and a
+    /// large repository's listing is megabytes held while every file is read and parsed.
     fn take(&mut self) -> Vec<PendingFile> {
-        self.index.clear();
+        self.index = FastMap::default();
+        self.listed = FastMap::default();
         std::mem::take(&mut self.files)
     }
 
