@@ -858,24 +858,20 @@ fn find_workflows_dir(path: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Local files named by `$schema` in registries and agent.json files.
+/// Local files named by `$schema` in registries and agent.json files. Their parses are made
+/// here, on all cores, and kept for the steps family's rules.
 fn declared_schemas(workspace: &Workspace) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for file in workspace.files() {
-        if !matches!(file.kind, FileKind::StepsRegistry | FileKind::AgentJson) {
-            continue;
-        }
-        let Some(root) = &file.document().root else { continue };
-        let Some(target) = root.get("$schema").and_then(|n| n.as_str()) else { continue };
+    let files: Vec<&crate::workspace::SourceFile> =
+        workspace.files().iter().filter(|f| matches!(f.kind, FileKind::StepsRegistry | FileKind::AgentJson)).collect();
+    let named = crate::util::par_map(&files, |file| {
+        let target = file.document().root.as_ref()?.get("$schema")?.as_str()?;
         if target.contains("://") {
-            continue;
+            return None;
         }
-        let Some(dir) = file.path.parent() else { continue };
-        let path = normalize(&dir.join(target));
-        if path.is_file() && workspace.file_at(&path).is_none() {
-            out.push(path);
-        }
-    }
+        let path = normalize(&file.path.parent()?.join(target));
+        (path.is_file() && workspace.file_at(&path).is_none()).then_some(path)
+    });
+    let mut out: Vec<PathBuf> = named.into_iter().flatten().collect();
     out.sort();
     out.dedup();
     out
