@@ -256,13 +256,16 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     i + a[i..len].iter().zip(&b[i..len]).take_while(|(x, y)| x == y).count()
 }
 
+/// Fewer items than this are handled on the calling thread: a thread costs more than they do.
+pub const PAR_MIN_ITEMS: usize = 64;
+
 /// Maps `items` on all cores, keeping order. Small inputs run on the calling thread, where
 /// spawning would cost more than it saves.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     // Asked once: each answer reads the cgroup files again.
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let threads = *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads < 2 || items.len() < 64 {
+    if threads < 2 || items.len() < PAR_MIN_ITEMS {
         return items.iter().map(f).collect();
     }
     // Small chunks handed out in turn: files of one kind cluster in the (sorted) list, so
@@ -295,7 +298,7 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
 }
 
 /// `a()` and `b()`, on two cores when `both` says the work is worth a thread (as [`par_map`]
-/// decides by the number of items), else one after the other.
+/// decides by [`PAR_MIN_ITEMS`]), else one after the other.
 pub fn par_join<A: Send, B>(both: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
     if !both {
         return (a(), b());

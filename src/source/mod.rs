@@ -87,7 +87,7 @@ impl SyntaxError {
 
 /// What a reader returns: a tree when one could be built, and every problem found.
 /// Readers never fail and never panic; a document that does not parse has `root: None`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Parsed {
     pub root: Option<Node>,
     pub errors: Vec<SyntaxError>,

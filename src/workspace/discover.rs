@@ -1168,8 +1168,7 @@ impl Pending {
         self.files.reserve(files.len());
         self.index.reserve(files.len());
         // Each file's key and shown path, on all cores (allocations, and most of the work).
-        let ours = |path: &Path| could_be_ours(path) || role == Role::Explicit;
-        let named = crate::util::par_map(&files, |path| ours(path).then(|| self.name(path)));
+        let named = crate::util::par_map(&files, |path| wanted(path, role).then(|| self.name(path)));
         for (path, named) in files.iter().zip(named) {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
@@ -1210,7 +1209,7 @@ impl Pending {
     }
 
     fn push(&mut self, path: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
-        if !could_be_ours(path) && role != Role::Explicit {
+        if !wanted(path, role) {
             return Ok(());
         }
         self.push_as(path, configs, role, None)
@@ -1452,6 +1451,11 @@ fn could_be_ours(path: &Path) -> bool {
         || (name.ends_with(".ts") && !name.ends_with(".d.ts"))
 }
 
+/// Whether a file met as `role` is read: a file named on the command line always is.
+fn wanted(path: &Path, role: Role) -> bool {
+    role == Role::Explicit || could_be_ours(path)
+}
+
 /// The path as given, or relative to the current directory, without `./` noise.
 fn display_path(path: &Path, cwd: &Path) -> String {
     let shown = path.strip_prefix(cwd).unwrap_or(path);
@@ -1503,8 +1507,6 @@ mod engine_tests {
 mod scale_tests {
     use super::*;
 
-    /// Bounds are decided once per directory: growing them must undo an earlier "outside", and
-    /// a file added as a bound of its own is inside though its directory is not.
     #[test]
     fn directories_no_config_governs_share_one_default_config() {
         let dir = tempfile::tempdir().unwrap();
@@ -1520,6 +1522,8 @@ mod scale_tests {
         assert!(c.path.is_some() && !Arc::ptr_eq(&a, &c), "a config file is its own");
     }
 
+    /// Bounds are decided once per directory: growing them must undo an earlier "outside", and
+    /// a file added as a bound of its own is inside though its directory is not.
     #[test]
     fn bounds_answer_again_after_they_grow_and_hold_single_files() {
         let dir = tempfile::tempdir().unwrap();

@@ -32,8 +32,11 @@ impl Family for Lastlight {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
         let docs: Vec<WorkflowDoc> = par_map(&files, |file| WorkflowDoc::parse(file));
         // Two independent passes over all workflows, one per core.
-        let (uses, index) =
-            crate::util::par_join(docs.len() >= 64, || rules::prompt_uses(&docs), || rules::Index::new(&docs));
+        let (uses, index) = crate::util::par_join(
+            docs.len() >= crate::util::PAR_MIN_ITEMS,
+            || rules::prompt_uses(&docs),
+            || rules::Index::new(&docs),
+        );
         let found = par_map(&docs, |doc| {
             let mut found = Vec::new();
             rules::check_workflow(workspace, doc, &docs, &uses, &index, &mut found);

@@ -125,9 +125,8 @@ impl<'a> Reader<'a> {
             // `key:` with its scalar on the next line may run on over several: saphyr decides.
             return None;
         }
-        self.inline(col, end)?;
         // Nothing may follow a root scalar: any later line sends the file to saphyr.
-        Some(())
+        self.inline(col, end)
     }
 
     fn open_list(&mut self, start: usize, indent: usize, end: usize, indentless: bool) -> Option<()> {

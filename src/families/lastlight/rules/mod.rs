@@ -38,27 +38,29 @@ pub(super) struct Ctx<'a, 'w> {
     pub index: &'a Index<'a>,
 }
 
-/// Per prompt file: (workflows, phases, and the last workflow counted, which only counting reads).
-pub(super) type PromptUses<'d> = FastMap<&'d Path, (usize, usize, usize)>;
+/// Per prompt file: how many workflows and how many phases use it.
+pub(super) type PromptUses<'d> = FastMap<&'d Path, (usize, usize)>;
 
 /// How many workflows and phases name each prompt file.
 pub(super) fn prompt_uses<'d>(docs: &'d [WorkflowDoc]) -> PromptUses<'d> {
     let mut counts = PromptUses::default();
     // Room for every reference up front: growing rehashes every path seen so far.
     counts.reserve(docs.iter().map(|doc| doc.prompts.len()).sum());
-    for (index, doc) in docs.iter().enumerate() {
+    for doc in docs {
         let mut seen: Vec<(&Path, usize)> =
             doc.prompts.iter().filter_map(|(r, path)| Some((path.as_deref().ok()?, r.phase))).collect();
         // Any order that groups equal paths will do; bytes are cheaper than components.
         seen.sort_unstable_by(|a, b| (a.0.as_os_str(), a.1).cmp(&(b.0.as_os_str(), b.1)));
         seen.dedup();
+        let mut previous: Option<&Path> = None;
         for (path, _) in seen {
-            let count = counts.entry(path).or_insert((0, 0, usize::MAX));
+            let count = counts.entry(path).or_default();
             count.1 += 1;
-            if count.2 != index {
+            // A path's phases are adjacent: its first one counts the workflow.
+            if previous.is_none_or(|p| p.as_os_str() != path.as_os_str()) {
                 count.0 += 1;
-                count.2 = index;
             }
+            previous = Some(path);
         }
     }
     counts

@@ -76,7 +76,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             before_run: reference.key == "prompt",
             file: prompt.id,
             used_at: Some(reference.node.span),
-            uses: ctx.uses.get(path.as_path()).map_or((1, 1), |&(workflows, phases, _)| (workflows, phases)),
+            uses: ctx.uses.get(path.as_path()).copied().unwrap_or((1, 1)),
         };
         variables(ctx, &known, scope, tags, &mut found);
     }
