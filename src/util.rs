@@ -220,6 +220,9 @@ pub fn is_kebab_case(text: &str) -> bool {
 /// Hash maps and sets for the check's own indexes (paths, names): foldhash, seeded per process
 /// like hashbrown's default, instead of SipHash, which made hashing paths a tenth of a large
 /// check.
+mod par;
+pub use par::{PAR_MIN_ITEMS, par_join, par_map, par_map_consume};
+
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
@@ -254,64 +257,6 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         i += 8;
     }
     i + a[i..len].iter().zip(&b[i..len]).take_while(|(x, y)| x == y).count()
-}
-
-/// Fewer items than this are handled on the calling thread: a thread costs more than they do.
-pub const PAR_MIN_ITEMS: usize = 64;
-
-/// Maps `items` on all cores, keeping order. Small inputs run on the calling thread, where
-/// spawning would cost more than it saves.
-pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    // Asked once: each answer reads the cgroup files again.
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let threads = *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads < 2 || items.len() < PAR_MIN_ITEMS {
-        return items.iter().map(f).collect();
-    }
-    // Small chunks handed out in turn: files of one kind cluster in the (sorted) list, so
-    // halving it would leave one core with all the stages and the other with nothing to do.
-    let chunk = items.len().div_ceil(threads * 16).max(8);
-    let chunks: Vec<&[T]> = items.chunks(chunk).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
-        let work = || {
-            let mut mine = Vec::new();
-            loop {
-                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(part) = chunks.get(index) else { break mine };
-                mine.push((index, part.iter().map(&f).collect::<Vec<R>>()));
-            }
-        };
-        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut done = work();
-        for handle in handles {
-            match handle.join() {
-                Ok(results) => done.extend(results),
-                // A panic in a worker is a bug; surface it on the caller's thread.
-                Err(payload) => std::panic::resume_unwind(payload),
-            }
-        }
-        done
-    });
-    done.sort_unstable_by_key(|(index, _)| *index);
-    done.into_iter().flat_map(|(_, results)| results).collect()
-}
-
-/// `a()` and `b()`, on two cores when `both` says the work is worth a thread (as [`par_map`]
-/// decides by [`PAR_MIN_ITEMS`]), else one after the other.
-pub fn par_join<A: Send, B>(both: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
-    if !both {
-        return (a(), b());
-    }
-    std::thread::scope(|scope| {
-        let first = scope.spawn(a);
-        let second = b();
-        match first.join() {
-            Ok(first) => (first, second),
-            // A panic in the other thread is a bug; surface it on the caller's thread.
-            Err(payload) => std::panic::resume_unwind(payload),
-        }
-    })
 }
 
 /// Where `needle` (lowercase ASCII) first occurs in `hay`, ignoring ASCII case, without
@@ -376,22 +321,32 @@ pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)
 }
 
-/// A string kept inline when it fits in 22 bytes, as a template field name almost always
-/// does: a stage has dozens of placeholders, and a heap allocation for each name weighs more
-/// than the name (2,000 stages held 3 MB of them).
+/// A string kept inline when it fits in 22 bytes, as a template field name or a YAML key
+/// almost always does: a heap allocation for each weighs more than the text (2,000 stages held
+/// 3 MB of placeholder names). Built only from whole `&str`s, so the inline bytes are UTF-8.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub enum ShortStr {
+pub struct ShortStr(Repr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Repr {
     Inline { len: u8, bytes: [u8; 22] },
     Heap(Box<str>),
 }
 
 impl ShortStr {
     pub fn as_str(&self) -> &str {
-        match self {
-            // Built from a `&str` cut at its end, so the bytes are always UTF-8.
-            ShortStr::Inline { len, bytes } => std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default(),
-            ShortStr::Heap(text) => text,
+        match &self.0 {
+            // SAFETY: `Repr` is private to this module and `From<&str>` is its only inline
+            // constructor: it copies a whole `&str`, so `bytes[..len]` is UTF-8. Checking it on
+            // every read cost more than the allocation this type saves.
+            Repr::Inline { len, bytes } => unsafe { std::str::from_utf8_unchecked(&bytes[..*len as usize]) },
+            Repr::Heap(text) => text,
         }
+    }
+
+    /// Whether the text is held inline (no allocation).
+    pub fn is_inline(&self) -> bool {
+        matches!(self.0, Repr::Inline { .. })
     }
 }
 
@@ -400,10 +355,16 @@ impl From<&str> for ShortStr {
         if text.len() <= 22 {
             let mut bytes = [0; 22];
             bytes[..text.len()].copy_from_slice(text.as_bytes());
-            ShortStr::Inline { len: text.len() as u8, bytes }
+            ShortStr(Repr::Inline { len: text.len() as u8, bytes })
         } else {
-            ShortStr::Heap(text.into())
+            ShortStr(Repr::Heap(text.into()))
         }
+    }
+}
+
+impl From<String> for ShortStr {
+    fn from(text: String) -> ShortStr {
+        if text.len() <= 22 { ShortStr::from(text.as_str()) } else { ShortStr(Repr::Heap(text.into_boxed_str())) }
     }
 }
 
@@ -488,24 +449,9 @@ mod tests {
         for text in ["", "ctx", "exactly_twenty_two_byt", "twenty-three bytes long", "näme"] {
             let short = ShortStr::from(text);
             assert_eq!(short.as_str(), text);
-            assert_eq!(matches!(short, ShortStr::Inline { .. }), text.len() <= 22);
+            assert_eq!(short.is_inline(), text.len() <= 22);
         }
         assert_eq!(std::mem::size_of::<ShortStr>(), 24);
-    }
-
-    #[test]
-    fn par_map_keeps_order_however_the_chunks_are_shared() {
-        for len in [0, 63, 64, 65, 1000, 4099] {
-            let items: Vec<usize> = (0..len).collect();
-            // Uneven work: the late items cost more, so the workers finish chunks out of order.
-            let out = par_map(&items, |&i| {
-                if i % 97 == 0 {
-                    std::thread::sleep(std::time::Duration::from_micros(50));
-                }
-                i * 2
-            });
-            assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>(), "{len} items");
-        }
     }
 
     #[test]

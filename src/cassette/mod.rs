@@ -948,7 +948,7 @@ fn shown(node: &Node) -> String {
 /// A tool result's text: strings as they are, anything else as compact JSON.
 fn result_text(node: &Node) -> String {
     match &node.value {
-        Value::String(text) => text.clone(),
+        Value::String(text) => text.to_string(),
         _ => node.to_json().to_string(),
     }
 }

@@ -167,7 +167,7 @@ impl Reader<'_> {
                 }
                 (Some(b'"'), _) => {
                     let (value, span) = self.string()?;
-                    Node::new(span, Value::String(value))
+                    Node::new(span, Value::String(value.into()))
                 }
                 (Some(b'-' | b'0'..=b'9'), _) => self.number()?,
                 (Some(b'a'..=b'z' | b'A'..=b'Z'), _) => self.literal()?,
@@ -302,7 +302,7 @@ impl Reader<'_> {
             Some(_) => return Err(self.expected(self.pos, "expected `:` after an object key")),
         }
         if let Some(frame) = stack.last_mut() {
-            frame.set_key(Node::new(span, Value::String(name)), &mut self.errors);
+            frame.set_key(Node::new(span, Value::String(name.into())), &mut self.errors);
         }
         Ok(())
     }

@@ -15,7 +15,9 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
-    String(String),
+    /// Held inline up to 22 bytes: most scalars are keys and short values, and a heap
+    /// allocation for each weighed more than the text (a large check holds millions).
+    String(crate::util::ShortStr),
     Seq(Vec<Node>),
     /// Entries in source order; duplicate keys are reported by the reader, the first one is kept.
     Map(Vec<Entry>),
@@ -140,7 +142,7 @@ impl Node {
             Value::Bool(b) => J::Bool(*b),
             Value::Int(n) => J::from(*n),
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
-            Value::String(s) => J::String(s.clone()),
+            Value::String(s) => J::String(s.to_string()),
             Value::Seq(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Map(entries) => {
                 J::Object(entries.iter().map(|e| (e.key.scalar_text(), e.value.to_json())).collect())
@@ -155,7 +157,7 @@ impl Node {
             Value::Bool(b) => b.to_string(),
             Value::Int(n) => n.to_string(),
             Value::Float(f) => f.to_string(),
-            Value::String(s) => s.clone(),
+            Value::String(s) => s.to_string(),
             Value::Seq(_) => "[...]".into(),
             Value::Map(_) => "{...}".into(),
         }

@@ -449,7 +449,7 @@ enum KeyId {
     Bool(bool),
     Int(i64),
     Float(u64),
-    Str(String),
+    Str(crate::util::ShortStr),
 }
 
 impl KeyId {
@@ -671,11 +671,9 @@ fn scalar(text: &str, value: Cow<'_, str>, style: ScalarStyle, tag: Resolve, spa
     };
     Node::new(
         span,
+        // Boxed when long: the scanner's buffer grows as it reads, and every scalar stays in memory.
         resolved.unwrap_or_else(|| {
-            // The scanner's buffer grows as it reads; every stage's scalars stay in memory.
-            let mut text = value.into_owned();
-            text.shrink_to_fit();
-            Value::String(text)
+            Value::String(if value.len() <= 22 { value.as_ref().into() } else { value.into_owned().into() })
         }),
     )
 }

@@ -669,7 +669,7 @@ fn check_frontmatter(agent: &Agent, step: &Step, prompt: &SourceFile, out: &mut 
 // ---------------------------------------------------------------------------------------------
 
 fn string_node(text: &str) -> Node {
-    Node::new(Span::empty(0), Value::String(text.to_string()))
+    Node::new(Span::empty(0), Value::String(text.into()))
 }
 
 /// A step-like definition holding only C3L coordinates, for `Agent::prompt_candidates`.
