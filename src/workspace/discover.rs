@@ -593,72 +593,105 @@ fn read_pending(
     bounds: &Bounds,
     unclaimed: &mut FastMap<PathBuf, ReadFile>,
 ) {
-    // Reading, decoding and classifying are independent per file.
-    let loaded = crate::util::par_map(&files, |file| {
-        let claimed = unclaimed.contains_key(&file.path.0);
-        let text = match (&file.kind, overlay.get(&file.path.0)) {
-            (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
-            // An editor's text is judged like the file's bytes (a binary file stays unreadable).
-            (_, Some(text)) => check_text(text),
-            // Read already (taken from `unclaimed` below).
-            _ if claimed => Ok(String::new()),
-            _ if !bounds.holds(&file.path.0, file.plain) => Err(Unreadable {
-                message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
-                offset: 0,
-                lossy_text: String::new(),
-            }),
-            // Listed by a walk as a regular file: opened without asking the path first.
-            _ if file.plain => read_listed_text(&file.path.0),
-            _ => read_text(&file.path.0),
-        };
-        // Classified here too, on all cores (a file the walk read already by the walk's text).
-        let kind = match (&text, &file.kind) {
-            (Ok(text), KindHint::Classify) => {
-                let text = unclaimed.get(&file.path.0).map_or(text.as_str(), |walked| walked.text.as_str());
-                classify(&file.path.0, text, &file.config)
-            }
-            _ => None,
-        };
-        (text, kind)
-    });
     workspace.reserve(files.len());
     // Markdown no kind claims waits here for the workflows that name it: room for all of it up
     // front, since growing rehashes every path kept so far.
     unclaimed.reserve(files.len());
-    for (file, (text, classified)) in files.into_iter().zip(loaded) {
-        let Key(path) = file.path;
-        if file.kind == KindHint::KnownOnly {
-            workspace.add_known_path(path);
-            continue;
+    if unclaimed.is_empty() {
+        // The first, largest batch: nothing read earlier to look up, so files are added on this
+        // thread while the other cores read the rest.
+        let nothing = FastMap::default();
+        let load = |file: &PendingFile| load(file, overlay, bounds, &nothing);
+        let add = |file, loaded| add_loaded(workspace, configs, unclaimed, overlay, file, loaded, false);
+        crate::util::par_map_consume(files, load, add);
+    } else {
+        let loaded = crate::util::par_map(&files, |file| load(file, overlay, bounds, unclaimed));
+        for (file, loaded) in files.into_iter().zip(loaded) {
+            add_loaded(workspace, configs, unclaimed, overlay, file, loaded, true);
         }
-        // (The first, largest batch has nothing unclaimed yet: no path to hash.)
-        let text = match text {
-            Ok(text) if !unclaimed.is_empty() => Ok(unclaimed.remove(&path).map_or(text, |walked| walked.text)),
-            text => text,
-        };
-        match text {
-            Ok(text) => {
-                let kind = match file.kind {
-                    KindHint::Is(kind) => Some(kind),
-                    _ => classified,
-                };
-                let Some(kind) = kind else {
-                    if path.extension().is_some_and(|e| e == "md") && !overlay.contains_key(&path) {
-                        let walked = ReadFile { text, display: file.display, config: file.config };
-                        unclaimed.insert(path.clone(), walked);
-                    }
-                    workspace.add_known_path(path);
-                    continue;
-                };
-                let read = ReadFile { text, display: file.display, config: file.config };
-                add_file(workspace, configs, path, read, kind, file.role);
-            }
-            Err(unreadable) if file.role != Role::Context => {
-                let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
-                workspace.add(path, file.display, unreadable.lossy_text, kind, file.config);
-            }
-            Err(_) => workspace.add_known_path(path),
+    }
+}
+
+/// A pending file's text (or why it has none) and its kind when it had to be classified.
+type Loaded = (Result<String, Unreadable>, Option<FileKind>);
+
+/// Reads and classifies one pending file: independent per file, run on all cores.
+fn load(
+    file: &PendingFile,
+    overlay: &HashMap<PathBuf, String>,
+    bounds: &Bounds,
+    unclaimed: &FastMap<PathBuf, ReadFile>,
+) -> Loaded {
+    let claimed = unclaimed.contains_key(&file.path.0);
+    let text = match (&file.kind, overlay.get(&file.path.0)) {
+        (KindHint::KnownOnly, _) => Err(Unreadable::whole(String::new())),
+        // An editor's text is judged like the file's bytes (a binary file stays unreadable).
+        (_, Some(text)) => check_text(text),
+        // Read already (taken from `unclaimed` when added).
+        _ if claimed => Ok(String::new()),
+        _ if !bounds.holds(&file.path.0, file.plain) => Err(Unreadable {
+            message: "leads outside the workspace (through a symlink or `..`); stagelint does not read it".into(),
+            offset: 0,
+            lossy_text: String::new(),
+        }),
+        // Listed by a walk as a regular file: opened without asking the path first.
+        _ if file.plain => read_listed_text(&file.path.0),
+        _ => read_text(&file.path.0),
+    };
+    // Classified here too, on all cores (a file the walk read already by the walk's text).
+    let kind = match (&text, &file.kind) {
+        (Ok(text), KindHint::Classify) => {
+            let text = unclaimed.get(&file.path.0).map_or(text.as_str(), |walked| walked.text.as_str());
+            classify(&file.path.0, text, &file.config)
         }
+        _ => None,
+    };
+    (text, kind)
+}
+
+/// Adds one loaded file to `workspace`, or keeps it in `unclaimed` (markdown no kind claims
+/// yet), or only notes that its path exists. `earlier`: whether `unclaimed` held files before
+/// this batch (a file of this batch is never among the ones it adds).
+fn add_loaded(
+    workspace: &mut Workspace,
+    configs: &mut ConfigCache,
+    unclaimed: &mut FastMap<PathBuf, ReadFile>,
+    overlay: &HashMap<PathBuf, String>,
+    file: PendingFile,
+    (text, classified): Loaded,
+    earlier: bool,
+) {
+    let Key(path) = file.path;
+    if file.kind == KindHint::KnownOnly {
+        workspace.add_known_path(path);
+        return;
+    }
+    let text = match text {
+        Ok(text) if earlier => Ok(unclaimed.remove(&path).map_or(text, |walked| walked.text)),
+        text => text,
+    };
+    match text {
+        Ok(text) => {
+            let kind = match file.kind {
+                KindHint::Is(kind) => Some(kind),
+                _ => classified,
+            };
+            let Some(kind) = kind else {
+                if path.extension().is_some_and(|e| e == "md") && !overlay.contains_key(&path) {
+                    let walked = ReadFile { text, display: file.display, config: file.config };
+                    unclaimed.insert(path.clone(), walked);
+                }
+                workspace.add_known_path(path);
+                return;
+            };
+            let read = ReadFile { text, display: file.display, config: file.config };
+            add_file(workspace, configs, path, read, kind, file.role);
+        }
+        Err(unreadable) if file.role != Role::Context => {
+            let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
+            workspace.add(path, file.display, unreadable.lossy_text, kind, file.config);
+        }
+        Err(_) => workspace.add_known_path(path),
     }
 }
 
