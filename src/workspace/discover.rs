@@ -1192,7 +1192,7 @@ impl Pending {
     /// [`Pending::listed_under`].
     fn walk_files(
         &mut self,
-        mut files: Vec<PathBuf>,
+        files: Vec<PathBuf>,
         root: &Path,
         configs: &mut ConfigCache,
         role: Role,
@@ -1200,23 +1200,35 @@ impl Pending {
         let first = self.files.len();
         self.files.reserve(files.len());
         self.index.reserve(files.len());
-        // Each file's key and shown path, on all cores (allocations, and most of the work).
-        let named = crate::util::par_map(&files, |path| wanted(path, role).then(|| self.name(path)));
-        for (path, named) in files.iter().zip(named) {
+        // Each file's key and shown path on all cores (allocations, and most of the work),
+        // while this thread adds the ones named so far.
+        let namer = self.empty();
+        let name = |path: &PathBuf| wanted(path, role).then(|| namer.name(path));
+        let mut listed = Vec::with_capacity(files.len());
+        let mut failed = None;
+        crate::util::par_map_consume(files, name, |path, named| {
             // A config is reported even when no definition file under it is checked yet (the
             // first step after `stagelint init` in an empty project).
-            if role == Role::Walked && is_config_name(path) {
-                configs.governing(path.parent().unwrap_or(root))?;
+            if failed.is_none() && role == Role::Walked && is_config_name(&path) {
+                failed = configs.governing(path.parent().unwrap_or(root)).err();
             }
-            if let Some((key, display)) = named {
-                self.push_named(key, display, configs, role, KindHint::Classify)?;
+            if failed.is_none()
+                && let Some((key, display)) = named
+            {
+                failed = self.push_named(key, display, configs, role, KindHint::Classify).err();
             }
+            listed.push(path);
+        });
+        if let Some(error) = failed {
+            return Err(error);
         }
         // What the walk added is no link (a walk does not follow them): no `lstat` to read it.
         self.files[first..].iter_mut().for_each(|file| file.plain = true);
-        if !files.is_sorted() {
-            files.sort();
+        // Sorted by the walk already, in the order of `Path` (compared here as bytes).
+        if !listed.is_sorted_by(|a, b| crate::util::path_order(a, b).is_le()) {
+            listed.sort();
         }
+        let files = listed;
         let absolute = if root.is_absolute() { root.to_path_buf() } else { self.cwd.join(root) };
         self.listed.insert(normalize(&absolute), (root.to_path_buf(), files));
         Ok(())
