@@ -7,6 +7,7 @@ mod rules;
 pub mod schema;
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::diagnostic::Diagnostic;
 use crate::editor;
@@ -37,14 +38,18 @@ impl Family for Lastlight {
             || rules::prompt_uses(&docs),
             || rules::Index::new(&docs),
         );
+        // A prompt's own structure is checked by the first workflow that reads it, while its text
+        // and tags are at hand; the prompts no workflow read are checked on their own below.
+        let claimed: Vec<AtomicBool> = workspace.files().iter().map(|_| AtomicBool::new(false)).collect();
         let found = par_map(&docs, |doc| {
             let mut found = Vec::new();
-            rules::check_workflow(workspace, doc, &docs, &uses, &index, &mut found);
+            rules::check_workflow(workspace, doc, &docs, &uses, &index, &claimed, &mut found);
             found
         });
         let mut all: Vec<Diagnostic> = found.into_iter().flatten().collect();
+        let unread = |f: &&SourceFile| !claimed[f.id.0 as usize].load(Ordering::Relaxed);
         let prompts: Vec<&SourceFile> =
-            workspace.files().iter().filter(|f| f.kind == FileKind::WorkflowPrompt).collect();
+            workspace.files().iter().filter(|f| f.kind == FileKind::WorkflowPrompt).filter(unread).collect();
         all.extend(par_map(&prompts, |file| rules::check_prompt_file(file)).into_iter().flatten());
         // A prompt used by several phases or workflows is checked once per use; keep one of each
         // finding that does not depend on the use.

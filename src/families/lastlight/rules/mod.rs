@@ -10,9 +10,10 @@ mod names;
 mod template;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::Config;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
 use crate::source::{Node, Span, SyntaxError, SyntaxKind};
@@ -36,6 +37,8 @@ pub(super) struct Ctx<'a, 'w> {
     pub uses: &'a PromptUses<'a>,
     /// `all` by namespace and name.
     pub index: &'a Index<'a>,
+    /// Per file of the workspace: whether a workflow has checked it as a prompt already.
+    pub claimed: &'a [AtomicBool],
 }
 
 /// Per prompt file: how many workflows and how many phases use it.
@@ -75,6 +78,11 @@ impl Ctx<'_, '_> {
         self.doc.file
     }
 
+    /// Whether this workflow is the first to check `prompt`'s own structure (then it must).
+    pub fn claim(&self, prompt: FileId) -> bool {
+        self.claimed.get(prompt.0 as usize).is_some_and(|c| !c.swap(true, Ordering::Relaxed))
+    }
+
     pub fn phase_name(&self, index: usize) -> &str {
         self.phases.iter().find(|p| p.index == index).and_then(|p| p.name()).unwrap_or("?")
     }
@@ -86,6 +94,7 @@ pub(super) fn check_workflow<'w>(
     all: &[WorkflowDoc<'w>],
     uses: &PromptUses,
     index: &Index,
+    claimed: &[AtomicBool],
     out: &mut Vec<Diagnostic>,
 ) {
     for error in doc.errors {
@@ -121,7 +130,7 @@ pub(super) fn check_workflow<'w>(
     let dag = model::is_dag(&phases);
     let producers = Producers::of(&phases);
     let before = graph::runs_before(&phases, dag);
-    let ctx = Ctx { workspace, doc, root, phases, producers, dag, before, all, uses, index };
+    let ctx = Ctx { workspace, doc, root, phases, producers, dag, before, all, uses, index, claimed };
     fields::check(&ctx, out);
     graph::check(&ctx, out);
     files::check(&ctx, out);

@@ -70,6 +70,10 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let tags = parsed.entry(prompt.id).or_insert_with(|| tpl::parse(&prompt.text, 0, engine));
+        if ctx.claim(prompt.id) {
+            // Straight to `out`: these findings are the file's own, as when checked alone.
+            prompt_structure(prompt, Some((engine, tags)), out);
+        }
         let scope = Scope {
             phase: Some(reference.phase),
             loop_message: false,
@@ -89,9 +93,18 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 
 /// The structure of a prompt file's tags; it does not depend on the workflow using it.
 pub(super) fn check_prompt_structure(file: &SourceFile, out: &mut Vec<Diagnostic>) {
+    prompt_structure(file, None, out);
+}
+
+/// [`check_prompt_structure`], reusing `parsed` (the file's tags as an engine reads them) when
+/// that engine is the file's own.
+fn prompt_structure(file: &SourceFile, parsed: Option<(Engine, &[Tag])>, out: &mut Vec<Diagnostic>) {
     let engine = file.config.lastlight.engine;
     let code = markdown::code_regions(&file.text, 0);
-    structure(file.id, &file.text, engine, &tpl::parse(&file.text, 0, engine), &code, out);
+    match parsed {
+        Some((read_as, tags)) if read_as == engine => structure(file.id, &file.text, engine, tags, &code, out),
+        _ => structure(file.id, &file.text, engine, &tpl::parse(&file.text, 0, engine), &code, out),
+    }
 }
 
 /// Findings about tags the engine leaves verbatim or pairs wrongly. A tag left verbatim is
