@@ -38,8 +38,9 @@ fn check_with(workspace: &Workspace, replays: bool, cassettes: &dyn Fn(&SourceFi
     }
     let mut suppressions: Vec<Vec<Suppression>> = Vec::with_capacity(workspace.files().len());
     let mut result = Vec::new();
-    for file in workspace.files() {
-        let (mut found, bad) = scan_suppressions(file);
+    // Every file's comments, on all cores.
+    let scanned = crate::util::par_map(workspace.files(), scan_suppressions);
+    for (file, (mut found, bad)) in workspace.files().iter().zip(scanned) {
         if !replays {
             let skipped = file.kind == FileKind::Cassette && !cassettes(file);
             for code in found.iter_mut().flat_map(|s| s.codes.iter_mut()) {
