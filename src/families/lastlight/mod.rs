@@ -31,11 +31,15 @@ impl Family for Lastlight {
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
-        let docs: Vec<WorkflowDoc> = par_map(&files, |file| WorkflowDoc::parse(file));
+        let docs: Vec<WorkflowDoc> = par_map(&files, |file| {
+            let mut doc = WorkflowDoc::parse(file);
+            doc.locate_prompts(workspace);
+            doc
+        });
         // Two independent passes over all workflows, one per core.
         let (uses, index) = crate::util::par_join(
             docs.len() >= crate::util::PAR_MIN_ITEMS,
-            || rules::prompt_uses(&docs),
+            || rules::prompt_uses(&docs, workspace.files().len()),
             || rules::Index::new(&docs),
         );
         // A prompt's own structure is checked by the first workflow that reads it, while its text

@@ -4,14 +4,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::diagnostic::FileId;
 use crate::families::lastlight::schema::{self, Field, Ty};
 use crate::source::{Node, Span, SyntaxError};
-use crate::workspace::SourceFile;
 use crate::workspace::lastlight::phase_nodes;
 pub use crate::workspace::lastlight::{
     PathProblem, Ref, is_cron, is_valid_skill_name, prompt_base, prompt_references, resolve_prompt, skill_candidates,
     skill_references,
 };
+use crate::workspace::{SourceFile, Workspace};
 
 /// One workflow file, parsed.
 #[derive(Debug)]
@@ -22,6 +23,11 @@ pub struct WorkflowDoc<'w> {
     /// The prompt paths it names, each with where it resolves: resolved once, read by the
     /// rules that follow prompts (files, templates, how often each prompt is used).
     pub prompts: Vec<(Ref<'w>, Result<PathBuf, PathProblem>)>,
+    /// For each of `prompts`, the file of the workspace it names, once
+    /// [`WorkflowDoc::locate_prompts`] has looked (the family's check does); empty before.
+    pub prompt_files: Vec<Option<FileId>>,
+    /// [`prompt_base`] of the file, found once: every lookup by namespace asks for it.
+    base: &'w Path,
 }
 
 /// One entry of `phases:`.
@@ -56,7 +62,38 @@ impl<'w> WorkflowDoc<'w> {
             .into_iter()
             .map(|reference| (reference, resolve_prompt(base, reference.text)))
             .collect();
-        WorkflowDoc { file, root, errors: &parsed.errors, prompts }
+        WorkflowDoc { file, root, errors: &parsed.errors, prompts, prompt_files: Vec::new(), base }
+    }
+
+    /// Finds the file each prompt reference names, once per distinct path (a workflow often
+    /// names its build prompt again as the fix prompt): the rules that follow prompts read
+    /// [`WorkflowDoc::prompt_file`] instead of looking each path up again.
+    pub fn locate_prompts(&mut self, workspace: &'w Workspace) {
+        let mut found: Vec<Option<FileId>> = Vec::with_capacity(self.prompts.len());
+        for (i, (_, path)) in self.prompts.iter().enumerate() {
+            let Ok(path) = path else {
+                found.push(None);
+                continue;
+            };
+            let same = |(_, earlier): &(Ref, Result<PathBuf, PathProblem>)| {
+                earlier.as_ref().is_ok_and(|e| e.as_os_str() == path.as_os_str())
+            };
+            let id = match self.prompts[..i].iter().position(same) {
+                Some(earlier) => found[earlier],
+                None => workspace.file_at(path).map(|f| f.id),
+            };
+            found.push(id);
+        }
+        self.prompt_files = found;
+    }
+
+    /// The file the `i`th prompt reference names, if it is one of the workspace's.
+    pub fn prompt_file<'a>(&self, i: usize, workspace: &'a Workspace) -> Option<&'a SourceFile> {
+        match (self.prompt_files.get(i), &self.prompts.get(i)?.1) {
+            (Some(id), _) => id.map(|id| workspace.file(id)),
+            (None, Ok(path)) => workspace.file_at(path),
+            (None, Err(_)) => None,
+        }
     }
 
     pub fn dir(&self) -> &'w Path {
@@ -67,7 +104,7 @@ impl<'w> WorkflowDoc<'w> {
     /// workflow's namespace: the workflows and crons under one `workflows` directory, its
     /// subdirectories included, look each other up by name and must not share one.
     pub fn prompt_base(&self) -> &'w Path {
-        prompt_base(&self.file.path)
+        self.base
     }
 
     /// Whether `other` is loaded with this file (see [`WorkflowDoc::prompt_base`]).

@@ -22,10 +22,10 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 fn prompts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let id = ctx.file().id;
     let dir = ctx.doc.prompt_base();
-    for (reference, path) in &ctx.doc.prompts {
+    for (i, (reference, path)) in ctx.doc.prompts.iter().enumerate() {
         let span = reference.node.span;
         match path {
-            Ok(path) if ctx.workspace.exists(path) => {}
+            Ok(path) if ctx.doc.prompt_file(i, ctx.workspace).is_some() || ctx.workspace.exists(path) => {}
             Ok(_) => {
                 let existing = existing_prompts(ctx, dir);
                 // Compare file names within the directory the path names: a typo is in the name.
@@ -144,7 +144,7 @@ fn known_skills(ctx: &Ctx) -> Vec<String> {
 /// leaves the runner to guess from the first word.
 fn verdicts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let id = ctx.file().id;
-    for (reference, path) in &ctx.doc.prompts {
+    for (i, (reference, _)) in ctx.doc.prompts.iter().enumerate() {
         if !matches!(reference.key, "prompt" | "re_review_prompt") {
             continue;
         }
@@ -152,9 +152,8 @@ fn verdicts(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
         if !phase.has_loop() {
             continue;
         }
-        let Ok(path) = path else { continue };
         // A prompt that could not be read (a link out of the workspace) is reported as such.
-        let Some(prompt) = ctx.workspace.file_at(path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
+        let Some(prompt) = ctx.doc.prompt_file(i, ctx.workspace).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
             continue;
         };
         if prompt.text.to_ascii_lowercase().contains("verdict:") {

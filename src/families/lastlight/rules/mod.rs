@@ -9,7 +9,6 @@ mod index;
 mod names;
 mod template;
 
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::Config;
@@ -17,7 +16,7 @@ use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
 use crate::source::{Node, Span, SyntaxError, SyntaxKind};
-use crate::util::{FastMap, FastSet};
+use crate::util::FastSet;
 use crate::workspace::{SourceFile, Workspace};
 pub(super) use index::Index;
 
@@ -34,36 +33,36 @@ pub(super) struct Ctx<'a, 'w> {
     /// Every workflow file of the workspace (crons look up names, prompts know their users).
     pub all: &'a [WorkflowDoc<'w>],
     /// For each prompt file: how many workflows and how many phases use it.
-    pub uses: &'a PromptUses<'a>,
+    pub uses: &'a PromptUses,
     /// `all` by namespace and name.
     pub index: &'a Index<'a>,
     /// Per file of the workspace: whether a workflow has checked it as a prompt already.
     pub claimed: &'a [AtomicBool],
 }
 
-/// Per prompt file: how many workflows and how many phases use it.
-pub(super) type PromptUses<'d> = FastMap<&'d Path, (usize, usize)>;
+/// Per file of the workspace (by id): how many workflows and how many phases use it as a prompt.
+pub(super) type PromptUses = Vec<(u32, u32)>;
 
-/// How many workflows and phases name each prompt file.
-pub(super) fn prompt_uses<'d>(docs: &'d [WorkflowDoc]) -> PromptUses<'d> {
-    let mut counts = PromptUses::default();
-    // Room for every reference up front: growing rehashes every path seen so far.
-    counts.reserve(docs.iter().map(|doc| doc.prompts.len()).sum());
+/// How many workflows and phases name each prompt file, from the files `docs` located
+/// ([`WorkflowDoc::locate_prompts`]); `files` is the number of files in the workspace.
+pub(super) fn prompt_uses(docs: &[WorkflowDoc], files: usize) -> PromptUses {
+    let mut counts = vec![(0, 0); files];
+    let mut seen: Vec<(u32, usize)> = Vec::new();
     for doc in docs {
-        let mut seen: Vec<(&Path, usize)> =
-            doc.prompts.iter().filter_map(|(r, path)| Some((path.as_deref().ok()?, r.phase))).collect();
-        // Any order that groups equal paths will do; bytes are cheaper than components.
-        seen.sort_unstable_by(|a, b| (a.0.as_os_str(), a.1).cmp(&(b.0.as_os_str(), b.1)));
+        seen.clear();
+        let located = doc.prompts.iter().zip(&doc.prompt_files);
+        seen.extend(located.filter_map(|((reference, _), id)| Some((id.as_ref()?.0, reference.phase))));
+        seen.sort_unstable();
         seen.dedup();
-        let mut previous: Option<&Path> = None;
-        for (path, _) in seen {
-            let count = counts.entry(path).or_default();
+        let mut previous = None;
+        for &(id, _) in &seen {
+            let Some(count) = counts.get_mut(id as usize) else { continue };
             count.1 += 1;
-            // A path's phases are adjacent: its first one counts the workflow.
-            if previous.is_none_or(|p| p.as_os_str() != path.as_os_str()) {
+            // A file's phases are adjacent: its first one counts the workflow.
+            if previous != Some(id) {
                 count.0 += 1;
             }
-            previous = Some(path);
+            previous = Some(id);
         }
     }
     counts

@@ -64,9 +64,8 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     }
     // A prompt several phases use (the build prompt is often the fix prompt too) is parsed once.
     let mut parsed: FastMap<FileId, Vec<Tag>> = FastMap::default();
-    for (reference, path) in &ctx.doc.prompts {
-        let Ok(path) = path else { continue };
-        let Some(prompt) = ctx.workspace.file_at(path).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
+    for (i, (reference, _)) in ctx.doc.prompts.iter().enumerate() {
+        let Some(prompt) = ctx.doc.prompt_file(i, ctx.workspace).filter(|f| f.kind == FileKind::WorkflowPrompt) else {
             continue;
         };
         let tags = parsed.entry(prompt.id).or_insert_with(|| tpl::parse(&prompt.text, 0, engine));
@@ -80,7 +79,11 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             before_run: reference.key == "prompt",
             file: prompt.id,
             used_at: Some(reference.node.span),
-            uses: ctx.uses.get(path.as_path()).copied().unwrap_or((1, 1)),
+            uses: ctx
+                .uses
+                .get(prompt.id.0 as usize)
+                .filter(|c| c.0 > 0)
+                .map_or((1, 1), |&(w, p)| (w as usize, p as usize)),
         };
         variables(ctx, &known, scope, tags, &mut found);
     }
