@@ -1,12 +1,12 @@
 //! Typed, spanned views of Last Light workflow files: phases, the files they name, the template
 //! strings they hold, and what a template may read where.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileId;
 use crate::families::lastlight::schema::{self, Field, Ty};
 use crate::source::{Node, Span, SyntaxError};
+use crate::util::FastMap;
 use crate::workspace::lastlight::phase_nodes;
 pub use crate::workspace::lastlight::{
     PathProblem, Ref, is_cron, is_valid_skill_name, prompt_base, prompt_references, resolve_prompt, skill_candidates,
@@ -191,13 +191,13 @@ impl<'a> Phase<'a> {
 /// Phase names and output_vars of a workflow, each with the phase that produces it.
 #[derive(Debug, Default)]
 pub struct Producers<'a> {
-    pub by_name: HashMap<&'a str, (usize, &'a Node)>,
+    pub by_name: FastMap<&'a str, (usize, &'a Node)>,
 }
 
 impl<'a> Producers<'a> {
     /// The first phase named or aliased `name` wins (later ones are reported as duplicates).
     pub fn of(phases: &[Phase<'a>]) -> Producers<'a> {
-        let mut by_name = HashMap::new();
+        let mut by_name = FastMap::default();
         for phase in phases {
             if let Some(node) = phase.name_node() {
                 by_name.entry(node.as_str().unwrap_or_default()).or_insert((phase.index, node));

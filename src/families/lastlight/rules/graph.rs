@@ -1,14 +1,12 @@
 //! Phase names and the `depends_on` graph: duplicates, output_var collisions, unknown, self
 //! and cyclic dependencies, and which phases surely ran before which.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::model::Phase;
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{DependsOnCycle, DependsOnSelf, DependsOnUnknown, DuplicatePhase, OutputVarCollision};
 use crate::source::Node;
-use crate::util::{FastSet, did_you_mean};
+use crate::util::{FastMap, FastSet, did_you_mean};
 
 pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     duplicates(ctx, out);
@@ -18,7 +16,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 
 fn duplicates(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let id = ctx.file().id;
-    let mut first: HashMap<&str, &Node> = HashMap::new();
+    let mut first: FastMap<&str, &Node> = FastMap::default();
     for phase in &ctx.phases {
         let Some(node) = phase.name_node() else { continue };
         let name = node.as_str().unwrap_or_default();
@@ -42,7 +40,7 @@ fn duplicates(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 
 fn collisions(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     let id = ctx.file().id;
-    let mut seen: HashMap<&str, (&Node, &str)> = HashMap::new();
+    let mut seen: FastMap<&str, (&Node, &str)> = FastMap::default();
     for phase in &ctx.phases {
         if let Some(node) = phase.name_node() {
             seen.entry(node.as_str().unwrap_or_default()).or_insert((node, "a phase name"));
@@ -151,19 +149,19 @@ fn dependencies(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
 /// components.
 fn cycles(phases: &[Phase]) -> Vec<Vec<usize>> {
     let index_of = first_index(phases);
-    let deps: HashMap<usize, Vec<usize>> = phases
+    let deps: FastMap<usize, Vec<usize>> = phases
         .iter()
         .map(|p| (p.index, p.depends_on().iter().filter_map(|d| index_of.get(d.as_str()?).copied()).collect()))
         .collect();
     let mut out = Vec::new();
-    let mut done: HashSet<usize> = HashSet::new();
+    let mut done: FastSet<usize> = FastSet::default();
     for phase in phases {
         if done.contains(&phase.index) {
             continue;
         }
         // Walk dependencies depth-first; a phase met again on the current path closes a cycle.
         let mut path: Vec<usize> = Vec::new();
-        let mut on_path: HashSet<usize> = HashSet::new();
+        let mut on_path: FastSet<usize> = FastSet::default();
         let mut stack: Vec<(usize, usize)> = vec![(phase.index, 0)];
         while let Some((node, next)) = stack.pop() {
             if next == 0 {
@@ -195,8 +193,8 @@ fn cycles(phases: &[Phase]) -> Vec<Vec<usize>> {
 }
 
 /// Phase name → index of the first phase with that name (duplicates are reported elsewhere).
-fn first_index<'a>(phases: &[Phase<'a>]) -> HashMap<&'a str, usize> {
-    let mut out = HashMap::new();
+fn first_index<'a>(phases: &[Phase<'a>]) -> FastMap<&'a str, usize> {
+    let mut out = FastMap::default();
     for phase in phases {
         if let Some(name) = phase.name() {
             out.entry(name).or_insert(phase.index);

@@ -3,8 +3,6 @@
 //! (unknown, read before their phase ran, dotted reads into text, loop variables outside their
 //! loop), and `{{` left in a bash command.
 
-use std::collections::HashSet;
-
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
 use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape};
 use crate::families::lastlight::rules::Ctx;
@@ -89,7 +87,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
     }
     // A prompt used by several phases of this workflow gets a finding that does not depend on
     // the phase once.
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     found.retain(|d| seen.insert((d.code, d.file, d.span, d.message.clone())));
     out.extend(found);
 }
@@ -358,43 +356,66 @@ fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Dia
     true
 }
 
-/// Names a template may read besides the phases, borrowed from the engine's tables, the
-/// config and the crons: built once per workflow.
+/// Names a template may read besides the phases: the engine's tables, shared by every
+/// workflow, and the config's and crons' extras, built per workflow (usually none).
 struct Known<'a> {
-    variables: FastSet<&'a str>,
-    /// Variables whose values are known to be objects or arrays, or of unknown shape
-    /// (declared extras, cron context): a dotted key may walk into them.
-    walkable: FastSet<&'a str>,
+    engine: &'static FastSet<&'static str>,
+    /// Declared extras the engine does not set, and the context keys of the crons that run
+    /// the workflow: of unknown shape, so a dotted key may walk into them.
+    extra: FastSet<&'a str>,
 }
 
 impl<'a> Known<'a> {
     fn new(ctx: &'a Ctx) -> Known<'a> {
         let head = ctx.config().lastlight.engine == Engine::Head;
-        let mut variables: FastSet<&str> = model::BASE_VARIABLES.iter().map(|(n, _)| *n).collect();
-        if head {
-            variables.extend(model::HEAD_VARIABLES.iter().map(|(n, _)| *n));
-            if ctx.doc.is_pr_scoped() {
-                variables.extend(model::PR_VARIABLES.iter().map(|(n, _)| *n));
-            }
-        }
-        let mut walkable: FastSet<&str> = model::OBJECT_VARIABLES.iter().copied().collect();
-        let extras: Vec<&str> =
-            ctx.config().lastlight.variables.iter().map(String::as_str).filter(|v| !variables.contains(v)).collect();
-        walkable.extend(extras.iter().copied());
-        variables.extend(extras);
+        let engine = engine_variables(head, head && ctx.doc.is_pr_scoped());
+        let declared = ctx.config().lastlight.variables.iter().map(String::as_str);
+        let mut extra: FastSet<&str> = declared.filter(|v| !engine.contains(v)).collect();
         // Crons pass their `context:` to the workflow they run (`request.extra`).
         if let Some(name) = ctx.doc.name() {
             for cron in ctx.index.crons_running(ctx.doc, name).iter().map(|&i| &ctx.all[i]) {
                 for entry in cron.get("context").and_then(|c| c.as_map()).unwrap_or_default() {
-                    if let Some(key) = entry.key_str() {
-                        variables.insert(key);
-                        walkable.insert(key);
-                    }
+                    extra.extend(entry.key_str());
                 }
             }
         }
-        Known { variables, walkable }
+        Known { engine, extra }
     }
+
+    /// Whether the engine or the workflow's extras set `name`.
+    fn has(&self, name: &str) -> bool {
+        self.engine.contains(name) || self.extra.contains(name)
+    }
+
+    /// Whether `name`'s value may be walked into (an object, an array, or of unknown shape).
+    fn walkable(&self, name: &str) -> bool {
+        model::OBJECT_VARIABLES.contains(&name) || self.extra.contains(name)
+    }
+
+    /// Every name [`Known::has`] knows, sorted.
+    fn sorted(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.engine.iter().copied().chain(self.extra.iter().copied()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+}
+
+/// The variables an engine sets for a workflow (the head engine's PR-scoped ones for a workflow
+/// scoped to pull requests), made once per process.
+fn engine_variables(head: bool, pr: bool) -> &'static FastSet<&'static str> {
+    static SETS: std::sync::OnceLock<[FastSet<&'static str>; 3]> = std::sync::OnceLock::new();
+    let sets = SETS.get_or_init(|| {
+        let names = |tables: &[&[(&'static str, &'static str)]]| -> FastSet<&'static str> {
+            tables.iter().flat_map(|table| table.iter().map(|(name, _)| *name)).collect()
+        };
+        [
+            names(&[model::BASE_VARIABLES]),
+            names(&[model::BASE_VARIABLES, model::HEAD_VARIABLES]),
+            names(&[model::BASE_VARIABLES, model::HEAD_VARIABLES, model::PR_VARIABLES]),
+        ]
+    });
+    &sets[usize::from(head) + usize::from(pr)]
 }
 
 /// For each tag, the key of the `{{#if key}}` block it is in (its opening tag included), when
@@ -433,9 +454,7 @@ fn candidates<'a>(ctx: &'a Ctx, known: &'a Known, phases_only: bool) -> Vec<&'a 
     if phases_only {
         return phases;
     }
-    let mut variables: Vec<&str> = known.variables.iter().copied().collect();
-    variables.sort_unstable();
-    variables.into_iter().chain(LOOP_VARIABLES.iter().map(|(n, _)| *n)).chain(phases).collect()
+    known.sorted().into_iter().chain(LOOP_VARIABLES.iter().map(|(n, _)| *n)).chain(phases).collect()
 }
 
 fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec<Diagnostic>) {
@@ -444,7 +463,7 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
     // body) stays in the prompt as written: its key is never read, and `UnbalancedIf` or
     // `NestedIf` reports the tag.
     let blocks = tpl::blocks(tags);
-    let verbatim: HashSet<usize> =
+    let verbatim: FastSet<usize> =
         blocks.unclosed.iter().copied().chain(blocks.nested.iter().map(|n| n.inner)).collect();
     for (index, (tag, guard)) in tags.iter().zip(guards).enumerate() {
         if verbatim.contains(&index) && matches!(tag.kind, TagKind::IfOpen { .. }) {
@@ -505,7 +524,7 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
                 );
                 push(out, scope, ctx, d, false);
             }
-        } else if known.variables.contains(name) {
+        } else if known.has(name) {
             let fields = model::OBJECT_FIELDS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f);
             if let (Some(fields), Some(field)) = (fields, path.get(1))
                 && !fields.contains(&field.name.as_str())
@@ -528,7 +547,7 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
                     fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
                 ));
                 push(out, scope, ctx, d, false);
-            } else if path.len() > 1 && !known.walkable.contains(name) {
+            } else if path.len() > 1 && !known.walkable(name) {
                 let span = first.span.cover(path[path.len() - 1].span);
                 let d = Diagnostic::new(
                     UnknownVariable,
@@ -637,7 +656,7 @@ fn dotted(path: &[Segment]) -> String {
 /// `{{slugify x}}` reads only the top-level context: no dotted key, no phase output fallback.
 fn slugify(ctx: &Ctx, known: &Known, scope: Scope, tag: &Tag, arg: &Segment, out: &mut Vec<Diagnostic>) {
     let name = arg.name.as_str();
-    if known.variables.contains(name) || LOOP_VARIABLES.iter().any(|(n, _)| *n == name) {
+    if known.has(name) || LOOP_VARIABLES.iter().any(|(n, _)| *n == name) {
         return;
     }
     if ctx.producers.by_name.contains_key(name) {
