@@ -1,6 +1,7 @@
 //! Walking the paths given on the command line into a [`Workspace`] (the only file-system reader).
 
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -1145,8 +1146,10 @@ struct Pending {
     cwd: PathBuf,
     /// Editor workspace folders: paths are shown relative to the one holding them.
     shown_from: Vec<PathBuf>,
-    /// Where each path is in `files`: a lookup per file, not a search.
-    index: FastMap<Key, usize>,
+    /// Where each path is in `files`: a lookup per file, not a search. The table holds
+    /// positions, hashed by the file's key, so no path is copied into it.
+    index: hashbrown::HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
     files: Vec<PendingFile>,
     /// Each directory walked so far, by its normalized absolute path: the path as given and
     /// the files the walk listed, sorted.
@@ -1155,7 +1158,8 @@ struct Pending {
 
 impl Pending {
     fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
-        Pending { cwd, shown_from, index: FastMap::default(), files: Vec::new(), listed: FastMap::default() }
+        let index = hashbrown::HashTable::new();
+        Pending { cwd, shown_from, index, hasher: Default::default(), files: Vec::new(), listed: FastMap::default() }
     }
 
     /// A new, empty list with the same way of showing paths.
@@ -1167,7 +1171,7 @@ impl Pending {
     /// listings go too: only placing agents reads them, which is done by the first read, and a
     /// large repository's listing is megabytes held while every file is read and parsed.
     fn take(&mut self) -> Vec<PendingFile> {
-        self.index = FastMap::default();
+        self.index = hashbrown::HashTable::new();
         self.listed = FastMap::default();
         std::mem::take(&mut self.files)
     }
@@ -1199,7 +1203,7 @@ impl Pending {
     ) -> Result<(), ConfigError> {
         let first = self.files.len();
         self.files.reserve(files.len());
-        self.index.reserve(files.len());
+        self.index.reserve(files.len(), |&i| self.hasher.hash_one(&self.files[i].path));
         // Each file's key and shown path on all cores (allocations, and most of the work),
         // while this thread adds the ones named so far.
         let namer = self.empty();
@@ -1295,7 +1299,8 @@ impl Pending {
         role: Role,
         kind: KindHint,
     ) -> Result<(), ConfigError> {
-        if let Some(&at) = self.index.get(&key) {
+        let hash = self.hasher.hash_one(&key);
+        if let Some(&at) = self.index.find(hash, |&i| self.files[i].path == key) {
             let existing = &mut self.files[at];
             // An agent walk knows better than name-based classification.
             if matches!(kind, KindHint::Is(_)) && existing.kind == KindHint::Classify {
@@ -1309,7 +1314,7 @@ impl Pending {
             // Governed by a broken config: not read, but rules may still ask whether it exists.
             None => (Arc::new(Config::defaults(dir)), KindHint::KnownOnly),
         };
-        self.index.insert(key.clone(), self.files.len());
+        self.index.insert_unique(hash, self.files.len(), |&i| self.hasher.hash_one(&self.files[i].path));
         self.files.push(PendingFile { path: key, display, config, role, kind, plain: false });
         Ok(())
     }
