@@ -186,6 +186,9 @@ fn report_foreign(workspace: &Workspace, suppressions: &mut [Vec<Suppression>], 
             by_file[d.file.0 as usize].push((file.lines().line_of(d.span.start), d.code));
         }
     }
+    // A comment's message lists the codes it leaves reported in the order they occur in the
+    // file, whatever order the families found them in.
+    by_file.iter_mut().for_each(|found| found.sort_unstable());
     // Every reported file's comments are read for other tools' suppressions: on all cores.
     let reported: Vec<_> = workspace.files().iter().zip(&by_file).filter(|(file, _)| file.reported).collect();
     let foreign = crate::util::par_map(&reported, |(file, findings)| {

@@ -830,6 +830,25 @@ fn a_noqa_on_a_reported_line_names_the_stagelint_comment() {
     assert!(!stdout(&output).contains("ForeignSuppression"), "{}", stdout(&output));
 }
 
+#[test]
+fn a_foreign_comment_lists_the_codes_it_leaves_reported_in_file_order() {
+    // The unbalanced `{{#if}}` (line 3) is found while its workflow is checked, before the
+    // unknown variable (line 2): the message follows the file, not the order of the rules.
+    let dir = common::temp_files(&[
+        ("workflows/build.yaml", "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n"),
+        (
+            "workflows/prompts/plan.md",
+            "<!-- markdownlint-disable -->\nPlan for {{isueTitle}}.\n{{#if commentBody}}\nSaid: {{commentBody}}\n",
+        ),
+    ]);
+    let output = stagelint(&["check", "--format", "concise"], dir.path());
+    assert!(
+        stdout(&output).contains("so `lastlight/UnknownVariable`, `lastlight/UnbalancedIf` is still reported here; to suppress it write `<!-- stagelint: ignore-file[lastlight/UnknownVariable, lastlight/UnbalancedIf] -->`"),
+        "{}",
+        stdout(&output)
+    );
+}
+
 /// Issue 16 audit: a pre-commit hook names only the changed files. Two stages sharing an id
 /// (`lint.md` and a Finder copy, which sorts first) show the clash whichever one is named,
 /// also on standard input; and the dry-run refuses the stage before looking for a cassette.
