@@ -1,7 +1,7 @@
 //! Work spread over all cores, results kept in order. The machines stagelint runs on are
 //! often small (CI runners, laptops on battery): two cores is the case to be good at.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// The cores to use, asked once: each answer reads the cgroup files again.
@@ -91,10 +91,16 @@ pub fn par_map_consume<T: Send, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sy
         todo.push(Mutex::new(chunk));
     }
     let next = AtomicUsize::new(0);
+    // Set when any thread panics: no more chunks are claimed, so the panic surfaces after the
+    // chunks being mapped, not after all the rest.
+    let stop = AtomicBool::new(false);
     let done = Mutex::new(Done { chunks: todo.iter().map(|_| None).collect(), lost: false });
     let ready = Condvar::new();
     // Claims the next chunk and maps it; false when none is left.
     let map_next = || {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
         let index = next.fetch_add(1, Ordering::Relaxed);
         let Some(chunk) = todo.get(index) else { return false };
         let chunk = std::mem::take(&mut *relock(chunk.lock()));
@@ -114,11 +120,13 @@ pub fn par_map_consume<T: Send, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sy
             .map(|_| {
                 scope.spawn(|| {
                     // A worker that panics says so, or the caller would wait for its chunk forever.
-                    let _alarm = Alarm { done: &done, ready: &ready };
+                    let _alarm = Alarm { done: &done, ready: &ready, stop: &stop };
                     while map_next() {}
                 })
             })
             .collect();
+        // A panic here (in `consume`, or in a chunk this thread maps) stops the workers too.
+        let _halt = Halt(&stop);
         for index in 0..todo.len() {
             let mapped = loop {
                 let mut state = relock(done.lock());
@@ -155,17 +163,30 @@ struct Done<T, R> {
     lost: bool,
 }
 
-/// Marks the work lost when its thread unwinds.
+/// Marks the work lost, and stops the other threads, when its thread unwinds.
 struct Alarm<'a, T, R> {
     done: &'a Mutex<Done<T, R>>,
     ready: &'a Condvar,
+    stop: &'a AtomicBool,
 }
 
 impl<T, R> Drop for Alarm<'_, T, R> {
     fn drop(&mut self) {
         if std::thread::panicking() {
+            self.stop.store(true, Ordering::Relaxed);
             relock(self.done.lock()).lost = true;
             self.ready.notify_all();
+        }
+    }
+}
+
+/// Stops the workers when the calling thread unwinds.
+struct Halt<'a>(&'a AtomicBool);
+
+impl Drop for Halt<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -224,5 +245,25 @@ mod tests {
             par_map_consume(items, |&i| if i == 4321 { panic!("item {i}") } else { i }, |_, _| {})
         });
         assert!(outcome.is_err());
+    }
+
+    #[test]
+    fn a_panic_while_consuming_stops_the_mapping_of_the_rest() {
+        let mapped = AtomicUsize::new(0);
+        let items: Vec<usize> = (0..2000).collect();
+        let outcome = std::panic::catch_unwind(|| {
+            par_map_consume(
+                items,
+                |&i| {
+                    mapped.fetch_add(1, Ordering::Relaxed);
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                    i
+                },
+                |_, _| panic!("the first item"),
+            )
+        });
+        assert!(outcome.is_err());
+        // The chunks under way finish; no new ones start.
+        assert!(mapped.load(Ordering::Relaxed) < 1000, "{} of 2000 mapped", mapped.load(Ordering::Relaxed));
     }
 }
