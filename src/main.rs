@@ -116,8 +116,11 @@ enum RunFormat {
 }
 
 fn main() -> ExitCode {
-    stagelint::util::tune_allocator();
     let cli = Cli::parse();
+    #[cfg(feature = "lsp")]
+    stagelint::util::tune_allocator(matches!(cli.command, Command::Lsp));
+    #[cfg(not(feature = "lsp"))]
+    stagelint::util::tune_allocator(false);
     let result = match cli.command {
         Command::Check(args) => cli::check::run(args),
         Command::Rules => run_rules(),
