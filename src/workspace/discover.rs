@@ -1232,9 +1232,8 @@ impl Pending {
         if !listed.is_sorted_by(|a, b| crate::util::path_order(a, b).is_le()) {
             listed.sort();
         }
-        let files = listed;
         let absolute = if root.is_absolute() { root.to_path_buf() } else { self.cwd.join(root) };
-        self.listed.insert(normalize(&absolute), (root.to_path_buf(), files));
+        self.listed.insert(normalize(&absolute), (root.to_path_buf(), listed));
         Ok(())
     }
 

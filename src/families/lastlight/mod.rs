@@ -31,11 +31,7 @@ impl Family for Lastlight {
 
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>) {
         let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::Workflow).collect();
-        let docs: Vec<WorkflowDoc> = par_map(&files, |file| {
-            let mut doc = WorkflowDoc::parse(file);
-            doc.locate_prompts(workspace);
-            doc
-        });
+        let docs: Vec<WorkflowDoc> = par_map(&files, |file| WorkflowDoc::located(file, workspace));
         // Two independent passes over all workflows, one per core.
         let (uses, index) = crate::util::par_join(
             docs.len() >= crate::util::PAR_MIN_ITEMS,
@@ -112,3 +108,28 @@ const EDITOR: editor::Hooks = editor::Hooks {
     folds: ide::folds,
     ..editor::Hooks::NONE
 };
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::Config;
+
+    /// A prompt no workflow pass reads (a library caller's workspace of the prompt alone) still
+    /// has its own structure checked: the workflow passes claim the prompts they read, and the
+    /// rest are checked on their own.
+    #[test]
+    fn a_prompt_no_workflow_reads_is_still_checked_alone() {
+        let mut workspace = Workspace::new();
+        let path = PathBuf::from("/repo/workflows/prompts/plan.md");
+        let config = Arc::new(Config::defaults(std::path::Path::new("/repo")));
+        let text = "Plan.\n{{#if commentBody}}\nSaid: {{commentBody}}\n".to_string();
+        workspace.add(path, "plan.md".into(), text, FileKind::WorkflowPrompt, config);
+        let mut out = Vec::new();
+        Lastlight.check(&workspace, &mut out);
+        let codes: Vec<&str> = out.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["lastlight/UnbalancedIf"]);
+    }
+}

@@ -23,8 +23,8 @@ pub struct WorkflowDoc<'w> {
     /// The prompt paths it names, each with where it resolves: resolved once, read by the
     /// rules that follow prompts (files, templates, how often each prompt is used).
     pub prompts: Vec<(Ref<'w>, Result<PathBuf, PathProblem>)>,
-    /// For each of `prompts`, the file of the workspace it names, once
-    /// [`WorkflowDoc::locate_prompts`] has looked (the family's check does); empty before.
+    /// For each of `prompts`, the file of the workspace it names: found by
+    /// [`WorkflowDoc::located`] (the family's check); empty in a doc made by `parse` alone.
     pub prompt_files: Vec<Option<FileId>>,
     /// [`prompt_base`] of the file, found once: every lookup by namespace asks for it.
     base: &'w Path,
@@ -65,12 +65,14 @@ impl<'w> WorkflowDoc<'w> {
         WorkflowDoc { file, root, errors: &parsed.errors, prompts, prompt_files: Vec::new(), base }
     }
 
-    /// Finds the file each prompt reference names, once per distinct path (a workflow often
-    /// names its build prompt again as the fix prompt): the rules that follow prompts read
-    /// [`WorkflowDoc::prompt_file`] instead of looking each path up again.
-    pub fn locate_prompts(&mut self, workspace: &'w Workspace) {
-        let mut found: Vec<Option<FileId>> = Vec::with_capacity(self.prompts.len());
-        for (i, (_, path)) in self.prompts.iter().enumerate() {
+    /// [`WorkflowDoc::parse`], with the file each prompt reference names found once per
+    /// distinct path (a workflow often names its build prompt again as the fix prompt): the
+    /// rules that follow prompts read [`WorkflowDoc::prompt_file`] instead of looking each path
+    /// up again.
+    pub fn located(file: &'w SourceFile, workspace: &Workspace) -> WorkflowDoc<'w> {
+        let mut doc = WorkflowDoc::parse(file);
+        let mut found: Vec<Option<FileId>> = Vec::with_capacity(doc.prompts.len());
+        for (i, (_, path)) in doc.prompts.iter().enumerate() {
             let Ok(path) = path else {
                 found.push(None);
                 continue;
@@ -78,22 +80,20 @@ impl<'w> WorkflowDoc<'w> {
             let same = |(_, earlier): &(Ref, Result<PathBuf, PathProblem>)| {
                 earlier.as_ref().is_ok_and(|e| e.as_os_str() == path.as_os_str())
             };
-            let id = match self.prompts[..i].iter().position(same) {
+            let id = match doc.prompts[..i].iter().position(same) {
                 Some(earlier) => found[earlier],
                 None => workspace.file_at(path).map(|f| f.id),
             };
             found.push(id);
         }
-        self.prompt_files = found;
+        doc.prompt_files = found;
+        doc
     }
 
-    /// The file the `i`th prompt reference names, if it is one of the workspace's.
+    /// The file the `i`th prompt reference names, if it is one of the workspace's (in a doc
+    /// made by [`WorkflowDoc::located`]).
     pub fn prompt_file<'a>(&self, i: usize, workspace: &'a Workspace) -> Option<&'a SourceFile> {
-        match (self.prompt_files.get(i), &self.prompts.get(i)?.1) {
-            (Some(id), _) => id.map(|id| workspace.file(id)),
-            (None, Ok(path)) => workspace.file_at(path),
-            (None, Err(_)) => None,
-        }
+        self.prompt_files.get(i).copied().flatten().map(|id| workspace.file(id))
     }
 
     pub fn dir(&self) -> &'w Path {

@@ -44,7 +44,7 @@ pub(super) struct Ctx<'a, 'w> {
 pub(super) type PromptUses = Vec<(u32, u32)>;
 
 /// How many workflows and phases name each prompt file, from the files `docs` located
-/// ([`WorkflowDoc::locate_prompts`]); `files` is the number of files in the workspace.
+/// ([`WorkflowDoc::located`]); `files` is the number of files in the workspace.
 pub(super) fn prompt_uses(docs: &[WorkflowDoc], files: usize) -> PromptUses {
     let mut counts = vec![(0, 0); files];
     let mut seen: Vec<(u32, usize)> = Vec::new();

@@ -77,11 +77,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             before_run: reference.key == "prompt",
             file: prompt.id,
             used_at: Some(reference.node.span),
-            uses: ctx
-                .uses
-                .get(prompt.id.0 as usize)
-                .filter(|c| c.0 > 0)
-                .map_or((1, 1), |&(w, p)| (w as usize, p as usize)),
+            uses: ctx.uses.get(prompt.id.0 as usize).map_or((1, 1), |&(w, p)| (w as usize, p as usize)),
         };
         variables(ctx, &known, scope, tags, &mut found);
     }
@@ -101,11 +97,15 @@ pub(super) fn check_prompt_structure(file: &SourceFile, out: &mut Vec<Diagnostic
 /// that engine is the file's own.
 fn prompt_structure(file: &SourceFile, parsed: Option<(Engine, &[Tag])>, out: &mut Vec<Diagnostic>) {
     let engine = file.config.lastlight.engine;
-    let code = markdown::code_regions(&file.text, 0);
-    match parsed {
-        Some((read_as, tags)) if read_as == engine => structure(file.id, &file.text, engine, tags, &code, out),
-        _ => structure(file.id, &file.text, engine, &tpl::parse(&file.text, 0, engine), &code, out),
-    }
+    let own;
+    let tags = match parsed {
+        Some((read_as, tags)) if read_as == engine => tags,
+        _ => {
+            own = tpl::parse(&file.text, 0, engine);
+            &own
+        }
+    };
+    structure(file.id, &file.text, engine, tags, &markdown::code_regions(&file.text, 0), out);
 }
 
 /// Findings about tags the engine leaves verbatim or pairs wrongly. A tag left verbatim is
