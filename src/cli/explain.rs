@@ -15,6 +15,7 @@ const TOPICS: &[(&str, &str, &str)] = &[
         include_str!("../../docs/decisions.md"),
     ),
     ("configuration", "stagelint.toml: every table and key", include_str!("../../docs/configuration.md")),
+    ("versions", "the upstream releases each family models, and what changes between them", ""),
     (
         "security",
         "what stagelint does with an untrusted repository, and the tests that show it",
@@ -28,7 +29,9 @@ pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
         let _ = out.write_all(listing().as_bytes());
         return Ok(ExitCode::SUCCESS);
     };
-    if let Some((_, _, text)) = TOPICS.iter().find(|(name, _, _)| fold(name) == fold(topic)) {
+    if let Some((name, _, text)) = TOPICS.iter().find(|(name, _, _)| fold(name) == fold(topic)) {
+        // The releases are data, not a page: the text is made from the table.
+        let text = if *name == "versions" { stagelint::registry::releases::versions_text() } else { text.to_string() };
         let _ = writeln!(out, "{}", text.trim_end());
         return Ok(ExitCode::SUCCESS);
     }

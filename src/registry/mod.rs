@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod cassette;
 pub mod lastlight;
+pub mod releases;
 pub mod sm;
 pub mod stagelint;
 pub mod steps;
