@@ -1,0 +1,176 @@
+//! The config that governs each directory: found upward once per directory, loaded once per
+//! file, and in the editor's tolerant mode a broken one recorded instead of failing discovery.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{self, Config, ConfigError, EngineSource};
+use crate::util::FastMap;
+use crate::workspace::discover::context::detect_engine;
+
+/// A config with the Last Light engine detected, per `workflows` directory.
+type EngineConfigs = HashMap<PathBuf, Arc<Config>>;
+
+/// Finds and loads the config for each directory once.
+pub struct ConfigCache {
+    by_dir: FastMap<PathBuf, Result<Arc<Config>, ConfigError>>,
+    by_file: FastMap<PathBuf, Result<Arc<Config>, ConfigError>>,
+    /// The nearest config file at or above each directory looked at.
+    nearest: FastMap<PathBuf, Option<PathBuf>>,
+    /// The built-in defaults, shared by every directory no config file governs: a config is a
+    /// few hundred small allocations, and a large repository has thousands of directories.
+    defaults: Option<Arc<Config>>,
+    /// The directory asked about last, and its answer.
+    last: Option<(PathBuf, Result<Arc<Config>, ConfigError>)>,
+    /// Set by `--config`: one config for everything.
+    forced: Option<Arc<Config>>,
+    /// Config texts an editor holds (saved or not), read instead of the files.
+    overlay: HashMap<PathBuf, String>,
+    /// The language server's mode: a config that cannot be used is recorded in `broken` and the
+    /// files it governs are left out, instead of failing the whole discovery.
+    tolerant: bool,
+    broken: std::collections::BTreeMap<PathBuf, ConfigError>,
+    /// Configs with the Last Light engine detected: per config (by address, kept alive here so
+    /// the address is not reused), per `workflows` directory.
+    engines: HashMap<usize, (Arc<Config>, EngineConfigs)>,
+}
+
+impl ConfigCache {
+    pub fn new(forced: Option<Config>) -> ConfigCache {
+        ConfigCache {
+            by_dir: FastMap::default(),
+            by_file: FastMap::default(),
+            nearest: FastMap::default(),
+            defaults: None,
+            last: None,
+            forced: forced.map(Arc::new),
+            overlay: HashMap::new(),
+            tolerant: false,
+            broken: std::collections::BTreeMap::new(),
+            engines: HashMap::new(),
+        }
+    }
+
+    /// The config of a Last Light file whose config names no engine: the engine detected from
+    /// the repository around its `workflows/` directory, one shared config per (config,
+    /// directory).
+    pub(super) fn with_engine(&mut self, path: &Path, config: Arc<Config>) -> Arc<Config> {
+        if config.lastlight.engine_source == EngineSource::Configured {
+            return config;
+        }
+        let Some(workflows) = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")) else {
+            return config;
+        };
+        let key = Arc::as_ptr(&config) as usize;
+        let (_, by_dir) = self.engines.entry(key).or_insert_with(|| (config.clone(), HashMap::new()));
+        // Asked once per file: found without building a key.
+        if let Some(detected) = by_dir.get(workflows) {
+            return detected.clone();
+        }
+        let detected = match detect_engine(workflows) {
+            Some((engine, marker)) => {
+                let mut detected = (*config).clone();
+                detected.lastlight.engine = engine;
+                detected.lastlight.engine_source = EngineSource::Detected(marker);
+                Arc::new(detected)
+            }
+            None => config,
+        };
+        by_dir.insert(workflows.to_path_buf(), detected.clone());
+        detected
+    }
+
+    /// The cache of an editor: configs are read from `overlay` when it holds them (unsaved
+    /// edits count), and a broken one only leaves out the files it governs.
+    pub fn for_editor(overlay: &HashMap<PathBuf, String>) -> ConfigCache {
+        ConfigCache { tolerant: true, ..ConfigCache::new(None).with_overlay(overlay) }
+    }
+
+    /// Reads config files from `overlay` when it holds them.
+    pub fn with_overlay(mut self, overlay: &HashMap<PathBuf, String>) -> ConfigCache {
+        self.overlay = overlay
+            .iter()
+            .filter(|(path, _)| is_config_name(path))
+            .map(|(path, text)| (path.clone(), text.clone()))
+            .collect();
+        self
+    }
+
+    /// The config that governs files in `dir` (nearest `stagelint.toml` upward, else defaults).
+    pub fn for_dir(&mut self, dir: &Path) -> Result<Arc<Config>, ConfigError> {
+        if let Some(forced) = &self.forced {
+            return Ok(forced.clone());
+        }
+        // A walk's files come directory by directory: the last answer, compared as bytes, is
+        // cheaper than hashing the path again.
+        if let Some((last, found)) = &self.last
+            && last.as_os_str() == dir.as_os_str()
+        {
+            return found.clone();
+        }
+        if let Some(found) = self.by_dir.get(dir) {
+            let found = found.clone();
+            self.last = Some((dir.to_path_buf(), found.clone()));
+            return found;
+        }
+        let config = match self.find(dir) {
+            Some(path) => match self.by_file.get(&path) {
+                Some(loaded) => loaded.clone(),
+                None => {
+                    let loaded = match self.overlay.get(&path) {
+                        Some(text) => Config::parse(text, &path),
+                        None => Config::load(&path),
+                    }
+                    .map(Arc::new);
+                    self.by_file.insert(path, loaded.clone());
+                    loaded
+                }
+            },
+            // Their root is never read: it anchors a config file's globs and paths, and the
+            // defaults have none.
+            None => Ok(self.defaults.get_or_insert_with(|| Arc::new(Config::defaults(dir))).clone()),
+        };
+        self.by_dir.insert(dir.to_path_buf(), config.clone());
+        self.last = Some((dir.to_path_buf(), config.clone()));
+        config
+    }
+
+    /// [`ConfigCache::for_dir`] for discovery: in tolerant mode a broken config is recorded and
+    /// gives `None` (leave the file out) instead of an error.
+    pub(super) fn governing(&mut self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
+        match self.for_dir(dir) {
+            Ok(config) => Ok(Some(config)),
+            Err(error) if self.tolerant => {
+                self.broken.entry(error.path.clone()).or_insert(error);
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The configs that could not be used (tolerant mode only), by path.
+    pub fn broken(&self) -> impl Iterator<Item = &ConfigError> {
+        self.broken.values()
+    }
+
+    /// The nearest config file at or above `dir`, on disk or in the overlay. Each directory is
+    /// looked at once: its answer is its own config or its parent's (cached) answer.
+    fn find(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(found) = self.nearest.get(dir) {
+            return found.clone();
+        }
+        let here = config::CONFIG_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| self.overlay.contains_key(candidate) || candidate.is_file());
+        let found = here.or_else(|| dir.parent().and_then(|parent| self.find(parent)));
+        self.nearest.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// Whether `path` is named like a config file.
+pub fn is_config_name(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|name| config::CONFIG_NAMES.contains(&name))
+}
