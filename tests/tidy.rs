@@ -184,6 +184,43 @@ fn every_import_goes_to_a_lower_floor() {
     assert!(upward.is_empty(), "imports that do not go to a lower floor:\n{}", upward.join("\n"));
 }
 
+/// The runtime's core modules an engine builds on (`src/runtime/mod.rs` draws the halves).
+const RUNTIME_LOWER_HALF: &[&str] = &["engine", "run", "events", "read", "text", "wire"];
+
+/// The runtime folders that are no engine: the `cassette/` family and the wire formats.
+const RUNTIME_CORE_FOLDERS: &[&str] = &["lint", "wire"];
+
+/// An engine (a folder under `src/runtime/`) imports the core's lower half and its own folder:
+/// never the dispatch (`runtime/mod.rs`, `target`, `report`, `lint`) nor another engine.
+#[test]
+fn engines_import_only_the_runtime_cores_lower_half() {
+    let mut found = Vec::new();
+    for (path, text) in files(&["src/runtime"]) {
+        let module = module_path(&path);
+        let Some(engine) = module.get(1) else { continue };
+        if RUNTIME_CORE_FOLDERS.contains(&engine.as_str()) || !Path::new("src/runtime").join(engine).is_dir() {
+            continue;
+        }
+        let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+        let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+        for (at, _) in code.match_indices("crate::runtime::") {
+            let rest = &code[at + "crate::runtime::".len()..];
+            let targets: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => split_top(group).into_iter().map(|item| ident(item.trim_start())).collect(),
+                None => vec![ident(rest)],
+            };
+            for target in targets {
+                if target != *engine && !RUNTIME_LOWER_HALF.contains(&target.as_str()) {
+                    found.push(format!("{}: engine `{engine}` imports `runtime::{target}`", path.display()));
+                }
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 #[test]
 fn the_import_reader_sees_groups_nested_paths_and_super_chains() {
     let module: Vec<String> = ["families", "sm", "model"].iter().map(|s| s.to_string()).collect();

@@ -1,22 +1,18 @@
-//! From paths to a dry-run: reads the definitions (through `workspace::discover`, the one
-//! place that touches the file system) and picks a stage or a machine run.
+//! From paths to a dry-run: the engines are asked in order (`runtime::ENGINES`) which of them
+//! runs `path`; the last answers every path no other engine claims.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::runtime::{DryRun, Options, cassette_path_for};
-use crate::workspace::discover::{ConfigCache, absolute, discover_with_overlay, read_as};
-use crate::workspace::{FileKind, SM_FILE_NAMES, Workspace};
+use crate::runtime::ENGINES;
+use crate::runtime::engine::Request;
+use crate::runtime::run::{DryRun, Options};
+use crate::workspace::Workspace;
+use crate::workspace::discover::{ConfigCache, absolute};
 
-/// Machine cassette names, beside `sm.yaml`.
-pub const MACHINE_CASSETTES: [&str; 3] = ["sm.cassette.yaml", "sm.cassette.yml", "sm.cassette.json"];
-
-fn sm_dir(workspace: &Workspace, sm: crate::diagnostic::FileId) -> PathBuf {
-    workspace.file(sm).path.parent().map(Path::to_path_buf).unwrap_or_default()
-}
-
-/// Dry-runs `path` (a stage file, a state-machine file or its directory) against `cassette`
-/// (default: by convention). `overlay` holds unsaved editor texts.
+/// Dry-runs `path` (what an engine runs: a stage file, a state-machine file or its directory)
+/// against `cassette` (default: by the engine's convention). `overlay` holds unsaved editor
+/// texts.
 pub fn dry_run_path(
     path: &Path,
     cassette: Option<&Path>,
@@ -24,20 +20,10 @@ pub fn dry_run_path(
     configs: &mut ConfigCache,
     overlay: &HashMap<PathBuf, String>,
 ) -> Result<(Workspace, DryRun), String> {
-    let path = absolute(path);
-    let sm_file = if path.is_dir() {
-        let found = SM_FILE_NAMES.iter().map(|name| path.join(name)).find(|p| p.is_file());
-        Some(found.ok_or_else(|| format!("{}: no sm.yaml or sm.json here", path.display()))?)
-    } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| SM_FILE_NAMES.contains(&n)) {
-        Some(path.clone())
-    } else {
-        None
-    };
-    let cassette = cassette.map(absolute);
     // Only a regular file is a cassette: standard input, a device or a FIFO could be endless or
     // block forever (unsaved editor text, in `overlay`, is a file's text).
-    if let Some(path) = cassette.as_ref().filter(|p| !overlay.contains_key(*p))
-        && let Ok(meta) = std::fs::metadata(path)
+    if let Some(path) = cassette.map(absolute).filter(|p| !overlay.contains_key(p))
+        && let Ok(meta) = std::fs::metadata(&path)
         && !meta.is_file()
     {
         return Err(format!(
@@ -45,51 +31,14 @@ pub fn dry_run_path(
             path.display()
         ));
     }
-    let mut roots = vec![sm_file.as_deref().and_then(Path::parent).map_or(path.clone(), Path::to_path_buf)];
-    roots.extend(cassette.clone());
-    let mut workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
-    if let Some(sm) = sm_file {
-        let sm = workspace.file_at(&sm).ok_or_else(|| format!("{}: not read", sm.display()))?.id;
-        // A machine cassette is passed, or sits beside the state machine as `sm.cassette.yaml`;
-        // else each stage's own cassette is used.
-        let cassette = match cassette {
-            Some(c) => Some(read_as(&mut workspace, &c, FileKind::Cassette, configs, overlay)?),
-            None => MACHINE_CASSETTES
-                .iter()
-                .find_map(|name| workspace.file_at(&sm_dir(&workspace, sm).join(name)).map(|f| f.id)),
-        };
-        let run = crate::runtime::machine(&workspace, sm, cassette, options);
-        return Ok((workspace, run));
+    let mut request = Request { options, configs, overlay };
+    for engine in ENGINES {
+        if let Some(ran) = engine.dry_run_path(path, cassette, &mut request) {
+            return ran;
+        }
     }
-    // Discovery keeps only the files a family reads: a plain markdown file is not among them.
-    let not_a_stage = || format!("{}: not a stage definition or a state machine", path.display());
-    let stage = workspace.file_at(&path).ok_or_else(|| {
-        if path.exists() { not_a_stage() } else { format!("{}: cannot read file: no such file", path.display()) }
-    })?;
-    if stage.kind != FileKind::Stage {
-        return Err(not_a_stage());
-    }
-    // A duplicate id is refused before any cassette is looked at (which one is the stage's?).
-    if let Some(refused) = crate::runtime::refuse_duplicate(&workspace, stage.id, None) {
-        return Ok((workspace, refused));
-    }
-    let doc = crate::families::sm::model::StageDoc::parse(stage);
-    let id = doc.stage_id().map(|(id, _)| id.to_string()).unwrap_or_default();
-    let cassette = match cassette {
-        Some(c) => c,
-        None => cassette_path_for(stage, &id).ok_or_else(|| {
-            format!("{}: no cassette: pass --cassette, or add `{id}.cassette.yaml` beside the stage", path.display())
-        })?,
-    };
-    if workspace.file_at(&cassette).is_none() {
-        roots.push(cassette.clone());
-        workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
-    }
-    let stage = workspace.file_at(&path).map(|f| f.id).ok_or("the stage vanished")?;
-    // A cassette named explicitly is read whatever its name (JSON or YAML by its text).
-    let cassette = read_as(&mut workspace, &cassette, FileKind::Cassette, configs, overlay)?;
-    let run = crate::runtime::stage(&workspace, stage, cassette, options);
-    Ok((workspace, run))
+    // The last engine answers every path; a guard, never reached.
+    Err(format!("{}: nothing to dry-run here", path.display()))
 }
 
 #[cfg(test)]

@@ -379,8 +379,9 @@ fn looks_like_workflow(text: &str) -> bool {
 
 /// The top-level keys of a YAML text, with the rest of their line: `key: value`,
 /// `"key": value`, `key : value`. They are at the indentation of the first line with content,
-/// usually column 0 (an indented top-level mapping is valid YAML too).
-fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
+/// usually column 0 (an indented top-level mapping is valid YAML too). Read by lines, so a
+/// file whose YAML is broken still has them; a flow mapping around the whole file has none.
+pub fn top_level_keys(text: &str) -> impl Iterator<Item = (&str, &str)> {
     let indent = root_indent(text);
     yaml_lines(text).filter_map(move |line| {
         let line = line.strip_prefix(indent)?;

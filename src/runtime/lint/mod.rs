@@ -1,36 +1,19 @@
 //! The `cassette/` family: dry-run cassettes (`*.cassette.yaml|yml|json`) are linted like any
-//! other file. Structural rules read the cassette alone; replay rules run the embedded
-//! runtime against the stage (or machine) the cassette belongs to and report where the
-//! recording and the definitions disagree, while the author types.
+//! other file. Each cassette goes to the engine whose cassette it is (`runtime::engine_of`):
+//! its structural rules read the cassette alone, its replay rules run the engine against the
+//! definitions the cassette belongs to and report where the recording and the definitions
+//! disagree, while the author types. Secrets are found here, in every engine's cassettes.
 
-mod ide;
 mod secrets;
 
-use std::collections::BTreeMap;
-
-use crate::cassette::{Cassette, Reply};
-use crate::diagnostic::{Diagnostic, FileId, Severity};
-use crate::editor;
+use crate::diagnostic::Diagnostic;
+use crate::editor::{self, CompletionItem, Cursor, HoverInfo, Target};
 use crate::families::{Family, RuleMeta};
-use crate::runtime::{self, Options, owners};
-use crate::source::Span;
-use crate::util::{did_you_mean, did_you_mean_styled, did_you_mean_valid, is_kebab_case};
-use crate::workspace::{SourceFile, Workspace};
+use crate::runtime::read::{cassettes, is_json};
+use crate::runtime::{ENGINES, engine_of};
+use crate::workspace::{FileKind, SourceFile, Workspace};
 
 pub use crate::registry::cassette::*;
-
-/// Codes only a replay can find.
-const REPLAY: [&str; 9] = [
-    ExecutionLimit,
-    ContextIncomplete,
-    StageInitFailed,
-    CassetteExhausted,
-    CassetteUnconsumed,
-    RequestDrift,
-    ExpectationFailed,
-    ToolFakeMissing,
-    ResultIgnored,
-];
 
 pub struct Cassettes;
 
@@ -61,156 +44,36 @@ pub fn check_cassettes(
     checked: &dyn Fn(&SourceFile) -> bool,
     out: &mut Vec<Diagnostic>,
 ) {
-    for file in runtime::cassettes(workspace).filter(|f| checked(f)) {
-        // The one reading path: the dry-run reports the same structural findings.
-        let (cassette, found) = runtime::read_cassette(file);
-        if !matches!(file.kind, crate::workspace::FileKind::Unreadable { .. }) {
-            secrets::check(file, runtime::is_json(file), out);
+    for file in cassettes(workspace).filter(|f| checked(f)) {
+        if !matches!(file.kind, FileKind::Unreadable { .. }) {
+            secrets::check(file, is_json(file), out);
         }
-        let broken = found.iter().any(|d| d.severity == Severity::Error);
-        out.extend(found);
-        if replays && !broken {
-            replay(workspace, file, &cassette, out);
-        }
+        engine_of(file).lint(workspace, file, replays, out);
     }
 }
 
 /// Whether only a replay finds `code` (the family's name counts: it covers them).
 pub fn is_replay_code(code: &str) -> bool {
-    code == "cassette" || REPLAY.contains(&code)
+    code == "cassette" || ENGINES.iter().any(|engine| engine.replay_codes().contains(&code))
 }
 
-/// The structural findings of a cassette: what the reader found, call ids, and fakes of tools
-/// outside the live tool set. `check` and the dry-run both report these, through
-/// [`runtime::read_cassette`].
-pub fn problems(file: &SourceFile, cassette: &Cassette) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = cassette
-        .problems
-        .iter()
-        .map(|p| {
-            Diagnostic::new(p.rule, file.id, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
-        })
-        .collect();
-    call_ids(file.id, cassette, &mut out);
-    tools(file, cassette, &mut out);
-    out
+/// What the family answers in the editor: what the engine of the cassette under the cursor
+/// answers.
+const EDITOR: editor::Hooks = editor::Hooks { completions, hover, definitions, ..editor::Hooks::NONE };
+
+/// The cassette file under the cursor.
+fn cassette_at(workspace: &Workspace, at: Cursor) -> Option<&SourceFile> {
+    Some(workspace.file(at.file)).filter(|f| f.kind == FileKind::Cassette)
 }
 
-/// Call ids are unique in a cassette; `grant`, `results` and `expect` name calls of their turn.
-fn call_ids(file: FileId, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
-    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
-    for part in cassette.parts() {
-        for turn in part.attempts.iter().flat_map(|a| &a.turns) {
-            for (id, span) in &turn.call_spans {
-                if let Some(first) = seen.get(id.as_str()) {
-                    let message = format!(
-                        "call id `{id}` is used twice; results, grants and expectations could not tell them apart"
-                    );
-                    out.push(
-                        Diagnostic::new(DuplicateCallId, file, *span, message)
-                            .with_related(file, *first, "first used here")
-                            .with_help("number calls `c1`, `c2`, … in the order they appear"),
-                    );
-                } else {
-                    seen.insert(id, *span);
-                }
-            }
-            let Reply::Response(response) = &turn.reply else { continue };
-            let ids: Vec<&str> = response.calls().map(|c| c.id.as_str()).collect();
-            let mut unknown = |id: &str, span: Span, what: &str| {
-                if !ids.contains(&id) && !cassette.unread_calls.contains(id) {
-                    let hint = did_you_mean(id, ids.iter().copied())
-                        .map_or(String::new(), |s| format!("; did you mean `{s}`?"));
-                    let message = format!("{what} names call `{id}`, which this turn's response does not make{hint}");
-                    out.push(Diagnostic::new(UnknownCallId, file, span, message));
-                }
-            };
-            for (id, (_, span)) in &turn.grant {
-                unknown(id, *span, "`grant`");
-            }
-            for (id, (_, span)) in &turn.results {
-                unknown(id, *span, "`results`");
-            }
-            for expect in &turn.expect {
-                for id in expect.call.iter().chain(expect.calls.iter().flatten()) {
-                    unknown(id, expect.span, "an expectation");
-                }
-            }
-        }
-    }
+fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
+    cassette_at(workspace, at).map_or_else(Vec::new, |file| (engine_of(file).editor().completions)(workspace, at))
 }
 
-/// A fake for a tool outside the live tool set can never be dispatched.
-fn tools(file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
-    let known = &file.config.tools;
-    for part in cassette.parts() {
-        // The other fakes' names tell `WebFetch` from `web-fetch` for a `webfetch`.
-        let neighbours: Vec<&str> =
-            part.tool_keys.iter().map(|(n, _)| n.as_str()).filter(|n| known.iter().any(|k| k == n)).collect();
-        for (name, span) in &part.tool_keys {
-            if known.contains(name) {
-                continue;
-            }
-            let suggestion = did_you_mean_styled(name, known.iter().map(String::as_str), &neighbours);
-            let hint = suggestion.as_ref().map_or(String::new(), |s| format!("; did you mean {}?", s.shown()));
-            let message =
-                format!("`tools.{name}` fakes a tool that is not in the live tool set, so no call can reach it{hint}");
-            let diagnostic = Diagnostic::new(UnknownTool, file.id, *span, message);
-            out.push(match suggestion {
-                Some(guess) => diagnostic.with_guess(*span, guess.first().to_string(), &guess),
-                None => diagnostic,
-            });
-        }
-    }
+fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
+    cassette_at(workspace, at).and_then(|file| (engine_of(file).editor().hover)(workspace, at))
 }
 
-/// Replays the cassette against its stage or machine and keeps what the replay found in it.
-fn replay(workspace: &Workspace, file: &SourceFile, cassette: &Cassette, out: &mut Vec<Diagnostic>) {
-    let options = Options { strict: false, explain_init: false };
-    let result = if cassette.is_machine() {
-        let Some(sm) = owners::owning_machine(workspace, file) else {
-            let message =
-                "a machine cassette (`stages:`) must sit in a state machine's directory, beside its `sm.yaml`";
-            out.push(Diagnostic::new(UnknownStage, file.id, Span::empty(0), message));
-            return;
-        };
-        runtime::machine(workspace, sm, Some(file.id), options)
-    } else {
-        let Some((id, span)) = &cassette.stage.stage else { return };
-        let Some(stage) = owners::stage_for(workspace, file, id) else {
-            let near = owners::stages_in_scope(workspace, file);
-            // A stage whose id is not kebab-case is about to be renamed: no fix towards it.
-            let hint = did_you_mean_valid(id, near.iter().map(|(id, _)| id.as_str()), is_kebab_case);
-            let place =
-                if owners::owning_machine(workspace, file).is_some() { "this state machine" } else { "this directory" };
-            let message = match hint {
-                Some((s, true)) => format!("no stage `{id}` in {place}; did you mean `{s}`?"),
-                Some((s, false)) => format!(
-                    "no stage `{id}` in {place}, so this cassette is never replayed; the closest id, `{s}`, is not kebab-case (`sm/InvalidStageId`)"
-                ),
-                None => format!("no stage `{id}` in {place}, so this cassette is never replayed"),
-            };
-            let fix = hint.filter(|(_, valid)| *valid).map(|(s, _)| s);
-            out.push(Diagnostic::new(UnknownStage, file.id, *span, message).with_suggestion(*span, fix));
-            return;
-        };
-        // The reader's own problems are reported above; only the replay's findings are kept.
-        runtime::stage_with(workspace, stage.id, file.id, cassette, Vec::new(), options)
-    };
-    // An execution limit is found by replaying the cassette but points at the stage's `next`.
-    let kept = |d: &Diagnostic| (d.file == file.id || d.code == ExecutionLimit) && REPLAY.contains(&d.code);
-    for finding in result.findings.into_iter().filter(kept) {
-        // Two machine cassettes may find the same loop.
-        if !out.contains(&finding) {
-            out.push(finding);
-        }
-    }
+fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+    cassette_at(workspace, at).map_or_else(Vec::new, |file| (engine_of(file).editor().definitions)(workspace, at))
 }
-
-/// What the family answers in the editor.
-const EDITOR: editor::Hooks = editor::Hooks {
-    completions: ide::completions,
-    hover: ide::hover,
-    definitions: ide::definitions,
-    ..editor::Hooks::NONE
-};

@@ -16,8 +16,8 @@ use crate::cassette::{Decision, Expect, FakeResult, Gate, Reply, StageCassette, 
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::registry::cassette as rules;
 use crate::runtime::events::Trace;
-use crate::runtime::messages;
-use crate::runtime::stage::{InitFailure, Phase, StageSpec};
+use crate::runtime::stages::messages;
+use crate::runtime::stages::stage::{InitFailure, Phase, StageSpec};
 use crate::source::Span;
 pub use expect::all_expectations;
 use expect::{Observed, Used, end_expectations, result_expectations};

@@ -1,4 +1,4 @@
-//! Editor features for cassettes: values after a key (works on half-typed YAML: it reads the
+//! Editor features in stage and machine cassettes: values after a key (works on half-typed YAML: it reads the
 //! line, not the tree), key documentation on hover, and `stage:` → the stage definition.
 
 use crate::cassette::{ACT_ENDS, BRANCHES, DECISIONS, DRIFT_MODES, GATE_OUTCOMES, OUTCOMES, STOPS, VERDICTS};
@@ -48,6 +48,10 @@ const KEYS: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
+/// What the stage engine answers in its cassettes.
+pub(super) const EDITOR: crate::editor::Hooks =
+    crate::editor::Hooks { completions, hover, definitions, ..crate::editor::Hooks::NONE };
+
 fn is_cassette(workspace: &Workspace, at: Cursor) -> bool {
     workspace.file(at.file).kind == FileKind::Cassette
 }
@@ -74,7 +78,7 @@ fn key_completions(located: Located) -> Vec<CompletionItem> {
         .collect()
 }
 
-pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
+fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionItem> {
     if !is_cassette(workspace, at) {
         return Vec::new();
     }
@@ -134,7 +138,7 @@ fn near_stages(workspace: &Workspace, at: Cursor) -> impl Iterator<Item = StageD
         .map(StageDoc::parse)
 }
 
-pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
+fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
     if !is_cassette(workspace, at) {
         return None;
     }
@@ -156,7 +160,7 @@ pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
 }
 
 /// `stage: <id>` → the stage definition's `id:`.
-pub(super) fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
+fn definitions(workspace: &Workspace, at: Cursor) -> Vec<Target> {
     if !is_cassette(workspace, at) {
         return Vec::new();
     }

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::families::sm::model::{CORE_CTX_FIELDS, StageDoc};
-use crate::runtime::owners;
+use crate::runtime::stages::owners;
 use crate::template::stage::{Segment, TagKind};
 use crate::workspace::FileKind;
 use crate::workspace::discover::{ConfigCache, absolute, discover};
 
-use crate::runtime::turns::{TurnLog, cassette_document};
+use crate::runtime::stages::turns::{TurnLog, cassette_document};
 use crate::runtime::wire::{WireError, WireFormat};
 
 /// One input: a name for messages (a path, or `-`) and its text.

@@ -10,9 +10,10 @@ use crate::cassette::StageCassette;
 use crate::cassette::provider::Provider;
 use crate::diagnostic::FileId;
 use crate::families::sm::model::StageDoc;
-use crate::runtime::engine::{Env, Live, Run};
-use crate::runtime::stage::StageSpec;
-use crate::runtime::{DryRun, Options, read_cassette};
+use crate::runtime::run::{DryRun, Options};
+use crate::runtime::stages::lifecycle::{Env, Live, Run};
+use crate::runtime::stages::stage::StageSpec;
+use crate::runtime::stages::{ending_of, finish_stages, optional_ctx, read_cassette};
 use crate::workspace::Workspace;
 
 /// Replaces every secret of a recorded cassette by its placeholder; returns how many.
@@ -33,7 +34,7 @@ pub fn record_stage(
     let file = workspace.file(stage_file);
     let doc = StageDoc::parse(file);
     let mut spec = StageSpec::read(&doc);
-    spec.optional_ctx = super::optional_ctx(workspace, file);
+    spec.optional_ctx = optional_ctx(workspace, file);
     let (cassette, seed_json) = match seed {
         Some(id) => {
             let (cassette, problems) = read_cassette(workspace.file(id));
@@ -69,10 +70,10 @@ pub fn record_stage(
     }
     out.insert("attempts".into(), Json::Array(attempts));
     let options = Options { strict: false, explain_init: true };
-    let init_failed = matches!(ended, super::engine::Ended::InitFailed);
+    let init_failed = matches!(ended, crate::runtime::stages::lifecycle::Ended::InitFailed);
     let stages = [stage_file];
     let explain = options.explain_init.then_some(&stages[..]);
     let title = format!("record stage {}", spec.id);
-    let ending = super::Ending::of(run, init_failed);
-    Ok((super::finish(workspace, ending, title, Some(stage_file), explain, None), Json::Object(out)))
+    let ending = ending_of(run, init_failed);
+    Ok((finish_stages(workspace, ending, title, Some(stage_file), explain), Json::Object(out)))
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use crate::diagnostic::FileId;
 use crate::families::sm::model::StageDoc;
-use crate::runtime::cassette_in_workspace;
+use crate::runtime::read::{cassettes, is_json};
+use crate::runtime::stages::cassette_in_workspace;
 use crate::workspace::{FileKind, SourceFile, Workspace};
 
 /// The state-machine file of the directory holding `file`, or the nearest above it.
@@ -64,10 +65,10 @@ pub fn stage_for<'w>(workspace: &'w Workspace, file: &SourceFile, id: &str) -> O
 /// then the others (scenarios) by path.
 pub fn cassettes_for(workspace: &Workspace, stage: &SourceFile, id: &str) -> Vec<FileId> {
     let conventional = cassette_in_workspace(workspace, stage, id);
-    let mut others: Vec<&SourceFile> = crate::runtime::cassettes(workspace)
+    let mut others: Vec<&SourceFile> = cassettes(workspace)
         .filter(|f| Some(f.id) != conventional)
         .filter(|f| {
-            let (cassette, _) = crate::cassette::read(&f.text, crate::runtime::is_json(f));
+            let (cassette, _) = crate::cassette::read(&f.text, is_json(f));
             !cassette.is_machine()
                 && cassette.stage.stage.as_ref().is_some_and(|(named, _)| named == id)
                 && stage_for(workspace, f, id).is_some_and(|owner| owner.id == stage.id)

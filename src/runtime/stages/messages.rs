@@ -2,7 +2,7 @@
 //! fingerprint after the turn that adds them, so changing a word here is a contract change:
 //! bump [`CONTRACT`] and say so in the changelog.
 
-use crate::runtime::stage::StageSpec;
+use crate::runtime::stages::stage::StageSpec;
 
 /// The version of these texts.
 /// `/2` added [`invalid_arguments`].
@@ -40,7 +40,7 @@ pub fn invalid_arguments(tool: &str, why: &str) -> String {
 }
 
 /// The completion payload's validation errors, returned as the call's result.
-pub fn parse_failure(stage: &StageSpec, errors: &[crate::runtime::engine::PayloadError]) -> String {
+pub fn parse_failure(stage: &StageSpec, errors: &[crate::runtime::stages::lifecycle::PayloadError]) -> String {
     let listed: Vec<String> = errors
         .iter()
         .map(|e| if e.at.is_empty() { e.message.clone() } else { format!("{}: {}", e.at, e.message) })

@@ -18,10 +18,11 @@ use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::sm::model::{SmDoc, StageDoc};
 use crate::families::sm::roles::{self, Role};
 use crate::registry::cassette as rules;
-use crate::runtime::engine::{Ended, Env, Producer, Run, StageResult};
-use crate::runtime::owners::owning_machine;
-use crate::runtime::stage::StageSpec;
-use crate::runtime::{DryRun, Ending, Options, cassette_in_workspace, read_cassette};
+use crate::runtime::run::{DryRun, Options, UNUSABLE};
+use crate::runtime::stages::lifecycle::{Ended, Env, Producer, Run, StageResult};
+use crate::runtime::stages::owners::owning_machine;
+use crate::runtime::stages::stage::StageSpec;
+use crate::runtime::stages::{cassette_in_workspace, ending_of, finish_stages, read_cassette, refused};
 use crate::source::Span;
 use crate::workspace::{FileKind, Workspace};
 
@@ -55,11 +56,11 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         codes.sort_unstable();
         codes.dedup();
         let why = format!("the state machine has errors that leave open what runs: {}", codes.join(", "));
-        return DryRun::failed_to_start(workspace, title, cassette_file, ambiguous, &why);
+        return refused(workspace, title, cassette_file, ambiguous, &why);
     }
     let Some((entry, entry_span)) = sm.entry().map(|(e, s)| (e.to_string(), s)) else {
         // `machine_errors` reports a missing entry; this is a guard, never reached.
-        return DryRun::failed_to_start(workspace, title, cassette_file, Vec::new(), "no entry stage");
+        return refused(workspace, title, cassette_file, Vec::new(), "no entry stage");
     };
     // The machine cassette, or the entry stage's own cassette, anchors findings and the ctx.
     let machine_cassette = cassette_file.map(|file| (file, read_cassette(workspace.file(file))));
@@ -79,12 +80,12 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         }
     }
     if problems.iter().any(|d| d.severity == crate::diagnostic::Severity::Error) {
-        return DryRun::failed_to_start(workspace, title, cassette_file, problems, super::UNUSABLE);
+        return refused(workspace, title, cassette_file, problems, UNUSABLE);
     }
     if let Some((file, (cassette, _))) = &machine_cassette
         && !cassette.is_machine()
     {
-        return DryRun::failed_to_start(
+        return refused(
             workspace,
             title,
             cassette_file,
@@ -102,13 +103,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
                 "no cassette for the entry stage `{entry}`: add `{entry}.cassette.yaml` beside it or pass --cassette"
             ),
         );
-        return DryRun::failed_to_start(
-            workspace,
-            title,
-            cassette_file,
-            vec![finding],
-            "no cassette for the entry stage",
-        );
+        return refused(workspace, title, cassette_file, vec![finding], "no cassette for the entry stage");
     };
     let env = Env { cassette_file: anchor_file, strict: options.strict };
     let mut run = Run::new(env, &Json::Null);
@@ -129,13 +124,13 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     machine.run.trace.emit("MachineStart", json!({"entry": entry}));
     let Some((entry, _)) = specs.get_key_value(&entry) else {
         // `machine_errors` reports an entry that names no stage; a guard, never reached.
-        return DryRun::failed_to_start(workspace, title, Some(anchor_file), Vec::new(), "no entry stage");
+        return refused(workspace, title, Some(anchor_file), Vec::new(), "no entry stage");
     };
     machine.from(entry, initial);
     machine.never_ran(entry);
     let init_failed = machine.init_failed;
     let explain = options.explain_init.then_some(&stage_files[..]);
-    super::finish(workspace, Ending::of(machine.run, init_failed), title, Some(anchor_file), explain, None)
+    finish_stages(workspace, ending_of(machine.run, init_failed), title, Some(anchor_file), explain)
 }
 
 /// A stage cassette was given where a machine cassette is needed: it records one stage, not
@@ -492,7 +487,7 @@ impl<'a> Machine<'a> {
                     format!("stage `{}`", entry.id)
                 };
                 let span = if entry.executions.len() > 1 { part.span } else { entry.span };
-                let listed = crate::runtime::engine::all_expectations(part);
+                let listed = crate::runtime::stages::lifecycle::all_expectations(part);
                 let expectations = listed.len();
                 let finding = if expectations > 0 {
                     // Its outcomes are about that stage, as its events would have been.
