@@ -554,6 +554,46 @@ fn every_json_dry_run_ends_with_a_summary_even_when_nothing_can_run() {
     assert!(text.contains("error[sm/EntryStageMissing]") && !text.contains("cassette.yaml`"), "{text}");
 }
 
+/// Issue 32, item 3: `dry-run` of a stage of a state machine that has no cassette of its own
+/// runs the machine from the machine cassette that records it, with the stage's lines marked;
+/// a machine cassette named for such a stage does the same. A stage no cassette records says
+/// where a recording could go.
+#[test]
+fn a_stage_of_a_machine_is_dry_run_through_its_machine_cassette() {
+    let output = stagelint(&["dry-run", "examples/code-review/plan.md"], repo());
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(
+            "dry-run machine code-review    cassette examples/code-review/sm.cassette.yaml\nfocus: stage plan"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n▶ plan  Setup  ok") && text.contains("\n▶   t5   submit_plan(c5)"), "{text}");
+    assert!(text.contains("\nexecute  Setup  ok") && !text.contains("▶ execute"), "{text}");
+    let output = stagelint(&["dry-run", "examples/code-review/review.md", "--format", "json"], repo());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(last_event(&output)["focus"], serde_json::json!({"stage": "review"}));
+    // Named explicitly, a machine cassette runs the stage's machine too.
+    let args =
+        ["dry-run", "examples/code-review/lint.md", "--cassette", "examples/code-review/failing-lint.cassette.yaml"];
+    let output = stagelint(&args, repo());
+    let text = stdout(&output);
+    assert!(text.contains("focus: stage lint") && text.contains("failedSiblingId=lint"), "{text}");
+    // No recording of the stage anywhere: the message names the machine cassette.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sm.yaml", "entry: plan\n");
+    write(dir.path(), "plan.md", CLEAN_STAGE);
+    write(dir.path(), "sm.cassette.yaml", "cassette: 1\nstages:\n  other:\n    attempts: []\n");
+    let output = stagelint(&["dry-run", "plan.md"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("under `stages.plan` in its state machine's `sm.cassette.yaml`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// Bug 8 of issue 16: a UTF-8 byte order mark is no column of line 1 in any format (editors
 /// hide it: `strat` is at 1:8 there), while spans and fixes still count its bytes.
 #[test]

@@ -829,6 +829,50 @@ fn every_machine_cassette_gets_a_lens_and_runs_with_that_cassette() {
     assert!(report.contains("failedSiblingId=lint"), "the failing-lint scenario ran: {report}");
 }
 
+/// Issue 32, item 3: a stage of a state machine that has no cassette of its own gets the lens
+/// of the machine cassette that records it; the lens runs the machine with the stage's lines
+/// marked, and so does a dry-run of the stage without a named cassette (`:StagelintDryRun`).
+#[test]
+fn a_stage_of_a_machine_gets_the_machine_cassettes_lens_focused_on_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(Path::new("examples/code-review"), dir.path());
+    let mut client = server(dir.path());
+    let plan = dir.path().join("plan.md");
+    client.set(&plan, &std::fs::read_to_string(&plan).expect("read"));
+    let lenses = client.document("textDocument/codeLens", &plan);
+    let titles: Vec<&str> = lenses.as_array().unwrap().iter().filter_map(|l| l["command"]["title"].as_str()).collect();
+    // `failing-lint.cassette.yaml` records `plan` too; both run the machine.
+    assert_eq!(
+        titles,
+        ["▶ Dry-run machine (sm.cassette.yaml)", "▶ Dry-run machine (failing-lint.cassette.yaml)"],
+        "{lenses}"
+    );
+    assert_eq!(lenses[0]["range"]["start"], json!({"line": 1, "character": 4}), "on the `id:` value: {lenses}");
+    let command = &lenses[0]["command"];
+    assert_eq!(command["arguments"], json!([uri(&plan), uri(&dir.path().join("sm.cassette.yaml"))]));
+    let result = client
+        .request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]}));
+    assert_eq!(result["exitCode"], 0, "{result}");
+    assert_eq!(result["focus"], json!({"stage": "plan"}), "{result}");
+    let report = std::fs::read_to_string(result["report"].as_str().expect("a report")).expect("report");
+    assert!(report.contains("focus: stage plan") && report.contains("▶ plan  Setup  ok"), "{report}");
+    assert!(report.contains("\nexecute  Setup  ok"), "other stages are not marked: {report}");
+    // A stage that is not recorded in any machine cassette gets none of them.
+    let lenses = client.document("textDocument/codeLens", &dir.path().join("sm.yaml"));
+    assert_eq!(lenses.as_array().map(Vec::len), Some(2));
+    // Without a named cassette, the one machine cassette that records the stage is used.
+    std::fs::remove_file(dir.path().join("failing-lint.cassette.yaml")).expect("remove");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&dir.path().join("failing-lint.cassette.yaml")), "type": 3}]}),
+    );
+    client.pulled(&dir.path().join("sm.cassette.yaml"));
+    let arguments = json!([uri(&plan)]);
+    let result =
+        client.request("workspace/executeCommand", json!({"command": "stagelint.dryRun", "arguments": arguments}));
+    assert_eq!((result["exitCode"].as_u64(), &result["focus"]), (Some(0), &json!({"stage": "plan"})), "{result}");
+}
+
 #[test]
 fn a_dry_run_without_a_named_cassette_takes_the_only_one_and_lists_several() {
     let dir = tempfile::tempdir().expect("temp dir");

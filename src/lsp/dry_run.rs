@@ -54,13 +54,14 @@ pub(super) async fn run(
             entry.1.push(convert::diagnostic(&workspace, finding, &open));
         }
         let summary = summary_line(&run);
-        Ok::<_, String>((run.title.clone(), text, by_file, summary, run.exit_code(), run.passed, run.failed))
+        let focus = run.focus.as_ref().map(|f| json!({f.key: f.id}));
+        Ok::<_, String>((run.title.clone(), text, by_file, summary, run.exit_code(), (run.passed, run.failed), focus))
     })
     .await;
     if let Some(progress) = progress {
         progress.finish().await;
     }
-    let (title, text, by_file, summary, exit, passed, failed) = match ran {
+    let (title, text, by_file, summary, exit, (passed, failed), focus) = match ran {
         Ok(Ok(ran)) => ran,
         Ok(Err(message)) => {
             client.show_message(MessageType::ERROR, format!("stagelint dry-run: {message}")).await;
@@ -106,13 +107,17 @@ pub(super) async fn run(
     let level = if exit == 0 { MessageType::INFO } else { MessageType::WARNING };
     client.log_message(MessageType::LOG, text).await;
     client.show_message(level, summary.clone()).await;
-    Ok(json!({
+    let mut answer = json!({
         "title": title,
         "exitCode": exit,
         "expectations": {"passed": passed, "failed": failed},
         "summary": summary,
         "report": report_path.map(|p| p.display().to_string()),
-    }))
+    });
+    if let Some(focus) = focus {
+        answer["focus"] = focus;
+    }
+    Ok(answer)
 }
 
 /// LSP's `RequestFailed`: the request was well formed, the server could not carry it out.
@@ -142,8 +147,9 @@ fn summary_line(run: &crate::runtime::DryRun) -> String {
         1 => "mismatch",
         _ => "authoring error",
     };
+    let focus = run.focus.as_ref().map_or(String::new(), |f| format!(" ({} {})", f.key, f.id));
     format!(
-        "stagelint dry-run {}: {outcome} · expectations {}/{} · findings {}",
+        "stagelint dry-run {}{focus}: {outcome} · expectations {}/{} · findings {}",
         run.title,
         run.passed,
         run.passed + run.failed,

@@ -14,8 +14,14 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
     let mut out = String::new();
     let cassette = run.cassette.map_or_else(|| "(none)".to_string(), |id| workspace.file(id).display.clone());
     let _ = writeln!(out, "dry-run {}    cassette {}", escape(&run.title), escape(&cassette));
+    let focus = run.focus.as_ref();
+    if let Some(focus) = focus {
+        let _ = writeln!(out, "focus: {} {} (its lines are marked ▶)", focus.key, escape(&focus.id));
+    }
+    let mut focus_ran = false;
     let mut lines = crate::runtime::engine_named(run.engine).timeline();
     for event in &run.trace.events {
+        let start = out.len();
         match event.name {
             "ExpectationOutcome" => {
                 lines.flush(&mut out);
@@ -25,13 +31,33 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
             "DryRunMismatch" => lines.flush(&mut out),
             "DryRunSummary" => {
                 lines.flush(&mut out);
+                if let Some(focus) = focus.filter(|_| !focus_ran) {
+                    let _ = writeln!(out, "focus: {} {} never ran in this run", focus.key, escape(&focus.id));
+                }
                 summary(event, lines.stopped(&run.trace.events), &mut out);
             }
             _ => lines.line(event, &mut out),
         }
+        // The lines written for an event of the part in focus (a turn line is written at the
+        // next event, which is of the same part: every event of a stage execution names it).
+        if let Some(focus) = focus
+            && event.str(focus.key) == focus.id
+        {
+            focus_ran = true;
+            mark(&mut out, start);
+        }
     }
     lines.flush(&mut out);
     out
+}
+
+/// Marks each line of `out` from byte `start` on as part of the focus.
+fn mark(out: &mut String, start: usize) {
+    let written = out.split_off(start);
+    for line in written.split_inclusive('\n') {
+        out.push_str("▶ ");
+        out.push_str(line);
+    }
 }
 
 /// An expectation that failed or was never checked (one that held says nothing).

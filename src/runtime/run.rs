@@ -38,6 +38,17 @@ pub struct DryRun {
     pub authoring_error: bool,
     /// Why nothing was replayed, when the run could not start (the summary's `refused`).
     pub refused: Option<String>,
+    /// What the run was asked about, when it runs more than that (a stage of a machine): the
+    /// timeline marks its lines.
+    pub focus: Option<Focus>,
+}
+
+/// A part of a run to highlight: the events whose field `key` is `id` (`stage: plan`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Focus {
+    /// The event field that names the part (`stage`).
+    pub key: &'static str,
+    pub id: String,
 }
 
 impl DryRun {
@@ -62,9 +73,17 @@ impl DryRun {
         cassette: Option<FileId>,
         findings: Vec<Diagnostic>,
         why: &str,
+        focus: Option<Focus>,
     ) -> DryRun {
-        let ended =
-            Ending { trace: Trace::default(), findings, passed: 0, failed: 0, unchecked: 0, authoring_error: true };
+        let ended = Ending {
+            trace: Trace::default(),
+            findings,
+            passed: 0,
+            failed: 0,
+            unchecked: 0,
+            authoring_error: true,
+            focus,
+        };
         finish(workspace, engine, ended, title, cassette, Some(why))
     }
 }
@@ -78,6 +97,8 @@ pub struct Ending {
     pub unchecked: u32,
     /// The definitions stopped the run, or nothing could run.
     pub authoring_error: bool,
+    /// The part of the run to highlight (the summary names it).
+    pub focus: Option<Focus>,
 }
 
 /// Why a cassette with structural errors is not replayed.
@@ -92,7 +113,7 @@ pub fn finish(
     cassette: Option<FileId>,
     refused: Option<&str>,
 ) -> DryRun {
-    let Ending { mut trace, mut findings, passed, failed, unchecked, authoring_error } = ending;
+    let Ending { mut trace, mut findings, passed, failed, unchecked, authoring_error, focus } = ending;
     // Cassette text reaches messages: no control or bidi characters reach a terminal raw.
     for finding in &mut findings {
         workspace.settle_did_you_mean(finding);
@@ -117,7 +138,7 @@ pub fn finish(
     let drift = findings.iter().filter(|d| d.code == crate::registry::cassette::RequestDrift).count();
     let refused = refused.map(str::to_string);
     let mut run =
-        DryRun { engine, title, cassette, trace, findings, passed, failed, unchecked, authoring_error, refused };
+        DryRun { engine, title, cassette, trace, findings, passed, failed, unchecked, authoring_error, refused, focus };
     let exit = run.exit_code();
     let mut summary = json!({
         "expectations": {"passed": passed, "failed": failed, "unchecked": unchecked},
@@ -127,6 +148,9 @@ pub fn finish(
     });
     if let Some(why) = &run.refused {
         summary["refused"] = json!(why);
+    }
+    if let Some(focus) = &run.focus {
+        summary["focus"] = json!({focus.key: focus.id});
     }
     run.trace.emit("DryRunSummary", summary);
     run

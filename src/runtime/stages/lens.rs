@@ -17,13 +17,17 @@ pub(super) fn lenses(workspace: &Workspace, source: &SourceFile) -> Vec<Lens> {
         FileKind::Stage => {
             let doc = StageDoc::parse(source);
             let Some((id, span)) = doc.stage_id() else { return Vec::new() };
-            owners::cassettes_for(workspace, source, id)
-                .into_iter()
-                .map(|cassette| {
-                    let title = format!("▶ Dry-run ({})", file_name(workspace, cassette));
-                    Lens { span, title, cassette }
-                })
-                .collect()
+            let own = owners::cassettes_for(workspace, source, id).into_iter().map(|cassette| {
+                let title = format!("▶ Dry-run ({})", file_name(workspace, cassette));
+                Lens { span, title, cassette }
+            });
+            // The machine cassettes that record the stage run its machine, focused on it.
+            let machine = machine_cassettes_recording(workspace, source, id).into_iter().flat_map(|(_, found)| found);
+            let machine = machine.map(|cassette| {
+                let title = format!("▶ Dry-run machine ({})", file_name(workspace, cassette));
+                Lens { span, title, cassette }
+            });
+            own.chain(machine).collect()
         }
         FileKind::StateMachine => machine_cassettes(workspace, source)
             .into_iter()
@@ -49,6 +53,24 @@ pub(super) fn conventional(workspace: &Workspace, source: &SourceFile) -> Option
             .map(|f| f.id),
         _ => None,
     }
+}
+
+/// The state machine that owns stage `stage` (with id `id`), and the machine cassettes beside it
+/// that record an execution of the stage (`stages.<id>`), the conventional one first.
+pub(super) fn machine_cassettes_recording(
+    workspace: &Workspace,
+    stage: &SourceFile,
+    id: &str,
+) -> Option<(FileId, Vec<FileId>)> {
+    let sm = owners::owning_machine(workspace, stage)?;
+    let recording: Vec<FileId> = machine_cassettes(workspace, workspace.file(sm))
+        .into_iter()
+        .filter(|&file| {
+            let file = workspace.file(file);
+            crate::cassette::read(&file.text, is_json(file)).0.stages.iter().any(|entry| entry.id == id)
+        })
+        .collect();
+    Some((sm, recording))
 }
 
 /// The machine cassettes beside the state machine `sm`: the conventional `sm.cassette.yaml`

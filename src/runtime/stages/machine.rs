@@ -18,18 +18,29 @@ use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::sm::model::{SmDoc, StageDoc};
 use crate::families::sm::roles::{self, Role};
 use crate::registry::cassette as rules;
-use crate::runtime::run::{DryRun, Options, UNUSABLE};
+use crate::runtime::engine::Engine;
+use crate::runtime::run::{DryRun, Focus, Options, UNUSABLE};
 use crate::runtime::stages::lifecycle::{Ended, Env, Producer, Run, StageResult};
 use crate::runtime::stages::owners::owning_machine;
 use crate::runtime::stages::stage::StageSpec;
-use crate::runtime::stages::{cassette_in_workspace, ending_of, finish_stages, read_cassette, refused};
+use crate::runtime::stages::{Stages, cassette_in_workspace, ending_of, finish_stages, read_cassette};
 use crate::source::Span;
 use crate::workspace::{FileKind, Workspace};
 
 /// A bound on stage executions, so a `next` cycle ends even with a long recording.
 const MAX_EXECUTIONS: u32 = 64;
 
-pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<FileId>, options: Options) -> DryRun {
+pub(super) fn run(
+    workspace: &Workspace,
+    sm_file: FileId,
+    cassette_file: Option<FileId>,
+    options: Options,
+    focus: Option<Focus>,
+) -> DryRun {
+    // Every way the run ends names the stage it was asked about.
+    let refused = |title: String, cassette: Option<FileId>, findings: Vec<Diagnostic>, why: &str| {
+        DryRun::failed_to_start(workspace, Stages.name(), title, cassette, findings, why, focus.clone())
+    };
     let sm_source = workspace.file(sm_file);
     let sm = SmDoc::parse(sm_source);
     let dir = sm.dir().to_path_buf();
@@ -56,11 +67,11 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         codes.sort_unstable();
         codes.dedup();
         let why = format!("the state machine has errors that leave open what runs: {}", codes.join(", "));
-        return refused(workspace, title, cassette_file, ambiguous, &why);
+        return refused(title, cassette_file, ambiguous, &why);
     }
     let Some((entry, entry_span)) = sm.entry().map(|(e, s)| (e.to_string(), s)) else {
         // `machine_errors` reports a missing entry; this is a guard, never reached.
-        return refused(workspace, title, cassette_file, Vec::new(), "no entry stage");
+        return refused(title, cassette_file, Vec::new(), "no entry stage");
     };
     // The machine cassette, or the entry stage's own cassette, anchors findings and the ctx.
     let machine_cassette = cassette_file.map(|file| (file, read_cassette(workspace.file(file))));
@@ -80,13 +91,12 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
         }
     }
     if problems.iter().any(|d| d.severity == crate::diagnostic::Severity::Error) {
-        return refused(workspace, title, cassette_file, problems, UNUSABLE);
+        return refused(title, cassette_file, problems, UNUSABLE);
     }
     if let Some((file, (cassette, _))) = &machine_cassette
         && !cassette.is_machine()
     {
         return refused(
-            workspace,
             title,
             cassette_file,
             vec![stage_cassette_for_machine(*file, cassette)],
@@ -103,7 +113,7 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
                 "no cassette for the entry stage `{entry}`: add `{entry}.cassette.yaml` beside it or pass --cassette"
             ),
         );
-        return refused(workspace, title, cassette_file, vec![finding], "no cassette for the entry stage");
+        return refused(title, cassette_file, vec![finding], "no cassette for the entry stage");
     };
     let env = Env { cassette_file: anchor_file, strict: options.strict };
     let mut run = Run::new(env, &Json::Null);
@@ -124,13 +134,15 @@ pub(super) fn run(workspace: &Workspace, sm_file: FileId, cassette_file: Option<
     machine.run.trace.emit("MachineStart", json!({"entry": entry}));
     let Some((entry, _)) = specs.get_key_value(&entry) else {
         // `machine_errors` reports an entry that names no stage; a guard, never reached.
-        return refused(workspace, title, Some(anchor_file), Vec::new(), "no entry stage");
+        return refused(title, Some(anchor_file), Vec::new(), "no entry stage");
     };
     machine.from(entry, initial);
     machine.never_ran(entry);
     let init_failed = machine.init_failed;
     let explain = options.explain_init.then_some(&stage_files[..]);
-    finish_stages(workspace, ending_of(machine.run, init_failed), title, Some(anchor_file), explain)
+    let mut ending = ending_of(machine.run, init_failed);
+    ending.focus = focus;
+    finish_stages(workspace, ending, title, Some(anchor_file), explain)
 }
 
 /// A stage cassette was given where a machine cassette is needed: it records one stage, not

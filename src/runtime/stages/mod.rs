@@ -27,7 +27,7 @@ use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::families::sm::model::StageDoc;
 use crate::runtime::engine::{Engine, Lens, Request, Timeline};
 use crate::runtime::read::is_json;
-use crate::runtime::run::{DryRun, Ending, Options, UNUSABLE, finish};
+use crate::runtime::run::{DryRun, Ending, Focus, Options, UNUSABLE, finish};
 use crate::runtime::stages::lifecycle::{Env, Run};
 use crate::runtime::stages::stage::StageSpec;
 use crate::workspace::{FileKind, SourceFile, Workspace};
@@ -230,7 +230,21 @@ fn duplicate_id(workspace: &Workspace, stage_file: FileId) -> Vec<Diagnostic> {
 /// Dry-runs the state machine of `sm_file` from its entry stage. `cassette_file` is a machine
 /// cassette; without one, each stage's cassette is found by convention.
 pub fn machine(workspace: &Workspace, sm_file: FileId, cassette_file: Option<FileId>, options: Options) -> DryRun {
-    machine::run(workspace, sm_file, cassette_file, options)
+    machine::run(workspace, sm_file, cassette_file, options, None)
+}
+
+/// [`machine`], asked about stage `stage` (a stage of the machine that has no stage cassette of
+/// its own, or was given a machine cassette): the whole machine runs, and the timeline marks
+/// the lines of that stage's executions.
+pub fn machine_for_stage(
+    workspace: &Workspace,
+    sm_file: FileId,
+    cassette_file: FileId,
+    stage: &str,
+    options: Options,
+) -> DryRun {
+    let focus = Focus { key: "stage", id: stage.to_string() };
+    machine::run(workspace, sm_file, Some(cassette_file), options, Some(focus))
 }
 
 fn new_run(cassette_file: FileId, cassette: &Cassette, options: Options) -> Run<'_> {
@@ -266,7 +280,7 @@ fn refused(
     findings: Vec<Diagnostic>,
     why: &str,
 ) -> DryRun {
-    DryRun::failed_to_start(workspace, Stages.name(), title, cassette, findings, why)
+    DryRun::failed_to_start(workspace, Stages.name(), title, cassette, findings, why, None)
 }
 
 /// What a stage run left to report.
@@ -278,6 +292,7 @@ fn ending_of(run: Run, authoring_error: bool) -> Ending {
         failed: run.failed,
         unchecked: run.unchecked,
         authoring_error,
+        focus: None,
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::runtime::engine::Request;
 use crate::runtime::run::DryRun;
-use crate::runtime::stages::{MACHINE_CASSETTES, cassette_path_for};
+use crate::runtime::stages::{MACHINE_CASSETTES, cassette_path_for, lens, machine_for_stage, owners, read_cassette};
 use crate::workspace::discover::{absolute, discover_with_overlay, read_as};
 use crate::workspace::{FileKind, SM_FILE_NAMES, Workspace};
 
@@ -62,11 +62,22 @@ pub(super) fn dry_run_path(
     }
     let doc = crate::families::sm::model::StageDoc::parse(stage);
     let id = doc.stage_id().map(|(id, _)| id.to_string()).unwrap_or_default();
-    let cassette = match cassette {
+    let cassette = match cassette.or_else(|| cassette_path_for(stage, &id)) {
         Some(c) => c,
-        None => cassette_path_for(stage, &id).ok_or_else(|| {
-            format!("{}: no cassette: pass --cassette, or add `{id}.cassette.yaml` beside the stage", path.display())
-        })?,
+        None => {
+            // A stage of a machine whose machine cassette records it: the machine runs, focused
+            // on the stage.
+            return match lens::machine_cassettes_recording(&workspace, stage, &id) {
+                Some((sm, found)) if !found.is_empty() => {
+                    let run = machine_for_stage(&workspace, sm, found[0], &id, options);
+                    Ok((workspace, run))
+                }
+                _ => Err(format!(
+                    "{}: no cassette: pass --cassette, or add `{id}.cassette.yaml` beside the stage, or record the stage under `stages.{id}` in its state machine's `sm.cassette.yaml`",
+                    path.display()
+                )),
+            };
+        }
     };
     if workspace.file_at(&cassette).is_none() {
         roots.push(cassette.clone());
@@ -75,6 +86,13 @@ pub(super) fn dry_run_path(
     let stage = workspace.file_at(&path).map(|f| f.id).ok_or("the stage vanished")?;
     // A cassette named explicitly is read whatever its name (JSON or YAML by its text).
     let cassette = read_as(&mut workspace, &cassette, FileKind::Cassette, configs, overlay)?;
+    // A machine cassette for a stage of a machine: the machine runs, focused on the stage.
+    if let Some(sm) = owners::owning_machine(&workspace, workspace.file(stage))
+        && read_cassette(workspace.file(cassette)).0.is_machine()
+    {
+        let run = machine_for_stage(&workspace, sm, cassette, &id, options);
+        return Ok((workspace, run));
+    }
     let run = crate::runtime::stages::stage(&workspace, stage, cassette, options);
     Ok((workspace, run))
 }
