@@ -13,7 +13,7 @@ use tower_lsp_server::ls_types::{MessageType, NumberOrString, ShowDocumentParams
 
 use crate::lsp::convert;
 use crate::lsp::state::{State, lock};
-use crate::runtime::{Options, dry_run_path, report};
+use crate::runtime::{Options, dry_run_focused, report};
 use crate::workspace::discover::ConfigCache;
 
 pub(super) async fn run(
@@ -21,6 +21,7 @@ pub(super) async fn run(
     state: &Arc<Mutex<State>>,
     path: PathBuf,
     cassette: Option<PathBuf>,
+    focus: Option<String>,
 ) -> Result<Value> {
     let (overlay, progress, show_document, open) = {
         let state = lock(state);
@@ -41,7 +42,7 @@ pub(super) async fn run(
         // Open configs count with their unsaved text, as in the live check.
         let mut configs = ConfigCache::new(None).with_overlay(&overlay);
         let options = Options { strict: false, explain_init: true };
-        let (workspace, run) = dry_run_path(&path, cassette.as_deref(), options, &mut configs, &overlay)?;
+        let (workspace, run) = dry_run_focused(&path, cassette.as_deref(), focus, options, &mut configs, &overlay)?;
         let mut text = report::timeline(&workspace, &run);
         let mut rendered = Vec::new();
         let _ = crate::render::concise::render(&mut rendered, &workspace, &run.findings);

@@ -657,6 +657,8 @@ impl LanguageServer for Backend {
                         let cassette = open.uri(analysis.workspace.file(lens.cassette));
                         let mut arguments = vec![serde_json::json!(params.text_document.uri.as_str())];
                         arguments.extend(cassette.map(|uri| serde_json::json!(uri.as_str())));
+                        // A lens about one part of the run (a registry's step) names it third.
+                        arguments.extend(lens.focus.map(|focus| serde_json::json!(focus)));
                         CodeLens {
                             range: convert::range(file, lens.span, open),
                             command: Some(Command {
@@ -723,7 +725,8 @@ impl LanguageServer for Backend {
             );
             return Err(tower_lsp_server::jsonrpc::Error::invalid_params(message));
         }
-        crate::lsp::dry_run::run(&self.client, &self.state, path, cassette).await.map(Some)
+        let focus = params.arguments.get(2).and_then(|a| a.as_str()).map(str::to_string);
+        crate::lsp::dry_run::run(&self.client, &self.state, path, cassette, focus).await.map(Some)
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {

@@ -21,4 +21,7 @@ declare_rules! { "cassette", "../runtime/lint/docs/";
     ResultIgnored => Warning;
     ExecutionLimit => Error;
     SecretInRecording => Error, fix = true;
+    OutputRejected => Error;
+    FlowStopped => Error;
+    UnknownAgent => Error, fix = true;
 }

@@ -69,6 +69,9 @@ pub struct Request<'a> {
     pub options: Options,
     pub configs: &'a mut ConfigCache,
     pub overlay: &'a HashMap<PathBuf, String>,
+    /// The part of the run to highlight, when the engine cannot tell it from the path (a step
+    /// of a climpt registry).
+    pub focus: Option<String>,
 }
 
 /// A code lens: where it sits, its title and the cassette its command replays.
@@ -78,6 +81,9 @@ pub struct Lens {
     pub title: String,
     /// The cassette it replays.
     pub cassette: FileId,
+    /// The part of the run it is about, when the file alone does not say (a registry's step):
+    /// the command's third argument.
+    pub focus: Option<String>,
 }
 
 /// Writes an engine's events as timeline lines. The core writes the header, the final

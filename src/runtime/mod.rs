@@ -2,7 +2,7 @@
 //! findings, for every system that has a dry-run engine.
 //!
 //! A runtime-neutral core, and one folder per system's engine (`stages/`: stud-cli stages and
-//! state machines). The core's lower half is what engines build on: the seam ([`engine`]), a
+//! state machines; `climpt/`: climpt agents). The core's lower half is what engines build on: the seam ([`engine`]), a
 //! run's outcome and its ending ([`run`]), the event stream ([`events`]), cassette reading
 //! helpers ([`read`]) and terminal-safe text ([`text`]). Its upper half dispatches to the
 //! engines: [`ENGINES`], paths to a run ([`target`]), the timeline frame ([`report`]), the
@@ -10,6 +10,7 @@
 //! [`Workspace`] (already in memory) and answer every tool and model call from the cassette: no
 //! network, no shell, no file system.
 
+pub mod climpt;
 pub mod engine;
 pub mod events;
 pub(crate) mod lint;
@@ -34,14 +35,14 @@ pub use stages::{
 pub use engine::{Engine, Lens};
 pub use read::{cassettes, is_json};
 pub use run::{DryRun, Options, error_stream, events_version};
-pub use target::dry_run_path;
+pub use target::{dry_run_focused, dry_run_path};
 
 use crate::diagnostic::FileId;
 use crate::workspace::{SourceFile, Workspace};
 
 /// Every dry-run engine. A cassette belongs to the first whose keys it has, and a path to the
 /// first that claims it; the last engine takes every cassette and path the others do not.
-pub static ENGINES: &[&dyn Engine] = &[&stages::Stages];
+pub static ENGINES: &[&dyn Engine] = &[&climpt::Climpt, &stages::Stages];
 
 /// The engine whose cassette `file` is.
 pub fn engine_of(file: &SourceFile) -> &'static dyn Engine {

@@ -20,6 +20,18 @@ pub fn dry_run_path(
     configs: &mut ConfigCache,
     overlay: &HashMap<PathBuf, String>,
 ) -> Result<(Workspace, DryRun), String> {
+    dry_run_focused(path, cassette, None, options, configs, overlay)
+}
+
+/// [`dry_run_path`], highlighting `focus` (a climpt step) in the timeline.
+pub fn dry_run_focused(
+    path: &Path,
+    cassette: Option<&Path>,
+    focus: Option<String>,
+    options: Options,
+    configs: &mut ConfigCache,
+    overlay: &HashMap<PathBuf, String>,
+) -> Result<(Workspace, DryRun), String> {
     // Only a regular file is a cassette: standard input, a device or a FIFO could be endless or
     // block forever (unsaved editor text, in `overlay`, is a file's text).
     if let Some(path) = cassette.map(absolute).filter(|p| !overlay.contains_key(p))
@@ -31,7 +43,7 @@ pub fn dry_run_path(
             path.display()
         ));
     }
-    let mut request = Request { options, configs, overlay };
+    let mut request = Request { options, configs, overlay, focus };
     for engine in ENGINES {
         if let Some(ran) = engine.dry_run_path(path, cassette, &mut request) {
             return ran;

@@ -19,13 +19,13 @@ pub(super) fn lenses(workspace: &Workspace, source: &SourceFile) -> Vec<Lens> {
             let Some((id, span)) = doc.stage_id() else { return Vec::new() };
             let own = owners::cassettes_for(workspace, source, id).into_iter().map(|cassette| {
                 let title = format!("▶ Dry-run ({})", file_name(workspace, cassette));
-                Lens { span, title, cassette }
+                Lens { span, title, cassette, focus: None }
             });
             // The machine cassettes that record the stage run its machine, focused on it.
             let machine = machine_cassettes_recording(workspace, source, id).into_iter().flat_map(|(_, found)| found);
             let machine = machine.map(|cassette| {
                 let title = format!("▶ Dry-run machine ({})", file_name(workspace, cassette));
-                Lens { span, title, cassette }
+                Lens { span, title, cassette, focus: None }
             });
             own.chain(machine).collect()
         }
@@ -33,7 +33,7 @@ pub(super) fn lenses(workspace: &Workspace, source: &SourceFile) -> Vec<Lens> {
             .into_iter()
             .map(|cassette| {
                 let title = format!("▶ Dry-run machine ({})", file_name(workspace, cassette));
-                Lens { span: Span::empty(0), title, cassette }
+                Lens { span: Span::empty(0), title, cassette, focus: None }
             })
             .collect(),
         _ => Vec::new(),

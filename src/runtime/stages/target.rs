@@ -20,7 +20,7 @@ pub(super) fn dry_run_path(
     cassette: Option<&Path>,
     request: &mut Request<'_>,
 ) -> Result<(Workspace, DryRun), String> {
-    let Request { options, configs, overlay } = request;
+    let Request { options, configs, overlay, .. } = request;
     let (options, overlay) = (*options, *overlay);
     let path = absolute(path);
     let sm_file = if path.is_dir() {
