@@ -42,6 +42,8 @@ pub struct Iteration {
     pub span: Span,
     /// `None`: the model gave no structured output; `Some` with the value and its span.
     pub output: Option<(Json, Span)>,
+    /// The output as written, for the spans of its parts.
+    pub output_node: Option<Node>,
     pub validators: Vec<ValidatorResult>,
     pub expect: Vec<Expectation>,
 }
@@ -206,7 +208,7 @@ impl Reader {
             }
         }
         let expect = node.get("expect").map(|e| self.expectations(e, &ITERATION_EXPECT_KEYS, "an iteration's `expect`")).unwrap_or_default();
-        Some(Iteration { span: node.span, output, validators, expect })
+        Some(Iteration { span: node.span, output, output_node: node.get("output").cloned(), validators, expect })
     }
 
     fn validator(&mut self, id: &str, span: Span, node: &Node) -> Option<ValidatorResult> {

@@ -475,7 +475,7 @@ impl<'a> Flow<'a> {
             self.emit("QueryExecuted", json!({"iteration": self.iterations, "step": step, "structuredOutput": null}));
             return None;
         };
-        self.check_schema(step, &output, span);
+        self.check_schema(step, &output, span, recorded.output_node.as_ref());
         let mut output = output;
         if let Some(actual) = output.get("stepId").and_then(Json::as_str).map(str::to_string)
             && actual != step
@@ -494,7 +494,7 @@ impl<'a> Flow<'a> {
 
     /// The SDK returns only output its structured-output schema accepts: a recorded output the
     /// schema rejects could not have been returned.
-    fn check_schema(&mut self, step: &str, output: &Json, span: Span) {
+    fn check_schema(&mut self, step: &str, output: &Json, span: Span, node: Option<&crate::source::Node>) {
         let Some(reference) = self.agent.step(step).and_then(|s| s.get("outputSchemaRef")) else { return };
         let (Some(file), Some(name)) =
             (reference.get("file").and_then(Json::as_str), reference.get("schema").and_then(Json::as_str))
@@ -509,13 +509,25 @@ impl<'a> Flow<'a> {
             }
         };
         let Ok(validator) = jsonschema::options().build(&schema) else { return };
+        let mut first_span = None;
         let errors: Vec<String> = validator
             .iter_errors(output)
             .map(|e| {
                 let at = e.instance_path().to_string();
+                // The part of the output at fault: an unexpected property's key, else the value.
+                let extra = match e.kind() {
+                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => unexpected.first().cloned(),
+                    _ => None,
+                };
+                let part = node.and_then(|n| match &extra {
+                    Some(key) => n.pointer(&at).and_then(|o| o.entry(key)).map(|entry| entry.key.span),
+                    None => n.pointer(&at).map(|v| v.span),
+                });
+                first_span = first_span.or(part);
                 if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
             })
             .collect();
+        let span = first_span.unwrap_or(span);
         self.emit(
             "OutputValidated",
             json!({"iteration": self.iterations, "step": step, "schema": format!("{file}#{name}"), "valid": errors.is_empty(), "errors": errors}),
