@@ -152,16 +152,22 @@ impl<'w> Agent<'w> {
             return Err("the `$ref` chain is too deep or circular (climpt: SchemaCircularReferenceError)".into());
         }
         match schema {
-            Json::Array(items) => {
-                items.into_iter().map(|item| self.resolve(item, file, depth)).collect::<Result<Vec<_>, _>>().map(Json::Array)
-            }
+            Json::Array(items) => items
+                .into_iter()
+                .map(|item| self.resolve(item, file, depth))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Json::Array),
             Json::Object(record) => {
                 if let Some(target) = record.get("$ref").and_then(Json::as_str) {
                     let (file_part, pointer) = target.split_once('#').unwrap_or((target, ""));
-                    let target_file =
-                        if file_part.is_empty() { file.to_path_buf() } else { file.parent().unwrap_or(Path::new("")).join(file_part) };
+                    let target_file = if file_part.is_empty() {
+                        file.to_path_buf()
+                    } else {
+                        file.parent().unwrap_or(Path::new("")).join(file_part)
+                    };
                     let document = self.schema_file(&target_file)?;
-                    let found = if pointer.is_empty() || pointer == "/" { Some(&document) } else { document.pointer(pointer) };
+                    let found =
+                        if pointer.is_empty() || pointer == "/" { Some(&document) } else { document.pointer(pointer) };
                     let found = found.ok_or_else(|| format!("`$ref` `{target}` does not resolve"))?.clone();
                     return self.resolve(found, &target_file, depth + 1);
                 }

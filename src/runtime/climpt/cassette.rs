@@ -14,7 +14,8 @@ use crate::registry::cassette as rules;
 use crate::source::{Node, Span, Value, json, yaml};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
-pub const TOP_KEYS: [&str; 8] = ["cassette", "agent", "provenance", "verdictType", "args", "stdin", "iterations", "expect"];
+pub const TOP_KEYS: [&str; 8] =
+    ["cassette", "agent", "provenance", "verdictType", "args", "stdin", "iterations", "expect"];
 pub const ITERATION_KEYS: [&str; 3] = ["output", "validators", "expect"];
 pub const VALIDATOR_KEYS: [&str; 4] = ["exitCode", "stdout", "stderr", "params"];
 pub const ITERATION_EXPECT_KEYS: [&str; 5] = ["step", "intent", "route", "prompt", "verdict"];
@@ -93,7 +94,11 @@ pub fn read(text: &str, json_syntax: bool) -> FlowCassette {
         }
         None => {
             if parsed.errors.is_empty() {
-                reader.problem(rules::MalformedTurn, Span::empty(0), "the cassette is empty; start it with `cassette: 1`");
+                reader.problem(
+                    rules::MalformedTurn,
+                    Span::empty(0),
+                    "the cassette is empty; start it with `cassette: 1`",
+                );
             }
             FlowCassette::default()
         }
@@ -152,12 +157,22 @@ impl Reader {
                 );
                 self.problem(rules::InvalidVersion, node.span, message);
             }
-            Some((node, None)) => self.problem(rules::InvalidVersion, node.span, "`cassette` is the format version, the number 1"),
-            None => self.problem(rules::InvalidVersion, Span::empty(root.span.start), "missing `cassette: 1` (the format version)"),
+            Some((node, None)) => {
+                self.problem(rules::InvalidVersion, node.span, "`cassette` is the format version, the number 1")
+            }
+            None => self.problem(
+                rules::InvalidVersion,
+                Span::empty(root.span.start),
+                "missing `cassette: 1` (the format version)",
+            ),
         }
         match root.get("agent") {
             Some(node) => out.agent = self.string(node, "`agent` (the agentId)"),
-            None => self.problem(rules::MalformedTurn, Span::empty(root.span.start), "missing `agent:` (the agentId this cassette replays)"),
+            None => self.problem(
+                rules::MalformedTurn,
+                Span::empty(root.span.start),
+                "missing `agent:` (the agentId this cassette replays)",
+            ),
         }
         if let Some(node) = root.get("verdictType") {
             out.verdict_type = self.string(node, "`verdictType`");
@@ -165,9 +180,14 @@ impl Reader {
         if let Some(node) = root.get("args") {
             match node.as_map() {
                 Some(entries) => {
-                    out.args = entries.iter().filter_map(|e| Some((e.key_str()?.to_string(), e.value.to_json()))).collect()
+                    out.args =
+                        entries.iter().filter_map(|e| Some((e.key_str()?.to_string(), e.value.to_json()))).collect()
                 }
-                None => self.problem(rules::MalformedTurn, node.span, "`args` maps agent.json parameter names to their values"),
+                None => self.problem(
+                    rules::MalformedTurn,
+                    node.span,
+                    "`args` maps agent.json parameter names to their values",
+                ),
             }
         }
         if let Some(node) = root.get("stdin") {
@@ -176,8 +196,14 @@ impl Reader {
         out.iterations_key = root.entry("iterations").map(|e| e.key.span);
         match root.get("iterations").map(|n| (n, n.as_seq())) {
             Some((_, Some(items))) => out.iterations = items.iter().filter_map(|item| self.iteration(item)).collect(),
-            Some((node, None)) => self.problem(rules::MalformedTurn, node.span, "`iterations` is a list, one entry per iteration"),
-            None => self.problem(rules::MalformedTurn, Span::empty(root.span.start), "missing `iterations:` (what the model answers, one entry per iteration)"),
+            Some((node, None)) => {
+                self.problem(rules::MalformedTurn, node.span, "`iterations` is a list, one entry per iteration")
+            }
+            None => self.problem(
+                rules::MalformedTurn,
+                Span::empty(root.span.start),
+                "missing `iterations:` (what the model answers, one entry per iteration)",
+            ),
         }
         if let Some(node) = root.get("expect") {
             out.expect = self.expectations(node, &RUN_EXPECT_KEYS, "the run's `expect`");
@@ -192,7 +218,8 @@ impl Reader {
             return None;
         }
         self.keys(node, &ITERATION_KEYS, "an iteration");
-        let output = node.get("output").map(|o| (o.to_json(), o.span));
+        // `output: null` is no structured output, as an absent one.
+        let output = node.get("output").filter(|o| !matches!(o.value, Value::Null)).map(|o| (o.to_json(), o.span));
         let mut validators = Vec::new();
         if let Some(list) = node.get("validators") {
             match list.as_map() {
@@ -204,16 +231,24 @@ impl Reader {
                         }
                     }
                 }
-                None => self.problem(rules::MalformedTurn, list.span, "`validators` maps validator ids to `{exitCode, stdout}`"),
+                None => self.problem(
+                    rules::MalformedTurn,
+                    list.span,
+                    "`validators` maps validator ids to `{exitCode, stdout}`",
+                ),
             }
         }
-        let expect = node.get("expect").map(|e| self.expectations(e, &ITERATION_EXPECT_KEYS, "an iteration's `expect`")).unwrap_or_default();
+        let expect = node
+            .get("expect")
+            .map(|e| self.expectations(e, &ITERATION_EXPECT_KEYS, "an iteration's `expect`"))
+            .unwrap_or_default();
         Some(Iteration { span: node.span, output, output_node: node.get("output").cloned(), validators, expect })
     }
 
     fn validator(&mut self, id: &str, span: Span, node: &Node) -> Option<ValidatorResult> {
         if node.as_map().is_none() {
-            let message = format!("`validators.{id}` is a mapping `{{exitCode, stdout, stderr}}`, found {}", node.type_name());
+            let message =
+                format!("`validators.{id}` is a mapping `{{exitCode, stdout, stderr}}`, found {}", node.type_name());
             self.problem(rules::MalformedTurn, node.span, message);
             return None;
         }
@@ -233,17 +268,32 @@ impl Reader {
         let params = match node.get("params").map(Node::to_json) {
             Some(Json::Object(map)) => map,
             Some(_) => {
-                self.problem(rules::MalformedTurn, node.span, format!("`validators.{id}.params` maps parameter names to values"));
+                self.problem(
+                    rules::MalformedTurn,
+                    node.span,
+                    format!("`validators.{id}.params` maps parameter names to values"),
+                );
                 serde_json::Map::new()
             }
             None => serde_json::Map::new(),
         };
-        Some(ValidatorResult { id: id.to_string(), span, exit_code, stdout: text("stdout"), stderr: text("stderr"), params })
+        Some(ValidatorResult {
+            id: id.to_string(),
+            span,
+            exit_code,
+            stdout: text("stdout"),
+            stderr: text("stderr"),
+            params,
+        })
     }
 
     fn expectations(&mut self, node: &Node, allowed: &[&str], what: &str) -> Vec<Expectation> {
         let Some(entries) = node.as_map() else {
-            self.problem(rules::MalformedTurn, node.span, format!("{what} is a mapping such as `{{step: initial.issue}}`"));
+            self.problem(
+                rules::MalformedTurn,
+                node.span,
+                format!("{what} is a mapping such as `{{step: initial.issue}}`"),
+            );
             return Vec::new();
         };
         self.keys(node, allowed, what);
@@ -252,7 +302,11 @@ impl Reader {
             let Some(key) = entry.key_str().filter(|k| allowed.contains(k)) else { continue };
             if key == "prompt" {
                 let Some(parts) = entry.value.as_map() else {
-                    self.problem(rules::MalformedTurn, entry.value.span, "`prompt` is `{contains: [...], notContains: [...]}`");
+                    self.problem(
+                        rules::MalformedTurn,
+                        entry.value.span,
+                        "`prompt` is `{contains: [...], notContains: [...]}`",
+                    );
                     continue;
                 };
                 self.keys(&entry.value, &PROMPT_EXPECT_KEYS, "`expect.prompt`");

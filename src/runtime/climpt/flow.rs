@@ -63,6 +63,9 @@ fn closure_step_for(verdict_type: &str) -> String {
     }
 }
 
+/// The stop of a run whose cassette has nothing for it (a finding says what is missing).
+const EXHAUSTED: &str = "CassetteExhausted";
+
 /// `ValidationChain`'s `DEFAULT_MAX_ATTEMPTS`.
 const DEFAULT_MAX_ATTEMPTS: u64 = 3;
 
@@ -72,7 +75,10 @@ pub enum Outcome {
     Completed(String),
     /// Stopped by one of climpt's errors: its id (`SR-TRANS-001`, `GateInterpretationError`)
     /// and message.
-    Failed { code: String, message: String },
+    Failed {
+        code: String,
+        message: String,
+    },
     MaxIterations,
     /// The cassette has nothing for what the run needs next (a finding says what).
     Exhausted,
@@ -200,7 +206,11 @@ impl<'a> Flow<'a> {
             let stops = format!("the run stops in iteration {}: {message} (climpt: {code})", self.iterations.max(1));
             // An output the schema rejects is the defect; what the runtime then makes of it is
             // part of that finding, not another one.
-            match self.findings.iter_mut().find(|d| d.code == rules::OutputRejected && self.rejected == Some(self.iterations)) {
+            match self
+                .findings
+                .iter_mut()
+                .find(|d| d.code == rules::OutputRejected && self.rejected == Some(self.iterations))
+            {
                 Some(rejected) => rejected.message.push_str(&format!("; {stops}")),
                 None => {
                     let span = self.failure_span();
@@ -257,10 +267,12 @@ impl<'a> Flow<'a> {
             self.last_step = Some(step.clone());
             let kind = self.agent.kind(&step);
             self.emit("IterationStart", json!({"iteration": iteration, "step": step, "kind": kind}));
-            let result = if kind == Some("closure") { self.closure_iteration(&step) } else { self.flow_iteration(&step) };
+            let result =
+                if kind == Some("closure") { self.closure_iteration(&step) } else { self.flow_iteration(&step) };
             let done = match result {
                 Ok(Some(done)) => done,
                 Ok(None) => return Outcome::Exhausted,
+                Err(Stop { code, .. }) if code == EXHAUSTED => return Outcome::Exhausted,
                 Err(Stop { code, message }) => return Outcome::Failed { code, message },
             };
             if let Some(reason) = done {
@@ -398,21 +410,35 @@ impl<'a> Flow<'a> {
             return Err(stop("PR-C3L-004", format!("C3L prompt file not found for step `{step}`: {shown}")));
         };
         let uv = self.uv_variables(step);
-        let declared: Vec<String> =
-            def.get("uvVariables").and_then(Json::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        let declared: Vec<String> = def
+            .get("uvVariables")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
         for name in &declared {
             let key = name.strip_prefix("uv-").unwrap_or(name);
             if uv.get(key).is_none_or(|v| v.is_empty()) {
-                return Err(stop("PR-RESOLVE-003", format!("required UV variable `{name}` of step `{step}` has no value")));
+                return Err(stop(
+                    "PR-RESOLVE-003",
+                    format!("required UV variable `{name}` of step `{step}` has no value"),
+                ));
             }
         }
         let uses_stdin = def.get("usesStdin").and_then(Json::as_bool) == Some(true);
         if uses_stdin && self.cassette.stdin.as_deref().is_none_or(str::is_empty) {
-            return Err(stop("PR-RESOLVE-004", format!("step `{step}` uses stdin, but the cassette gives no `stdin` text")));
+            return Err(stop(
+                "PR-RESOLVE-004",
+                format!("step `{step}` uses stdin, but the cassette gives no `stdin` text"),
+            ));
         }
         let rendered = prompt::render(&file.text, &uv, self.cassette.stdin.as_deref());
         if let Some(missing) = rendered.missing.first() {
-            return Err(stop("PR-RESOLVE-005", format!("`{{uv-{missing}}}` in {shown} is not provided for step `{step}`")));
+            return Err(stop(
+                "PR-RESOLVE-005",
+                format!("`{{uv-{missing}}}` in {shown} is not provided for step `{step}`"),
+            ));
         }
         self.emit(
             "PromptResolved",
@@ -516,7 +542,9 @@ impl<'a> Flow<'a> {
                 let at = e.instance_path().to_string();
                 // The part of the output at fault: an unexpected property's key, else the value.
                 let extra = match e.kind() {
-                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => unexpected.first().cloned(),
+                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                        unexpected.first().cloned()
+                    }
                     _ => None,
                 };
                 let part = node.and_then(|n| match &extra {
@@ -543,7 +571,9 @@ impl<'a> Flow<'a> {
     }
 
     fn flow_routing_enabled(&self) -> bool {
-        self.agent.registry["steps"].as_object().is_some_and(|steps| steps.values().any(|s| s.get("structuredGate").is_some()))
+        self.agent.registry["steps"]
+            .as_object()
+            .is_some_and(|steps| steps.values().any(|s| s.get("structuredGate").is_some()))
     }
 
     /// `FlowOrchestrator.handleStepTransition`: the gate, the handoff, the router.
@@ -564,7 +594,8 @@ impl<'a> Flow<'a> {
                 Some(value) if !value.is_null() => {
                     handoff.insert(field.rsplit('.').next().unwrap_or(field).to_string(), value.clone());
                 }
-                _ => self.emit("HandoffFieldMissing", json!({"iteration": self.iterations, "step": step, "field": field})),
+                _ => self
+                    .emit("HandoffFieldMissing", json!({"iteration": self.iterations, "step": step, "field": field})),
             }
         }
         let reason = ["next_action.reason", "reason", "message", "next_action.details.reason"]
@@ -631,11 +662,16 @@ impl<'a> Flow<'a> {
             "repeat" => return Ok(done(step, false, "Intent: repeat".into())),
             "escalate" => {
                 let Some(rule) = rule("escalate") else {
-                    return Err(stop("SR-TRANS-007", format!("step `{step}` escalates, but has no `transitions.escalate`")));
+                    return Err(stop(
+                        "SR-TRANS-007",
+                        format!("step `{step}` escalates, but has no `transitions.escalate`"),
+                    ));
                 };
                 return match rule.get("target").and_then(Json::as_str) {
                     Some(to) if agent.has_step(to) => Ok(done(to, false, format!("Escalate to: {to}"))),
-                    Some(to) => Err(stop("SR-TRANS-008", format!("escalate target `{to}` of step `{step}` is not a step"))),
+                    Some(to) => {
+                        Err(stop("SR-TRANS-008", format!("escalate target `{to}` of step `{step}` is not a step")))
+                    }
                     None => Err(stop("SR-TRANS-009", format!("`transitions.escalate` of step `{step}` has no target"))),
                 };
             }
@@ -646,15 +682,25 @@ impl<'a> Flow<'a> {
                     return match to.as_str() {
                         Some(to) if agent.has_step(to) => {
                             if def.get("c2").and_then(Json::as_str) == Some("initial") {
-                                self.emit("RoutingWarning", json!({"step": step, "warning": format!("Handoff from initial step '{step}'")}));
+                                self.emit(
+                                    "RoutingWarning",
+                                    json!({"step": step, "warning": format!("Handoff from initial step '{step}'")}),
+                                );
                             }
                             Ok(done(to, false, format!("Handoff to closure: {to}")))
                         }
-                        Some(to) => Err(stop("SR-TRANS-006", format!("handoff target `{to}` of step `{step}` is not a step"))),
-                        None => Err(stop("SR-TRANS-005", format!("`transitions.handoff` of step `{step}` has target null"))),
+                        Some(to) => {
+                            Err(stop("SR-TRANS-006", format!("handoff target `{to}` of step `{step}` is not a step")))
+                        }
+                        None => {
+                            Err(stop("SR-TRANS-005", format!("`transitions.handoff` of step `{step}` has target null")))
+                        }
                     };
                 }
-                return Err(stop("SR-TRANS-004", format!("step `{step}` hands off, but has no `transitions.handoff` target")));
+                return Err(stop(
+                    "SR-TRANS-004",
+                    format!("step `{step}` hands off, but has no `transitions.handoff` target"),
+                ));
             }
             "jump" if target.is_some() => {
                 let to = target.unwrap_or_default();
@@ -687,7 +733,9 @@ impl<'a> Flow<'a> {
                 Some(None) => {
                     return Err(stop(
                         "SR-TRANS-002",
-                        format!("`transitions.{intent}` of step `{step}` leads to null (terminal), which only `closing` may"),
+                        format!(
+                            "`transitions.{intent}` of step `{step}` leads to null (terminal), which only `closing` may"
+                        ),
                     ));
                 }
                 Some(Some(to)) if agent.has_step(to) => {
@@ -719,9 +767,17 @@ impl<'a> Flow<'a> {
 
     /// `CompletionLoopProcessor.runClosureLoop`: validation, the closure step's own signal, or
     /// the router's closing. `Some(reason)`: done.
-    fn completion_loop(&mut self, step: &str, output: Option<&Json>, closing: Option<String>) -> Result<Option<String>, Stop> {
+    fn completion_loop(
+        &mut self,
+        step: &str,
+        output: Option<&Json>,
+        closing: Option<String>,
+    ) -> Result<Option<String>, Stop> {
         let closure_id = closure_step_for(&self.verdict_type);
-        self.emit("CompletionLoopEnter", json!({"iteration": self.iterations, "step": step, "validationStep": closure_id}));
+        self.emit(
+            "CompletionLoopEnter",
+            json!({"iteration": self.iterations, "step": step, "validationStep": closure_id}),
+        );
         let recorded = self.cassette.iterations.get(self.iterations as usize - 1);
         if let Some(failed) = self.validate(&closure_id, output, recorded)? {
             match failed.action.as_str() {
@@ -743,7 +799,8 @@ impl<'a> Flow<'a> {
             }
         }
         if closing.is_none()
-            && let Some(action) = output.and_then(|o| o.get("next_action")).and_then(|n| n.get("action")).and_then(Json::as_str)
+            && let Some(action) =
+                output.and_then(|o| o.get("next_action")).and_then(|n| n.get("action")).and_then(Json::as_str)
             && (action == "closing" || action == "repeat")
         {
             let kind = self.agent.kind(step);
@@ -772,8 +829,13 @@ impl<'a> Flow<'a> {
     }
 
     /// `ValidationChain.validateState`: the conditions alone.
-    fn validate_state(&mut self, validation_step: &str, recorded: Option<&'a Iteration>) -> Result<Option<Failed>, Stop> {
-        let Some(config) = self.agent.registry.get("validationSteps").and_then(|v| v.get(validation_step)).cloned() else {
+    fn validate_state(
+        &mut self,
+        validation_step: &str,
+        recorded: Option<&'a Iteration>,
+    ) -> Result<Option<Failed>, Stop> {
+        let Some(config) = self.agent.registry.get("validationSteps").and_then(|v| v.get(validation_step)).cloned()
+        else {
             return Ok(None);
         };
         self.conditions(validation_step, &config, recorded)
@@ -787,7 +849,8 @@ impl<'a> Flow<'a> {
         output: Option<&Json>,
         recorded: Option<&'a Iteration>,
     ) -> Result<Option<Failed>, Stop> {
-        let Some(config) = self.agent.registry.get("validationSteps").and_then(|v| v.get(validation_step)).cloned() else {
+        let Some(config) = self.agent.registry.get("validationSteps").and_then(|v| v.get(validation_step)).cloned()
+        else {
             return Ok(None);
         };
         if let (Some(schema), Some(output)) = (config.get("outputSchema"), output)
@@ -797,14 +860,25 @@ impl<'a> Flow<'a> {
             let retry = format!(
                 "The previous response did not match the expected format.\n\nError: {error}\n\nPlease provide a response in the correct format."
             );
-            return Ok(Some(Failed { pattern: "format".into(), retry_prompt: retry, action: "retry".into(), why: error.to_string(), attempt: 0 }));
+            return Ok(Some(Failed {
+                pattern: "format".into(),
+                retry_prompt: retry,
+                action: "retry".into(),
+                why: error.to_string(),
+                attempt: 0,
+            }));
         }
         self.conditions(validation_step, &config, recorded)
     }
 
     /// The validation conditions in order (`StepValidator.validate`), each answered from the
     /// iteration's recorded `validators`; the first failure decides.
-    fn conditions(&mut self, validation_step: &str, config: &Json, recorded: Option<&'a Iteration>) -> Result<Option<Failed>, Stop> {
+    fn conditions(
+        &mut self,
+        validation_step: &str,
+        config: &Json,
+        recorded: Option<&'a Iteration>,
+    ) -> Result<Option<Failed>, Stop> {
         let conditions = config.get("validationConditions").and_then(Json::as_array).cloned().unwrap_or_default();
         if conditions.is_empty() {
             return Ok(None);
@@ -815,14 +889,20 @@ impl<'a> Flow<'a> {
             let Some(def) = self.agent.registry.get("validators").and_then(|v| v.get(id)).cloned() else {
                 return Err(stop("ValidatorNotFound", format!("Validator not found: \"{id}\"")));
             };
-            let Some(result) = recorded.and_then(|r| r.validators.iter().find(|v| v.id == id)) else {
-                let span = recorded.map_or(self.cassette.iterations_key.unwrap_or_default(), |r| r.span);
+            let Some(recorded) = recorded else {
+                // The iteration itself is not recorded.
+                self.recorded();
+                return Err(stop(EXHAUSTED, "the iteration is not recorded"));
+            };
+            let Some(result) = recorded.validators.iter().find(|v| v.id == id) else {
+                let span = recorded.span;
                 let message = format!(
                     "iteration {} runs validator `{id}` (validation of `{validation_step}`), but the cassette records no result for it; add `validators: {{{id}: {{exitCode: …, stdout: …}}}}`",
                     self.iterations
                 );
                 self.findings.push(Diagnostic::new(rules::CassetteExhausted, self.cassette_file, span, message));
-                return Err(stop("ValidatorResultMissing", format!("no recorded result for validator `{id}`")));
+                self.emit("CassetteExhausted", json!({"iteration": self.iterations, "validator": id}));
+                return Err(stop(EXHAUSTED, format!("no recorded result for validator `{id}`")));
             };
             self.used_validators.insert((index, id.to_string()));
             let success_when = def.get("successWhen").and_then(Json::as_str).unwrap_or("");
@@ -857,7 +937,8 @@ impl<'a> Flow<'a> {
                 let count = self.retry_attempts.entry(validation_step.to_string()).or_insert(0);
                 *count += 1;
                 attempt = *count;
-                let max = config.pointer("/onFailure/maxAttempts").and_then(Json::as_u64).unwrap_or(DEFAULT_MAX_ATTEMPTS);
+                let max =
+                    config.pointer("/onFailure/maxAttempts").and_then(Json::as_u64).unwrap_or(DEFAULT_MAX_ATTEMPTS);
                 if attempt >= max {
                     action = "abort".into();
                 }
@@ -873,7 +954,13 @@ impl<'a> Flow<'a> {
 
     /// `RetryHandler.buildRetryPrompt`: the failure pattern's C3L prompt under the validation
     /// step's `c2`/`c3`, its params injected; else `f_failed.md`; else a generic message.
-    fn retry_prompt(&mut self, config: &Json, pattern: &str, params: &Map<String, Json>, result: &ValidatorResult) -> String {
+    fn retry_prompt(
+        &mut self,
+        config: &Json,
+        pattern: &str,
+        params: &Map<String, Json>,
+        result: &ValidatorResult,
+    ) -> String {
         let field = |key: &str| config.get(key).and_then(Json::as_str).unwrap_or("").to_string();
         let (c2, c3) = (field("c2"), field("c3"));
         let found = self.agent.registry.get("failurePatterns").and_then(|p| p.get(pattern));
@@ -891,7 +978,10 @@ impl<'a> Flow<'a> {
         }
         let (path, file) = self.agent.prompt(&c2, &c3, "failed", None);
         if let Some(file) = file {
-            self.emit("RetryPromptResolved", json!({"pattern": pattern, "path": shown(self.agent, &path), "fallback": true}));
+            self.emit(
+                "RetryPromptResolved",
+                json!({"pattern": pattern, "path": shown(self.agent, &path), "fallback": true}),
+            );
             return prompt::inject_params(&file.text, params);
         }
         tried.push(path);
@@ -928,7 +1018,12 @@ impl<'a> Flow<'a> {
             let held = if expectation.key == "prompt.contains" { contains } else { !contains };
             let what = if expectation.key == "prompt.contains" { "contains" } else { "does not contain" };
             let actual = if contains { "it does".to_string() } else { "it does not".to_string() };
-            self.outcome_of(expectation, format!("iteration {}: the prompt {what} {}", self.iterations, json!(text)), actual, held);
+            self.outcome_of(
+                expectation,
+                format!("iteration {}: the prompt {what} {}", self.iterations, json!(text)),
+                actual,
+                held,
+            );
         }
     }
 
@@ -947,7 +1042,12 @@ impl<'a> Flow<'a> {
         } else {
             self.failed += 1;
             let message = format!("expected {expected}, but the run gives {actual}");
-            self.findings.push(Diagnostic::new(rules::ExpectationFailed, self.cassette_file, expectation.span, message));
+            self.findings.push(Diagnostic::new(
+                rules::ExpectationFailed,
+                self.cassette_file,
+                expectation.span,
+                message,
+            ));
         }
         let outcome = if held { "held" } else { "failed" };
         self.emit(
@@ -971,7 +1071,12 @@ impl<'a> Flow<'a> {
                 _ => continue,
             };
             let held = expectation.value == actual;
-            self.outcome_of(expectation, format!("expect.{}: {}", expectation.key, expectation.value), actual.to_string(), held);
+            self.outcome_of(
+                expectation,
+                format!("expect.{}: {}", expectation.key, expectation.value),
+                actual.to_string(),
+                held,
+            );
         }
         let reached = self.iterations as usize;
         for (index, iteration) in self.cassette.iterations.iter().enumerate().skip(reached) {
@@ -1039,7 +1144,8 @@ struct Failed {
 
 /// `StepGateInterpreter.extractIntent`: the intent, whether the fallback was used, and why.
 fn interpret(gate: &Json, output: &Json, step: &str) -> Result<(String, bool, Option<String>), Stop> {
-    let allowed: Vec<&str> = gate.get("allowedIntents").and_then(Json::as_array).into_iter().flatten().filter_map(Json::as_str).collect();
+    let allowed: Vec<&str> =
+        gate.get("allowedIntents").and_then(Json::as_array).into_iter().flatten().filter_map(Json::as_str).collect();
     let field = gate.get("intentField").and_then(Json::as_str).unwrap_or("");
     let refused = match value_at(output, field) {
         None | Some(Json::Null) => format!("No value at path: {field}"),
@@ -1055,7 +1161,9 @@ fn interpret(gate: &Json, output: &Json, step: &str) -> Result<(String, bool, Op
     if gate.get("failFast").and_then(Json::as_bool) != Some(false) {
         return Err(stop(
             "GateInterpretationError",
-            format!("[failFast] Cannot determine intent: {refused}. Step \"{step}\" has failFast enabled (default), no fallback allowed."),
+            format!(
+                "[failFast] Cannot determine intent: {refused}. Step \"{step}\" has failFast enabled (default), no fallback allowed."
+            ),
         ));
     }
     let fallback = gate.get("fallbackIntent").and_then(Json::as_str).filter(|f| allowed.contains(f));
@@ -1080,7 +1188,9 @@ pub fn js_string(value: &Json) -> String {
     match value {
         Json::String(text) => text.clone(),
         Json::Null => "null".into(),
-        Json::Array(items) => items.iter().map(|i| if i.is_null() { String::new() } else { js_string(i) }).collect::<Vec<_>>().join(","),
+        Json::Array(items) => {
+            items.iter().map(|i| if i.is_null() { String::new() } else { js_string(i) }).collect::<Vec<_>>().join(",")
+        }
         Json::Object(_) => "[object Object]".into(),
         other => other.to_string(),
     }
@@ -1120,10 +1230,20 @@ fn params(def: &Json, result: &ValidatorResult) -> Map<String, Json> {
             "stderr" => Some(json!(result.stderr)),
             "exitCode" => Some(json!(result.exit_code)),
             "parseChangedFiles" => Some(json!(
-                result.stdout.lines().filter(|l| l.len() > 3 && !l.starts_with("??")).map(|l| l[3..].trim().to_string()).collect::<Vec<_>>()
+                result
+                    .stdout
+                    .lines()
+                    .filter(|l| l.len() > 3 && !l.starts_with("??"))
+                    .map(|l| l[3..].trim().to_string())
+                    .collect::<Vec<_>>()
             )),
             "parseUntrackedFiles" => Some(json!(
-                result.stdout.lines().filter_map(|l| l.strip_prefix("?? ")).map(|l| l.trim().to_string()).collect::<Vec<_>>()
+                result
+                    .stdout
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("?? "))
+                    .map(|l| l.trim().to_string())
+                    .collect::<Vec<_>>()
             )),
             _ => None,
         };

@@ -143,7 +143,9 @@ fn read_cassette(file: &SourceFile) -> (FlowCassette, Vec<Diagnostic>) {
     let findings = cassette
         .problems
         .iter()
-        .map(|p| Diagnostic::new(p.rule, file.id, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref()))
+        .map(|p| {
+            Diagnostic::new(p.rule, file.id, p.span, p.message.clone()).with_suggestion(p.span, p.suggestion.as_deref())
+        })
         .collect();
     (cassette, findings)
 }
@@ -151,7 +153,11 @@ fn read_cassette(file: &SourceFile) -> (FlowCassette, Vec<Diagnostic>) {
 /// The registry of the agent a flow cassette belongs to: the agent directory that holds it (or
 /// is named `.agent/<agent>` beside a directory that holds it), whose `agentId` is the
 /// cassette's `agent`.
-fn owning_registry(workspace: &Workspace, file: &SourceFile, cassette: &FlowCassette) -> Result<FileId, Vec<Diagnostic>> {
+fn owning_registry(
+    workspace: &Workspace,
+    file: &SourceFile,
+    cassette: &FlowCassette,
+) -> Result<FileId, Vec<Diagnostic>> {
     let Some((agent, span)) = &cassette.agent else { return Err(Vec::new()) };
     let mut other = None;
     for dir in file.path.ancestors().skip(1) {
@@ -170,7 +176,9 @@ fn owning_registry(workspace: &Workspace, file: &SourceFile, cassette: &FlowCass
     }
     let message = match &other {
         Some((id, _)) => format!("this cassette replays agent `{agent}`, but it sits in agent `{id}`'s directory"),
-        None => format!("no agent `{agent}` holds this cassette: put it in `.agent/{agent}/` beside its `steps_registry.json`"),
+        None => format!(
+            "no agent `{agent}` holds this cassette: put it in `.agent/{agent}/` beside its `steps_registry.json`"
+        ),
     };
     let finding = Diagnostic::new(rules::UnknownAgent, file.id, *span, message);
     let fix = other.as_ref().map(|(id, _)| id.as_str());
@@ -194,9 +202,16 @@ fn dry_run_registry(
     let dir = registry.parent().map(Path::to_path_buf).unwrap_or_default();
     let cassette = match cassette.map(absolute) {
         Some(c) => c,
-        None => AGENT_CASSETTES.iter().map(|name| dir.join(name)).find(|p| p.is_file() || overlay.contains_key(p)).ok_or_else(|| {
-            format!("{}: no cassette: pass --cassette, or add `agent.cassette.yaml` beside `steps_registry.json`", dir.display())
-        })?,
+        None => AGENT_CASSETTES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|p| p.is_file() || overlay.contains_key(p))
+            .ok_or_else(|| {
+                format!(
+                    "{}: no cassette: pass --cassette, or add `agent.cassette.yaml` beside `steps_registry.json`",
+                    dir.display()
+                )
+            })?,
     };
     let roots: Vec<PathBuf> = vec![dir.clone(), cassette.clone()];
     let mut workspace = discover_with_overlay(&roots, configs, overlay).map_err(|e| e.to_string())?;
@@ -235,7 +250,15 @@ fn run_read(
     let dir_name = registry_source.path.parent().and_then(|d| d.file_name()).and_then(|n| n.to_str()).unwrap_or(".");
     let title = format!("agent {dir_name}");
     let refuse = |findings: Vec<Diagnostic>, why: &str| {
-        DryRun::failed_to_start(workspace, Climpt.name(), title.clone(), Some(cassette_file), findings, why, focus.clone())
+        DryRun::failed_to_start(
+            workspace,
+            Climpt.name(),
+            title.clone(),
+            Some(cassette_file),
+            findings,
+            why,
+            focus.clone(),
+        )
     };
     if problems.iter().any(|d| d.severity == Severity::Error) {
         return refuse(problems, UNUSABLE);

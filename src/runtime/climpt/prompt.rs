@@ -170,7 +170,11 @@ mod tests {
     #[test]
     fn uv_input_text_and_custom_variables() {
         let uv = BTreeMap::from([("issue".to_string(), "42".to_string())]);
-        let rendered = render("---\nstepId: x\n---\n\nFix {uv-issue} {uv-branch} {input_text} {issue_content} {not closed\n", &uv, Some("in"));
+        let rendered = render(
+            "---\nstepId: x\n---\n\nFix {uv-issue} {uv-branch} {input_text} {issue_content} {not closed\n",
+            &uv,
+            Some("in"),
+        );
         assert_eq!(rendered.text, "Fix 42 {uv-branch} in {issue_content} {not closed");
         assert_eq!(rendered.missing, ["branch"]);
         assert_eq!(rendered.verbatim, ["issue_content"]);
@@ -178,8 +182,12 @@ mod tests {
 
     #[test]
     fn retry_params_fill_each_if_and_lists() {
-        let params = serde_json::json!({"files": ["a.rs", "b.rs"], "none": []}).as_object().cloned().unwrap_or_default();
-        let text = inject_params("{{#each files}}- {{this}}\n{{/each}}{{#if none}}x{{else}}clean{{/if}} {{files}} {{gone}}.", &params);
+        let params =
+            serde_json::json!({"files": ["a.rs", "b.rs"], "none": []}).as_object().cloned().unwrap_or_default();
+        let text = inject_params(
+            "{{#each files}}- {{this}}\n{{/each}}{{#if none}}x{{else}}clean{{/if}} {{files}} {{gone}}.",
+            &params,
+        );
         assert_eq!(text, "- a.rs\n- b.rs\nclean a.rs, b.rs .");
     }
 }

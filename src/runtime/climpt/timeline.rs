@@ -37,7 +37,8 @@ impl Timeline for ClimptLines {
                     let uv = names(data.get("substituted"));
                     let uv = if uv.is_empty() { String::new() } else { format!(", uv: {uv}") };
                     let verbatim = names(data.get("verbatim"));
-                    let verbatim = if verbatim.is_empty() { String::new() } else { format!(", left as written: {verbatim}") };
+                    let verbatim =
+                        if verbatim.is_empty() { String::new() } else { format!(", left as written: {verbatim}") };
                     format!("      prompt {} ({length} chars{uv}{verbatim})", text(event, "path"))
                 }
             }
@@ -68,11 +69,11 @@ impl Timeline for ClimptLines {
                     line.push_str(&format!(" (fallback: {})", text(event, "reason")));
                 }
                 if let Some(target) = data.get("target").and_then(Json::as_str) {
-                    line.push_str(&format!(" target {}", escape(target)));
+                    line.push_str(&format!(" · target {}", escape(target)));
                 }
                 if let Some(Json::Object(handoff)) = data.get("handoff") {
                     let keys: Vec<&str> = handoff.keys().map(String::as_str).collect();
-                    line.push_str(&format!(" handoff {}", escape(&keys.join(", "))));
+                    line.push_str(&format!(" · handoff {}", escape(&keys.join(", "))));
                 }
                 line
             }
@@ -84,15 +85,19 @@ impl Timeline for ClimptLines {
                 format!("      route: closing ({})", text(event, "reason"))
             }
             "RoutingDecision" => format!("      route → {}", text(event, "to")),
-            "CompletionLoopEnter" => format!("      completion loop (validation step {})", text(event, "validationStep")),
-            "RetryPromptQueued" => format!(
-                "      retry prompt queued ({}, attempt {})",
-                text(event, "pattern"),
-                event.num("attempt")
-            ),
-            "ValidationSkipped" => format!("      validation failed ({}), skipped per onFailure", text(event, "pattern")),
+            "CompletionLoopEnter" => {
+                format!("      completion loop (validation step {})", text(event, "validationStep"))
+            }
+            "RetryPromptQueued" => {
+                format!("      retry prompt queued ({}, attempt {})", text(event, "pattern"), event.num("attempt"))
+            }
+            "ValidationSkipped" => {
+                format!("      validation failed ({}), skipped per onFailure", text(event, "pattern"))
+            }
             "BoundaryHook" => format!("      boundary hook of {} (not run)", text(event, "step")),
-            "VerdictChecked" if data["isComplete"] == true => format!("      verdict: done ({})", text(event, "reason")),
+            "VerdictChecked" if data["isComplete"] == true => {
+                format!("      verdict: done ({})", text(event, "reason"))
+            }
             "CassetteExhausted" => {
                 format!("      cassette exhausted: nothing recorded for iteration {}", event.num("iteration"))
             }
