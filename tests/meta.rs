@@ -534,3 +534,62 @@ fn every_family_implements_its_registry_table() {
         stagelint::registry::TABLES.iter().map(|(name, rules)| (*name, codes(rules))).collect();
     assert_eq!(families, tables);
 }
+
+/// The flow cassette schema (climpt) describes every property, accepts the climpt cassettes the
+/// tests and the example replay, rejects what the reader rejects, and names the reader's keys.
+#[test]
+fn flow_cassette_schema_agrees_with_the_reader() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/flow-cassette.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    let mut clean: Vec<PathBuf> =
+        std::fs::read_dir("tests/cassettes/climpt").unwrap().map(|e| e.unwrap().path()).collect();
+    clean.push("examples/climpt/.agent/fixer/agent.cassette.yaml".into());
+    for rule in ["OutputRejected", "FlowStopped", "UnknownAgent"] {
+        clean.push(format!("tests/fixtures/cassette/{rule}/ok/.agent/fixer/agent.cassette.yaml").into());
+    }
+    for path in &clean {
+        assert!(
+            cassette_schema_errors(&validator, path).is_empty(),
+            "{}: {:?}",
+            path.display(),
+            cassette_schema_errors(&validator, path)
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(stagelint::runtime::climpt::cassette::read(&text, false).problems.is_empty(), "{}", path.display());
+    }
+    for bad in [
+        "cassette: 1\nagent: demo\niterations: []\nexpect: { outcome: done }\n",
+        "cassette: 1\nagent: demo\niterations: [ { ouput: {} } ]\n",
+        "cassette: 2\nagent: demo\niterations: []\n",
+        "cassette: 1\niterations: []\n",
+        "cassette: 1\nagent: demo\niterations: [ { validators: { git-clean: { exitCode: x } } } ]\n",
+    ] {
+        let root = stagelint::source::yaml::parse(bad).root.unwrap().to_json();
+        assert!(!validator.is_valid(&root), "the schema accepts {bad}");
+        assert!(
+            !stagelint::runtime::climpt::cassette::read(bad, false).problems.is_empty(),
+            "the reader accepts {bad}"
+        );
+    }
+    let keys = |pointer: &str| -> Vec<String> {
+        let mut keys: Vec<String> =
+            schema.pointer(pointer).and_then(|p| p.as_object()).unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    let sorted = |list: &[&str]| -> Vec<String> {
+        let mut list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        list.sort();
+        list
+    };
+    use stagelint::runtime::climpt::cassette as reader;
+    assert_eq!(keys("/properties"), sorted(&reader::TOP_KEYS));
+    assert_eq!(keys("/$defs/iteration/properties"), sorted(&reader::ITERATION_KEYS));
+    assert_eq!(keys("/$defs/iteration/properties/expect/properties"), sorted(&reader::ITERATION_EXPECT_KEYS));
+    assert_eq!(keys("/properties/expect/properties"), sorted(&reader::RUN_EXPECT_KEYS));
+    assert_eq!(
+        keys("/$defs/iteration/properties/validators/additionalProperties/properties"),
+        sorted(&reader::VALIDATOR_KEYS)
+    );
+}
