@@ -1,6 +1,8 @@
 //! The dry-run of a three-stage pipeline (plan → execute → review) against a machine cassette
 //! of 200 turns: 120 tool turns in plan, 60 in execute, 17 in review, each stage ending with its
-//! completion. Target: under 20 ms in release mode. Run with `cargo bench --bench dry_run`.
+//! completion. Target: under 20 ms in release mode. And a climpt agent's 50-iteration flow:
+//! 48 iterations of a work step that repeats, a handoff, and a closure step whose validator
+//! passes. Target: under 10 ms. Run with `cargo bench --bench dry_run`.
 
 #[allow(dead_code)]
 mod generator;
@@ -36,5 +38,46 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(dry_run, benches);
+/// A climpt agent (`examples/climpt`'s fixer) and a flow cassette of 50 iterations.
+fn climpt(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join("stagelint-bench-dry-run-climpt");
+    let _ = std::fs::remove_dir_all(&dir);
+    let agent = dir.join(".agent/fixer");
+    copy_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/climpt/.agent/fixer"), &agent);
+    let mut cassette = String::from("cassette: 1\nagent: fixer\nargs: { issue: 42 }\niterations:\n");
+    cassette.push_str("  - output: { summary: read, next_action: { action: next } }\n");
+    for n in 2..49 {
+        cassette.push_str(&format!(
+            "  - output: {{ summary: step {n}, next_action: {{ action: repeat }} }}\n    expect: {{ step: continuation.issue, route: continuation.issue }}\n"
+        ));
+    }
+    cassette.push_str("  - output: { summary: done, next_action: { action: handoff } }\n");
+    cassette.push_str("  - output: { next_action: { action: closing } }\n    expect: { verdict: done }\n");
+    cassette.push_str("expect: { outcome: completed, iterations: 50 }\n");
+    std::fs::write(agent.join("agent.cassette.yaml"), cassette).expect("write");
+    let options = Options { strict: false, explain_init: true };
+    let run = || {
+        let mut configs = ConfigCache::new(None);
+        let overlay = std::collections::HashMap::new();
+        runtime::dry_run_path(&agent, None, options, &mut configs, &overlay).expect("runs").1
+    };
+    let first = run();
+    assert_eq!(first.exit_code(), 0, "{:?}", first.findings);
+    assert_eq!(first.trace.events.iter().filter(|e| e.name == "IterationStart").count(), 50);
+    c.bench_function("dry-run climpt agent, 50-iteration flow (with reading)", |b| b.iter(|| run().trace.events.len()));
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else if entry.file_name() != "agent.cassette.yaml" {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+        }
+    }
+}
+
+criterion_group!(dry_run, benches, climpt);
 criterion_main!(dry_run);

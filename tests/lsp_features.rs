@@ -873,6 +873,42 @@ fn a_stage_of_a_machine_gets_the_machine_cassettes_lens_focused_on_it() {
     assert_eq!((result["exitCode"].as_u64(), &result["focus"]), (Some(0), &json!({"stage": "plan"})), "{result}");
 }
 
+/// Issue 33: a climpt registry gets a lens on its entry and on each step its flow cassette
+/// reaches; a step's lens runs the agent with that step's lines marked.
+#[test]
+fn a_climpt_registry_gets_a_lens_on_its_entry_and_on_every_step_the_cassette_reaches() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(Path::new("examples/climpt"), dir.path());
+    let mut client = server(dir.path());
+    let registry = dir.path().join(".agent/fixer/steps_registry.json");
+    client.set(&registry, &std::fs::read_to_string(&registry).expect("read"));
+    let lenses = client.document("textDocument/codeLens", &registry);
+    let titles: Vec<&str> = lenses.as_array().unwrap().iter().filter_map(|l| l["command"]["title"].as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "▶ Dry-run (agent.cassette.yaml)",
+            "▶ Dry-run (agent.cassette.yaml) · iteration 1",
+            "▶ Dry-run (agent.cassette.yaml) · iteration 2",
+            "▶ Dry-run (agent.cassette.yaml) · iteration 3",
+        ],
+        "{lenses}"
+    );
+    // The entry lens sits on `entryStepMapping`, the step lenses on their keys.
+    assert_eq!(lenses[0]["range"]["start"]["line"], 4, "{lenses}");
+    assert_eq!(lenses[2]["command"]["arguments"][2], "continuation.issue");
+    let command = &lenses[2]["command"];
+    let result = client
+        .request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]}));
+    assert_eq!(
+        (result["exitCode"].as_u64(), &result["focus"]),
+        (Some(0), &json!({"step": "continuation.issue"})),
+        "{result}"
+    );
+    let report = std::fs::read_to_string(result["report"].as_str().expect("a report")).expect("report");
+    assert!(report.contains("▶ i2   continuation.issue (work)") && report.contains("\ni1   initial.issue"), "{report}");
+}
+
 #[test]
 fn a_dry_run_without_a_named_cassette_takes_the_only_one_and_lists_several() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -1150,7 +1150,7 @@ fn a_target_that_is_no_stage_or_is_missing_says_which() {
     let options = Options { strict: false, explain_init: true };
     let files = [("notes.md", "# Notes\n\nNo frontmatter.\n"), ("plan.cassette.yaml", "cassette: 1\n")];
     let Err(error) = try_run_files(&files, "notes.md", None, options) else { panic!("notes.md is no stage") };
-    assert!(error.ends_with("notes.md: not a stage definition or a state machine"), "{error}");
+    assert!(error.ends_with("notes.md: not a stage definition, a state machine or a climpt agent (`steps_registry.json` or its directory)"), "{error}");
     let Err(error) = try_run_files(&files, "gone.md", None, options) else { panic!("gone.md does not exist") };
     assert!(error.ends_with("gone.md: cannot read file: no such file"), "{error}");
 }

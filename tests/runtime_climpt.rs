@@ -625,9 +625,7 @@ fn what_the_cassette_records_and_the_run_never_reads_is_reported() {
         10,
         &[],
         &cassette(&[
-            &format!(
-                "{{ validators: {{ git-clean: {{ stdout: x }} }}, output: {{ next_action: {{ action: next }} }} }}"
-            ),
+            "{ validators: { git-clean: { stdout: x } }, output: { next_action: { action: next } } }",
             &says("handoff"),
             "{ validators: { git-clean: { stdout: \"\" } } }",
         ]),

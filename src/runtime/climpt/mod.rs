@@ -113,7 +113,7 @@ impl Engine for Climpt {
     }
 
     fn timeline(&self) -> Box<dyn Timeline> {
-        Box::new(timeline::ClimptLines::default())
+        Box::new(timeline::ClimptLines)
     }
 
     fn editor(&self) -> &'static crate::editor::Hooks {

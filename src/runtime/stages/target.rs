@@ -25,7 +25,7 @@ pub(super) fn dry_run_path(
     let path = absolute(path);
     let sm_file = if path.is_dir() {
         let found = SM_FILE_NAMES.iter().map(|name| path.join(name)).find(|p| p.is_file());
-        Some(found.ok_or_else(|| format!("{}: no sm.yaml or sm.json here", path.display()))?)
+        Some(found.ok_or_else(|| format!("{}: no sm.yaml, sm.json or steps_registry.json here", path.display()))?)
     } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| SM_FILE_NAMES.contains(&n)) {
         Some(path.clone())
     } else {
@@ -49,7 +49,7 @@ pub(super) fn dry_run_path(
         return Ok((workspace, run));
     }
     // Discovery keeps only the files a family reads: a plain markdown file is not among them.
-    let not_a_stage = || format!("{}: not a stage definition or a state machine", path.display());
+    let not_a_stage = || format!("{}: not a stage definition, a state machine or a climpt agent (`steps_registry.json` or its directory)", path.display());
     let stage = workspace.file_at(&path).ok_or_else(|| {
         if path.exists() { not_a_stage() } else { format!("{}: cannot read file: no such file", path.display()) }
     })?;
