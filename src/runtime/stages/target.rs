@@ -49,7 +49,12 @@ pub(super) fn dry_run_path(
         return Ok((workspace, run));
     }
     // Discovery keeps only the files a family reads: a plain markdown file is not among them.
-    let not_a_stage = || format!("{}: not a stage definition, a state machine or a climpt agent (`steps_registry.json` or its directory)", path.display());
+    let not_a_stage = || {
+        format!(
+            "{}: not a stage definition, a state machine or a climpt agent (`steps_registry.json` or its directory)",
+            path.display()
+        )
+    };
     let stage = workspace.file_at(&path).ok_or_else(|| {
         if path.exists() { not_a_stage() } else { format!("{}: cannot read file: no such file", path.display()) }
     })?;
