@@ -115,10 +115,7 @@ fn events(run: &DryRun) -> Vec<String> {
         .events
         .iter()
         .filter(|e| {
-            !matches!(
-                e.name,
-                "DryRunSummary" | "DryRunMismatch" | "PromptResolved" | "QueryExecuted" | "OutputValidated"
-            )
+            !matches!(e.name, "DryRunSummary" | "DryRunMismatch" | "PromptBuilt" | "QueryExecuted" | "OutputValidated")
         })
         .map(|e| {
             let mut line = e.name.to_string();
@@ -210,7 +207,7 @@ fn the_happy_path_runs_entry_to_closing_with_the_exact_events() {
         (Some("climpt v1.13.27 (4af87ad)"), Some("initial.a"))
     );
     // The prompt as sent, UV substituted.
-    let prompt = ran.run.trace.events.iter().find(|e| e.name == "PromptResolved").expect("a prompt");
+    let prompt = ran.run.trace.events.iter().find(|e| e.name == "PromptBuilt").expect("a prompt");
     assert_eq!(prompt.str("prompt"), "Step initial.a of issue 42.");
     assert_eq!(prompt.data["substituted"], json!(["issue"]));
 }
@@ -461,7 +458,7 @@ fn a_failing_pre_flight_validation_sends_the_closure_step_back_with_the_retry_pr
         [
             "IterationStart iteration=3 step=closure.a",
             "ValidatorRan iteration=3 validator=git-clean passed=false",
-            "RetryPromptResolved pattern=git-dirty",
+            "RetryPromptBuilt pattern=git-dirty",
             "PreflightFailed iteration=3 pattern=git-dirty",
             "VerdictChecked iteration=3 step=closure.a isComplete=false reason=continue",
             "IterationStart iteration=4 step=closure.a",
@@ -474,7 +471,7 @@ fn a_failing_pre_flight_validation_sends_the_closure_step_back_with_the_retry_pr
         ]
     );
     let prompts: Vec<&str> =
-        ran.run.trace.events.iter().filter(|e| e.name == "PromptResolved").map(|e| e.str("prompt")).collect();
+        ran.run.trace.events.iter().filter(|e| e.name == "PromptBuilt").map(|e| e.str("prompt")).collect();
     assert_eq!(prompts[3], "Commit:\n- a.rs\n", "iteration 4 is sent the retry prompt");
     assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
 }
@@ -543,11 +540,11 @@ fn the_retry_prompt_falls_back_to_f_failed_then_to_a_generic_message() {
     let fallback = ("steps/retry/issue/f_failed.md", "Fix: {{changedFiles}}");
     let ran = run(&validated(json!({})), 10, &[fallback], &cassette(&iterations));
     let prompts: Vec<&str> =
-        ran.run.trace.events.iter().filter(|e| e.name == "PromptResolved").map(|e| e.str("prompt")).collect();
+        ran.run.trace.events.iter().filter(|e| e.name == "PromptBuilt").map(|e| e.str("prompt")).collect();
     assert_eq!(prompts[3], "Fix: a.rs");
     let ran = run(&validated(json!({})), 10, &[], &cassette(&iterations));
     let prompts: Vec<&str> =
-        ran.run.trace.events.iter().filter(|e| e.name == "PromptResolved").map(|e| e.str("prompt")).collect();
+        ran.run.trace.events.iter().filter(|e| e.name == "PromptBuilt").map(|e| e.str("prompt")).collect();
     assert_eq!(prompts[3], "## Verdict conditions not met\n\nDetected pattern: git-dirty\n");
 }
 
@@ -614,7 +611,7 @@ fn prompts_need_their_uv_values_and_inputs_come_from_earlier_handoffs() {
         &cassette(&["{ output: { plan: fix it, next_action: { action: next } } }", &says("repeat")]),
     );
     let prompts: Vec<&str> =
-        ran.run.trace.events.iter().filter(|e| e.name == "PromptResolved").map(|e| e.str("prompt")).collect();
+        ran.run.trace.events.iter().filter(|e| e.name == "PromptBuilt").map(|e| e.str("prompt")).collect();
     assert_eq!(prompts[1], "Plan: fix it; 2/10");
 }
 

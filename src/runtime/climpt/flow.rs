@@ -14,7 +14,7 @@ use crate::diagnostic::{Diagnostic, FileId};
 use crate::registry::cassette as rules;
 use crate::runtime::climpt::agent::Agent;
 use crate::runtime::climpt::cassette::{Expectation, FlowCassette, Iteration, ValidatorResult};
-use crate::runtime::climpt::prompt;
+use crate::runtime::climpt::prompt::{self, js_string};
 use crate::runtime::events::Trace;
 use crate::source::Span;
 
@@ -313,7 +313,7 @@ impl<'a> Flow<'a> {
         }
         let prompt = match self.pending_retry.take() {
             Some(retry) => {
-                self.emit("PromptResolved", json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry, "verbatim": []}));
+                self.emit("PromptBuilt", json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry, "verbatim": []}));
                 retry
             }
             None => self.step_prompt(step)?,
@@ -358,7 +358,7 @@ impl<'a> Flow<'a> {
         }
         let prompt = match self.pending_retry.take() {
             Some(retry) => {
-                self.emit("PromptResolved", json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry, "verbatim": []}));
+                self.emit("PromptBuilt", json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry, "verbatim": []}));
                 retry
             }
             None => self.step_prompt(step)?,
@@ -441,7 +441,7 @@ impl<'a> Flow<'a> {
             ));
         }
         self.emit(
-            "PromptResolved",
+            "PromptBuilt",
             json!({
                 "iteration": self.iterations, "step": step, "source": "c3l", "path": shown,
                 "prompt": rendered.text, "substituted": rendered.substituted, "verbatim": rendered.verbatim,
@@ -972,21 +972,21 @@ impl<'a> Flow<'a> {
             tried.push(path.clone());
             if let Some(file) = file {
                 let text = prompt::inject_params(&file.text, params);
-                self.emit("RetryPromptResolved", json!({"pattern": pattern, "path": shown(self.agent, &path)}));
+                self.emit("RetryPromptBuilt", json!({"pattern": pattern, "path": shown(self.agent, &path)}));
                 return text;
             }
         }
         let (path, file) = self.agent.prompt(&c2, &c3, "failed", None);
         if let Some(file) = file {
             self.emit(
-                "RetryPromptResolved",
+                "RetryPromptBuilt",
                 json!({"pattern": pattern, "path": shown(self.agent, &path), "fallback": true}),
             );
             return prompt::inject_params(&file.text, params);
         }
         tried.push(path);
         let tried: Vec<String> = tried.iter().map(|p| shown(self.agent, p)).collect();
-        self.emit("RetryPromptResolved", json!({"pattern": pattern, "path": null, "tried": tried}));
+        self.emit("RetryPromptBuilt", json!({"pattern": pattern, "path": null, "tried": tried}));
         let _ = result;
         let mut lines = vec!["## Verdict conditions not met".to_string(), String::new()];
         if !pattern.is_empty() {
@@ -1181,19 +1181,6 @@ fn value_at<'j>(value: &'j Json, path: &str) -> Option<&'j Json> {
         Json::Array(items) => part.parse::<usize>().ok().and_then(|i| items.get(i)),
         _ => None,
     })
-}
-
-/// JavaScript's `String(value)`.
-pub fn js_string(value: &Json) -> String {
-    match value {
-        Json::String(text) => text.clone(),
-        Json::Null => "null".into(),
-        Json::Array(items) => {
-            items.iter().map(|i| if i.is_null() { String::new() } else { js_string(i) }).collect::<Vec<_>>().join(",")
-        }
-        Json::Object(_) => "[object Object]".into(),
-        other => other.to_string(),
-    }
 }
 
 /// `hasAIVerdictDeclaration`: `next_action.action` is exactly `closing`.

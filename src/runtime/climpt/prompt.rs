@@ -7,7 +7,18 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value as Json};
 
-use crate::runtime::climpt::flow::js_string;
+/// JavaScript's `String(value)`.
+pub fn js_string(value: &Json) -> String {
+    match value {
+        Json::String(text) => text.clone(),
+        Json::Null => "null".into(),
+        Json::Array(items) => {
+            items.iter().map(|i| if i.is_null() { String::new() } else { js_string(i) }).collect::<Vec<_>>().join(",")
+        }
+        Json::Object(_) => "[object Object]".into(),
+        other => other.to_string(),
+    }
+}
 
 /// A rendered C3L prompt.
 #[derive(Debug, Default)]

@@ -29,7 +29,7 @@ impl Timeline for ClimptLines {
                 let kind = data.get("kind").and_then(Json::as_str).unwrap_or("no kind");
                 format!("i{:<3} {} ({kind})", event.num("iteration"), text(event, "step"))
             }
-            "PromptResolved" => {
+            "PromptBuilt" => {
                 let length = event.str("prompt").chars().count();
                 if event.str("source") == "retry" {
                     format!("      prompt: the retry prompt ({length} chars)")
