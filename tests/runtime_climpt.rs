@@ -736,3 +736,29 @@ fn the_corpus_iterator_cassettes_replay_green() {
         );
     }
 }
+
+#[test]
+fn validation_steps_are_found_by_verdict_type_not_by_the_closure_step() {
+    // climpt's own reviewer keys its validation by its closure step (`closure.review`) under
+    // `poll:state`, whose completion loop validates `closure.polling`: its validators never run.
+    let mut reg = validated(json!({}));
+    let config = reg["validationSteps"]["closure.polling"].take();
+    reg["validationSteps"] = json!({"closure.a": config});
+    let ran = run(
+        &reg,
+        10,
+        &[],
+        &cassette(&[
+            &says("next"),
+            &says("handoff"),
+            "{ validators: { git-clean: { stdout: \" M a.rs\\n\" } }, output: { next_action: { action: closing } } }",
+        ]),
+    );
+    assert_eq!(finished(&ran.run), ("completed".into(), 3));
+    assert_eq!(codes(&ran.run), ["cassette/ResultIgnored"]);
+    assert!(
+        ran.run.findings[0].message.ends_with("(`closure.a` lists `git-clean` and is never used)"),
+        "{}",
+        ran.run.findings[0].message
+    );
+}

@@ -1116,13 +1116,37 @@ impl<'a> Flow<'a> {
             );
             self.findings.push(Diagnostic::new(rules::CassetteUnconsumed, self.cassette_file, first.span, message));
         }
+        // climpt validates the entry of `validationSteps` its verdict type maps to, whatever the
+        // closure step is called: a registry keyed otherwise is never validated.
+        let closure_id = closure_step_for(&self.verdict_type);
+        let steps = self.agent.registry.get("validationSteps").and_then(Json::as_object);
+        let unread = |id: &str| -> String {
+            if steps.is_some_and(|s| s.contains_key(&closure_id)) {
+                return String::new();
+            }
+            let listed = steps.into_iter().flatten().find(|(_, config)| {
+                config
+                    .get("validationConditions")
+                    .and_then(Json::as_array)
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c.get("validator").and_then(Json::as_str) == Some(id))
+            });
+            listed.map_or(String::new(), |(name, _)| {
+                format!(
+                    ": climpt validates `validationSteps.{closure_id}` under verdict type `{}`, which the registry does not have (`{name}` lists `{id}` and is never used)",
+                    self.verdict_type
+                )
+            })
+        };
         for (index, iteration) in self.cassette.iterations.iter().enumerate().take(reached) {
             for result in &iteration.validators {
                 if !self.used_validators.contains(&(index, result.id.clone())) {
                     let message = format!(
-                        "iteration {} never runs validator `{}`, so this result is never read",
+                        "iteration {} never runs validator `{}`, so this result is never read{}",
                         index + 1,
-                        result.id
+                        result.id,
+                        unread(&result.id)
                     );
                     self.findings.push(Diagnostic::new(rules::ResultIgnored, self.cassette_file, result.span, message));
                 }
