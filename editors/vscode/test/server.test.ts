@@ -145,7 +145,12 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
   });
 
   test("a file without a cassette: the server refuses with invalid params and says why", async () => {
-    const uri = pathToFileURL(join(folder, "lint.md")).href;
+    // A lone stage: no cassette beside it and no state machine whose cassette could replay it.
+    const lone = join(repo, "examples", "broken", "lone", "draft.md");
+    const uri = pathToFileURL(lone).href;
+    await connection.sendNotification("textDocument/didOpen", {
+      textDocument: { uri, languageId: "markdown", version: 1, text: readFileSync(lone, "utf8") },
+    });
     const host = fakeHost({
       document: { uri, scheme: "file", languageId: "markdown" },
       answer: (method, params) => connection.sendRequest(method, params),
