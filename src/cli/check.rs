@@ -280,10 +280,12 @@ fn report(
     Ok(if failed && !args.exit_zero { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// The notes about assumptions the run made (the Last Light engine), then the summary.
+/// The notes about assumptions the run made (each family's), then the summary.
 fn closing_lines(out: &mut Vec<u8>, workspace: &Workspace, summary: &Summary) -> io::Result<()> {
-    for note in stagelint::families::lastlight::engine_notes(workspace) {
-        writeln!(out, "note: {note}")?;
+    for family in stagelint::check::FAMILIES {
+        for note in family.notes(workspace) {
+            writeln!(out, "note: {note}")?;
+        }
     }
     writeln!(out, "{}", summary.line())
 }

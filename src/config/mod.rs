@@ -11,6 +11,7 @@ use globset::GlobSet;
 
 use crate::diagnostic::Severity;
 use crate::source::{LineIndex, Span};
+use crate::registry::releases::lastlight::{self as releases, Target};
 use crate::template::lastlight::Engine;
 use crate::template::stage::Dialect;
 
@@ -37,7 +38,8 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
     (
         "lastlight",
         &[
-            ("engine", "\"head\" or \"seed\""),
+            ("release", "a Last Light version such as \"0.23\", \"seed\" or \"head\""),
+            ("engine", "\"head\" or \"seed\" (the newest release or the seed's; `release` says more)"),
             ("variables", "list of strings"),
             ("extra-variables", "list of strings"),
             ("approval-gates", "list of strings"),
@@ -95,12 +97,14 @@ pub struct Config {
     pub atomic: AtomicSettings,
 }
 
-/// `[lastlight]`: which engine renders the templates and what the project adds to it.
+/// `[lastlight]`: the Last Light release the files are checked for, and what the project adds
+/// to its context.
 #[derive(Debug, Clone)]
 pub struct Lastlight {
-    pub engine: Engine,
-    /// Where `engine` came from: the config, the repository's layout, or the default.
-    pub engine_source: EngineSource,
+    /// The releases the repository may be at (one, unless only the engine's layout was found).
+    pub release: Target,
+    /// Where `release` came from: the config, the repository, or the default.
+    pub release_source: ReleaseSource,
     /// Template variables the project passes in `request.extra` (and cron `context:`), on top
     /// of the engine's own.
     pub variables: Vec<String>,
@@ -108,14 +112,23 @@ pub struct Lastlight {
     pub approval_gates: Vec<String>,
 }
 
-/// How the Last Light engine of a file was chosen.
+impl Lastlight {
+    /// The template dialect the release's engine reads: keys with `-` and the helpers
+    /// `artifactUrl`/`approvalUrl` from 0.2 on. A range across 0.2 reads the newer one (detection
+    /// never gives one: the layouts that give a range lie on one side of it).
+    pub fn dialect(&self) -> Engine {
+        if self.release.any_has(releases::V0_2) { Engine::Head } else { Engine::Seed }
+    }
+}
+
+/// How the Last Light release of a file was chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EngineSource {
-    /// `[lastlight] engine` in a config file.
+pub enum ReleaseSource {
+    /// `[lastlight] release` (or `engine`) in a config file.
     Configured,
-    /// Detected from the repository: the engine's own source file or directory found there.
-    Detected(PathBuf),
-    /// Nothing configured and nothing found: the current engine.
+    /// Detected from the repository: the file read, and what it said.
+    Detected { marker: PathBuf, why: String },
+    /// Nothing configured and nothing found: the newest release.
     Default,
 }
 
@@ -171,8 +184,8 @@ impl Config {
             stage_globs: GlobSet::empty(),
             workflow_globs: GlobSet::empty(),
             lastlight: Lastlight {
-                engine: Engine::Head,
-                engine_source: EngineSource::Default,
+                release: Target::exact(releases::NEWEST),
+                release_source: ReleaseSource::Default,
                 variables: DEFAULT_EXTRA_VARIABLES.iter().map(|s| s.to_string()).collect(),
                 approval_gates: Vec::new(),
             },
@@ -282,7 +295,7 @@ mod tests {
             Some((_, values)) => format!("\"{}\"", values[0]),
             None if what.starts_with("list") => "[]".into(),
             None if what == "true or false" => "true".into(),
-            None if what.starts_with("a version") => "\"0.5.24\"".into(),
+            None if what.contains("version such as") => "\"0.5.24\"".into(),
             None => panic!("no sample value for {key}: {what}"),
         }
     }
@@ -409,7 +422,8 @@ mod tests {
         let config = Config::parse(text, Path::new("/p/stagelint.toml")).expect("parses");
         assert_eq!(config.tools, BTreeSet::from(["Read".to_string(), "mcp__x".to_string()]));
         assert_eq!(config.lastlight.variables, ["b", "a"]);
-        assert_eq!(config.lastlight.engine_source, EngineSource::Configured);
+        assert_eq!(config.lastlight.release_source, ReleaseSource::Configured);
+        assert_eq!(config.lastlight.release, Target::exact(releases::SEED));
         assert_eq!(config.rules.get("sm"), Some(&Level::Is(Severity::Warning)));
         let aliased = crate::registry::rule("steps/R-A6").expect("alias").code;
         assert_eq!(config.rules.get(aliased), Some(&Level::Off));

@@ -8,9 +8,9 @@ use globset::{GlobSet, GlobSetBuilder};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::config::{Config, EngineSource, LEVELS, Level, TABLES};
+use crate::config::{Config, LEVELS, Level, ReleaseSource, TABLES};
 use crate::diagnostic::Severity;
-use crate::template::lastlight::Engine;
+use crate::registry::releases::lastlight::{self as releases, ReleaseId, Target};
 use crate::template::stage::Dialect;
 
 /// A problem: the bytes it is about and what is wrong.
@@ -70,6 +70,8 @@ impl Reader<'_> {
         let keys = TABLES.iter().find(|(t, _)| *t == self.table).map_or(&[][..], |(_, keys)| *keys);
         // Settings that replace a default are applied before the ones that add to it.
         let (mut replace, mut add) = (Vec::new(), Vec::new());
+        // `[lastlight] release` and `engine` name the same thing: one of them.
+        let mut release_keys = Vec::new();
         for (key, value) in table.iter() {
             let key_text: &str = key.get_ref();
             if !keys.iter().any(|(k, _)| *k == key_text) {
@@ -93,11 +95,19 @@ impl Reader<'_> {
                 }
                 ("sm", "backoffs") => config.backoffs = self.strings(key_text, value).unwrap_or_default(),
                 ("lastlight", "engine") => {
-                    let engines = [Engine::Head, Engine::Seed].map(|e| (e.as_str(), e));
-                    if let Some(engine) = self.one_of(key_text, value, &engines) {
-                        config.lastlight.engine = engine;
-                        config.lastlight.engine_source = EngineSource::Configured;
+                    let engines = [("head", releases::NEWEST), ("seed", releases::SEED)];
+                    if let Some(release) = self.one_of(key_text, value, &engines) {
+                        config.lastlight.release = Target::exact(release);
+                        config.lastlight.release_source = ReleaseSource::Configured;
                     }
+                    release_keys.push(key.span());
+                }
+                ("lastlight", "release") => {
+                    if let Some(release) = self.release(key_text, value) {
+                        config.lastlight.release = Target::exact(release);
+                        config.lastlight.release_source = ReleaseSource::Configured;
+                    }
+                    release_keys.push(key.span());
                 }
                 ("lastlight", "variables") => replace.push((key_text, value)),
                 ("lastlight", "extra-variables") => add.push((key_text, value)),
@@ -139,6 +149,27 @@ impl Reader<'_> {
                 _ => config.lastlight.variables.extend(names),
             }
         }
+        if let [_, second, ..] = &release_keys[..] {
+            let second = second.clone();
+            let message = "`release` and `engine` in `[lastlight]` both name the Last Light release: keep one (`engine = \"head\"` is `release = \"head\"`, `engine = \"seed\"` is `release = \"seed\"`)";
+            self.problems.push((second, message.to_string()));
+        }
+    }
+
+    /// `[lastlight] release`: a release of the table, `head`, or a version.
+    fn release(&mut self, key: &str, value: &Value<'_>) -> Option<ReleaseId> {
+        let DeValue::String(text) = value.get_ref() else {
+            self.wrong_type(key, value.span(), "a version string such as \"0.23\"", value.get_ref());
+            return None;
+        };
+        let release = ReleaseId::parse(text);
+        if release.is_none() {
+            let message = format!(
+                "unknown Last Light release `{text}`; expected a version such as \"0.23\" or \"0.10.2\", \"seed\" or \"head\" (`stagelint explain versions` lists them)"
+            );
+            self.problems.push((value.span(), message));
+        }
+        release
     }
 
     /// `[rules]`: a code or family, and a level.

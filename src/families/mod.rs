@@ -21,6 +21,12 @@ pub trait Family: Sync {
     /// filtering (the collector in `check` applies `[rules]` and suppressions).
     fn check(&self, workspace: &Workspace, out: &mut Vec<Diagnostic>);
 
+    /// What the family assumed about the workspace that the output should say (the upstream
+    /// release it checked for, and why), one sentence each; printed after the findings.
+    fn notes(&self, _workspace: &Workspace) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Its editor features (see `crate::editor::Hooks`).
     fn editor(&self) -> &'static editor::Hooks {
         &editor::Hooks::NONE

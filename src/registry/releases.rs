@@ -2,6 +2,8 @@
 //! and the families name a release (or a range of them) in the notes and messages that depend
 //! on it. A finding is only right for a release; this table says which ones stagelint knows.
 
+pub mod lastlight;
+
 /// One release range of an upstream system, as stagelint models it.
 #[derive(Debug)]
 pub struct Release {
@@ -76,25 +78,117 @@ pub static CLIMPT: System = System {
 pub static LAST_LIGHT: System = System {
     name: "Last Light",
     family: "lastlight",
-    detection: "the engine's sources beside `workflows/`: `src/workflows/templates.ts` is the seed-era renderer, `packages/workflow-engine/` today's; neither means today's",
-    setting: Some("[lastlight] engine"),
+    detection: "the server's version in the `package.json` beside `workflows/` (`lastlight` at the top level until v0.16.0, `lastlight-core` in `apps/server/` after), refined by the engine's own sources there (`src/workflows/schema.ts`, `src/workflows/templates.ts`); without a version, the engine's location and layout give a range of releases; with nothing found, the newest release",
+    setting: Some("[lastlight] release"),
     releases: &[
         Release {
-            name: "seed",
-            range: "the seed-era engine in `src/workflows/` (dd02adf, 2026-05-29)",
-            since: "nearform/lastlight@dd02adf",
+            name: "0.1",
+            range: "v0.1.1 to v0.1.15 (2026-04-12 and 13) and the commits after them until the seed",
+            since: "nearform/lastlight@v0.1.1",
             changes: &[],
         },
         Release {
-            name: "head",
-            range: "the engine package `packages/workflow-engine/` (2d26144, v0.26.0 and after, 2026-08-20)",
-            since: "nearform/lastlight@2d26144",
+            name: "seed",
+            range: "dd02adf (2026-05-29; `package.json` still says 0.1.15), the commit the seed documents describe",
+            since: "nearform/lastlight@dd02adf",
             changes: &[
-                "template keys may contain `-`",
-                "helpers `artifactUrl` and `approvalUrl`",
-                "phase types `bash`, `script` and `post-review`, `skip_if`, `requires_marker`",
-                "the PR render context on PR-scoped workflows",
+                "phases may name `skills` (staged beside the agent, never rendered; `skill` is sugar for one), `variant` and `loop.on_request_changes.fix_variant` (d91adb16), `unrestricted_egress` (13457ef1), `web_search` (6cf493b6); a skill's frontmatter is read by the agent's skill loader",
+                "`{{name}}` reads a phase's output by its bare name too (e283f09d)",
+                "variables `prePopulateBranch` (4b806995) and `variants` (d91adb16)",
             ],
+        },
+        Release {
+            name: "0.2",
+            range: "v0.2.0 to v0.4.0 (2026-06-26); keys with `-` from 5cecbdf0 (2026-06-15)",
+            since: "nearform/lastlight@v0.2.0",
+            changes: &[
+                "template keys may contain `-`, as in `{{models.pr-fix}}` (5cecbdf0)",
+                "helpers `artifactUrl` (2428b304) and `approvalUrl` (1b6bd6c0); variables `externalizeArtifacts`, `publicUrl`, `artifactBaseUrl` and `approvalId`",
+                "keys `status_checklist` and `final_message` (4bd8f10d), `approval_artifact` (1b6bd6c0), `requires_sandbox` and `sandbox_image` (4400fda4, 2324e29a)",
+                "an invalid workflow file throws (`Invalid workflow in <file>`) instead of being skipped, and two files of one `name` throw (0a5f4c53)",
+            ],
+        },
+        Release {
+            name: "0.5.1",
+            range: "v0.5.1 to v0.7.6 (2026-06-27 to 07-05)",
+            since: "nearform/lastlight@v0.5.1",
+            changes: &[
+                "phase types `bash` and `script`, with `command`, `script`, `runtime` and `timeout_seconds` (f744a963)",
+                "`baseBranch` for the workflows run on a PR's head (`pr-review`, `demo`, `qa-test`, `verify`; caf81450)",
+            ],
+        },
+        Release {
+            name: "0.7.7",
+            range: "v0.7.7 to v0.10.1 (2026-07-05 to 07-09)",
+            since: "nearform/lastlight@v0.7.7",
+            changes: &["phase type `post-review` (a4ae59b5)"],
+        },
+        Release {
+            name: "0.10.2",
+            range: "v0.10.2 to v0.10.5 (2026-07-09 to 07-12)",
+            since: "nearform/lastlight@v0.10.2",
+            changes: &["`prNumber` on the context (6606b716)"],
+        },
+        Release {
+            name: "0.10.6",
+            range: "v0.10.6 to v0.12.1 (2026-07-12)",
+            since: "nearform/lastlight@v0.10.6",
+            changes: &["`botMention` (5c7bb68b)"],
+        },
+        Release {
+            name: "0.12.2",
+            range: "v0.12.2 to v0.12.5 (2026-07-12)",
+            since: "nearform/lastlight@v0.12.2",
+            changes: &["`baseBranch` on every run (a23a2c97)"],
+        },
+        Release {
+            name: "0.12.6",
+            range: "v0.12.6 to v0.14.0 (2026-07-13)",
+            since: "nearform/lastlight@v0.12.6",
+            changes: &["`generic_loop.on_soft_failure` (6eca4b4f)"],
+        },
+        Release {
+            name: "0.15",
+            range: "v0.15.0 to v0.16.0 (2026-07-13 to 07-15)",
+            since: "nearform/lastlight@v0.15.0",
+            changes: &["`classification` (1506ffdc)"],
+        },
+        Release {
+            name: "0.16.1",
+            range: "v0.16.1 to v0.18.3 (2026-07-17 to 07-18)",
+            since: "nearform/lastlight@v0.16.1",
+            changes: &[
+                "the engine moves to `packages/workflow-engine/`, the server and its `workflows/` to `apps/server/` (47721408, f67ecc88); the format does not change",
+            ],
+        },
+        Release {
+            name: "0.18.5",
+            range: "v0.18.5 to v0.22.0 (2026-07-18 to 07-31)",
+            since: "nearform/lastlight@v0.18.5",
+            changes: &["`on_output.requires_marker` (b8b46fd4)"],
+        },
+        Release {
+            name: "0.23",
+            range: "v0.23.0 to v0.25.1 (2026-08-01 to 08-07)",
+            since: "nearform/lastlight@v0.23.0",
+            changes: &[
+                "the PR render context (`prTitle`, `checksState`, `mayMerge`, `notesFile`, ...) on PR-scoped workflows: `pr_scoped: true`, or `pr-fix`, `pr-review`, `dependabot-ci-fix`, `dependabot-pr-merge` (0f1a872c, 76a23d8e)",
+                "variables `fix` and `dependencies` (f4373ceb)",
+                "`skip_if`, and `<path>.contains('x')` in conditions (33449be9)",
+                "`max_iterations` and `timeout_seconds` may be `{ from, default }` (76a23d8e)",
+            ],
+        },
+        Release {
+            name: "0.25.2",
+            range: "v0.25.2 to v0.25.5 (2026-08-07 to 08-10)",
+            since: "nearform/lastlight@v0.25.2",
+            changes: &["`chat` (f43dcc0f)"],
+        },
+        Release {
+            name: "0.25.6",
+            range: "v0.25.6 to v0.26.0 and 2d26144 (2026-08-13 to 08-20), the newest",
+            since: "nearform/lastlight@v0.25.6",
+            changes: &["a cron may run a `handler` instead of a `workflow` (2f2f6591)"],
         },
     ],
 };
@@ -147,6 +241,6 @@ mod tests {
             assert_eq!(names.len(), system.releases.len(), "{}: a release name twice", system.name);
             assert!(system.releases[0].changes.is_empty(), "{}: the oldest release changes nothing", system.name);
         }
-        assert_eq!(system_of("lastlight").map(|s| s.newest().name), Some("head"));
+        assert_eq!(system_of("lastlight").map(|s| s.newest().name), Some("0.25.6"));
     }
 }

@@ -11,12 +11,13 @@
 
 use crate::source::Span;
 
-/// Which engine's regexes apply.
+/// Which engine's regexes apply: Last Light's template dialect changed once, at 0.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The seed-era engine (`dd02adf`): keys are `\w+(\.\w+)*`, no `artifactUrl`/`approvalUrl`.
+    /// Before 0.2 (the seed, `dd02adf`, included): keys are `\w+(\.\w+)*`, no
+    /// `artifactUrl`/`approvalUrl`.
     Seed,
-    /// The current engine: keys may contain `-`; `artifactUrl` and `approvalUrl` helpers.
+    /// 0.2 and later: keys may contain `-`; `artifactUrl` and `approvalUrl` helpers.
     Head,
 }
 
@@ -352,7 +353,7 @@ fn key(text: &str, base: usize, engine: Engine) -> Result<Vec<Segment>, String> 
         }
         if !part.chars().all(|c| engine.key_char(c)) {
             let why = if engine == Engine::Seed && part.chars().all(|c| Engine::Head.key_char(c)) {
-                "the seed-era engine's keys cannot contain `-` (the current engine allows it; see `[lastlight] engine`)"
+                "keys cannot contain `-` before Last Light 0.2 (5cecbdf0), and this repository is older"
                     .to_string()
             } else {
                 format!("`{part}` is not a key (letters, digits, `_`)")

@@ -1,16 +1,14 @@
 //! Last Light's `until:` / `skip_if:` mini-grammar. Anything outside it evaluates to false at
 //! runtime (a loop then runs to `max_iterations`), so parsing says what an expression means.
 //!
-//! The current engine (`evalUntilExpression` in `loop-eval.ts`) also reads
-//! `<dotted.path>.contains('x')`, which lets a `skip_if` test another phase's output; the
-//! seed-era engine reads `.contains` only on `output`.
-
-use crate::template::lastlight::Engine;
+//! From Last Light 0.23 on, `evalUntilExpression` (`loop-eval.ts`) also reads
+//! `<dotted.path>.contains('x')`, which lets a `skip_if` test another phase's output; before,
+//! it reads `.contains` only on `output`.
 
 /// What an expression tests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Condition {
-    /// `output.contains('x')` (`path` is `output`), or `a.b.contains('x')` in the current engine.
+    /// `output.contains('x')` (`path` is `output`), or `a.b.contains('x')` from 0.23 on.
     Contains { path: String, needle: String },
     /// `path == true|false`, `path != true|false`, `path == 'v'`, `path != 'v'`.
     Compare { path: String, equal: bool, value: Literal },
@@ -22,8 +20,9 @@ pub enum Literal {
     Text(String),
 }
 
-/// Parses one expression; `Err` says why the engine would read it as false.
-pub fn parse(text: &str, engine: Engine) -> Result<Condition, String> {
+/// Parses one expression; `Err` says why the engine would read it as false. `dotted_contains`:
+/// whether `.contains` is read on any path (0.23 and later), not only on `output`.
+pub fn parse(text: &str, dotted_contains: bool) -> Result<Condition, String> {
     let text = text.trim();
     let bare = unquoted(text);
     if bare.contains("||") || bare.contains("&&") {
@@ -37,9 +36,9 @@ pub fn parse(text: &str, engine: Engine) -> Result<Condition, String> {
         if !is_path(path) {
             return Err(format!("`{path}` is not a variable path (letters, digits, `_`, dots)"));
         }
-        if path != "output" && engine == Engine::Seed {
+        if path != "output" && !dotted_contains {
             return Err(format!(
-                "this engine reads `.contains` only on `output`, so `{path}.contains(…)` never holds (the current engine reads any path)"
+                "before Last Light 0.23 the engine reads `.contains` only on `output`, so `{path}.contains(…)` never holds"
             ));
         }
         let arg = rest.strip_suffix(')').ok_or("`.contains(` is not closed with `)`")?;
@@ -106,7 +105,7 @@ mod tests {
     use super::*;
 
     fn head(text: &str) -> Result<Condition, String> {
-        parse(text, Engine::Head)
+        parse(text, true)
     }
 
     #[test]
@@ -129,12 +128,12 @@ mod tests {
     }
 
     #[test]
-    fn dotted_contains_is_current_engine_only() {
+    fn dotted_contains_is_read_from_0_23_on() {
         let text = "phaseOutputs.diagnosis.contains('class=flaky')";
         assert_eq!(
             head(text),
             Ok(Condition::Contains { path: "phaseOutputs.diagnosis".into(), needle: "class=flaky".into() })
         );
-        assert!(parse(text, Engine::Seed).unwrap_err().contains("only on `output`"));
+        assert!(parse(text, false).unwrap_err().contains("only on `output`"));
     }
 }

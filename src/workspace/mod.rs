@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod discover;
 pub mod lastlight;
+pub mod lastlight_release;
 mod stage_parts;
 
 pub use stage_parts::StageParts;

@@ -37,7 +37,7 @@ fn prompt_files(workspace: &Workspace, doc: &WorkflowDoc) -> Vec<(usize, FileId)
 }
 
 fn engine(file: &SourceFile) -> Engine {
-    file.config.lastlight.engine
+    file.config.lastlight.dialect()
 }
 
 /// The text span of a string scalar without its quotes.
@@ -316,16 +316,21 @@ pub(super) fn folds(workspace: &Workspace, file: FileId) -> Vec<Fold> {
     }
 }
 
-/// Names a template in `file` may read, with what each is.
+/// Names a template in `file` may read, with what each is: the server's variables of the
+/// newest release the repository may be at (PR-scoped ones included: the prompt may be a PR
+/// workflow's), the loop variables, and the extras and phases.
 fn variables(workspace: &Workspace, file: &SourceFile) -> Vec<(String, String)> {
-    let head = engine(file) == Engine::Head;
-    let engine_vars: &[(&str, &str)] = if head { model::HEAD_VARIABLES } else { &[] };
-    let mut out: Vec<(String, String)> = model::BASE_VARIABLES
+    let newest = file.config.lastlight.release.newest;
+    let mut out: Vec<(String, String)> = model::VARIABLES
         .iter()
-        .chain(engine_vars)
-        .chain(model::LOOP_VARIABLES)
+        .filter(|v| v.since <= newest)
+        .map(|v| (v.name, v.doc))
+        .chain(model::LOOP_VARIABLES.iter().copied())
         .map(|(n, d)| (n.to_string(), d.to_string()))
         .collect();
+    // A variable set for more runs in a later release has a row for each: keep the first.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(name, _)| seen.insert(name.clone()));
     out.extend(
         file.config
             .lastlight
@@ -501,7 +506,7 @@ pub(super) fn completions(workspace: &Workspace, at: Cursor) -> Vec<CompletionIt
             fields
                 .iter()
                 .filter(|f| !located.present.iter().any(|p| p == f.name))
-                .filter(|f| !f.head_only || engine(file) == Engine::Head)
+                .filter(|f| file.config.lastlight.release.any_has(f.since))
                 .map(|f| CompletionItem {
                     label: f.name.to_string(),
                     kind: CompletionKind::Field,
@@ -607,6 +612,10 @@ pub(super) fn hover(workspace: &Workspace, at: Cursor) -> Option<HoverInfo> {
     let cron = file.text.lines().any(|l| l.trim_end() == "kind: cron");
     let keys: Vec<&str> = path.iter().map(String::as_str).collect();
     let field = schema::field_at(&keys, cron)?;
-    let engine_note = if field.head_only { "\n\nCurrent engine only." } else { "" };
-    Some(HoverInfo { span, markdown: format!("**{}**\n\n{}{engine_note}", field.name, field.doc) })
+    let release_note = if field.since == crate::registry::releases::lastlight::OLDEST {
+        String::new()
+    } else {
+        format!("\n\nLast Light {} and later.", field.since.name())
+    };
+    Some(HoverInfo { span, markdown: format!("**{}**\n\n{}{release_note}", field.name, field.doc) })
 }

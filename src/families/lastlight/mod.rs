@@ -60,15 +60,21 @@ impl Family for Lastlight {
         out.extend(all);
     }
 
+    /// The release each checked workflow was read for, and why, when no config names it.
+    fn notes(&self, workspace: &Workspace) -> Vec<String> {
+        release_notes(workspace)
+    }
+
     fn editor(&self) -> &'static editor::Hooks {
         &EDITOR
     }
 }
 
-/// What the output says about the Last Light engine when no config names it: the engine each
-/// checked workflow was read with, and why (detected from the repository, or the default).
-pub fn engine_notes(workspace: &Workspace) -> Vec<String> {
-    use crate::config::EngineSource;
+/// One note per distinct release assumed for the workflows and prompts that were checked:
+/// detected from the repository (with the file and what it said), or the newest by default.
+fn release_notes(workspace: &Workspace) -> Vec<String> {
+    use crate::config::ReleaseSource;
+    use crate::registry::releases::lastlight::NEWEST;
     let cwd = std::env::current_dir().unwrap_or_default();
     // Files share their config: each config is looked at once.
     let mut seen = HashSet::new();
@@ -77,17 +83,26 @@ pub fn engine_notes(workspace: &Workspace) -> Vec<String> {
         .filter(|f| matches!(f.kind, FileKind::Workflow | FileKind::WorkflowPrompt))
         .filter(|f| seen.insert(std::sync::Arc::as_ptr(&f.config)))
         .filter_map(|f| {
-            let engine = f.config.lastlight.engine.as_str();
-            let why = match &f.config.lastlight.engine_source {
-                EngineSource::Configured => return None,
-                EngineSource::Detected(marker) => {
-                    format!("detected from `{}`", marker.strip_prefix(&cwd).unwrap_or(marker).display())
+            let release = f.config.lastlight.release;
+            let choose = "set `[lastlight] release` in stagelint.toml to choose";
+            match &f.config.lastlight.release_source {
+                ReleaseSource::Configured => None,
+                ReleaseSource::Detected { marker, why } => {
+                    let marker = marker.strip_prefix(&cwd).unwrap_or(marker).display();
+                    Some(if release.is_exact() {
+                        format!("Last Light release {} assumed (detected from `{marker}`: {why}); {choose}", release.describe())
+                    } else {
+                        format!(
+                            "Last Light release {} assumed (detected from `{marker}`: {why}); what only some of these releases read is reported as info; {choose}",
+                            release.describe()
+                        )
+                    })
                 }
-                EngineSource::Default => "the default: no engine sources found beside `workflows/`".to_string(),
-            };
-            Some(format!(
-                "Last Light engine `{engine}` assumed ({why}); set `[lastlight] engine` in stagelint.toml to choose"
-            ))
+                ReleaseSource::Default => Some(format!(
+                    "Last Light release {} assumed, the newest stagelint models (no Last Light `package.json` or engine sources beside `workflows/`); {choose}",
+                    NEWEST.name()
+                )),
+            }
         })
         .collect();
     notes.sort();

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileId;
 use crate::families::lastlight::schema::{self, Field, Ty};
+use crate::registry::releases::lastlight::{self as releases, ReleaseId};
 use crate::source::{Node, Span, SyntaxError};
 use crate::util::FastMap;
 use crate::workspace::lastlight::phase_nodes;
@@ -125,7 +126,7 @@ impl<'w> WorkflowDoc<'w> {
         self.get("name")?.as_str()
     }
 
-    /// Whether the current engine renders this workflow with a PR's context: `pr_scoped: true`,
+    /// Whether the server (0.23 and later) renders this workflow with a PR's context: `pr_scoped: true`,
     /// or a name the server always treats so.
     pub fn is_pr_scoped(&self) -> bool {
         // The server adds the legacy names whatever `pr_scoped` says (`pr-scope.ts`).
@@ -268,75 +269,137 @@ fn walk_templates<'a>(
     }
 }
 
-/// Context variables both engines set for every run, with what they hold.
-pub const BASE_VARIABLES: &[(&str, &str)] = &[
-    ("owner", "Repository owner of the triggering issue or PR."),
-    ("repo", "Repository name."),
-    ("issueNumber", "Issue number (the PR number on PR triggers; 0 when there is none)."),
-    ("issueTitle", "Issue title (the PR title on PR triggers)."),
-    ("issueBody", "Issue body."),
-    ("issueLabels", "Issue labels."),
-    ("commentBody", "Body of the triggering comment."),
-    ("sender", "Who triggered the run."),
-    ("branch", "Working branch (`lastlight/{issueNumber}-{slug}` for builds; the PR head for PR-scoped workflows)."),
-    ("taskId", "`{repo}-{issueNumber}-{workflowName}-{runId[0..8]}`."),
-    ("issueDir", "`.lastlight/issue-{N}` (or `.lastlight/{workflowName}-{id}`): where phases hand files over."),
-    ("bootstrapLabel", "Label that marks bootstrap tasks (default `lastlight:bootstrap`)."),
-    ("contextSnapshot", "Wrapped untrusted user content, branch and sender."),
-    ("prePopulateBranch", "Branch to pre-clone (PR reviews, builds)."),
-    ("models", "Model map from the config: `{{models.<phase>}}`."),
-    ("variants", "Reasoning variant map from the config: `{{variants.<phase>}}`."),
-    ("triggerIdOverride", "Slack thread override."),
-    ("phaseOutputs", "Outputs of the phases that ran, by phase name and `output_var`."),
-    ("scratch", "Mutable per-run JSON state (`generic_loop` replies land here)."),
+/// A context variable the server sets: what it holds, the release that brought it and the
+/// runs it is set for.
+#[derive(Debug)]
+pub struct Variable {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub since: ReleaseId,
+    pub set_for: SetFor,
+}
+
+/// The runs a variable is set for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetFor {
+    Every,
+    /// The runs of these workflows, by name (what a dispatcher adds for them).
+    Named(&'static [&'static str]),
+    /// PR-scoped workflows: the PR render context (`pr_scoped: true`, or one of
+    /// [`LEGACY_PR_SCOPED`]).
+    PrScoped,
+}
+
+const fn every(name: &'static str, since: ReleaseId, doc: &'static str) -> Variable {
+    Variable { name, doc, since, set_for: SetFor::Every }
+}
+
+const fn pr(name: &'static str, doc: &'static str) -> Variable {
+    Variable { name, doc, since: releases::V0_23, set_for: SetFor::PrScoped }
+}
+
+/// The workflows the dispatcher ran on a PR's head from 0.5.1 on, with the PR's base branch.
+const HEAD_REF_WORKFLOWS: &[&str] = &["pr-review", "demo", "qa-test", "verify"];
+
+/// Every context variable the server sets (`simple.ts`, `pr-decisions.ts`), oldest first; a
+/// variable set for more runs in a later release has a row for each.
+pub const VARIABLES: &[Variable] = &[
+    every("owner", releases::OLDEST, "Repository owner of the triggering issue or PR."),
+    every("repo", releases::OLDEST, "Repository name."),
+    every("issueNumber", releases::OLDEST, "Issue number (the PR number on PR triggers; 0 when there is none)."),
+    every("issueTitle", releases::OLDEST, "Issue title (the PR title on PR triggers)."),
+    every("issueBody", releases::OLDEST, "Issue body."),
+    every("issueLabels", releases::OLDEST, "Issue labels."),
+    every("commentBody", releases::OLDEST, "Body of the triggering comment."),
+    every("sender", releases::OLDEST, "Who triggered the run."),
+    every(
+        "branch",
+        releases::OLDEST,
+        "Working branch (`lastlight/{issueNumber}-{slug}` for builds; the PR head for PR-scoped workflows).",
+    ),
+    every("taskId", releases::OLDEST, "`{repo}-{issueNumber}-{workflowName}-{runId[0..8]}`."),
+    every(
+        "issueDir",
+        releases::OLDEST,
+        "`.lastlight/issue-{N}` (or `.lastlight/{workflowName}-{id}`): where phases hand files over.",
+    ),
+    every("bootstrapLabel", releases::OLDEST, "Label that marks bootstrap tasks (default `lastlight:bootstrap`)."),
+    every("contextSnapshot", releases::OLDEST, "Wrapped untrusted user content, branch and sender."),
+    every("models", releases::OLDEST, "Model map from the config: `{{models.<phase>}}`."),
+    every("triggerIdOverride", releases::OLDEST, "Slack thread override."),
+    every("phaseOutputs", releases::OLDEST, "Outputs of the phases that ran, by phase name and `output_var`."),
+    every("scratch", releases::OLDEST, "Mutable per-run JSON state (`generic_loop` replies land here)."),
+    every("prePopulateBranch", releases::SEED, "Branch to pre-clone (PR reviews, builds)."),
+    every("variants", releases::SEED, "Reasoning variant map from the config: `{{variants.<phase>}}`."),
+    every("externalizeArtifacts", releases::V0_2, "Whether artifacts are published outside the repository."),
+    every("publicUrl", releases::V0_2, "Public URL of the server."),
+    every("artifactBaseUrl", releases::V0_2, "Base URL of published artifacts."),
+    every("approvalId", releases::V0_2, "Id of the pending approval."),
+    Variable {
+        name: "baseBranch",
+        doc: "The base branch: the PR's base for PR-scoped workflows, else the repository's default branch.",
+        since: releases::V0_5_1,
+        set_for: SetFor::Named(HEAD_REF_WORKFLOWS),
+    },
+    every(
+        "prNumber",
+        releases::V0_10_2,
+        "Pull request number (empty when the trigger is not a PR; before 0.10.2 the PR's number is `issueNumber`).",
+    ),
+    every("botMention", releases::V0_10_6, "`@` and the bot's name."),
+    every(
+        "baseBranch",
+        releases::V0_12_2,
+        "The base branch: the PR's base for PR-scoped workflows, else the repository's default branch.",
+    ),
+    every("fix", releases::V0_23, "The fix settings of the server config: `{{fix.maxAttempts}}` and the other fields."),
+    every(
+        "dependencies",
+        releases::V0_23,
+        "The dependency-update settings of the server config: `{{dependencies.autoMergeMaxImpact}}`, ...",
+    ),
+    pr("headSha", "The PR head commit."),
+    pr("prTitle", "Pull request title (before 0.23 the PR's title is `issueTitle`)."),
+    pr("prLabels", "The PR's labels."),
+    pr("isDraft", "Whether the PR is a draft."),
+    pr("checksState", "`passing`, `failing`, `pending` or `none`."),
+    pr("checksSettledPassing", "Whether the settled checks pass."),
+    pr("settledCheckCount", "How many checks have settled."),
+    pr("mayMerge", "Whether the merge policy allows merging."),
+    pr("mayMergeReason", "Why merging is or is not allowed."),
+    pr("baseChecksState", "The checks state of the base branch: `passing`, `failing`, `pending` or `none`."),
+    pr("failedChecks", "The failed checks, as text (may be empty)."),
+    pr("ciSection", "The CI failure section for the prompt (may be empty)."),
+    pr("ciLogsAvailable", "Whether CI logs could be fetched."),
+    pr("ciLogsUnavailable", "Whether CI logs could not be fetched."),
+    pr("attempt", "The fix attempt."),
+    pr("maxAttempts", "The most fix attempts."),
+    pr("priorAttempts", "Notes of earlier attempts."),
+    pr("priorNotes", "The notes file of earlier attempts, as text."),
+    pr("notesFile", "`.git/lastlight-notes`."),
+    pr("verifyScript", "`.git/lastlight-verify.sh`."),
+    pr("flakyDeferrals", "How often a flaky failure was deferred."),
+    pr("maxFlakyDeferrals", "The most deferrals of a flaky failure."),
+    pr("flakyPromoted", "Whether a flaky failure was promoted to a real one."),
+    pr("prState", "The whole PR snapshot."),
 ];
 
-/// Variables the current engine adds for every run (`apps/server/src/workflows/simple.ts`).
-pub const HEAD_VARIABLES: &[(&str, &str)] = &[
-    ("prNumber", "Pull request number (empty when the trigger is not a PR; the seed-era dispatcher drops it)."),
-    ("botMention", "`@` and the bot's name."),
-    ("baseBranch", "The base branch: the PR's base for PR-scoped workflows, else the repository's default branch."),
-    ("fix", "The fix settings of the server config: `{{fix.maxAttempts}}` and the other fields."),
-    ("dependencies", "The dependency-update settings of the server config: `{{dependencies.autoMergeMaxImpact}}`, ..."),
-    ("externalizeArtifacts", "Whether artifacts are published outside the repository."),
-    ("publicUrl", "Public URL of the server."),
-    ("artifactBaseUrl", "Base URL of published artifacts."),
-    ("approvalId", "Id of the pending approval."),
-];
+impl Variable {
+    /// Whether it is set for a run of the workflow `name` (PR-scoped or not), at a release
+    /// that has it.
+    pub fn set_for_run(&self, name: Option<&str>, pr_scoped: bool) -> bool {
+        match self.set_for {
+            SetFor::Every => true,
+            SetFor::Named(names) => name.is_some_and(|n| names.contains(&n)),
+            SetFor::PrScoped => pr_scoped,
+        }
+    }
+}
 
-/// Variables the current engine adds for PR-scoped workflows (`pr_scoped: true`, or one of
-/// [`LEGACY_PR_SCOPED`]): the PR's render context (`apps/server/src/engine/pr-decisions.ts`).
-pub const PR_VARIABLES: &[(&str, &str)] = &[
-    ("headSha", "The PR head commit."),
-    ("prTitle", "Pull request title."),
-    ("prLabels", "The PR's labels."),
-    ("isDraft", "Whether the PR is a draft."),
-    ("checksState", "`passing`, `failing`, `pending` or `none`."),
-    ("checksSettledPassing", "Whether the settled checks pass."),
-    ("settledCheckCount", "How many checks have settled."),
-    ("mayMerge", "Whether the merge policy allows merging."),
-    ("mayMergeReason", "Why merging is or is not allowed."),
-    ("baseChecksState", "The checks state of the base branch: `passing`, `failing`, `pending` or `none`."),
-    ("failedChecks", "The failed checks, as text (may be empty)."),
-    ("ciSection", "The CI failure section for the prompt (may be empty)."),
-    ("ciLogsAvailable", "Whether CI logs could be fetched."),
-    ("ciLogsUnavailable", "Whether CI logs could not be fetched."),
-    ("attempt", "The fix attempt."),
-    ("maxAttempts", "The most fix attempts."),
-    ("priorAttempts", "Notes of earlier attempts."),
-    ("priorNotes", "The notes file of earlier attempts, as text."),
-    ("notesFile", "`.git/lastlight-notes`."),
-    ("verifyScript", "`.git/lastlight-verify.sh`."),
-    ("flakyDeferrals", "How often a flaky failure was deferred."),
-    ("maxFlakyDeferrals", "The most deferrals of a flaky failure."),
-    ("flakyPromoted", "Whether a flaky failure was promoted to a real one."),
-    ("prState", "The whole PR snapshot."),
-];
-
-/// Workflows the current engine treats as PR-scoped without `pr_scoped: true` (with a warning).
+/// Workflows the server treats as PR-scoped without `pr_scoped: true` (with a warning), from 0.23 on.
 pub const LEGACY_PR_SCOPED: &[&str] = &["pr-fix", "dependabot-ci-fix", "dependabot-pr-merge", "pr-review"];
 
-/// Fields of the object variables the current engine sets, for dotted reads into them.
+/// Fields of the object variables the server sets (0.23 and later), for dotted reads into them.
 pub const OBJECT_FIELDS: &[(&str, &[&str])] = &[
     (
         "fix",

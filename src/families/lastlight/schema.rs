@@ -4,14 +4,16 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::registry::releases::lastlight::{self as releases, ReleaseId};
+
 /// One key of a mapping.
 #[derive(Debug)]
 pub struct Field {
     pub name: &'static str,
     pub ty: Ty,
     pub doc: &'static str,
-    /// Only the current engine knows it (the seed-era one strips it).
-    pub head_only: bool,
+    /// The Last Light release that brought it: before it, zod strips the key without a word.
+    pub since: ReleaseId,
     /// The engine's schema rejects the whole workflow without it.
     pub required: bool,
 }
@@ -25,8 +27,11 @@ pub enum Ty {
     /// A prompt template path, relative to the workflow's directory.
     Path,
     Bool,
-    /// An integer greater than zero (the current engine also takes `{ from, default }`).
+    /// An integer greater than zero.
     PositiveInt,
+    /// An integer greater than zero, or from 0.23 on `{ from, default }`: read from the run's
+    /// context, with a fallback.
+    TemplatedInt,
     /// An integer of zero or more.
     Count,
     /// One of these strings.
@@ -50,20 +55,28 @@ pub enum Ty {
 }
 
 const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field { name, ty, doc, head_only: false, required: false }
+    Field { name, ty, doc, since: releases::OLDEST, required: false }
 }
 
-const fn head(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field { name, ty, doc, head_only: true, required: false }
+/// A key the schema has from the release `since` on.
+const fn since(since: ReleaseId, name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field { name, ty, doc, since, required: false }
 }
 
 /// A key the engine's schema requires.
 const fn required(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field { name, ty, doc, head_only: false, required: true }
+    Field { name, ty, doc, since: releases::OLDEST, required: true }
 }
 
 pub const PHASE_TYPES: &[&str] = &["agent", "context", "bash", "script", "post-review"];
-pub const SEED_PHASE_TYPES: &[&str] = &["agent", "context"];
+/// The release that brought each phase type.
+pub const PHASE_TYPE_SINCE: &[(&str, ReleaseId)] = &[
+    ("agent", releases::OLDEST),
+    ("context", releases::OLDEST),
+    ("bash", releases::V0_5_1),
+    ("script", releases::V0_5_1),
+    ("post-review", releases::V0_7_7),
+];
 pub const TRIGGER_RULES: &[&str] = &["all_success", "one_success", "none_failed_min_one_success", "all_done"];
 pub const GATE_KINDS: &[&str] = &["approve", "reply"];
 pub const ACTIONS: &[&str] = &["fail", "continue", "pause"];
@@ -137,7 +150,7 @@ pub const ON_REQUEST_CHANGES: &[Field] = &[
         Ty::Template,
         "Model of the fix phase; defaults to `models.<phase>_fix`, then the phase's model.",
     ),
-    field("fix_variant", Ty::Template, "Reasoning variant of the fix phase."),
+    since(releases::SEED, "fix_variant", Ty::Template, "Reasoning variant of the fix phase."),
     required(
         "re_review_prompt",
         Ty::Path,
@@ -157,7 +170,7 @@ pub const LOOP: &[Field] = &[
         Ty::Str,
         "Gate to pause at before fixing; it pauses only if the server config enables it (`approval.<gate>: true`).",
     ),
-    head("approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
+    since(releases::V0_2, "approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
     field("messages", Ty::Map(LOOP_MESSAGES), "Messages posted during the review/fix cycle."),
 ];
 
@@ -171,7 +184,7 @@ pub const SOFT_FAILURE: &[Field] = &[
 ];
 
 pub const GENERIC_LOOP: &[Field] = &[
-    required("max_iterations", Ty::PositiveInt, "How many iterations run at most."),
+    required("max_iterations", Ty::TemplatedInt, "How many iterations run at most."),
     field(
         "until",
         Ty::Str,
@@ -187,7 +200,7 @@ pub const GENERIC_LOOP: &[Field] = &[
     ),
     field("scratch_key", Ty::Str, "Where replies are stored in `scratch` for `gate_kind: reply`."),
     field("fresh_context", Ty::Bool, "Start every iteration without `previousOutput`."),
-    head("on_soft_failure", Ty::Map(SOFT_FAILURE), "Retry policy for iterations that fail softly."),
+    since(releases::V0_12_6, "on_soft_failure", Ty::Map(SOFT_FAILURE), "Retry policy for iterations that fail softly."),
 ];
 
 pub const OUTPUT_RULE: &[Field] = &[
@@ -205,7 +218,7 @@ pub const OUTPUT_RULE: &[Field] = &[
 pub const ON_OUTPUT: &[Field] = &[
     field("contains_BLOCKED", Ty::Map(OUTPUT_RULE), "Applies when the upper-cased output contains `BLOCKED` anywhere."),
     field("contains_READY", Ty::Map(OUTPUT_RULE), "Accepted by the schema but never evaluated by the runner."),
-    head("requires_marker", Ty::Str, "The phase fails unless its output contains this literal text."),
+    since(releases::V0_18_5, "requires_marker", Ty::Str, "The phase fails unless its output contains this literal text."),
 ];
 
 pub const ON_SUCCESS: &[Field] =
@@ -221,30 +234,32 @@ pub const PHASE: &[Field] = &[
     field(
         "type",
         Ty::Enum(PHASE_TYPES),
-        "`agent` (default) runs an agent session; `context` is a dashboard checkpoint; `bash` and `script` run deterministic code (current engine).",
+        "`agent` (default) runs an agent session; `context` is a dashboard checkpoint; `bash` and `script` run deterministic code (0.5.1 and later), `post-review` posts a PR review (0.7.7 and later).",
     ),
     field("prompt", Ty::Path, "Prompt template file, relative to the workflow directory."),
     field("skill", Ty::Str, "One skill to stage for the agent (sugar for `skills: [x]`)."),
-    field(
+    since(
+        releases::SEED,
         "skills",
         Ty::NonEmptyStrList,
         "Skills to stage for the agent; the first is primary. Each resolves to `skills/<name>/SKILL.md`.",
     ),
     field("model", Ty::Template, "Model for the phase, often `{{models.<phase>}}`."),
-    field(
+    since(
+        releases::SEED,
         "variant",
         Ty::Template,
         "Reasoning variant (`off`, `minimal`, `low`, `medium`, `high`, `xhigh`), often `{{variants.<phase>}}`.",
     ),
-    field("unrestricted_egress", Ty::Bool, "Allow network access beyond the allowlist."),
-    field("web_search", Ty::Bool, "Give the agent web search."),
+    since(releases::SEED, "unrestricted_egress", Ty::Bool, "Allow network access beyond the allowlist."),
+    since(releases::SEED, "web_search", Ty::Bool, "Give the agent web search."),
     field(
         "approval_gate",
         Ty::Str,
         "Gate to pause at after the phase; it pauses only if the server config enables it (`approval.<gate>: true`).",
     ),
     field("approval_gate_message", Ty::Template, "Message posted when the phase pauses at its gate."),
-    head("approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
+    since(releases::V0_2, "approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
     field("messages", Ty::Map(MESSAGES), "Messages posted as the phase runs."),
     field(
         "loop",
@@ -265,13 +280,14 @@ pub const PHASE: &[Field] = &[
         "When the phase runs, from its dependencies' outcomes (default `all_success`).",
     ),
     field("output_var", Ty::Str, "Another name for the phase's output in `phaseOutputs`."),
-    head("command", Ty::Template, "Shell command of a `bash` phase; rendered, then refused if a `{{` is left."),
-    head("script", Ty::Str, "Source of a `script` phase."),
-    head("runtime", Ty::Enum(RUNTIMES), "Runtime of a `script` phase (default `js`)."),
-    head("timeout_seconds", Ty::PositiveInt, "Time limit of a `bash`/`script` phase or of `until_bash`."),
-    head("requires_sandbox", Ty::Enum(SANDBOXES), "Sandbox backend the phase needs."),
-    head("sandbox_image", Ty::Enum(SANDBOX_IMAGES), "Sandbox image the phase needs."),
-    head(
+    since(releases::V0_5_1, "command", Ty::Template, "Shell command of a `bash` phase; rendered, then refused if a `{{` is left."),
+    since(releases::V0_5_1, "script", Ty::Str, "Source of a `script` phase."),
+    since(releases::V0_5_1, "runtime", Ty::Enum(RUNTIMES), "Runtime of a `script` phase (default `js`)."),
+    since(releases::V0_5_1, "timeout_seconds", Ty::TemplatedInt, "Time limit of a `bash`/`script` phase or of `until_bash`."),
+    since(releases::V0_2, "requires_sandbox", Ty::Enum(SANDBOXES), "Sandbox backend the phase needs."),
+    since(releases::V0_2, "sandbox_image", Ty::Enum(SANDBOX_IMAGES), "Sandbox image the phase needs."),
+    since(
+        releases::V0_23,
         "skip_if",
         Ty::StrOrList,
         "Skip the phase when any of these `until`-grammar conditions holds (checked when it becomes ready).",
@@ -310,11 +326,11 @@ pub const WORKFLOW: &[Field] = &[
     field("trigger", Ty::Str, "Informational trigger name."),
     field("variables", Ty::StrMap, "Accepted by the schema but never read by the engine."),
     required("phases", Ty::List(PHASE), "The phases, run in order or as a DAG when any has `depends_on`."),
-    head("status_checklist", Ty::Bool, "Render progress as one task-list comment that updates in place."),
-    head("final_message", Ty::Template, "Message posted when the workflow completes."),
-    head("classification", Ty::Map(CLASSIFICATION), "How the request classifier recognises this workflow."),
-    head("chat", Ty::Map(CHAT), "How chat offers this workflow."),
-    head("pr_scoped", Ty::Bool, "The workflow runs against a pull request (shared PR lock, dedup and state)."),
+    since(releases::V0_2, "status_checklist", Ty::Bool, "Render progress as one task-list comment that updates in place."),
+    since(releases::V0_2, "final_message", Ty::Template, "Message posted when the workflow completes."),
+    since(releases::V0_15, "classification", Ty::Map(CLASSIFICATION), "How the request classifier recognises this workflow."),
+    since(releases::V0_25_2, "chat", Ty::Map(CHAT), "How chat offers this workflow."),
+    since(releases::V0_23, "pr_scoped", Ty::Bool, "The workflow runs against a pull request (shared PR lock, dedup and state)."),
 ];
 
 pub const CONDITION: &[Field] = &[field("unless", Ty::Str, "Skip the scheduled run when this config flag is set.")];
@@ -325,7 +341,7 @@ pub const CRON: &[Field] = &[
     field("description", Ty::Str, "What the schedule does."),
     required("schedule", Ty::Str, "Cron expression: minute, hour, day of month, month, day of week."),
     field("workflow", Ty::Str, "Name of the agent workflow to run."),
-    head("handler", Ty::Str, "Built-in handler to run instead of a workflow."),
+    since(releases::V0_25_6, "handler", Ty::Str, "Built-in handler to run instead of a workflow."),
     field("context", Ty::Any, "Variables passed to the workflow (`request.extra`)."),
     field("condition", Ty::Map(CONDITION), "When to skip a run."),
 ];
@@ -396,11 +412,13 @@ fn property(field: &Field) -> Json {
     let mut out = match &field.ty {
         Ty::Str | Ty::Template | Ty::Path => json!({ "type": "string" }),
         Ty::Bool => json!({ "type": "boolean" }),
-        Ty::PositiveInt => json!({ "oneOf": [
+        Ty::PositiveInt => json!({ "type": "integer", "minimum": 1 }),
+        Ty::TemplatedInt => json!({ "oneOf": [
             { "type": "integer", "minimum": 1 },
-            { "type": "object", "description": "Read from the run's config, with a fallback.", "properties": {
-                "from": { "type": "string", "description": "Config path to read." },
-                "default": { "type": "integer", "minimum": 1, "description": "Value when the config has none." } } }
+            { "type": "object", "description": "Read from the run's context, with a fallback (Last Light 0.23 and later).", "properties": {
+                "from": { "type": "string", "description": "Dotted path into the run's context." },
+                "default": { "type": "integer", "minimum": 1, "description": "Value when the path resolves to nothing usable." } },
+              "required": ["from", "default"], "additionalProperties": false }
         ] }),
         Ty::Count => json!({ "type": "integer", "minimum": 0 }),
         Ty::Enum(values) => json!({ "enum": values }),
@@ -415,7 +433,11 @@ fn property(field: &Field) -> Json {
         Ty::List(fields) => json!({ "type": "array", "items": object(fields), "minItems": 1 }),
         Ty::Any => json!({}),
     };
-    let doc = if field.head_only { format!("{} (current engine only)", field.doc) } else { field.doc.to_string() };
+    let doc = if field.since == releases::OLDEST {
+        field.doc.to_string()
+    } else {
+        format!("{} (Last Light {} and later)", field.doc, field.since.name())
+    };
     out["description"] = Json::String(doc);
     out
 }

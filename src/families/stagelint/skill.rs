@@ -4,7 +4,9 @@
 
 use std::path::{Component, Path};
 
+use crate::config::ReleaseSource;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::registry::releases::lastlight::{self as releases, Has};
 use crate::families::stagelint::SkillFrontmatter;
 use crate::source::{Node, Span, Value, frontmatter, yaml};
 use crate::workspace::{SourceFile, is_skill_name};
@@ -26,10 +28,37 @@ fn loader(path: &Path) -> Loader {
     if claude { Loader::ClaudeCode } else { Loader::Agent }
 }
 
-/// A SKILL.md's frontmatter, judged by what its loader does with it.
+/// A SKILL.md's frontmatter, judged by what its loader does with it. Last Light before the seed
+/// put a skill phase's whole SKILL.md into the prompt and read no frontmatter: its skills are
+/// not judged by the agent loaders of later releases (at most an info, when the repository may
+/// be at either).
 pub(super) fn check_skill(file: &SourceFile, out: &mut Vec<Diagnostic>) {
-    let id = file.id;
     let loader = loader(&file.path);
+    let lastlight = &file.config.lastlight;
+    let read_by_agent_loader = match lastlight.release_source {
+        ReleaseSource::Default => Has::Yes,
+        _ => lastlight.release.has(releases::SEED),
+    };
+    if loader == Loader::ClaudeCode || read_by_agent_loader == Has::Yes {
+        return frontmatter_findings(file, loader, out);
+    }
+    if read_by_agent_loader == Has::No {
+        return;
+    }
+    let mut found = Vec::new();
+    frontmatter_findings(file, loader, &mut found);
+    let before = lastlight.release.before(releases::SEED);
+    out.extend(found.into_iter().map(|mut d| {
+        d.severity = d.severity.min(Severity::Info);
+        d.message.push_str(&format!(
+            " (from Last Light's seed on; at {before}, which this repository may be at, the whole SKILL.md goes into the prompt and nothing reads the frontmatter)"
+        ));
+        d
+    }));
+}
+
+fn frontmatter_findings(file: &SourceFile, loader: Loader, out: &mut Vec<Diagnostic>) {
+    let id = file.id;
     let text = &file.text;
     let first_line = Span::new(0, text.find('\n').unwrap_or(text.len()));
     let Some(fm) = frontmatter::split(text).filter(|fm| fm.close_fence.is_some()) else {

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::{self, Config, ConfigError, EngineSource};
+use crate::config::{self, Config, ConfigError, ReleaseSource};
 use crate::util::FastMap;
-use crate::workspace::discover::context::detect_engine;
+use crate::workspace::lastlight_release;
 
-/// A config with the Last Light engine detected, per `workflows` directory.
-type EngineConfigs = HashMap<PathBuf, Arc<Config>>;
+/// A config with the Last Light release detected, per `workflows` directory.
+type ReleaseConfigs = HashMap<PathBuf, Arc<Config>>;
 
 /// Finds and loads the config for each directory once.
 pub struct ConfigCache {
@@ -31,9 +31,9 @@ pub struct ConfigCache {
     /// files it governs are left out, instead of failing the whole discovery.
     tolerant: bool,
     broken: std::collections::BTreeMap<PathBuf, ConfigError>,
-    /// Configs with the Last Light engine detected: per config (by address, kept alive here so
+    /// Configs with the Last Light release detected: per config (by address, kept alive here so
     /// the address is not reused), per `workflows` directory.
-    engines: HashMap<usize, (Arc<Config>, EngineConfigs)>,
+    releases: HashMap<usize, (Arc<Config>, ReleaseConfigs)>,
 }
 
 impl ConfigCache {
@@ -48,36 +48,36 @@ impl ConfigCache {
             overlay: HashMap::new(),
             tolerant: false,
             broken: std::collections::BTreeMap::new(),
-            engines: HashMap::new(),
+            releases: HashMap::new(),
         }
     }
 
-    /// The config of a Last Light file whose config names no engine: the engine detected from
-    /// the repository around its `workflows/` directory, one shared config per (config,
-    /// directory).
-    pub(super) fn with_engine(&mut self, path: &Path, config: Arc<Config>) -> Arc<Config> {
-        if config.lastlight.engine_source == EngineSource::Configured {
+    /// The config of a Last Light file (a workflow, prompt or skill) whose config names no
+    /// release: the release detected from the repository around its `workflows/` directory,
+    /// one shared config per (config, directory).
+    pub(super) fn with_release(&mut self, path: &Path, config: Arc<Config>, is_skill: bool) -> Arc<Config> {
+        if config.lastlight.release_source == ReleaseSource::Configured {
             return config;
         }
-        let Some(workflows) = path.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")) else {
+        let Some(workflows) = lastlight_release::governing_workflows(path, is_skill) else {
             return config;
         };
         let key = Arc::as_ptr(&config) as usize;
-        let (_, by_dir) = self.engines.entry(key).or_insert_with(|| (config.clone(), HashMap::new()));
+        let (_, by_dir) = self.releases.entry(key).or_insert_with(|| (config.clone(), HashMap::new()));
         // Asked once per file: found without building a key.
-        if let Some(detected) = by_dir.get(workflows) {
+        if let Some(detected) = by_dir.get(&workflows) {
             return detected.clone();
         }
-        let detected = match detect_engine(workflows) {
-            Some((engine, marker)) => {
+        let detected = match lastlight_release::detect(&workflows) {
+            Some(found) => {
                 let mut detected = (*config).clone();
-                detected.lastlight.engine = engine;
-                detected.lastlight.engine_source = EngineSource::Detected(marker);
+                detected.lastlight.release = found.release;
+                detected.lastlight.release_source = ReleaseSource::Detected { marker: found.marker, why: found.why };
                 Arc::new(detected)
             }
             None => config,
         };
-        by_dir.insert(workflows.to_path_buf(), detected.clone());
+        by_dir.insert(workflows, detected.clone());
         detected
     }
 

@@ -1,47 +1,13 @@
-//! What the files read so far lead to: the Last Light engine, the prompts and skills workflows
-//! name, atomic workflows' context, and local `$schema` files.
+//! What the files read so far lead to: the prompts and skills workflows name, atomic
+//! workflows' context, and local `$schema` files.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::source::read::read_text;
-use crate::template::lastlight::Engine;
 use crate::util::FastMap;
 use crate::workspace::discover::bounds::Bounds;
 use crate::workspace::discover::paths::{Roots, normalize};
 use crate::workspace::{FileKind, Workspace};
-
-/// Which Last Light engine loads the `workflows` directory `workflows`, from the engine's own
-/// sources in the repository: `src/workflows/templates.ts` beside it holding the seed-era key
-/// pattern is the seed-era renderer (top-level `workflows/`); one allowing `-` in keys, or
-/// re-exporting the workflow engine package (as `apps/server/` does today), or a
-/// `packages/workflow-engine/` above it, is the current engine.
-/// `None` when neither is there (an overlay repository, a copy of the files).
-pub fn detect_engine(workflows: &Path) -> Option<(Engine, PathBuf)> {
-    let root = workflows.parent()?;
-    let renderer = root.join("src").join("workflows").join("templates.ts");
-    if let Ok(text) = read_text(&renderer) {
-        // The seed-era key pattern is `\w+(?:\.\w+)*`; from mid-2026 the same file allowed `-`
-        // (`[\w-]+`), and today it re-exports the engine package. Any other file of that name
-        // is not a renderer.
-        if text.contains("workflow-engine") || text.contains("[\\w-]+") {
-            return Some((Engine::Head, renderer));
-        }
-        if text.contains("(\\w+(?:\\.\\w+)*)") {
-            return Some((Engine::Seed, renderer));
-        }
-    }
-    for ancestor in root.ancestors() {
-        let current = ancestor.join("packages").join("workflow-engine");
-        if current.is_dir() {
-            return Some((Engine::Head, current));
-        }
-        if ancestor.join(".git").exists() {
-            break;
-        }
-    }
-    None
-}
 
 /// The existing prompt and skill files that Last Light workflows name and the walk did not read
 /// (on disk, or only in the editor's `overlay`). Workflows are parsed here, on all cores; the
@@ -212,35 +178,4 @@ pub(super) fn declared_schemas(workspace: &Workspace) -> Vec<PathBuf> {
     out.sort();
     out.dedup();
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn detect(files: &[(&str, &str)]) -> Option<Engine> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join(".git")).unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        detect_engine(&dir.path().join("workflows")).map(|(engine, _)| engine)
-    }
-
-    #[test]
-    fn the_engine_comes_from_its_renderer_or_package() {
-        let seed = r"result.replace(/\{\{(\w+(?:\.\w+)*)\}\}/g, (_m, key) => lookup(key));";
-        let mid = r"result.replace(/\{\{([\w-]+(?:\.[\w-]+)*)\}\}/g, (_m, key) => lookup(key));";
-        assert_eq!(detect(&[("src/workflows/templates.ts", seed)]), Some(Engine::Seed));
-        assert_eq!(detect(&[("src/workflows/templates.ts", mid)]), Some(Engine::Head));
-        let reexport = "export * from \"lastlight-workflow-engine\";\n";
-        assert_eq!(detect(&[("src/workflows/templates.ts", reexport)]), Some(Engine::Head));
-        assert_eq!(detect(&[("packages/workflow-engine/package.json", "{}")]), Some(Engine::Head));
-        // A file of that name that is no renderer says nothing.
-        let other = "export const welcome = (name: string) => `Welcome, ${name}!`;\n";
-        assert_eq!(detect(&[("src/workflows/templates.ts", other)]), None);
-        assert_eq!(detect(&[]), None);
-    }
 }

@@ -24,7 +24,6 @@ use crate::workspace::{FileKind, Workspace};
 
 use bounds::Bounds;
 pub use configs::{ConfigCache, is_config_name};
-pub use context::detect_engine;
 use context::{atomic_context, declared_schemas, workflow_references};
 use paths::Roots;
 pub use paths::{absolute, normalize};

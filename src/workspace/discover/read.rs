@@ -90,7 +90,8 @@ pub(super) fn add_file(
     role: Role,
 ) {
     let config = match kind {
-        FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_engine(&path, read.config),
+        FileKind::Workflow | FileKind::WorkflowPrompt => configs.with_release(&path, read.config, false),
+        FileKind::Skill => configs.with_release(&path, read.config, true),
         _ => read.config,
     };
     match role {

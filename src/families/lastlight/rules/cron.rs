@@ -3,6 +3,8 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::lastlight::model::{self, WorkflowDoc};
 use crate::families::lastlight::rules::index::Index;
+use crate::families::lastlight::rules::loader_rejects;
+use crate::registry::releases::lastlight::{self as releases, Has};
 use crate::families::lastlight::{CronKindMissing, CronSchedule, CronWorkflowUnknown};
 use crate::source::{Node, Span};
 use crate::util::did_you_mean;
@@ -12,7 +14,12 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
     let first_line = Span::new(0, doc.file.text.find('\n').unwrap_or(doc.file.text.len()));
     match root.get("schedule") {
         None => out.push(
-            Diagnostic::new(CronSchedule, id, first_line, "this cron has no `schedule`; the engine rejects the file")
+            Diagnostic::new(
+                CronSchedule,
+                id,
+                first_line,
+                format!("this cron has no `schedule`, which the cron schema requires; {}", loader_rejects(doc.file.config.lastlight.release)),
+            )
                 .with_help("add `schedule: \"0 9 * * 1\"` (minute, hour, day of month, month, day of week)"),
         ),
         Some(node) => {
@@ -27,12 +34,24 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
         }
     }
     let Some(node) = root.get("workflow") else {
-        if root.get("handler").is_none() {
-            out.push(
-                Diagnostic::new(CronWorkflowUnknown, id, first_line, "this cron names no `workflow` to run")
-                    .with_help("add `workflow: <name>` with the `name` of an agent workflow"),
-            );
-        }
+        let release = doc.file.config.lastlight.release;
+        let handler = root.entry("handler").map(|e| e.key.span);
+        let d = match (handler, release.has(releases::V0_25_6)) {
+            (Some(_), Has::Yes | Has::From(_)) => return,
+            (None, Has::Yes) => Diagnostic::new(CronWorkflowUnknown, id, first_line, "this cron names no `workflow` to run"),
+            // Before 0.25.6 a cron has no `handler`, and its schema requires `workflow`.
+            (handler, _) => Diagnostic::new(
+                CronWorkflowUnknown,
+                id,
+                handler.unwrap_or(first_line),
+                format!(
+                    "this cron names no `workflow`, which the cron schema requires before Last Light 0.25.6 (a `handler` runs from then on; this repository is at {}): {}",
+                    release.describe(),
+                    loader_rejects(release)
+                ),
+            ),
+        };
+        out.push(d.with_help("add `workflow: <name>` with the `name` of an agent workflow"));
         return;
     };
     let Some(name) = node.as_str() else { return };

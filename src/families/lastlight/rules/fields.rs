@@ -11,14 +11,17 @@ use crate::families::lastlight::{
     TemplateMarkerInShell, UnknownKey, UntilGrammar,
 };
 use crate::source::{Node, Span, Value};
-use crate::template::lastlight::{self as tpl, Engine, TagKind};
+use crate::diagnostic::Severity;
+use crate::families::lastlight::rules::loader_rejects;
+use crate::registry::releases::lastlight::{self as releases, Has, Target};
+use crate::template::lastlight::{self as tpl, TagKind};
 use crate::template::until::{self, Condition};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
 /// Unknown keys, types, enums and required keys everywhere, and the required names.
 pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut Vec<Diagnostic>) {
-    let engine = doc.file.config.lastlight.engine;
-    let walker = Walker { doc, engine };
+    let release = doc.file.config.lastlight.release;
+    let walker = Walker { doc, release };
     let first_key = root.as_map().and_then(|m| m.first()).map_or(Span::empty(0), |e| e.key.span);
     walker.map(root, if cron { schema::CRON } else { schema::WORKFLOW }, first_key, "", out);
     let first_line = doc.file.text.find('\n').unwrap_or(doc.file.text.len());
@@ -34,7 +37,7 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                 MissingName,
                 doc.file.id,
                 anchor.unwrap_or(first_key),
-                format!("this {what} has no `name`; the loader rejects the file (\"Invalid {what}\") and skips it"),
+                format!("this {what} has no `name`, which the schema requires; {}", loader_rejects(release)),
             )
             .with_help("add `name: <name>`: workflows are looked up by it"),
         );
@@ -48,7 +51,10 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                 EmptyPhases,
                 doc.file.id,
                 if root.as_map().is_some_and(|m| !m.is_empty()) { first_key } else { Span::new(0, first_line) },
-                "this workflow has no `phases:`; the loader rejects it (\"Invalid agent workflow\") and skips the file",
+                format!(
+                    "this workflow has no `phases:`, which the schema requires; {}",
+                    loader_rejects(release)
+                ),
             )
             .with_help("add the phases it runs under `phases:`"),
         ),
@@ -69,7 +75,7 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                         MissingName,
                         doc.file.id,
                         span,
-                        "this phase has no `name`; the engine rejects the workflow",
+                        format!("this phase has no `name`, which the schema requires; {}", loader_rejects(release)),
                     )
                     .with_help("add `name: <name>`: outputs, `depends_on` and resumes key on it"),
                 );
@@ -118,7 +124,7 @@ fn sibling_home(path: &str, key: &str) -> Option<&'static str> {
 
 struct Walker<'a, 'w> {
     doc: &'a WorkflowDoc<'w>,
-    engine: Engine,
+    release: Target,
 }
 
 impl Walker<'_, '_> {
@@ -129,26 +135,50 @@ impl Walker<'_, '_> {
         for entry in node.as_map().unwrap_or_default() {
             let Some(key) = entry.key_str() else { continue };
             let known = fields.iter().find(|f| f.name == key);
-            match known {
-                Some(field) if !(field.head_only && self.engine == Engine::Seed) => {
+            match known.map(|field| (field, self.release.has(field.since))) {
+                Some((field, Has::Yes)) => {
                     // Top-level and phase keys (most of them) are named as they are: no copy.
                     let inner: std::borrow::Cow<str> =
                         if path.is_empty() || path == "phases" { key.into() } else { format!("{path}.{key}").into() };
                     self.value(field, &entry.value, entry.key.span, &inner, out)
                 }
-                Some(_) => out.push(
+                Some((field, Has::From(since))) => {
+                    out.push(
+                        Diagnostic::new(
+                            UnknownKey,
+                            id,
+                            entry.key.span,
+                            format!(
+                                "`{key}` is read from Last Light {} on; at {}, which this repository may be at, the engine strips it without a word",
+                                since.name(),
+                                self.release.before(since)
+                            ),
+                        )
+                        .with_severity(Severity::Info)
+                        .with_help("set `[lastlight] release` in stagelint.toml to the release your server runs"),
+                    );
+                    let inner = if path.is_empty() || path == "phases" { key.to_string() } else { format!("{path}.{key}") };
+                    self.value(field, &entry.value, entry.key.span, &inner, out)
+                }
+                // A cron's `handler` before 0.25.6: the cron has no `workflow` then, and
+                // `CronWorkflowUnknown` says that the file is rejected.
+                Some((field, _))
+                    if field.name == "handler" && std::ptr::eq(fields, schema::CRON) && node.get("workflow").is_none() => {}
+                Some((field, _)) => out.push(
                     Diagnostic::new(
                         UnknownKey,
                         id,
                         entry.key.span,
                         format!(
-                            "`{key}` is only known to the current engine; the seed-era engine strips it without a word"
+                            "`{key}` is read from Last Light {} on, and this repository is at {}: the engine strips it without a word",
+                            field.since.name(),
+                            self.release.describe()
                         ),
                     )
-                    .with_help("remove it, or set `[lastlight] engine = \"head\"` if you run the current engine"),
+                    .with_help("remove it, or set `[lastlight] release` in stagelint.toml if your server runs a later release"),
                 ),
                 None => {
-                    let names = fields.iter().filter(|f| !f.head_only || self.engine == Engine::Head).map(|f| f.name);
+                    let names = fields.iter().filter(|f| self.release.any_has(f.since)).map(|f| f.name);
                     let guess = did_you_mean_key(key, names, node.keys());
                     let suggestion = KeyGuess::rename(guess);
                     let anchor = self.anchor_of(entry);
@@ -189,7 +219,7 @@ impl Walker<'_, '_> {
         }
         let missing = fields.iter().filter(|f| {
             f.required
-                && !(f.head_only && self.engine == Engine::Seed)
+                && self.release.has(f.since) == Has::Yes
                 && !REPORTED_ELSEWHERE.contains(&f.name)
                 && node.get(f.name).is_none()
         });
@@ -199,8 +229,9 @@ impl Walker<'_, '_> {
                 id,
                 at,
                 format!(
-                    "`{path}` has no `{}`, which the engine's schema requires: the loader rejects the whole workflow (\"Invalid agent workflow\") and skips it",
-                    field.name
+                    "`{path}` has no `{}`, which the engine's schema requires; {}",
+                    field.name,
+                    loader_rejects(self.release)
                 ),
             )
             .with_help(format!("add `{}:` ({})", field.name, field.doc));
@@ -267,10 +298,10 @@ impl Walker<'_, '_> {
                     out.push(wrong("`true` or `false`"));
                 }
             }
-            Ty::PositiveInt | Ty::Count => {
+            Ty::TemplatedInt if node.as_map().is_some() => self.templated_int(field, node, out),
+            Ty::PositiveInt | Ty::TemplatedInt | Ty::Count => {
                 let min = if matches!(field.ty, Ty::Count) { 0 } else { 1 };
-                let from_config = self.engine == Engine::Head && node.get("from").is_some();
-                if !from_config && node.as_i64().is_none_or(|n| n < min) {
+                if node.as_i64().is_none_or(|n| n < min) {
                     let expected = if min == 0 {
                         "a whole number of 0 or more"
                     } else {
@@ -293,8 +324,20 @@ impl Walker<'_, '_> {
                 }
             }
             Ty::Enum(values) => {
-                let values: &[&str] =
-                    if field.name == "type" && self.engine == Engine::Seed { schema::SEED_PHASE_TYPES } else { values };
+                if field.name == "type" && self.later_phase_type(node, out) {
+                    return;
+                }
+                let own: Vec<&str>;
+                let values: &[&str] = if field.name == "type" {
+                    own = schema::PHASE_TYPE_SINCE
+                        .iter()
+                        .filter(|(_, since)| self.release.any_has(*since))
+                        .map(|(name, _)| *name)
+                        .collect();
+                    &own
+                } else {
+                    values
+                };
                 match node.as_str() {
                     None => out.push(wrong("a string")),
                     // A cron's `kind: cron` is the only enum `kind`; any other value makes the
@@ -412,6 +455,94 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// A phase type of a later release than the repository's: the schema of the releases before
+    /// it rejects the workflow. Returns whether it reported one.
+    fn later_phase_type(&self, node: &Node, out: &mut Vec<Diagnostic>) -> bool {
+        let Some(value) = node.as_str() else { return false };
+        let Some(&(_, since)) = schema::PHASE_TYPE_SINCE.iter().find(|(name, _)| *name == value) else {
+            return false;
+        };
+        let d = match self.release.has(since) {
+            Has::Yes => return false,
+            Has::From(_) => Diagnostic::new(
+                InvalidEnum,
+                self.doc.file.id,
+                node.span,
+                format!(
+                    "phase type `{value}` exists from Last Light {} on; at {}, which this repository may be at, the schema rejects it: {}",
+                    since.name(),
+                    self.release.before(since),
+                    loader_rejects(Target { oldest: self.release.oldest, newest: since.previous().unwrap_or(since) })
+                ),
+            )
+            .with_severity(Severity::Info)
+            .with_help("set `[lastlight] release` in stagelint.toml to the release your server runs"),
+            Has::No => Diagnostic::new(
+                InvalidEnum,
+                self.doc.file.id,
+                node.span,
+                format!(
+                    "phase type `{value}` exists from Last Light {} on, and this repository is at {}, whose schema rejects it: {}",
+                    since.name(),
+                    self.release.describe(),
+                    loader_rejects(self.release)
+                ),
+            ),
+        };
+        out.push(d);
+        true
+    }
+
+    /// `{ from, default }`, which `max_iterations` and `timeout_seconds` take from 0.23 on: a
+    /// dotted path into the run's context and the number used when it resolves to nothing.
+    fn templated_int(&self, field: &Field, node: &Node, out: &mut Vec<Diagnostic>) {
+        let id = self.doc.file.id;
+        match self.release.has(releases::V0_23) {
+            Has::No => {
+                out.push(Diagnostic::new(
+                    FieldType,
+                    id,
+                    node.span,
+                    format!(
+                        "`{}` must be a positive integer: `{{ from, default }}` is read from Last Light 0.23 on, and this repository is at {}",
+                        field.name,
+                        self.release.describe()
+                    ),
+                ));
+                return;
+            }
+            Has::From(since) => out.push(
+                Diagnostic::new(
+                    FieldType,
+                    id,
+                    node.span,
+                    format!(
+                        "`{}` as `{{ from, default }}` is read from Last Light 0.23 on; at {}, which this repository may be at, the schema rejects it",
+                        field.name,
+                        self.release.before(since)
+                    ),
+                )
+                .with_severity(Severity::Info),
+            ),
+            Has::Yes => {}
+        }
+        let from_ok = node.get("from").and_then(Node::as_str).is_some_and(|f| !f.is_empty());
+        let default_ok = node.get("default").and_then(Node::as_i64).is_some_and(|n| n > 0);
+        let stray = node.as_map().unwrap_or_default().iter().find(|e| !matches!(e.key_str(), Some("from" | "default")));
+        let problem = if let Some(entry) = stray {
+            Some((entry.key.span, format!("`{}` takes only `from` and `default`, not `{}`", field.name, entry.key_str().unwrap_or("?"))))
+        } else if !from_ok {
+            Some((node.span, format!("`{}.from` must be a non-empty dotted path into the run's context", field.name)))
+        } else if !default_ok {
+            Some((node.span, format!("`{}.default` must be a positive integer, used when `from` resolves to nothing", field.name)))
+        } else {
+            None
+        };
+        if let Some((span, message)) = problem {
+            out.push(Diagnostic::new(FieldType, id, span, format!("{message}; the schema rejects the workflow")));
+        }
+    }
+
     /// A string value YAML reads as something else because it is not quoted: `{{models.x}}`
     /// (a flow mapping) or `2024-05-01` (a date for js-yaml, though the core schema keeps a
     /// string). The fix quotes it.
@@ -516,6 +647,11 @@ fn prompt_or_skill(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
 }
 
 fn type_fields(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
+    // Before 0.5.1 there are no `bash` or `script` phases and their keys are stripped: the
+    // type and the keys are reported as such.
+    if ctx.config().lastlight.release.has(releases::V0_5_1) == Has::No {
+        return;
+    }
     let id = ctx.file().id;
     let kind = phase.kind();
     let required = match kind {
@@ -568,11 +704,17 @@ fn generic_loop(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             ),
         );
     }
-    let engine = ctx.config().lastlight.engine;
+    let release = ctx.config().lastlight.release;
     if let Some(until_node) = node.get("until")
         && let Some(text) = until_node.as_str()
-        && let Err(why) = until::parse(text, engine)
     {
+        let why = match until::parse(text, release.any_has(releases::V0_23)) {
+            Err(why) => why,
+            Ok(condition) => {
+                dotted_contains(ctx, until_node, &condition, out);
+                return until_bash_of(ctx, node, out);
+            }
+        };
         let help = if text.contains("||") || text.contains("&&") {
             "`until` holds one condition; combine several in an `until_bash` command (exit code 0 ends the loop)"
         } else {
@@ -588,11 +730,40 @@ fn generic_loop(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             .with_help(help),
         );
     }
-    if let Some(bash) = node.get("until_bash")
+    until_bash_of(ctx, node, out);
+}
+
+fn until_bash_of(ctx: &Ctx, generic_loop: &Node, out: &mut Vec<Diagnostic>) {
+    if let Some(bash) = generic_loop.get("until_bash")
         && bash.as_str().is_some()
     {
         until_bash(ctx, bash, out);
     }
+}
+
+/// `<path>.contains('x')` on a path other than `output`, when only some of the releases the
+/// repository may be at read it (0.23 on): an info.
+fn dotted_contains(ctx: &Ctx, node: &Node, condition: &Condition, out: &mut Vec<Diagnostic>) {
+    let release = ctx.config().lastlight.release;
+    let (Condition::Contains { path, .. }, Has::From(since)) = (condition, release.has(releases::V0_23)) else {
+        return;
+    };
+    if path == "output" {
+        return;
+    }
+    out.push(
+        Diagnostic::new(
+            UntilGrammar,
+            ctx.file().id,
+            node.span,
+            format!(
+                "`{path}.contains(…)` is read from Last Light 0.23 on; at {}, which this repository may be at, `.contains` is read only on `output` and this never holds",
+                release.before(since)
+            ),
+        )
+        .with_severity(Severity::Info)
+        .with_help("set `[lastlight] release` in stagelint.toml to the release your server runs"),
+    );
 }
 
 /// `until_bash` is not rendered: a `{{` makes the engine refuse the command (the condition is
@@ -602,7 +773,7 @@ fn until_bash(ctx: &Ctx, bash: &Node, out: &mut Vec<Diagnostic>) {
     let text = &ctx.file().text;
     let region = template_region(text, bash);
     let raw = text.get(region.start..region.end).unwrap_or("");
-    let tags = tpl::parse(raw, region.start, ctx.config().lastlight.engine);
+    let tags = tpl::parse(raw, region.start, ctx.config().lastlight.dialect());
     let mut reported = Vec::new();
     for tag in &tags {
         let source = &text[tag.span.start..tag.span.end];
@@ -644,17 +815,20 @@ fn until_bash(ctx: &Ctx, bash: &Node, out: &mut Vec<Diagnostic>) {
 }
 
 fn skip_if(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
+    // Before 0.23 the key is stripped (`UnknownKey` says so); its conditions mean nothing.
+    if ctx.config().lastlight.release.has(releases::V0_23) == Has::No {
+        return;
+    }
     let Some(node) = phase.get("skip_if") else { return };
     let items: Vec<&Node> = match &node.value {
         Value::String(_) => vec![node],
         Value::Seq(items) => items.iter().filter(|i| i.as_str().is_some()).collect(),
         _ => return,
     };
-    let engine = ctx.config().lastlight.engine;
     for item in items {
         let text = item.as_str().unwrap_or_default();
         let mut help = "test a variable instead: `path == 'value'`, `path != 'value'`, `path == true`";
-        let message = match until::parse(text, engine) {
+        let message = match until::parse(text, true) {
             Err(why) => {
                 if text.contains("||") {
                     help = "a `skip_if` list skips when any entry holds: put each condition in its own entry";
@@ -681,7 +855,7 @@ fn on_output(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             "`contains_READY` is accepted by the schema but the runner never evaluates it; this rule has no effect",
         )
         .with_help(
-            "remove it, or use `requires_marker: \"READY\"` (current engine) to fail the phase without the marker",
+            "remove it, or use `requires_marker: \"READY\"` (Last Light 0.18.5 and later) to fail the phase without the marker",
         ),
     );
 }

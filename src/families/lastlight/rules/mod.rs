@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, FileId};
 use crate::families::lastlight::YamlSyntax;
 use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
+use crate::registry::releases::lastlight::{self as releases, Has, Target};
 use crate::source::{Node, Span, SyntaxError, SyntaxKind};
 use crate::util::FastSet;
 use crate::workspace::{SourceFile, Workspace};
@@ -97,7 +98,7 @@ pub(super) fn check_workflow<'w>(
     out: &mut Vec<Diagnostic>,
 ) {
     for error in doc.errors {
-        let mut d = Diagnostic::new(YamlSyntax, doc.file.id, error.span, yaml_message(error));
+        let mut d = Diagnostic::new(YamlSyntax, doc.file.id, error.span, yaml_message(error, doc.file.config.lastlight.release));
         if let Some((span, message)) = &error.related {
             d = d.with_related(doc.file.id, *span, message.clone());
         }
@@ -136,15 +137,33 @@ pub(super) fn check_workflow<'w>(
     template::check(&ctx, out);
 }
 
+/// What the loader does with a workflow file it cannot load, at the repository's release:
+/// before 0.2 it logs the error and skips the file; from 0.2 on it throws, so the lookup that
+/// loads the directory fails and the files after this one (by name) are never loaded either.
+pub(super) fn loader_rejects(release: Target) -> &'static str {
+    match release.has(releases::V0_2) {
+        Has::No => "the loader logs the error and skips the file, so the workflow does not exist at run time",
+        Has::Yes => {
+            "the loader throws on the file, so the first lookup fails and neither this file nor the workflow files after it (by name) are ever loaded"
+        }
+        Has::From(_) => {
+            "the loader skips the file (before 0.2) or throws on it, so the workflow files after it (by name) are not loaded either (0.2 on)"
+        }
+    }
+}
+
 /// The reader recovers from duplicate keys and extra documents, but the engine's loader
 /// (js-yaml) rejects the whole file.
-fn yaml_message(error: &SyntaxError) -> String {
+fn yaml_message(error: &SyntaxError, release: Target) -> String {
     let first = error.message.split(';').next().unwrap_or(&error.message);
+    let rejects = loader_rejects(release);
     match error.kind {
-        SyntaxKind::DuplicateKey => format!(
-            "{first}: the workflow loader (js-yaml) rejects the whole file (\"duplicated mapping key\"), so this workflow is skipped"
+        SyntaxKind::DuplicateKey => {
+            format!("{first}: the workflow loader (js-yaml) rejects the whole file (\"duplicated mapping key\"); {rejects}")
+        }
+        SyntaxKind::ExtraDocument => format!(
+            "more than one YAML document: the workflow loader (js-yaml) rejects the whole file (\"expected a single document in the stream\"); {rejects}"
         ),
-        SyntaxKind::ExtraDocument => "more than one YAML document: the workflow loader (js-yaml) rejects the whole file (\"expected a single document in the stream\"), so this workflow is skipped".to_string(),
         SyntaxKind::Invalid => error.message.clone(),
     }
 }

@@ -1,10 +1,11 @@
-//! Names across workflow files: the loader keys workflows (and crons) by `name` and refuses to
-//! load two with the same one.
+//! Names across workflow files: the loader keys workflows (and crons) by `name`, and loses one
+//! of two with the same one (before 0.2) or refuses to load them (0.2 on).
 
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::DuplicateWorkflowName;
 use crate::families::lastlight::model::WorkflowDoc;
 use crate::families::lastlight::rules::index::Index;
+use crate::registry::releases::lastlight::{self as releases, Has};
 
 /// Reported on the later file (by path) of each pair, with the earlier one as related location.
 pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], index: &Index, out: &mut Vec<Diagnostic>) {
@@ -20,15 +21,22 @@ pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], index: &Ind
     let Some(first) = first else { return };
     let Some(first_node) = first.get("name") else { return };
     let what = if cron { "cron" } else { "workflow" };
+    // Before 0.2 the loader keys its cache by name and says nothing; from 0.2 on it throws.
+    let outcome = match doc.file.config.lastlight.release.has(releases::V0_2) {
+        Has::No => "the loader keeps whichever file it reads last and loses the other without a word".to_string(),
+        Has::Yes => format!(
+            "the loader throws (\"Duplicate {what} name\"), so the first lookup fails and the workflow files after this one (by name) are never loaded"
+        ),
+        Has::From(_) => format!(
+            "the loader loses one of them without a word (before 0.2) or throws (\"Duplicate {what} name\", 0.2 on)"
+        ),
+    };
     out.push(
         Diagnostic::new(
             DuplicateWorkflowName,
             doc.file.id,
             node.span,
-            format!(
-                "{what} name `{name}` is also used by {}: the loader refuses to load both (\"Duplicate {what} name\")",
-                first.file.display
-            ),
+            format!("{what} name `{name}` is also used by {}: {outcome}", first.file.display),
         )
         .with_related(first.file.id, first_node.span, format!("`{name}` is first used here"))
         .with_help(format!("give each {what} its own `name`")),

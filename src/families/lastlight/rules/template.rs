@@ -4,12 +4,13 @@
 //! loop), and `{{` left in a bash command.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileId};
-use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape};
+use crate::families::lastlight::model::{self, EVENT_VARIABLES, LOOP_VARIABLES, OutputShape, SetFor, VARIABLES};
 use crate::families::lastlight::rules::Ctx;
 use crate::families::lastlight::{
     LoopVariableOutsideLoop, NestedIf, PhaseOrder, TemplateMarkerInShell, TemplateSyntax, UnbalancedIf, UnknownHelper,
     UnknownVariable,
 };
+use crate::registry::releases::lastlight::{self as releases, Has, ReleaseId, Target};
 use crate::source::Span;
 use crate::source::node::Node;
 use crate::template::lastlight::{self as tpl, Engine, HEAD_HELPERS, Segment, Tag, TagKind};
@@ -33,7 +34,8 @@ struct Scope {
 }
 
 pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
-    let engine = ctx.config().lastlight.engine;
+    let engine = ctx.config().lastlight.dialect();
+    let release = ctx.config().lastlight.release;
     let text = &ctx.file().text;
     let known = Known::new(ctx);
     let mut found = Vec::new();
@@ -56,7 +58,7 @@ pub(super) fn check(ctx: &Ctx, out: &mut Vec<Diagnostic>) {
             }
         } else {
             let code = markdown::code_regions(text.get(region.start..region.end).unwrap_or(""), region.start);
-            structure(ctx.file().id, text, engine, &tags, &code, &mut found);
+            structure(ctx.file().id, text, release, &tags, &code, &mut found);
         }
         variables(ctx, &known, scope, &tags, &mut found);
     }
@@ -96,7 +98,7 @@ pub(super) fn check_prompt_structure(file: &SourceFile, out: &mut Vec<Diagnostic
 /// [`check_prompt_structure`], reusing `parsed` (the file's tags as an engine reads them) when
 /// that engine is the file's own.
 fn prompt_structure(file: &SourceFile, parsed: Option<(Engine, &[Tag])>, out: &mut Vec<Diagnostic>) {
-    let engine = file.config.lastlight.engine;
+    let engine = file.config.lastlight.dialect();
     let own;
     let tags = match parsed {
         Some((read_as, tags)) if read_as == engine => tags,
@@ -105,14 +107,15 @@ fn prompt_structure(file: &SourceFile, parsed: Option<(Engine, &[Tag])>, out: &m
             &own
         }
     };
-    structure(file.id, &file.text, engine, tags, &markdown::code_regions(&file.text, 0), out);
+    structure(file.id, &file.text, file.config.lastlight.release, tags, &markdown::code_regions(&file.text, 0), out);
 }
 
 /// Findings about tags the engine leaves verbatim or pairs wrongly. A tag left verbatim is
 /// what a code example needs, so inside markdown code (`code`) it is not reported, and outside
 /// it only when it looks meant for this engine ([`tpl::looks_meant`]). Tags the engine
 /// replaces are reported wherever they are.
-fn structure(file: FileId, text: &str, engine: Engine, tags: &[Tag], code: &[Span], out: &mut Vec<Diagnostic>) {
+fn structure(file: FileId, text: &str, release: Target, tags: &[Tag], code: &[Span], out: &mut Vec<Diagnostic>) {
+    let engine = if release.any_has(releases::V0_2) { Engine::Head } else { Engine::Seed };
     let source = |tag: &Tag| text.get(tag.span.start..tag.span.end).unwrap_or("");
     let verbatim_ok = |tag: &Tag| markdown::in_code(code, tag.span) || !tpl::looks_meant(source(tag));
     let blocks = tpl::blocks(tags);
@@ -210,13 +213,17 @@ fn structure(file: FileId, text: &str, engine: Engine, tags: &[Tag], code: &[Spa
                 } else {
                     "helper"
                 };
+                // A helper of a later release than the repository's.
+                let later = (HEAD_HELPERS.contains(&name.name.as_str()) && !helpers.contains(&name.name.as_str()))
+                    .then(|| format!(" (it exists from Last Light 0.2 on; this repository is at {})", release.describe()))
+                    .unwrap_or_default();
                 out.push(
                     Diagnostic::new(
                         UnknownHelper,
                         file,
                         tag.span,
                         format!(
-                            "`{}` is not a {what} the engine knows; the tag stays in the prompt verbatim",
+                            "`{}` is not a {what} the engine knows{later}; the tag stays in the prompt verbatim",
                             name.name
                         ),
                     )
@@ -254,7 +261,7 @@ fn structure(file: FileId, text: &str, engine: Engine, tags: &[Tag], code: &[Spa
     }
 }
 
-/// A tag no pass matches. Under the current engine, whose keys may hold `-`, a phase output
+/// A tag no pass matches. From 0.2 on, where keys may hold `-`, a phase output
 /// `${fix-tests.output}` can be read as `{{fix-tests}}`.
 fn malformed(file: FileId, tag: &Tag, source: &str, why: &str, engine: Engine) -> Diagnostic {
     let d = Diagnostic::new(TemplateSyntax, file, tag.span, why.to_string());
@@ -266,7 +273,7 @@ fn malformed(file: FileId, tag: &Tag, source: &str, why: &str, engine: Engine) -
         Some(name) if engine == Engine::Head => {
             let replacement = format!("{{{{{name}}}}}");
             d.with_help(format!(
-                "the current engine's keys may hold `-`, so `{replacement}` reads the output of phase `{name}`"
+                "keys may hold `-` from Last Light 0.2 on, so `{replacement}` reads the output of phase `{name}`"
             ))
             .with_fix(
                 format!("Replace with `{replacement}`"),
@@ -274,7 +281,7 @@ fn malformed(file: FileId, tag: &Tag, source: &str, why: &str, engine: Engine) -
                 vec![Edit { span: tag.span, replacement }],
             )
         }
-        Some(_) => d.with_help("name the phase with `_` instead of `-` (this engine's keys cannot hold `-` either)"),
+        Some(_) => d.with_help("name the phase with `_` instead of `-` (keys cannot hold `-` before Last Light 0.2 either)"),
         None => d,
     }
 }
@@ -356,10 +363,13 @@ fn shell(file: FileId, text: &str, region: Span, tags: &[Tag], out: &mut Vec<Dia
     true
 }
 
-/// Names a template may read besides the phases: the engine's tables, shared by every
-/// workflow, and the config's and crons' extras, built per workflow (usually none).
+/// Names a template may read besides the phases: the server's variables at every release the
+/// repository may be at (one shared set per release and scope), those a dispatcher adds for this
+/// workflow by name, and the config's and crons' extras, built per workflow (usually none).
 struct Known<'a> {
     engine: &'static FastSet<&'static str>,
+    /// Set for this workflow by name (`baseBranch` for `pr-review` from 0.5.1).
+    named: Vec<&'static str>,
     /// Declared extras the engine does not set, and the context keys of the crons that run
     /// the workflow: of unknown shape, so a dotted key may walk into them.
     extra: FastSet<&'a str>,
@@ -367,8 +377,14 @@ struct Known<'a> {
 
 impl<'a> Known<'a> {
     fn new(ctx: &'a Ctx) -> Known<'a> {
-        let head = ctx.config().lastlight.engine == Engine::Head;
-        let engine = engine_variables(head, head && ctx.doc.is_pr_scoped());
+        let oldest = ctx.config().lastlight.release.oldest;
+        let engine = engine_variables(oldest, ctx.doc.is_pr_scoped());
+        let named = VARIABLES
+            .iter()
+            .filter(|v| matches!(v.set_for, SetFor::Named(_)) && v.since <= oldest)
+            .filter(|v| v.set_for_run(ctx.doc.name(), false) && !engine.contains(v.name))
+            .map(|v| v.name)
+            .collect();
         let declared = ctx.config().lastlight.variables.iter().map(String::as_str);
         let mut extra: FastSet<&str> = declared.filter(|v| !engine.contains(v)).collect();
         // Crons pass their `context:` to the workflow they run (`request.extra`).
@@ -379,12 +395,12 @@ impl<'a> Known<'a> {
                 }
             }
         }
-        Known { engine, extra }
+        Known { engine, named, extra }
     }
 
-    /// Whether the engine or the workflow's extras set `name`.
+    /// Whether every release the repository may be at, or the workflow's extras, set `name`.
     fn has(&self, name: &str) -> bool {
-        self.engine.contains(name) || self.extra.contains(name)
+        self.engine.contains(name) || self.named.contains(&name) || self.extra.contains(name)
     }
 
     /// Whether `name`'s value may be walked into (an object, an array, or of unknown shape).
@@ -394,28 +410,29 @@ impl<'a> Known<'a> {
 
     /// Every name [`Known::has`] knows, sorted.
     fn sorted(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self.engine.iter().copied().chain(self.extra.iter().copied()).collect();
+        let mut names: Vec<&str> =
+            self.engine.iter().copied().chain(self.named.iter().copied()).chain(self.extra.iter().copied()).collect();
         names.sort_unstable();
         names.dedup();
         names
     }
 }
 
-/// The variables an engine sets for a workflow (the head engine's PR-scoped ones for a workflow
-/// scoped to pull requests), made once per process.
-fn engine_variables(head: bool, pr: bool) -> &'static FastSet<&'static str> {
-    static SETS: std::sync::OnceLock<[FastSet<&'static str>; 3]> = std::sync::OnceLock::new();
+/// The variables the server sets for every run at the release `at` and after (and the PR
+/// render context for a PR-scoped workflow), made once per process for each.
+fn engine_variables(at: ReleaseId, pr: bool) -> &'static FastSet<&'static str> {
+    static SETS: std::sync::OnceLock<Vec<[FastSet<&'static str>; 2]>> = std::sync::OnceLock::new();
     let sets = SETS.get_or_init(|| {
-        let names = |tables: &[&[(&'static str, &'static str)]]| -> FastSet<&'static str> {
-            tables.iter().flat_map(|table| table.iter().map(|(name, _)| *name)).collect()
+        let names = |at: ReleaseId, pr: bool| -> FastSet<&'static str> {
+            VARIABLES
+                .iter()
+                .filter(|v| v.since <= at && (v.set_for == SetFor::Every || (pr && v.set_for == SetFor::PrScoped)))
+                .map(|v| v.name)
+                .collect()
         };
-        [
-            names(&[model::BASE_VARIABLES]),
-            names(&[model::BASE_VARIABLES, model::HEAD_VARIABLES]),
-            names(&[model::BASE_VARIABLES, model::HEAD_VARIABLES, model::PR_VARIABLES]),
-        ]
+        releases::all().map(|at| [names(at, false), names(at, true)]).collect()
     });
-    &sets[usize::from(head) + usize::from(pr)]
+    &sets[at.index()][usize::from(pr)]
 }
 
 /// For each tag, the key of the `{{#if key}}` block it is in (its opening tag included), when
@@ -562,6 +579,11 @@ fn variables(ctx: &Ctx, known: &Known, scope: Scope, tags: &[Tag], out: &mut Vec
                 push(out, scope, ctx, d, false);
             }
         } else if let Some((producer, _)) = ctx.producers.by_name.get(name) {
+            // A guarded read is dropped with its block: the `{{#if}}` that never holds is the one finding.
+            let checked = !unset_ok || matches!(tag.kind, TagKind::IfOpen { .. });
+            if path.len() == 1 && checked && bare_output(ctx, scope, tag, first, out) {
+                continue;
+            }
             // A dotted read that renders empty anyway is one finding, not two.
             if !dotted_output(ctx, scope, tag, path, false, out) && !unset_ok {
                 phase_order(ctx, scope, first, *producer, out);
@@ -600,7 +622,7 @@ fn guarded_typo(ctx: &Ctx, known: &Known, scope: Scope, key: &Segment, out: &mut
 }
 
 /// The helper a bare `{{name}}` names: exactly (a helper called without its argument, or one
-/// the engine lacks), or in another case under the current engine (`{{approvalURL}}`) when the
+/// the engine lacks), or in another case from 0.2 on (`{{approvalURL}}`) when the
 /// read is not guarded.
 fn helper_written_as_variable(ctx: &Ctx, tag: &Tag, path: &[Segment], guarded: bool) -> Option<&'static str> {
     let [first] = path else { return None };
@@ -608,7 +630,7 @@ fn helper_written_as_variable(ctx: &Ctx, tag: &Tag, path: &[Segment], guarded: b
         return None;
     }
     let name = first.name.as_str();
-    let head = ctx.config().lastlight.engine == Engine::Head;
+    let head = ctx.config().lastlight.dialect() == Engine::Head;
     HEAD_HELPERS.iter().copied().find(|h| *h == name || (head && !guarded && h.eq_ignore_ascii_case(name)))
 }
 
@@ -673,6 +695,43 @@ fn slugify(ctx: &Ctx, known: &Known, scope: Scope, tag: &Tag, arg: &Segment, out
         return;
     }
     unknown(ctx, known, scope, tag, arg, "not a context variable, phase name or output_var:", out);
+}
+
+/// A bare `{{name}}` of a phase output: before the seed (e283f09d) a one-segment key is read
+/// from the context alone, so it renders empty. Returns whether it reported one.
+fn bare_output(ctx: &Ctx, scope: Scope, tag: &Tag, name: &Segment, out: &mut Vec<Diagnostic>) -> bool {
+    let release = ctx.config().lastlight.release;
+    let has = release.has(releases::SEED);
+    if has == Has::Yes {
+        return false;
+    }
+    let replacement = format!("${{{}.output}}", name.name);
+    let at = match has {
+        Has::From(_) => format!("at {}, which this repository may be at,", release.before(releases::SEED)),
+        _ => format!("at {}", release.describe()),
+    };
+    let mut d = Diagnostic::new(
+        UnknownVariable,
+        scope.file,
+        name.span,
+        format!(
+            "before the seed (e283f09d) the engine reads a one-segment `{{{{{}}}}}` from the context alone, not from the phase outputs: {at} it renders as an empty string",
+            name.name
+        ),
+    );
+    if matches!(tag.kind, TagKind::Var(_)) && !tag.after_dollar {
+        d = d.with_fix(
+            format!("Replace with `{replacement}`"),
+            Applicability::Unsafe,
+            vec![Edit { span: tag.span, replacement: replacement.clone() }],
+        );
+    }
+    d = d.with_help(format!("read the output as `{replacement}`"));
+    if matches!(has, Has::From(_)) {
+        d = d.with_severity(crate::diagnostic::Severity::Info);
+    }
+    push(out, scope, ctx, d, false);
+    true
 }
 
 /// A dotted key that walks into a phase output: text has no fields, and loop outputs have
@@ -753,7 +812,7 @@ fn helper_as_variable(ctx: &Ctx, scope: Scope, first: &Segment, helper: &str, ou
         push(out, scope, ctx, d, false);
         return;
     }
-    let engine = ctx.config().lastlight.engine;
+    let engine = ctx.config().lastlight.dialect();
     let argument = if name == "slugify" {
         "a variable argument (`{{slugify issueTitle}}`)".to_string()
     } else {
@@ -761,7 +820,8 @@ fn helper_as_variable(ctx: &Ctx, scope: Scope, first: &Segment, helper: &str, ou
     };
     let message = if !engine.helpers().contains(&name) {
         format!(
-            "only the current engine has the `{name}` helper; this engine reads `{{{{{name}}}}}` as a variable, which is never set, so it renders as an empty string"
+            "the `{name}` helper exists from Last Light 0.2 on, and this repository is at {}: the engine reads `{{{{{name}}}}}` as a variable, which is never set, so it renders as an empty string",
+            ctx.config().lastlight.release.describe()
         )
     } else {
         format!(
@@ -843,48 +903,92 @@ fn unknown(
     push(out, scope, ctx, d, false);
 }
 
-/// A variable the engine sets, but not here: a PR-scoped variable in a workflow that is not
-/// PR-scoped, or a current-engine variable under the seed-era engine.
+/// A variable the server sets, but not here: at a later release than the repository's (a
+/// warning, or an info when only some of the releases it may be at lack it), or only for
+/// PR-scoped workflows and this one is not.
 fn set_elsewhere(ctx: &Ctx, scope: Scope, segment: &Segment) -> Option<Diagnostic> {
     let name = segment.name.as_str();
-    let is = |list: &[(&str, &str)]| list.iter().any(|(n, _)| *n == name);
-    let (message, help, suggestion) = if ctx.config().lastlight.engine == Engine::Seed {
-        if !is(model::HEAD_VARIABLES) && !is(model::PR_VARIABLES) {
-            return None;
-        }
-        // The seed-era dispatcher passes the PR's number and title as the issue's.
-        let instead = match name {
-            "prNumber" => Some("issueNumber"),
-            "prTitle" => Some("issueTitle"),
-            _ => None,
-        };
-        let help = match instead {
-            Some(other) => format!("the seed-era dispatcher passes the PR's value as `{other}`: read `{{{{{other}}}}}`"),
-            None => "read a variable this engine sets, or pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
-        };
-        (
-            format!(
-                "the seed-era engine never sets `{name}` (only the current engine does), so it renders as an empty string"
-            ),
-            help,
-            instead,
-        )
-    } else if is(model::PR_VARIABLES) {
-        (
-            format!(
-                "`{name}` is set only for PR-scoped workflows, and this one is not (`pr_scoped: true` is missing), so it renders as an empty string"
-            ),
-            "add `pr_scoped: true` to the workflow if it runs on a pull request".to_string(),
-            None,
-        )
-    } else {
-        return None;
+    let rows: Vec<&model::Variable> = VARIABLES.iter().filter(|v| v.name == name).collect();
+    let first = rows.iter().map(|v| v.since).min()?;
+    let release = ctx.config().lastlight.release;
+    let pr_scoped = ctx.doc.is_pr_scoped();
+    let for_run = rows.iter().filter(|v| v.set_for_run(ctx.doc.name(), pr_scoped)).map(|v| v.since).min();
+    // Before 0.10.2 and 0.23 the dispatcher passed the PR's number and title as the issue's.
+    let instead = match name {
+        "prNumber" => Some("issueNumber"),
+        "prTitle" => Some("issueTitle"),
+        _ => None,
     };
-    Some(
-        Diagnostic::new(UnknownVariable, scope.file, segment.span, message)
-            .with_suggestion(segment.span, suggestion)
-            .with_help(help),
-    )
+    let instead_help = |other: &str| format!("the dispatcher passes the PR's value as `{other}` there: read `{{{{{other}}}}}`");
+    let d = match for_run.map(|since| (since, release.has(since))) {
+        Some((since, Has::From(_))) => Diagnostic::new(
+            UnknownVariable,
+            scope.file,
+            segment.span,
+            format!(
+                "`{name}` is set from Last Light {} on; at {}, which this repository may be at, it renders as an empty string",
+                since.name(),
+                release.before(since)
+            ),
+        )
+        .with_severity(crate::diagnostic::Severity::Info)
+        .with_help("set `[lastlight] release` in stagelint.toml to the release your server runs"),
+        Some((since, _)) => {
+            let help = match instead {
+                Some(other) => instead_help(other),
+                None => "read a variable this release sets, or pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
+            };
+            Diagnostic::new(
+                UnknownVariable,
+                scope.file,
+                segment.span,
+                format!(
+                    "`{name}` is set from Last Light {} on, and this repository is at {}: it renders as an empty string",
+                    since.name(),
+                    release.describe()
+                ),
+            )
+            .with_suggestion(segment.span, instead)
+            .with_help(help)
+        }
+        None if rows.iter().any(|v| v.set_for == SetFor::PrScoped) && release.has(releases::V0_23) != Has::No => {
+            Diagnostic::new(
+                UnknownVariable,
+                scope.file,
+                segment.span,
+                format!(
+                    "`{name}` is set only for PR-scoped workflows, and this one is not (`pr_scoped: true` is missing), so it renders as an empty string"
+                ),
+            )
+            .with_help("add `pr_scoped: true` to the workflow if it runs on a pull request")
+        }
+        None => {
+            let help = match instead {
+                Some(other) => instead_help(other),
+                None => "pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
+            };
+            let runs = match rows.iter().find_map(|v| match v.set_for {
+                SetFor::Named(names) => Some(names),
+                _ => None,
+            }) {
+                Some(names) => format!("the runs of {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")),
+                None => "PR-scoped workflows".to_string(),
+            };
+            Diagnostic::new(
+                UnknownVariable,
+                scope.file,
+                segment.span,
+                format!(
+                    "`{name}` is set from Last Light {} on, for {runs}; this repository is at {} and this workflow is not one of them, so it renders as an empty string",
+                    first.name(),
+                    release.describe()
+                ),
+            )
+            .with_suggestion(segment.span, instead)
+            .with_help(help)
+        }
+    };
+    Some(d)
 }
 
 fn phase_order(ctx: &Ctx, scope: Scope, segment: &Segment, producer: usize, out: &mut Vec<Diagnostic>) {
