@@ -292,6 +292,31 @@ fn unreadable_files_are_findings_not_crashes() {
     assert!(text.contains("blob.md:1:1: error[stagelint/IoError] file looks binary"), "{text}");
 }
 
+/// Whether a file is one stagelint lints is decided before its bytes are judged: a TypeScript
+/// test helper with a NUL in a template literal (Last Light's
+/// `packages/workflow-engine/src/test-support/fakes.ts`) or a binary YAML file outside any
+/// workflows directory is not reported, while an atomic workflow or a Last Light workflow with
+/// a NUL byte still is.
+#[test]
+fn only_files_stagelint_lints_are_reported_unreadable() {
+    let dir = tempfile::tempdir().unwrap();
+    let helper = dir.path().join("packages/workflow-engine/src/test-support");
+    std::fs::create_dir_all(&helper).unwrap();
+    std::fs::write(helper.join("fakes.ts"), b"export const nul = `a\x00b`;\nexport const raw = `\x00`;\n").unwrap();
+    std::fs::write(dir.path().join("logo.yaml"), b"\x00\x01\x02").unwrap();
+    let workflow = dir.path().join(".atomic/workflows/review/claude");
+    std::fs::create_dir_all(&workflow).unwrap();
+    std::fs::write(workflow.join("index.ts"), b"import { defineWorkflow } from \"@bastani/atomic/workflows\";\n// \x00\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("workflows")).unwrap();
+    std::fs::write(dir.path().join("workflows/build.yaml"), b"name: build\nphases:\n  - name: a\x00\n").unwrap();
+    let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    let text = stdout(&output);
+    assert!(!text.contains("fakes.ts"), "{text}");
+    assert!(!text.contains("logo.yaml"), "{text}");
+    assert!(text.contains("index.ts:2:4: error[stagelint/IoError] file looks binary"), "{text}");
+    assert!(text.contains("build.yaml:3:12: error[stagelint/IoError] file looks binary"), "{text}");
+}
+
 /// A small broken workspace: a non-ASCII tool name before a typo on one line (UTF-16 columns),
 /// a dollar placeholder (a safe fix), comments to keep, and a file whose name has a comma with
 /// an unused suppression (a safe fix).

@@ -154,11 +154,18 @@ fn load(
         _ if file.plain => read_listed_text(&file.path.0),
         _ => read_text(&file.path.0),
     };
-    // Classified here too, on all cores (a file the walk read already by the walk's text).
+    // Classified here too, on all cores (a file the walk read already by the walk's text). A
+    // file whose kind its content decides and whose bytes are no text is classified by their
+    // lossy reading: only one stagelint lints is reported unreadable, not a TypeScript test
+    // helper with a NUL in a template literal. Markdown stays reported: it is a stage, prompt
+    // or skill by its text, and a zero-filled stage is what an unreadable file usually is.
     let kind = match (&text, &file.kind) {
         (Ok(text), KindHint::Classify) => {
             let text = unclaimed.get(&file.path.0).map_or(text.as_str(), |walked| walked.text.as_str());
             classify(&file.path.0, text, &file.config)
+        }
+        (Err(unreadable), KindHint::Classify) if !unreadable.lossy_text.is_empty() && !is_markdown(&file.path.0) => {
+            classify(&file.path.0, &unreadable.lossy_text, &file.config)
         }
         _ => None,
     };
@@ -203,10 +210,18 @@ fn add_loaded(
             let read = ReadFile { text, display: file.display, config: file.config };
             add_file(workspace, configs, path, read, kind, file.role);
         }
+        // Not a file stagelint lints, whatever its bytes: never reported unreadable.
+        Err(_) if file.kind == KindHint::Classify && classified.is_none() && !is_markdown(&path) && file.role != Role::Explicit => {
+            workspace.add_known_path(path);
+        }
         Err(unreadable) if file.role != Role::Context => {
             let kind = FileKind::Unreadable { message: unreadable.message, offset: unreadable.offset };
             workspace.add(path, file.display, unreadable.lossy_text, kind, file.config);
         }
         Err(_) => workspace.add_known_path(path),
     }
+}
+
+fn is_markdown(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "md" || e == "markdown")
 }
