@@ -159,10 +159,10 @@ fn yaml_message(error: &SyntaxError, release: Target) -> String {
     let rejects = loader_rejects(release);
     match error.kind {
         SyntaxKind::DuplicateKey => {
-            format!("{first}: the workflow loader (js-yaml) rejects the whole file (\"duplicated mapping key\"); {rejects}")
+            format!("{first}: js-yaml refuses the whole file (\"duplicated mapping key\"); {rejects}")
         }
         SyntaxKind::ExtraDocument => format!(
-            "more than one YAML document: the workflow loader (js-yaml) rejects the whole file (\"expected a single document in the stream\"); {rejects}"
+            "more than one YAML document: js-yaml refuses the whole file (\"expected a single document in the stream\"); {rejects}"
         ),
         SyntaxKind::Invalid => error.message.clone(),
     }
