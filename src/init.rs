@@ -21,6 +21,8 @@ pub struct Found {
     /// Unknown names close to a default tool, with that tool (`Grpe`, `Grep`): not offered for
     /// `extra`, since sm/UnknownTool fixes them.
     pub typos: Vec<(String, String)>,
+    /// The Last Light release detected for the first workflow, and why (`0.23`, "...").
+    pub lastlight_release: Option<(String, String)>,
 }
 
 /// What is in `dir`, found by walking it as `check` does (with the default settings, so a
@@ -29,6 +31,13 @@ pub fn detect(dir: &Path) -> Result<Found, String> {
     let mut configs = ConfigCache::new(Some(Config::defaults(dir)));
     let workspace = discover(&[dir.to_path_buf()], &mut configs).map_err(|e| e.to_string())?;
     let mut found = Found { families: families_in(&workspace), ..Found::default() };
+    let workflow = workspace.reported_files().find(|f| f.kind == FileKind::Workflow);
+    if let Some(file) = workflow
+        && let crate::config::ReleaseSource::Detected { marker, why } = &file.config.lastlight.release_source
+    {
+        let marker = marker.strip_prefix(dir).unwrap_or(marker).display();
+        found.lastlight_release = Some((file.config.lastlight.release.describe(), format!("`{marker}`: {why}")));
+    }
     for file in workspace.reported_files().filter(|f| f.kind == FileKind::Stage) {
         let stage = StageDoc::parse(file);
         let completion = stage.completion_tool().map(|(name, _)| name);
@@ -131,8 +140,9 @@ pub fn render(found: &Found) -> String {
         lastlight,
         "[lastlight]: the Last Light engine and what your dispatchers add (lastlight/ rules).",
         &[
-            ("\"head\" is the current engine; \"seed\" the one of the seed-era documentation; unset, it is detected from the repository.", None),
-            ("", Some("engine = \"head\"".to_string())),
+            ("The Last Light release your server runs: a version (\"0.23\"), \"seed\" or \"head\" (the newest; see `stagelint explain versions`).", None),
+            ("Unset, it is detected from the repository (the server's package.json, the engine's sources) each run.", None),
+            ("", Some(release_line(found))),
             ("Template variables your dispatchers pass in request.extra (replaces the list; the default, as a comment).", None),
             ("", Some(format!("# variables = {}", list(DEFAULT_EXTRA_VARIABLES)))),
             ("Variables added to `variables`.", None),
@@ -242,6 +252,16 @@ fn section(live: bool, about: &str, entries: &[(&str, Option<String>)], header: 
     out
 }
 
+/// `[lastlight] release`, commented so that detection follows the repository: the release
+/// detected now when there is one.
+fn release_line(found: &Found) -> String {
+    match &found.lastlight_release {
+        Some((release, why)) if !release.contains(' ') => format!("# release = \"{release}\"  # detected from {why}"),
+        Some((range, why)) => format!("# release = \"head\"  # detected: {range}, from {why}"),
+        None => "# release = \"head\"".to_string(),
+    }
+}
+
 /// A TOML array of strings, wrapped at about 100 columns.
 fn list(values: &[&str]) -> String {
     let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
@@ -315,7 +335,7 @@ mod tests {
         let text = render(&Found { families: BTreeSet::from(["sm"]), ..Found::default() });
         assert!(text.contains("\n[sm]\n"), "{text}");
         assert!(text.contains("\n# [lastlight]\n"), "{text}");
-        assert!(text.contains("\n# engine = \"head\"\n"), "{text}");
+        assert!(text.contains("\n# release = \"head\"\n"), "{text}");
         assert!(!text.contains("\n[lastlight]"), "{text}");
         assert!(text.contains("#   sm: stage definitions and state machines"), "{text}");
     }

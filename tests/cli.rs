@@ -503,22 +503,28 @@ fn line_numbers_count_lone_cr_and_not_unicode_separators() {
     assert!(text.contains("plan.md:14:13: error[sm/StageCtxUnresolved]"), "{text}");
 }
 
-/// With no engine configured, the human output says which Last Light engine was assumed and
-/// why; JSON stays the findings alone; a configured engine needs no note.
+/// With no release configured, the human output says which Last Light release was assumed and
+/// why; JSON stays the findings alone; a configured release needs no note.
 #[test]
-fn the_assumed_last_light_engine_is_named_in_human_output() {
+fn the_assumed_last_light_release_is_named_in_human_output() {
     let fixture = "tests/fixtures/lastlight/TemplateSyntax/bad-seed-detected";
     let concise = stdout(&stagelint(&["check", fixture, "--format", "concise"], repo()));
     let note = format!(
-        "note: Last Light engine `seed` assumed (detected from `{fixture}/src/workflows/templates.ts`); set `[lastlight] engine` in stagelint.toml to choose\n"
+        "note: Last Light release 0.1 to seed assumed (detected from `{fixture}/src/workflows/templates.ts`: it reads keys without `-`, as before 0.2); what only some of these releases read is reported as info; set `[lastlight] release` in stagelint.toml to choose\n"
     );
     assert!(concise.contains(&note), "{concise}");
     assert!(concise.contains("lastlight/TemplateSyntax"), "the seed engine's rules applied: {concise}");
+    // Nothing found around the workflows: the newest release, said so.
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "workflows/build.yaml", "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n");
+    write(dir.path(), "workflows/prompts/plan.md", "Plan {{issueTitle}}.\n");
+    let default = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    assert!(default.contains("note: Last Light release 0.25.6 assumed, the newest stagelint models"), "{default}");
     let json = stdout(&stagelint(&["check", fixture, "--format", "json"], repo()));
     assert!(!json.contains("note:"), "{json}");
 
     let dir = tempfile::tempdir().expect("tempdir");
-    write(dir.path(), "stagelint.toml", "[lastlight]\nengine = \"seed\"\n");
+    write(dir.path(), "stagelint.toml", "[lastlight]\nrelease = \"0.10\"\n");
     write(dir.path(), "workflows/build.yaml", "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n");
     write(dir.path(), "workflows/prompts/plan.md", "Plan {{issueTitle}}.\n");
     let configured = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));

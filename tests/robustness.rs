@@ -117,8 +117,8 @@ fn every_parser(text: &str) {
         let tags = lastlight::parse(text, 0, engine);
         let _ = lastlight::blocks(&tags);
     }
-    for engine in [lastlight::Engine::Head, lastlight::Engine::Seed] {
-        let _ = stagelint::template::until::parse(text, engine);
+    for dotted_contains in [true, false] {
+        let _ = stagelint::template::until::parse(text, dotted_contains);
     }
     let _ = Config::parse(text, Path::new("/fuzz/stagelint.toml"));
 }

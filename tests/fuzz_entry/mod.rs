@@ -318,9 +318,9 @@ pub fn lastlight_template_target(data: &[u8]) {
         }
         // Each line is also an `until:` expression.
         for line in text.lines().take(64) {
-            let _ = until::parse(line, engine);
+            let _ = until::parse(line, engine == lastlight::Engine::Head);
         }
-        let _ = until::parse(&text, engine);
+        let _ = until::parse(&text, engine == lastlight::Engine::Head);
     }
     let _ = lastlight::looks_meant(&text);
 }

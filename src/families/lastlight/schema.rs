@@ -234,7 +234,7 @@ pub const PHASE: &[Field] = &[
     field(
         "type",
         Ty::Enum(PHASE_TYPES),
-        "`agent` (default) runs an agent session; `context` is a dashboard checkpoint; `bash` and `script` run deterministic code (0.5.1 and later), `post-review` posts a PR review (0.7.7 and later).",
+        "`agent` (default) runs an agent session; `context` is a dashboard checkpoint; `bash` and `script` run deterministic code (Last Light 0.5.1 and later); `post-review` posts a PR review (0.7.7 and later).",
     ),
     field("prompt", Ty::Path, "Prompt template file, relative to the workflow directory."),
     field("skill", Ty::Str, "One skill to stage for the agent (sugar for `skills: [x]`)."),
