@@ -1,6 +1,9 @@
 //! stagelint over Last Light's real workflows, prompts and skills (copied under
-//! `tests/corpus/lastlight/`, see its NOTICE.md), at the seed-era commit and at today's.
-//! Every expected finding below was checked by hand against the files and the engine's behaviour.
+//! `tests/corpus/lastlight/`, see its NOTICE.md), at releases on both sides of each change that
+//! alters findings: v0.1.15 and the seed commit (bare `{{name}}` reads of phase outputs), the
+//! seed and v0.10.1 (keys with `-`), v0.10.1 and v0.10.2 (`prNumber`), v0.22.0 and today's
+//! (the PR render context, `prTitle`). Every expected finding below was checked by hand against
+//! the files and the sources of that release.
 
 mod common;
 
@@ -104,6 +107,120 @@ fn a_configured_engine_overrides_detection() {
     assert_eq!(unknown, None, "{counts:#?}");
 }
 
+/// Findings every release from 0.2 to today shares on Last Light's own workflows.
+#[rustfmt::skip]
+const EXAMPLES: &[(&str, &str, &str, usize)] = &[
+    // The examples name prompts the `workflows` directory does not have.
+    ("examples/parallel-review.yaml", "error", "lastlight/PromptNotFound", 2),
+    ("examples/tdd-loop.yaml", "error", "lastlight/PromptNotFound", 2),
+    // `pr.md` reads `review.approved`/`review.cycles`, which parallel-review.yaml never writes.
+    ("prompts/pr.md", "warning", "lastlight/UnknownVariable", 2),
+    ("build.yaml", "info", "lastlight/NeverEvaluated", 1),
+    ("build.yaml", "info", "lastlight/ApprovalGateUnknown", 2),
+];
+
+/// `root`'s findings, its `workflows/` under `prefix`, are `EXAMPLES` and `extra`.
+fn assert_release(root: &str, toml: &str, prefix: &str, extra: &[(&str, &str, &str, usize)]) {
+    let mut expected: Vec<(String, &str, &str, usize)> =
+        EXAMPLES.iter().chain(extra).map(|(p, s, c, n)| (format!("{prefix}{p}"), *s, *c, *n)).collect();
+    expected.sort();
+    let expected: Vec<(&str, &str, &str, usize)> = expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
+    assert_findings(root, toml, &expected);
+}
+
+/// v0.1.15 (2026-04-13; `package.json` 0.1.15 and a schema without `skills`: release 0.1):
+/// before e283f09d (2026-05-23) a one-segment `{{name}}` was read from the context alone, so
+/// every bare read of a phase output rendered empty, as upstream's own fix says of
+/// `{{publishResult}}`; and keys could not hold `-` yet.
+#[test]
+fn release_0_1_findings_are_the_checked_ones() {
+    assert_release(
+        "tests/corpus/lastlight/_at-v0.1.15",
+        "",
+        "workflows/",
+        &[
+            // explore.yaml's `on_success: "{{publishResult}}"` (the message e283f09d fixed), and
+            // `{{baseline}}` in three explore prompts: the socratic loop's baseline never
+            // reached them (in explore-read.md it is also its own phase's output).
+            ("explore.yaml", "warning", "lastlight/UnknownVariable", 1),
+            ("prompts/explore-ask.md", "warning", "lastlight/UnknownVariable", 1),
+            ("prompts/explore-read.md", "warning", "lastlight/UnknownVariable", 1),
+            ("prompts/explore-synthesize.md", "warning", "lastlight/UnknownVariable", 1),
+            // `{{models.pr-fix}}` is never replaced before 0.2 (5cecbdf0 fixed it on 2026-06-15).
+            ("pr-fix.yaml", "warning", "lastlight/TemplateSyntax", 1),
+            // `prNumber` (0.10.2) and `prTitle` (0.23) are not set: "PR #" and an empty title.
+            ("pr-fix.yaml", "warning", "lastlight/UnknownVariable", 1),
+            ("prompts/pr-fix.md", "warning", "lastlight/UnknownVariable", 3),
+        ],
+    );
+}
+
+/// v0.10.1 (2026-07-09; `package.json` 0.10.1: release 0.7.7): keys with `-` are read, and
+/// the server does not put `prNumber` on the context yet (6606b716, the next tag) nor `prTitle`
+/// (0.23): pr-fix's "On it — fixing PR #" and pr-fix.md's `PR #: ` render them empty.
+#[test]
+fn release_0_7_7_findings_are_the_checked_ones() {
+    let pr_fix = [
+        ("pr-fix.yaml", "warning", "lastlight/UnknownVariable", 1),
+        ("prompts/pr-fix.md", "warning", "lastlight/UnknownVariable", 3),
+        // explore-read.md's `{{baseline}}` is the phase's own output.
+        ("prompts/explore-read.md", "warning", "lastlight/PhaseOrder", 1),
+    ];
+    assert_release("tests/corpus/lastlight/_at-v0.10.1", "", "workflows/", &pr_fix);
+    // v0.10.2's workflows are these files, byte for byte: `prNumber` is set there, `prTitle` not.
+    let later = [
+        ("prompts/pr-fix.md", "warning", "lastlight/UnknownVariable", 1),
+        ("prompts/explore-read.md", "warning", "lastlight/PhaseOrder", 1),
+    ];
+    assert_release("tests/corpus/lastlight/_at-v0.10.1", "[lastlight]\nrelease = \"0.10.2\"\n", "workflows/", &later);
+}
+
+/// The same tree without its `package.json`: the renderer reads keys with `-` beside a
+/// top-level `workflows/`, which is 0.2 to 0.15 (until v0.16.0). `prNumber` renders empty only
+/// before 0.10.2, within that range: an info; `prTitle` is empty in all of it: a warning.
+#[test]
+fn a_range_makes_what_only_some_of_its_releases_read_an_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new("tests/corpus/lastlight/_at-v0.10.1");
+    for sub in ["workflows", "skills", "src"] {
+        copy_dir(&from.join(sub), &dir.path().join(sub));
+    }
+    let root = dir.path().to_str().unwrap();
+    let counts = findings(root, "");
+    let unknown = |file: &str, severity: &'static str| {
+        counts.get(&(file.to_string(), severity, "lastlight/UnknownVariable")).copied()
+    };
+    assert_eq!(unknown("workflows/prompts/pr-fix.md", "warning"), Some(1), "{counts:#?}");
+    assert_eq!(unknown("workflows/prompts/pr-fix.md", "info"), Some(2), "{counts:#?}");
+    assert_eq!(unknown("workflows/pr-fix.yaml", "info"), Some(1), "{counts:#?}");
+    assert_eq!(unknown("workflows/pr-fix.yaml", "warning"), None, "{counts:#?}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// v0.22.0 (2026-07-31; `apps/server/package.json` lastlight-core 0.22.0: release 0.18.5, the
+/// engine in `packages/workflow-engine/`): `prNumber` is set, but the PR render context, and
+/// with it `prTitle`, comes with 0.23 (0f1a872c); today's tree reads it silently (above).
+#[test]
+fn release_0_18_5_findings_are_the_checked_ones() {
+    let pr_fix = [
+        ("prompts/pr-fix.md", "warning", "lastlight/UnknownVariable", 1),
+        ("prompts/explore-read.md", "warning", "lastlight/PhaseOrder", 1),
+    ];
+    assert_release("tests/corpus/lastlight/_at-v0.22.0", "", "apps/server/workflows/", &pr_fix);
+}
+
 /// The Claude Code plugin skill that routes users (`plugins/lastlight/skills/`): its
 /// `description` holds `: ` unquoted (`lastlight-evals-loop: invoke`), so the frontmatter is no
 /// YAML and Claude Code drops its fields; the Last Light server never reads it.
@@ -120,7 +237,7 @@ fn every_corpus_workflow_and_skill_is_read() {
     let root = Path::new("tests/corpus/lastlight");
     let (workspace, _) = common::check_with(&[root.to_path_buf()], Config::defaults(root));
     let count = |kind: stagelint::workspace::FileKind| workspace.files().iter().filter(|f| f.kind == kind).count();
-    assert_eq!(count(stagelint::workspace::FileKind::Workflow), 42);
+    assert_eq!(count(stagelint::workspace::FileKind::Workflow), 100);
     assert!(count(stagelint::workspace::FileKind::WorkflowPrompt) >= 30);
     assert!(count(stagelint::workspace::FileKind::Skill) >= 20);
 }
