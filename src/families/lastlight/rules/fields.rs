@@ -299,6 +299,15 @@ impl Walker<'_, '_> {
                 }
             }
             Ty::TemplatedInt if node.as_map().is_some() => self.templated_int(field, node, out),
+            Ty::PositiveInt if node.get("from").is_some() => out.push(Diagnostic::new(
+                FieldType,
+                id,
+                span,
+                format!(
+                    "`{}` must be a positive integer: only `max_iterations` and `timeout_seconds` take `{{ from, default }}` (from Last Light 0.23 on)",
+                    field.name
+                ),
+            )),
             Ty::PositiveInt | Ty::TemplatedInt | Ty::Count => {
                 let min = if matches!(field.ty, Ty::Count) { 0 } else { 1 };
                 if node.as_i64().is_none_or(|n| n < min) {

@@ -913,13 +913,14 @@ fn set_elsewhere(ctx: &Ctx, scope: Scope, segment: &Segment) -> Option<Diagnosti
     let release = ctx.config().lastlight.release;
     let pr_scoped = ctx.doc.is_pr_scoped();
     let for_run = rows.iter().filter(|v| v.set_for_run(ctx.doc.name(), pr_scoped)).map(|v| v.since).min();
-    // Before 0.10.2 and 0.23 the dispatcher passed the PR's number and title as the issue's.
-    let instead = match name {
-        "prNumber" => Some("issueNumber"),
-        "prTitle" => Some("issueTitle"),
-        _ => None,
-    };
+    // Before 0.23 the dispatcher passed a PR's title as the issue's. Its number reached no
+    // variable before 0.10.2 (`issueNumber` was 0 on PR runs) but the run's directory and id.
+    let instead = (name == "prTitle").then_some("issueTitle");
     let instead_help = |other: &str| format!("the dispatcher passes the PR's value as `{other}` there: read `{{{{{other}}}}}`");
+    let fallback_help = || match name {
+        "prNumber" => "before 0.10.2 no variable holds the PR's number (`issueNumber` is 0 on PR runs); `{{issueDir}}` (`.lastlight/issue-<N>`) and `{{taskId}}` contain it".to_string(),
+        _ => "read a variable this release sets, or pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
+    };
     let d = match for_run.map(|since| (since, release.has(since))) {
         Some((since, Has::From(_))) => Diagnostic::new(
             UnknownVariable,
@@ -936,7 +937,7 @@ fn set_elsewhere(ctx: &Ctx, scope: Scope, segment: &Segment) -> Option<Diagnosti
         Some((since, _)) => {
             let help = match instead {
                 Some(other) => instead_help(other),
-                None => "read a variable this release sets, or pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
+                None => fallback_help(),
             };
             Diagnostic::new(
                 UnknownVariable,
