@@ -68,14 +68,6 @@ pub const SEED_HELPERS: [&str; 2] = ["slugify", "branchUrl"];
 pub const HEAD_HELPERS: [&str; 4] = ["slugify", "branchUrl", "artifactUrl", "approvalUrl"];
 
 impl Engine {
-    /// The name `[lastlight] engine` takes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Seed => "seed",
-            Engine::Head => "head",
-        }
-    }
-
     pub fn helpers(self) -> &'static [&'static str] {
         match self {
             Engine::Seed => &SEED_HELPERS,
