@@ -340,6 +340,26 @@ mod tests {
         assert!(text.contains("#   sm: stage definitions and state machines"), "{text}");
     }
 
+    /// The release detected now is offered commented, so that detection keeps following the
+    /// repository; a range is not a value `release` takes.
+    #[test]
+    fn the_detected_last_light_release_is_offered_as_a_comment() {
+        let found = |release: &str| Found {
+            families: BTreeSet::from(["lastlight"]),
+            lastlight_release: Some((release.to_string(), "`package.json`: `lastlight` 0.10.1".to_string())),
+            ..Found::default()
+        };
+        let text = render(&found("0.7.7"));
+        assert!(
+            text.contains("\n# release = \"0.7.7\"  # detected from `package.json`: `lastlight` 0.10.1\n"),
+            "{text}"
+        );
+        let text = render(&found("0.2 to 0.15"));
+        assert!(text.contains("\n# release = \"head\"  # detected: 0.2 to 0.15, from `package.json`"), "{text}");
+        let config = Config::parse(&text.replace("# release", "release"), Path::new("/p/stagelint.toml"));
+        assert!(config.is_ok(), "{config:?}");
+    }
+
     #[test]
     fn an_atomic_project_gets_its_section() {
         let text = render(&Found { families: BTreeSet::from(["atomic"]), ..Found::default() });
@@ -357,6 +377,7 @@ mod tests {
             families: BTreeSet::from(["sm"]),
             unknown_tools: vec!["mcp__jira__search".into(), "jira-comment".into()],
             typos: vec![("Grpe".into(), "Grep".into())],
+            ..Found::default()
         };
         let text = render(&found);
         assert!(text.contains("\n# registered = [\n"), "{text}");

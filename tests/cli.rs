@@ -306,7 +306,11 @@ fn only_files_stagelint_lints_are_reported_unreadable() {
     std::fs::write(dir.path().join("logo.yaml"), b"\x00\x01\x02").unwrap();
     let workflow = dir.path().join(".atomic/workflows/review/claude");
     std::fs::create_dir_all(&workflow).unwrap();
-    std::fs::write(workflow.join("index.ts"), b"import { defineWorkflow } from \"@bastani/atomic/workflows\";\n// \x00\n").unwrap();
+    std::fs::write(
+        workflow.join("index.ts"),
+        b"import { defineWorkflow } from \"@bastani/atomic/workflows\";\n// \x00\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(dir.path().join("workflows")).unwrap();
     std::fs::write(dir.path().join("workflows/build.yaml"), b"name: build\nphases:\n  - name: a\x00\n").unwrap();
     let output = stagelint(&["check", ".", "--format", "concise"], dir.path());

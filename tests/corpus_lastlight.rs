@@ -124,7 +124,8 @@ fn assert_release(root: &str, toml: &str, prefix: &str, extra: &[(&str, &str, &s
     let mut expected: Vec<(String, &str, &str, usize)> =
         EXAMPLES.iter().chain(extra).map(|(p, s, c, n)| (format!("{prefix}{p}"), *s, *c, *n)).collect();
     expected.sort();
-    let expected: Vec<(&str, &str, &str, usize)> = expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
+    let expected: Vec<(&str, &str, &str, usize)> =
+        expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
     assert_findings(root, toml, &expected);
 }
 

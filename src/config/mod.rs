@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobSet;
 
 use crate::diagnostic::Severity;
-use crate::source::{LineIndex, Span};
 use crate::registry::releases::lastlight::{self as releases, Target};
+use crate::source::{LineIndex, Span};
 use crate::template::lastlight::Engine;
 use crate::template::stage::Dialect;
 
@@ -414,6 +414,29 @@ mod tests {
                 (4, 18, "`reserved-names` in `[atomic]` takes a list of strings, not a string"),
             ]
         );
+    }
+
+    /// `[lastlight] release` takes a version, read as the release range it falls in, or a
+    /// row's name; with `engine` too, or an unknown name, it is a problem at that value.
+    #[test]
+    fn the_last_light_release_is_read_and_checked() {
+        let path = Path::new("/p/stagelint.toml");
+        let release =
+            |text: &str| Config::parse(&format!("[lastlight]\nrelease = {text}\n"), path).map(|c| c.lastlight.release);
+        assert_eq!(release("\"0.10\"").ok(), Some(Target::exact(releases::V0_7_7)));
+        assert_eq!(release("\"v0.23.4\"").ok(), Some(Target::exact(releases::V0_23)));
+        assert_eq!(release("\"head\"").ok(), Some(Target::exact(releases::NEWEST)));
+        let problem = |text: &str| {
+            let error = Config::parse(text, path).expect_err("broken");
+            error.problems.iter().map(|p| (p.line, p.column, p.message.clone())).collect::<Vec<_>>()
+        };
+        let unknown = problem("[lastlight]\nrelease = \"latest\"\n");
+        assert_eq!((unknown[0].0, unknown[0].1), (2, 11));
+        assert!(unknown[0].2.starts_with("unknown Last Light release `latest`"), "{unknown:?}");
+        let both = problem("[lastlight]\nrelease = \"0.23\"\nengine = \"seed\"\n");
+        assert_eq!((both[0].0, both[0].1), (3, 1), "{both:?}");
+        assert!(both[0].2.contains("keep one"), "{both:?}");
+        assert!(release("3").is_err());
     }
 
     #[test]

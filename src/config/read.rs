@@ -149,6 +149,7 @@ impl Reader<'_> {
                 _ => config.lastlight.variables.extend(names),
             }
         }
+        release_keys.sort_by_key(|span| span.start);
         if let [_, second, ..] = &release_keys[..] {
             let second = second.clone();
             let message = "`release` and `engine` in `[lastlight]` both name the Last Light release: keep one (`engine = \"head\"` is `release = \"head\"`, `engine = \"seed\"` is `release = \"seed\"`)";

@@ -345,8 +345,7 @@ fn key(text: &str, base: usize, engine: Engine) -> Result<Vec<Segment>, String> 
         }
         if !part.chars().all(|c| engine.key_char(c)) {
             let why = if engine == Engine::Seed && part.chars().all(|c| Engine::Head.key_char(c)) {
-                "keys cannot contain `-` before Last Light 0.2 (5cecbdf0), and this repository is older"
-                    .to_string()
+                "keys cannot contain `-` before Last Light 0.2 (5cecbdf0), and this repository is older".to_string()
             } else {
                 format!("`{part}` is not a key (letters, digits, `_`)")
             };

@@ -57,7 +57,11 @@ pub fn detect(workflows: &Path) -> Option<Detected> {
         let engine = ancestor.join("packages").join("workflow-engine");
         if engine.is_dir() {
             let why = "the engine package, there from 0.16.1 on".to_string();
-            return Some(Detected { release: Target { oldest: releases::V0_16_1, newest: releases::NEWEST }, marker: engine, why });
+            return Some(Detected {
+                release: Target { oldest: releases::V0_16_1, newest: releases::NEWEST },
+                marker: engine,
+                why,
+            });
         }
         if ancestor.join(".git").exists() {
             break;
@@ -126,7 +130,11 @@ impl Sources {
             (releases::V0_16_1, releases::NEWEST, "it re-exports the engine package, as from 0.16.1 on")
         } else if self.hyphen_keys() {
             // The renderer of the top-level `src/workflows/`, before the monorepo (v0.16.0).
-            (releases::V0_2, releases::V0_15, "it reads keys with `-` beside a top-level `workflows/`, as from 0.2 to 0.16.0")
+            (
+                releases::V0_2,
+                releases::V0_15,
+                "it reads keys with `-` beside a top-level `workflows/`, as from 0.2 to 0.16.0",
+            )
         } else if self.templates.as_ref().is_some_and(|(_, text)| text.contains("(\\w+(?:\\.\\w+)*)")) {
             return Some(match self.first_releases() {
                 Some((release, source, what)) => Detected {
@@ -196,10 +204,16 @@ mod tests {
         let old = "{\"name\": \"lastlight\", \"version\": \"0.1.15\"}";
         let of = |files: &[(&str, &str)]| detect_in(files).map(|(r, _)| r);
         assert_eq!(of(&[("package.json", old)]).as_deref(), Some("0.1 to seed"));
-        assert_eq!(of(&[("package.json", old), ("src/workflows/schema.ts", "skill: z.string()")]).as_deref(), Some("0.1"));
+        assert_eq!(
+            of(&[("package.json", old), ("src/workflows/schema.ts", "skill: z.string()")]).as_deref(),
+            Some("0.1")
+        );
         let seed = [("package.json", old), ("src/workflows/schema.ts", "skills: z.array(z.string())")];
         assert_eq!(of(&seed).as_deref(), Some("seed"));
-        assert_eq!(of(&[("package.json", old), ("src/workflows/templates.ts", HYPHEN_RENDERER)]).as_deref(), Some("0.2"));
+        assert_eq!(
+            of(&[("package.json", old), ("src/workflows/templates.ts", HYPHEN_RENDERER)]).as_deref(),
+            Some("0.2")
+        );
     }
 
     #[test]

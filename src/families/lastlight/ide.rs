@@ -316,14 +316,14 @@ pub(super) fn folds(workspace: &Workspace, file: FileId) -> Vec<Fold> {
     }
 }
 
-/// Names a template in `file` may read, with what each is: the server's variables of the
-/// newest release the repository may be at (PR-scoped ones included: the prompt may be a PR
-/// workflow's), the loop variables, and the extras and phases.
+/// Names a template in `file` may read, with what each is: the variables the server sets on
+/// every run at the newest release the repository may be at, the loop variables, and the
+/// extras and phases.
 fn variables(workspace: &Workspace, file: &SourceFile) -> Vec<(String, String)> {
     let newest = file.config.lastlight.release.newest;
     let mut out: Vec<(String, String)> = model::VARIABLES
         .iter()
-        .filter(|v| v.since <= newest)
+        .filter(|v| v.since <= newest && v.set_for == model::SetFor::Every)
         .map(|v| (v.name, v.doc))
         .chain(model::LOOP_VARIABLES.iter().copied())
         .map(|(n, d)| (n.to_string(), d.to_string()))

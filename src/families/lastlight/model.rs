@@ -301,8 +301,8 @@ const fn pr(name: &'static str, doc: &'static str) -> Variable {
 /// The workflows the dispatcher ran on a PR's head from 0.5.1 on, with the PR's base branch.
 const HEAD_REF_WORKFLOWS: &[&str] = &["pr-review", "demo", "qa-test", "verify"];
 
-/// Every context variable the server sets (`simple.ts`, `pr-decisions.ts`), oldest first; a
-/// variable set for more runs in a later release has a row for each.
+/// Every context variable the server sets (`simple.ts`, `pr-decisions.ts`), with the release
+/// that set it; a variable set for more runs in a later release has a row for each.
 pub const VARIABLES: &[Variable] = &[
     every("owner", releases::OLDEST, "Repository owner of the triggering issue or PR."),
     every("repo", releases::OLDEST, "Repository name."),

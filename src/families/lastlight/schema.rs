@@ -170,7 +170,12 @@ pub const LOOP: &[Field] = &[
         Ty::Str,
         "Gate to pause at before fixing; it pauses only if the server config enables it (`approval.<gate>: true`).",
     ),
-    since(releases::V0_2, "approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
+    since(
+        releases::V0_2,
+        "approval_artifact",
+        Ty::Str,
+        "File under the issue directory shown with the approval request.",
+    ),
     field("messages", Ty::Map(LOOP_MESSAGES), "Messages posted during the review/fix cycle."),
 ];
 
@@ -218,7 +223,12 @@ pub const OUTPUT_RULE: &[Field] = &[
 pub const ON_OUTPUT: &[Field] = &[
     field("contains_BLOCKED", Ty::Map(OUTPUT_RULE), "Applies when the upper-cased output contains `BLOCKED` anywhere."),
     field("contains_READY", Ty::Map(OUTPUT_RULE), "Accepted by the schema but never evaluated by the runner."),
-    since(releases::V0_18_5, "requires_marker", Ty::Str, "The phase fails unless its output contains this literal text."),
+    since(
+        releases::V0_18_5,
+        "requires_marker",
+        Ty::Str,
+        "The phase fails unless its output contains this literal text.",
+    ),
 ];
 
 pub const ON_SUCCESS: &[Field] =
@@ -259,7 +269,12 @@ pub const PHASE: &[Field] = &[
         "Gate to pause at after the phase; it pauses only if the server config enables it (`approval.<gate>: true`).",
     ),
     field("approval_gate_message", Ty::Template, "Message posted when the phase pauses at its gate."),
-    since(releases::V0_2, "approval_artifact", Ty::Str, "File under the issue directory shown with the approval request."),
+    since(
+        releases::V0_2,
+        "approval_artifact",
+        Ty::Str,
+        "File under the issue directory shown with the approval request.",
+    ),
     field("messages", Ty::Map(MESSAGES), "Messages posted as the phase runs."),
     field(
         "loop",
@@ -280,10 +295,20 @@ pub const PHASE: &[Field] = &[
         "When the phase runs, from its dependencies' outcomes (default `all_success`).",
     ),
     field("output_var", Ty::Str, "Another name for the phase's output in `phaseOutputs`."),
-    since(releases::V0_5_1, "command", Ty::Template, "Shell command of a `bash` phase; rendered, then refused if a `{{` is left."),
+    since(
+        releases::V0_5_1,
+        "command",
+        Ty::Template,
+        "Shell command of a `bash` phase; rendered, then refused if a `{{` is left.",
+    ),
     since(releases::V0_5_1, "script", Ty::Str, "Source of a `script` phase."),
     since(releases::V0_5_1, "runtime", Ty::Enum(RUNTIMES), "Runtime of a `script` phase (default `js`)."),
-    since(releases::V0_5_1, "timeout_seconds", Ty::TemplatedInt, "Time limit of a `bash`/`script` phase or of `until_bash`."),
+    since(
+        releases::V0_5_1,
+        "timeout_seconds",
+        Ty::TemplatedInt,
+        "Time limit of a `bash`/`script` phase or of `until_bash`.",
+    ),
     since(releases::V0_2, "requires_sandbox", Ty::Enum(SANDBOXES), "Sandbox backend the phase needs."),
     since(releases::V0_2, "sandbox_image", Ty::Enum(SANDBOX_IMAGES), "Sandbox image the phase needs."),
     since(
@@ -326,11 +351,26 @@ pub const WORKFLOW: &[Field] = &[
     field("trigger", Ty::Str, "Informational trigger name."),
     field("variables", Ty::StrMap, "Accepted by the schema but never read by the engine."),
     required("phases", Ty::List(PHASE), "The phases, run in order or as a DAG when any has `depends_on`."),
-    since(releases::V0_2, "status_checklist", Ty::Bool, "Render progress as one task-list comment that updates in place."),
+    since(
+        releases::V0_2,
+        "status_checklist",
+        Ty::Bool,
+        "Render progress as one task-list comment that updates in place.",
+    ),
     since(releases::V0_2, "final_message", Ty::Template, "Message posted when the workflow completes."),
-    since(releases::V0_15, "classification", Ty::Map(CLASSIFICATION), "How the request classifier recognises this workflow."),
+    since(
+        releases::V0_15,
+        "classification",
+        Ty::Map(CLASSIFICATION),
+        "How the request classifier recognises this workflow.",
+    ),
     since(releases::V0_25_2, "chat", Ty::Map(CHAT), "How chat offers this workflow."),
-    since(releases::V0_23, "pr_scoped", Ty::Bool, "The workflow runs against a pull request (shared PR lock, dedup and state)."),
+    since(
+        releases::V0_23,
+        "pr_scoped",
+        Ty::Bool,
+        "The workflow runs against a pull request (shared PR lock, dedup and state).",
+    ),
 ];
 
 pub const CONDITION: &[Field] = &[field("unless", Ty::Str, "Skip the scheduled run when this config flag is set.")];

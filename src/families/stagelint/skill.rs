@@ -6,8 +6,8 @@ use std::path::{Component, Path};
 
 use crate::config::ReleaseSource;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::registry::releases::lastlight::{self as releases, Has};
 use crate::families::stagelint::SkillFrontmatter;
+use crate::registry::releases::lastlight::{self as releases, Has};
 use crate::source::{Node, Span, Value, frontmatter, yaml};
 use crate::workspace::{SourceFile, is_skill_name};
 

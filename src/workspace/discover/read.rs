@@ -211,7 +211,12 @@ fn add_loaded(
             add_file(workspace, configs, path, read, kind, file.role);
         }
         // Not a file stagelint lints, whatever its bytes: never reported unreadable.
-        Err(_) if file.kind == KindHint::Classify && classified.is_none() && !is_markdown(&path) && file.role != Role::Explicit => {
+        Err(_)
+            if file.kind == KindHint::Classify
+                && classified.is_none()
+                && !is_markdown(&path)
+                && file.role != Role::Explicit =>
+        {
             workspace.add_known_path(path);
         }
         Err(unreadable) if file.role != Role::Context => {

@@ -4,8 +4,8 @@ use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::lastlight::model::{self, WorkflowDoc};
 use crate::families::lastlight::rules::index::Index;
 use crate::families::lastlight::rules::loader_rejects;
-use crate::registry::releases::lastlight::{self as releases, Has};
 use crate::families::lastlight::{CronKindMissing, CronSchedule, CronWorkflowUnknown};
+use crate::registry::releases::lastlight::{self as releases, Has};
 use crate::source::{Node, Span};
 use crate::util::did_you_mean;
 
@@ -18,9 +18,12 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
                 CronSchedule,
                 id,
                 first_line,
-                format!("this cron has no `schedule`, which the cron schema requires; {}", loader_rejects(doc.file.config.lastlight.release)),
+                format!(
+                    "this cron has no `schedule`, which the cron schema requires; {}",
+                    loader_rejects(doc.file.config.lastlight.release)
+                ),
             )
-                .with_help("add `schedule: \"0 9 * * 1\"` (minute, hour, day of month, month, day of week)"),
+            .with_help("add `schedule: \"0 9 * * 1\"` (minute, hour, day of month, month, day of week)"),
         ),
         Some(node) => {
             if let Some(text) = node.as_str()
@@ -38,7 +41,9 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
         let handler = root.entry("handler").map(|e| e.key.span);
         let d = match (handler, release.has(releases::V0_25_6)) {
             (Some(_), Has::Yes | Has::From(_)) => return,
-            (None, Has::Yes) => Diagnostic::new(CronWorkflowUnknown, id, first_line, "this cron names no `workflow` to run"),
+            (None, Has::Yes) => {
+                Diagnostic::new(CronWorkflowUnknown, id, first_line, "this cron names no `workflow` to run")
+            }
             // Before 0.25.6 a cron has no `handler`, and its schema requires `workflow`.
             (handler, _) => Diagnostic::new(
                 CronWorkflowUnknown,

@@ -1,19 +1,19 @@
 //! Keys and values: unknown keys (stripped silently upstream), types, enums, required names,
 //! and the per-phase rules the engine's schema refinements and runner enforce.
 
+use crate::diagnostic::Severity;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::lastlight::model::{Phase, WorkflowDoc, template_region};
 use crate::families::lastlight::rules::Ctx;
+use crate::families::lastlight::rules::loader_rejects;
 use crate::families::lastlight::schema::{self, Field, Ty};
 use crate::families::lastlight::{
     ApprovalGateUnknown, EmptyPhases, FieldType, GenericLoopNoUntil, InvalidEnum, MissingField, MissingName,
     NeverEvaluated, NoPromptOrSkill, PhaseTypeField, ReservedIntent, SkillAndSkills, SkipIfGrammar,
     TemplateMarkerInShell, UnknownKey, UntilGrammar,
 };
-use crate::source::{Node, Span, Value};
-use crate::diagnostic::Severity;
-use crate::families::lastlight::rules::loader_rejects;
 use crate::registry::releases::lastlight::{self as releases, Has, Target};
+use crate::source::{Node, Span, Value};
 use crate::template::lastlight::{self as tpl, TagKind};
 use crate::template::until::{self, Condition};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
@@ -51,10 +51,7 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                 EmptyPhases,
                 doc.file.id,
                 if root.as_map().is_some_and(|m| !m.is_empty()) { first_key } else { Span::new(0, first_line) },
-                format!(
-                    "this workflow has no `phases:`, which the schema requires; {}",
-                    loader_rejects(release)
-                ),
+                format!("this workflow has no `phases:`, which the schema requires; {}", loader_rejects(release)),
             )
             .with_help("add the phases it runs under `phases:`"),
         ),
@@ -539,11 +536,17 @@ impl Walker<'_, '_> {
         let default_ok = node.get("default").and_then(Node::as_i64).is_some_and(|n| n > 0);
         let stray = node.as_map().unwrap_or_default().iter().find(|e| !matches!(e.key_str(), Some("from" | "default")));
         let problem = if let Some(entry) = stray {
-            Some((entry.key.span, format!("`{}` takes only `from` and `default`, not `{}`", field.name, entry.key_str().unwrap_or("?"))))
+            Some((
+                entry.key.span,
+                format!("`{}` takes only `from` and `default`, not `{}`", field.name, entry.key_str().unwrap_or("?")),
+            ))
         } else if !from_ok {
             Some((node.span, format!("`{}.from` must be a non-empty dotted path into the run's context", field.name)))
         } else if !default_ok {
-            Some((node.span, format!("`{}.default` must be a positive integer, used when `from` resolves to nothing", field.name)))
+            Some((
+                node.span,
+                format!("`{}.default` must be a positive integer, used when `from` resolves to nothing", field.name),
+            ))
         } else {
             None
         };

@@ -98,7 +98,12 @@ pub(super) fn check_workflow<'w>(
     out: &mut Vec<Diagnostic>,
 ) {
     for error in doc.errors {
-        let mut d = Diagnostic::new(YamlSyntax, doc.file.id, error.span, yaml_message(error, doc.file.config.lastlight.release));
+        let mut d = Diagnostic::new(
+            YamlSyntax,
+            doc.file.id,
+            error.span,
+            yaml_message(error, doc.file.config.lastlight.release),
+        );
         if let Some((span, message)) = &error.related {
             d = d.with_related(doc.file.id, *span, message.clone());
         }

@@ -281,7 +281,9 @@ fn malformed(file: FileId, tag: &Tag, source: &str, why: &str, engine: Engine) -
                 vec![Edit { span: tag.span, replacement }],
             )
         }
-        Some(_) => d.with_help("name the phase with `_` instead of `-` (keys cannot hold `-` before Last Light 0.2 either)"),
+        Some(_) => {
+            d.with_help("name the phase with `_` instead of `-` (keys cannot hold `-` before Last Light 0.2 either)")
+        }
         None => d,
     }
 }
@@ -916,10 +918,13 @@ fn set_elsewhere(ctx: &Ctx, scope: Scope, segment: &Segment) -> Option<Diagnosti
     // Before 0.23 the dispatcher passed a PR's title as the issue's. Its number reached no
     // variable before 0.10.2 (`issueNumber` was 0 on PR runs) but the run's directory and id.
     let instead = (name == "prTitle").then_some("issueTitle");
-    let instead_help = |other: &str| format!("the dispatcher passes the PR's value as `{other}` there: read `{{{{{other}}}}}`");
-    let fallback_help = || match name {
+    let instead_help =
+        |other: &str| format!("the dispatcher passes the PR's value as `{other}` there: read `{{{{{other}}}}}`");
+    let fallback_help = || {
+        match name {
         "prNumber" => "before 0.10.2 no variable holds the PR's number (`issueNumber` is 0 on PR runs); `{{issueDir}}` (`.lastlight/issue-<N>`) and `{{taskId}}` contain it".to_string(),
         _ => "read a variable this release sets, or pass it from the dispatcher and declare it in `[lastlight] extra-variables`".to_string(),
+    }
     };
     let d = match for_run.map(|since| (since, release.has(since))) {
         Some((since, Has::From(_))) => Diagnostic::new(
