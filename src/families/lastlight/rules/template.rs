@@ -214,9 +214,11 @@ fn structure(file: FileId, text: &str, release: Target, tags: &[Tag], code: &[Sp
                     "helper"
                 };
                 // A helper of a later release than the repository's.
-                let later = (HEAD_HELPERS.contains(&name.name.as_str()) && !helpers.contains(&name.name.as_str()))
-                    .then(|| format!(" (it exists from Last Light 0.2 on; this repository is at {})", release.describe()))
-                    .unwrap_or_default();
+                let later = if HEAD_HELPERS.contains(&name.name.as_str()) && !helpers.contains(&name.name.as_str()) {
+                    format!(" (it exists from Last Light 0.2 on; this repository is at {})", release.describe())
+                } else {
+                    String::new()
+                };
                 out.push(
                     Diagnostic::new(
                         UnknownHelper,
