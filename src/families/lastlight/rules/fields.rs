@@ -1,11 +1,9 @@
 //! Keys and values: unknown keys (stripped silently upstream), types, enums, required names,
 //! and the per-phase rules the engine's schema refinements and runner enforce.
 
-use crate::diagnostic::Severity;
-use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::families::lastlight::model::{Phase, WorkflowDoc, template_region};
-use crate::families::lastlight::rules::Ctx;
-use crate::families::lastlight::rules::loader_rejects;
+use crate::families::lastlight::rules::{Ctx, loader_rejects};
 use crate::families::lastlight::schema::{self, Field, Ty};
 use crate::families::lastlight::{
     ApprovalGateUnknown, EmptyPhases, FieldType, GenericLoopNoUntil, InvalidEnum, MissingField, MissingName,
@@ -132,13 +130,12 @@ impl Walker<'_, '_> {
         for entry in node.as_map().unwrap_or_default() {
             let Some(key) = entry.key_str() else { continue };
             let known = fields.iter().find(|f| f.name == key);
+            // Top-level and phase keys (most of them) are named as they are: no copy.
+            let inner = || -> std::borrow::Cow<str> {
+                if path.is_empty() || path == "phases" { key.into() } else { format!("{path}.{key}").into() }
+            };
             match known.map(|field| (field, self.release.has(field.since))) {
-                Some((field, Has::Yes)) => {
-                    // Top-level and phase keys (most of them) are named as they are: no copy.
-                    let inner: std::borrow::Cow<str> =
-                        if path.is_empty() || path == "phases" { key.into() } else { format!("{path}.{key}").into() };
-                    self.value(field, &entry.value, entry.key.span, &inner, out)
-                }
+                Some((field, Has::Yes)) => self.value(field, &entry.value, entry.key.span, &inner(), out),
                 Some((field, Has::From(since))) => {
                     out.push(
                         Diagnostic::new(
@@ -154,8 +151,7 @@ impl Walker<'_, '_> {
                         .with_severity(Severity::Info)
                         .with_help("set `[lastlight] release` in stagelint.toml to the release your server runs"),
                     );
-                    let inner = if path.is_empty() || path == "phases" { key.to_string() } else { format!("{path}.{key}") };
-                    self.value(field, &entry.value, entry.key.span, &inner, out)
+                    self.value(field, &entry.value, entry.key.span, &inner(), out)
                 }
                 // A cron's `handler` before 0.25.6: the cron has no `workflow` then, and
                 // `CronWorkflowUnknown` says that the file is rejected.
