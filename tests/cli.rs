@@ -507,25 +507,78 @@ fn line_numbers_count_lone_cr_and_not_unicode_separators() {
     assert!(text.contains("plan.md:14:13: error[sm/StageCtxUnresolved]"), "{text}");
 }
 
-/// With no release configured, the human output says which Last Light release was assumed and
-/// why; JSON stays the findings alone; a configured release needs no note.
+/// Issue 32: a severity has one name wherever stagelint names it (`full` said `note` and `help`
+/// for info and hint, through its rendering library); SARIF and GitHub keep their own fixed
+/// vocabularies (`note`, `notice`), which the README lists.
+#[test]
+fn each_severity_has_one_name_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = CLEAN_STAGE
+        .replace("name: Plan\n", "name: Plan\ncolour: red\n")
+        .replace("resolutionPolicy: retry-later\n", "resolutionPolicy: retry-later\nnext: { nextStages: [execute] }\n");
+    write(dir.path(), "plan.md", &stage);
+    let (info, hint) = ("sm/StageOutsideMachine", "sm/UnknownField");
+    let strip_ansi = |text: &str| {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find('\u{1b}') {
+            out.push_str(&rest[..at]);
+            rest = rest[at..].find('m').map_or("", |end| &rest[at + end + 1..]);
+        }
+        out + rest
+    };
+    for color in ["never", "always"] {
+        let full = strip_ansi(&stdout(&stagelint(&["check", "--color", color], dir.path())));
+        assert!(full.contains(&format!("\ninfo[{info}]: ")) || full.starts_with(&format!("info[{info}]: ")), "{full}");
+        assert!(full.starts_with(&format!("hint[{hint}]: ")), "{full}");
+        assert!(!full.contains("note[") && !full.contains("help["), "{full}");
+    }
+    let concise = stdout(&stagelint(&["check", "--format", "concise"], dir.path()));
+    assert!(
+        concise.contains(&format!(": info[{info}] ")) && concise.contains(&format!(": hint[{hint}] ")),
+        "{concise}"
+    );
+    assert!(concise.ends_with("Found 1 info, 1 hint (1 file checked).\n"), "{concise}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&stagelint(&["check", "--format", "json"], dir.path()).stdout).unwrap();
+    let severities: Vec<&str> =
+        json["diagnostics"].as_array().unwrap().iter().map(|d| d["severity"].as_str().unwrap()).collect();
+    assert_eq!(severities, ["hint", "info"]);
+    assert_eq!((json["summary"]["infos"].as_u64(), json["summary"]["hints"].as_u64()), (Some(1), Some(1)));
+    let rules = stdout(&stagelint(&["rules"], dir.path()));
+    let level = |code: &str| rules.lines().find(|l| l.starts_with(code)).unwrap().split_whitespace().nth(1).unwrap();
+    assert_eq!((level(info), level(hint)), ("info", "hint"));
+    let explained = stdout(&stagelint(&["explain", info], dir.path()));
+    assert!(explained.contains("\nDefault severity: info\n"), "{explained}");
+}
+
+/// With no release configured, the run says which Last Light release was assumed and why: in
+/// the `full` report, and on standard error in every other format (issue 32: `concise` had it
+/// among the findings on standard output); a configured release needs no note.
 #[test]
 fn the_assumed_last_light_release_is_named_in_human_output() {
     let fixture = "tests/fixtures/lastlight/TemplateSyntax/bad-seed-detected";
-    let concise = stdout(&stagelint(&["check", fixture, "--format", "concise"], repo()));
     let note = format!(
         "note: Last Light release 0.1 to seed assumed (detected from `{fixture}/src/workflows/templates.ts`: it reads keys without `-`, as before 0.2); what only some of these releases read is reported as info; set `[lastlight] release` in stagelint.toml to choose\n"
     );
-    assert!(concise.contains(&note), "{concise}");
-    assert!(concise.contains("lastlight/TemplateSyntax"), "the seed engine's rules applied: {concise}");
+    let full = stdout(&stagelint(&["check", fixture, "--color", "never"], repo()));
+    assert!(full.contains(&note), "{full}");
+    for format in ["concise", "json", "sarif", "github"] {
+        let output = stagelint(&["check", fixture, "--format", format], repo());
+        assert!(!stdout(&output).contains("note:"), "{format}: {}", stdout(&output));
+        assert_eq!(stderr(&output), note, "{format}");
+        if format == "concise" {
+            assert!(stdout(&output).contains("lastlight/TemplateSyntax"), "the seed engine's rules applied");
+        }
+    }
+    let statistics = stagelint(&["check", fixture, "--statistics"], repo());
+    assert!(!stdout(&statistics).contains("note:") && stderr(&statistics) == note, "{}", stdout(&statistics));
     // Nothing found around the workflows: the newest release, said so.
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "workflows/build.yaml", "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n");
     write(dir.path(), "workflows/prompts/plan.md", "Plan {{issueTitle}}.\n");
-    let default = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    let default = stderr(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
     assert!(default.contains("note: Last Light release 0.25.6 assumed, the newest stagelint models"), "{default}");
-    let json = stdout(&stagelint(&["check", fixture, "--format", "json"], repo()));
-    assert!(!json.contains("note:"), "{json}");
 
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "stagelint.toml", "[lastlight]\nrelease = \"0.10\"\n");

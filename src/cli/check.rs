@@ -243,13 +243,15 @@ fn report(
     let human = matches!(args.format, Format::Full | Format::Concise);
     let rendered = match args.format {
         Format::Json if args.statistics => render::statistics::render_json(&mut out, diagnostics),
-        _ if args.statistics => render::statistics::render(&mut out, diagnostics)
-            .and_then(|()| closing_lines(&mut out, workspace, &summary)),
+        _ if args.statistics => {
+            render::statistics::render(&mut out, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
+        }
         Format::Json => render::json::render(&mut out, workspace, diagnostics),
         Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics),
         Format::Github => render::github::render(&mut out, workspace, diagnostics),
-        Format::Concise => render::concise::render(&mut out, workspace, diagnostics)
-            .and_then(|()| closing_lines(&mut out, workspace, &summary)),
+        Format::Concise => {
+            render::concise::render(&mut out, workspace, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
+        }
         Format::Full => {
             let color = match (&args.output, to_stderr) {
                 (Some(_), _) => args.color.enabled(false),
@@ -257,10 +259,17 @@ fn report(
                 (None, false) => args.color.for_stdout(),
             };
             render::full::render(&mut out, workspace, diagnostics, color)
-                .and_then(|()| closing_lines(&mut out, workspace, &summary))
+                .and_then(|()| notes(&mut out, workspace))
+                .and_then(|()| writeln!(out, "{}", summary.line()))
         }
     };
     rendered.map_err(|e| format!("cannot render the report: {e}"))?;
+    if !matches!(args.format, Format::Full) || args.statistics {
+        // Where a program reads the report, a note is no line of it.
+        let mut err = Vec::new();
+        let _ = notes(&mut err, workspace);
+        let _ = io::stderr().lock().write_all(&err);
+    }
     if args.show_fixes {
         // After the report for people; on standard error when the report is for machines.
         let mut list = Vec::new();
@@ -280,14 +289,15 @@ fn report(
     Ok(if failed && !args.exit_zero { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// The notes about assumptions the run made (each family's), then the summary.
-fn closing_lines(out: &mut Vec<u8>, workspace: &Workspace, summary: &Summary) -> io::Result<()> {
+/// The notes about assumptions the run made (each family's): in the `full` report, and on
+/// standard error in every other format.
+fn notes(out: &mut Vec<u8>, workspace: &Workspace) -> io::Result<()> {
     for family in stagelint::check::FAMILIES {
         for note in family.notes(workspace) {
             writeln!(out, "note: {note}")?;
         }
     }
-    writeln!(out, "{}", summary.line())
+    Ok(())
 }
 
 /// Writes `bytes` to `--output`, or else standard output (standard error with `to_stderr`).

@@ -57,9 +57,25 @@ pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnos
     for d in diagnostics {
         let mut buffer = if color { Buffer::ansi() } else { Buffer::no_color() };
         term::emit_to_write_style(&mut buffer, &config, &files, &convert(d)).map_err(io::Error::other)?;
-        out.write_all(buffer.as_slice())?;
+        out.write_all(&own_severity_name(buffer.as_slice(), d.severity))?;
     }
     Ok(())
+}
+
+/// codespan-reporting names its levels `note` and `help`; every other format, `rules` and the
+/// config say `info` and `hint`. The header leads each report (after color codes at most), so
+/// its first `note[` or `help[` is the name, which is swapped for one of the same length.
+fn own_severity_name(report: &[u8], severity: Severity) -> std::borrow::Cow<'_, [u8]> {
+    let theirs: &[u8] = match severity {
+        Severity::Info => b"note[",
+        Severity::Hint => b"help[",
+        Severity::Error | Severity::Warning => return report.into(),
+    };
+    let header = report.iter().position(|b| *b == b'\n').unwrap_or(report.len());
+    let Some(at) = report[..header].windows(theirs.len()).position(|w| w == theirs) else { return report.into() };
+    let mut named = report.to_vec();
+    named[at..at + 4].copy_from_slice(severity.as_str().as_bytes());
+    named.into()
 }
 
 fn convert(d: &Diagnostic) -> Report<FileId> {
