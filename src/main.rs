@@ -2,14 +2,14 @@
 
 mod cli;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use cli::Color;
 use cli::check::CheckArgs;
+use cli::{Color, Failure};
 use stagelint::config::Config;
 use stagelint::families;
 use stagelint::render;
@@ -116,7 +116,10 @@ enum RunFormat {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return parse_error(&error),
+    };
     #[cfg(feature = "lsp")]
     stagelint::util::tune_allocator(matches!(cli.command, Command::Lsp));
     #[cfg(not(feature = "lsp"))]
@@ -125,34 +128,67 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Rules => run_rules(),
         #[cfg(feature = "lsp")]
-        Command::Lsp => stagelint::lsp::run()
-            .map(|clean| if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
-            .map_err(|e| format!("language server: {e}")),
+        Command::Lsp => run_lsp(),
         Command::DryRun(args) => run_dry_run(args),
         Command::Explain { topic } => cli::explain::run(topic.as_deref()),
         Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),
         Command::Init { force } => run_init(force),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "stagelint", &mut io::stdout());
-            Ok(ExitCode::SUCCESS)
+            // Made whole first: clap_complete panics on a write error.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "stagelint", &mut script);
+            cli::print(&script).map(|()| ExitCode::SUCCESS)
         }
     };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            // One error may be several lines (every problem of a config); each is prefixed, and
-            // indented lines continue the one above.
-            let mut err = io::stderr().lock();
-            for line in error.lines() {
-                let prefix = if line.starts_with(char::is_whitespace) { "" } else { "stagelint: " };
-                let _ = writeln!(err, "{prefix}{line}");
-            }
-            ExitCode::from(2)
+    let (error, code) = match result {
+        Ok(code) => return code,
+        Err(Failure::ClosedPipe) => return ExitCode::SUCCESS,
+        Err(Failure::Usage(error)) => (error, 2),
+        Err(Failure::Output(error)) => (error, 1),
+    };
+    // One error may be several lines (every problem of a config); each is prefixed, and
+    // indented lines continue the one above.
+    let mut err = io::stderr().lock();
+    for line in error.lines() {
+        let prefix = if line.starts_with(char::is_whitespace) { "" } else { "stagelint: " };
+        let _ = writeln!(err, "{prefix}{line}");
+    }
+    ExitCode::from(code)
+}
+
+/// Help and the version go to standard output, written here so that a write error is seen
+/// (clap ignores it); clap prints every other parse error itself, on standard error.
+fn parse_error(error: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if !matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        error.exit()
+    }
+    let text = if io::stdout().is_terminal() { error.render().ansi().to_string() } else { error.to_string() };
+    match cli::print(text.as_bytes()) {
+        Ok(()) | Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
+        Err(Failure::Output(message) | Failure::Usage(message)) => {
+            let _ = writeln!(io::stderr().lock(), "stagelint: {message}");
+            ExitCode::FAILURE
         }
     }
 }
 
-fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
+/// The language server: 0 after `shutdown` then `exit`, 1 when the client left without them
+/// (a closed standard output is the client leaving), or when the output cannot be written.
+#[cfg(feature = "lsp")]
+fn run_lsp() -> Result<ExitCode, Failure> {
+    match stagelint::lsp::run() {
+        Ok(stagelint::lsp::Ended::Exited { clean: true }) => Ok(ExitCode::SUCCESS),
+        Ok(stagelint::lsp::Ended::Exited { clean: false }) => Ok(ExitCode::FAILURE),
+        Ok(stagelint::lsp::Ended::Unwritable(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
+            Ok(ExitCode::FAILURE)
+        }
+        Ok(stagelint::lsp::Ended::Unwritable(error)) => Err(Failure::writing(&error)),
+        Err(error) => Err(format!("language server: {error}").into()),
+    }
+}
+
+fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, Failure> {
     #[cfg(feature = "record")]
     if args.record.record {
         return run_record(&args);
@@ -161,43 +197,40 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, String> {
     let result = replay(args);
     // The JSON stream ends with a summary even when nothing could be run; the message still
     // goes to standard error, with the same exit code.
-    if json && let Err(error) = &result {
-        let _ = io::stdout().lock().write_all(stagelint::runtime::error_stream(error).as_bytes());
+    if json && let Err(Failure::Usage(error)) = &result {
+        cli::print(stagelint::runtime::error_stream(error).as_bytes())?;
     }
     result
 }
 
-fn replay(args: DryRunArgs) -> Result<ExitCode, String> {
+fn replay(args: DryRunArgs) -> Result<ExitCode, Failure> {
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
     let overlay = std::collections::HashMap::new();
     let (workspace, run) =
         stagelint::runtime::dry_run_path(&args.path, args.cassette.as_deref(), options, &mut configs, &overlay)?;
-    let mut out = io::stdout().lock();
-    let written = match args.format {
-        RunFormat::Json => out.write_all(run.trace.to_json_lines().as_bytes()),
+    let mut out = Vec::new();
+    match args.format {
+        RunFormat::Json => out.extend_from_slice(run.trace.to_json_lines().as_bytes()),
         RunFormat::Full => {
             let color = args.color.for_stdout();
-            out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes())
-                .and_then(|()| render::full::render(&mut out, &workspace, &run.findings, color))
+            out.extend_from_slice(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());
+            render::full::render(&mut out, &workspace, &run.findings, color)
+                .map_err(|e| Failure::Output(format!("cannot render the findings: {e}")))?;
         }
-    };
-    if let Err(error) = written
-        && error.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(format!("cannot write output: {error}"));
     }
+    cli::print(&out)?;
     Ok(ExitCode::from(run.exit_code()))
 }
 
-fn run_init(force: bool) -> Result<ExitCode, String> {
+fn run_init(force: bool) -> Result<ExitCode, Failure> {
     let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     let written = stagelint::init::write(&cwd, force)?;
     let found = written.families.into_iter().collect::<Vec<_>>().join(", ");
     let found = if found.is_empty() { "none".to_string() } else { found };
     let name = written.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let _ = writeln!(io::stdout().lock(), "wrote {name} (families found: {found})");
+    cli::print(format!("wrote {name} (families found: {found})\n").as_bytes())?;
     if let Some(parent) = written.shadows {
         let _ = writeln!(
             io::stderr().lock(),
@@ -208,16 +241,16 @@ fn run_init(force: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_rules() -> Result<ExitCode, String> {
-    let mut out = io::stdout().lock();
+fn run_rules() -> Result<ExitCode, Failure> {
     let width = families::all_rules().map(|r| r.code.len()).max().unwrap_or(0);
+    let mut out = String::new();
     for rule in families::all_rules() {
         let fix = if rule.fixable { "fix" } else { "   " };
         let line = format!("{:width$}  {:7}  {fix}  {}", rule.code, rule.severity.as_str(), rule.summary());
-        if writeln!(out, "{}", line.trim_end()).is_err() {
-            break;
-        }
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
+    cli::print(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -266,7 +299,7 @@ enum CassetteFormat {
     Json,
 }
 
-fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
+fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, Failure> {
     use stagelint::runtime::import::{ImportOptions, Input, import};
     use stagelint::runtime::wire::WireFormat;
 
@@ -332,15 +365,10 @@ fn run_cassette_import(args: ImportArgs) -> Result<ExitCode, String> {
         CassetteFormat::Json => format!("{:#}\n", imported.cassette),
     };
     match &args.output {
-        Some(path) => stagelint::util::write_new(path, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
-        None => {
-            if let Err(error) = io::stdout().lock().write_all(text.as_bytes())
-                && error.kind() != io::ErrorKind::BrokenPipe
-            {
-                return Err(format!("cannot write output: {error}"));
-            }
+        Some(path) => {
+            stagelint::util::write_new(path, text.as_bytes()).map_err(|e| Failure::writing_file(path, &e))?;
         }
+        None => cli::print(text.as_bytes())?,
     }
     let _ = writeln!(err, "stagelint: imported {} turn(s) from {}", imported.turns, imported.format.name());
     Ok(ExitCode::SUCCESS)
@@ -359,7 +387,7 @@ fn redaction_note(err: &mut impl Write, redacted: bool, count: usize) {
 }
 
 #[cfg(feature = "record")]
-fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
+fn run_record(args: &DryRunArgs) -> Result<ExitCode, Failure> {
     use stagelint::runtime::wire::WireFormat;
     let record = &args.record;
     let api_name = record.api.as_deref().unwrap_or_default();
@@ -388,15 +416,16 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, String> {
         None => {
             let path = stage.path.with_file_name(format!("{id}.cassette.yaml"));
             if path.exists() {
-                return Err(format!("{} exists; pass --output to choose where the recording goes", path.display()));
+                return Err(
+                    format!("{} exists; pass --output to choose where the recording goes", path.display()).into()
+                );
             }
             path
         }
     };
     stagelint::util::write_new(&output, stagelint::source::yaml_write::to_yaml(&cassette).as_bytes())
-        .map_err(|e| format!("{}: {e}", output.display()))?;
-    let mut out = io::stdout().lock();
-    let _ = out.write_all(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());
-    let _ = writeln!(out, "recorded {}", output.display());
+        .map_err(|e| Failure::writing_file(&output, &e))?;
+    let report = stagelint::runtime::report::timeline(&workspace, &run);
+    cli::print(format!("{report}recorded {}\n", output.display()).as_bytes())?;
     Ok(ExitCode::from(run.exit_code()))
 }

@@ -312,11 +312,27 @@ pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 /// at `path` (a file, or a symlink someone planted in a shared directory) is removed, not
 /// written through, and the file is created with `create_new` (`O_CREAT | O_EXCL`, which
 /// refuses any entry that appears in between, symlinks included).
+/// A character device or a pipe named itself (`/dev/null`, `/dev/full`, a FIFO) is written to
+/// as it is, since git can store neither, so none is planted; anything else that is no regular
+/// file or link to one (a link to a device such as `/dev/stdout`, a block device, a socket) is
+/// an error, never removed: as root, removing `/dev/stdout` would break the system's own link.
 pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {
             return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"));
+        }
+        Ok(meta) if is_stream(&meta) => return std::fs::OpenOptions::new().write(true).open(path)?.write_all(bytes),
+        Ok(meta) if !meta.is_file() && !meta.is_symlink() => {
+            return Err(std::io::Error::other("neither a regular file nor a character device or pipe"));
+        }
+        Ok(meta)
+            if meta.is_symlink()
+                && std::fs::metadata(path).is_ok_and(|target| !target.is_file() && !target.is_dir()) =>
+        {
+            return Err(std::io::Error::other(
+                "a link to a device or pipe; stagelint writes through no link (without the option, the output goes to standard output)",
+            ));
         }
         Ok(_) => std::fs::remove_file(path)?,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
@@ -324,6 +340,20 @@ pub fn write_new(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
     file.write_all(bytes)
+}
+
+/// Whether `meta` is a character device or a pipe: a stream to write to, not a file to replace.
+fn is_stream(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device() || meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 #[cfg(test)]

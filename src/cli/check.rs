@@ -15,7 +15,7 @@ use stagelint::select::Selection;
 use stagelint::workspace::Workspace;
 use stagelint::workspace::discover::{ConfigCache, absolute, discover_with_overlay};
 
-use super::Color;
+use super::{Color, Failure};
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
@@ -75,7 +75,7 @@ enum Format {
     Github,
 }
 
-pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
+pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
     output_is_no_format(args.output.as_deref())?;
     let stdin = stdin_file(&args)?;
     let forced = match &args.config {
@@ -94,7 +94,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     if stdin.is_none() {
         for path in &paths {
             if !path.exists() {
-                return Err(format!("{}: no such file or directory", path.display()));
+                return Err(format!("{}: no such file or directory", path.display()).into());
             }
         }
     }
@@ -126,9 +126,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             // As ruff does: the fixed text on standard output, the report on standard error.
             Some(stdin) => {
                 let after = fixed.changed.iter().find(|c| c.path == stdin.path).map_or(&stdin.text, |c| &c.after);
-                write_stdout(after.as_bytes())?;
+                super::print(after.as_bytes())?;
             }
-            None => fix::write_back(&fixed.changed)?,
+            None => fix::write_back(&fixed.changed).map_err(Failure::Output)?,
         }
         if fixed.applied > 0 {
             let _ = writeln!(err, "stagelint: applied {} fix(es) to {files} file(s)", fixed.applied);
@@ -237,7 +237,7 @@ fn report(
     diagnostics: &[Diagnostic],
     to_stderr: bool,
     applied: Option<&[fix::Applied]>,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let summary = Summary::new(workspace, diagnostics);
     let mut out = Vec::new();
     let human = matches!(args.format, Format::Full | Format::Concise);
@@ -263,7 +263,7 @@ fn report(
                 .and_then(|()| writeln!(out, "{}", summary.line()))
         }
     };
-    rendered.map_err(|e| format!("cannot render the report: {e}"))?;
+    rendered.map_err(|e| Failure::Output(format!("cannot render the report: {e}")))?;
     if !matches!(args.format, Format::Full) || args.statistics {
         // Where a program reads the report, a note is no line of it.
         let mut err = Vec::new();
@@ -276,7 +276,7 @@ fn report(
         match applied {
             Some(fixes) => list.extend_from_slice(fix::applied_list(fixes, false).as_bytes()),
             None => render::statistics::available_fixes(&mut list, workspace, diagnostics)
-                .map_err(|e| format!("cannot render the fixes: {e}"))?,
+                .map_err(|e| Failure::Output(format!("cannot render the fixes: {e}")))?,
         }
         if human {
             out.extend_from_slice(&list);
@@ -301,23 +301,13 @@ fn notes(out: &mut Vec<u8>, workspace: &Workspace) -> io::Result<()> {
 }
 
 /// Writes `bytes` to `--output`, or else standard output (standard error with `to_stderr`).
-fn emit(args: &CheckArgs, bytes: &[u8], to_stderr: bool) -> Result<(), String> {
+fn emit(args: &CheckArgs, bytes: &[u8], to_stderr: bool) -> Result<(), Failure> {
     match &args.output {
-        Some(path) => {
-            stagelint::util::write_new(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        }
+        Some(path) => stagelint::util::write_new(path, bytes).map_err(|e| Failure::writing_file(path, &e)),
         None if to_stderr => {
             let _ = io::stderr().lock().write_all(bytes);
             Ok(())
         }
-        None => write_stdout(bytes),
-    }
-}
-
-/// Writes `bytes` to standard output (a closed pipe is not an error).
-fn write_stdout(bytes: &[u8]) -> Result<(), String> {
-    match io::stdout().lock().write_all(bytes) {
-        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {error}")),
-        _ => Ok(()),
+        None => super::print(bytes),
     }
 }

@@ -1,10 +1,11 @@
 //! `stagelint explain [TOPIC]`: a rule's doc (by its code, an alias, or its name alone, in any
 //! case and with or without `-` and `_`, when that names one rule), a topic page, or with no argument the list of both.
 
-use std::io::{self, Write};
 use std::process::ExitCode;
 
 use stagelint::families::{self, RuleMeta};
+
+use super::Failure;
 
 /// Topics `explain` knows besides rules: name, what it is about, text.
 const TOPICS: &[(&str, &str, &str)] = &[
@@ -23,23 +24,25 @@ const TOPICS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
-    let mut out = io::stdout().lock();
+pub fn run(topic: Option<&str>) -> Result<ExitCode, Failure> {
+    super::print(text(topic)?.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `explain` prints for `topic`, or why it cannot.
+fn text(topic: Option<&str>) -> Result<String, String> {
     let Some(topic) = topic else {
-        let _ = out.write_all(listing().as_bytes());
-        return Ok(ExitCode::SUCCESS);
+        return Ok(listing());
     };
     if let Some((name, _, text)) = TOPICS.iter().find(|(name, _, _)| fold(name) == fold(topic)) {
         // The releases are data, not a page: the text is made from the table.
         let text = if *name == "versions" { stagelint::registry::releases::versions_text() } else { text.to_string() };
-        let _ = writeln!(out, "{}", text.trim_end());
-        return Ok(ExitCode::SUCCESS);
+        return Ok(format!("{}\n", text.trim_end()));
     }
     // A family (`sm`, `cassette/`): its rules, as the full listing shows them.
     let family = topic.strip_suffix('/').unwrap_or(topic).to_ascii_lowercase();
     if families::is_family(&family) {
-        let _ = out.write_all(family_listing(&family).as_bytes());
-        return Ok(ExitCode::SUCCESS);
+        return Ok(family_listing(&family));
     }
     let rule = match resolve(topic).as_slice() {
         [rule] => *rule,
@@ -66,14 +69,15 @@ pub fn run(topic: Option<&str>) -> Result<ExitCode, String> {
             ));
         }
     };
+    let mut out = String::new();
     if rule.code != topic {
-        let _ = writeln!(out, "`{topic}` is reported as `{}`.\n", rule.code);
+        out.push_str(&format!("`{topic}` is reported as `{}`.\n\n", rule.code));
     }
-    let _ = writeln!(out, "{}\n\nDefault severity: {}", rule.doc.trim_end(), rule.severity.as_str());
+    out.push_str(&format!("{}\n\nDefault severity: {}\n", rule.doc.trim_end(), rule.severity.as_str()));
     if !rule.aliases.is_empty() {
-        let _ = writeln!(out, "Also known upstream as: {}", rule.aliases.join(", "));
+        out.push_str(&format!("Also known upstream as: {}\n", rule.aliases.join(", ")));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(out)
 }
 
 /// The rules `query` names: its exact code (or alias, or old name); else every rule whose code,

@@ -4,9 +4,56 @@
 pub mod check;
 pub mod explain;
 
-use std::io::{IsTerminal, Read};
+use std::io::{self, IsTerminal, Read, Write};
 
 use clap::ValueEnum;
+
+/// Why a command stopped before its own exit code: every command maps its failures to one of
+/// these, and `main` to the exit code and message.
+#[derive(Debug)]
+pub enum Failure {
+    /// A usage or configuration error: the message on standard error, exit code 2.
+    Usage(String),
+    /// The output could not be written (a full disk): the message on standard error, exit 1.
+    Output(String),
+    /// The reader of standard output went away (`stagelint rules | head`): nothing more is
+    /// written and the command ends quietly with exit code 0, as ruff and ripgrep do.
+    ClosedPipe,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Usage(message)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::Usage(message.to_string())
+    }
+}
+
+impl Failure {
+    /// A failed write to standard output.
+    pub fn writing(error: &io::Error) -> Failure {
+        match error.kind() {
+            io::ErrorKind::BrokenPipe => Failure::ClosedPipe,
+            _ => Failure::Output(format!("cannot write output: {error}")),
+        }
+    }
+
+    /// A failed write to the file `path` a command was told to write.
+    pub fn writing_file(path: &std::path::Path, error: &io::Error) -> Failure {
+        Failure::Output(format!("cannot write {}: {error}", path.display()))
+    }
+}
+
+/// Writes `bytes` to standard output and flushes it, so that a full disk is seen here and not
+/// lost when the process exits.
+pub fn print(bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes).and_then(|()| out.flush()).map_err(|e| Failure::writing(&e))
+}
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Color {

@@ -57,14 +57,23 @@ impl AsyncWrite for Output {
     }
 }
 
-/// Writes the queued chunks to `output` until every [`Output`] is dropped or writing fails.
-pub(super) async fn write_out(mut queue: mpsc::UnboundedReceiver<Vec<u8>>, output: impl AsyncWrite) {
+/// Writes the queued chunks to `output` until every [`Output`] is dropped, or until writing
+/// fails, which it returns.
+pub(super) async fn write_out(
+    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
+    output: impl AsyncWrite,
+) -> Option<std::io::Error> {
     let mut output = std::pin::pin!(output);
     while let Some(chunk) = queue.recv().await {
-        if output.write_all(&chunk).await.is_err() || output.flush().await.is_err() {
-            return;
+        let written = match output.write_all(&chunk).await {
+            Ok(()) => output.flush().await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = written {
+            return Some(error);
         }
     }
+    None
 }
 
 /// Reads frames from `input` until it ends or an `exit` notification has been passed on: valid

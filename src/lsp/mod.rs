@@ -15,12 +15,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Serves LSP over stdin/stdout until the client exits. Returns whether the client asked for a
 /// `shutdown` first: the process exits with 0 then, else with 1 (as the protocol says for `exit`
 /// without `shutdown`, and for a client that just went away).
-pub fn run() -> std::io::Result<bool> {
+pub fn run() -> std::io::Result<Ended> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let clean = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    let ended = runtime.block_on(serve_until_unwritable(tokio::io::stdin(), tokio::io::stdout()));
     // A read of stdin may still be blocked on its thread; do not wait for it.
     runtime.shutdown_background();
-    Ok(clean)
+    Ok(ended)
+}
+
+/// How a server on stdio ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// The client sent `exit` or went away; `clean` when `shutdown` came first.
+    Exited { clean: bool },
+    /// Its output could not be written (a closed pipe: the client is gone): the server stops
+    /// at once instead of reading requests it can never answer.
+    Unwritable(std::io::Error),
 }
 
 /// An LSP position as `(line, character)`.
@@ -49,6 +59,14 @@ pub fn position_round_trip(
 /// Serves LSP over any byte streams (stdio, or a socket pair in tests) until the client exits;
 /// returns whether `shutdown` was received. Must run inside a tokio runtime.
 pub async fn serve(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio::io::AsyncWrite) -> bool {
+    match serve_until_unwritable(input, output).await {
+        Ended::Exited { clean } => clean,
+        Ended::Unwritable(_) => false,
+    }
+}
+
+/// [`serve`], saying whether it stopped because its output could not be written.
+async fn serve_until_unwritable(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio::io::AsyncWrite) -> Ended {
     let shut_down = Arc::new(AtomicBool::new(false));
     let flag = shut_down.clone();
     let (service, socket) = tower_lsp_server::LspService::build(move |client| server::Backend::new(client, flag))
@@ -71,6 +89,16 @@ pub async fn serve(input: impl tokio::io::AsyncRead + Unpin, output: impl tokio:
             }
         }
     };
-    tokio::join!(run, framing::write_out(queue, output));
-    shut_down.load(Ordering::SeqCst)
+    let run = std::pin::pin!(run);
+    let mut writer = std::pin::pin!(framing::write_out(queue, output));
+    let unwritable = tokio::select! {
+        // What the server queued before it ended is still written.
+        () = run => writer.await,
+        // A failed write ends the server; the writer only returns early when one failed.
+        failed = &mut writer => failed,
+    };
+    match unwritable {
+        Some(error) => Ended::Unwritable(error),
+        None => Ended::Exited { clean: shut_down.load(Ordering::SeqCst) },
+    }
 }
