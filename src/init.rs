@@ -109,7 +109,8 @@ pub fn render(found: &Found) -> String {
          #\n\
          # Every key is optional: a setting left out keeps the default shown here. This file applies\n\
          # to the files in this directory and below, up to a nested stagelint.toml (files are not\n\
-         # merged). Full reference: docs/configuration.md; `stagelint explain CODE` explains a rule.\n\
+         # merged). Every table and key: `stagelint explain configuration`; a rule:\n\
+         # `stagelint explain CODE`.\n\
          #\n{header}\n",
         env!("CARGO_PKG_VERSION")
     ));

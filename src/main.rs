@@ -16,7 +16,11 @@ use stagelint::render;
 use stagelint::workspace::discover::ConfigCache;
 
 #[derive(Parser)]
-#[command(name = "stagelint", version, about = "Lint LLM agent-workflow definitions: stage files, state machines")]
+#[command(
+    name = "stagelint",
+    version,
+    about = "Lint LLM agent-workflow definitions: stud-cli state machines (stage files and sm.yaml), climpt agents, Last Light workflows and @bastani/atomic workflows"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -507,6 +507,15 @@ fn line_numbers_count_lone_cr_and_not_unicode_separators() {
     assert!(text.contains("plan.md:14:13: error[sm/StageCtxUnresolved]"), "{text}");
 }
 
+/// Issue 32: `--help` names every system stagelint reads, not only stud-cli's.
+#[test]
+fn help_names_every_system() {
+    let help = stdout(&stagelint(&["--help"], repo()));
+    for system in ["stud-cli state machines", "climpt agents", "Last Light workflows", "@bastani/atomic workflows"] {
+        assert!(help.contains(system), "{system}: {help}");
+    }
+}
+
 /// Issue 32: a severity has one name wherever stagelint names it (`full` said `note` and `help`
 /// for info and hint, through its rendering library); SARIF and GitHub keep their own fixed
 /// vocabularies (`note`, `notice`), which the README lists.

@@ -323,6 +323,29 @@ fn init_does_not_shadow_a_dot_config_and_notes_a_parent_one() {
     assert!(stderr(&nested).contains(".stagelint.toml governed this directory until now"), "{}", stderr(&nested));
 }
 
+/// Issue 32: what `init` writes points at references a user has, not at this repository's
+/// files: every `stagelint explain TOPIC` it names is a topic `explain` prints.
+#[test]
+fn init_names_explain_topics_that_exist() {
+    let all = stagelint::init::Found {
+        families: BTreeSet::from(["sm", "steps", "lastlight", "atomic", "cassette"]),
+        ..Default::default()
+    };
+    let text = stagelint::init::render(&all);
+    assert!(!text.contains("docs/"), "a path the user's project does not have:\n{text}");
+    let topics: Vec<&str> = text
+        .split("`stagelint explain ")
+        .skip(1)
+        .filter_map(|rest| rest.split('`').next())
+        .filter(|topic| *topic != "CODE")
+        .collect();
+    assert!(topics.contains(&"configuration"), "{text}");
+    for topic in topics {
+        let output = stagelint(&["explain", topic], common::repo());
+        assert_eq!(output.status.code(), Some(0), "`stagelint explain {topic}`: {}", stderr(&output));
+    }
+}
+
 #[test]
 fn init_text_for_stage_definitions() {
     let found = stagelint::init::Found { families: BTreeSet::from(["sm"]), ..Default::default() };
