@@ -606,3 +606,31 @@ fn a_leading_block_suppression_covers_its_own_line() {
     let fixed = ATOMIC_LEADING_BLOCK.replace("/* stagelint: ignore[atomic/UnknownStageRef] */ ", "");
     assert_eq!(read(dir.path(), path), fixed);
 }
+
+/// Issue 32: the closing line counts fixes, not findings with a fix. A prompt shared by two
+/// workflows is reported for each, with the same fix, which `--fix` applies once: on a copy of
+/// `examples/` the summary said 6 and `--fix` applied 5.
+#[test]
+fn the_fix_count_is_what_fix_applies() {
+    let shared = common::temp_files(&[
+        ("workflows/a.yaml", "name: a\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n"),
+        ("workflows/b.yaml", "name: b\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n"),
+        ("workflows/prompts/plan.md", "Plan {{issue_title}}.\n"),
+    ]);
+    let examples = tempfile::tempdir().unwrap();
+    copy_dir(&common::repo().join("examples"), examples.path());
+    for dir in [shared.path(), examples.path()] {
+        let json = stagelint(&["check", "--format", "json"], dir);
+        let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        let fixable = json["summary"]["fixable"].as_u64().unwrap();
+        let concise = stdout(&stagelint(&["check", "--format", "concise"], dir));
+        assert!(concise.contains(&format!(" {fixable} fixable with `--fix`")), "{concise}");
+        let listed = stdout(&stagelint(&["check", "--show-fixes", "--format", "concise"], dir));
+        let unsafe_fixable = json["summary"]["unsafe_fixable"].as_u64().unwrap();
+        assert!(listed.contains(&format!("Fixes available ({}):", fixable + unsafe_fixable)), "{listed}");
+        let fixed = stagelint(&["check", "--fix"], dir);
+        assert!(stderr(&fixed).contains(&format!("applied {fixable} fix(es)")), "{fixable}: {}", stderr(&fixed));
+    }
+    let fixed = std::fs::read_to_string(shared.path().join("workflows/prompts/plan.md")).unwrap();
+    assert_eq!(fixed, "Plan {{issueTitle}}.\n");
+}

@@ -216,8 +216,7 @@ fn unsafe_hint(err: &mut impl Write, args: &CheckArgs, diagnostics: &[Diagnostic
     if args.unsafe_fixes {
         return;
     }
-    let unsafe_fixes = diagnostics
-        .iter()
+    let unsafe_fixes = render::with_distinct_fixes(diagnostics)
         .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == stagelint::diagnostic::Applicability::Unsafe))
         .count();
     if unsafe_fixes > 0 {

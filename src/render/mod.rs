@@ -7,7 +7,9 @@ pub mod json;
 pub mod sarif;
 pub mod statistics;
 
-use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use std::collections::HashSet;
+
+use crate::diagnostic::{Applicability, Diagnostic, FileId, Severity};
 use crate::source::{LineCol, Span};
 use crate::workspace::{SourceFile, Workspace};
 
@@ -19,9 +21,9 @@ pub struct Summary {
     pub warnings: usize,
     pub infos: usize,
     pub hints: usize,
-    /// Findings whose fix `--fix` applies.
+    /// Fixes `--fix` applies: each counted once, however many findings offer it.
     pub fixable: usize,
-    /// Findings whose fix only `--fix --unsafe-fixes` applies.
+    /// Fixes only `--fix --unsafe-fixes` applies, each counted once.
     pub unsafe_fixable: usize,
 }
 
@@ -35,10 +37,11 @@ impl Summary {
                 Severity::Info => summary.infos += 1,
                 Severity::Hint => summary.hints += 1,
             }
-            match d.fix.as_ref().map(|f| f.applicability) {
-                Some(Applicability::Safe) => summary.fixable += 1,
-                Some(Applicability::Unsafe) => summary.unsafe_fixable += 1,
-                None => {}
+        }
+        for fix in with_distinct_fixes(diagnostics).filter_map(|d| d.fix.as_ref()) {
+            match fix.applicability {
+                Applicability::Safe => summary.fixable += 1,
+                Applicability::Unsafe => summary.unsafe_fixable += 1,
             }
         }
         summary
@@ -64,6 +67,20 @@ impl Summary {
         };
         format!("Found {} ({checked}).{fixes}", parts.join(", "))
     }
+}
+
+/// The findings that offer a fix, each fix once: two findings may offer the same edits (a
+/// prompt shared by two workflows is reported for each), which `--fix` applies once. In finding
+/// order, each fix with the first finding that offers it.
+pub fn with_distinct_fixes(diagnostics: &[Diagnostic]) -> impl Iterator<Item = &Diagnostic> {
+    let mut seen: HashSet<Vec<(FileId, Span, &str)>> = HashSet::new();
+    diagnostics.iter().filter(move |d| {
+        let Some(fix) = &d.fix else { return false };
+        let mut edits: Vec<(FileId, Span, &str)> =
+            fix.edits.iter().map(|(file, edit)| (*file, edit.span, edit.replacement.as_str())).collect();
+        edits.sort_unstable();
+        seen.insert(edits)
+    })
 }
 
 fn plural(n: usize) -> &'static str {

@@ -75,7 +75,7 @@ fn best(a: Option<Applicability>, b: Option<Applicability>) -> Option<Applicabil
 /// `--show-fixes` without `--fix`: the fixes the findings offer, per file, in finding order,
 /// each with its position, code and title, unsafe ones marked.
 pub fn available_fixes(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    let with_fix: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.fix.is_some()).collect();
+    let with_fix: Vec<&Diagnostic> = crate::render::with_distinct_fixes(diagnostics).collect();
     if with_fix.is_empty() {
         return writeln!(out, "No fixes available.");
     }
