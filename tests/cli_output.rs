@@ -137,7 +137,11 @@ fn a_full_device_is_an_error_with_exit_code_1() {
         let output = run(case, Sink::Full);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{}", described(case, &output));
-        assert!(stderr.contains("stagelint: cannot write output: No space left on device"), "{}", described(case, &output));
+        assert!(
+            stderr.contains("stagelint: cannot write output: No space left on device"),
+            "{}",
+            described(case, &output)
+        );
         assert!(!stderr.contains("panicked"), "{}", described(case, &output));
     }
 }
