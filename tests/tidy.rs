@@ -32,9 +32,12 @@ fn every_module_starts_with_a_doc_comment() {
     assert!(missing.is_empty(), "modules without a `//!` doc: {missing:?}");
 }
 
+/// No test is ignored, except one that drives an outside tool `build.rs` looks for, which is
+/// ignored with a reason exactly when that tool is not on `PATH` (see [`is_tool_ignore`]).
 #[test]
 fn no_ignored_or_should_panic_tests_and_no_stubs() {
     let banned = ["#[ignore", "#[should_panic", "todo!(", "unimplemented!(", "dbg!("];
+    let tools = build_tools();
     let mut found = Vec::new();
     for (path, text) in files(&["src", "tests", "benches"]) {
         if path.ends_with("tidy.rs") {
@@ -44,9 +47,60 @@ fn no_ignored_or_should_panic_tests_and_no_stubs() {
             if let Some(b) = banned.iter().find(|b| line.contains(*b)) {
                 found.push(format!("{}:{}: {b}", path.display(), n + 1));
             }
+            let attribute = line.trim_start().starts_with("#[cfg_attr(");
+            if attribute && line.contains("ignore") && !is_tool_ignore(line, &tools) {
+                found.push(format!(
+                    "{}:{}: an ignore that is not `#[cfg_attr(not(tool_…), ignore = \"why\")]`",
+                    path.display(),
+                    n + 1
+                ));
+            }
         }
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The cfgs `build.rs` sets for the tools in its `TOOLS` list: `tool_<name>`, `-` written `_`.
+fn build_tools() -> Vec<String> {
+    let script = std::fs::read_to_string("build.rs").expect("build.rs");
+    let list = script.lines().find(|l| l.starts_with("const TOOLS: &[&str] = &[")).expect("the TOOLS list");
+    list.split('"').skip(1).step_by(2).map(|tool| format!("tool_{}", tool.replace('-', "_"))).collect()
+}
+
+/// Whether `line` is `#[cfg_attr(not(CONDITION), ignore = "REASON")]`, where CONDITION names
+/// only `tools` (alone, or in `all(…)`/`any(…)`) and REASON is not empty.
+fn is_tool_ignore(line: &str, tools: &[String]) -> bool {
+    let Some(rest) = line.trim().strip_prefix("#[cfg_attr(not(") else { return false };
+    let Some((condition, reason)) = rest.split_once("), ignore = \"") else { return false };
+    let Some(reason) = reason.strip_suffix("\")]") else { return false };
+    let names: Vec<&str> = condition
+        .split(|c: char| c == '(' || c == ')' || c == ',' || c.is_whitespace())
+        .filter(|word| !word.is_empty() && *word != "all" && *word != "any")
+        .collect();
+    !names.is_empty() && names.iter().all(|name| tools.iter().any(|t| t == name)) && !reason.trim().is_empty()
+}
+
+#[test]
+fn a_tool_ignore_names_a_tool_of_build_rs_and_a_reason() {
+    let tools = build_tools();
+    assert!(tools.contains(&"tool_pre_commit".to_string()), "{tools:?}");
+    let ok = [
+        "#[cfg_attr(not(tool_nvim), ignore = \"nvim is not on PATH\")]",
+        "    #[cfg_attr(not(all(tool_pre_commit, tool_git)), ignore = \"no pre-commit\")]",
+    ];
+    for line in ok {
+        assert!(is_tool_ignore(line, &tools), "{line}");
+    }
+    let wrong = [
+        "#[cfg_attr(not(tool_nvim), ignore)]",
+        "#[cfg_attr(not(tool_nvim), ignore = \"\")]",
+        "#[cfg_attr(not(tool_emacs), ignore = \"no emacs\")]",
+        "#[cfg_attr(unix, ignore = \"flaky\")]",
+        "#[cfg_attr(not(feature = \"lsp\"), ignore = \"needs lsp\")]",
+    ];
+    for line in wrong {
+        assert!(!is_tool_ignore(line, &tools), "{line}");
+    }
 }
 
 /// The floors of `src/`, lowest first (ARCHITECTURE.md draws them). A module imports only
