@@ -115,13 +115,20 @@ pub fn render(found: &Found) -> String {
         env!("CARGO_PKG_VERSION")
     ));
     out.push_str(
-        "# [files]: files to check that stagelint would not recognise by their content. Globs are\n\
-         # relative to this file's directory; `*` stays within a directory, `**` crosses them.\n\
+        "# [files]: files to check that stagelint would not recognise by their content, and files to\n\
+         # leave out. Globs are relative to this file's directory; `*` stays within a directory, `**`\n\
+         # crosses them.\n\
          [files]\n\
          # Markdown files to check as stage definitions even without a stage key in the frontmatter.\n\
          stages = []\n\
          # YAML files to check as Last Light workflows even without `phases:` or `kind: cron`.\n\
-         workflows = []\n\n",
+         workflows = []\n\
+         # Files and directories never read, besides `.gitignore`d ones: a name without `/` anywhere,\n\
+         # a path with `/` from this directory. `exclude` replaces the defaults (node_modules,\n\
+         # .venv, .tox, ...; `stagelint explain configuration` lists them), `extend-exclude` adds.\n\
+         # extend-exclude = [\"tests/fixtures\", \"*.draft.md\"]\n\
+         # Leave them out when named on the command line too (as pre-commit names staged files).\n\
+         # force-exclude = true\n\n",
     );
     out.push_str(&tools(found));
     out.push_str(&section(

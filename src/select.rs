@@ -24,11 +24,13 @@ impl Selection {
         Ok(Selection { select, ignore: resolve_all(ignore, "--ignore")? })
     }
 
-    /// Whether findings of `code` are kept.
+    /// Whether findings of `code` are kept. A config that cannot be used is reported whatever
+    /// `--select` names (as ruff reports a syntax error): the files it governs went unchecked.
     pub fn allows(&self, code: &str) -> bool {
         let family = crate::registry::family_of(code);
         let matches = |entries: &[String]| entries.iter().any(|e| e == code || e == family);
-        self.select.as_deref().is_none_or(matches) && !matches(&self.ignore)
+        let selected = code == crate::families::stagelint::InvalidConfig || self.select.as_deref().is_none_or(matches);
+        selected && !matches(&self.ignore)
     }
 
     pub fn apply(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {

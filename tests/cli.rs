@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{repo, stagelint, stderr, stdout, write};
+use common::{repo, stagelint, stagelint_stdin, stderr, stdout, write};
 
 const CLEAN_STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n";
 
@@ -73,80 +73,96 @@ fn a_cassette_named_alone_replays_the_loose_stage_beside_it() {
     );
 }
 
+/// Issue 32: a config that cannot be used is a finding on itself at each problem's position
+/// (`stagelint/InvalidConfig`, an error: exit code 1); the files it governs are not checked.
 #[test]
-fn bad_config_is_exit_two_with_position() {
+fn a_bad_config_is_a_finding_at_its_position() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "stagelint.toml", "[rules]\n\"sm/UnknownTol\" = \"off\"\n");
-    write(dir.path(), "plan.md", CLEAN_STAGE);
-    let output = stagelint(&["check", "."], dir.path());
-    assert_eq!(output.status.code(), Some(2));
-    let err = stderr(&output);
-    assert!(err.contains("stagelint.toml:2:1"), "{err}");
-    assert!(err.contains("did you mean `sm/UnknownTool`"), "{err}");
-
+    write(dir.path(), "plan.md", &CLEAN_STAGE.replace("[Read]", "[Grpe]"));
+    let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "stagelint.toml:2:1: error[stagelint/InvalidConfig] invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?\nFound 1 error (1 file checked).\n"
+    );
     write(dir.path(), "stagelint.toml", "[sm]\nplaceholder-dialect = \"handlebars\"\n");
-    let output = stagelint(&["check", "."], dir.path());
+    let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    assert!(stdout(&output).starts_with("stagelint.toml:2:23: error[stagelint/InvalidConfig]"), "{}", stdout(&output));
+    // `--select` does not hide it: the files it governs went unchecked.
+    let output = stagelint(&["check", ".", "--format", "concise", "--select", "sm"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("[stagelint/InvalidConfig]"), "{}", stdout(&output));
+    // A config named with --config is an argument: a usage error, exit code 2.
+    let output = stagelint(&["check", ".", "--config", "stagelint.toml"], dir.path());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("stagelint.toml:2:23"), "{}", stderr(&output));
-
-    write(dir.path(), "stagelint.toml", "[tool]\nregistered = []\n");
-    let output = stagelint(&["check", "."], dir.path());
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("unknown table `[tool]`; did you mean `tools`?"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("stagelint.toml:2:23: invalid config"), "{}", stderr(&output));
 }
 
-/// Issue 16: every problem of a config in one run, each on its own line with its position.
+/// Issue 16: every problem of a config in one run, each at its own position; issue 32: every
+/// broken config of the tree, and the rest of the tree checked.
 #[test]
 fn every_config_problem_is_reported_in_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let config = "[tool]\n[tools]\nregistred = []\n[sm]\nbackoffs = \"none\"\n[rules]\n\"sm/UnknownTol\" = \"loud\"\n";
     write(dir.path(), "stagelint.toml", config);
     write(dir.path(), "plan.md", CLEAN_STAGE);
-    let output = stagelint(&["check", "."], dir.path());
-    assert_eq!(output.status.code(), Some(2));
-    assert!(output.stdout.is_empty(), "nothing is checked: {}", stdout(&output));
+    let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
     assert_eq!(
-        stderr(&output),
-        "stagelint: stagelint.toml:1:2: invalid config: unknown table `[tool]`; did you mean `tools`?
-stagelint: stagelint.toml:3:1: invalid config: unknown key `registred` in `[tools]`; did you mean `registered`?
-stagelint: stagelint.toml:5:12: invalid config: `backoffs` in `[sm]` takes a list of strings, not a string
-stagelint: stagelint.toml:7:1: invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?
-stagelint: stagelint.toml:7:19: invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\" (`warn` is `warning`)
+        stdout(&output),
+        "stagelint.toml:1:2: error[stagelint/InvalidConfig] invalid config: unknown table `[tool]`; did you mean `tools`?
+stagelint.toml:3:1: error[stagelint/InvalidConfig] invalid config: unknown key `registred` in `[tools]`; did you mean `registered`?
+stagelint.toml:5:12: error[stagelint/InvalidConfig] invalid config: `backoffs` in `[sm]` takes a list of strings, not a string
+stagelint.toml:7:1: error[stagelint/InvalidConfig] invalid config: unknown rule code or family `sm/UnknownTol`; did you mean `sm/UnknownTool`?
+stagelint.toml:7:19: error[stagelint/InvalidConfig] invalid config: unknown level `loud`; expected \"error\", \"warning\", \"info\", \"hint\", \"on\" or \"off\" (`warn` is `warning`)
+Found 5 errors (1 file checked).
 "
     );
-    // Several broken configs in the tree: all of them, with --fix too (which writes nothing).
+    // Two broken configs in the tree: both reported, with --fix too, which fixes nothing they
+    // govern; a sound config beside them governs files that are checked and fixed.
     write(dir.path(), "stagelint.toml", "[tols]\n");
     write(dir.path(), "b/stagelint.toml", "[rules]\nnope = \"off\"\n");
     let plan = CLEAN_STAGE.replace("Task:", "Task: ${ctx.task}");
     write(dir.path(), "b/plan.md", &plan);
-    for args in [&["check"][..], &["check", "--fix"]] {
+    write(dir.path(), "c/stagelint.toml", "");
+    write(dir.path(), "c/plan.md", &plan);
+    for args in [&["check", "--format", "concise"][..], &["check", "--fix", "--format", "concise"]] {
         let output = stagelint(args, dir.path());
-        assert_eq!(output.status.code(), Some(2));
-        let err = stderr(&output);
-        assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config: unknown table `[tols]`"), "{err}");
+        assert_eq!(output.status.code(), Some(1));
+        let out = stdout(&output);
         assert!(
-            err.contains("stagelint: b/stagelint.toml:2:1: invalid config: unknown rule code or family `nope`"),
-            "{err}"
+            out.contains("stagelint.toml:1:2: error[stagelint/InvalidConfig] invalid config: unknown table `[tols]`"),
+            "{out}"
         );
+        assert!(out.contains("b/stagelint.toml:2:1: error[stagelint/InvalidConfig] invalid config: unknown rule code or family `nope`"), "{out}");
+        assert!(!out.contains("b/plan.md"), "{out}");
     }
     assert_eq!(std::fs::read_to_string(dir.path().join("b/plan.md")).unwrap(), plan, "nothing fixed");
+    assert!(std::fs::read_to_string(dir.path().join("c/plan.md")).unwrap().contains("{{ctx.task}}"), "fixed");
 }
 
+/// A broken config is reported with its path relative to the current directory, also when
+/// nothing is there to check, and also when it sits above the paths named.
 #[test]
-fn bad_config_without_definitions_is_still_exit_two_with_a_relative_path() {
+fn a_bad_config_without_definitions_is_reported_with_a_relative_path() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "stagelint.toml", "[tols]\n");
-    let output = stagelint(&["check"], dir.path());
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
-    let err = stderr(&output);
-    assert!(err.contains("stagelint: stagelint.toml:1:2: invalid config"), "{err}");
-    assert!(!err.contains(&dir.path().display().to_string()), "the path is relative: {err}");
+    let output = stagelint(&["check", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let out = stdout(&output);
+    assert!(out.starts_with("stagelint.toml:1:2: error[stagelint/InvalidConfig] invalid config"), "{out}");
+    assert!(!out.contains(&dir.path().display().to_string()), "the path is relative: {out}");
+    write(dir.path(), "sub/plan.md", CLEAN_STAGE);
+    let output = stagelint(&["check", "--format", "concise", "sub/plan.md"], dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(stdout(&output).starts_with("stagelint.toml:1:2: error[stagelint/InvalidConfig]"), "{}", stdout(&output));
     // A broken config further down the tree, with nothing to check beside it, too.
     std::fs::remove_file(dir.path().join("stagelint.toml")).unwrap();
     write(dir.path(), "sub/stagelint.toml", "[rules]\nnope = \"off\"\n");
-    let output = stagelint(&["check", "."], dir.path());
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("sub/stagelint.toml:2:1"), "{}", stderr(&output));
+    let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("sub/stagelint.toml:2:1: error[stagelint/InvalidConfig]"), "{}", stdout(&output));
 }
 
 #[test]
@@ -277,7 +293,7 @@ fn explain_a_code_without_its_family_names_the_full_codes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("stagelint.toml"), "[rules]\nNestedIf = \"off\"\n").unwrap();
     let output = stagelint(&["check", "."], dir.path());
-    assert!(stderr(&output).contains("`NestedIf`; did you mean `lastlight/NestedIf`?"), "{}", stderr(&output));
+    assert!(stdout(&output).contains("`NestedIf`; did you mean `lastlight/NestedIf`?"), "{}", stdout(&output));
 }
 
 #[test]
@@ -795,22 +811,6 @@ fn machine_for_stdin() -> tempfile::TempDir {
         ("plan.md", &plan),
         ("execute.md", &execute),
     ])
-}
-
-/// Runs the binary in `cwd` with `input` on standard input.
-fn stagelint_stdin(args: &[&str], cwd: &std::path::Path, input: &str) -> std::process::Output {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NO_COLOR")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
-    child.wait_with_output().expect("output")
 }
 
 /// Issue 16: `check - --stdin-filename PATH` (ALE, conform.nvim, efm) checks the text on

@@ -19,9 +19,9 @@
 //! open document written to disk first): same codes, severities and ranges, counted as the
 //! client does (a leading byte order mark is a character of an open document, none of a file
 //! on disk). Allowed on top: findings a dry-run printed for the file, which stay until it is
-//! checked again. When the command line refuses a broken config (exit 2), the editor's promise
-//! instead: the config's problems where the command line prints them, nothing on the files it
-//! governs, and the rest as `stagelint check` reports it without them.
+//! checked again. A broken config is a finding of both (`stagelint/InvalidConfig`), and both
+//! leave out the files it governs; configs that exclude files (`[files] exclude`, nested ones
+//! too) leave out the same files in both.
 //!
 //! CI runs 128 sequences (about 40 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
 //! runs more. A failure shrinks to a short list of actions, printed by file name.
@@ -107,6 +107,10 @@ const CONTENTS: &[&str] = &[
     "---\nid: plan\n---\nbody\r\nwith a lone\rcarriage return 😀\n",
     "\u{feff}entry: plna\n",
     "\u{feff}---\nid: extra\nname: Extra\n---\n\nDo {{ctx.tsak}}.\n",
+    "[files]\nextend-exclude = [\"loose\", \"*.cassette.yaml\"]\n",
+    "[files]\nexclude = [\"handoff/plan.md\", \"extra.md\"]\nforce-exclude = true\n",
+    "[files]\nextend-exclude = [\"prompts\", \"dry/\"]\n",
+    "[files]\nexclude = [\"[\"]\n",
 ];
 
 /// What an edit inserts.
@@ -322,7 +326,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (file(), 0..CONTENTS.len()).prop_map(|(f, c)| Op::Create(f, Text(CONTENTS, c))),
         1 => file().prop_map(Op::Delete),
         1 => (file(), file()).prop_map(|(a, b)| Op::Rename(a, b)),
-        1 => (3..7usize).prop_map(|c| Op::Config(Text(CONTENTS, c))),
+        1 => prop_oneof![3..7usize, 12..16usize].prop_map(|c| Op::Config(Text(CONTENTS, c))),
         5 => (request(), file(), at()).prop_map(|(r, f, a)| Op::Ask(r, f, a)),
         1 => dry_run().prop_map(Op::DryRun),
         1 => file().prop_map(Op::ToggleBom),
@@ -742,10 +746,7 @@ impl Session {
             std::fs::write(path, text).expect("write");
         }
         let sent = self.sent();
-        let expected = match cli_findings(self.root.path(), self.utf16, &sent) {
-            Ok(found) => found,
-            Err(broken) => self.without_broken_configs(&broken),
-        };
+        let expected = cli_findings(self.root.path(), self.utf16, &sent);
         let mut uris: Vec<&String> = expected.keys().chain(last.keys()).collect();
         uris.sort();
         uris.dedup();
@@ -755,16 +756,7 @@ impl Session {
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|d| match d["code"].as_str() {
-                    // Compared with what the command line says of a broken config: position
-                    // and message (the server adds a help line).
-                    Some("stagelint/InvalidConfig") => {
-                        let message = d["message"].as_str().unwrap_or_default();
-                        let message = message.split("\nhelp: ").next().unwrap_or_default();
-                        json!({"code": d["code"], "start": d["range"]["start"], "message": message})
-                    }
-                    _ => json!({"code": d["code"], "severity": d["severity"], "range": d["range"]}),
-                })
+                .map(|d| json!({"code": d["code"], "severity": d["severity"], "range": d["range"]}))
                 .collect();
             // The command line's column 1 on the first line is before or after a byte order
             // mark: in an open document, where the server counts it, either is right.
@@ -828,51 +820,6 @@ impl Session {
     fn sent(&self) -> HashSet<PathBuf> {
         self.open.keys().map(|p| p.strip_prefix(self.root.path()).expect("under the root").to_path_buf()).collect()
     }
-
-    /// What the editor promises when `stagelint check` refuses a broken config (`broken`, as
-    /// the command line reported it): each broken config shows its problems
-    /// (`stagelint/InvalidConfig`, where the command line puts them); the files it governs (the
-    /// nearest config above them) show nothing; every other file shows what `stagelint check`
-    /// reports on the workspace without the broken configs and the files they govern.
-    fn without_broken_configs(&mut self, broken: &[ConfigProblem]) -> Findings {
-        let root = self.root.path();
-        let broken_paths: Vec<&PathBuf> = broken.iter().map(|(path, _, _)| path).collect();
-        let rest = tempfile::tempdir().expect("temp dir");
-        for file in files_under(root) {
-            let governing =
-                file.parent().expect("a directory").ancestors().take_while(|dir| dir.starts_with(root)).find_map(
-                    |dir| ["stagelint.toml", ".stagelint.toml"].iter().map(|name| dir.join(name)).find(|c| c.is_file()),
-                );
-            if broken_paths.contains(&&file) || governing.is_some_and(|config| broken_paths.contains(&&config)) {
-                continue;
-            }
-            let to = rest.path().join(file.strip_prefix(root).expect("under the root"));
-            std::fs::create_dir_all(to.parent().expect("a directory")).expect("mkdir");
-            std::fs::copy(&file, &to).expect("copy");
-        }
-        let sent = self.sent();
-        let mut expected = match cli_findings(rest.path(), self.utf16, &sent) {
-            Ok(found) => found,
-            Err(still) => {
-                self.problems.push(format!("without its broken configs, the workspace still has some: {still:?}"));
-                HashMap::new()
-            }
-        };
-        // Found in the copy: named as the workspace's files.
-        let copy = uri(rest.path());
-        expected = expected.into_iter().map(|(name, found)| (name.replacen(&copy, &uri(root), 1), found)).collect();
-        for (path, start, message) in broken {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            let sent = sent.contains(path.strip_prefix(root).expect("under the root"));
-            let start = cli_position(&text, start, self.utf16, sent);
-            let finding = json!({"code": "stagelint/InvalidConfig", "start": start, "message": message});
-            expected.entry(uri(path)).or_default().push(finding);
-        }
-        for list in expected.values_mut() {
-            list.sort_by_key(Value::to_string);
-        }
-        expected
-    }
 }
 
 /// A line of `concise` output: the file, the position (1-based line and column), the code.
@@ -886,53 +833,17 @@ fn concise_line(line: &str) -> Option<(PathBuf, Value, String)> {
     Some((path, json!({"line": line, "column": column}), code))
 }
 
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("readable").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
-
-/// A problem of a broken config as the command line prints it: the config, where (`line` and
-/// `column`), and what.
-type ConfigProblem = (PathBuf, Value, String);
-
 /// Findings by file URI.
 type Findings = HashMap<String, Vec<Value>>;
 
-/// `stagelint check --format json` on `root`, by file URI, in the client's positions, sorted;
-/// when it refuses to check (a broken `stagelint.toml`: exit 2), each problem it printed:
-/// the config, where (`line` and `column`), and what.
+/// `stagelint check --format json` on `root`, by file URI, in the client's positions, sorted.
 /// `sent` names the open documents (relative to `root`), whose positions count a byte order mark.
-fn cli_findings(root: &Path, utf16: bool, sent: &HashSet<PathBuf>) -> Result<Findings, Vec<ConfigProblem>> {
+fn cli_findings(root: &Path, utf16: bool, sent: &HashSet<PathBuf>) -> Findings {
     let output = Command::new(env!("CARGO_BIN_EXE_stagelint"))
         .args(["check", "--format", "json", "."])
         .current_dir(root)
         .output()
         .expect("stagelint check runs");
-    if output.status.code() == Some(2) {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let broken: Vec<ConfigProblem> = stderr
-            .lines()
-            .filter_map(|line| {
-                let (at, message) = line.strip_prefix("stagelint: ")?.split_once(": invalid config: ")?;
-                let mut parts = at.rsplitn(3, ':');
-                let column: u64 = parts.next()?.parse().ok()?;
-                let line: u64 = parts.next()?.parse().ok()?;
-                let path = root.join(parts.next()?);
-                Some((path, json!({"line": line, "column": column}), format!("invalid config: {message}")))
-            })
-            .collect();
-        assert!(!broken.is_empty(), "exit 2 without a config problem: {stderr}");
-        return Err(broken);
-    }
     let report: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
     let mut out: HashMap<String, Vec<Value>> = HashMap::new();
@@ -958,7 +869,7 @@ fn cli_findings(root: &Path, utf16: bool, sent: &HashSet<PathBuf>) -> Result<Fin
     for list in out.values_mut() {
         list.sort_by_key(Value::to_string);
     }
-    Ok(out)
+    out
 }
 
 fn run(utf16: bool, ops: &[Op]) -> Vec<String> {
@@ -1172,6 +1083,37 @@ fn sequences_a_config_opened_during_the_index_governs_its_later_batches() {
             &[Op::DryRun(DryRun::WithCassette(sm, sm)), Op::Edit(named("stagelint.toml"), vec![fence.clone()])],
         );
     }
+}
+
+/// Issue 32: configs that exclude files leave out the same files in the editor as in `check`:
+/// names and paths, a nested config's own patterns, prompts a workflow names (read for it,
+/// never reported), an agent's prompts (then missing for its registry), open documents in an
+/// excluded directory, and a pattern that does not parse (a broken config in both).
+#[test]
+fn sequences_excludes_leave_out_the_same_files() {
+    let fence = Change { start: 0, len: 0, past_line_end: false, insert: Text(INSERTS, 7) };
+    for content in 12..16 {
+        let config = Text(CONTENTS, content);
+        assert_agrees(false, &[Op::Config(config)]);
+        assert_agrees(
+            true,
+            &[
+                Op::Config(config),
+                Op::Open(named("dry/plan.md")),
+                Op::Edit(named("handoff/plan.md"), vec![fence.clone()]),
+                Op::Create(named("loose/draft.md"), Text(CONTENTS, 1)),
+            ],
+        );
+        assert_agrees(
+            false,
+            &[Op::Create(named("handoff/stagelint.toml"), config), Op::Open(named("handoff/plan.md"))],
+        );
+    }
+    // Found by the random sequences: an open prompt of an excluded directory, deleted on disk,
+    // made the editor read it (and then miss the agent's other prompts) where `check` of the
+    // saved files never enters the directory.
+    let prompt = named(".agent/fixer/prompts/system.md");
+    assert_agrees(false, &[Op::Config(Text(CONTENTS, 14)), Op::Delete(prompt), Op::Edit(prompt, vec![fence])]);
 }
 
 /// A hover in a cassette just after an emoji (`😀x`) panicked (the word's start was one byte

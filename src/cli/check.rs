@@ -7,13 +7,13 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use stagelint::config::{Config, ConfigError};
+use stagelint::config::Config;
 use stagelint::diagnostic::{Diagnostic, Severity};
 use stagelint::fix;
 use stagelint::render::{self, Summary};
 use stagelint::select::Selection;
 use stagelint::workspace::Workspace;
-use stagelint::workspace::discover::{ConfigCache, absolute, discover_with_overlay};
+use stagelint::workspace::discover::{ConfigCache, ExcludeOptions, absolute, discover_with_overlay};
 
 use super::{Color, Failure};
 
@@ -61,6 +61,17 @@ pub struct CheckArgs {
     /// Print one line per code (count, code, fix marker, summary) instead of the findings.
     #[arg(long)]
     statistics: bool,
+    /// Leave out files and directories matching these patterns, instead of every config's
+    /// `[files] exclude` (comma-separated, repeatable; `name` anywhere, `dir/name` from the
+    /// current directory).
+    #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+    exclude: Option<Vec<String>>,
+    /// Leave out these too, besides what the configs exclude (comma-separated, repeatable).
+    #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+    extend_exclude: Vec<String>,
+    /// Apply the excludes to paths named on the command line too (as pre-commit names files).
+    #[arg(long)]
+    force_exclude: bool,
     /// After the report, list the fixes applied (`--fix`, `--diff`) or available, per file.
     #[arg(long)]
     show_fixes: bool,
@@ -99,7 +110,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
         }
     }
     let overlay: HashMap<PathBuf, String> = stdin.iter().map(|s| (s.path.clone(), s.text.clone())).collect();
-    let mut configs = ConfigCache::new(forced).with_overlay(&overlay);
+    let excludes = ExcludeOptions {
+        exclude: args.exclude.clone(),
+        extend_exclude: args.extend_exclude.clone(),
+        force_exclude: args.force_exclude,
+    };
+    // A config that cannot be used is a finding on itself (`stagelint/InvalidConfig`); the
+    // files it governs are left out and the rest is checked.
+    let mut configs = ConfigCache::new(forced).with_overlay(&overlay).with_excludes(&excludes)?.tolerant();
     if args.fix || args.diff {
         let select = |diagnostics| {
             let selected = selection.apply(diagnostics);
@@ -108,7 +126,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
             if stdin.is_none() { selected } else { selected.into_iter().map(only_own_file_fixes).collect() }
         };
         let fixed = fix::fix_paths(&paths, &mut configs, &select, args.unsafe_fixes, overlay.clone())
-            .map_err(|e| every_broken_config(&paths, &overlay, e))?;
+            .map_err(|e| e.to_string())?;
         let files = fixed.changed.len();
         let mut err = io::stderr().lock();
         if args.diff {
@@ -137,27 +155,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
         drop(err);
         return report(&args, &fixed.workspace, &fixed.diagnostics, stdin.is_some(), Some(&fixed.fixes));
     }
-    let workspace =
-        discover_with_overlay(&paths, &mut configs, &overlay).map_err(|e| every_broken_config(&paths, &overlay, e))?;
+    let workspace = discover_with_overlay(&paths, &mut configs, &overlay).map_err(|e| e.to_string())?;
     let diagnostics = selection.apply(stagelint::check::check(&workspace));
     let code = report(&args, &workspace, &diagnostics, false, None);
     // The process ends next: freeing tens of thousands of parsed files one by one would cost
     // about a tenth of a large run, and the operating system takes the memory back anyway.
     std::mem::forget((workspace, diagnostics));
     code
-}
-
-/// Discovery stops at the first config it cannot use; after that, the problems of every broken
-/// config under `paths`, so all are reported in one run (`first` alone if the walk finds no
-/// other). The editor's tolerant walk records them instead of stopping.
-fn every_broken_config(paths: &[PathBuf], overlay: &HashMap<PathBuf, String>, first: ConfigError) -> String {
-    let mut tolerant = ConfigCache::for_editor(overlay);
-    let _ = discover_with_overlay(paths, &mut tolerant, overlay);
-    let mut errors: Vec<&ConfigError> = tolerant.broken().collect();
-    if !errors.contains(&&first) {
-        errors.insert(0, &first);
-    }
-    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
 }
 
 /// Standard input standing for the file at `path` (absolute).

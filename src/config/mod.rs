@@ -2,10 +2,12 @@
 
 mod atomic;
 mod defaults;
+mod exclude;
 mod read;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::GlobSet;
 
@@ -17,6 +19,7 @@ use crate::template::stage::Dialect;
 
 pub use atomic::{AtomicSettings, SdkRange, SdkVersion};
 pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
+pub use exclude::{DEFAULT_EXCLUDES, Excludes};
 
 /// File names looked for in each ancestor directory, in order.
 pub const CONFIG_NAMES: [&str; 2] = ["stagelint.toml", ".stagelint.toml"];
@@ -25,7 +28,16 @@ pub const CONFIG_NAMES: [&str; 2] = ["stagelint.toml", ".stagelint.toml"];
 /// [`Config::parse`] accepts (a test parses each key, and refuses one that is not listed), for
 /// the editor's completion. `[rules]` and `[per-file-ignores]` are keyed by codes and globs.
 pub const TABLES: &[(&str, &[(&str, &str)])] = &[
-    ("files", &[("stages", "list of globs"), ("workflows", "list of globs")]),
+    (
+        "files",
+        &[
+            ("stages", "list of globs"),
+            ("workflows", "list of globs"),
+            ("exclude", "list of patterns"),
+            ("extend-exclude", "list of patterns"),
+            ("force-exclude", "true or false"),
+        ],
+    ),
     ("tools", &[("registered", "list of strings"), ("extra", "list of strings")]),
     (
         "sm",
@@ -76,6 +88,12 @@ pub struct Config {
     pub stage_globs: GlobSet,
     /// `[files] workflows`: YAML files checked as Last Light workflows whatever their content.
     pub workflow_globs: GlobSet,
+    /// `[files] exclude` ([`DEFAULT_EXCLUDES`] unless set): files and directories never read.
+    pub exclude: Arc<Excludes>,
+    /// `[files] extend-exclude`: excluded too.
+    pub extend_exclude: Arc<Excludes>,
+    /// `[files] force-exclude`: the excludes apply to paths named on the command line too.
+    pub force_exclude: bool,
     /// `[lastlight]` settings.
     pub lastlight: Lastlight,
     /// The live tool set: bundled, discovered and MCP names. Ordered, so a did-you-mean among
@@ -183,6 +201,9 @@ impl Config {
             root: root.to_path_buf(),
             stage_globs: GlobSet::empty(),
             workflow_globs: GlobSet::empty(),
+            exclude: Excludes::defaults(),
+            extend_exclude: Excludes::none(),
+            force_exclude: false,
             lastlight: Lastlight {
                 release: Target::exact(releases::NEWEST),
                 release_source: ReleaseSource::Default,

@@ -8,7 +8,7 @@ use globset::{GlobSet, GlobSetBuilder};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::config::{Config, LEVELS, Level, ReleaseSource, TABLES};
+use crate::config::{Config, Excludes, LEVELS, Level, ReleaseSource, TABLES};
 use crate::diagnostic::Severity;
 use crate::registry::releases::lastlight::{self as releases, ReleaseId, Target};
 use crate::template::stage::Dialect;
@@ -82,6 +82,12 @@ impl Reader<'_> {
             match (self.table, key_text) {
                 ("files", "stages") => config.stage_globs = self.globs(key_text, value),
                 ("files", "workflows") => config.workflow_globs = self.globs(key_text, value),
+                ("files", "exclude") => config.exclude = self.excludes(key_text, value, &config.root),
+                ("files", "extend-exclude") => config.extend_exclude = self.excludes(key_text, value, &config.root),
+                ("files", "force-exclude") => match value.get_ref() {
+                    DeValue::Boolean(on) => config.force_exclude = *on,
+                    other => self.wrong_type(key_text, value.span(), "true or false", other),
+                },
                 ("tools", "registered") => replace.push((key_text, value)),
                 ("tools", "extra") => add.push((key_text, value)),
                 ("sm", "placeholder-dialect") => {
@@ -277,6 +283,15 @@ impl Reader<'_> {
         let globs = self.spanned_strings(key, value).unwrap_or_default();
         let globs: Vec<(&str, Range<usize>)> = globs.iter().map(|(g, span)| (g.as_str(), span.clone())).collect();
         self.glob_set(&globs)
+    }
+
+    /// Exclude patterns, anchored at `root`; each that does not parse is a problem.
+    fn excludes(&mut self, key: &str, value: &Value<'_>, root: &std::path::Path) -> std::sync::Arc<Excludes> {
+        let patterns = self.spanned_strings(key, value).unwrap_or_default();
+        let patterns: Vec<(&str, Range<usize>)> = patterns.iter().map(|(p, span)| (p.as_str(), span.clone())).collect();
+        let (excludes, problems) = Excludes::compile(&patterns, root);
+        self.problems.extend(problems);
+        std::sync::Arc::new(excludes)
     }
 
     /// The globs that parse; each that does not is a problem.

@@ -70,13 +70,16 @@ pub(super) async fn analysis_loop(
             let overlay = overlay.clone();
             let roots = roots.clone();
             let listing = tokio::task::spawn_blocking(move || {
+                // Excluded directories are not walked, with the open configs' unsaved text.
+                let configs = ConfigCache::for_editor(&overlay);
+                let open = |p: &Path| overlay.contains_key(p);
                 if all {
                     let mut wanted: HashSet<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
-                    wanted.extend(scopes_with_open(&roots, &|p| overlay.contains_key(p)));
+                    wanted.extend(scopes_with_open(&roots, &open, configs.store()));
                     wanted
                 } else {
                     let mut wanted = dirty.scopes;
-                    wanted.extend(scopes_with_open(&folders, &|p| overlay.contains_key(p)));
+                    wanted.extend(scopes_with_open(&folders, &open, configs.store()));
                     wanted
                 }
             });

@@ -79,9 +79,10 @@ impl Family for Stagelint {
                 for problem in problems {
                     let span = if problem.span.end <= file.text.len() { problem.span } else { Span::empty(0) };
                     let message = format!("invalid config: {}", problem.message);
-                    out.push(Diagnostic::new(InvalidConfig, file.id, span, message).with_help(
-                        "the files this config governs are not checked until it is fixed (`stagelint check` stops with exit code 2)",
-                    ));
+                    out.push(
+                        Diagnostic::new(InvalidConfig, file.id, span, message)
+                            .with_help("the files this config governs are not checked until it is fixed"),
+                    );
                 }
             }
         }

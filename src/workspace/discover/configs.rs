@@ -1,5 +1,6 @@
 //! The config that governs each directory: found upward once per directory, loaded once per
-//! file, and in the editor's tolerant mode a broken one recorded instead of failing discovery.
+//! file (by the shared `ConfigStore`), and in tolerant mode a broken one recorded instead of
+//! failing discovery.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,28 +8,26 @@ use std::sync::Arc;
 
 use crate::config::{self, Config, ConfigError, ReleaseSource};
 use crate::util::FastMap;
+use crate::workspace::discover::exclude::{ConfigStore, ExcludeOptions};
 use crate::workspace::lastlight_release;
 
 /// A config with the Last Light release detected, per `workflows` directory.
 type ReleaseConfigs = HashMap<PathBuf, Arc<Config>>;
 
-/// Finds and loads the config for each directory once.
+/// The config for each directory, looked up once: a [`ConfigStore`] finds and loads the
+/// files (shared with the walkers), this keeps the answers of one thread.
 pub struct ConfigCache {
+    store: Arc<ConfigStore>,
     by_dir: FastMap<PathBuf, Result<Arc<Config>, ConfigError>>,
-    by_file: FastMap<PathBuf, Result<Arc<Config>, ConfigError>>,
-    /// The nearest config file at or above each directory looked at.
-    nearest: FastMap<PathBuf, Option<PathBuf>>,
     /// The built-in defaults, shared by every directory no config file governs: a config is a
     /// few hundred small allocations, and a large repository has thousands of directories.
     defaults: Option<Arc<Config>>,
     /// The directory asked about last, and its answer.
     last: Option<(PathBuf, Result<Arc<Config>, ConfigError>)>,
-    /// Set by `--config`: one config for everything.
+    /// `--config`, kept to build the store again with an overlay or options.
     forced: Option<Arc<Config>>,
-    /// Config texts an editor holds (saved or not), read instead of the files.
-    overlay: HashMap<PathBuf, String>,
-    /// The language server's mode: a config that cannot be used is recorded in `broken` and the
-    /// files it governs are left out, instead of failing the whole discovery.
+    /// A config that cannot be used is recorded in `broken` and the files it governs are left
+    /// out, instead of failing the whole discovery (the language server, and `check`).
     tolerant: bool,
     broken: std::collections::BTreeMap<PathBuf, ConfigError>,
     /// Configs with the Last Light release detected: per config (by address, kept alive here so
@@ -38,14 +37,13 @@ pub struct ConfigCache {
 
 impl ConfigCache {
     pub fn new(forced: Option<Config>) -> ConfigCache {
+        let forced = forced.map(Arc::new);
         ConfigCache {
+            store: Arc::new(ConfigStore::plain(forced.clone(), HashMap::new())),
             by_dir: FastMap::default(),
-            by_file: FastMap::default(),
-            nearest: FastMap::default(),
             defaults: None,
             last: None,
-            forced: forced.map(Arc::new),
-            overlay: HashMap::new(),
+            forced,
             tolerant: false,
             broken: std::collections::BTreeMap::new(),
             releases: HashMap::new(),
@@ -84,24 +82,42 @@ impl ConfigCache {
     /// The cache of an editor: configs are read from `overlay` when it holds them (unsaved
     /// edits count), and a broken one only leaves out the files it governs.
     pub fn for_editor(overlay: &HashMap<PathBuf, String>) -> ConfigCache {
-        ConfigCache { tolerant: true, ..ConfigCache::new(None).with_overlay(overlay) }
+        ConfigCache::new(None).with_overlay(overlay).tolerant()
+    }
+
+    /// A broken config is recorded (see [`ConfigCache::broken`]) and leaves out only the files
+    /// it governs, instead of failing the whole discovery.
+    pub fn tolerant(mut self) -> ConfigCache {
+        self.tolerant = true;
+        self
     }
 
     /// Reads config files from `overlay` when it holds them.
     pub fn with_overlay(mut self, overlay: &HashMap<PathBuf, String>) -> ConfigCache {
-        self.overlay = overlay
+        let configs = overlay
             .iter()
             .filter(|(path, _)| is_config_name(path))
             .map(|(path, text)| (path.clone(), text.clone()))
             .collect();
+        self.store = Arc::new(ConfigStore::plain(self.forced.clone(), configs));
         self
+    }
+
+    /// Leaves out what the command line's `options` say besides the configs. A pattern that
+    /// does not parse is an error naming the option.
+    pub fn with_excludes(mut self, options: &ExcludeOptions) -> Result<ConfigCache, String> {
+        let overlay = self.store.overlay().clone();
+        self.store = Arc::new(ConfigStore::new(self.forced.clone(), overlay, options)?);
+        Ok(self)
+    }
+
+    /// The store the walkers share.
+    pub fn store(&self) -> &Arc<ConfigStore> {
+        &self.store
     }
 
     /// The config that governs files in `dir` (nearest `stagelint.toml` upward, else defaults).
     pub fn for_dir(&mut self, dir: &Path) -> Result<Arc<Config>, ConfigError> {
-        if let Some(forced) = &self.forced {
-            return Ok(forced.clone());
-        }
         // A walk's files come directory by directory: the last answer, compared as bytes, is
         // cheaper than hashing the path again.
         if let Some((last, found)) = &self.last
@@ -114,19 +130,8 @@ impl ConfigCache {
             self.last = Some((dir.to_path_buf(), found.clone()));
             return found;
         }
-        let config = match self.find(dir) {
-            Some(path) => match self.by_file.get(&path) {
-                Some(loaded) => loaded.clone(),
-                None => {
-                    let loaded = match self.overlay.get(&path) {
-                        Some(text) => Config::parse(text, &path),
-                        None => Config::load(&path),
-                    }
-                    .map(Arc::new);
-                    self.by_file.insert(path, loaded.clone());
-                    loaded
-                }
-            },
+        let config = match self.store.config_of(dir) {
+            Some(loaded) => loaded,
             // Their root is never read: it anchors a config file's globs and paths, and the
             // defaults have none.
             None => Ok(self.defaults.get_or_insert_with(|| Arc::new(Config::defaults(dir))).clone()),
@@ -152,21 +157,6 @@ impl ConfigCache {
     /// The configs that could not be used (tolerant mode only), by path.
     pub fn broken(&self) -> impl Iterator<Item = &ConfigError> {
         self.broken.values()
-    }
-
-    /// The nearest config file at or above `dir`, on disk or in the overlay. Each directory is
-    /// looked at once: its answer is its own config or its parent's (cached) answer.
-    fn find(&mut self, dir: &Path) -> Option<PathBuf> {
-        if let Some(found) = self.nearest.get(dir) {
-            return found.clone();
-        }
-        let here = config::CONFIG_NAMES
-            .iter()
-            .map(|name| dir.join(name))
-            .find(|candidate| self.overlay.contains_key(candidate) || candidate.is_file());
-        let found = here.or_else(|| dir.parent().and_then(|parent| self.find(parent)));
-        self.nearest.insert(dir.to_path_buf(), found.clone());
-        found
     }
 }
 

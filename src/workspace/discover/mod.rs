@@ -7,6 +7,7 @@
 mod bounds;
 mod configs;
 mod context;
+mod exclude;
 mod paths;
 mod pending;
 mod read;
@@ -25,9 +26,10 @@ use crate::workspace::{FileKind, Workspace};
 use bounds::Bounds;
 pub use configs::{ConfigCache, is_config_name};
 use context::{atomic_context, declared_schemas, workflow_references};
+pub use exclude::{ConfigStore, ExcludeOptions};
 use paths::Roots;
 pub use paths::{absolute, normalize};
-use pending::{Pending, Role};
+use pending::{Found, Pending, Role};
 pub use read::read_as;
 use read::{add_broken_configs, add_file, read_pending};
 use scope::{find_agent_dir, find_sm_dir_with_open, find_workflows_dir};
@@ -70,10 +72,18 @@ fn discover_shown_from(
     shown_from: &[PathBuf],
 ) -> Result<Workspace, ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let shown_from = shown_from.to_vec();
-    let mut pending = Pending::new(cwd, shown_from);
+    let store = configs.store().clone();
+    // A named path is checked whatever the excludes say, unless `force-exclude` (the editor:
+    // always, so that it shows what `check` of its folders shows).
+    let named: Vec<PathBuf> =
+        paths.iter().filter(|path| !excluded_as_named(&store, path, shown_from)).cloned().collect();
+    let paths = named.as_slice();
+    // Normalized, as file paths are: a root given as `..` must hold the files under it.
+    let roots: Vec<PathBuf> =
+        paths.iter().map(|p| normalize(&if p.is_absolute() { p.clone() } else { cwd.join(p) })).collect();
+    let mut pending = Pending::new(cwd, shown_from.to_vec(), roots.clone());
     // Several directories (an editor's batch of machine directories): one walker lists them all.
-    let mut batch = if paths.len() > 1 { walk_files_of(paths) } else { HashMap::new() };
+    let mut batch = if paths.len() > 1 { walk_files_of(paths, &store) } else { HashMap::new() };
     for root in paths {
         // The config that governs the root itself, even when nothing below it is ours.
         let absolute = if root.is_absolute() { root.clone() } else { pending.cwd.join(root) };
@@ -82,9 +92,9 @@ fn discover_shown_from(
             pending.push(root, configs, Role::Explicit)?;
         } else if paths.len() == 1 {
             // One directory, maybe a whole repository: read on all cores.
-            pending.walk_files(walk_files_parallel(root), root, configs, Role::Walked)?;
+            pending.walk_files(walk_files_parallel(root, &store), root, configs, Role::Walked)?;
         } else {
-            let files = batch.remove(root).unwrap_or_else(|| walk_files(root));
+            let files = batch.remove(root).unwrap_or_else(|| walk_files(root, &store));
             pending.walk_files(files, root, configs, Role::Walked)?;
         }
     }
@@ -139,9 +149,6 @@ fn discover_shown_from(
     }
     // A climpt agent is its directory: registry, agent.json, schemas, prompts, and the
     // breakdown config beside it. Whatever part was named, read the whole agent.
-    // Normalized, as file paths are: a root given as `..` must hold the files under it.
-    let roots: Vec<PathBuf> =
-        paths.iter().map(|p| normalize(&if p.is_absolute() { p.clone() } else { pending.cwd.join(p) })).collect();
     let mut agent_dirs: Vec<PathBuf> = pending
         .files
         .iter()
@@ -192,10 +199,10 @@ fn discover_shown_from(
     bounds.extend(found.context.iter().cloned());
     let mut atomic = pending.empty();
     for path in &found.workflows {
-        atomic.push_as(path, configs, Role::Walked, None)?;
+        atomic.push_as(path, configs, Role::Walked, None, Found::Unlisted)?;
     }
     for path in &found.context {
-        atomic.push_as(path, configs, Role::Context, Some(FileKind::AtomicContext))?;
+        atomic.push_as(path, configs, Role::Context, Some(FileKind::AtomicContext), Found::Named)?;
     }
     read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds, &mut unclaimed);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
@@ -209,14 +216,14 @@ fn discover_shown_from(
             add_file(&mut workspace, configs, path, walked, kind, role);
             continue;
         }
-        referenced.push_as(&path, configs, role, Some(kind))?;
+        referenced.push_as(&path, configs, role, Some(kind), Found::Named)?;
     }
     read_pending(&mut workspace, referenced.take(), overlay, configs, &bounds, &mut unclaimed);
     // A registry's or agent.json's `$schema` that names a local file is read too (never fetched).
     // A fresh list: a schema the walk met and classified as nothing must still be read now.
     let mut schema_refs = pending.empty();
     for target in declared_schemas(&workspace) {
-        schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema))?;
+        schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema), Found::Named)?;
     }
     // Cassettes kept in `[dry-run] cassettes` directories belong to the stages that use them.
     let mut cassette_dirs: Vec<PathBuf> = workspace
@@ -232,12 +239,12 @@ fn discover_shown_from(
             let path = entry.path();
             let is_cassette = path.file_name().and_then(|n| n.to_str()).is_some_and(crate::workspace::is_cassette_name);
             if is_cassette && workspace.file_at(&normalize(&path)).is_none() {
-                schema_refs.push_as(&path, configs, Role::Context, Some(FileKind::Cassette))?;
+                schema_refs.push_as(&path, configs, Role::Context, Some(FileKind::Cassette), Found::Named)?;
             }
         }
     }
     read_pending(&mut workspace, schema_refs.take(), overlay, configs, &bounds, &mut unclaimed);
-    add_broken_configs(&mut workspace, configs, &roots, &schema_refs, overlay);
+    add_broken_configs(&mut workspace, configs, &roots, shown_from.is_empty(), &schema_refs, overlay);
     // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
     crate::util::par_map(workspace.files(), |file| {
         if file.kind == FileKind::Stage {
@@ -245,4 +252,18 @@ fn discover_shown_from(
         }
     });
     Ok(workspace)
+}
+
+/// Whether `path`, named on the command line (or an editor's scope), is left out: with
+/// `force-exclude`, as a walk from the current directory would leave it out; in the editor
+/// (`folders`), as a walk of the folder holding it would.
+fn excluded_as_named(store: &ConfigStore, path: &Path, folders: &[PathBuf]) -> bool {
+    if folders.is_empty() {
+        return store.force_excludes(path);
+    }
+    let path = absolute(path);
+    match folders.iter().filter(|f| path.starts_with(f)).max_by_key(|f| f.as_os_str().len()) {
+        Some(folder) => path != *folder && store.excludes_below(&path, folder),
+        None => false,
+    }
 }

@@ -9,6 +9,7 @@ use crate::config::{Config, ConfigError};
 use crate::util::FastMap;
 use crate::workspace::FileKind;
 use crate::workspace::discover::configs::{ConfigCache, is_config_name};
+use crate::workspace::discover::exclude::ConfigStore;
 use crate::workspace::discover::paths::{Roots, display_path, normalize};
 use crate::workspace::discover::walk::{walk_files, wanted};
 
@@ -21,6 +22,21 @@ pub(super) enum Role {
     Walked,
     /// Read only so cross-file rules see the whole state machine.
     Context,
+}
+
+/// How a file was found, which says what an exclude does to it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// A walk listed it: the directories above it were matched already (an excluded one is not
+    /// walked into), its own name is left. Excluded, it is not read, though rules may ask
+    /// whether it exists.
+    Listed,
+    /// As a walk would find it (an editor's unsaved file, a workflow the walk skipped): its
+    /// directories below the path named are matched too. Excluded, it is not read.
+    Unlisted,
+    /// Another file names it (a workflow's prompt, a `$schema`). Excluded, it is read for that
+    /// file and never reported.
+    Named,
 }
 
 /// What discovery already knows about a file's kind.
@@ -77,6 +93,9 @@ impl std::hash::Hash for Key {
 /// The files found so far, in discovery order, each once.
 pub(super) struct Pending {
     pub(super) cwd: PathBuf,
+    /// The paths named (absolute, normalized): a file under one that is excluded there, or
+    /// under an excluded directory below it, is never reported.
+    roots: Vec<PathBuf>,
     /// Editor workspace folders: paths are shown relative to the one holding them.
     shown_from: Vec<PathBuf>,
     /// Where each path is in `files`: a lookup per file, not a search. The table holds
@@ -90,14 +109,15 @@ pub(super) struct Pending {
 }
 
 impl Pending {
-    pub(super) fn new(cwd: PathBuf, shown_from: Vec<PathBuf>) -> Pending {
+    pub(super) fn new(cwd: PathBuf, shown_from: Vec<PathBuf>, roots: Vec<PathBuf>) -> Pending {
         let index = hashbrown::HashTable::new();
-        Pending { cwd, shown_from, index, hasher: Default::default(), files: Vec::new(), listed: FastMap::default() }
+        let (hasher, files, listed) = (Default::default(), Vec::new(), FastMap::default());
+        Pending { cwd, roots, shown_from, index, hasher, files, listed }
     }
 
     /// A new, empty list with the same way of showing paths.
     pub(super) fn empty(&self) -> Pending {
-        Pending::new(self.cwd.clone(), self.shown_from.clone())
+        Pending::new(self.cwd.clone(), self.shown_from.clone(), self.roots.clone())
     }
 
     /// The files found so far, leaving the list empty (and forgetting them). The walks'
@@ -122,7 +142,8 @@ impl Pending {
     }
 
     pub(super) fn walk(&mut self, root: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
-        self.walk_files(walk_files(root), root, configs, role)
+        let files = walk_files(root, configs.store());
+        self.walk_files(files, root, configs, role)
     }
 
     /// Adds `files`, the files a walk of `root` found, and keeps the list for
@@ -152,7 +173,7 @@ impl Pending {
             if failed.is_none()
                 && let Some((key, display)) = named
             {
-                failed = self.push_named(key, display, configs, role, KindHint::Classify).err();
+                failed = self.push_named(key, display, configs, role, KindHint::Classify, Found::Listed).err();
             }
             listed.push(path);
         });
@@ -189,11 +210,12 @@ impl Pending {
         Some(under.map(|path| normalize(&self.cwd.join(path))).collect())
     }
 
+    /// Adds a file found as a walk would find it (see [`Found::Unlisted`]).
     pub(super) fn push(&mut self, path: &Path, configs: &mut ConfigCache, role: Role) -> Result<(), ConfigError> {
         if !wanted(path, role) {
             return Ok(());
         }
-        self.push_as(path, configs, role, None)
+        self.push_as(path, configs, role, None, Found::Unlisted)
     }
 
     pub(super) fn push_as(
@@ -202,8 +224,9 @@ impl Pending {
         configs: &mut ConfigCache,
         role: Role,
         kind: Option<FileKind>,
+        found: Found,
     ) -> Result<(), ConfigError> {
-        self.push_hinted(path, configs, role, kind.map_or(KindHint::Classify, KindHint::Is))
+        self.push_hinted(path, configs, role, kind.map_or(KindHint::Classify, KindHint::Is), found)
     }
 
     fn push_hinted(
@@ -212,9 +235,10 @@ impl Pending {
         configs: &mut ConfigCache,
         role: Role,
         kind: KindHint,
+        found: Found,
     ) -> Result<(), ConfigError> {
         let (key, display) = self.name(path);
-        self.push_named(key, display, configs, role, kind)
+        self.push_named(key, display, configs, role, kind, found)
     }
 
     /// The key `path` is found by, and how it is shown.
@@ -223,6 +247,7 @@ impl Pending {
         (Key(normalize(&absolute)), self.display(path))
     }
 
+    /// Adds a file once; `found` says what an exclude does to it.
     fn push_named(
         &mut self,
         key: Key,
@@ -230,6 +255,7 @@ impl Pending {
         configs: &mut ConfigCache,
         role: Role,
         kind: KindHint,
+        found: Found,
     ) -> Result<(), ConfigError> {
         let hash = self.hasher.hash_one(&key);
         if let Some(&at) = self.index.find(hash, |&i| self.files[i].path == key) {
@@ -241,14 +267,37 @@ impl Pending {
             return Ok(());
         }
         let dir = key.0.parent().unwrap_or(Path::new("/"));
-        let (config, kind) = match configs.governing(dir)? {
+        let (config, mut kind) = match configs.governing(dir)? {
             Some(config) => (config, kind),
             // Governed by a broken config: not read, but rules may still ask whether it exists.
             None => (Arc::new(Config::defaults(dir)), KindHint::KnownOnly),
         };
+        let mut role = role;
+        if role != Role::Explicit && kind != KindHint::KnownOnly {
+            let store = configs.store();
+            match found {
+                Found::Listed if store.excluded_by(Some(&config), &key.0) => kind = KindHint::KnownOnly,
+                Found::Listed => {}
+                // In an excluded directory: as unknown as the files a walk did not enter.
+                Found::Unlisted if self.excluded_below_roots(store, dir) => return Ok(()),
+                Found::Unlisted if store.excluded_by(Some(&config), &key.0) => kind = KindHint::KnownOnly,
+                Found::Unlisted => {}
+                Found::Named if self.excluded_below_roots(store, &key.0) => role = Role::Context,
+                Found::Named => {}
+            }
+        }
         self.index.insert_unique(hash, self.files.len(), |&i| self.hasher.hash_one(&self.files[i].path));
         self.files.push(PendingFile { path: key, display, config, role, kind, plain: false });
         Ok(())
+    }
+
+    /// Whether `path`, or a directory between it and the named path holding it, is excluded
+    /// (a path outside every named one: whether it is, itself; a named path: never).
+    fn excluded_below_roots(&self, store: &ConfigStore, path: &Path) -> bool {
+        match self.roots.iter().filter(|root| path.starts_with(root)).max_by_key(|root| root.as_os_str().len()) {
+            Some(root) => store.excludes_below(path, root),
+            None => store.excludes(path),
+        }
     }
 
     /// Adds an agent directory's files: JSON (registry, agent.json, schemas), prompts, and the
@@ -264,11 +313,12 @@ impl Pending {
         let role_of = |path: &Path| if roots.holds(path) { Role::Walked } else { Role::Context };
         let schemas = dir.join("schemas");
         let prompts = dir.join("prompts");
-        let on_disk = self.listed_under(dir).unwrap_or_else(|| walk_files(dir));
+        let on_disk = self.listed_under(dir).unwrap_or_else(|| walk_files(dir, configs.store()));
         let mut unsaved: Vec<PathBuf> =
             overlay.keys().filter(|path| path.starts_with(dir) && !path.is_file()).cloned().collect();
         unsaved.sort();
-        for path in on_disk.into_iter().chain(unsaved) {
+        let found = std::iter::repeat_n(Found::Listed, on_disk.len()).chain(std::iter::repeat(Found::Unlisted));
+        for (path, found) in on_disk.into_iter().chain(unsaved).zip(found) {
             let path = path.as_path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let kind = if path.starts_with(&prompts) && name.ends_with(".md") {
@@ -282,17 +332,23 @@ impl Pending {
             } else {
                 KindHint::KnownOnly
             };
-            self.push_hinted(path, configs, role_of(path), kind)?;
+            self.push_hinted(path, configs, role_of(path), kind, found)?;
         }
         let Some(agent_name) = dir.file_name().and_then(|n| n.to_str()) else { return Ok(()) };
         let Some(config_dir) = dir.parent().map(|p| p.join("climpt").join("config")) else { return Ok(()) };
         for side in ["app", "user"] {
             let path = config_dir.join(format!("{agent_name}-steps-{side}.yml"));
             if path.is_file() {
-                self.push_hinted(&path, configs, role_of(&path), KindHint::Is(FileKind::BreakdownConfig))?;
+                self.push_hinted(
+                    &path,
+                    configs,
+                    role_of(&path),
+                    KindHint::Is(FileKind::BreakdownConfig),
+                    Found::Named,
+                )?;
             } else if config_dir.is_dir() {
                 // Its absence is a finding; the directory's existence says the project uses breakdown.
-                self.push_hinted(&config_dir, configs, Role::Context, KindHint::KnownOnly)?;
+                self.push_hinted(&config_dir, configs, Role::Context, KindHint::KnownOnly, Found::Named)?;
             }
         }
         Ok(())

@@ -53,17 +53,20 @@ pub fn read_as(
 }
 
 /// In tolerant mode: each broken config under a checked root, as a file whose finding says why
-/// (`stagelint/InvalidConfig`).
+/// (`stagelint/InvalidConfig`); with `above` (the command line), also one above them, which
+/// governs a file asked about (the editor reports each config in its own scope).
 pub(super) fn add_broken_configs(
     workspace: &mut Workspace,
     configs: &ConfigCache,
     roots: &[PathBuf],
+    above: bool,
     pending: &Pending,
     overlay: &HashMap<PathBuf, String>,
 ) {
     for error in configs.broken() {
         let path = normalize(&error.path);
-        if workspace.file_at(&path).is_some() || !roots.iter().any(|root| path.starts_with(normalize(root))) {
+        if workspace.file_at(&path).is_some() || !(above || roots.iter().any(|root| path.starts_with(normalize(root))))
+        {
             continue;
         }
         let text = overlay.get(&path).cloned().or_else(|| read_text(&path).ok()).unwrap_or_default();

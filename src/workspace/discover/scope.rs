@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::util::FastMap;
 use crate::workspace::discover::configs::is_config_name;
+use crate::workspace::discover::exclude::ConfigStore;
 use crate::workspace::discover::paths::normalize;
 use crate::workspace::discover::walk::{could_be_ours, walk_files_parallel};
 
@@ -31,12 +32,18 @@ pub(super) fn find_workflows_dir(path: &Path) -> Option<PathBuf> {
 /// The scopes ([`scope_of`]) of the files a walk of `roots` would read, sorted and each once.
 /// The language server indexes a workspace scope by scope, so it can publish as it goes.
 pub fn scopes(roots: &[PathBuf]) -> Vec<PathBuf> {
-    scopes_with_open(roots, &|_| false)
+    let store = std::sync::Arc::new(ConfigStore::plain(None, std::collections::HashMap::new()));
+    scopes_with_open(roots, &|_| false, &store)
 }
 
 /// [`scopes`], where `open` says which files an editor has open: an open `sm.yaml` makes its
-/// directory a state machine even before it is saved, or after it was deleted on disk.
-pub fn scopes_with_open(roots: &[PathBuf], open: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+/// directory a state machine even before it is saved, or after it was deleted on disk. The
+/// directories `store`'s configs exclude are not walked.
+pub fn scopes_with_open(
+    roots: &[PathBuf],
+    open: &dyn Fn(&Path) -> bool,
+    store: &std::sync::Arc<ConfigStore>,
+) -> Vec<PathBuf> {
     let mut found = std::collections::BTreeSet::new();
     // Files of one directory share a scope (except breakdown configs, named after their agent).
     let mut by_dir: FastMap<PathBuf, Option<PathBuf>> = FastMap::default();
@@ -45,7 +52,7 @@ pub fn scopes_with_open(roots: &[PathBuf], open: &dyn Fn(&Path) -> bool) -> Vec<
             found.insert(scope_of_with_open(&normalize(root), open));
             continue;
         }
-        for path in walk_files_parallel(root) {
+        for path in walk_files_parallel(root, store) {
             let path = path.as_path();
             // A config is checked in the scope it sits in (its own, when nothing else is there).
             if is_config_name(path) {

@@ -8,7 +8,7 @@ mod scale_tests {
     use crate::workspace::discover::paths::{display_path, normalize_components};
     use crate::workspace::discover::pending::COMPARISONS;
     use crate::workspace::discover::walk::{WALKED, WALKERS, walk_files};
-    use crate::workspace::discover::{ConfigCache, discover, normalize};
+    use crate::workspace::discover::{ConfigCache, ConfigStore, discover, normalize};
     use crate::workspace::{FileKind, Workspace};
 
     #[test]
@@ -194,7 +194,10 @@ mod scale_tests {
             std::fs::write(path, "").unwrap();
         }
         let found: Vec<PathBuf> =
-            walk_files(dir.path()).into_iter().map(|p| p.strip_prefix(dir.path()).unwrap().to_path_buf()).collect();
+            walk_files(dir.path(), &std::sync::Arc::new(ConfigStore::plain(None, Default::default())))
+                .into_iter()
+                .map(|p| p.strip_prefix(dir.path()).unwrap().to_path_buf())
+                .collect();
         let expected: Vec<PathBuf> =
             ["a/a.md", "a/z/y.md", "b/x.md", "b.md", "c.md"].iter().map(PathBuf::from).collect();
         assert_eq!(found, expected);

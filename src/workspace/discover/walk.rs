@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::workspace::discover::exclude::ConfigStore;
 use crate::workspace::discover::pending::Role;
 
 #[cfg(test)]
@@ -15,9 +17,11 @@ thread_local! {
 }
 
 /// The files under `root` that a walk reads (`.gitignore` honoured, hidden directories
-/// included, `.git` not), sorted by path: the order of a depth-first walk by name.
-pub(super) fn walk_files(root: &Path) -> Vec<PathBuf> {
-    let walker = walker(root).sort_by_file_name(|a, b| a.cmp(b)).build();
+/// included, `.git` and excluded directories not), sorted by path: the order of a depth-first
+/// walk by name. Excluded files are listed: whoever adds them decides (a file can be excluded
+/// and still exist for the rules that look it up).
+pub(super) fn walk_files(root: &Path, store: &Arc<ConfigStore>) -> Vec<PathBuf> {
+    let walker = walker(root, store).sort_by_file_name(|a, b| a.cmp(b)).build();
     let files: Vec<PathBuf> = walker
         .flatten()
         .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
@@ -31,10 +35,10 @@ pub(super) fn walk_files(root: &Path) -> Vec<PathBuf> {
 /// [`walk_files`] of each directory in `paths` (files are left out), by one walker: the git
 /// config and the ignore files of the directories' common ancestors are read once, not once
 /// per directory (an editor indexes thousands of machine directories in batches).
-pub(super) fn walk_files_of(paths: &[PathBuf]) -> HashMap<PathBuf, Vec<PathBuf>> {
+pub(super) fn walk_files_of(paths: &[PathBuf], store: &Arc<ConfigStore>) -> HashMap<PathBuf, Vec<PathBuf>> {
     let dirs: Vec<&PathBuf> = paths.iter().filter(|p| p.is_dir()).collect();
     let Some((first, rest)) = dirs.split_first() else { return HashMap::new() };
-    let mut builder = walker(first);
+    let mut builder = walker(first, store);
     for dir in rest {
         builder.add(dir);
     }
@@ -56,18 +60,23 @@ pub(super) fn walk_files_of(paths: &[PathBuf]) -> HashMap<PathBuf, Vec<PathBuf>>
     out
 }
 
-fn walker(root: &Path) -> ignore::WalkBuilder {
+fn walker(root: &Path, store: &Arc<ConfigStore>) -> ignore::WalkBuilder {
     #[cfg(test)]
     WALKERS.with(|w| w.set(w.get() + 1));
     let mut builder = ignore::WalkBuilder::new(root);
-    builder.hidden(false).require_git(false).filter_entry(|entry| entry.file_name() != ".git");
+    let store = store.clone();
+    // A directory an exclude names is not walked into (a root is walked whatever its name).
+    builder.hidden(false).require_git(false).filter_entry(move |entry| {
+        let is_dir = entry.depth() > 0 && entry.file_type().is_some_and(|t| t.is_dir());
+        entry.file_name() != ".git" && !(is_dir && store.excludes(&super::normalize(&store.cwd().join(entry.path()))))
+    });
     builder
 }
 
 /// [`walk_files`] with directories read on all cores, for the one directory named on the
 /// command line (a whole repository). Not for small ones: the parallel walker's threads cost about a
 /// millisecond to start and stop, more than a machine directory takes to read.
-pub(super) fn walk_files_parallel(root: &Path) -> Vec<PathBuf> {
+pub(super) fn walk_files_parallel(root: &Path, store: &Arc<ConfigStore>) -> Vec<PathBuf> {
     /// One walker thread's finds, handed over when its visitor is dropped: no lock per file.
     struct Sink<'a> {
         mine: Vec<PathBuf>,
@@ -79,7 +88,7 @@ pub(super) fn walk_files_parallel(root: &Path) -> Vec<PathBuf> {
         }
     }
     let all = std::sync::Mutex::new(Vec::new());
-    walker(root).build_parallel().run(|| {
+    walker(root, store).build_parallel().run(|| {
         let mut sink = Sink { mine: Vec::new(), all: &all };
         Box::new(move |entry| {
             if let Ok(entry) = entry
