@@ -91,6 +91,7 @@ fn the_command_line_replaces_or_extends_the_excludes() {
     assert_eq!(reported(&["--extend-exclude", "old"], root.path()), ["ok/plan.md"]);
     // `--exclude` replaces every config's `exclude` (the defaults too), not `extend-exclude`.
     assert_eq!(reported(&["--exclude", "ok,old"], root.path()), ["node_modules/pkg/plan.md"]);
+    assert_eq!(reported(&["--exclude", ""], root.path()), ["node_modules/pkg/plan.md", "ok/plan.md", "old/plan.md"]);
     // Patterns with `/` on the command line are anchored at the current directory.
     let output = stagelint(&["check", "--format", "concise", "--extend-exclude", "ok/plan.md", "."], root.path());
     assert!(!stdout(&output).contains("ok/plan.md"), "{}", stdout(&output));

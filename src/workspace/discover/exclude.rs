@@ -56,7 +56,9 @@ impl ConfigStore {
     ) -> Result<ConfigStore, String> {
         let cwd = std::env::current_dir().unwrap_or_default();
         let compile = |option: &str, patterns: &[String]| -> Result<Arc<Excludes>, String> {
-            let spans: Vec<(&str, std::ops::Range<usize>)> = patterns.iter().map(|p| (p.as_str(), 0..0)).collect();
+            // `--exclude ''` excludes nothing, not even the defaults.
+            let spans: Vec<(&str, std::ops::Range<usize>)> =
+                patterns.iter().filter(|p| !p.is_empty()).map(|p| (p.as_str(), 0..0)).collect();
             let (excludes, problems) = Excludes::compile(&spans, &cwd);
             match problems.first() {
                 Some((_, message)) => Err(format!("{option}: {message}")),
