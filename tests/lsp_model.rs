@@ -1114,6 +1114,10 @@ fn sequences_excludes_leave_out_the_same_files() {
     // saved files never enters the directory.
     let prompt = named(".agent/fixer/prompts/system.md");
     assert_agrees(false, &[Op::Config(Text(CONTENTS, 14)), Op::Delete(prompt), Op::Edit(prompt, vec![fence])]);
+    // Found by the random sequences: a config that no longer excludes `dry/` left its cassettes
+    // unchecked in the editor, as no analysis had their scope to re-check.
+    let ask = Op::Ask(Request::Completion, named("handoff/sm.yaml"), At::Offset(0));
+    assert_agrees(false, &[Op::Config(Text(CONTENTS, 14)), ask, Op::Config(Text(CONTENTS, 3))]);
 }
 
 /// A hover in a cassette just after an emoji (`😀x`) panicked (the word's start was one byte

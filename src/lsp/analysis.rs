@@ -57,11 +57,12 @@ pub(super) async fn analysis_loop(
         }
         let all = dirty.all;
         let folders = std::mem::take(&mut dirty.folders);
+        let relist = std::mem::take(&mut dirty.relist);
         let whole = all || !folders.is_empty();
         let indexing_folders = !folders.is_empty();
         // Scopes checked with newer text than this round's (edits during the index).
         let mut edited: HashSet<PathBuf> = HashSet::new();
-        let wanted = if whole {
+        let wanted = if whole || !relist.is_empty() {
             if all {
                 // The open documents' scopes are checked while the workspace is listed.
                 let open: Vec<PathBuf> = overlay.keys().map(|p| scope_in(p, &overlay)).collect();
@@ -80,6 +81,18 @@ pub(super) async fn analysis_loop(
                 } else {
                     let mut wanted = dirty.scopes;
                     wanted.extend(scopes_with_open(&folders, &open, configs.store()));
+                    // A changed config's excludes may let in scopes no analysis has: its
+                    // directory is listed again (the folders below it, for one above them).
+                    let mut below: Vec<PathBuf> = relist
+                        .iter()
+                        .flat_map(|dir| match roots.iter().any(|root| dir.starts_with(root) && dir != root) {
+                            true => vec![dir.clone()],
+                            false => roots.iter().filter(|root| root.starts_with(dir)).cloned().collect(),
+                        })
+                        .collect();
+                    below.sort();
+                    below.dedup();
+                    wanted.extend(scopes_with_open(&below, &open, configs.store()));
                     wanted
                 }
             });

@@ -142,9 +142,11 @@ impl State {
     }
 
     /// Marks what the config at `path` governs for re-checking: the analysed scopes below its
-    /// directory or holding it, the open documents below it, and the config's own scope.
+    /// directory or holding it, the open documents below it, and the config's own scope; and its
+    /// directory for listing again, as its excludes may now let in scopes never analysed.
     pub(super) fn dirty_governed(&mut self, path: &std::path::Path) {
         let dir = path.parent().unwrap_or(path).to_path_buf();
+        self.dirty.relist.push(dir.clone());
         let mut scopes: Vec<PathBuf> =
             self.scoped.keys().filter(|s| s.starts_with(&dir) || dir.starts_with(s)).cloned().collect();
         let open: Vec<PathBuf> = self.documents.keys().filter(|p| p.starts_with(&dir)).cloned().collect();
@@ -219,11 +221,13 @@ pub(super) struct Dirty {
     pub(super) scopes: HashSet<PathBuf>,
     /// Workspace folders added since: indexed whole, with progress.
     pub(super) folders: Vec<PathBuf>,
+    /// Directories of changed configs: the workspace's scopes below them are listed again.
+    pub(super) relist: Vec<PathBuf>,
 }
 
 impl Dirty {
     pub(super) fn is_empty(&self) -> bool {
-        !self.all && self.scopes.is_empty() && self.folders.is_empty()
+        !self.all && self.scopes.is_empty() && self.folders.is_empty() && self.relist.is_empty()
     }
 }
 
