@@ -35,7 +35,7 @@ enum Command {
     /// Run the language server on stdin/stdout.
     #[cfg(feature = "lsp")]
     Lsp,
-    /// Run a stage or a whole state machine against a recorded provider (a cassette).
+    /// Run a stage, a whole state machine or a climpt agent against a recorded provider (a cassette).
     DryRun(DryRunArgs),
     /// Explain a rule (what it checks, why, an example) or a topic; alone, list them.
     Explain {
@@ -63,9 +63,12 @@ enum Command {
 
 #[derive(clap::Args)]
 struct DryRunArgs {
-    /// A stage file, or a state machine (its directory or `sm.yaml`).
+    /// A stage file (without a cassette of its own, a stage of a state machine runs its machine),
+    /// a state machine (its directory or `sm.yaml`), or a climpt agent (its directory or
+    /// `steps_registry.json`).
     path: PathBuf,
-    /// The cassette (default: `<stage-id>.cassette.yaml` beside each stage).
+    /// The cassette (default: `<stage-id>.cassette.yaml` beside the stage, else the machine's
+    /// `sm.cassette.yaml`; a climpt agent's `agent.cassette.yaml`).
     #[arg(long)]
     cassette: Option<PathBuf>,
     /// Output: a readable timeline, or the JSON Lines event stream.

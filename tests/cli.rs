@@ -530,6 +530,10 @@ fn help_names_every_system() {
     for system in ["stud-cli state machines", "climpt agents", "Last Light workflows", "@bastani/atomic workflows"] {
         assert!(help.contains(system), "{system}: {help}");
     }
+    // dry-run replays climpt agents too.
+    assert!(help.contains("a whole state machine or a climpt agent"), "{help}");
+    let dry_run = stdout(&stagelint(&["dry-run", "--help"], repo()));
+    assert!(dry_run.contains("or a climpt agent (its directory or"), "{dry_run}");
 }
 
 /// Issue 32: a severity has one name wherever stagelint names it (`full` said `note` and `help`

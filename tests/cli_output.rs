@@ -93,6 +93,10 @@ fn cases(dir: &Path) -> Vec<Case> {
         case(&["completions", "powershell"], repo),
         case(&["dry-run", "examples/code-review"], repo),
         case(&["dry-run", "examples/code-review", "--format", "json"], repo),
+        // A stage of a state machine runs its machine's cassette.
+        case(&["dry-run", "examples/code-review/plan.md"], repo),
+        case(&["dry-run", "examples/climpt/.agent/fixer"], repo),
+        case(&["dry-run", "examples/climpt/.agent/fixer", "--format", "json"], repo),
         // Nothing can run: the JSON stream still ends with its summary.
         case(&["dry-run", "examples/broken/bad-entry", "--format", "json"], repo),
         case(&["cassette", "import", exchanges, "--stage", "plan"], dir),
