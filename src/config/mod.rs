@@ -57,7 +57,7 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
             ("approval-gates", "list of strings"),
         ],
     ),
-    ("steps", &[("validate-parity", "true or false")]),
+    ("steps", &[("validate-parity", "true or false"), ("climpt-version", "a climpt version such as \"1.13.5\"")]),
     ("dry-run", &[("cassettes", "list of directories")]),
     (
         "atomic",
@@ -108,6 +108,9 @@ pub struct Config {
     /// `[steps] validate-parity`: raise every `steps/` finding to the level climpt's
     /// `--validate` gives the same check.
     pub validate_parity: bool,
+    /// `[steps] climpt-version`: the climpt release the agents run on, instead of the one
+    /// detected per agent directory.
+    pub climpt_version: Option<ClimptVersion>,
     /// `[dry-run] cassettes`: directories searched for `<stage-id>.cassette.yaml`, after the
     /// stage's own directory.
     pub cassette_dirs: Vec<PathBuf>,
@@ -137,6 +140,14 @@ impl Lastlight {
     pub fn dialect(&self) -> Engine {
         if self.release.any_has(releases::V0_2) { Engine::Head } else { Engine::Seed }
     }
+}
+
+/// `[steps] climpt-version`: the version written and the release range that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClimptVersion {
+    pub version: crate::registry::releases::Version,
+    /// Index into `registry::releases::CLIMPT.releases`.
+    pub release: usize,
 }
 
 /// How the Last Light release of a file was chosen.
@@ -217,6 +228,7 @@ impl Config {
             rules: BTreeMap::new(),
             per_file_ignores: Vec::new(),
             validate_parity: false,
+            climpt_version: None,
             cassette_dirs: Vec::new(),
             atomic: AtomicSettings::default(),
         }
@@ -316,6 +328,7 @@ mod tests {
             Some((_, values)) => format!("\"{}\"", values[0]),
             None if what.starts_with("list") => "[]".into(),
             None if what == "true or false" => "true".into(),
+            None if what.starts_with("a climpt version") => "\"1.13.5\"".into(),
             None if what.contains("version such as") => "\"0.5.24\"".into(),
             None => panic!("no sample value for {key}: {what}"),
         }
@@ -458,6 +471,23 @@ mod tests {
         assert_eq!((both[0].0, both[0].1), (3, 1), "{both:?}");
         assert!(both[0].2.contains("keep one"), "{both:?}");
         assert!(release("3").is_err());
+    }
+
+    #[test]
+    fn climpt_version_is_read_into_its_release() {
+        let path = Path::new("/p/stagelint.toml");
+        let config = Config::parse("[steps]\nclimpt-version = \"1.13.10\"\n", path).expect("parses");
+        let release = config.climpt_version.map(|v| crate::registry::releases::CLIMPT.releases[v.release].name);
+        assert_eq!(release, Some("1.13.7"));
+        let text = "[steps]\nclimpt-version = \"1.13\"\n[steps]\n";
+        assert!(Config::parse(text, path).is_err());
+        let error = Config::parse("[steps]\nclimpt-version = \"1.9.33\"\n", path).expect_err("too old");
+        assert_eq!(
+            error.problems[0].message,
+            "stagelint models climpt from 1.10.6 on, not 1.9.33; see `stagelint explain versions`"
+        );
+        let error = Config::parse("[steps]\nclimpt-version = 1.13\n", path).expect_err("a number");
+        assert_eq!(error.problems[0].message, "`climpt-version` in `[steps]` takes a version string such as \"1.13.5\", not a float");
     }
 
     #[test]

@@ -124,6 +124,13 @@ impl Reader<'_> {
                     DeValue::Boolean(on) => config.validate_parity = *on,
                     other => self.wrong_type(key_text, value.span(), "true or false", other),
                 },
+                ("steps", "climpt-version") => match value.get_ref() {
+                    DeValue::String(text) => match climpt_version(text) {
+                        Ok(version) => config.climpt_version = Some(version),
+                        Err(message) => self.problems.push((value.span(), message)),
+                    },
+                    other => self.wrong_type(key_text, value.span(), "a version string such as \"1.13.5\"", other),
+                },
                 ("dry-run", "cassettes") => {
                     let dirs = self.strings(key_text, value).unwrap_or_default();
                     config.cassette_dirs = dirs.iter().map(|dir| config.root.join(dir)).collect();
@@ -312,6 +319,23 @@ impl Reader<'_> {
         let message =
             format!("`{key}` in `[{}]` takes {expected}, not {}", self.table, crate::util::article(found.type_str()));
         self.problems.push((span, message));
+    }
+}
+
+/// `[steps] climpt-version`: a climpt version inside the releases stagelint models.
+fn climpt_version(text: &str) -> Result<crate::config::ClimptVersion, String> {
+    use crate::registry::releases::{CLIMPT, Version, climpt_release_index};
+    let Some(version) = Version::parse(text) else {
+        return Err(format!(
+            "`climpt-version` in `[steps]` takes a version MAJOR.MINOR.PATCH such as \"1.13.5\", not `{text}`"
+        ));
+    };
+    match climpt_release_index(version) {
+        Some(release) => Ok(crate::config::ClimptVersion { version, release }),
+        None => Err(format!(
+            "stagelint models climpt from {} on, not {version}; see `stagelint explain versions`",
+            CLIMPT.releases[0].name
+        )),
     }
 }
 

@@ -29,6 +29,7 @@ fn load(cell: &'static OnceLock<Value>, text: &'static str) -> Schema {
 const UNKNOWN_KEYS: &str = "x-stagelint-unknown-keys";
 
 /// A mapping whose unknown keys are reported (see [`Schema::mapping`]).
+#[derive(Clone)]
 pub struct Mapping {
     /// How a message names it: "unknown {what} key".
     pub what: &'static str,

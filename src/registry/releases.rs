@@ -65,14 +65,78 @@ pub static STUD_CLI: System = System {
 pub static CLIMPT: System = System {
     name: "climpt",
     family: "steps",
-    detection: "one release modelled; a registry with `fallbackKey`, `userPromptsBase` or `schemasBase` is read as the seed-era registry",
-    setting: None,
-    releases: &[Release {
-        name: "1.13",
-        range: "v1.13.x (2026-03-12 to 4af87ad, 2026-04-20)",
-        since: "tettuan/climpt@v1.13.0",
-        changes: &[],
-    }],
+    detection: "per agent directory: `[steps] climpt-version`, else climpt's own `deno.json` when the tree is climpt, else the version a `deno.lock`, `deno.json` or `deno.jsonc` pins for `jsr:@aidevtool/climpt` (no version: the newest), else the agent's format (agent.json's layout, the `entryStepMapping` keys, the completion loop's keys, `fallbackKey`), else the newest; several releases left open make release-dependent findings infos",
+    setting: Some("[steps] climpt-version"),
+    releases: &[
+        Release {
+            name: "1.10.6",
+            range: "v1.10.6 to v1.11.24 (2026-01-23 to 2026-02-17)",
+            since: "tettuan/climpt@ac5fcb1, 7e47ae5 (v1.10.6: the structured gate as climpt checks it at start)",
+            changes: &[],
+        },
+        Release {
+            name: "1.12.0",
+            range: "v1.12.0 to v1.12.3 (2026-02-21 to 2026-02-27)",
+            since: "tettuan/climpt@5d7c983, a571972 (v1.12.0)",
+            changes: &[
+                "agent.json: the flat `behavior`, `prompts`, `github`, `worktree`, `logging` and `actions` move under `runner` (`runner.flow`, `runner.completion`, `runner.boundaries`, `runner.integrations`, `runner.execution`, `runner.actions`, `runner.logging`); the flat format is rejected (f07e562)",
+            ],
+        },
+        Release {
+            name: "1.12.4",
+            range: "v1.12.4 (2026-03-01)",
+            since: "tettuan/climpt@ead1eb7 (v1.12.4)",
+            changes: &[
+                "work steps' C3L prompts are sent (before, every step but a closure step got the completion handler's built-in prompt); a prompt that fails to resolve is still replaced by the handler's, silently",
+            ],
+        },
+        Release {
+            name: "1.12.5",
+            range: "v1.12.5 (2026-03-04)",
+            since: "tettuan/climpt@6184913, 78d6131 (v1.12.5)",
+            changes: &[
+                "`runner.completion` becomes `runner.verdict`, its types `poll:state`, `count:iteration`, `count:check`, `detect:keyword`, `detect:structured`, `detect:graph`, `meta:composite`, `meta:custom` (were `externalState`, `iterationBudget`, `checkBudget`, `keywordSignal`, `structuredSignal`, `stepMachine`, `composite`, `custom`), and `completionKeyword` becomes `verdictKeyword` (78d6131)",
+                "`completionPatterns`, `completionSteps` and `completionConditions` become `failurePatterns`, `validationSteps` and `validationConditions` (6184913)",
+                "`--validate` (167e9a8)",
+            ],
+        },
+        Release {
+            name: "1.13.0",
+            range: "v1.13.0 to v1.13.6 (2026-03-12 to 2026-03-21)",
+            since: "tettuan/climpt@fa5c18a, a6e150d, c069713 (v1.13.0)",
+            changes: &[
+                "every agent.json parameter, `iteration` and `completion_keyword` are UV variables of step prompts (fa5c18a), closure prompts get them too (c069713)",
+                "a step whose C3L prompt file is missing gets the embedded prompt its `fallbackKey` names (a6e150d; 26 keys)",
+            ],
+        },
+        Release {
+            name: "1.13.7",
+            range: "v1.13.7 to v1.13.14 (2026-03-22 to 2026-03-28)",
+            since: "tettuan/climpt@9f9c454, f75f907 (v1.13.7)",
+            changes: &[
+                "work and verification steps' prompts are C3L only: one that fails to resolve stops the run (9f9c454)",
+                "a step's `inputs` are UV variables (the handoff channel, f75f907)",
+            ],
+        },
+        Release {
+            name: "1.13.15",
+            range: "v1.13.15 to v1.13.22 (2026-03-30 to 2026-04-08)",
+            since: "tettuan/climpt@8ce35ce, 91d13e3 (v1.13.15)",
+            changes: &[
+                "a work or verification step whose C3L prompt file is missing fails with PR-C3L-004: no embedded prompt by `fallbackKey` (8ce35ce)",
+                "`max_iterations`, `remaining`, `previous_summary`, `check_count` and `max_checks` are UV variables of step prompts (91d13e3)",
+            ],
+        },
+        Release {
+            name: "1.13.23",
+            range: "v1.13.23 to 4af87ad (2026-04-11 to 2026-04-20)",
+            since: "tettuan/climpt@a1af6c4, c2d9cf6, e223069 (v1.13.23)",
+            changes: &[
+                "`fallbackKey`, `userPromptsBase`, `schemasBase` and `runner.flow.prompts.fallbackDir` are gone: ignored (c2d9cf6, e223069)",
+                "no embedded prompts: a missing system prompt file fails with PR-SYSTEM-002 (a1af6c4)",
+            ],
+        },
+    ],
 };
 
 pub static LAST_LIGHT: System = System {
@@ -206,6 +270,40 @@ pub static ATOMIC: System = System {
     }],
 };
 
+/// The newest climpt tag stagelint has read (4af87ad); a later version is checked as the newest
+/// release modelled.
+pub const CLIMPT_NEWEST_KNOWN: Version = Version(1, 13, 27);
+
+/// A `MAJOR.MINOR.PATCH` version, compared numerically.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u32, pub u32, pub u32);
+
+impl Version {
+    /// `1.13.5` (a leading `v` is allowed, as in tags); `None` for anything else.
+    pub fn parse(text: &str) -> Option<Version> {
+        let text = text.strip_prefix('v').unwrap_or(text);
+        let number = |part: &str| match part.bytes().all(|b| b.is_ascii_digit()) {
+            true => part.parse().ok(),
+            false => None,
+        };
+        let mut parts = text.split('.');
+        let version = Version(number(parts.next()?)?, number(parts.next()?)?, number(parts.next()?)?);
+        parts.next().is_none().then_some(version)
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// The index in `CLIMPT.releases` of the range that holds `version` (each climpt release is
+/// named by the first version of its range); `None` before the oldest.
+pub fn climpt_release_index(version: Version) -> Option<usize> {
+    CLIMPT.releases.iter().rposition(|r| Version::parse(r.name).is_some_and(|first| first <= version))
+}
+
 /// `stagelint explain versions`: every system, its releases oldest first, and what changed.
 pub fn versions_text() -> String {
     let mut out = String::from(
@@ -242,5 +340,24 @@ mod tests {
             assert!(system.releases[0].changes.is_empty(), "{}: the oldest release changes nothing", system.name);
         }
         assert_eq!(system_of("lastlight").map(|s| s.newest().name), Some("0.25.6"));
+    }
+
+    #[test]
+    fn a_climpt_version_falls_in_the_range_named_by_its_first_version() {
+        let index = |text: &str| climpt_release_index(Version::parse(text).unwrap()).map(|i| CLIMPT.releases[i].name);
+        assert_eq!(index("1.10.5"), None);
+        assert_eq!(index("1.10.6"), Some("1.10.6"));
+        assert_eq!(index("v1.11.24"), Some("1.10.6"));
+        assert_eq!(index("1.12.3"), Some("1.12.0"));
+        assert_eq!(index("1.13.14"), Some("1.13.7"));
+        assert_eq!(index("1.13.27"), Some("1.13.23"));
+        assert_eq!(index("2.0.0"), Some("1.13.23"));
+        for bad in ["1.13", "1.13.x", "1..2", "1.2.3.4", "", "1.2.-3"] {
+            assert_eq!(Version::parse(bad), None, "{bad}");
+        }
+        // Release names are versions, oldest first.
+        let versions: Vec<Version> = CLIMPT.releases.iter().map(|r| Version::parse(r.name).unwrap()).collect();
+        assert!(versions.windows(2).all(|w| w[0] < w[1]));
+        assert!(*versions.last().unwrap() <= CLIMPT_NEWEST_KNOWN);
     }
 }

@@ -61,6 +61,13 @@ impl Node {
         }
     }
 
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.value {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
     pub fn as_i64(&self) -> Option<i64> {
         match self.value {
             Value::Int(n) => Some(n),

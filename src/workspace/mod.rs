@@ -1,6 +1,7 @@
 //! The files of one analysis: their text, kind and config; discovery lives in `discover`.
 
 pub mod atomic;
+pub mod climpt;
 pub mod discover;
 pub mod lastlight;
 pub mod lastlight_release;
@@ -91,6 +92,8 @@ pub struct Workspace {
     /// In the order discovery met them, so whatever reads [`Workspace::paths`] (a did-you-mean
     /// among equally near names) gives the same answer on every run.
     known_paths: indexmap::IndexSet<PathBuf, foldhash::fast::RandomState>,
+    /// What the Deno project around each climpt agent directory pins for climpt.
+    climpt_pins: climpt::Pins,
 }
 
 impl Workspace {
@@ -106,6 +109,16 @@ impl Workspace {
 
     pub fn new() -> Workspace {
         Workspace::default()
+    }
+
+    /// What the Deno project around the climpt agent in `agent_dir` pins for climpt, if
+    /// anything (read by discovery).
+    pub fn climpt_pin(&self, agent_dir: &Path) -> Option<&Arc<climpt::Pin>> {
+        self.climpt_pins.of(agent_dir)
+    }
+
+    pub fn set_climpt_pins(&mut self, pins: climpt::Pins) {
+        self.climpt_pins = pins;
     }
 
     /// Adds a file whose findings are reported; `kind` comes from [`classify`].

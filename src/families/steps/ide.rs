@@ -156,5 +156,5 @@ impl<'w> Scope<'w> {
 
 /// The steps whose prompt file is `file`.
 fn steps_prompting<'a>(agent: &Agent<'a, '_>, file: &SourceFile) -> Vec<Step<'a>> {
-    agent.steps().into_iter().filter(|step| agent.prompt_file(step.def).is_some_and(|f| f.id == file.id)).collect()
+    agent.steps().into_iter().filter(|step| agent.prompt_file(step).is_some_and(|f| f.id == file.id)).collect()
 }

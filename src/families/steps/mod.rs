@@ -3,6 +3,7 @@
 
 mod ide;
 pub(crate) mod model;
+pub(crate) mod release;
 mod rules;
 pub(crate) mod schema_ref;
 
@@ -90,6 +91,45 @@ impl Family for Steps {
     fn editor(&self) -> &'static editor::Hooks {
         &EDITOR
     }
+
+    /// The climpt release each checked agent directory is read as, and why, unless a config
+    /// names it; agents with the same assumption share a note.
+    fn notes(&self, workspace: &Workspace) -> Vec<String> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+        for registry in workspace.reported_files().filter(|f| f.kind == FileKind::StepsRegistry) {
+            let dir = model::agent_dir(registry);
+            let agent_json = workspace.file_at(&dir.join("agent.json")).filter(|f| f.kind == FileKind::AgentJson);
+            let target = crate::workspace::climpt::target(
+                &registry.config,
+                workspace.climpt_pin(&dir),
+                registry.document().root.as_ref(),
+                agent_json.and_then(|f| f.document().root.as_ref()),
+            );
+            if matches!(target.source, crate::workspace::climpt::Source::Configured { .. }) {
+                continue;
+            }
+            let mut assumed = format!("{} assumed ({})", target.releases.describe(), target.why(&cwd));
+            if target.releases.len() > 1 {
+                assumed.push_str("; findings that depend on which of these releases runs are infos");
+            }
+            let shown = format!("`{}/`", dir.strip_prefix(&cwd).unwrap_or(&dir).display());
+            match grouped.iter_mut().find(|(a, _)| *a == assumed) {
+                Some((_, dirs)) => dirs.push(shown),
+                None => grouped.push((assumed, vec![shown])),
+            }
+        }
+        grouped
+            .into_iter()
+            .map(|(assumed, dirs)| {
+                let which = match dirs.len() {
+                    1..=3 => dirs.join(", "),
+                    n => format!("{}, {} and {} more", dirs[0], dirs[1], n - 2),
+                };
+                format!("{assumed} for {which}; set `[steps] climpt-version` in stagelint.toml to choose")
+            })
+            .collect()
+    }
 }
 
 /// Each agent directory's schemas (under `schemas/`) and C3L prompts (under `prompts/`), found
@@ -136,9 +176,19 @@ fn build_agent<'a, 'w>(
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let config_dir = dir.parent().map(|p| p.join("climpt").join("config")).unwrap_or_default();
     let breakdown = |side: &str| by_path.get(config_dir.join(format!("{name}-steps-{side}.yml")).as_path()).copied();
+    let target = crate::workspace::climpt::target(
+        &registry.file.config,
+        workspace.climpt_pin(&dir),
+        registry.root(),
+        agent_json.and_then(|a| a.root()),
+    );
+    let (layout, retry) = model::read_as(&target, registry.root(), agent_json.and_then(|a| a.root()));
     Agent {
         workspace,
         dir: dir.clone(),
+        target,
+        layout,
+        retry,
         registry,
         agent_json,
         schemas,

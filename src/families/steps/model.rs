@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileId;
 use crate::source::{Entry, Node, Parsed, Span, SyntaxError, Value};
+use crate::families::steps::release::{Layout, Retry, facts_of};
+use crate::workspace::climpt::Assumed;
 use crate::workspace::{SourceFile, Workspace};
 
 /// The seven intents a structured gate can route on.
@@ -31,18 +33,6 @@ pub fn allowed_intents_for(kind: StepKind) -> &'static [&'static str] {
         StepKind::Closure => &["closing", "repeat"],
     }
 }
-
-/// `runner.verdict.type` values.
-pub const VERDICT_TYPES: [&str; 8] = [
-    "poll:state",
-    "count:iteration",
-    "count:check",
-    "detect:keyword",
-    "detect:structured",
-    "detect:graph",
-    "meta:composite",
-    "meta:custom",
-];
 
 /// UV variables the runner and verdict handlers supply (`RUNTIME_SUPPLIED_UV_VARS`).
 pub const RUNTIME_SUPPLIED_UV_VARS: [&str; 8] = [
@@ -77,38 +67,6 @@ pub const EXTRACTORS: [&str; 16] = [
     "parseBranchName",
     "parseRemoteStatus",
     "parseMergeStatus",
-];
-
-/// `fallbackKey` values the seed-era default template registry knows: exactly the keys of
-/// `DefaultFallbackProvider.templates` in climpt 91d13e3's `agents/prompts/fallback.ts`
-/// (`system` included: `--validate` checks membership with `key in templates`).
-pub const KNOWN_FALLBACK_KEYS: [&str; 26] = [
-    "system",
-    "initial_iterate",
-    "continuation_iterate",
-    "initial_manual",
-    "continuation_manual",
-    "initial_keyword",
-    "continuation_keyword",
-    "initial_issue",
-    "continuation_issue",
-    "initial_issue_label_only",
-    "continuation_issue_label_only",
-    "initial_project",
-    "continuation_project",
-    "continuation_project_preparation",
-    "continuation_project_processing",
-    "continuation_project_review",
-    "polling_closure_default",
-    "issue_closure_default",
-    "review_closure_default",
-    "facilitation_closure_default",
-    "project_closure_default",
-    "iteration_closure_default",
-    "project_continuation_closure_default",
-    "statuscheck_continuation_default",
-    "initial_structured_signal",
-    "continuation_structured_signal",
 ];
 
 /// Default C3L path templates.
@@ -149,15 +107,6 @@ impl StepKind {
             _ => None,
         }
     }
-}
-
-/// Which registry format a file is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    /// climpt since 2026-04-10: no `fallbackKey`, `userPromptsBase`, `schemasBase`.
-    Current,
-    /// The seed-era format (climpt 91d13e3): those keys are part of the format.
-    Seed,
 }
 
 /// A parsed JSON or YAML file of the family.
@@ -213,6 +162,13 @@ impl<'w> Doc<'w> {
 pub struct Agent<'a, 'w> {
     pub workspace: &'w Workspace,
     pub dir: PathBuf,
+    /// The climpt releases it may run on, and why.
+    pub target: Assumed,
+    /// How its agent.json is read: the layout it is written in when a target release has that
+    /// layout, else the newest target release's.
+    pub layout: Layout,
+    /// The names of the completion loop's keys, chosen the same way.
+    pub retry: Retry,
     pub registry: &'a Doc<'w>,
     pub agent_json: Option<&'a Doc<'w>>,
     /// JSON files under `<dir>/schemas/`.
@@ -224,18 +180,38 @@ pub struct Agent<'a, 'w> {
     pub breakdown_user: Option<&'a Doc<'w>>,
 }
 
-impl<'a, 'w> Agent<'a, 'w> {
-    /// Seed when the registry has the seed-era top-level `userPromptsBase`/`schemasBase`, or when
-    /// every step carries `fallbackKey` (the seed schema required it). A `fallbackKey` on only
-    /// some steps is a leftover in a current registry (LegacyKey), not a seed-era file.
-    pub fn dialect(&self) -> Dialect {
-        let root = self.registry.root();
-        let legacy_top = ["userPromptsBase", "schemasBase"].iter().any(|k| root.and_then(|r| r.get(k)).is_some());
-        let steps = self.steps();
-        let legacy_steps = !steps.is_empty() && steps.iter().all(|s| s.def.get("fallbackKey").is_some());
-        if legacy_top || legacy_steps { Dialect::Seed } else { Dialect::Current }
+/// The layout an agent.json is written in, when it says: `runner.verdict`, `runner.completion`,
+/// or a flat `behavior` without `runner`.
+pub fn written_layout(agent_json: &Node) -> Option<Layout> {
+    match agent_json.get("runner") {
+        Some(runner) if runner.get("verdict").is_some() => Some(Layout::Verdict),
+        Some(runner) if runner.get("completion").is_some() => Some(Layout::Completion),
+        Some(_) => None,
+        None => agent_json.get("behavior").map(|_| Layout::Flat),
     }
+}
 
+/// The layout agent.json is written in and the retry keys the registry uses, when a release of
+/// `target` has them; else the newest target release's (the files are then read as that release
+/// reads them, and what it does not know is a defect).
+pub fn read_as(target: &Assumed, registry: Option<&Node>, agent_json: Option<&Node>) -> (Layout, Retry) {
+    let written_layout = agent_json.and_then(written_layout);
+    let written_retry = registry.and_then(|r| {
+        if ["failurePatterns", "validationSteps"].iter().any(|k| r.get(k).is_some()) {
+            Some(Retry::Validation)
+        } else if ["completionPatterns", "completionSteps"].iter().any(|k| r.get(k).is_some()) {
+            Some(Retry::Completion)
+        } else {
+            None
+        }
+    });
+    let newest = facts_of(target).last().expect("a target names a release");
+    let layout = written_layout.filter(|l| facts_of(target).any(|f| f.layout == *l)).unwrap_or(newest.layout);
+    let retry = written_retry.filter(|r| facts_of(target).any(|f| f.retry == *r)).unwrap_or(newest.retry);
+    (layout, retry)
+}
+
+impl<'a, 'w> Agent<'a, 'w> {
     /// `[steps] validate-parity` of the registry's config: findings at `--validate`'s levels.
     pub fn validate_parity(&self) -> bool {
         self.registry.file.config.validate_parity
@@ -290,46 +266,92 @@ impl<'a, 'w> Agent<'a, 'w> {
             .collect()
     }
 
-    /// agent.json `runner.verdict.type`.
+    /// agent.json `runner.verdict.type` (`runner.completion.type`, `behavior.completionType` in
+    /// older layouts).
     pub fn verdict_type(&self) -> Option<(&'a str, Span, FileId)> {
         let agent = self.agent_json?;
-        let node = agent.at("runner.verdict.type")?;
+        let node = agent.at(self.layout.path("runner.verdict.type"))?;
         Some((node.as_str()?, node.span, agent.id()))
     }
 
-    /// The registry's `c1`, `pathTemplate` and `pathTemplateNoAdaptation`.
-    pub fn path_templates(&self) -> (&'a str, &'a str, &'a str) {
-        let text = |key: &str, default: &'static str| self.registry.get(key).and_then(Node::as_str).unwrap_or(default);
-        (
-            text("c1", "steps"),
-            text("pathTemplate", DEFAULT_PATH_TEMPLATE),
-            text("pathTemplateNoAdaptation", DEFAULT_PATH_TEMPLATE_NO_ADAPTATION),
-        )
+    /// The agent.json value at a `runner.*` path of climpt 1.12.5 and later, read where this
+    /// agent's layout keeps it.
+    pub fn setting(&self, current: &'static str) -> Option<&'a Node> {
+        self.agent_json?.at(self.layout.path(current))
     }
 
-    /// The prompt files climpt tries for a step-like definition, in order (with adaptation first).
-    pub fn prompt_candidates(&self, def: &Node) -> Vec<PathBuf> {
-        let (c1, with_adaptation, without) = self.path_templates();
-        let field = |key: &str| def.get(key).and_then(Node::as_str);
+    /// The registry's `c1` (`steps` when absent).
+    pub fn c1(&self) -> &'a str {
+        self.registry.get("c1").and_then(Node::as_str).unwrap_or("steps")
+    }
+
+    /// The prompt files climpt tries for a step-like definition with `adaptation`, in order:
+    /// breakdown names them itself, `f_<edition>_<adaptation>.md` when an adaptation is passed
+    /// and that file exists, else `f_<edition>.md` (no release reads the registry's
+    /// `pathTemplate`).
+    pub fn prompt_paths(&self, def: &Node, adaptation: Option<&str>) -> Vec<PathBuf> {
+        let field = |key: &str| def.get(key).and_then(Node::as_str).unwrap_or("");
+        let edition = def.get("edition").and_then(Node::as_str).unwrap_or("default");
+        let dir = self.prompts_dir().join(self.c1()).join(field("c2")).join(field("c3"));
         let mut out = Vec::new();
-        let fill = |template: &str| {
-            template
-                .replace("{c1}", c1)
-                .replace("{c2}", field("c2").unwrap_or(""))
-                .replace("{c3}", field("c3").unwrap_or(""))
-                .replace("{edition}", field("edition").unwrap_or("default"))
-                .replace("{adaptation}", field("adaptation").unwrap_or(""))
-        };
-        if field("adaptation").is_some() {
-            out.push(self.prompts_dir().join(fill(with_adaptation)));
+        if let Some(adaptation) = adaptation {
+            out.push(dir.join(format!("f_{edition}_{adaptation}.md")));
         }
-        out.push(self.prompts_dir().join(fill(without)));
+        out.push(dir.join(format!("f_{edition}.md")));
         out
     }
 
+    /// [`Agent::prompt_paths`] with the definition's own `adaptation`.
+    pub fn prompt_candidates(&self, def: &Node) -> Vec<PathBuf> {
+        self.prompt_paths(def, def.get("adaptation").and_then(Node::as_str))
+    }
+
+    /// The adaptation climpt passes for a step: for a closure step, the agent's
+    /// `defaultClosureAction` when it is not `close` (the closure adapter, unless GitHub is
+    /// disabled), in place of the step's own; else the step's own `adaptation`.
+    pub fn adaptation(&self, step: &Step<'a>) -> Adaptation<'a> {
+        let own = step.str_field("adaptation");
+        if step.kind() == Some(StepKind::Closure)
+            && let Some(github) = self.setting("runner.integrations.github")
+            && github.get("enabled").and_then(Node::as_bool) != Some(false)
+            && let Some(action) = github.get("defaultClosureAction").and_then(Node::as_str)
+            && action != "close"
+        {
+            return Adaptation::ClosureAction(action);
+        }
+        match own {
+            Some(own) => Adaptation::Own(own),
+            None => Adaptation::None,
+        }
+    }
+
+    /// The prompt files climpt tries for a step, with the adaptation it passes.
+    pub fn step_prompt_paths(&self, step: &Step) -> Vec<PathBuf> {
+        self.prompt_paths(step.def, self.adaptation(step).name())
+    }
+
     /// The prompt file a step resolves to, if any candidate exists.
-    pub fn prompt_file(&self, def: &Node) -> Option<&'w SourceFile> {
-        self.prompt_candidates(def).iter().find_map(|p| self.workspace.file_at(p))
+    pub fn prompt_file(&self, step: &Step) -> Option<&'w SourceFile> {
+        self.step_prompt_paths(step).iter().find_map(|p| self.workspace.file_at(p))
+    }
+}
+
+/// The adaptation climpt passes when it resolves a step's prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Adaptation<'a> {
+    None,
+    /// The step's own `adaptation`.
+    Own(&'a str),
+    /// agent.json's `defaultClosureAction`, for a closure step.
+    ClosureAction(&'a str),
+}
+
+impl<'a> Adaptation<'a> {
+    pub fn name(self) -> Option<&'a str> {
+        match self {
+            Adaptation::None => None,
+            Adaptation::Own(name) | Adaptation::ClosureAction(name) => Some(name),
+        }
     }
 }
 

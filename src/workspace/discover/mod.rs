@@ -245,6 +245,10 @@ fn discover_shown_from(
     }
     read_pending(&mut workspace, schema_refs.take(), overlay, configs, &bounds, &mut unclaimed);
     add_broken_configs(&mut workspace, configs, &roots, shown_from.is_empty(), &schema_refs, overlay);
+    // The climpt release each agent runs on starts from what its Deno project pins.
+    let read = |path: &Path| overlay.get(path).cloned().or_else(|| crate::source::read::read_text(path).ok());
+    let pins = crate::workspace::climpt::read_pins(&workspace, &|dir: &Path| bounds.holds_dir(dir), &read);
+    workspace.set_climpt_pins(pins);
     // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
     crate::util::par_map(workspace.files(), |file| {
         if file.kind == FileKind::Stage {

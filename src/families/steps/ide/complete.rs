@@ -3,7 +3,7 @@
 //! in a C3L prompt, the UV variables its step declares.
 
 use crate::editor::{CompletionItem, CompletionKind, Cursor};
-use crate::families::steps::model::{self, Agent, Dialect, Doc, INTENTS, RUNTIME_SUPPLIED_UV_VARS, Step};
+use crate::families::steps::model::{self, Agent, Doc, INTENTS, RUNTIME_SUPPLIED_UV_VARS, Step};
 use crate::source::{Entry, Node, Span, json};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 
@@ -219,7 +219,7 @@ fn keys(agent: &Agent, site: &Site, offset: usize) -> Vec<Candidate> {
         let closures = agent.steps().into_iter().filter(|s| s.kind() == Some(model::StepKind::Closure));
         return closures.filter(|s| !present.contains(&s.id)).map(|s| step_candidate(&s)).collect();
     }
-    let seed = agent.dialect() == Dialect::Seed;
+    let seed = crate::families::steps::release::facts_of(&agent.target).any(|f| f.seed_keys);
     schema::fields(path)
         .into_iter()
         .filter(|field| !present.contains(&field.name) && (seed || !field.deprecated))

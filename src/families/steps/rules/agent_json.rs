@@ -2,7 +2,8 @@
 //! `detect:graph` against the registry.
 
 use crate::diagnostic::{Diagnostic, FileId};
-use crate::families::steps::model::{Agent, Doc, VERDICT_TYPES};
+use crate::families::steps::model::{Agent, Doc, written_layout};
+use crate::families::steps::release::{Layout, renamed_type};
 use crate::families::steps::rules::files::{brace, not_one_of, one_of, shown};
 use crate::families::steps::{AC_VALID_001, R_F5, R_F6, R_F12, R_F15, R_F16, R_F17, R_F18, R_F19, SR_GATE_004};
 use crate::source::{Node, Value};
@@ -29,17 +30,20 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
         ));
         return;
     }
-    check_required(doc, root, out);
+    match written_layout(root) {
+        Some(written) if written != agent.layout => check_layout(agent, doc, root, written, out),
+        _ => check_required(doc, root, agent.layout, out),
+    }
     check_parameters(doc, out);
     check_verdict(agent, doc, out);
-    check_enums(doc, out);
+    check_enums(agent, doc, out);
 }
 
 // ---------------------------------------------------------------------------------------------
 // AC-VALID-001: the required fields of climpt's agent schema.
 
-/// (dotted path of an object, its required keys). Objects that are absent are skipped (their
-/// own absence is reported at their parent when required).
+/// (dotted path of an object, its required keys), per layout. Objects that are absent are
+/// skipped (their own absence is reported at their parent when required).
 const REQUIRED: [(&str, &[&str]); 9] = [
     ("", &["version", "name", "displayName", "description", "runner"]),
     ("runner", &["flow", "verdict", "boundaries"]),
@@ -52,9 +56,38 @@ const REQUIRED: [(&str, &[&str]); 9] = [
     ("runner.logging", &["directory", "format"]),
 ];
 
-fn check_required(doc: &Doc, root: &Node, out: &mut Vec<Diagnostic>) {
+/// climpt 1.12.0 to 1.12.4: `runner.completion` for `runner.verdict`.
+const REQUIRED_COMPLETION: [(&str, &[&str]); 9] = [
+    ("", &["version", "name", "displayName", "description", "runner"]),
+    ("runner", &["flow", "completion", "boundaries"]),
+    ("runner.flow", &["systemPromptPath", "prompts"]),
+    ("runner.flow.prompts", &["registry"]),
+    ("runner.completion", &["type"]),
+    ("runner.boundaries", &["allowedTools", "permissionMode"]),
+    ("runner.integrations.github", &["enabled"]),
+    ("runner.actions", &["enabled"]),
+    ("runner.logging", &["directory", "format"]),
+];
+
+/// climpt 1.10.6 to 1.11.24, the flat layout (`agents/schemas/agent.schema.json` there).
+const REQUIRED_FLAT: [(&str, &[&str]); 7] = [
+    ("", &["version", "name", "displayName", "description", "behavior", "prompts", "logging"]),
+    ("behavior", &["systemPromptPath", "completionType", "allowedTools", "permissionMode"]),
+    ("prompts", &["registry"]),
+    ("github", &["enabled"]),
+    ("actions", &["enabled"]),
+    ("logging", &["directory", "format"]),
+    ("worktree", &["enabled"]),
+];
+
+fn check_required(doc: &Doc, root: &Node, layout: Layout, out: &mut Vec<Diagnostic>) {
     let file = doc.id();
-    for (path, keys) in REQUIRED {
+    let required: &[(&str, &[&str])] = match layout {
+        Layout::Verdict => &REQUIRED,
+        Layout::Completion => &REQUIRED_COMPLETION,
+        Layout::Flat => &REQUIRED_FLAT,
+    };
+    for (path, keys) in required {
         let node = if path.is_empty() { Some(root) } else { doc.at(path) };
         let Some(node) = node else { continue };
         if node.as_map().is_none() {
@@ -81,7 +114,8 @@ fn check_required(doc: &Doc, root: &Node, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    if let Some(worktree) = doc.at("runner.execution.worktree")
+    if layout != Layout::Flat
+        && let Some(worktree) = doc.at("runner.execution.worktree")
         && worktree.as_map().is_some()
         && worktree.get("enabled").is_none()
     {
@@ -115,6 +149,44 @@ fn check_required(doc: &Doc, root: &Node, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
+}
+
+/// AC-VALID-001 for an agent.json written in another release's layout than the one it runs on:
+/// one finding at the key that shows it.
+fn check_layout(agent: &Agent, doc: &Doc, root: &Node, written: Layout, out: &mut Vec<Diagnostic>) {
+    let releases = agent.target.releases.describe();
+    let (key, message, fix) = match (written, agent.layout) {
+        (Layout::Flat, _) => (
+            "behavior",
+            format!(
+                "agent.json is in the flat layout of climpt 1.10.6 to 1.11.24 (`behavior`, `prompts`, `logging` at the top); {releases} rejects it when the agent loads (\"Detected v1.11.x config format\", since 1.12.0)"
+            ),
+            "move the keys under `runner` (`behavior.systemPromptPath` → `runner.flow.systemPromptPath`, `behavior.completionType` → `runner.verdict.type`, …; climpt's migration guide lists them), or pin the climpt release the agent was written for",
+        ),
+        (_, Layout::Flat) => (
+            "runner",
+            format!(
+                "agent.json is in the `runner.*` layout of climpt 1.12.0 and later; {releases} reads the flat layout (`behavior`, `prompts`, `logging` at the top) and rejects an agent definition without `behavior`"
+            ),
+            "write the flat layout of that release, or upgrade climpt",
+        ),
+        (Layout::Completion, _) => (
+            "runner",
+            format!(
+                "agent.json names `runner.completion`, which climpt 1.12.5 renamed `runner.verdict`; {releases} finds no `runner.verdict.type` and rejects the agent definition"
+            ),
+            "rename `runner.completion` to `runner.verdict` and its type to the verdict type (`externalState` → `poll:state`, …)",
+        ),
+        (_, _) => (
+            "runner",
+            format!(
+                "agent.json names `runner.verdict`, which climpt calls `runner.completion` up to 1.12.4; {releases} finds no `runner.completion.type` and rejects the agent definition"
+            ),
+            "rename `runner.verdict` to `runner.completion` and its type to the completion type (`poll:state` → `externalState`, …), or upgrade climpt",
+        ),
+    };
+    let span = root.entry(key).map_or(doc.anchor(), |e| e.key.span);
+    out.push(Diagnostic::new(AC_VALID_001, doc.id(), span, message).with_help(fix));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,21 +280,32 @@ fn suggest_flag(text: &str) -> String {
 
 fn check_verdict(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
     let file = doc.id();
-    let Some(verdict) = doc.at("runner.verdict").filter(|v| v.as_map().is_some()) else { return };
-    let Some(type_node) = verdict.get("type") else { return };
-    let Some(verdict_type) = type_node.as_str().filter(|t| VERDICT_TYPES.contains(t)) else { return };
-    let needs: &[(&str, Need)] = match verdict_type {
-        "poll:state" | "count:iteration" => &[("maxIterations", Need::Count)],
-        "count:check" => &[("maxChecks", Need::Count)],
-        "detect:keyword" => &[("verdictKeyword", Need::Text)],
-        "detect:structured" => &[("signalType", Need::Text)],
-        "detect:graph" => &[("registryPath", Need::Text), ("entryStep", Need::Text)],
-        "meta:composite" => &[("operator", Need::Operator), ("conditions", Need::List)],
-        "meta:custom" => &[("handlerPath", Need::Text)],
+    let layout = agent.layout;
+    let Some(verdict) = doc.at(layout.path("runner.verdict")).filter(|v| v.as_map().is_some()) else { return };
+    let type_key = if layout == Layout::Flat { "completionType" } else { "type" };
+    let Some(type_node) = verdict.get(type_key) else { return };
+    let Some(written) = type_node.as_str().filter(|t| layout.types().contains(t)) else { return };
+    // The requirements by the verdict type it became (or is).
+    let verdict_type = if layout == Layout::Verdict { written } else { renamed_type(written).unwrap_or(written) };
+    let keyword = layout.keyword();
+    let needs: &[(&str, Need)] = match (verdict_type, layout) {
+        ("poll:state" | "count:iteration", Layout::Verdict) => &[("maxIterations", Need::Count)],
+        ("count:check", _) => &[("maxChecks", Need::Count)],
+        ("detect:keyword", _) => &[(keyword, Need::Text)],
+        ("detect:structured", _) => &[("signalType", Need::Text)],
+        ("detect:graph", Layout::Verdict) => &[("registryPath", Need::Text), ("entryStep", Need::Text)],
+        ("meta:composite", _) => &[("operator", Need::Operator), ("conditions", Need::List)],
+        ("meta:custom", _) => &[("handlerPath", Need::Text)],
+        // Up to 1.12.4 the defaults give `maxIterations`, and the external state and the step
+        // machine take their settings at run time (`validateCompletionConfig`).
         _ => &[],
     };
-    let config = verdict.get("config");
+    let config_key = if layout == Layout::Flat { "completionConfig" } else { "config" };
+    let config_path = layout.path("runner.verdict.config");
+    let noun = layout.noun();
+    let config = verdict.get(config_key);
     match config {
+        None if needs.is_empty() => {}
         None => {
             let keys: Vec<&str> = needs.iter().map(|(k, _)| *k).collect();
             out.push(Diagnostic::new(
@@ -230,8 +313,8 @@ fn check_verdict(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
                 file,
                 brace(verdict),
                 format!(
-                    "the `{verdict_type}` verdict has no `config`; it needs `config.{}`",
-                    keys.join("` and `config.")
+                    "the `{written}` {noun} has no `{config_key}`; it needs `{config_key}.{}`",
+                    keys.join(&format!("` and `{config_key}."))
                 ),
             ));
         }
@@ -239,19 +322,24 @@ fn check_verdict(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
             R_F12,
             file,
             config.span,
-            format!("`runner.verdict.config` must be an object, but it is {}", config.type_name()),
+            format!("`{config_path}` must be an object, but it is {}", config.type_name()),
         )),
         Some(config) => {
             for (key, need) in needs {
-                check_need(file, verdict_type, config, key, *need, out);
+                check_need(file, (written, noun, config_key), config, key, *need, out);
             }
             if verdict_type == "meta:composite" {
-                check_conditions(file, config, out);
+                check_conditions(file, layout, config, out);
             }
         }
     }
     // SR-GATE-004: a graph verdict walks the step machine; it needs gated steps.
     if verdict_type == "detect:graph" && !agent.steps().iter().any(|s| s.gate().is_some()) {
+        let what = if layout == Layout::Verdict {
+            "the verdict type is `detect:graph`".to_string()
+        } else {
+            format!("the completion type is `{written}`")
+        };
         let registry = agent.registry;
         let steps_span = registry.root().and_then(|r| r.entry("steps")).map_or(registry.anchor(), |e| e.key.span);
         out.push(
@@ -259,7 +347,7 @@ fn check_verdict(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
                 SR_GATE_004,
                 file,
                 type_node.span,
-                "the verdict type is `detect:graph`, but no step of the registry has a `structuredGate`, so there is no step machine to walk (fatal at agent start); give the flow steps a structuredGate or pick another verdict type",
+                format!("{what}, but no step of the registry has a `structuredGate`, so there is no step machine to walk (fatal at agent start); give the flow steps a structuredGate or pick another {noun} type"),
             )
             .with_related(registry.id(), steps_span, "the registry's steps"),
         );
@@ -278,7 +366,15 @@ enum Need {
     List,
 }
 
-fn check_need(file: FileId, verdict_type: &str, config: &Node, key: &str, need: Need, out: &mut Vec<Diagnostic>) {
+/// `written`: the type as agent.json names it, the verdict's noun and its config key.
+fn check_need(
+    file: FileId,
+    (verdict_type, noun, config_key): (&str, &str, &str),
+    config: &Node,
+    key: &str,
+    need: Need,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(node) = config.get(key) else {
         let what = match need {
             Need::Count => "a number of at least 1",
@@ -290,7 +386,7 @@ fn check_need(file: FileId, verdict_type: &str, config: &Node, key: &str, need: 
             R_F12,
             file,
             brace(config),
-            format!("the `{verdict_type}` verdict needs `config.{key}` ({what}); climpt rejects the verdict config"),
+            format!("the `{verdict_type}` {noun} needs `{config_key}.{key}` ({what}); climpt rejects the {noun} config"),
         ));
         return;
     };
@@ -323,23 +419,26 @@ fn check_need(file: FileId, verdict_type: &str, config: &Node, key: &str, need: 
             R_F12,
             file,
             node.span,
-            format!("`{verdict_type}` verdict: `config.{key}` {problem}"),
+            format!("`{verdict_type}` {noun}: `{config_key}.{key}` {problem}"),
         ));
     }
 }
 
-/// R-F15: each composite condition is a verdict type other than `meta:composite`.
-fn check_conditions(file: FileId, config: &Node, out: &mut Vec<Diagnostic>) {
+/// R-F15: each composite condition is a verdict type other than `meta:composite` (a completion
+/// type other than `composite` up to 1.12.4).
+fn check_conditions(file: FileId, layout: Layout, config: &Node, out: &mut Vec<Diagnostic>) {
+    let composite = if layout == Layout::Verdict { "meta:composite" } else { "composite" };
+    let noun = layout.noun();
     for condition in config.get("conditions").and_then(Node::as_seq).unwrap_or_default() {
         let Some(node) = condition.get("type") else { continue };
-        let allowed: Vec<&str> = VERDICT_TYPES.iter().copied().filter(|t| *t != "meta:composite").collect();
+        let allowed: Vec<&str> = layout.types().iter().copied().filter(|t| *t != composite).collect();
         let message = match node.as_str() {
             Some(t) if allowed.contains(&t) => continue,
-            Some("meta:composite") => {
-                "a `meta:composite` condition cannot itself be `meta:composite` (no nesting); use one of the other verdict types".to_string()
-            }
+            Some(t) if t == composite => format!(
+                "a `{composite}` condition cannot itself be `{composite}` (no nesting); use one of the other {noun} types"
+            ),
             _ => format!(
-                "composite condition type {} is not a verdict type{}; use one of {}",
+                "composite condition type {} is not a {noun} type{}; use one of {}",
                 shown(node),
                 hint(node.as_str().and_then(|t| did_you_mean(t, allowed.iter().copied()))),
                 allowed.join(", ")
@@ -352,14 +451,15 @@ fn check_conditions(file: FileId, config: &Node, out: &mut Vec<Diagnostic>) {
 // ---------------------------------------------------------------------------------------------
 // R-F18, R-F19: enums.
 
-fn check_enums(doc: &Doc, out: &mut Vec<Diagnostic>) {
+fn check_enums(agent: &Agent, doc: &Doc, out: &mut Vec<Diagnostic>) {
     let file = doc.id();
-    if let Some(node) = doc.at("runner.logging.format")
+    let path = agent.layout.path("runner.logging.format");
+    if let Some(node) = doc.at(path)
         && let Some(problem) = not_one_of(node, "log format", &LOG_FORMATS)
     {
-        out.push(Diagnostic::new(R_F18, file, node.span, format!("`runner.logging.format` {problem}")));
+        out.push(Diagnostic::new(R_F18, file, node.span, format!("`{path}` {problem}")));
     }
-    if let Some(node) = doc.at("runner.integrations.github.defaultClosureAction")
+    if let Some(node) = doc.at(agent.layout.path("runner.integrations.github.defaultClosureAction"))
         && let Some(problem) = not_one_of(node, "closure action", &CLOSURE_ACTIONS)
     {
         out.push(Diagnostic::new(

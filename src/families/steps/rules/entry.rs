@@ -1,7 +1,8 @@
 //! Entry points: `entryStep`, `entryStepMapping` and the agent's verdict type.
 
-use crate::diagnostic::Diagnostic;
-use crate::families::steps::model::{Agent, VERDICT_TYPES};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::families::steps::model::Agent;
+use crate::families::steps::release::{Graded, grade, renamed_type};
 use crate::families::steps::{R_F3, SR_ENTRY_001, SR_ENTRY_002, SR_ENTRY_003, SR_GATE_002};
 use crate::source::Node;
 use crate::util::did_you_mean;
@@ -67,21 +68,12 @@ fn check_mapping(agent: &Agent, key: &Node, mapping: &Node, ids: &[&str], out: &
         ));
         return;
     };
+    let types = agent.layout.types();
     for entry in entries {
         let verdict = entry.key.scalar_text();
         // R-F3: a key the agent's verdict type can never equal.
-        if !VERDICT_TYPES.contains(&verdict.as_str()) {
-            let suggestion = did_you_mean(&verdict, VERDICT_TYPES);
-            out.push(Diagnostic::new(
-                R_F3,
-                file,
-                entry.key.span,
-                format!(
-                    "`entryStepMapping` key `{verdict}` is not a verdict type{}, so the entry is never used; keys are `runner.verdict.type` values: {}",
-                    hint(suggestion),
-                    VERDICT_TYPES.join(", ")
-                ),
-            ));
+        if let Some(d) = unknown_type(agent, &verdict, entry.key.span, Place::MappingKey) {
+            out.push(d);
         }
         let value = &entry.value;
         match value.as_str() {
@@ -114,7 +106,7 @@ fn check_mapping(agent: &Agent, key: &Node, mapping: &Node, ids: &[&str], out: &
         return;
     }
     let Some((verdict, span, agent_file)) = agent.verdict_type() else { return };
-    if !VERDICT_TYPES.contains(&verdict) || mapping.get(verdict).is_some() {
+    if !types.contains(&verdict) || mapping.get(verdict).is_some() {
         return;
     }
     let mapped: Vec<String> = entries.iter().map(|e| format!("`{}`", e.key.scalar_text())).collect();
@@ -133,24 +125,85 @@ fn check_mapping(agent: &Agent, key: &Node, mapping: &Node, ids: &[&str], out: &
     );
 }
 
-/// R-F3: agent.json `runner.verdict.type` is one of the eight verdict types.
+/// R-F3: agent.json `runner.verdict.type` (`runner.completion.type`, `behavior.completionType`)
+/// is one of the eight types of the release.
 fn check_verdict_type(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let Some(agent_json) = agent.agent_json else { return };
-    let Some(node) = agent_json.at("runner.verdict.type") else { return };
-    let message = match node.as_str() {
-        Some(verdict) if VERDICT_TYPES.contains(&verdict) => return,
-        Some(verdict) => format!(
-            "`runner.verdict.type` `{verdict}` is not a verdict type{}; use one of {} (climpt rejects the agent definition)",
-            hint(did_you_mean(verdict, VERDICT_TYPES)),
-            VERDICT_TYPES.join(", ")
+    let path = agent.layout.path("runner.verdict.type");
+    let Some(node) = agent_json.at(path) else { return };
+    let types = agent.layout.types();
+    let d = match node.as_str() {
+        Some(verdict) => unknown_type(agent, verdict, node.span, Place::AgentJson),
+        None => Some(Diagnostic::new(
+            R_F3,
+            agent_json.id(),
+            node.span,
+            format!(
+                "`{path}` must be a {} type string, but it is {}; use one of {}",
+                agent.layout.noun(),
+                node.type_name(),
+                types.join(", ")
+            ),
+        )),
+    };
+    out.extend(d);
+}
+
+/// Where a verdict (or completion) type is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    MappingKey,
+    AgentJson,
+}
+
+/// R-F3 for a type name: none when every release the agent may run on knows it; an info when
+/// only some do; else what the release calls it instead, when it is another release's name.
+fn unknown_type(agent: &Agent, name: &str, span: crate::source::Span, place: Place) -> Option<Diagnostic> {
+    let graded = grade(&agent.target, |facts| (!facts.layout.types().contains(&name)).then_some(Severity::Error));
+    let types = agent.layout.types();
+    let noun = agent.layout.noun();
+    let path = agent.layout.path("runner.verdict.type");
+    let file = match place {
+        Place::MappingKey => agent.registry.id(),
+        Place::AgentJson => agent.agent_json?.id(),
+    };
+    let renamed = renamed_type(name).filter(|r| types.contains(r));
+    let message = match (&graded, place, renamed) {
+        (Graded::None, ..) => return None,
+        (Graded::Some(releases), Place::MappingKey, _) => format!(
+            "`entryStepMapping` key `{name}` is not a {noun} type of {releases}, where the entry is never used; other releases this agent may run on read it"
         ),
-        None => format!(
-            "`runner.verdict.type` must be a verdict type string, but it is {}; use one of {}",
-            node.type_name(),
-            VERDICT_TYPES.join(", ")
+        (Graded::Some(releases), Place::AgentJson, _) => format!(
+            "`{path}` `{name}` is not a {noun} type of {releases}, which reject the agent definition; other releases this agent may run on read it"
+        ),
+        (Graded::All(_), Place::MappingKey, Some(current)) => format!(
+            "`entryStepMapping` key `{name}` is another climpt release's name for `{current}`: {} maps `{current}`, so the entry is never used",
+            agent.target.releases.describe()
+        ),
+        (Graded::All(_), Place::AgentJson, Some(current)) => format!(
+            "`{path}` `{name}` is another climpt release's name for `{current}`: {} rejects the agent definition",
+            agent.target.releases.describe()
+        ),
+        (Graded::All(_), Place::MappingKey, None) => format!(
+            "`entryStepMapping` key `{name}` is not a {noun} type{}, so the entry is never used; keys are `{path}` values: {}",
+            hint(did_you_mean(name, types.iter().copied())),
+            types.join(", ")
+        ),
+        (Graded::All(_), Place::AgentJson, None) => format!(
+            "`{path}` `{name}` is not a {noun} type{}; use one of {} (climpt rejects the agent definition)",
+            hint(did_you_mean(name, types.iter().copied())),
+            types.join(", ")
         ),
     };
-    out.push(Diagnostic::new(R_F3, agent_json.id(), node.span, message));
+    let severity = match graded {
+        Graded::All(level) => level,
+        _ => Severity::Info,
+    };
+    let mut d = Diagnostic::new(R_F3, file, span, message).with_severity(severity);
+    if let Some(current) = renamed {
+        d = d.with_help(format!("write `{current}` (climpt 1.12.5 renamed the completion types to verdict types, 78d6131)"));
+    }
+    Some(d)
 }
 
 fn hint(suggestion: Option<&str>) -> String {

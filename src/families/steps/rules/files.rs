@@ -5,7 +5,8 @@
 use super::prompts::C3lLoad;
 use super::reach::{Live, Reach};
 use crate::diagnostic::{Diagnostic, FileId, Severity};
-use crate::families::steps::model::{Agent, Dialect, Doc, KNOWN_FALLBACK_KEYS};
+use crate::families::steps::model::{Agent, Doc};
+use crate::families::steps::release::{self, FALLBACK_KEYS, Fate, Graded};
 use crate::families::steps::{
     DuplicateKey, FallbackKeyInvalid, JsonSyntax, LegacyKey, R_A1, R_F1, R_F2, SR_LOAD_001, SR_LOAD_002, SR_LOAD_003,
 };
@@ -298,53 +299,70 @@ fn check_registry_path(agent: &Agent, out: &mut Vec<Diagnostic>) {
 
 fn check_legacy(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     let registry = agent.registry;
-    let dialect = agent.dialect();
-    match dialect {
-        Dialect::Current => {
-            for key in ["userPromptsBase", "schemasBase"] {
-                if let Some(entry) = registry.root().and_then(|r| r.entry(key)) {
-                    out.push(legacy(
-                        registry.id(),
-                        &entry.key,
-                        format!(
-                            "`{key}` belongs to climpt's seed-era registry format (removed in 2026-04); the runtime ignores it; remove it (prompts resolve from `<agent>/prompts/`, schemas from `<agent>/schemas/`)"
-                        ),
-                    ));
-                }
-            }
-            for step in agent.steps() {
-                if let Some(entry) = step.def.entry("fallbackKey") {
-                    out.push(legacy(
-                        registry.id(),
-                        &entry.key,
-                        format!(
-                            "step `{}` has `fallbackKey`, which belongs to climpt's seed-era registry format (removed in 2026-04); the runtime ignores it and resolves only the C3L prompt file; remove it",
-                            step.id
-                        ),
-                    ));
-                }
-            }
+    // The seed-era keys are part of the format up to 1.13.22 and ignored from 1.13.23 on.
+    let dropped = release::grade(&agent.target, |facts| (!facts.seed_keys).then_some(Severity::Warning));
+    let legacy_note = |what: String| -> Option<(String, Severity)> {
+        match &dropped {
+            Graded::None => None,
+            Graded::All(level) => Some((what, *level)),
+            Graded::Some(releases) => Some((
+                format!("{what} (only {releases} ignore it; the other releases this agent may run on read it)"),
+                Severity::Info,
+            )),
         }
-        Dialect::Seed => {
-            for step in agent.steps() {
-                if let Some(node) = step.get("fallbackKey") {
-                    let load = super::prompts::c3l_load(agent, step.def);
-                    let reached = super::reach::reach(live, &step);
-                    check_fallback_key(registry.id(), step.id, node, (load, reached), out);
-                }
-            }
+    };
+    for key in ["userPromptsBase", "schemasBase"] {
+        if let Some(entry) = registry.root().and_then(|r| r.entry(key))
+            && let Some((message, level)) = legacy_note(format!(
+                "`{key}` belongs to climpt's seed-era registry format, which climpt 1.13.23 dropped (e223069); the runtime ignores it; remove it (prompts resolve from `<agent>/prompts/`, schemas from `<agent>/schemas/`)"
+            ))
+        {
+            out.push(legacy(registry.id(), &entry.key, message).with_severity(level));
         }
     }
-    // `fallbackDir` went with the fallback prompts; in a seed-era agent it is part of the format.
-    if dialect == Dialect::Current
-        && let Some(agent_json) = agent.agent_json
-        && let Some(entry) = agent_json.at("runner.flow.prompts").and_then(|p| p.entry("fallbackDir"))
+    for step in agent.steps() {
+        if let Some(entry) = step.def.entry("fallbackKey")
+            && let Some((message, level)) = legacy_note(format!(
+                "step `{}` has `fallbackKey`, which belongs to climpt's seed-era registry format, which climpt 1.13.23 dropped (c2d9cf6); the runtime ignores it and resolves only the C3L prompt file; remove it",
+                step.id
+            ))
+        {
+            out.push(legacy(registry.id(), &entry.key, message).with_severity(level));
+        }
+    }
+    // A `fallbackKey` names an embedded prompt only in the releases that have them (1.13.0 to
+    // 1.13.14), for the steps whose prompts a run reads.
+    for step in agent.steps() {
+        let Some(node) = step.get("fallbackKey") else { continue };
+        let kind = step.kind();
+        let used = release::grade(&agent.target, |facts| {
+            (facts.embedded && release::fate(facts, kind) != Fate::Unread).then_some(Severity::Error)
+        });
+        if used == Graded::None {
+            continue;
+        }
+        let load = super::prompts::c3l_load(agent, &step);
+        let reached = super::reach::reach(live, &step);
+        let mut found = Vec::new();
+        check_fallback_key(registry.id(), step.id, node, (load, reached), &mut found);
+        for mut d in found {
+            if let Graded::Some(releases) = &used {
+                d.message.push_str(&format!(
+                    " (only {releases} send embedded prompts; the other releases this agent may run on never read the key)"
+                ));
+                d = d.with_severity(Severity::Info);
+            }
+            out.push(d);
+        }
+    }
+    // `fallbackDir` went with the fallback prompts (a1af6c4); before, it is part of the format.
+    if let Some(agent_json) = agent.agent_json
+        && let Some(entry) = agent.setting("runner.flow.prompts").and_then(|p| p.entry("fallbackDir"))
+        && let Some((message, level)) = legacy_note(
+            "`runner.flow.prompts.fallbackDir` is legacy: climpt 1.13.23 and later ignore this key (its defaults drop it when the agent loads, and there are no fallback prompts any more); remove it".into(),
+        )
     {
-        out.push(legacy(
-            agent_json.id(),
-            &entry.key,
-            "`runner.flow.prompts.fallbackDir` is legacy: climpt ignores this key (its defaults drop it when the agent loads, and there are no fallback prompts any more); remove it".into(),
-        ));
+        out.push(legacy(agent_json.id(), &entry.key, message).with_severity(level));
     }
 }
 
@@ -356,7 +374,7 @@ fn swapped_fallback_key(key: &str) -> Option<&'static str> {
     swapped.extend(rest);
     let candidate = swapped.join("_");
     let with_default = format!("{candidate}_default");
-    KNOWN_FALLBACK_KEYS.iter().copied().find(|k| *k == candidate || *k == with_default)
+    FALLBACK_KEYS.iter().copied().find(|k| *k == candidate || *k == with_default)
 }
 
 fn legacy(file: FileId, key: &Node, message: String) -> Diagnostic {
@@ -377,7 +395,7 @@ fn check_fallback_key(file: FileId, step: &str, node: &Node, load: (C3lLoad, Rea
         ));
         return;
     };
-    if KNOWN_FALLBACK_KEYS.contains(&key) {
+    if FALLBACK_KEYS.contains(&key) {
         return;
     }
     // climpt 91d13e3 reads the key only when the C3L prompt fails to load
@@ -406,7 +424,7 @@ fn check_fallback_key(file: FileId, step: &str, node: &Node, load: (C3lLoad, Rea
     };
     let (message, suggestion) = if key.contains('.') {
         let underscored = key.replace('.', "_");
-        let known = KNOWN_FALLBACK_KEYS.iter().copied().find(|k| *k == underscored);
+        let known = FALLBACK_KEYS.iter().copied().find(|k| *k == underscored);
         let hint = known.map(|k| format!("; use `{k}`")).unwrap_or_default();
         (
             format!(
@@ -417,7 +435,7 @@ fn check_fallback_key(file: FileId, step: &str, node: &Node, load: (C3lLoad, Rea
     } else {
         // A typo (two edits at most) or the seed guide's swapped order; a mere resemblance
         // (`initial_default` and `initial_manual`) would name another template.
-        let typo = did_you_mean(key, KNOWN_FALLBACK_KEYS).filter(|k| crate::util::edit_distance(key, k) <= 2);
+        let typo = did_you_mean(key, FALLBACK_KEYS).filter(|k| crate::util::edit_distance(key, k) <= 2);
         let near = swapped_fallback_key(key).or(typo);
         let hint = near.map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
         (

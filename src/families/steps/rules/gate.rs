@@ -671,7 +671,7 @@ fn check_handoff_fields<'a>(agent: &Agent<'a, 'a>, step: &Step<'a>, schema: Loc<
                         R_D4,
                         agent.registry.id(),
                         item.span,
-                        format!("handoff field `{path}` cannot be produced: {place} declares no property `{segment}`, so the model's structured output never has it; climpt warns `Handoff field '{path}' not found` at every handoff and passes nothing on under `{}`", path.rsplit('.').next().unwrap_or(path)),
+                        format!("handoff field `{path}` cannot be produced: {place} declares no property `{segment}`, so the model's structured output never has it; {}", handoff_consequence(agent, path)),
                     )
                     .with_related(
                         resolved.file(),
@@ -757,5 +757,18 @@ fn check_ref<'a>(agent: &Agent<'a, 'a>, here: Loc<'a>, reference: &Node, target:
                 );
             }
         }
+    }
+}
+
+/// What climpt does with a handoff field the output never has: it has warned at every handoff
+/// since 1.13.21 (b60c431); before, it drops the field silently.
+fn handoff_consequence(agent: &Agent, path: &str) -> String {
+    let key = path.rsplit('.').next().unwrap_or(path);
+    let newest = crate::workspace::climpt::Releases::newest();
+    match agent.target.releases == newest {
+        true => format!("climpt warns `Handoff field '{path}' not found` at every handoff and passes nothing on under `{key}`"),
+        false => format!(
+            "climpt passes nothing on under `{key}` (silently before 1.13.21; later releases warn `Handoff field '{path}' not found` at every handoff)"
+        ),
     }
 }

@@ -14,8 +14,13 @@ mod transitions;
 mod uv;
 mod validators;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::families::steps::model::Agent;
+use crate::families::steps::release;
+use crate::families::steps::{
+    SR_ENTRY_001, SR_ENTRY_002, SR_ENTRY_003, SR_GATE_003, SR_GATE_004, SR_LOAD_001, SR_LOAD_002, SR_LOAD_003,
+    SR_VALID_001, SR_VALID_002, SR_VALID_003,
+};
 
 /// The step id `id` is most likely a typo of. Ids share phase prefixes (`continuation.`), which
 /// make any two look alike by edit distance (`continuation.nowhere` is a third away from
@@ -37,6 +42,7 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     if agent.registry.root().is_none() {
         return;
     }
+    let first = out.len();
     // The steps with their lookups, and which of them a run reaches (several rules grade
     // their findings by it), built once for every rule.
     let index = flow::StepIndex::new(agent);
@@ -54,6 +60,49 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
     prompts::check(agent, &index, &live, out);
     // Last: it skips what the rules above already report.
     declared_schema::check_schema_violations(agent, out);
+    registry_load(agent, &mut out[first..]);
+}
+
+/// The checks climpt makes when it loads the registry: fatal from 1.13.7; before, the runner
+/// logs `Failed to load steps registry` and runs on without it.
+const REGISTRY_LOAD: [&str; 11] = [
+    SR_LOAD_001,
+    SR_LOAD_002,
+    SR_LOAD_003,
+    SR_ENTRY_001,
+    SR_ENTRY_002,
+    SR_ENTRY_003,
+    SR_VALID_001,
+    SR_VALID_002,
+    SR_VALID_003,
+    SR_GATE_003,
+    SR_GATE_004,
+];
+
+/// Registry load findings for releases where a failed load does not stop the agent.
+fn registry_load(agent: &Agent, found: &mut [Diagnostic]) {
+    let lenient: Vec<&str> = release::facts_of(&agent.target).filter(|f| !f.registry_fatal).map(|f| f.name).collect();
+    if lenient.is_empty() {
+        return;
+    }
+    let all = lenient.len() == agent.target.releases.len();
+    let releases = match all {
+        true => agent.target.releases.describe(),
+        false => {
+            let set = lenient
+                .iter()
+                .filter_map(|n| crate::workspace::climpt::index_of(n))
+                .fold(crate::workspace::climpt::Releases::none(), |set, i| set.or(crate::workspace::climpt::Releases::one(i)));
+            set.describe()
+        }
+    };
+    for d in found.iter_mut().filter(|d| REGISTRY_LOAD.contains(&d.code) && d.severity == Severity::Error) {
+        d.message = d.message.replace("fatal at agent start", "fatal at agent start from climpt 1.13.7 on");
+        d.message.push_str(&format!(
+            " ({releases} only logs `Failed to load steps registry` and runs on without the registry: no routing, no validation, no step prompts)"
+        ));
+        d.severity = Severity::Warning;
+    }
 }
 
 #[cfg(test)]

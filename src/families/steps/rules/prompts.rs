@@ -13,8 +13,9 @@ use super::reach::{Live, Reach, reach};
 use super::validators::string_inner;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::families::steps::model::{
-    Agent, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, Dialect, RUNTIME_SUPPLIED_UV_VARS, Step,
+    Adaptation, Agent, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, RUNTIME_SUPPLIED_UV_VARS, Step, StepKind,
 };
+use crate::families::steps::release::{self, Fate, Graded, PromptGrade, prompt_grade};
 use crate::families::steps::{
     BreakdownConfigMissing, C3lPatternMismatch, PR_C3L_001, PR_C3L_004, PR_RESOLVE_004, PR_RESOLVE_005, PR_SYSTEM_002,
     PromptFrontmatterMismatch, UnsubstitutedPlaceholder, UnusedUvVariable,
@@ -28,7 +29,7 @@ use crate::workspace::SourceFile;
 const TEMPLATE_VARS: [&str; 5] = ["c1", "c2", "c3", "edition", "adaptation"];
 
 pub(super) fn check(agent: &Agent, index: &StepIndex, live: &Live, out: &mut Vec<Diagnostic>) {
-    let templates_ok = check_path_templates(agent, out);
+    check_path_templates(agent, out);
     let steps = &index.steps;
     check_c3l_patterns(agent, live, out);
     check_breakdown_files(agent, out);
@@ -36,12 +37,10 @@ pub(super) fn check(agent: &Agent, index: &StepIndex, live: &Live, out: &mut Vec
         return;
     }
     check_system_prompt(agent, out);
-    if templates_ok {
-        for step in steps {
-            check_step_prompt(agent, step, live, out);
-        }
-        check_retry_prompts(agent, out);
+    for step in steps {
+        check_step_prompt(agent, step, live, out);
     }
+    check_retry_prompts(agent, out);
 }
 
 pub(super) fn uses(value: &str, list: &[&str]) -> bool {
@@ -70,69 +69,65 @@ pub(super) fn opening(node: &Node) -> Span {
 // PR-C3L-001: path templates
 // ---------------------------------------------------------------------------------------------
 
-/// Reports bad `pathTemplate`/`pathTemplateNoAdaptation`; returns whether both are usable.
-fn check_path_templates(agent: &Agent, out: &mut Vec<Diagnostic>) -> bool {
+/// PR-C3L-001: a `pathTemplate`/`pathTemplateNoAdaptation` other than the default. climpt's
+/// types declare them, but no release stagelint models reads them (breakdown names the files
+/// itself), so prompts are looked for where breakdown puts them; a malformed one is named too.
+fn check_path_templates(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
     let text = &agent.registry.file.text;
-    let mut ok = true;
-    for key in ["pathTemplate", "pathTemplateNoAdaptation"] {
+    for (key, default) in
+        [("pathTemplate", DEFAULT_PATH_TEMPLATE), ("pathTemplateNoAdaptation", DEFAULT_PATH_TEMPLATE_NO_ADAPTATION)]
+    {
         let Some(node) = agent.registry.get(key) else { continue };
         let Some(template) = node.as_str() else { continue };
+        if template == default {
+            continue;
+        }
         let inner = string_inner(text, node);
         let mapped = inner != node.span;
         let at = |start: usize, end: usize| {
             if mapped { Span::new(inner.start + start, inner.start + end) } else { node.span }
         };
+        let mut besides = None;
+        let mut span = node.span;
         let mut rest = 0;
         while let Some(open) = template[rest..].find('{').map(|i| rest + i) {
             let Some(close) = template[open..].find('}').map(|i| open + i) else {
-                ok = false;
-                out.push(Diagnostic::new(
-                    PR_C3L_001,
-                    file,
-                    at(open, template.len()),
-                    format!(
-                        "`{key}` has a `{{` that is never closed, so no prompt path built from it resolves (PR-C3L-001)"
-                    ),
-                ));
+                besides = Some("it has a `{` that is never closed".to_string());
+                span = at(open, template.len());
                 break;
             };
             let name = &template[open + 1..close];
             let allowed = TEMPLATE_VARS.contains(&name) && !(key == "pathTemplateNoAdaptation" && name == "adaptation");
             if !allowed {
-                ok = false;
-                let message = if TEMPLATE_VARS.contains(&name) {
-                    "`pathTemplateNoAdaptation` serves steps without an adaptation, so `{adaptation}` has no value there and no prompt path built from it resolves (PR-C3L-001)".to_string()
+                let near = did_you_mean(name, TEMPLATE_VARS).map(|n| format!(" (did you mean `{{{n}}}`?)")).unwrap_or_default();
+                besides = Some(if TEMPLATE_VARS.contains(&name) {
+                    "it uses `{adaptation}`, which steps without an adaptation have no value for".to_string()
                 } else {
-                    format!(
-                        "`{{{name}}}` in `{key}` is not a C3L path variable: it is never filled, so no prompt path built from the template resolves (PR-C3L-001); only `{{c1}}`, `{{c2}}`, `{{c3}}`, `{{edition}}` and `{{adaptation}}` are filled"
-                    )
-                };
-                let mut d = Diagnostic::new(PR_C3L_001, file, at(open, close + 1), message);
-                if let Some(near) = did_you_mean(name, TEMPLATE_VARS) {
-                    d = d.with_help(format!("did you mean `{{{near}}}`?"));
-                }
-                out.push(d);
+                    format!("`{{{name}}}` is not a C3L path variable{near}")
+                });
+                span = at(open, close + 1);
+                break;
             }
             rest = close + 1;
         }
-        if !template.ends_with(".md") {
-            ok = false;
-            out.push(
-                Diagnostic::new(
-                    PR_C3L_001,
-                    file,
-                    node.span,
-                    format!("`{key}` must end in `.md`: C3L prompt files are markdown, so no prompt path built from it resolves (PR-C3L-001)"),
-                )
-                .with_help(format!(
-                    "climpt's default is `{}`",
-                    if key == "pathTemplate" { DEFAULT_PATH_TEMPLATE } else { DEFAULT_PATH_TEMPLATE_NO_ADAPTATION }
-                )),
-            );
+        if besides.is_none() && !template.ends_with(".md") {
+            besides = Some("it does not end in `.md`, as C3L prompt files do".to_string());
         }
+        let besides = besides.map(|b| format!("; besides, {b}")).unwrap_or_default();
+        out.push(
+            Diagnostic::new(
+                PR_C3L_001,
+                file,
+                span,
+                format!(
+                    "`{key}` is read by no climpt release: breakdown names each prompt file itself (`{default}`), so prompts are looked for there, not where this template says{besides}"
+                ),
+            )
+            .with_severity(Severity::Info)
+            .with_help(format!("remove `{key}`, and keep prompt files at `{default}` under `prompts/`")),
+        );
     }
-    ok
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,7 +153,7 @@ pub(super) enum C3lLoad {
     Unknown,
 }
 
-/// Whether breakdown's user.yml patterns reject a step's c2 or c3.
+/// Whether breakdown's user.yml patterns reject a definition's c2 or c3.
 fn pattern_rejects(agent: &Agent, def: &Node) -> bool {
     let Some(user) = agent.breakdown_user else { return false };
     [("c2", "directiveType"), ("c3", "layerType")].iter().any(|(field, kind)| {
@@ -168,14 +163,14 @@ fn pattern_rejects(agent: &Agent, def: &Node) -> bool {
     })
 }
 
-pub(super) fn c3l_load(agent: &Agent, def: &Node) -> C3lLoad {
-    if pattern_rejects(agent, def) {
+pub(super) fn c3l_load(agent: &Agent, step: &Step) -> C3lLoad {
+    if pattern_rejects(agent, step.def) {
         return C3lLoad::Fails("breakdown's config does not allow its c2 or c3");
     }
     if agent.prompts.is_empty() {
         return C3lLoad::Unknown;
     }
-    match agent.prompt_file(def) {
+    match agent.prompt_file(step) {
         Some(_) => C3lLoad::Loads,
         None => C3lLoad::Fails("its prompt file does not exist"),
     }
@@ -195,27 +190,62 @@ fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
         return;
     }
     let registry = agent.registry;
-    let seed = agent.dialect() == Dialect::Seed;
-    let mut owners: Vec<(String, &Node, Option<Reach>)> =
-        agent.steps().iter().map(|s| (format!("steps.{}", s.id), s.def, Some(reach(live, s)))).collect();
-    for entry in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
-        if entry.value.as_map().is_some() {
-            owners.push((format!("validationSteps.{}", entry.key_str().unwrap_or("?")), &entry.value, None));
+    let handler = agent.layout.handler();
+    let steps_key = agent.retry.steps();
+    let mut owners: Vec<(String, &Node, Option<(Reach, Option<StepKind>, bool)>)> = agent
+        .steps()
+        .iter()
+        .map(|s| (format!("steps.{}", s.id), s.def, Some((reach(live, s), s.kind(), s.get("fallbackKey").is_some()))))
+        .collect();
+    for entry in registry.get(steps_key).and_then(Node::as_map).unwrap_or_default() {
+        let runs = entry.key_str().and_then(|key| super::validators::validation_step_runs(agent, key));
+        if entry.value.as_map().is_some() && !matches!(runs, Some(Graded::All(_))) {
+            owners.push((format!("{steps_key}.{}", entry.key_str().unwrap_or("?")), &entry.value, None));
         }
     }
-    for (owner, def, unresolved) in owners {
+    for (owner, def, step) in owners {
         for (field, kind, pattern, span, alts) in &checks {
             let Some(node) = def.get(field) else { continue };
             let Some(value) = node.as_str() else { continue };
             if value.is_empty() || alts.contains(&value) {
                 continue;
             }
-            let runtime = if owner.starts_with("validationSteps.") {
-                "its retry prompts cannot load, and climpt sends the generic retry message instead"
-            } else if seed {
-                "the C3L prompt cannot load, and climpt sends the embedded template of the step's `fallbackKey` instead (or fails when it knows no such key)"
-            } else {
-                "the C3L prompt cannot load, and the step fails with PR-C3L-002 when it runs"
+            // What each release does when breakdown rejects the path: the newest one's words.
+            let consequence = |facts: &release::Facts| -> Option<(Severity, String)> {
+                let Some((_, step_kind, keyed)) = &step else {
+                    return Some((
+                        Severity::Error,
+                        "its retry prompts cannot load, and climpt sends the generic retry message instead".into(),
+                    ));
+                };
+                match release::fate(facts, *step_kind) {
+                    Fate::Unread => None,
+                    _ if facts.embedded && *keyed => Some((
+                        Severity::Error,
+                        "the C3L prompt cannot load, and climpt sends the embedded template of the step's `fallbackKey` instead (or fails when it knows no such key)".into(),
+                    )),
+                    Fate::Fatal => {
+                        Some((Severity::Error, "the C3L prompt cannot load, and the step fails with PR-C3L-002 when it runs".into()))
+                    }
+                    Fate::Replaced => Some((
+                        Severity::Warning,
+                        format!("the C3L prompt cannot load, and climpt sends the {handler}'s built-in prompt instead, silently"),
+                    )),
+                }
+            };
+            let graded = release::grade(&agent.target, |facts| consequence(facts).map(|(level, _)| level));
+            let newest = release::facts_of(&agent.target).rev().find_map(|f| consequence(f));
+            let (level, runtime, partly) = match (graded, newest) {
+                (Graded::All(level), Some((_, runtime))) => (level, runtime, None),
+                (Graded::Some(releases), Some((_, runtime))) => (Severity::Info, runtime, Some(releases)),
+                _ => match prompt_grade(&agent.target, step.as_ref().and_then(|s| s.1)) {
+                    PromptGrade::Unread { now, later } => (
+                        Severity::Info,
+                        format!("the C3L prompt cannot load once climpt reads it ({now} never does; {later} do)"),
+                        None,
+                    ),
+                    _ => continue,
+                },
             };
             let mut d = Diagnostic::new(
                 C3lPatternMismatch,
@@ -225,12 +255,17 @@ fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
                     "`{owner}.{field}` is `{value}`, which `{kind}.pattern` in {user_name} does not allow: breakdown rejects the prompt path, so {runtime}"
                 ),
             )
-            .with_related(user.id(), *span, format!("`{pattern}` allows {}", names(alts)));
-            if let Some(reached) = &unresolved
+            .with_related(user.id(), *span, format!("`{pattern}` allows {}", names(alts)))
+            .with_severity(level);
+            if let Some(releases) = partly {
+                d.message.push_str(&format!(" (only in {releases}; the other releases this agent may run on do not read this prompt)"));
+            }
+            if let Some((reached, ..)) = &step
                 && let Some(note) = reached.note()
             {
                 d.message.push_str(&format!(" ({note})"));
-                d = d.with_severity(reached.grade(Severity::Error));
+                let graded = reached.grade(d.severity);
+                d = d.with_severity(graded);
             }
             d = match did_you_mean(value, alts.iter().copied()) {
                 Some(near) => d.with_help(format!("did you mean `{near}`? Otherwise add `{value}` to the pattern")),
@@ -241,6 +276,13 @@ fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Whether the project has breakdown configs but none with this agent's prompt root
+/// (`<agent>-steps-app.yml`): then breakdown loads none of its C3L prompts.
+fn no_app_config(agent: &Agent) -> bool {
+    agent.breakdown_app.is_none()
+        && agent.dir.parent().is_some_and(|p| agent.workspace.exists(&p.join("climpt").join("config")))
+}
+
 fn check_breakdown_files(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let Some(name) = agent.dir.file_name().and_then(|n| n.to_str()) else { return };
     let Some(config_dir) = agent.dir.parent().map(|p| p.join("climpt").join("config")) else { return };
@@ -248,6 +290,7 @@ fn check_breakdown_files(agent: &Agent, out: &mut Vec<Diagnostic>) {
     if !present && !agent.workspace.exists(&config_dir) {
         return;
     }
+    let validate = release::facts_of(&agent.target).all(|f| f.validate);
     for (side, doc, holds) in [
         ("app", agent.breakdown_app, "the prompt root (`app_prompt.base_dir`)"),
         ("user", agent.breakdown_user, "the allowed c2/c3 values (`directiveType`/`layerType` patterns)"),
@@ -261,7 +304,8 @@ fn check_breakdown_files(agent: &Agent, out: &mut Vec<Diagnostic>) {
                 agent.registry.id(),
                 agent.registry.anchor(),
                 format!(
-                    "this project has `.agent/climpt/config/` but no `{name}-steps-{side}.yml`, which holds {holds}; climpt loads the agent's C3L prompts through it, and its `--validate` reports it missing"
+                    "this project has `.agent/climpt/config/` but no `{name}-steps-{side}.yml`, which holds {holds}; climpt loads the agent's C3L prompts through it{}",
+                    if validate { ", and its `--validate` reports it missing" } else { ", so none of them loads" }
                 ),
             )
             .with_help(format!("create `.agent/climpt/config/{name}-steps-{side}.yml` (see the other agents' files there)")),
@@ -274,20 +318,41 @@ fn check_breakdown_files(agent: &Agent, out: &mut Vec<Diagnostic>) {
 // ---------------------------------------------------------------------------------------------
 
 fn check_system_prompt(agent: &Agent, out: &mut Vec<Diagnostic>) {
-    let configured = agent.agent_json.and_then(|a| a.at("runner.flow.systemPromptPath")).and_then(Node::as_str);
+    let path_key = agent.layout.path("runner.flow.systemPromptPath");
+    let configured = agent.setting("runner.flow.systemPromptPath").and_then(Node::as_str);
     let relative = configured.unwrap_or("prompts/system.md");
     let path = crate::workspace::discover::normalize(&agent.dir.join(relative));
     if agent.workspace.exists(&path) {
         return;
     }
-    let source = if configured.is_some() { "`runner.flow.systemPromptPath` names" } else { "climpt reads" };
+    // Up to 1.13.22 climpt sends its embedded generic system prompt instead (a1af6c4).
+    let graded = release::grade(&agent.target, |facts| match facts.system_prompt_required {
+        true => Some(Severity::Error),
+        false => Some(Severity::Warning),
+    });
+    let source = if configured.is_some() { format!("`{path_key}` names") } else { "climpt reads".to_string() };
+    let consequence = match graded {
+        Graded::All(Severity::Error) => "the agent fails at start (PR-SYSTEM-002)".to_string(),
+        _ => {
+            let fatal = release::facts_of(&agent.target).filter(|f| f.system_prompt_required).count();
+            match fatal {
+                0 => format!("{} sends its embedded generic system prompt instead", agent.target.releases.describe()),
+                _ => "the agent fails at start from climpt 1.13.23 on (PR-SYSTEM-002), and earlier releases send their embedded generic system prompt instead".to_string(),
+            }
+        }
+    };
+    let level = match graded {
+        Graded::All(level) => level,
+        _ => Severity::Warning,
+    };
     out.push(
         Diagnostic::new(
             PR_SYSTEM_002,
             agent.registry.id(),
             agent.registry.anchor(),
-            format!("the system prompt is missing: {source} `{relative}`, which does not exist; the agent fails at start (PR-SYSTEM-002)"),
+            format!("the system prompt is missing: {source} `{relative}`, which does not exist; {consequence}"),
         )
+        .with_severity(level)
         .with_help(format!("create `{}` with the agent's role and rules", shown(agent, &path))),
     );
 }
@@ -301,13 +366,10 @@ fn check_step_prompt(agent: &Agent, step: &Step, live: &Live, out: &mut Vec<Diag
     if !filled("c2") || !filled("c3") {
         return;
     }
-    let candidates = agent.prompt_candidates(step.def);
+    let handler = agent.layout.handler();
+    let candidates = agent.step_prompt_paths(step);
     let Some(found) = candidates.iter().find(|p| agent.workspace.exists(p)) else {
-        // Seed-era climpt falls back to its embedded prompt for the step's `fallbackKey`
-        // (a bad key is FallbackKeyInvalid's finding).
-        let embedded = agent.dialect() == Dialect::Seed && step.str_field("fallbackKey").is_some();
-        if !embedded {
-            let mut d = missing_prompt(agent, step, &candidates);
+        if let Some(mut d) = graded_missing(agent, step, &candidates) {
             let reached = reach(live, step);
             if let Some(note) = reached.note() {
                 d.message.push_str(&format!(" ({note})"));
@@ -318,10 +380,100 @@ fn check_step_prompt(agent: &Agent, step: &Step, live: &Live, out: &mut Vec<Diag
         }
         return;
     };
+    let grade = prompt_grade(&agent.target, step.kind());
+    // A path breakdown rejects never loads: the file is never sent (C3lPatternMismatch or
+    // SR-VALID-004 says why).
+    let rejected = pattern_rejects(agent, step.def)
+        || step.str_field("c3").is_some_and(|c3| !super::structure::is_c3(c3))
+        || no_app_config(agent);
     if let Some(prompt) = agent.workspace.file_at(found) {
-        let unsubstituted = check_unsubstituted(agent, step, prompt, live, out);
-        check_template(agent, step, prompt, &unsubstituted, out);
-        check_frontmatter(agent, step, prompt, out);
+        let mut found_out = Vec::new();
+        check_prompt_text(agent, step, prompt, live, &mut found_out);
+        for d in found_out {
+            let mut d = grade_prompt_finding(&grade, d, handler);
+            if rejected {
+                d.message.push_str(
+                    " (breakdown cannot load this step's prompt, so climpt never sends this file: its c2/c3 or its breakdown config is the defect to fix first)",
+                );
+                d = d.with_severity(Severity::Info);
+            }
+            out.push(d);
+        }
+    }
+    // A closure action's variant goes instead of the prompt the step names itself: that one is
+    // checked too, as what this agent does not send.
+    if let Adaptation::ClosureAction(action) = agent.adaptation(step)
+        && let Some(own) = agent.prompt_candidates(step.def).iter().find_map(|p| agent.workspace.file_at(p))
+        && own.path != *found
+    {
+        let mut own_out = Vec::new();
+        check_prompt_text(agent, step, own, live, &mut own_out);
+        let sent = found.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        for mut d in own_out {
+            d.message.push_str(&format!(
+                " (this agent sends `{sent}` instead: its `defaultClosureAction` is `{action}`, and climpt passes it as the closure prompt's adaptation)"
+            ));
+            out.push(d.with_severity(Severity::Info));
+        }
+    }
+}
+
+/// The checks of a prompt file's text against its step.
+fn check_prompt_text(agent: &Agent, step: &Step, prompt: &SourceFile, live: &Live, out: &mut Vec<Diagnostic>) {
+    let unsubstituted = check_unsubstituted(agent, step, prompt, live, out);
+    check_template(agent, step, prompt, &unsubstituted, out);
+    check_frontmatter(agent, step, prompt, out);
+}
+
+/// A finding in a step prompt, graded by what the releases the agent may run on do with it:
+/// text that reaches the model counts wherever the prompt is sent; a failure to resolve weighs
+/// less where climpt replaces the prompt silently.
+fn grade_prompt_finding(grade: &PromptGrade, d: Diagnostic, handler: &str) -> Diagnostic {
+    match d.code {
+        PR_RESOLVE_005 => grade.apply(d, handler),
+        // `--validate`'s frontmatter check: no release reads the frontmatter's lists.
+        code if code == PromptFrontmatterMismatch => d,
+        _ => grade.apply_when_sent(d, handler),
+    }
+}
+
+/// PR-C3L-004 for a step whose prompt file is missing, by release: a defect where the run
+/// reads the prompt and has no embedded one of the step's `fallbackKey` to send instead.
+fn graded_missing(agent: &Agent, step: &Step, candidates: &[PathBuf]) -> Option<Diagnostic> {
+    let keyed = step.str_field("fallbackKey").is_some();
+    let kind = step.kind();
+    let graded = release::grade(&agent.target, |facts| match release::fate(facts, kind) {
+        _ if facts.embedded && keyed => None,
+        Fate::Fatal => Some(Severity::Error),
+        Fate::Replaced => Some(Severity::Warning),
+        Fate::Unread => None,
+    });
+    let d = missing_prompt(agent, step, candidates);
+    let handler = agent.layout.handler();
+    match graded {
+        Graded::All(Severity::Error) => Some(d),
+        Graded::All(level) => {
+            let mut d = d.with_severity(level);
+            d.message = format!(
+                "step `{}` has no prompt file: `{}` does not exist; climpt sends the {handler}'s built-in prompt instead, silently",
+                step.id,
+                candidates.first().map(|p| shown(agent, p)).unwrap_or_default()
+            );
+            Some(d)
+        }
+        Graded::Some(releases) => {
+            let mut d = d.with_severity(Severity::Info);
+            d.message.push_str(&format!(
+                " (a defect only in {releases}; the other releases this agent may run on do not read this prompt or send an embedded one)"
+            ));
+            Some(d)
+        }
+        // No release reads the prompt, or each sends the embedded prompt of the step's
+        // `fallbackKey` (a bad key is FallbackKeyInvalid's finding).
+        Graded::None => match prompt_grade(&agent.target, kind) {
+            grade @ PromptGrade::Unread { .. } => Some(grade.apply(d, handler)),
+            _ => None,
+        },
     }
 }
 
@@ -681,13 +833,18 @@ fn coordinates(fields: &[(&str, &str)]) -> Node {
 fn check_retry_prompts(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let registry = agent.registry;
     let validators = registry.get("validators");
-    let patterns = registry.get("failurePatterns");
-    for vstep in registry.get("validationSteps").and_then(Node::as_map).unwrap_or_default() {
+    let patterns = registry.get(agent.retry.patterns());
+    for vstep in registry.get(agent.retry.steps()).and_then(Node::as_map).unwrap_or_default() {
         let Some(key) = vstep.key_str() else { continue };
+        // An entry the completion loop never reads has no retry prompt to send.
+        let runs = super::validators::validation_step_runs(agent, key);
+        if matches!(runs, Some(Graded::All(_))) {
+            continue;
+        }
         let field = |k: &str| vstep.value.get(k).and_then(Node::as_str).filter(|v| !v.is_empty());
         let (Some(c2), Some(c3)) = (field("c2"), field("c3")) else { continue };
         let mut seen = HashSet::new();
-        for condition in vstep.value.get("validationConditions").and_then(Node::as_seq).unwrap_or_default() {
+        for condition in vstep.value.get(agent.retry.conditions()).and_then(Node::as_seq).unwrap_or_default() {
             let Some(reference) = condition.get("validator") else { continue };
             let Some(validator) = reference.as_str() else { continue };
             let Some(pattern_name) =
@@ -714,16 +871,24 @@ fn check_retry_prompts(agent: &Agent, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let tried = candidates.iter().map(|p| format!("`{}`", shown(agent, p))).collect::<Vec<_>>().join(", ");
+            let (severity, only) = match &runs {
+                Some(Graded::Some(releases)) => (
+                    Severity::Info,
+                    format!(" (this entry runs only in {releases}; the other releases this agent may run on never read it)"),
+                ),
+                _ => (Severity::Warning, String::new()),
+            };
+            let noun = if agent.retry == release::Retry::Validation { "validation step" } else { "completion step" };
             out.push(
                 Diagnostic::new(
                     PR_C3L_004,
                     registry.id(),
                     reference.span,
                     format!(
-                        "validation step `{key}` has no retry prompt for failure pattern `{pattern_name}` of validator `{validator}`; when the check fails, climpt sends its generic retry message instead"
+                        "{noun} `{key}` has no retry prompt for failure pattern `{pattern_name}` of validator `{validator}`; when the check fails, climpt sends its generic retry message instead{only}"
                     ),
                 )
-                .with_severity(Severity::Warning)
+                .with_severity(severity)
                 .with_related(registry.id(), pattern_entry.key.span, format!("failure pattern `{pattern_name}`"))
                 .with_help(format!("tried {tried}")),
             );

@@ -40,7 +40,14 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
     // climpt's runner checks every step's flow keys at start when any step has a gate.
     let routed = agent.steps().iter().any(|s| s.def.get("structuredGate").is_some());
     for step in agent.steps() {
-        check_fields(file, &step, out);
+        // The camelCase `c3` of a step matters where a run reads the step's prompt.
+        let mut found = Vec::new();
+        check_fields(file, &step, &mut found);
+        let grade = crate::families::steps::release::prompt_grade(&agent.target, step.kind());
+        for d in found {
+            let c3 = step.get("c3").is_some_and(|n| d.span == n.span);
+            out.push(if c3 { grade.apply(d, agent.layout.handler()) } else { d });
+        }
         check_naming(file, &step, out);
         check_kind(file, &step, out);
         check_flow_keys(file, &step, routed, out);
@@ -108,7 +115,7 @@ fn required_text(file: FileId, owner: &str, def: &Node, key: &str, out: &mut Vec
 }
 
 /// `^[a-z]+(-[a-z]+)*$`: breakdown's LayerType accepts nothing else.
-fn is_c3(text: &str) -> bool {
+pub(super) fn is_c3(text: &str) -> bool {
     !text.is_empty() && text.split('-').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase()))
 }
 

@@ -8,7 +8,8 @@ use super::flow::StepIndex;
 use super::prompts::{names, opening, uses, uv_key};
 use super::reach::{Live, Reach, reach};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::families::steps::model::{Agent, CONTINUATION_ONLY_UV_VARS, RUNTIME_SUPPLIED_UV_VARS, Step};
+use crate::families::steps::model::{Agent, CONTINUATION_ONLY_UV_VARS, RUNTIME_SUPPLIED_UV_VARS, Step, StepKind};
+use crate::families::steps::release::{self, Facts, Fate, Graded, PromptGrade, Uv, prompt_grade};
 use crate::families::steps::{
     InitialContinuationMismatch, InputsFromUnresolved, OptionalParamNoDefault, PR_RESOLVE_003, R_A2,
 };
@@ -39,28 +40,65 @@ fn handoff_uv_names(step: &Step) -> Vec<String> {
         .collect()
 }
 
+/// Whether a release gives a step's prompt the UV variable `var` (see [`Uv`]). Where a work
+/// step's prompt that fails to resolve falls back to the verdict handler (1.12.4 to 1.13.6),
+/// the handler resolves the mode's entry and continuation steps again with its own variables
+/// (`max_iterations`, `remaining`, `previous_summary`, …), so those count as supplied.
+fn supplied(facts: &Facts, step: &Step, var: &str, params: &[&str], handoff: &[String]) -> bool {
+    let closure = step.kind() == Some(StepKind::Closure);
+    let issue_number = var == "issue_number" && params.contains(&"issue");
+    let parameter = params.contains(&var);
+    let handed = handoff.iter().any(|h| h == var);
+    let runner = ["iteration", "completed_iterations", "completion_keyword"].contains(&var);
+    let handler = uses(var, &RUNTIME_SUPPLIED_UV_VARS);
+    match facts.uv {
+        Uv::IssueOnly => issue_number,
+        Uv::IssueAndIterations => issue_number || (!closure && handler),
+        Uv::Parameters => parameter || issue_number || runner || (!closure && handler),
+        Uv::Handoff => parameter || handed || runner,
+        Uv::All => parameter || handed || handler,
+    }
+}
+
+/// What a release passes to step prompts, for messages.
+fn passes(uv: Uv) -> &'static str {
+    match uv {
+        Uv::IssueOnly => "passes a closure prompt only `issue_number` (from `--issue`) and reads no other step prompt",
+        Uv::IssueAndIterations => {
+            "passes step prompts only `issue_number` (from `--issue`) and the runner's and verdict handler's iteration variables (a closure prompt only `issue_number`)"
+        }
+        Uv::Parameters => {
+            "passes step prompts the agent.json parameters and the runner's and verdict handler's variables, but no handoff inputs"
+        }
+        Uv::Handoff => {
+            "passes step prompts the agent.json parameters, the step's handoff inputs, `iteration`, `completed_iterations` and `completion_keyword` (no verdict handler variables)"
+        }
+        Uv::All => "passes the agent.json parameters, the runtime variables and the step's handoff inputs",
+    }
+}
+
 fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
     let params = agent.parameter_names();
+    let handler = agent.layout.handler();
     // PR-RESOLVE-003: needs no agent.json.
     for step in steps.iter().filter(|s| s.id.starts_with("initial.")) {
+        let kind = step.kind();
         for (var, span) in step.uv_variables() {
-            if uses(var, &CONTINUATION_ONLY_UV_VARS) && !params.contains(&var) {
-                out.push(
-                    Diagnostic::new(
-                        PR_RESOLVE_003,
-                        file,
-                        span,
-                        format!(
-                            "`{var}` is supplied only from the second iteration on, but `{}` is an initial step; climpt fails with PR-RESOLVE-003 on the first iteration",
-                            step.id
-                        ),
-                    )
-                    .with_help(format!(
-                        "remove `{var}` here and declare it in the matching `continuation.*` step"
-                    )),
-                );
+            if !uses(var, &CONTINUATION_ONLY_UV_VARS) || params.contains(&var) {
+                continue;
             }
+            let d = Diagnostic::new(
+                PR_RESOLVE_003,
+                file,
+                span,
+                format!(
+                    "`{var}` is supplied only from the second iteration on, but `{}` is an initial step; climpt fails with PR-RESOLVE-003 on the first iteration",
+                    step.id
+                ),
+            )
+            .with_help(format!("remove `{var}` here and declare it in the matching `continuation.*` step"));
+            out.push(prompt_grade(&agent.target, kind).apply(d, handler));
         }
     }
     let Some(agent_json) = agent.agent_json else { return };
@@ -72,33 +110,91 @@ fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Dia
     let mut optional_uses: HashMap<&str, Vec<(&str, Span)>> = HashMap::new();
     for step in steps {
         let handoff = handoff_uv_names(step);
+        let kind = step.kind();
         for (var, span) in step.uv_variables() {
             if params.contains(&var) {
                 optional_uses.entry(var).or_default().push((step.id, span));
-                continue;
             }
-            if uses(var, &RUNTIME_SUPPLIED_UV_VARS) || handoff.iter().any(|h| h == var) {
-                continue;
-            }
-            let mut d = Diagnostic::new(
-                R_A2,
-                file,
-                span,
-                format!(
-                    "`{var}` has no supply source: it is not an agent.json parameter, not a runtime variable and not a handoff input of `{}`; climpt fails with PR-RESOLVE-003 when the step runs",
+            let graded = release::grade(&agent.target, |facts| {
+                if supplied(facts, step, var, &params, &handoff) {
+                    return None;
+                }
+                match release::fate(facts, kind) {
+                    Fate::Fatal => Some(Severity::Error),
+                    Fate::Replaced => Some(Severity::Warning),
+                    Fate::Unread => None,
+                }
+            });
+            let newest = release::facts_of(&agent.target).last().map_or(Uv::All, |f| f.uv);
+            let lead = match newest {
+                Uv::All => format!(
+                    "`{var}` has no supply source: it is not an agent.json parameter, not a runtime variable and not a handoff input of `{}`",
                     step.id
                 ),
-            );
+                uv => format!(
+                    "`{var}` is not supplied to step `{}`: {} {}",
+                    step.id,
+                    agent.target.releases.describe(),
+                    passes(uv)
+                ),
+            };
+            let mut d = match graded {
+                Graded::None => {
+                    // Supplied, or a prompt no release reads: where later ones would not supply it,
+                    // say so as an info.
+                    match prompt_grade(&agent.target, kind) {
+                        PromptGrade::Unread { now, later } if !supplied(&release::FACTS[release::FACTS.len() - 1], step, var, &params, &handoff) => {
+                            Diagnostic::new(
+                                R_A2,
+                                file,
+                                span,
+                                format!("{lead}; {now} never sends this step's prompt, so nothing fails yet ({later} send it)"),
+                            )
+                            .with_severity(Severity::Info)
+                        }
+                        _ => continue,
+                    }
+                }
+                Graded::All(Severity::Error) => Diagnostic::new(
+                    R_A2,
+                    file,
+                    span,
+                    format!("{lead}; climpt fails with PR-RESOLVE-003 when the step runs"),
+                ),
+                Graded::All(level) => Diagnostic::new(
+                    R_A2,
+                    file,
+                    span,
+                    format!(
+                        "{lead}; the step's prompt fails to resolve, and climpt sends the {handler}'s built-in prompt instead, silently"
+                    ),
+                )
+                .with_severity(level),
+                Graded::Some(releases) => Diagnostic::new(
+                    R_A2,
+                    file,
+                    span,
+                    format!(
+                        "`{var}` is not supplied to step `{}` in {releases}, where its prompt fails to resolve; the other releases this agent may run on supply it or never read the prompt",
+                        step.id
+                    ),
+                )
+                .with_severity(Severity::Info),
+            };
             let prefix = params.iter().find(|p| var.starts_with(&format!("{p}_")));
             let near = prefix.copied().or_else(|| did_you_mean(var, params.iter().copied()));
             d = match near {
-                Some(near) => d.with_help(format!(
+                Some(near) if !params.contains(&var) => d.with_help(format!(
                     "UV names must equal parameter keys: did you mean `{near}`? Otherwise add `parameters.{var}` to agent.json or an `inputs` entry"
                 )),
-                None => d.with_help(format!(
+                _ => d.with_help(format!(
                     "add `parameters.{var}` to agent.json, or supply it through `inputs` from an earlier step"
                 )),
             };
+            if d.severity == Severity::Info {
+                out.push(d);
+                continue;
+            }
             // The run asks for the variable only when it resolves the step's prompt.
             let reached = match live {
                 Live::NoEntry(name) => Reach::Never(if step.is_section() {
@@ -111,24 +207,30 @@ fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Dia
             };
             match &reached {
                 Reach::Active => {}
-                Reach::OtherMode(why) => {
-                    d.message = format!(
-                        "`{var}` has no supply source: it is not an agent.json parameter, not a runtime variable and not a handoff input of `{}`; {why}, where climpt fails with PR-RESOLVE-003 when the step runs",
-                        step.id
-                    );
+                Reach::OtherMode(why) if d.severity == Severity::Error => {
+                    d.message = format!("{lead}; {why}, where climpt fails with PR-RESOLVE-003 when the step runs");
                     d = d.with_severity(reached.grade(Severity::Error));
                 }
+                Reach::OtherMode(why) => {
+                    d.message.push_str(&format!(" ({why}, so this happens only when the agent runs in that mode)"));
+                }
                 Reach::Never(why) => {
-                    d.message = format!(
-                        "`{var}` has no supply source (not an agent.json parameter, not a runtime variable, not a handoff input of `{}`), but {why}, so climpt never asks for it today; it would fail with PR-RESOLVE-003 if the step ran",
-                        step.id
-                    );
+                    d.message = match newest {
+                        Uv::All => format!(
+                            "`{var}` has no supply source (not an agent.json parameter, not a runtime variable, not a handoff input of `{}`), but {why}, so climpt never asks for it today; it would fail with PR-RESOLVE-003 if the step ran",
+                            step.id
+                        ),
+                        _ => format!("{lead}, but {why}, so climpt never asks for it today"),
+                    };
                     d = d.with_severity(Severity::Info);
                 }
             }
             out.push(d);
         }
     }
+    // OptionalParamNoDefault matters where parameters are UV variables (1.13.0 and later).
+    let parameters_used =
+        release::grade(&agent.target, |facts| matches!(facts.uv, Uv::Parameters | Uv::Handoff | Uv::All).then_some(Severity::Warning));
     for entry in param_map {
         let Some(name) = entry.key_str() else { continue };
         let Some(uses) = optional_uses.get(name) else { continue };
@@ -154,6 +256,16 @@ fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Dia
             ),
         )
         .with_help(format!("add a `default` to `parameters.{name}`, or mark it `\"required\": true`"));
+        match &parameters_used {
+            Graded::None => continue,
+            Graded::All(_) => {}
+            Graded::Some(releases) => {
+                d.message.push_str(&format!(
+                    " (only {releases} pass parameters to step prompts; the other releases this agent may run on never do)"
+                ));
+                d = d.with_severity(Severity::Info);
+            }
+        }
         for (id, span) in uses {
             d = d.with_related(file, *span, format!("used by `{id}`"));
         }

@@ -1,9 +1,12 @@
 //! The completion loop's configuration: `validators`, `validationSteps` and `failurePatterns`
 //! (the chain `validationSteps.*.validationConditions[].validator` → `validators.*` →
-//! `failurePattern` → `failurePatterns.*`). Retry prompt files are checked in `prompts`.
+//! `failurePattern` → `failurePatterns.*`; `completionSteps`, `completionConditions` and
+//! `completionPatterns` up to climpt 1.12.4). Retry prompt files are checked in `prompts`.
 
-use crate::diagnostic::Diagnostic;
-use crate::families::steps::model::{Agent, EXTRACTORS, StepKind};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::families::steps::model::{Agent, EXTRACTORS};
+use crate::families::steps::release::{self, Graded, grade, validation_step_ids};
+use crate::workspace::climpt::VERDICT_TYPES;
 use crate::families::steps::{
     FailurePatternParams, R_C1, R_C2, R_C5, R_C6, SuccessWhenInvalid, UnknownExtractor, ValidationStepUnknown,
 };
@@ -26,7 +29,9 @@ const UNDOCUMENTED_EXTRACTORS: [&str; 10] = [
 
 pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
-    let patterns = entries(agent.registry.get("failurePatterns"));
+    let names = agent.retry;
+    let (patterns_key, steps_key) = (names.patterns(), names.steps());
+    let patterns = entries(agent.registry.get(patterns_key));
     let validators = entries(agent.registry.get("validators"));
     let pattern_names: Vec<&str> = patterns.iter().filter_map(Entry::key_str).collect();
     let validator_names: Vec<&str> = validators.iter().filter_map(Entry::key_str).collect();
@@ -43,13 +48,13 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
                 file,
                 node.span,
                 format!(
-                    "validator `{name}` names failure pattern `{pattern}`, which `failurePatterns` does not define; when the check fails, climpt cannot pick its retry prompt and falls back to `f_failed.md` or a generic message"
+                    "validator `{name}` names failure pattern `{pattern}`, which `{patterns_key}` does not define; when the check fails, climpt cannot pick its retry prompt and falls back to `f_failed.md` or a generic message"
                 ),
             );
             d = match did_you_mean(pattern, pattern_names.iter().copied()) {
                 Some(near) => d.with_help(format!("did you mean `{near}`?")),
                 None if pattern_names.is_empty() => {
-                    d.with_help(format!("add `failurePatterns.{pattern}` with its `description` and `edition`"))
+                    d.with_help(format!("add `{patterns_key}.{pattern}` with its `description` and `edition`"))
                 }
                 None => d.with_help(format!("defined patterns: {}", list(&pattern_names))),
             };
@@ -91,11 +96,11 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
         check_pattern_params(agent, pattern, validators, out);
     }
 
-    for vstep in entries(agent.registry.get("validationSteps")) {
+    for vstep in entries(agent.registry.get(steps_key)) {
         let Some(key) = vstep.key_str() else { continue };
         check_guarded_step(agent, vstep, key, out);
         let def = &vstep.value;
-        for condition in def.get("validationConditions").and_then(Node::as_seq).unwrap_or_default() {
+        for condition in def.get(names.conditions()).and_then(Node::as_seq).unwrap_or_default() {
             let Some(node) = condition.get("validator") else { continue };
             let Some(name) = node.as_str() else { continue };
             if validator_names.contains(&name) {
@@ -105,7 +110,7 @@ pub(super) fn check(agent: &Agent, out: &mut Vec<Diagnostic>) {
                 R_C2,
                 file,
                 node.span,
-                format!("validation step `{key}` runs validator `{name}`, which `validators` does not define"),
+                format!("{} `{key}` runs validator `{name}`, which `validators` does not define", step_noun(agent)),
             );
             d = match did_you_mean(name, validator_names.iter().copied()) {
                 Some(near) => d.with_help(format!("did you mean `{near}`?")),
@@ -230,47 +235,79 @@ fn plural_list(names: &[&str]) -> String {
     format!("{} {verb}", list(names))
 }
 
-/// ValidationStepUnknown: a `validationSteps` key guards a closure step of `steps`.
+/// "validation step" (or "completion step" up to climpt 1.12.4).
+fn step_noun(agent: &Agent) -> &'static str {
+    match agent.retry {
+        crate::families::steps::release::Retry::Validation => "validation step",
+        crate::families::steps::release::Retry::Completion => "completion step",
+    }
+}
+
+/// Whether a run validates with the `validationSteps` entry `key`: climpt looks the entry up by
+/// the agent's verdict (completion) type, whichever closure step emitted `closing`; without
+/// agent.json, by any type. A defect (the entry never runs) graded by release.
+pub(super) fn validation_step_runs(agent: &Agent, key: &str) -> Option<Graded> {
+    let kind = agent.verdict_type().map(|(kind, ..)| kind);
+    let graded = grade(&agent.target, |facts| {
+        let ids: Vec<String> = match kind {
+            Some(kind) => validation_step_ids(facts, kind),
+            None => VERDICT_TYPES.iter().flat_map(|t| validation_step_ids(facts, t)).collect(),
+        };
+        (!ids.is_empty() && !ids.iter().any(|id| id == key)).then_some(Severity::Warning)
+    });
+    Some(graded)
+}
+
+/// ValidationStepUnknown: a `validationSteps` entry the completion loop never reads: not the
+/// entry of the agent's verdict type (without agent.json, of any verdict type).
 fn check_guarded_step(agent: &Agent, vstep: &Entry, key: &str, out: &mut Vec<Diagnostic>) {
     let file = agent.registry.id();
-    match agent.step(key) {
-        None if !agent.has_step(key) => {
-            let ids = agent.step_ids();
-            let mut d = Diagnostic::new(
-                ValidationStepUnknown,
-                file,
-                vstep.key.span,
-                format!("`validationSteps.{key}` guards no step: `steps` has no `{key}`, so its validators never run"),
-            );
-            if let Some(near) = did_you_mean(key, ids.iter().copied()) {
-                d = d.with_help(format!("did you mean `{near}`?"));
-            }
-            out.push(d);
+    let steps_key = agent.retry.steps();
+    let Some(graded) = validation_step_runs(agent, key) else { return };
+    let newest = release::facts_of(&agent.target).last().expect("a target names a release");
+    let (message, severity, help) = match (graded, agent.verdict_type()) {
+        (Graded::None, _) => return,
+        (Graded::All(level), Some((kind, ..))) => {
+            let used = validation_step_ids(newest, kind).into_iter().next().unwrap_or_default();
+            (
+                format!(
+                    "`{steps_key}.{key}` never runs: climpt validates a closing with the entry of the agent's {} type `{kind}`, `{steps_key}.{used}`, whichever closure step emits `closing`",
+                    agent.layout.noun()
+                ),
+                level,
+                format!("key the entry `{used}`, or remove it"),
+            )
         }
-        None => {}
-        Some(step) => {
-            let kind = step.kind();
-            if kind == Some(StepKind::Closure) {
-                return;
-            }
-            let what = match kind {
-                Some(kind) => format!("a {} step", kind.as_str()),
-                None => "not a closure step".to_string(),
-            };
-            out.push(
-                Diagnostic::new(
-                    ValidationStepUnknown,
-                    file,
-                    vstep.key.span,
-                    format!(
-                        "`validationSteps.{key}` guards `{key}`, which is {what}; validators run only after a closure step's `closing`, so they never run"
-                    ),
-                )
-                .with_related(file, step.key.span, "the step")
-                .with_help("key `validationSteps` by the closure step it guards"),
-            );
+        (Graded::All(level), None) => {
+            let ids: Vec<String> = VERDICT_TYPES.iter().flat_map(|t| validation_step_ids(newest, t)).collect();
+            let near = did_you_mean(key, ids.iter().map(String::as_str)).map(str::to_string);
+            (
+                format!(
+                    "`{steps_key}.{key}` never runs: climpt validates a closing with the entry of the agent's {} type ({}), whichever closure step emits `closing`",
+                    agent.layout.noun(),
+                    ids.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+                ),
+                level,
+                match near {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None => "key the entry by the closure id of the agent's type, or remove it".to_string(),
+                },
+            )
         }
+        (Graded::Some(releases), _) => (
+            format!(
+                "`{steps_key}.{key}` never runs in {releases}, which validate a closing with the entry of the agent's {} type; other releases this agent may run on use it",
+                agent.layout.noun()
+            ),
+            Severity::Info,
+            "key the entry by the closure id of the release the agent runs on".to_string(),
+        ),
+    };
+    let mut d = Diagnostic::new(ValidationStepUnknown, file, vstep.key.span, message).with_severity(severity).with_help(help);
+    if let Some((_, span, agent_file)) = agent.verdict_type() {
+        d = d.with_related(agent_file, span, "the agent's type");
     }
+    out.push(d);
 }
 
 /// R-C5 and R-C6: `onFailure.action` and `onFailure.maxAttempts`.
@@ -288,7 +325,7 @@ fn check_on_failure(agent: &Agent, key: &str, on_failure: &Node, out: &mut Vec<D
                 R_C5,
                 file,
                 node.span,
-                format!("`validationSteps.{key}.onFailure.action` is {shown}; it must be `retry`, `abort` or `skip`"),
+                format!("`{}.{key}.onFailure.action` is {shown}; it must be `retry`, `abort` or `skip`", agent.retry.steps()),
             );
             if let Some(near) = node.as_str().and_then(|s| did_you_mean(s, ["retry", "abort", "skip"])) {
                 d = d.with_help(format!("did you mean `{near}`?"));
@@ -310,7 +347,8 @@ fn check_on_failure(agent: &Agent, key: &str, on_failure: &Node, out: &mut Vec<D
                     file,
                     node.span,
                     format!(
-                        "`validationSteps.{key}.onFailure.maxAttempts` is {shown}; it must be an integer of at least 1"
+                        "`{}.{key}.onFailure.maxAttempts` is {shown}; it must be an integer of at least 1",
+                        agent.retry.steps()
                     ),
                 ));
             }
@@ -322,7 +360,8 @@ fn check_on_failure(agent: &Agent, key: &str, on_failure: &Node, out: &mut Vec<D
                     file,
                     Span::new(on_failure.span.start, on_failure.span.start + 1),
                     format!(
-                        "`validationSteps.{key}.onFailure` retries without `maxAttempts`; say how many attempts are allowed (climpt's default is 3)"
+                        "`{}.{key}.onFailure` retries without `maxAttempts`; say how many attempts are allowed (climpt's default is 3)",
+                        agent.retry.steps()
                     ),
                 )
                 .with_help("add `\"maxAttempts\": 3`"),
