@@ -17,6 +17,10 @@ fn findings() -> BTreeMap<(String, &'static str, &'static str), usize> {
     for d in &diagnostics {
         let file = workspace.file(d.file);
         let path = file.path.strip_prefix(std::env::current_dir().unwrap().join(&root)).unwrap();
+        // The trees of climpt's releases have their own test (`tests/corpus_releases.rs`).
+        if path.to_string_lossy().starts_with("_at-v") {
+            continue;
+        }
         *counts.entry((path.display().to_string(), d.severity.as_str(), d.code)).or_insert(0) += 1;
     }
     counts
@@ -36,10 +40,12 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // (the object is `status_report`): the model's output never has them, and
     // `runner/step-gate-interpreter.ts` `extractHandoff` warns and passes nothing on each time.
     (".agent/facilitator/steps_registry.json", "error", "steps/R-D4", 2),
-    // The facilitation validators' failure patterns have no retry prompt (no
-    // `prompts/steps/retry/facilitation/`): `retry/retry-handler.ts` logs "Failed to load retry
-    // prompt", finds no `f_failed.md` either and sends its generic retry message instead.
-    (".agent/facilitator/steps_registry.json", "warning", "steps/PR-C3L-004", 3),
+    // `validationSteps.closure.facilitation` never runs: the completion loop validates with
+    // the entry of the agent's verdict type, `closure.structured` for `detect:structured`
+    // (`runner/validation-chain.ts` `VERDICT_CLOSURE_MAP`, `completion-loop-processor.ts`
+    // `getClosureStepId`), whichever closure step emits `closing`; so its missing retry prompts
+    // are never asked for either.
+    (".agent/facilitator/steps_registry.json", "warning", "steps/ValidationStepUnknown", 1),
     // `runner.flow.prompts.fallbackDir`: `config/defaults.ts` `applyDefaults` rebuilds
     // `prompts` without it, so climpt ignores the key (and `--validate` never sees it).
     (".agent/facilitator/agent.json", "warning", "steps/LegacyKey", 1),
@@ -80,7 +86,11 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // the model gets the placeholder text.
     (".agent/iterator/prompts/steps/initial/polling/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
     (".agent/iterator/prompts/steps/continuation/polling/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
-    (".agent/iterator/prompts/steps/closure/polling/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    // The closure prompt is the `label-only` variant: agent.json's `defaultClosureAction` is
+    // `label-only`, which `runner/closure-adapter.ts` passes as the adaptation, so breakdown
+    // sends `f_default_label-only.md` (its `{summary_section}` verbatim) and never `f_default.md`.
+    (".agent/iterator/prompts/steps/closure/polling/f_default_label-only.md", "warning", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/iterator/prompts/steps/closure/polling/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 1),
     // The `count:iteration` flow, which `entryStepMapping` maps (a run in that mode sends
     // `{summary_section}`/`{remaining_text}` verbatim) ...
     (".agent/iterator/prompts/steps/continuation/iteration/f_default.md", "warning", "steps/UnsubstitutedPlaceholder", 2),
@@ -93,6 +103,9 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     (".agent/iterator/prompts/steps/initial/issue/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 3),
     (".agent/iterator/prompts/steps/continuation/issue/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 3),
     (".agent/iterator/prompts/steps/closure/issue/f_default.md", "info", "steps/UnsubstitutedPlaceholder", 1),
+    (".agent/iterator/prompts/steps/closure/issue/f_default_label-only.md", "info", "steps/UnsubstitutedPlaceholder", 1),
+    // `validationSteps.closure.issue` never runs: `poll:state` validates with `closure.polling`.
+    (".agent/iterator/steps_registry.json", "warning", "steps/ValidationStepUnknown", 1),
     (".agent/iterator/prompts/steps/initial/project/f_again.md", "info", "steps/UnsubstitutedPlaceholder", 2),
     (".agent/iterator/prompts/steps/initial/project/f_preparation.md", "info", "steps/UnsubstitutedPlaceholder", 3),
     (".agent/iterator/prompts/steps/initial/project/f_preparation_empty.md", "info", "steps/UnsubstitutedPlaceholder", 2),
@@ -117,8 +130,9 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // agent.json does not declare): climpt never evaluates one (only transition rules have a
     // `condition`, `runner/workflow-router.ts`), so the file's selection is ignored.
     (".agent/reviewer/steps_registry.json", "warning", "steps/R-A5", 2),
-    // As in the facilitator: no retry prompts for the validators' failure patterns.
-    (".agent/reviewer/steps_registry.json", "warning", "steps/PR-C3L-004", 3),
+    // As in the facilitator: `validationSteps.closure.review` never runs (`poll:state`
+    // validates with `closure.polling`), and so neither do its retry prompts.
+    (".agent/reviewer/steps_registry.json", "warning", "steps/ValidationStepUnknown", 1),
     // `initial.default` (the `count:iteration` entry) declares `project`,
     // `requirements_label`, `review_label`: no parameter supplies them, so a run in that mode
     // throws PR-RESOLVE-003; and its prompt's custom variables reach the model verbatim.
@@ -138,7 +152,8 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // PR-RESOLVE-002 (`agents/prompts/fallback.ts` has 26 keys; `issue_initial_default` is not
     // one). Errors for the `poll:state` flow, warnings for the `count:iteration` one, info for
     // steps no entry reaches and `section.projectcontext`.
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/C3lPatternMismatch", 8),
+    // The tree's deno.json says 1.13.14: the release range 1.13.7 to 1.13.14.
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/C3lPatternMismatch", 6),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/C3lPatternMismatch", 4),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/C3lPatternMismatch", 22),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/FallbackKeyInvalid", 2),
@@ -147,7 +162,11 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // The same undeclared handoff fields as today's iterator, and `iterations` unsupplied in
     // the `count:iteration` flow.
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "error", "steps/R-D4", 2),
-    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/R-A2", 1),
+    // 1.13.14's runner passes no `remaining` either (91d13e3 itself adds it, after the 1.13.14
+    // bump: a tree between two tags reads as the version it says).
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/R-A2", 2),
+    // `closure.issue` is not the `poll:state` entry (`closure.polling`): never runs.
+    ("_at-91d13e3/.agent/iterator/steps_registry.json", "warning", "steps/ValidationStepUnknown", 1),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/R-A2", 31),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-OrphanStep", 14),
     ("_at-91d13e3/.agent/iterator/steps_registry.json", "info", "steps/FLOW-KindBoundary", 4),
@@ -158,7 +177,8 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // reviewer 91d: the user.yml allows c2 `initial|closure` and c3 `review` only, so every
     // step but `closure.review` and the `retry` validation step cannot load their prompts; the two steps' `initial_default`/`continuation_default` (lines 159 and 189) are
     // not keys of 91d's `fallback.ts`, so a `count:iteration` run throws PR-RESOLVE-002 there.
-    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "error", "steps/C3lPatternMismatch", 4),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "error", "steps/C3lPatternMismatch", 3),
+    ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/ValidationStepUnknown", 1),
     ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/C3lPatternMismatch", 3),
     ("_at-91d13e3/.agent/reviewer/steps_registry.json", "warning", "steps/FallbackKeyInvalid", 2),
     // The same unsupplied variables and ignored step conditions as today's reviewer.
@@ -173,7 +193,8 @@ const EXPECTED: &[(&str, &str, &str, usize)] = &[
     // requires gate, transitions and outputSchemaRef of every step at start and throws: three
     // gated steps lack the outputSchemaRef.
     ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "error", "steps/SR-GATE-003", 3),
-    // `validationSteps.closure.polling` guards no step: its validators never run (ignored).
+    // `validationSteps.closure.test` is the entry of no verdict type (`closure.polling` is
+    // `poll:state`'s): the completion loop never reads it.
     ("agents/test-artifacts/responsibility-fixtures/test-steps-registry.json", "warning", "steps/ValidationStepUnknown", 1),
     // The `git-dirty` pattern lists `changedFiles`, which validator `always-pass` never
     // extracts: `retry/param-injector.ts` renders `{{changedFiles}}` as "" in the retry prompt.
@@ -242,6 +263,8 @@ fn a_typo_in_the_iterator_is_one_finding() {
         (("info", "steps/R-A2"), 31),
         (("warning", "steps/R-A2"), 1),
         (("info", "steps/R-B2"), 2),
+        // `validationSteps.closure.issue`: `poll:state` validates with `closure.polling`.
+        (("warning", "steps/ValidationStepUnknown"), 1),
     ];
     for (case, root_code) in [
         // `entryStepMapping["poll:state"]` = `initial.poling`: before the rule of one finding,

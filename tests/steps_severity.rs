@@ -19,9 +19,12 @@ fn severities(case: &str, code: &str) -> Vec<Severity> {
 #[test]
 fn graded_findings_keep_their_severity() {
     use Severity::{Error, Warning};
-    assert_eq!(severities("R-A2/bad-no-supply-source", "steps/R-A2"), [Error]);
+    assert_eq!(severities("R-A2/bad-work-step-no-supply-source", "steps/R-A2"), [Error]);
+    // A closure prompt that fails to resolve is replaced by the verdict handler's, silently.
+    assert_eq!(severities("R-A2/bad-no-supply-source", "steps/R-A2"), [Warning]);
     assert_eq!(severities("R-A2/bad-step-of-another-mode", "steps/R-A2"), [Warning]);
-    assert_eq!(severities("PR-C3L-004/bad-missing-prompt", "steps/PR-C3L-004"), [Error]);
+    assert_eq!(severities("PR-C3L-004/bad-missing-work-prompt", "steps/PR-C3L-004"), [Error]);
+    assert_eq!(severities("PR-C3L-004/bad-missing-prompt", "steps/PR-C3L-004"), [Warning]);
     assert_eq!(severities("PR-C3L-004/bad-missing-retry-prompt", "steps/PR-C3L-004"), [Warning]);
     let frontmatter = "steps/PromptFrontmatterMismatch";
     assert_eq!(severities("PromptFrontmatterMismatch/bad-frontmatter-lists-undeclared", frontmatter), [Error]);

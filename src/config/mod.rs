@@ -487,7 +487,10 @@ mod tests {
             "stagelint models climpt from 1.10.6 on, not 1.9.33; see `stagelint explain versions`"
         );
         let error = Config::parse("[steps]\nclimpt-version = 1.13\n", path).expect_err("a number");
-        assert_eq!(error.problems[0].message, "`climpt-version` in `[steps]` takes a version string such as \"1.13.5\", not a float");
+        assert_eq!(
+            error.problems[0].message,
+            "`climpt-version` in `[steps]` takes a version string such as \"1.13.5\", not a float"
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ declare_rules! { "steps", "../families/steps/docs/";
     FailurePatternParams => Warning;
     ValidationStepUnknown => Warning;
     // Prompts and UV variables.
-    PR_C3L_001 = "PR-C3L-001" => Error;
+    PR_C3L_001 = "PR-C3L-001" => Info;
     PR_C3L_004 = "PR-C3L-004" => Error, aliases = ["PR-FILE-001"];
     PR_SYSTEM_002 = "PR-SYSTEM-002" => Error;
     PR_RESOLVE_003 = "PR-RESOLVE-003" => Error;

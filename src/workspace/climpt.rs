@@ -353,10 +353,17 @@ pub fn read_pin(files: &[(PathBuf, String)]) -> Option<Pin> {
             continue;
         }
         let releases = found.iter().fold(Releases(0), |set, spec| set.or(spec_releases(spec)));
-        let specs = found
-            .iter()
-            .map(|s| if s.is_empty() { "jsr:@aidevtool/climpt".to_string() } else { format!("jsr:@aidevtool/climpt@{s}") })
-            .collect();
+        let specs =
+            found
+                .iter()
+                .map(|s| {
+                    if s.is_empty() {
+                        "jsr:@aidevtool/climpt".to_string()
+                    } else {
+                        format!("jsr:@aidevtool/climpt@{s}")
+                    }
+                })
+                .collect();
         return Some(Pin { file: path.clone(), kind: PinKind::Pinned { specs: dedup(specs), releases } });
     }
     None
@@ -392,7 +399,8 @@ fn specifiers(text: &str, jsr_only: bool) -> Vec<String> {
         }
         let spec = match rest.strip_prefix('@') {
             Some(spec) => {
-                let end = spec.find(|c: char| c == '"' || c == '/' || c == '\'' || c.is_whitespace()).unwrap_or(spec.len());
+                let end =
+                    spec.find(|c: char| c == '"' || c == '/' || c == '\'' || c.is_whitespace()).unwrap_or(spec.len());
                 &spec[..end]
             }
             None => "",
@@ -487,8 +495,7 @@ pub fn read_pins(
         let pin = by_project
             .entry(project.to_path_buf())
             .or_insert_with(|| {
-                let texts: Vec<(PathBuf, String)> =
-                    files.iter().filter_map(|f| Some((f.clone(), read(f)?))).collect();
+                let texts: Vec<(PathBuf, String)> = files.iter().filter_map(|f| Some((f.clone(), read(f)?))).collect();
                 read_pin(&texts).map(Arc::new)
             })
             .clone();
@@ -569,18 +576,27 @@ mod tests {
         assert_eq!(found.releases.describe(), "climpt 1.10.6 to 1.11.24");
         let current = parse(r#"{"runner": {"verdict": {"type": "poll:state"}}}"#);
         let registry = parse(r#"{"failurePatterns": {}, "steps": {"a": {"c2": "initial"}}}"#);
-        assert_eq!(target(&config, None, Some(&registry), Some(&current)).releases.describe(), "climpt 1.13.23 and later");
-        let seed = parse(r#"{"steps": {"a": {"fallbackKey": "x"}}}"#);
         assert_eq!(
-            target(&config, None, Some(&seed), Some(&current)).releases.describe(),
-            "climpt 1.12.5 to 1.13.22"
+            target(&config, None, Some(&registry), Some(&current)).releases.describe(),
+            "climpt 1.13.23 and later"
         );
+        let seed = parse(r#"{"steps": {"a": {"fallbackKey": "x"}}}"#);
+        assert_eq!(target(&config, None, Some(&seed), Some(&current)).releases.describe(), "climpt 1.12.5 to 1.13.22");
         // Nothing to go by: the newest.
         let bare = parse(r#"{"steps": {}}"#);
         assert_eq!(target(&config, None, Some(&bare), None).source, Source::Default);
         // The pin rules the format: a flat agent.json under a pinned 1.13 is the 1.13 runtime's
         // defect, not a reason to assume 1.11.
-        let pin = Arc::new(read_pin(&[(PathBuf::from("/r/deno.json"), "{\"imports\": {\"c\": \"jsr:@aidevtool/climpt@1.13.20\"}}".into())]).unwrap());
-        assert_eq!(target(&config, Some(&pin), Some(&registry), Some(&flat)).releases.describe(), "climpt 1.13.15 to 1.13.22");
+        let pin = Arc::new(
+            read_pin(&[(
+                PathBuf::from("/r/deno.json"),
+                "{\"imports\": {\"c\": \"jsr:@aidevtool/climpt@1.13.20\"}}".into(),
+            )])
+            .unwrap(),
+        );
+        assert_eq!(
+            target(&config, Some(&pin), Some(&registry), Some(&flat)).releases.describe(),
+            "climpt 1.13.15 to 1.13.22"
+        );
     }
 }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::FileId;
-use crate::source::{Entry, Node, Parsed, Span, SyntaxError, Value};
 use crate::families::steps::release::{Layout, Retry, facts_of};
+use crate::source::{Entry, Node, Parsed, Span, SyntaxError, Value};
 use crate::workspace::climpt::Assumed;
 use crate::workspace::{SourceFile, Workspace};
 

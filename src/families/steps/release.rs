@@ -3,12 +3,12 @@
 //! for the releases an agent may run on (its target, detected by `workspace::climpt`).
 
 use crate::diagnostic::Severity;
-use crate::workspace::climpt::{COMPLETION_TYPES, Releases, Assumed, VERDICT_TYPES};
+use crate::workspace::climpt::{Assumed, COMPLETION_TYPES, Releases, VERDICT_TYPES};
 
-/// What one climpt release does, as far as the rules need to know.
+/// What one climpt release does, as far as the rules need to know; `FACTS[i]` is
+/// `CLIMPT.releases[i]`.
 #[derive(Debug)]
 pub struct Facts {
-    pub name: &'static str,
     pub layout: Layout,
     pub retry: Retry,
     /// Which steps' C3L prompts a run sends.
@@ -95,8 +95,8 @@ pub enum Uv {
 }
 
 pub static FACTS: [Facts; 8] = [
+    // 1.10.6
     Facts {
-        name: "1.10.6",
         layout: Layout::Flat,
         retry: Retry::Completion,
         prompts: Prompts::ClosureOnly,
@@ -108,8 +108,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: false,
         validate: false,
     },
+    // 1.12.0
     Facts {
-        name: "1.12.0",
         layout: Layout::Completion,
         retry: Retry::Completion,
         prompts: Prompts::ClosureOnly,
@@ -121,8 +121,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: false,
         validate: false,
     },
+    // 1.12.4
     Facts {
-        name: "1.12.4",
         layout: Layout::Completion,
         retry: Retry::Completion,
         prompts: Prompts::WorkAndClosure,
@@ -134,8 +134,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: false,
         validate: false,
     },
+    // 1.12.5
     Facts {
-        name: "1.12.5",
         layout: Layout::Verdict,
         retry: Retry::Validation,
         prompts: Prompts::WorkAndClosure,
@@ -147,8 +147,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: false,
         validate: true,
     },
+    // 1.13.0
     Facts {
-        name: "1.13.0",
         layout: Layout::Verdict,
         retry: Retry::Validation,
         prompts: Prompts::WorkAndClosure,
@@ -160,8 +160,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: false,
         validate: true,
     },
+    // 1.13.7
     Facts {
-        name: "1.13.7",
         layout: Layout::Verdict,
         retry: Retry::Validation,
         prompts: Prompts::Flow,
@@ -173,8 +173,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: true,
         validate: true,
     },
+    // 1.13.15
     Facts {
-        name: "1.13.15",
         layout: Layout::Verdict,
         retry: Retry::Validation,
         prompts: Prompts::Flow,
@@ -186,8 +186,8 @@ pub static FACTS: [Facts; 8] = [
         registry_fatal: true,
         validate: true,
     },
+    // 1.13.23
     Facts {
-        name: "1.13.23",
         layout: Layout::Verdict,
         retry: Retry::Validation,
         prompts: Prompts::Flow,
@@ -362,7 +362,8 @@ pub fn validation_step_ids(facts: &Facts, kind: &str) -> Vec<String> {
 
 /// The verdict type of climpt 1.12.5 and later that a completion type became, and back.
 pub fn renamed_type(name: &str) -> Option<&'static str> {
-    let at = |list: &[&'static str; 8], other: &[&'static str; 8]| list.iter().position(|t| *t == name).map(|i| other[i]);
+    let at =
+        |list: &[&'static str; 8], other: &[&'static str; 8]| list.iter().position(|t| *t == name).map(|i| other[i]);
     at(&COMPLETION_TYPES, &VERDICT_TYPES).or_else(|| at(&VERDICT_TYPES, &COMPLETION_TYPES))
 }
 
@@ -400,8 +401,9 @@ pub fn fate(facts: &Facts, kind: Option<crate::families::steps::model::StepKind>
 pub enum PromptGrade {
     /// Every release sends the prompt and stops on a failure.
     Fatal,
-    /// Every release sends it; in these a failure is replaced by the handler's prompt.
-    Replaced(String),
+    /// Every release sends it; in these a failure is replaced by the handler's prompt (`all`:
+    /// in every release of the target).
+    Replaced { releases: String, all: bool },
     /// Only these releases send it.
     Partly(String),
     /// No release of the target (`now`) reads it; `later` ones do.
@@ -430,7 +432,7 @@ pub fn prompt_grade(target: &Assumed, kind: Option<crate::families::steps::model
     }
     match replaced.is_empty() {
         true => PromptGrade::Fatal,
-        false => PromptGrade::Replaced(replaced.describe()),
+        false => PromptGrade::Replaced { releases: replaced.describe(), all: fatal.is_empty() },
     }
 }
 
@@ -447,17 +449,29 @@ impl PromptGrade {
         self.apply_with(d, handler, false)
     }
 
-    fn apply_with(&self, mut d: crate::diagnostic::Diagnostic, handler: &str, fails: bool) -> crate::diagnostic::Diagnostic {
+    fn apply_with(
+        &self,
+        mut d: crate::diagnostic::Diagnostic,
+        handler: &str,
+        fails: bool,
+    ) -> crate::diagnostic::Diagnostic {
         match self {
             PromptGrade::Fatal => d,
-            PromptGrade::Replaced(releases) if fails => {
-                d.message.push_str(&format!(
-                    " (in {releases} the run does not stop: climpt sends the {handler}'s built-in prompt instead, silently)"
-                ));
+            PromptGrade::Replaced { releases, all } if fails => {
+                let instead = format!("climpt sends the {handler}'s built-in prompt instead, silently");
+                match d.message.find("; climpt fails with") {
+                    // Every release replaces the prompt: say that instead of the failure.
+                    Some(at) if *all => {
+                        let end = d.message[at + 2..].find(" (").map_or(d.message.len(), |i| at + 2 + i);
+                        d.message.replace_range(at..end, &format!("; the prompt fails to resolve, and {instead}"));
+                    }
+                    None if *all => d.message.push_str(&format!(" (the prompt cannot load, so {instead})")),
+                    _ => d.message.push_str(&format!(" (in {releases} the run does not stop: {instead})")),
+                }
                 let level = d.severity.min(Severity::Warning);
                 d.with_severity(level)
             }
-            PromptGrade::Replaced(_) => d,
+            PromptGrade::Replaced { .. } => d,
             PromptGrade::Partly(releases) => {
                 d.message.push_str(&format!(
                     " (only {releases} send this prompt; the other releases this agent may run on send the {handler}'s built-in one)"
@@ -514,9 +528,8 @@ mod tests {
 
     #[test]
     fn the_facts_follow_the_release_table() {
-        let names: Vec<&str> = FACTS.iter().map(|f| f.name).collect();
-        let releases: Vec<&str> = CLIMPT.releases.iter().map(|r| r.name).collect();
-        assert_eq!(names, releases);
+        // One row per release, in the same order (each row is commented with its name).
+        assert_eq!(FACTS.len(), CLIMPT.releases.len());
         assert_eq!(renamed_type("externalState"), Some("poll:state"));
         assert_eq!(renamed_type("meta:custom"), Some("custom"));
         assert_eq!(Layout::Flat.path("runner.verdict.type"), "behavior.completionType");

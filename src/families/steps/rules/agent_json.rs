@@ -386,7 +386,9 @@ fn check_need(
             R_F12,
             file,
             brace(config),
-            format!("the `{verdict_type}` {noun} needs `{config_key}.{key}` ({what}); climpt rejects the {noun} config"),
+            format!(
+                "the `{verdict_type}` {noun} needs `{config_key}.{key}` ({what}); climpt rejects the {noun} config"
+            ),
         ));
         return;
     };

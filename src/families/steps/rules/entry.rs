@@ -201,7 +201,9 @@ fn unknown_type(agent: &Agent, name: &str, span: crate::source::Span, place: Pla
     };
     let mut d = Diagnostic::new(R_F3, file, span, message).with_severity(severity);
     if let Some(current) = renamed {
-        d = d.with_help(format!("write `{current}` (climpt 1.12.5 renamed the completion types to verdict types, 78d6131)"));
+        d = d.with_help(format!(
+            "write `{current}` (climpt 1.12.5 renamed the completion types to verdict types, 78d6131)"
+        ));
     }
     Some(d)
 }

@@ -342,9 +342,14 @@ impl<'s, 'a> Graph<'s, 'a> {
         Graph { steps, edges, self_loop, closure, entries, open, entry_unknown }
     }
 
-    /// The steps the registry's entries name (`entryStep`, every `entryStepMapping` value).
-    pub(super) fn entry_steps(&self) -> Vec<usize> {
-        self.entries.iter().map(|(_, _, i)| *i).collect()
+    /// The steps a run can start from: `entryStep`, and the `entryStepMapping` values whose key
+    /// is one of `types` (a key no type equals is never used).
+    pub(super) fn run_entries(&self, types: &[&str]) -> Vec<usize> {
+        let usable = |label: &str| match label.strip_prefix("entryStepMapping.") {
+            Some(rest) => types.iter().any(|t| rest == *t || rest.strip_prefix(t).is_some_and(|r| r.starts_with('.'))),
+            None => true,
+        };
+        self.entries.iter().filter(|(_, label, _)| usable(label)).map(|(_, _, i)| *i).collect()
     }
 
     /// Steps reachable from `starts`.

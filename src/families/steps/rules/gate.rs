@@ -766,7 +766,9 @@ fn handoff_consequence(agent: &Agent, path: &str) -> String {
     let key = path.rsplit('.').next().unwrap_or(path);
     let newest = crate::workspace::climpt::Releases::newest();
     match agent.target.releases == newest {
-        true => format!("climpt warns `Handoff field '{path}' not found` at every handoff and passes nothing on under `{key}`"),
+        true => format!(
+            "climpt warns `Handoff field '{path}' not found` at every handoff and passes nothing on under `{key}`"
+        ),
         false => format!(
             "climpt passes nothing on under `{key}` (silently before 1.13.21; later releases warn `Handoff field '{path}' not found` at every handoff)"
         ),

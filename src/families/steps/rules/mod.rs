@@ -17,10 +17,8 @@ mod validators;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::families::steps::model::Agent;
 use crate::families::steps::release;
-use crate::families::steps::{
-    SR_ENTRY_001, SR_ENTRY_002, SR_ENTRY_003, SR_GATE_003, SR_GATE_004, SR_LOAD_001, SR_LOAD_002, SR_LOAD_003,
-    SR_VALID_001, SR_VALID_002, SR_VALID_003,
-};
+use crate::families::steps::{AC_VALID_001, SR_GATE_003, SR_GATE_004, SR_LOAD_003};
+use crate::workspace::climpt::Releases;
 
 /// The step id `id` is most likely a typo of. Ids share phase prefixes (`continuation.`), which
 /// make any two look alike by edit distance (`continuation.nowhere` is a third away from
@@ -64,39 +62,26 @@ pub(super) fn check_agent(agent: &Agent, out: &mut Vec<Diagnostic>) {
 }
 
 /// The checks climpt makes when it loads the registry: fatal from 1.13.7; before, the runner
-/// logs `Failed to load steps registry` and runs on without it.
-const REGISTRY_LOAD: [&str; 11] = [
-    SR_LOAD_001,
-    SR_LOAD_002,
-    SR_LOAD_003,
-    SR_ENTRY_001,
-    SR_ENTRY_002,
-    SR_ENTRY_003,
-    SR_VALID_001,
-    SR_VALID_002,
-    SR_VALID_003,
-    SR_GATE_003,
-    SR_GATE_004,
-];
+/// logs `Failed to load steps registry` and runs on without it. Besides these, any finding that
+/// says "fatal at agent start" but agent.json's own (`AC-VALID-001`), which fails before.
+const REGISTRY_LOAD: [&str; 3] = [SR_LOAD_003, SR_GATE_003, SR_GATE_004];
 
 /// Registry load findings for releases where a failed load does not stop the agent.
 fn registry_load(agent: &Agent, found: &mut [Diagnostic]) {
-    let lenient: Vec<&str> = release::facts_of(&agent.target).filter(|f| !f.registry_fatal).map(|f| f.name).collect();
+    let lenient = agent
+        .target
+        .releases
+        .iter()
+        .filter(|i| !release::FACTS[*i].registry_fatal)
+        .fold(Releases::none(), |set, i| set.or(Releases::one(i)));
     if lenient.is_empty() {
         return;
     }
-    let all = lenient.len() == agent.target.releases.len();
-    let releases = match all {
-        true => agent.target.releases.describe(),
-        false => {
-            let set = lenient
-                .iter()
-                .filter_map(|n| crate::workspace::climpt::index_of(n))
-                .fold(crate::workspace::climpt::Releases::none(), |set, i| set.or(crate::workspace::climpt::Releases::one(i)));
-            set.describe()
-        }
+    let releases = lenient.describe();
+    let at_load = |d: &Diagnostic| {
+        REGISTRY_LOAD.contains(&d.code) || (d.code != AC_VALID_001 && d.message.contains("fatal at agent start"))
     };
-    for d in found.iter_mut().filter(|d| REGISTRY_LOAD.contains(&d.code) && d.severity == Severity::Error) {
+    for d in found.iter_mut().filter(|d| at_load(d) && d.severity == Severity::Error) {
         d.message = d.message.replace("fatal at agent start", "fatal at agent start from climpt 1.13.7 on");
         d.message.push_str(&format!(
             " ({releases} only logs `Failed to load steps registry` and runs on without the registry: no routing, no validation, no step prompts)"

@@ -13,7 +13,8 @@ use super::reach::{Live, Reach, reach};
 use super::validators::string_inner;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::families::steps::model::{
-    Adaptation, Agent, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, RUNTIME_SUPPLIED_UV_VARS, Step, StepKind,
+    Adaptation, Agent, DEFAULT_PATH_TEMPLATE, DEFAULT_PATH_TEMPLATE_NO_ADAPTATION, RUNTIME_SUPPLIED_UV_VARS, Step,
+    StepKind,
 };
 use crate::families::steps::release::{self, Fate, Graded, PromptGrade, prompt_grade};
 use crate::families::steps::{
@@ -100,7 +101,9 @@ fn check_path_templates(agent: &Agent, out: &mut Vec<Diagnostic>) {
             let name = &template[open + 1..close];
             let allowed = TEMPLATE_VARS.contains(&name) && !(key == "pathTemplateNoAdaptation" && name == "adaptation");
             if !allowed {
-                let near = did_you_mean(name, TEMPLATE_VARS).map(|n| format!(" (did you mean `{{{n}}}`?)")).unwrap_or_default();
+                let near = did_you_mean(name, TEMPLATE_VARS)
+                    .map(|n| format!(" (did you mean `{{{n}}}`?)"))
+                    .unwrap_or_default();
                 besides = Some(if TEMPLATE_VARS.contains(&name) {
                     "it uses `{adaptation}`, which steps without an adaptation have no value for".to_string()
                 } else {
@@ -258,7 +261,9 @@ fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
             .with_related(user.id(), *span, format!("`{pattern}` allows {}", names(alts)))
             .with_severity(level);
             if let Some(releases) = partly {
-                d.message.push_str(&format!(" (only in {releases}; the other releases this agent may run on do not read this prompt)"));
+                d.message.push_str(&format!(
+                    " (only in {releases}; the other releases this agent may run on do not read this prompt)"
+                ));
             }
             if let Some((reached, ..)) = &step
                 && let Some(note) = reached.note()
@@ -874,7 +879,9 @@ fn check_retry_prompts(agent: &Agent, out: &mut Vec<Diagnostic>) {
             let (severity, only) = match &runs {
                 Some(Graded::Some(releases)) => (
                     Severity::Info,
-                    format!(" (this entry runs only in {releases}; the other releases this agent may run on never read it)"),
+                    format!(
+                        " (this entry runs only in {releases}; the other releases this agent may run on never read it)"
+                    ),
                 ),
                 _ => (Severity::Warning, String::new()),
             };

@@ -85,7 +85,8 @@ pub(super) fn live<'a>(agent: &Agent<'a, '_>, index: &StepIndex<'a>) -> Live<'a>
         }
         Some(ids)
     };
-    let any = reached(graph.entry_steps());
+    // A mapping key no type of the release equals is never a run's entry.
+    let any = reached(graph.run_entries(agent.layout.types()));
     // The entry climpt starts with for agent.json's verdict type, else `entryStep`.
     let mapped =
         agent.verdict_type().and_then(|(verdict, ..)| agent.registry.get("entryStepMapping")?.get(verdict)?.as_str());

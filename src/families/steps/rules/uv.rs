@@ -229,8 +229,9 @@ fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Dia
         }
     }
     // OptionalParamNoDefault matters where parameters are UV variables (1.13.0 and later).
-    let parameters_used =
-        release::grade(&agent.target, |facts| matches!(facts.uv, Uv::Parameters | Uv::Handoff | Uv::All).then_some(Severity::Warning));
+    let parameters_used = release::grade(&agent.target, |facts| {
+        matches!(facts.uv, Uv::Parameters | Uv::Handoff | Uv::All).then_some(Severity::Warning)
+    });
     for entry in param_map {
         let Some(name) = entry.key_str() else { continue };
         let Some(uses) = optional_uses.get(name) else { continue };

@@ -6,12 +6,12 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::families::steps::model::{Agent, EXTRACTORS};
 use crate::families::steps::release::{self, Graded, grade, validation_step_ids};
-use crate::workspace::climpt::VERDICT_TYPES;
 use crate::families::steps::{
     FailurePatternParams, R_C1, R_C2, R_C5, R_C6, SuccessWhenInvalid, UnknownExtractor, ValidationStepUnknown,
 };
 use crate::source::{Entry, Node, Span, Value};
 use crate::util::did_you_mean;
+use crate::workspace::climpt::VERDICT_TYPES;
 
 /// Extractor names climpt's `ParamExtractor` also maps, though the docs do not list them.
 const UNDOCUMENTED_EXTRACTORS: [&str; 10] = [
@@ -303,7 +303,8 @@ fn check_guarded_step(agent: &Agent, vstep: &Entry, key: &str, out: &mut Vec<Dia
             "key the entry by the closure id of the release the agent runs on".to_string(),
         ),
     };
-    let mut d = Diagnostic::new(ValidationStepUnknown, file, vstep.key.span, message).with_severity(severity).with_help(help);
+    let mut d =
+        Diagnostic::new(ValidationStepUnknown, file, vstep.key.span, message).with_severity(severity).with_help(help);
     if let Some((_, span, agent_file)) = agent.verdict_type() {
         d = d.with_related(agent_file, span, "the agent's type");
     }
@@ -325,7 +326,10 @@ fn check_on_failure(agent: &Agent, key: &str, on_failure: &Node, out: &mut Vec<D
                 R_C5,
                 file,
                 node.span,
-                format!("`{}.{key}.onFailure.action` is {shown}; it must be `retry`, `abort` or `skip`", agent.retry.steps()),
+                format!(
+                    "`{}.{key}.onFailure.action` is {shown}; it must be `retry`, `abort` or `skip`",
+                    agent.retry.steps()
+                ),
             );
             if let Some(near) = node.as_str().and_then(|s| did_you_mean(s, ["retry", "abort", "skip"])) {
                 d = d.with_help(format!("did you mean `{near}`?"));
