@@ -42,9 +42,44 @@ fn findings_in_steps_no_run_resolves_are_info() {
     );
     let fallback = "steps/FallbackKeyInvalid";
     // The C3L prompt cannot load (breakdown rejects c3 `default`): the key is used and fails.
-    assert_eq!(severities("FallbackKeyInvalid/bad-dropped-default-keys", fallback), [Error, Error]);
+    assert_eq!(release_severities("FallbackKeyInvalid/bad-dropped-default-keys", fallback), [Error, Error]);
     // Prompts not read: it may fail; a step no entry reaches: nothing fails yet.
-    assert_eq!(severities("FallbackKeyInvalid/bad-not-a-default-template", fallback), [Warning, Info]);
+    assert_eq!(release_severities("FallbackKeyInvalid/bad-not-a-default-template", fallback), [Warning, Info]);
+}
+
+/// Severities of `code` in a fixture checked with its own `stagelint.toml` (which names the
+/// climpt release) when it has one.
+fn release_severities(case: &str, code: &str) -> Vec<Severity> {
+    let path = PathBuf::from("tests/fixtures/steps").join(case);
+    let own = path.join("stagelint.toml");
+    let config = if own.is_file() { Config::load(&own).expect("the case's config") } else { Config::defaults(&path) };
+    let mut configs = ConfigCache::new(Some(config));
+    let workspace = discover(&[path], &mut configs).expect("fixture is discovered");
+    stagelint::check::check(&workspace).into_iter().filter(|d| d.code == code).map(|d| d.severity).collect()
+}
+
+/// The same construct weighs differently in the climpt releases that treat it differently.
+#[test]
+fn severities_follow_the_release() {
+    use Severity::{Error, Info, Warning};
+    // A missing system prompt: fatal from 1.13.23, an embedded one goes instead before.
+    assert_eq!(release_severities("PR-SYSTEM-002/bad-no-system-prompt", "steps/PR-SYSTEM-002"), [Error]);
+    assert_eq!(release_severities("PR-SYSTEM-002/bad-missing-before-1-13-23", "steps/PR-SYSTEM-002"), [Warning]);
+    // Up to 1.12.3 a work step's C3L prompt is never sent: what is in it is latent.
+    let placeholder = "steps/UnsubstitutedPlaceholder";
+    assert!(
+        release_severities("UnsubstitutedPlaceholder/bad-work-prompt-unread-in-1-11", placeholder)
+            .iter()
+            .all(|s| *s == Info)
+    );
+    // 1.12.4 passes `issue_number`, not the `issue` parameter; the prompt is replaced, not fatal.
+    assert_eq!(release_severities("R-A2/bad-parameter-not-passed-in-1-12-4", "steps/R-A2"), [Warning]);
+    // A seed-era registry with no pin: 1.12.5 to 1.13.22 are possible, and only 1.13.0 to 1.13.14
+    // read a `fallbackKey`: an info naming them.
+    assert_eq!(
+        release_severities("FallbackKeyInvalid/bad-release-not-known", "steps/FallbackKeyInvalid"),
+        [Info, Info]
+    );
 }
 
 #[test]

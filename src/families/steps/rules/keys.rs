@@ -87,7 +87,7 @@ const FLAT_LAYOUT: [Rename; 7] = [
 
 /// How messages name the completion loop's entries up to climpt 1.12.4.
 const COMPLETION_RETRY_NAMES: [(&[&str], &str); 2] =
-    [(&["validationSteps", "*"], "completion step"), (&["failurePatterns", "*"], "completion pattern")];
+    [(&["completionSteps", "*"], "completion step"), (&["completionPatterns", "*"], "completion pattern")];
 
 /// The keys of a flat agent.json's `behavior` and where each leads in the current schema.
 const FLAT_BEHAVIOR: [(&str, &[&str]); 8] = [
