@@ -98,6 +98,7 @@ pub static CLIMPT: System = System {
                 "`runner.completion` becomes `runner.verdict`, its types `poll:state`, `count:iteration`, `count:check`, `detect:keyword`, `detect:structured`, `detect:graph`, `meta:composite`, `meta:custom` (were `externalState`, `iterationBudget`, `checkBudget`, `keywordSignal`, `structuredSignal`, `stepMachine`, `composite`, `custom`), and `completionKeyword` becomes `verdictKeyword` (78d6131)",
                 "`completionPatterns`, `completionSteps` and `completionConditions` become `failurePatterns`, `validationSteps` and `validationConditions` (6184913)",
                 "`--validate` (167e9a8)",
+                "the completion loop validates with the `validationSteps` entry of the verdict type (`VERDICT_CLOSURE_MAP`: `poll:state` → `closure.externalState`, `count:iteration` → `closure.iterate`, …; before, `completionSteps.closure.<completionType>`)",
             ],
         },
         Release {
@@ -107,6 +108,7 @@ pub static CLIMPT: System = System {
             changes: &[
                 "every agent.json parameter, `iteration` and `completion_keyword` are UV variables of step prompts (fa5c18a), closure prompts get them too (c069713)",
                 "a step whose C3L prompt file is missing gets the embedded prompt its `fallbackKey` names (a6e150d; 26 keys)",
+                "`VERDICT_CLOSURE_MAP` names `closure.polling` for `poll:state` and `closure.iteration` for `count:iteration` (75a55cf)",
             ],
         },
         Release {
@@ -116,6 +118,7 @@ pub static CLIMPT: System = System {
             changes: &[
                 "work and verification steps' prompts are C3L only: one that fails to resolve stops the run (9f9c454)",
                 "a step's `inputs` are UV variables (the handoff channel, f75f907)",
+                "a registry that fails its load checks stops the agent (f75f907; before, the runner logged `Failed to load steps registry` and ran on without it)",
             ],
         },
         Release {
