@@ -554,6 +554,47 @@ fn links_and_references_that_leave_the_workspace_are_not_read() {
     assert!(!findings.iter().any(|d| d.message.contains(MARK)), "{findings:?}");
 }
 
+/// The Deno files a climpt agent's release is read from: only the nearest project's, inside the
+/// repository, and never through a link (a `deno.json` linked from elsewhere, or one above `.git`).
+#[test]
+fn climpt_pins_are_read_only_inside_the_repository() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let outside = dir.path().join("elsewhere");
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let pinned = r#"{"imports": {"@aidevtool/climpt": "jsr:@aidevtool/climpt@1.11.0"}}"#;
+    std::fs::write(outside.join("deno.json"), pinned).expect("write");
+    // Above the repository's root: not read.
+    std::fs::write(dir.path().join("deno.json"), pinned).expect("write");
+    let registry = r#"{"agentId": "agent", "version": "1.0.0", "c1": "steps", "steps": {}}"#;
+    let agent_dir = |name: &str| repo.join(name).join(".agent/agent");
+    for name in ["linked", "plain"] {
+        std::fs::create_dir_all(agent_dir(name)).expect("mkdir");
+        std::fs::write(agent_dir(name).join("steps_registry.json"), registry).expect("write");
+    }
+    std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    std::os::unix::fs::symlink(outside.join("deno.json"), repo.join("linked/deno.json")).expect("symlink");
+    std::fs::write(repo.join("plain/deno.json"), pinned).expect("write");
+
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(&repo)));
+    let workspace =
+        stagelint::workspace::discover::discover(std::slice::from_ref(&repo), &mut configs).expect("discovers");
+    let pin_of = |name: &str| {
+        let registry = workspace
+            .files()
+            .iter()
+            .find(|f| f.path.starts_with(repo.join(name)) && f.path.ends_with("steps_registry.json"));
+        let agent = registry.and_then(|f| f.path.parent()).expect("the agent is discovered");
+        workspace.climpt_pin(agent).map(|pin| format!("{pin:?}"))
+    };
+    assert!(
+        pin_of("plain").is_some_and(|pin| pin.contains("1.11.0")),
+        "the repository's own deno.json is read: {:?}",
+        pin_of("plain")
+    );
+    assert_eq!(pin_of("linked"), None, "a linked deno.json, and the one above `.git`, are not read");
+}
+
 /// The one read above the workspace: `stagelint.toml` (or `.stagelint.toml`) in an ancestor
 /// directory, which applies. Nothing else there is read: not a stage, not an `sm.yaml` (the
 /// repository root, with `.git`, ends the search for a machine), not a skill or a prompt.

@@ -315,7 +315,7 @@ pub fn project_files(agent_dir: &Path, inside: &dyn Fn(&Path) -> bool) -> Vec<Pa
             break;
         }
         let files: Vec<PathBuf> =
-            ["deno.json", "deno.jsonc", "deno.lock"].iter().map(|n| dir.join(n)).filter(|p| p.is_file()).collect();
+            ["deno.json", "deno.jsonc", "deno.lock"].iter().map(|n| dir.join(n)).filter(|p| is_plain_file(p)).collect();
         if !files.is_empty() {
             return files;
         }
@@ -324,6 +324,11 @@ pub fn project_files(agent_dir: &Path, inside: &dyn Fn(&Path) -> bool) -> Vec<Pa
         }
     }
     Vec::new()
+}
+
+/// A regular file that is no symlink: a link could lead outside the workspace.
+fn is_plain_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file())
 }
 
 /// What a Deno project's files (path and text, from [`project_files`]) pin for climpt.

@@ -179,6 +179,9 @@ pub(super) fn c3l_load(agent: &Agent, step: &Step) -> C3lLoad {
     }
 }
 
+/// How far a run gets to a step, its kind, and whether it has a `fallbackKey`.
+type StepFacts = (Reach, Option<StepKind>, bool);
+
 fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     let Some(user) = agent.breakdown_user else { return };
     let user_name = user.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -195,7 +198,8 @@ fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
     let registry = agent.registry;
     let handler = agent.layout.handler();
     let steps_key = agent.retry.steps();
-    let mut owners: Vec<(String, &Node, Option<(Reach, Option<StepKind>, bool)>)> = agent
+    // Each owner of a c2/c3: its name, its definition and, for a step, its facts.
+    let mut owners: Vec<(String, &Node, Option<StepFacts>)> = agent
         .steps()
         .iter()
         .map(|s| (format!("steps.{}", s.id), s.def, Some((reach(live, s), s.kind(), s.get("fallbackKey").is_some()))))
@@ -237,7 +241,7 @@ fn check_c3l_patterns(agent: &Agent, live: &Live, out: &mut Vec<Diagnostic>) {
                 }
             };
             let graded = release::grade(&agent.target, |facts| consequence(facts).map(|(level, _)| level));
-            let newest = release::facts_of(&agent.target).rev().find_map(|f| consequence(f));
+            let newest = release::facts_of(&agent.target).rev().find_map(&consequence);
             let (level, runtime, partly) = match (graded, newest) {
                 (Graded::All(level), Some((_, runtime))) => (level, runtime, None),
                 (Graded::Some(releases), Some((_, runtime))) => (Severity::Info, runtime, Some(releases)),
