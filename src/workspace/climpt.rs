@@ -277,10 +277,15 @@ fn format_releases(registry: Option<&Node>, agent_json: Option<&Node>) -> (Relea
             .collect();
         let keyed = steps.iter().filter(|s| s.get("fallbackKey").is_some()).count();
         let bases = ["userPromptsBase", "schemasBase"].iter().any(|k| registry.get(k).is_some());
-        if bases || (!steps.is_empty() && keyed == steps.len()) {
+        // climpt's schema requires `fallbackKey` up to 1.13.22, but its runtime never checked
+        // (the loader's full validation is off): only a registry keyed throughout, or one with
+        // none, tells the era it was written in.
+        if bases {
+            markers.push((until("1.13.15"), "`userPromptsBase`/`schemasBase` in the registry (gone in 1.13.23)"));
+        } else if !steps.is_empty() && keyed == steps.len() {
             markers.push((until("1.13.15"), "`fallbackKey` on every step (required until 1.13.22)"));
-        } else if keyed < steps.len() {
-            markers.push((from("1.13.23"), "steps without `fallbackKey` (required until 1.13.22)"));
+        } else if !steps.is_empty() && keyed == 0 {
+            markers.push((from("1.13.23"), "no step with `fallbackKey` (required until 1.13.22)"));
         }
     }
     let mut releases = Releases::all();
@@ -587,6 +592,9 @@ mod tests {
         );
         let seed = parse(r#"{"steps": {"a": {"fallbackKey": "x"}}}"#);
         assert_eq!(target(&config, None, Some(&seed), Some(&current)).releases.describe(), "climpt 1.12.5 to 1.13.22");
+        // Some steps keyed, some not (climpt's own 1.11 quickstart): no sign of the era.
+        let partly = parse(r#"{"steps": {"a": {"fallbackKey": "x"}, "b": {"c2": "closure"}}}"#);
+        assert_eq!(target(&config, None, Some(&partly), Some(&current)).releases.describe(), "climpt 1.12.5 and later");
         // Nothing to go by: the newest.
         let bare = parse(r#"{"steps": {}}"#);
         assert_eq!(target(&config, None, Some(&bare), None).source, Source::Default);

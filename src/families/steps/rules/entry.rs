@@ -110,17 +110,18 @@ fn check_mapping(agent: &Agent, key: &Node, mapping: &Node, ids: &[&str], out: &
         return;
     }
     let mapped: Vec<String> = entries.iter().map(|e| format!("`{}`", e.key.scalar_text())).collect();
-    let listed = if mapped.is_empty() { "no verdict type".to_string() } else { mapped.join(", ") };
+    let noun = agent.layout.noun();
+    let listed = if mapped.is_empty() { format!("no {noun} type") } else { mapped.join(", ") };
     out.push(
         Diagnostic::new(
             SR_GATE_002,
             file,
             key.span,
             format!(
-                "`entryStepMapping` has no entry for the agent's verdict type `{verdict}` (it maps {listed}) and there is no `entryStep`; the agent stops at its first iteration with SR-GATE-002"
+                "`entryStepMapping` has no entry for the agent's {noun} type `{verdict}` (it maps {listed}) and there is no `entryStep`; the agent stops at its first iteration with SR-GATE-002"
             ),
         )
-        .with_related(agent_file, span, "the agent's verdict type")
+        .with_related(agent_file, span, format!("the agent's {noun} type"))
         .with_help(format!("add `\"{verdict}\": \"<step id>\"` to `entryStepMapping`, or an `entryStep`")),
     );
 }

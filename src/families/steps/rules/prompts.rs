@@ -399,7 +399,7 @@ fn check_step_prompt(agent: &Agent, step: &Step, live: &Live, out: &mut Vec<Diag
         let mut found_out = Vec::new();
         check_prompt_text(agent, step, prompt, live, &mut found_out);
         for d in found_out {
-            let mut d = grade_prompt_finding(&grade, d, handler);
+            let mut d = grade_prompt_finding(agent, &grade, d, handler);
             if rejected {
                 d.message.push_str(
                     " (breakdown cannot load this step's prompt, so climpt never sends this file: its c2/c3 or its breakdown config is the defect to fix first)",
@@ -437,11 +437,30 @@ fn check_prompt_text(agent: &Agent, step: &Step, prompt: &SourceFile, live: &Liv
 /// A finding in a step prompt, graded by what the releases the agent may run on do with it:
 /// text that reaches the model counts wherever the prompt is sent; a failure to resolve weighs
 /// less where climpt replaces the prompt silently.
-fn grade_prompt_finding(grade: &PromptGrade, d: Diagnostic, handler: &str) -> Diagnostic {
+fn grade_prompt_finding(agent: &Agent, grade: &PromptGrade, d: Diagnostic, handler: &str) -> Diagnostic {
     match d.code {
         PR_RESOLVE_005 => grade.apply(d, handler),
-        // `--validate`'s frontmatter check: no release reads the frontmatter's lists.
-        code if code == PromptFrontmatterMismatch => d,
+        // `--validate`'s frontmatter check: no runtime reads the frontmatter's lists, so it
+        // counts only in the releases that have `--validate`.
+        code if code == PromptFrontmatterMismatch => {
+            let level = d.severity;
+            match release::grade(&agent.target, |facts| facts.validate.then_some(level)) {
+                Graded::All(_) => d,
+                Graded::Some(releases) => {
+                    let mut d = d.with_severity(Severity::Info);
+                    d.message.push_str(&format!(" (only `--validate` reads the frontmatter, which only {releases} have)"));
+                    d
+                }
+                Graded::None => {
+                    let mut d = d.with_severity(Severity::Info);
+                    d.message.push_str(&format!(
+                        " ({} never reads the frontmatter: only `--validate`, from climpt 1.12.5, checks it)",
+                        agent.target.releases.describe()
+                    ));
+                    d
+                }
+            }
+        }
         _ => grade.apply_when_sent(d, handler),
     }
 }
