@@ -31,10 +31,4 @@ pub trait Family: Sync {
     fn editor(&self) -> &'static editor::Hooks {
         &editor::Hooks::NONE
     }
-
-    /// What the output says about assumptions the check made for the family's files: the
-    /// upstream release assumed, and why.
-    fn notes(&self, _workspace: &Workspace) -> Vec<String> {
-        Vec::new()
-    }
 }

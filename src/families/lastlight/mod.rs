@@ -68,10 +68,6 @@ impl Family for Lastlight {
     fn editor(&self) -> &'static editor::Hooks {
         &EDITOR
     }
-
-    fn notes(&self, workspace: &Workspace) -> Vec<String> {
-        engine_notes(workspace)
-    }
 }
 
 /// One note per distinct release assumed for the workflows and prompts that were checked:
