@@ -146,20 +146,11 @@ impl Lastlight {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClimptVersion {
     pub version: crate::registry::releases::Version,
-    /// Index into `registry::releases::CLIMPT.releases`.
-    pub release: usize,
+    pub release: crate::registry::releases::climpt::ReleaseId,
 }
 
-/// How the Last Light release of a file was chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReleaseSource {
-    /// `[lastlight] release` (or `engine`) in a config file.
-    Configured,
-    /// Detected from the repository: the file read, and what it said.
-    Detected { marker: PathBuf, why: String },
-    /// Nothing configured and nothing found: the newest release.
-    Default,
-}
+/// How the release a family checks for was chosen (every system has the same three ways).
+pub use crate::registry::releases::ReleaseSource;
 
 /// A `[rules]` entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -477,10 +468,12 @@ mod tests {
     fn climpt_version_is_read_into_its_release() {
         let path = Path::new("/p/stagelint.toml");
         let config = Config::parse("[steps]\nclimpt-version = \"1.13.10\"\n", path).expect("parses");
-        let release = config.climpt_version.map(|v| crate::registry::releases::CLIMPT.releases[v.release].name);
-        assert_eq!(release, Some("1.13.7"));
-        let text = "[steps]\nclimpt-version = \"1.13\"\n[steps]\n";
+        assert_eq!(config.climpt_version.map(|v| v.release.name()), Some("1.13.7"));
+        let config = Config::parse("[steps]\nclimpt-version = \"1.12\"\n", path).expect("parses");
+        assert_eq!(config.climpt_version.map(|v| v.release.name()), Some("1.12.0"));
+        let text = "[steps]\nclimpt-version = \"1.13.5\"\n[steps]\n";
         assert!(Config::parse(text, path).is_err());
+        assert!(Config::parse("[steps]\nclimpt-version = \"1.13.x\"\n", path).is_err());
         let error = Config::parse("[steps]\nclimpt-version = \"1.9.33\"\n", path).expect_err("too old");
         assert_eq!(
             error.problems[0].message,

@@ -324,13 +324,13 @@ impl Reader<'_> {
 
 /// `[steps] climpt-version`: a climpt version inside the releases stagelint models.
 fn climpt_version(text: &str) -> Result<crate::config::ClimptVersion, String> {
-    use crate::registry::releases::{CLIMPT, Version, climpt_release_index};
+    use crate::registry::releases::{CLIMPT, Version, climpt::ReleaseId};
     let Some(version) = Version::parse(text) else {
         return Err(format!(
             "`climpt-version` in `[steps]` takes a version MAJOR.MINOR.PATCH such as \"1.13.5\", not `{text}`"
         ));
     };
-    match climpt_release_index(version) {
+    match ReleaseId::containing(version) {
         Some(release) => Ok(crate::config::ClimptVersion { version, release }),
         None => Err(format!(
             "stagelint models climpt from {} on, not {version}; see `stagelint explain versions`",

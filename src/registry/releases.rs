@@ -2,7 +2,11 @@
 //! and the families name a release (or a range of them) in the notes and messages that depend
 //! on it. A finding is only right for a release; this table says which ones stagelint knows.
 
+pub mod climpt;
 pub mod lastlight;
+mod model;
+
+pub use model::{Has, ReleaseId, ReleaseSource, Releases, Target, Upstream, Version, assumed_note};
 
 /// One release range of an upstream system, as stagelint models it.
 #[derive(Debug)]
@@ -273,40 +277,6 @@ pub static ATOMIC: System = System {
     }],
 };
 
-/// The newest climpt tag stagelint has read (4af87ad); a later version is checked as the newest
-/// release modelled.
-pub const CLIMPT_NEWEST_KNOWN: Version = Version(1, 13, 27);
-
-/// A `MAJOR.MINOR.PATCH` version, compared numerically.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version(pub u32, pub u32, pub u32);
-
-impl Version {
-    /// `1.13.5` (a leading `v` is allowed, as in tags); `None` for anything else.
-    pub fn parse(text: &str) -> Option<Version> {
-        let text = text.strip_prefix('v').unwrap_or(text);
-        let number = |part: &str| match part.bytes().all(|b| b.is_ascii_digit()) {
-            true => part.parse().ok(),
-            false => None,
-        };
-        let mut parts = text.split('.');
-        let version = Version(number(parts.next()?)?, number(parts.next()?)?, number(parts.next()?)?);
-        parts.next().is_none().then_some(version)
-    }
-}
-
-impl std::fmt::Display for Version {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
-
-/// The index in `CLIMPT.releases` of the range that holds `version` (each climpt release is
-/// named by the first version of its range); `None` before the oldest.
-pub fn climpt_release_index(version: Version) -> Option<usize> {
-    CLIMPT.releases.iter().rposition(|r| Version::parse(r.name).is_some_and(|first| first <= version))
-}
-
 /// `stagelint explain versions`: every system, its releases oldest first, and what changed.
 pub fn versions_text() -> String {
     let mut out = String::from(
@@ -346,21 +316,12 @@ mod tests {
     }
 
     #[test]
-    fn a_climpt_version_falls_in_the_range_named_by_its_first_version() {
-        let index = |text: &str| climpt_release_index(Version::parse(text).unwrap()).map(|i| CLIMPT.releases[i].name);
-        assert_eq!(index("1.10.5"), None);
-        assert_eq!(index("1.10.6"), Some("1.10.6"));
-        assert_eq!(index("v1.11.24"), Some("1.10.6"));
-        assert_eq!(index("1.12.3"), Some("1.12.0"));
-        assert_eq!(index("1.13.14"), Some("1.13.7"));
-        assert_eq!(index("1.13.27"), Some("1.13.23"));
-        assert_eq!(index("2.0.0"), Some("1.13.23"));
-        for bad in ["1.13", "1.13.x", "1..2", "1.2.3.4", "", "1.2.-3"] {
+    fn versions_parse_as_tags_and_configs_write_them() {
+        assert_eq!(Version::parse("v1.13.5"), Some(Version(1, 13, 5)));
+        assert_eq!(Version::parse("0.12"), Some(Version(0, 12, 0)));
+        assert_eq!(Version::parse("0.23.0-rc.1"), Some(Version(0, 23, 0)));
+        for bad in ["1.13.x", "1..2", "1.2.3.4", "", "1.2.-3", "latest"] {
             assert_eq!(Version::parse(bad), None, "{bad}");
         }
-        // Release names are versions, oldest first.
-        let versions: Vec<Version> = CLIMPT.releases.iter().map(|r| Version::parse(r.name).unwrap()).collect();
-        assert!(versions.windows(2).all(|w| w[0] < w[1]));
-        assert!(*versions.last().unwrap() <= CLIMPT_NEWEST_KNOWN);
     }
 }

@@ -8,99 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::registry::releases::{CLIMPT, CLIMPT_NEWEST_KNOWN, Version, climpt_release_index};
+use crate::registry::releases::climpt::{NEWEST_KNOWN, ReleaseId, Target, named};
+use crate::registry::releases::{CLIMPT, ReleaseSource, Version};
 use crate::source::Node;
 use crate::util::FastMap;
-
-/// A set of climpt releases, by index into `CLIMPT.releases`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Releases(u32);
-
-impl Releases {
-    pub fn all() -> Releases {
-        Releases((1u32 << CLIMPT.releases.len()) - 1)
-    }
-
-    pub fn none() -> Releases {
-        Releases(0)
-    }
-
-    pub fn one(index: usize) -> Releases {
-        Releases(1 << index)
-    }
-
-    /// The releases from `first` to `last`, both included.
-    pub fn span(first: usize, last: usize) -> Releases {
-        Releases((first..=last).fold(0, |bits, i| bits | 1 << i))
-    }
-
-    /// The releases named (release names are their first versions).
-    fn named(names: &[&str]) -> Releases {
-        Releases(names.iter().filter_map(|n| index_of(n)).fold(0, |bits, i| bits | 1 << i))
-    }
-
-    pub fn newest() -> Releases {
-        Releases::one(CLIMPT.releases.len() - 1)
-    }
-
-    pub fn and(self, other: Releases) -> Releases {
-        Releases(self.0 & other.0)
-    }
-
-    pub fn or(self, other: Releases) -> Releases {
-        Releases(self.0 | other.0)
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    pub fn contains(self, index: usize) -> bool {
-        self.0 & (1 << index) != 0
-    }
-
-    /// The indices, oldest first.
-    pub fn iter(self) -> impl DoubleEndedIterator<Item = usize> {
-        (0..CLIMPT.releases.len()).filter(move |i| self.contains(*i))
-    }
-
-    pub fn len(self) -> usize {
-        self.0.count_ones() as usize
-    }
-
-    /// "climpt 1.13.23", "climpt 1.12.5 to 1.13.22" (runs of adjacent releases joined), with the
-    /// range of the last release spelt out to its last version.
-    pub fn describe(self) -> String {
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        for i in self.iter() {
-            match runs.last_mut() {
-                Some((_, last)) if *last + 1 == i => *last = i,
-                _ => runs.push((i, i)),
-            }
-        }
-        let parts: Vec<String> = runs
-            .iter()
-            .map(|&(first, last)| match last_version(last) {
-                Some(end) if end != CLIMPT.releases[first].name => format!("{} to {end}", CLIMPT.releases[first].name),
-                Some(end) => end.to_string(),
-                None => format!("{} and later", CLIMPT.releases[first].name),
-            })
-            .collect();
-        format!("climpt {}", parts.join(", "))
-    }
-}
-
-/// The last version of release `index`'s range, where stagelint knows it (the newest range is
-/// open: `None`).
-fn last_version(index: usize) -> Option<&'static str> {
-    const LAST: [&str; 7] = ["1.11.24", "1.12.3", "1.12.4", "1.12.5", "1.13.6", "1.13.14", "1.13.22"];
-    LAST.get(index).copied()
-}
-
-/// The index of the release named `name`.
-pub fn index_of(name: &str) -> Option<usize> {
-    CLIMPT.releases.iter().position(|r| r.name == name)
-}
 
 /// What a Deno project around an agent says about climpt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,94 +27,66 @@ pub enum PinKind {
     Climpt(Version),
     /// `jsr:@aidevtool/climpt` specifiers (a lock file's resolved versions, or what
     /// `deno.json` writes: `@1.13.5`, `@^1.13.0`, none), and the releases they allow.
-    Pinned { specs: Vec<String>, releases: Releases },
+    Pinned { specs: Vec<String>, releases: Target },
 }
 
-/// The climpt release an agent directory is checked for, and why.
+/// The climpt releases an agent directory is checked for, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assumed {
-    /// Never empty.
-    pub releases: Releases,
-    pub source: Source,
+    pub releases: Target,
+    pub source: ReleaseSource,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// `[steps] climpt-version` in this config file.
-    Configured { version: Version, config: Option<PathBuf> },
-    /// The pin (and, when it left several releases, what the agent's format narrowed them to).
-    Pinned { pin: Arc<Pin>, format: Vec<&'static str> },
-    /// Nothing pins climpt; the agent's format.
-    Format(Vec<&'static str>),
-    /// Nothing pins climpt, and the format tells nothing: the newest release.
-    Default,
-}
+/// What the note says when nothing pins climpt and the agent's format fits every release.
+pub const UNDETECTED: &str = "nothing pins climpt, and the agent's format fits every release";
 
-impl Assumed {
-    /// Why these releases, for the note the check prints.
-    pub fn why(&self, cwd: &Path) -> String {
-        let shown = |path: &Path| path.strip_prefix(cwd).unwrap_or(path).display().to_string();
-        let format = |evidence: &[&str]| evidence.join(", ");
-        match &self.source {
-            Source::Configured { version, config } => match config {
-                Some(path) => format!("`climpt-version = \"{version}\"` in {}", shown(path)),
-                None => format!("`climpt-version = \"{version}\"`"),
-            },
-            Source::Pinned { pin, format: evidence } => {
-                let what = match &pin.kind {
-                    PinKind::Climpt(version) if climpt_release_index(*version).is_none() => format!(
-                        "the tree is climpt {version}, older than {}, the oldest release stagelint models",
-                        CLIMPT.releases[0].name
-                    ),
-                    PinKind::Climpt(version) if beyond_known(*version) => format!(
-                        "the tree is climpt {version}, newer than {CLIMPT_NEWEST_KNOWN}, the newest release stagelint has read"
-                    ),
-                    PinKind::Climpt(version) => format!("the tree is climpt {version}"),
-                    PinKind::Pinned { specs, .. } => format!("`{}`", specs.join("`, `")),
-                };
-                let narrowed = match evidence.is_empty() {
-                    true => String::new(),
-                    false => format!("; the agent's format: {}", format(evidence)),
-                };
-                format!("detected from {}: {what}{narrowed}", shown(&pin.file))
-            }
-            Source::Format(evidence) => format!("detected from the agent's format: {}", format(evidence)),
-            Source::Default => "the default: nothing pins climpt and the agent's format fits every release".to_string(),
-        }
-    }
-}
-
-/// The target of an agent directory: its config's `[steps] climpt-version`, its pin, or the
-/// format of its registry and agent.json.
-pub fn target(config: &Config, pin: Option<&Arc<Pin>>, registry: Option<&Node>, agent_json: Option<&Node>) -> Assumed {
+/// The target of an agent directory (`dir`): its config's `[steps] climpt-version`, its pin, or
+/// the format of its registry and agent.json.
+pub fn target(
+    config: &Config,
+    dir: &Path,
+    pin: Option<&Arc<Pin>>,
+    registry: Option<&Node>,
+    agent_json: Option<&Node>,
+) -> Assumed {
     if let Some(setting) = config.climpt_version {
-        let source = Source::Configured { version: setting.version, config: config.path.clone() };
-        return Assumed { releases: Releases::one(setting.release), source };
+        return Assumed { releases: Target::exact(setting.release), source: ReleaseSource::Configured };
     }
     let (format, evidence) = format_releases(registry, agent_json);
     if let Some(pin) = pin {
-        let pinned = match &pin.kind {
-            PinKind::Climpt(version) => Releases::one(release_at(*version)),
-            PinKind::Pinned { releases, .. } => *releases,
+        let (pinned, what) = match &pin.kind {
+            PinKind::Climpt(version) => (Target::exact(ReleaseId::of_version(*version)), pinned_climpt(*version)),
+            PinKind::Pinned { specs, releases } => (*releases, format!("`{}`", specs.join("`, `"))),
         };
         // The runtime is what the project pins; its files may be written for another release
         // (then their keys are defects of the pinned one).
-        let narrowed = pinned.and(format);
-        let (releases, evidence) = match narrowed.is_empty() || narrowed == pinned {
-            true => (pinned, Vec::new()),
-            false => (narrowed, evidence),
+        let (releases, why) = match pinned.and(format) {
+            Some(narrowed) if narrowed != pinned => {
+                (narrowed, format!("{what}; the agent's format: {}", evidence.join(", ")))
+            }
+            _ => (pinned, what),
         };
-        return Assumed { releases, source: Source::Pinned { pin: pin.clone(), format: evidence } };
+        return Assumed { releases, source: ReleaseSource::Detected { marker: pin.file.clone(), why } };
     }
     if evidence.is_empty() {
-        return Assumed { releases: Releases::newest(), source: Source::Default };
+        return Assumed { releases: Target::exact(ReleaseId::newest()), source: ReleaseSource::Default };
     }
-    Assumed { releases: format, source: Source::Format(evidence) }
+    let why = format!("the agent's format: {}", evidence.join(", "));
+    Assumed { releases: format, source: ReleaseSource::Detected { marker: dir.to_path_buf(), why } }
 }
 
-/// The release holding `version`; the oldest for an older one.
-fn release_at(version: Version) -> usize {
-    climpt_release_index(version).unwrap_or(0)
+/// What climpt's own `deno.json` says, for the note.
+fn pinned_climpt(version: Version) -> String {
+    if ReleaseId::containing(version).is_none() {
+        format!(
+            "the tree is climpt {version}, older than {}, the oldest release stagelint models",
+            CLIMPT.releases[0].name
+        )
+    } else if beyond_known(version) {
+        format!("the tree is climpt {version}, newer than {NEWEST_KNOWN}, the newest release stagelint has read")
+    } else {
+        format!("the tree is climpt {version}")
+    }
 }
 
 /// `runner.verdict.type` values (climpt 1.12.5 and later).
@@ -233,20 +116,20 @@ pub const COMPLETION_TYPES: [&str; 8] = [
 
 /// What an agent's files are written in says about its release: each marker narrows the set;
 /// one that contradicts the markers before it is left out (its keys are then defects).
-fn format_releases(registry: Option<&Node>, agent_json: Option<&Node>) -> (Releases, Vec<&'static str>) {
-    let mut markers: Vec<(Releases, &'static str)> = Vec::new();
+fn format_releases(registry: Option<&Node>, agent_json: Option<&Node>) -> (Target, Vec<&'static str>) {
+    let mut markers: Vec<(Target, &'static str)> = Vec::new();
     if let Some(agent) = agent_json.filter(|a| a.as_map().is_some()) {
         let runner = agent.get("runner");
         if let Some(runner) = runner {
             if runner.get("verdict").is_some() {
                 markers.push((from("1.12.5"), "`runner.verdict` in agent.json"));
             } else if runner.get("completion").is_some() {
-                markers.push((Releases::named(&["1.12.0", "1.12.4"]), "`runner.completion` in agent.json"));
+                markers.push((span("1.12.0", "1.12.4"), "`runner.completion` in agent.json"));
             } else {
                 markers.push((from("1.12.0"), "`runner` in agent.json"));
             }
         } else if agent.get("behavior").is_some() {
-            markers.push((Releases::named(&["1.10.6"]), "`behavior` in agent.json"));
+            markers.push((span("1.10.6", "1.10.6"), "`behavior` in agent.json"));
         }
     }
     if let Some(registry) = registry.filter(|r| r.as_map().is_some()) {
@@ -288,11 +171,10 @@ fn format_releases(registry: Option<&Node>, agent_json: Option<&Node>) -> (Relea
             markers.push((from("1.13.23"), "no step with `fallbackKey` (required until 1.13.22)"));
         }
     }
-    let mut releases = Releases::all();
+    let mut releases = Target::all();
     let mut evidence = Vec::new();
     for (marker, why) in markers {
-        let narrowed = releases.and(marker);
-        if !narrowed.is_empty() {
+        if let Some(narrowed) = releases.and(marker) {
             releases = narrowed;
             evidence.push(why);
         }
@@ -300,15 +182,24 @@ fn format_releases(registry: Option<&Node>, agent_json: Option<&Node>) -> (Relea
     (releases, evidence)
 }
 
+/// The release named `name` (a row of `CLIMPT`, which a test holds the names here to).
+fn release(name: &str) -> ReleaseId {
+    named(name).unwrap_or_else(ReleaseId::oldest)
+}
+
+/// The releases named `first` to `last`.
+fn span(first: &str, last: &str) -> Target {
+    Target { oldest: release(first), newest: release(last) }
+}
+
 /// The release named `name` and every later one.
-fn from(name: &str) -> Releases {
-    let first = index_of(name).unwrap_or(0);
-    Releases::span(first, CLIMPT.releases.len() - 1)
+fn from(name: &str) -> Target {
+    Target { oldest: release(name), newest: ReleaseId::newest() }
 }
 
 /// Every release up to the one named `name`.
-fn until(name: &str) -> Releases {
-    Releases::span(0, index_of(name).unwrap_or(0))
+fn until(name: &str) -> Target {
+    Target { oldest: ReleaseId::oldest(), newest: release(name) }
 }
 
 /// The Deno project files an agent directory's pin is read from: the nearest ancestor that
@@ -353,7 +244,7 @@ pub fn read_pin(files: &[(PathBuf, String)]) -> Option<Pin> {
         if versions.is_empty() {
             continue;
         }
-        let releases = versions.iter().fold(Releases(0), |set, v| set.or(Releases::one(release_at(*v))));
+        let releases = span_of(versions.iter().map(|v| Target::exact(ReleaseId::of_version(*v))));
         let specs = versions.iter().map(|v| format!("jsr:@aidevtool/climpt@{v}")).collect();
         return Some(Pin { file: path.clone(), kind: PinKind::Pinned { specs: dedup(specs), releases } });
     }
@@ -362,7 +253,7 @@ pub fn read_pin(files: &[(PathBuf, String)]) -> Option<Pin> {
         if found.is_empty() {
             continue;
         }
-        let releases = found.iter().fold(Releases(0), |set, spec| set.or(spec_releases(spec)));
+        let releases = span_of(found.iter().map(|spec| spec_releases(spec)));
         let specs =
             found
                 .iter()
@@ -422,17 +313,24 @@ fn specifiers(text: &str, jsr_only: bool) -> Vec<String> {
 
 /// The releases a `deno.json` specifier allows: an exact version, `^`, `~`, `>=`, or none
 /// (the newest: an unpinned specifier runs whatever JSR serves).
-fn spec_releases(spec: &str) -> Releases {
-    let newest = CLIMPT.releases.len() - 1;
-    let at_least = |text: &str| Version::parse(text).map(|v| Releases::span(release_at(v), newest));
+fn spec_releases(spec: &str) -> Target {
+    let of = ReleaseId::of_version;
     let releases = if let Some(rest) = spec.strip_prefix('^').or_else(|| spec.strip_prefix(">=")) {
-        at_least(rest)
+        Version::parse(rest).map(|v| Target { oldest: of(v), newest: ReleaseId::newest() })
     } else if let Some(rest) = spec.strip_prefix('~') {
-        Version::parse(rest).map(|v| Releases::span(release_at(v), release_at(Version(v.0, v.1, u32::MAX))))
+        Version::parse(rest).map(|v| Target { oldest: of(v), newest: of(Version(v.0, v.1, u32::MAX)) })
     } else {
-        Version::parse(spec).map(|v| Releases::one(release_at(v)))
+        Version::parse(spec).map(|v| Target::exact(of(v)))
     };
-    releases.unwrap_or_else(Releases::newest)
+    releases.unwrap_or_else(|| Target::exact(ReleaseId::newest()))
+}
+
+/// The smallest range holding every one of `targets` (several specifiers or resolved versions
+/// in one project: the agent may run on any of them).
+fn span_of(targets: impl Iterator<Item = Target>) -> Target {
+    targets
+        .reduce(|a, b| Target { oldest: a.oldest.min(b.oldest), newest: a.newest.max(b.newest) })
+        .unwrap_or_else(|| Target::exact(ReleaseId::newest()))
 }
 
 /// `deno.jsonc` with its comments blanked out, so the JSON reader can read it.
@@ -534,7 +432,7 @@ impl Pins {
 
 /// Whether `version` is later than every climpt tag stagelint has read.
 pub fn beyond_known(version: Version) -> bool {
-    version > CLIMPT_NEWEST_KNOWN
+    version > NEWEST_KNOWN
 }
 
 #[cfg(test)]
@@ -545,18 +443,15 @@ mod tests {
         let pin = read_pin(&[(PathBuf::from(name), text.to_string())])?;
         Some(match pin.kind {
             PinKind::Climpt(version) => format!("climpt {version}"),
-            PinKind::Pinned { releases, .. } => releases.describe(),
+            PinKind::Pinned { releases, .. } => format!("climpt {}", releases.describe()),
         })
     }
 
     #[test]
-    fn every_closed_range_names_its_last_version() {
-        for i in 0..CLIMPT.releases.len() - 1 {
-            let last = Version::parse(last_version(i).expect("a closed range")).unwrap();
-            assert_eq!(climpt_release_index(last), Some(i), "{last}");
-            assert!(Version::parse(CLIMPT.releases[i + 1].name).unwrap() > last);
+    fn the_names_the_format_markers_use_are_releases() {
+        for name in ["1.10.6", "1.12.0", "1.12.4", "1.12.5", "1.13.15", "1.13.23"] {
+            assert!(named(name).is_some(), "{name}");
         }
-        assert_eq!(last_version(CLIMPT.releases.len() - 1), None);
     }
 
     #[test]
@@ -564,15 +459,15 @@ mod tests {
         let own = "{\n  // climpt itself\n  \"name\": \"@aidevtool/climpt\",\n  \"version\": \"1.13.14\"\n}";
         assert_eq!(releases_of(own, "/r/deno.jsonc").as_deref(), Some("climpt 1.13.14"));
         let exact = r#"{"tasks": {"agent": "deno run -A jsr:@aidevtool/climpt@1.12.2/agents/runner --agent x"}}"#;
-        assert_eq!(releases_of(exact, "/r/deno.json").as_deref(), Some("climpt 1.12.0 to 1.12.3"));
+        assert_eq!(releases_of(exact, "/r/deno.json").as_deref(), Some("climpt 1.12.0"));
         let caret = r#"{"imports": {"@aidevtool/climpt": "jsr:@aidevtool/climpt@^1.13.0"}}"#;
-        assert_eq!(releases_of(caret, "/r/deno.json").as_deref(), Some("climpt 1.13.0 and later"));
+        assert_eq!(releases_of(caret, "/r/deno.json").as_deref(), Some("climpt 1.13.0 to 1.13.23"));
         let tilde = r#"{"imports": {"@aidevtool/climpt": "jsr:@aidevtool/climpt@~1.12.4"}}"#;
         assert_eq!(releases_of(tilde, "/r/deno.json").as_deref(), Some("climpt 1.12.4 to 1.12.5"));
         let unpinned = r#"{"tasks": {"iterate": "deno run -A jsr:@aidevtool/climpt/agents/iterator"}}"#;
-        assert_eq!(releases_of(unpinned, "/r/deno.json").as_deref(), Some("climpt 1.13.23 and later"));
+        assert_eq!(releases_of(unpinned, "/r/deno.json").as_deref(), Some("climpt 1.13.23"));
         let lock = r#"{"version": "4", "specifiers": {"jsr:@aidevtool/climpt@^1.13.0": "1.13.5"}, "jsr": {"@aidevtool/climpt@1.13.5": {}}}"#;
-        assert_eq!(releases_of(lock, "/r/deno.lock").as_deref(), Some("climpt 1.13.0 to 1.13.6"));
+        assert_eq!(releases_of(lock, "/r/deno.lock").as_deref(), Some("climpt 1.13.0"));
         assert_eq!(releases_of(r#"{"imports": {"x": "jsr:@aidevtool/climpt-extra@1.0.0"}}"#, "/r/deno.json"), None);
     }
 
@@ -582,22 +477,23 @@ mod tests {
         let flat = parse(r#"{"behavior": {"completionType": "externalState"}}"#);
         let registry = parse(r#"{"completionPatterns": {}, "steps": {"a": {"fallbackKey": "x"}}}"#);
         let config = Config::defaults(Path::new("/"));
-        let found = target(&config, None, Some(&registry), Some(&flat));
-        assert_eq!(found.releases.describe(), "climpt 1.10.6 to 1.11.24");
+        let dir = Path::new("/r/.agent/a");
+        let found = target(&config, dir, None, Some(&registry), Some(&flat));
+        assert_eq!(found.releases.describe(), "1.10.6");
         let current = parse(r#"{"runner": {"verdict": {"type": "poll:state"}}}"#);
         let registry = parse(r#"{"failurePatterns": {}, "steps": {"a": {"c2": "initial"}}}"#);
         assert_eq!(
-            target(&config, None, Some(&registry), Some(&current)).releases.describe(),
-            "climpt 1.13.23 and later"
+            target(&config, dir, None, Some(&registry), Some(&current)).releases.describe(),
+            "1.13.23"
         );
         let seed = parse(r#"{"steps": {"a": {"fallbackKey": "x"}}}"#);
-        assert_eq!(target(&config, None, Some(&seed), Some(&current)).releases.describe(), "climpt 1.12.5 to 1.13.22");
+        assert_eq!(target(&config, dir, None, Some(&seed), Some(&current)).releases.describe(), "1.12.5 to 1.13.15");
         // Some steps keyed, some not (climpt's own 1.11 quickstart): no sign of the era.
         let partly = parse(r#"{"steps": {"a": {"fallbackKey": "x"}, "b": {"c2": "closure"}}}"#);
-        assert_eq!(target(&config, None, Some(&partly), Some(&current)).releases.describe(), "climpt 1.12.5 and later");
+        assert_eq!(target(&config, dir, None, Some(&partly), Some(&current)).releases.describe(), "1.12.5 to 1.13.23");
         // Nothing to go by: the newest.
         let bare = parse(r#"{"steps": {}}"#);
-        assert_eq!(target(&config, None, Some(&bare), None).source, Source::Default);
+        assert_eq!(target(&config, dir, None, Some(&bare), None).source, ReleaseSource::Default);
         // The pin rules the format: a flat agent.json under a pinned 1.13 is the 1.13 runtime's
         // defect, not a reason to assume 1.11.
         let pin = Arc::new(
@@ -608,8 +504,8 @@ mod tests {
             .unwrap(),
         );
         assert_eq!(
-            target(&config, Some(&pin), Some(&registry), Some(&flat)).releases.describe(),
-            "climpt 1.13.15 to 1.13.22"
+            target(&config, dir, Some(&pin), Some(&registry), Some(&flat)).releases.describe(),
+            "1.13.15"
         );
     }
 }

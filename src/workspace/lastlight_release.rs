@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::registry::releases::Version;
 use crate::registry::releases::lastlight::{self as releases, ReleaseId, Target};
 use crate::source::read::read_text;
 
@@ -71,14 +72,14 @@ pub fn detect(workflows: &Path) -> Option<Detected> {
 }
 
 /// The package name and version of `package.json` when it is the Last Light server's.
-fn server_version(path: &Path) -> Option<(String, (u32, u32, u32))> {
+fn server_version(path: &Path) -> Option<(String, Version)> {
     let text = read_text(path).ok()?;
     let root = crate::source::json::parse(&text).root?;
     let name = root.get("name")?.as_str()?;
     if !SERVER_PACKAGES.contains(&name) {
         return None;
     }
-    let version = releases::version(root.get("version")?.as_str()?)?;
+    let version = Version::parse(root.get("version")?.as_str()?)?;
     Some((name.to_string(), version))
 }
 

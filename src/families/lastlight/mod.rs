@@ -73,8 +73,7 @@ impl Family for Lastlight {
 /// One note per distinct release assumed for the workflows and prompts that were checked:
 /// detected from the repository (with the file and what it said), or the newest by default.
 fn release_notes(workspace: &Workspace) -> Vec<String> {
-    use crate::config::ReleaseSource;
-    use crate::registry::releases::lastlight::NEWEST;
+    use crate::registry::releases::assumed_note;
     let cwd = std::env::current_dir().unwrap_or_default();
     // Files share their config: each config is looked at once.
     let mut seen = HashSet::new();
@@ -83,26 +82,8 @@ fn release_notes(workspace: &Workspace) -> Vec<String> {
         .filter(|f| matches!(f.kind, FileKind::Workflow | FileKind::WorkflowPrompt))
         .filter(|f| seen.insert(std::sync::Arc::as_ptr(&f.config)))
         .filter_map(|f| {
-            let release = f.config.lastlight.release;
-            let choose = "set `[lastlight] release` in stagelint.toml to choose";
-            match &f.config.lastlight.release_source {
-                ReleaseSource::Configured => None,
-                ReleaseSource::Detected { marker, why } => {
-                    let marker = marker.strip_prefix(&cwd).unwrap_or(marker).display();
-                    Some(if release.is_exact() {
-                        format!("Last Light release {} assumed (detected from `{marker}`: {why}); {choose}", release.describe())
-                    } else {
-                        format!(
-                            "Last Light release {} assumed (detected from `{marker}`: {why}); what only some of these releases read is reported as info; {choose}",
-                            release.describe()
-                        )
-                    })
-                }
-                ReleaseSource::Default => Some(format!(
-                    "Last Light release {} assumed, the newest stagelint models (no Last Light `package.json` or engine sources beside `workflows/`); {choose}",
-                    NEWEST.name()
-                )),
-            }
+            let undetected = "no Last Light `package.json` or engine sources beside `workflows/`";
+            assumed_note(f.config.lastlight.release, &f.config.lastlight.release_source, None, undetected, &cwd)
         })
         .collect();
     notes.sort();

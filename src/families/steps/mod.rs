@@ -7,7 +7,7 @@ pub(crate) mod release;
 mod rules;
 pub(crate) mod schema_ref;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::editor;
@@ -95,38 +95,40 @@ impl Family for Steps {
     /// The climpt release each checked agent directory is read as, and why, unless a config
     /// names it; agents with the same assumption share a note.
     fn notes(&self, workspace: &Workspace) -> Vec<String> {
+        use crate::registry::releases::{ReleaseSource, assumed_note};
+        use crate::workspace::climpt::{Assumed, UNDETECTED};
         let cwd = std::env::current_dir().unwrap_or_default();
-        let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+        let mut grouped: Vec<(Assumed, Vec<PathBuf>)> = Vec::new();
         for registry in workspace.reported_files().filter(|f| f.kind == FileKind::StepsRegistry) {
             let dir = model::agent_dir(registry);
             let agent_json = workspace.file_at(&dir.join("agent.json")).filter(|f| f.kind == FileKind::AgentJson);
             let target = crate::workspace::climpt::target(
                 &registry.config,
+                &dir,
                 workspace.climpt_pin(&dir),
                 registry.document().root.as_ref(),
                 agent_json.and_then(|f| f.document().root.as_ref()),
             );
-            if matches!(target.source, crate::workspace::climpt::Source::Configured { .. }) {
-                continue;
-            }
-            let mut assumed = format!("{} assumed ({})", target.releases.describe(), target.why(&cwd));
-            if target.releases.len() > 1 {
-                assumed.push_str("; findings that depend on which of these releases runs are infos");
-            }
-            let shown = format!("`{}/`", dir.strip_prefix(&cwd).unwrap_or(&dir).display());
-            match grouped.iter_mut().find(|(a, _)| *a == assumed) {
-                Some((_, dirs)) => dirs.push(shown),
-                None => grouped.push((assumed, vec![shown])),
+            match grouped.iter_mut().find(|(a, _)| *a == target) {
+                Some((_, dirs)) => dirs.push(dir),
+                None => grouped.push((target, vec![dir])),
             }
         }
         grouped
             .into_iter()
-            .map(|(assumed, dirs)| {
-                let which = match dirs.len() {
-                    1..=3 => dirs.join(", "),
-                    n => format!("{}, {} and {} more", dirs[0], dirs[1], n - 2),
+            .filter_map(|(assumed, dirs)| {
+                let shown: Vec<String> =
+                    dirs.iter().map(|d| format!("`{}/`", d.strip_prefix(&cwd).unwrap_or(d).display())).collect();
+                let place = match shown.len() {
+                    1..=3 => shown.join(", "),
+                    n => format!("{}, {} and {} more", shown[0], shown[1], n - 2),
                 };
-                format!("{assumed} for {which}; set `[steps] climpt-version` in stagelint.toml to choose")
+                // Detected from the agent's own files: the marker is the directory already.
+                let place = match &assumed.source {
+                    ReleaseSource::Detected { marker, .. } if dirs == [marker.clone()] => None,
+                    _ => Some(place.as_str()),
+                };
+                assumed_note(assumed.releases, &assumed.source, place, UNDETECTED, &cwd)
             })
             .collect()
     }
@@ -178,6 +180,7 @@ fn build_agent<'a, 'w>(
     let breakdown = |side: &str| by_path.get(config_dir.join(format!("{name}-steps-{side}.yml")).as_path()).copied();
     let target = crate::workspace::climpt::target(
         &registry.file.config,
+        &dir,
         workspace.climpt_pin(&dir),
         registry.root(),
         agent_json.and_then(|a| a.root()),

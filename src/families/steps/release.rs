@@ -3,7 +3,8 @@
 //! for the releases an agent may run on (its target, detected by `workspace::climpt`).
 
 use crate::diagnostic::Severity;
-use crate::workspace::climpt::{Assumed, COMPLETION_TYPES, Releases, VERDICT_TYPES};
+use crate::registry::releases::climpt::{ReleaseId, Releases};
+use crate::workspace::climpt::{Assumed, COMPLETION_TYPES, VERDICT_TYPES};
 
 /// What one climpt release does, as far as the rules need to know; `FACTS[i]` is
 /// `CLIMPT.releases[i]`.
@@ -369,7 +370,7 @@ pub fn renamed_type(name: &str) -> Option<&'static str> {
 
 /// The releases of a target with their facts, oldest first.
 pub fn facts_of(target: &Assumed) -> impl DoubleEndedIterator<Item = &'static Facts> + '_ {
-    target.releases.iter().map(|i| &FACTS[i])
+    target.releases.iter().map(|r| &FACTS[r.index()])
 }
 
 /// What a run of one release does with a step's C3L prompt.
@@ -413,26 +414,26 @@ pub enum PromptGrade {
 /// The [`PromptGrade`] of a step of kind `kind` for an agent's target.
 pub fn prompt_grade(target: &Assumed, kind: Option<crate::families::steps::model::StepKind>) -> PromptGrade {
     let (mut fatal, mut replaced, mut unread) = (Releases::none(), Releases::none(), Releases::none());
-    for index in target.releases.iter() {
-        match fate(&FACTS[index], kind) {
-            Fate::Fatal => fatal = fatal.or(Releases::one(index)),
-            Fate::Replaced => replaced = replaced.or(Releases::one(index)),
-            Fate::Unread => unread = unread.or(Releases::one(index)),
+    for release in target.releases.iter() {
+        match fate(&FACTS[release.index()], kind) {
+            Fate::Fatal => fatal = fatal.with(release),
+            Fate::Replaced => replaced = replaced.with(release),
+            Fate::Unread => unread = unread.with(release),
         }
     }
     let sent = fatal.or(replaced);
     if sent.is_empty() {
-        let later = (0..FACTS.len())
-            .filter(|i| fate(&FACTS[*i], kind) != Fate::Unread)
-            .fold(Releases::none(), |set, i| set.or(Releases::one(i)));
-        return PromptGrade::Unread { now: target.releases.describe(), later: later.describe() };
+        let later = ReleaseId::all()
+            .filter(|r| fate(&FACTS[r.index()], kind) != Fate::Unread)
+            .fold(Releases::none(), Releases::with);
+        return PromptGrade::Unread { now: target.releases.named(), later: later.named() };
     }
     if !unread.is_empty() {
-        return PromptGrade::Partly(sent.describe());
+        return PromptGrade::Partly(sent.named());
     }
     match replaced.is_empty() {
         true => PromptGrade::Fatal,
-        false => PromptGrade::Replaced { releases: replaced.describe(), all: fatal.is_empty() },
+        false => PromptGrade::Replaced { releases: replaced.named(), all: fatal.is_empty() },
     }
 }
 
@@ -505,10 +506,10 @@ pub fn grade(target: &Assumed, severity: impl Fn(&Facts) -> Option<Severity>) ->
     let mut defect = Releases::none();
     let mut lowest: Option<Severity> = None;
     let mut all = true;
-    for index in target.releases.iter() {
-        match severity(&FACTS[index]) {
+    for release in target.releases.iter() {
+        match severity(&FACTS[release.index()]) {
             Some(level) => {
-                defect = defect.or(Releases::one(index));
+                defect = defect.with(release);
                 lowest = Some(lowest.map_or(level, |l| l.min(level)));
             }
             None => all = false,
@@ -517,7 +518,7 @@ pub fn grade(target: &Assumed, severity: impl Fn(&Facts) -> Option<Severity>) ->
     match lowest {
         None => Graded::None,
         Some(level) if all => Graded::All(level),
-        Some(_) => Graded::Some(defect.describe()),
+        Some(_) => Graded::Some(defect.named()),
     }
 }
 

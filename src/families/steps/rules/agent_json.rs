@@ -154,7 +154,7 @@ fn check_required(doc: &Doc, root: &Node, layout: Layout, out: &mut Vec<Diagnost
 /// AC-VALID-001 for an agent.json written in another release's layout than the one it runs on:
 /// one finding at the key that shows it.
 fn check_layout(agent: &Agent, doc: &Doc, root: &Node, written: Layout, out: &mut Vec<Diagnostic>) {
-    let releases = agent.target.releases.describe();
+    let releases = agent.target.releases.named();
     let (key, message, fix) = match (written, agent.layout) {
         (Layout::Flat, _) => (
             "behavior",

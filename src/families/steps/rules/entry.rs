@@ -179,11 +179,11 @@ fn unknown_type(agent: &Agent, name: &str, span: crate::source::Span, place: Pla
         ),
         (Graded::All(_), Place::MappingKey, Some(current)) => format!(
             "`entryStepMapping` key `{name}` is another climpt release's name for `{current}`: {} maps `{current}`, so the entry is never used",
-            agent.target.releases.describe()
+            agent.target.releases.named()
         ),
         (Graded::All(_), Place::AgentJson, Some(current)) => format!(
             "`{path}` `{name}` is another climpt release's name for `{current}`: {} rejects the agent definition",
-            agent.target.releases.describe()
+            agent.target.releases.named()
         ),
         (Graded::All(_), Place::MappingKey, None) => format!(
             "`entryStepMapping` key `{name}` is not a {noun} type{}, so the entry is never used; keys are `{path}` values: {}",

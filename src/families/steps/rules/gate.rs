@@ -764,8 +764,8 @@ fn check_ref<'a>(agent: &Agent<'a, 'a>, here: Loc<'a>, reference: &Node, target:
 /// since 1.13.21 (b60c431); before, it drops the field silently.
 fn handoff_consequence(agent: &Agent, path: &str) -> String {
     let key = path.rsplit('.').next().unwrap_or(path);
-    let newest = crate::workspace::climpt::Releases::newest();
-    match agent.target.releases == newest {
+    use crate::registry::releases::climpt::{ReleaseId, Target};
+    match agent.target.releases == Target::exact(ReleaseId::newest()) {
         true => format!(
             "climpt warns `Handoff field '{path}' not found` at every handoff and passes nothing on under `{key}`"
         ),

@@ -18,7 +18,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::families::steps::model::Agent;
 use crate::families::steps::release;
 use crate::families::steps::{AC_VALID_001, SR_GATE_003, SR_GATE_004, SR_LOAD_003};
-use crate::workspace::climpt::Releases;
+use crate::registry::releases::climpt::Releases;
 
 /// The step id `id` is most likely a typo of. Ids share phase prefixes (`continuation.`), which
 /// make any two look alike by edit distance (`continuation.nowhere` is a third away from
@@ -72,12 +72,12 @@ fn registry_load(agent: &Agent, found: &mut [Diagnostic]) {
         .target
         .releases
         .iter()
-        .filter(|i| !release::FACTS[*i].registry_fatal)
-        .fold(Releases::none(), |set, i| set.or(Releases::one(i)));
+        .filter(|r| !release::FACTS[r.index()].registry_fatal)
+        .fold(Releases::none(), Releases::with);
     if lenient.is_empty() {
         return;
     }
-    let releases = lenient.describe();
+    let releases = lenient.named();
     let at_load = |d: &Diagnostic| {
         REGISTRY_LOAD.contains(&d.code) || (d.code != AC_VALID_001 && d.message.contains("fatal at agent start"))
     };

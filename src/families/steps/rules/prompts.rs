@@ -345,7 +345,7 @@ fn check_system_prompt(agent: &Agent, out: &mut Vec<Diagnostic>) {
         _ => {
             let fatal = release::facts_of(&agent.target).filter(|f| f.system_prompt_required).count();
             match fatal {
-                0 => format!("{} sends its embedded generic system prompt instead", agent.target.releases.describe()),
+                0 => format!("{} sends its embedded generic system prompt instead", agent.target.releases.named()),
                 _ => "the agent fails at start from climpt 1.13.23 on (PR-SYSTEM-002), and earlier releases send their embedded generic system prompt instead".to_string(),
             }
         }
@@ -455,7 +455,7 @@ fn grade_prompt_finding(agent: &Agent, grade: &PromptGrade, d: Diagnostic, handl
                     let mut d = d.with_severity(Severity::Info);
                     d.message.push_str(&format!(
                         " ({} never reads the frontmatter: only `--validate`, from climpt 1.12.5, checks it)",
-                        agent.target.releases.describe()
+                        agent.target.releases.named()
                     ));
                     d
                 }

@@ -134,7 +134,7 @@ fn check_uv_supply(agent: &Agent, steps: &[Step], live: &Live, out: &mut Vec<Dia
                 uv => format!(
                     "`{var}` is not supplied to step `{}`: {} {}",
                     step.id,
-                    agent.target.releases.describe(),
+                    agent.target.releases.named(),
                     passes(uv)
                 ),
             };
