@@ -17,6 +17,9 @@ pub struct Release {
     pub range: &'static str,
     /// The upstream commit, tag or pull request where this release's format begins.
     pub since: &'static str,
+    /// The last version of the range, where its name is its first and the range is closed
+    /// (`1.13.6` for `1.13.0`): messages then name the range whole (`climpt 1.13.0 to 1.13.6`).
+    pub last: Option<&'static str>,
     /// What changed from the release before it, one line each (none for the oldest).
     pub changes: &'static [&'static str],
 }
@@ -62,6 +65,7 @@ pub static STUD_CLI: System = System {
         name: "wiki",
         range: "the State-Machine wiki and stud-cli at 5893b9d",
         since: "Z-M-Huang/stud-cli@5893b9d",
+        last: None,
         changes: &[],
     }],
 };
@@ -76,12 +80,14 @@ pub static CLIMPT: System = System {
             name: "1.10.6",
             range: "v1.10.6 to v1.11.24 (2026-01-23 to 2026-02-17)",
             since: "tettuan/climpt@ac5fcb1, 7e47ae5 (v1.10.6: the structured gate as climpt checks it at start)",
+            last: Some("1.11.24"),
             changes: &[],
         },
         Release {
             name: "1.12.0",
             range: "v1.12.0 to v1.12.3 (2026-02-21 to 2026-02-27)",
             since: "tettuan/climpt@5d7c983, a571972 (v1.12.0)",
+            last: Some("1.12.3"),
             changes: &[
                 "agent.json: the flat `behavior`, `prompts`, `github`, `worktree`, `logging` and `actions` move under `runner` (`runner.flow`, `runner.completion`, `runner.boundaries`, `runner.integrations`, `runner.execution`, `runner.actions`, `runner.logging`); the flat format is rejected (f07e562)",
             ],
@@ -90,6 +96,7 @@ pub static CLIMPT: System = System {
             name: "1.12.4",
             range: "v1.12.4 (2026-03-01)",
             since: "tettuan/climpt@ead1eb7 (v1.12.4)",
+            last: None,
             changes: &[
                 "work steps' C3L prompts are sent (before, every step but a closure step got the completion handler's built-in prompt); a prompt that fails to resolve is still replaced by the handler's, silently",
             ],
@@ -98,6 +105,7 @@ pub static CLIMPT: System = System {
             name: "1.12.5",
             range: "v1.12.5 (2026-03-04)",
             since: "tettuan/climpt@6184913, 78d6131 (v1.12.5)",
+            last: None,
             changes: &[
                 "`runner.completion` becomes `runner.verdict`, its types `poll:state`, `count:iteration`, `count:check`, `detect:keyword`, `detect:structured`, `detect:graph`, `meta:composite`, `meta:custom` (were `externalState`, `iterationBudget`, `checkBudget`, `keywordSignal`, `structuredSignal`, `stepMachine`, `composite`, `custom`), and `completionKeyword` becomes `verdictKeyword` (78d6131)",
                 "`completionPatterns`, `completionSteps` and `completionConditions` become `failurePatterns`, `validationSteps` and `validationConditions` (6184913)",
@@ -109,6 +117,7 @@ pub static CLIMPT: System = System {
             name: "1.13.0",
             range: "v1.13.0 to v1.13.6 (2026-03-12 to 2026-03-21)",
             since: "tettuan/climpt@fa5c18a, a6e150d, c069713 (v1.13.0)",
+            last: Some("1.13.6"),
             changes: &[
                 "every agent.json parameter, `iteration` and `completion_keyword` are UV variables of step prompts (fa5c18a), closure prompts get them too (c069713)",
                 "a step whose C3L prompt file is missing gets the embedded prompt its `fallbackKey` names (a6e150d; 26 keys)",
@@ -119,6 +128,7 @@ pub static CLIMPT: System = System {
             name: "1.13.7",
             range: "v1.13.7 to v1.13.14 (2026-03-22 to 2026-03-28)",
             since: "tettuan/climpt@9f9c454, f75f907 (v1.13.7)",
+            last: Some("1.13.14"),
             changes: &[
                 "work and verification steps' prompts are C3L only: one that fails to resolve stops the run (9f9c454)",
                 "a step's `inputs` are UV variables (the handoff channel, f75f907)",
@@ -129,6 +139,7 @@ pub static CLIMPT: System = System {
             name: "1.13.15",
             range: "v1.13.15 to v1.13.22 (2026-03-30 to 2026-04-08)",
             since: "tettuan/climpt@8ce35ce, 91d13e3 (v1.13.15)",
+            last: Some("1.13.22"),
             changes: &[
                 "a work or verification step whose C3L prompt file is missing fails with PR-C3L-004: no embedded prompt by `fallbackKey` (8ce35ce)",
                 "`max_iterations`, `remaining`, `previous_summary`, `check_count` and `max_checks` are UV variables of step prompts (91d13e3)",
@@ -138,6 +149,7 @@ pub static CLIMPT: System = System {
             name: "1.13.23",
             range: "v1.13.23 to 4af87ad (2026-04-11 to 2026-04-20)",
             since: "tettuan/climpt@a1af6c4, c2d9cf6, e223069 (v1.13.23)",
+            last: None,
             changes: &[
                 "`fallbackKey`, `userPromptsBase`, `schemasBase` and `runner.flow.prompts.fallbackDir` are gone: ignored (c2d9cf6, e223069)",
                 "no embedded prompts: a missing system prompt file fails with PR-SYSTEM-002 (a1af6c4)",
@@ -156,12 +168,14 @@ pub static LAST_LIGHT: System = System {
             name: "0.1",
             range: "v0.1.1 to v0.1.15 (2026-04-12 and 13) and the commits after them until the seed",
             since: "nearform/lastlight@v0.1.1",
+            last: None,
             changes: &[],
         },
         Release {
             name: "seed",
             range: "dd02adf (2026-05-29; `package.json` still says 0.1.15), the commit the seed documents describe",
             since: "nearform/lastlight@dd02adf",
+            last: None,
             changes: &[
                 "phases may name `skills` (staged beside the agent, never rendered; `skill` is sugar for one), `variant` and `loop.on_request_changes.fix_variant` (d91adb16), `unrestricted_egress` (13457ef1), `web_search` (6cf493b6); a skill's frontmatter is read by the agent's skill loader",
                 "`{{name}}` reads a phase's output by its bare name too (e283f09d)",
@@ -172,6 +186,7 @@ pub static LAST_LIGHT: System = System {
             name: "0.2",
             range: "v0.2.0 to v0.4.0 (2026-06-26); keys with `-` from 5cecbdf0 (2026-06-15)",
             since: "nearform/lastlight@v0.2.0",
+            last: None,
             changes: &[
                 "template keys may contain `-`, as in `{{models.pr-fix}}` (5cecbdf0)",
                 "helpers `artifactUrl` (2428b304) and `approvalUrl` (1b6bd6c0); variables `externalizeArtifacts`, `publicUrl`, `artifactBaseUrl` and `approvalId`",
@@ -183,6 +198,7 @@ pub static LAST_LIGHT: System = System {
             name: "0.5.1",
             range: "v0.5.1 to v0.7.6 (2026-06-27 to 07-05)",
             since: "nearform/lastlight@v0.5.1",
+            last: None,
             changes: &[
                 "phase types `bash` and `script`, with `command`, `script`, `runtime` and `timeout_seconds` (f744a963)",
                 "`baseBranch` for the workflows run on a PR's head (`pr-review`, `demo`, `qa-test`, `verify`; caf81450)",
@@ -192,42 +208,49 @@ pub static LAST_LIGHT: System = System {
             name: "0.7.7",
             range: "v0.7.7 to v0.10.1 (2026-07-05 to 07-09)",
             since: "nearform/lastlight@v0.7.7",
+            last: None,
             changes: &["phase type `post-review` (a4ae59b5)"],
         },
         Release {
             name: "0.10.2",
             range: "v0.10.2 to v0.10.5 (2026-07-09 to 07-12)",
             since: "nearform/lastlight@v0.10.2",
+            last: None,
             changes: &["`prNumber` on the context (6606b716)"],
         },
         Release {
             name: "0.10.6",
             range: "v0.10.6 to v0.12.1 (2026-07-12)",
             since: "nearform/lastlight@v0.10.6",
+            last: None,
             changes: &["`botMention` (5c7bb68b)"],
         },
         Release {
             name: "0.12.2",
             range: "v0.12.2 to v0.12.5 (2026-07-12)",
             since: "nearform/lastlight@v0.12.2",
+            last: None,
             changes: &["`baseBranch` on every run (a23a2c97)"],
         },
         Release {
             name: "0.12.6",
             range: "v0.12.6 to v0.14.0 (2026-07-13)",
             since: "nearform/lastlight@v0.12.6",
+            last: None,
             changes: &["`generic_loop.on_soft_failure` (6eca4b4f)"],
         },
         Release {
             name: "0.15",
             range: "v0.15.0 to v0.16.0 (2026-07-13 to 07-15)",
             since: "nearform/lastlight@v0.15.0",
+            last: None,
             changes: &["`classification` (1506ffdc)"],
         },
         Release {
             name: "0.16.1",
             range: "v0.16.1 to v0.18.3 (2026-07-17 to 07-18)",
             since: "nearform/lastlight@v0.16.1",
+            last: None,
             changes: &[
                 "the engine moves to `packages/workflow-engine/`, the server and its `workflows/` to `apps/server/` (47721408, f67ecc88); the format does not change",
             ],
@@ -236,12 +259,14 @@ pub static LAST_LIGHT: System = System {
             name: "0.18.5",
             range: "v0.18.5 to v0.22.0 (2026-07-18 to 07-31)",
             since: "nearform/lastlight@v0.18.5",
+            last: None,
             changes: &["`on_output.requires_marker` (b8b46fd4)"],
         },
         Release {
             name: "0.23",
             range: "v0.23.0 to v0.25.1 (2026-08-01 to 08-07)",
             since: "nearform/lastlight@v0.23.0",
+            last: None,
             changes: &[
                 "the PR render context (`prTitle`, `checksState`, `mayMerge`, `notesFile`, ...) on PR-scoped workflows: `pr_scoped: true`, or `pr-fix`, `pr-review`, `dependabot-ci-fix`, `dependabot-pr-merge` (0f1a872c, 76a23d8e)",
                 "variables `fix` and `dependencies` (f4373ceb)",
@@ -253,12 +278,14 @@ pub static LAST_LIGHT: System = System {
             name: "0.25.2",
             range: "v0.25.2 to v0.25.5 (2026-08-07 to 08-10)",
             since: "nearform/lastlight@v0.25.2",
+            last: None,
             changes: &["`chat` (f43dcc0f)"],
         },
         Release {
             name: "0.25.6",
             range: "v0.25.6 to v0.26.0 and 2d26144 (2026-08-13 to 08-20), the newest",
             since: "nearform/lastlight@v0.25.6",
+            last: None,
             changes: &["a cron may run a `handler` instead of a `workflow` (2f2f6591)"],
         },
     ],
@@ -273,6 +300,7 @@ pub static ATOMIC: System = System {
         name: "0.5",
         range: "v0.5.x: `defineWorkflow({...}).for<agent>().run(...).compile()` from `@bastani/atomic/workflows`",
         since: "bastani-inc/atomic@v0.5.0",
+        last: None,
         changes: &[],
     }],
 };

@@ -459,7 +459,7 @@ mod tests {
         let own = "{\n  // climpt itself\n  \"name\": \"@aidevtool/climpt\",\n  \"version\": \"1.13.14\"\n}";
         assert_eq!(releases_of(own, "/r/deno.jsonc").as_deref(), Some("climpt 1.13.14"));
         let exact = r#"{"tasks": {"agent": "deno run -A jsr:@aidevtool/climpt@1.12.2/agents/runner --agent x"}}"#;
-        assert_eq!(releases_of(exact, "/r/deno.json").as_deref(), Some("climpt 1.12.0"));
+        assert_eq!(releases_of(exact, "/r/deno.json").as_deref(), Some("climpt 1.12.0 to 1.12.3"));
         let caret = r#"{"imports": {"@aidevtool/climpt": "jsr:@aidevtool/climpt@^1.13.0"}}"#;
         assert_eq!(releases_of(caret, "/r/deno.json").as_deref(), Some("climpt 1.13.0 to 1.13.23"));
         let tilde = r#"{"imports": {"@aidevtool/climpt": "jsr:@aidevtool/climpt@~1.12.4"}}"#;
@@ -467,7 +467,7 @@ mod tests {
         let unpinned = r#"{"tasks": {"iterate": "deno run -A jsr:@aidevtool/climpt/agents/iterator"}}"#;
         assert_eq!(releases_of(unpinned, "/r/deno.json").as_deref(), Some("climpt 1.13.23"));
         let lock = r#"{"version": "4", "specifiers": {"jsr:@aidevtool/climpt@^1.13.0": "1.13.5"}, "jsr": {"@aidevtool/climpt@1.13.5": {}}}"#;
-        assert_eq!(releases_of(lock, "/r/deno.lock").as_deref(), Some("climpt 1.13.0"));
+        assert_eq!(releases_of(lock, "/r/deno.lock").as_deref(), Some("climpt 1.13.0 to 1.13.6"));
         assert_eq!(releases_of(r#"{"imports": {"x": "jsr:@aidevtool/climpt-extra@1.0.0"}}"#, "/r/deno.json"), None);
     }
 
@@ -479,15 +479,12 @@ mod tests {
         let config = Config::defaults(Path::new("/"));
         let dir = Path::new("/r/.agent/a");
         let found = target(&config, dir, None, Some(&registry), Some(&flat));
-        assert_eq!(found.releases.describe(), "1.10.6");
+        assert_eq!(found.releases.describe(), "1.10.6 to 1.11.24");
         let current = parse(r#"{"runner": {"verdict": {"type": "poll:state"}}}"#);
         let registry = parse(r#"{"failurePatterns": {}, "steps": {"a": {"c2": "initial"}}}"#);
-        assert_eq!(
-            target(&config, dir, None, Some(&registry), Some(&current)).releases.describe(),
-            "1.13.23"
-        );
+        assert_eq!(target(&config, dir, None, Some(&registry), Some(&current)).releases.describe(), "1.13.23");
         let seed = parse(r#"{"steps": {"a": {"fallbackKey": "x"}}}"#);
-        assert_eq!(target(&config, dir, None, Some(&seed), Some(&current)).releases.describe(), "1.12.5 to 1.13.15");
+        assert_eq!(target(&config, dir, None, Some(&seed), Some(&current)).releases.describe(), "1.12.5 to 1.13.22");
         // Some steps keyed, some not (climpt's own 1.11 quickstart): no sign of the era.
         let partly = parse(r#"{"steps": {"a": {"fallbackKey": "x"}, "b": {"c2": "closure"}}}"#);
         assert_eq!(target(&config, dir, None, Some(&partly), Some(&current)).releases.describe(), "1.12.5 to 1.13.23");
@@ -505,7 +502,7 @@ mod tests {
         );
         assert_eq!(
             target(&config, dir, Some(&pin), Some(&registry), Some(&flat)).releases.describe(),
-            "1.13.15"
+            "1.13.15 to 1.13.22"
         );
     }
 }

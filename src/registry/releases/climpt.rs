@@ -44,6 +44,12 @@ mod tests {
         let versions: Vec<Version> = CLIMPT.releases.iter().map(|r| Version::parse(r.name).unwrap()).collect();
         assert!(versions.windows(2).all(|w| w[0] < w[1]));
         assert!(*versions.last().unwrap() <= NEWEST_KNOWN);
+        // A closed range's last version is in it, and before the next range.
+        for (i, row) in CLIMPT.releases.iter().enumerate() {
+            let Some(last) = row.last.and_then(Version::parse) else { continue };
+            assert_eq!(ReleaseId::containing(last), Some(ReleaseId::at(i)), "{last}");
+        }
+        assert_eq!(CLIMPT.newest().last, None, "the newest range is open");
     }
 
     #[test]
@@ -51,7 +57,8 @@ mod tests {
         let set = |names: &[&str]| names.iter().fold(Releases::none(), |s, n| s.with(named(n).unwrap()));
         assert_eq!(set(&["1.13.23"]).describe(), "1.13.23");
         assert_eq!(set(&["1.12.0", "1.12.4", "1.12.5"]).describe(), "1.12.0 to 1.12.5");
-        assert_eq!(set(&["1.10.6", "1.12.5", "1.13.0"]).describe(), "1.10.6, 1.12.5 to 1.13.0");
+        assert_eq!(set(&["1.10.6", "1.12.5", "1.13.0"]).describe(), "1.10.6 to 1.11.24, 1.12.5 to 1.13.6");
+        assert_eq!(set(&["1.13.0"]).named(), "climpt 1.13.0 to 1.13.6");
         assert_eq!(Releases::none().describe(), "no release");
         assert_eq!(Releases::all().len(), CLIMPT.releases.len());
     }

@@ -52,7 +52,11 @@ impl<S: Upstream> ReleaseId<S> {
     /// are named by the first version of their range; a row named otherwise, such as Last
     /// Light's `seed`, is never chosen here). `None` for a version older than every row.
     pub fn containing(version: Version) -> Option<ReleaseId<S>> {
-        S::SYSTEM.releases.iter().rposition(|r| Version::parse(&r.name).is_some_and(|first| first <= version)).map(ReleaseId::at)
+        S::SYSTEM
+            .releases
+            .iter()
+            .rposition(|r| Version::parse(&r.name).is_some_and(|first| first <= version))
+            .map(ReleaseId::at)
     }
 
     /// [`ReleaseId::containing`], with an older version read as the oldest release.
@@ -220,7 +224,8 @@ impl<S: Upstream> Releases<S> {
         Some(Target { oldest: self.iter().next()?, newest: self.iter().next_back()? })
     }
 
-    /// `1.13.23`, `0.2 to 0.15`, `1.10.6, 1.12.5 to 1.13.0`; `no release` when empty.
+    /// `1.13.23`, `0.2 to 0.15`, `1.13.0 to 1.13.6` (one release whose table row knows its last
+    /// version), `1.10.6 to 1.11.24, 1.12.5`; `no release` when empty.
     pub fn describe(self) -> String {
         let mut runs: Vec<(ReleaseId<S>, ReleaseId<S>)> = Vec::new();
         for release in self.iter() {
@@ -232,9 +237,10 @@ impl<S: Upstream> Releases<S> {
         if runs.is_empty() {
             return "no release".to_string();
         }
-        let run = |&(first, last): &(ReleaseId<S>, ReleaseId<S>)| match first == last {
-            true => first.name().to_string(),
-            false => format!("{} to {}", first.name(), last.name()),
+        // A range ends at its last release's last version, where the table knows it.
+        let run = |&(first, last): &(ReleaseId<S>, ReleaseId<S>)| match last.row().last.unwrap_or(last.name()) {
+            end if end == first.name() => end.to_string(),
+            end => format!("{} to {end}", first.name()),
         };
         runs.iter().map(run).collect::<Vec<_>>().join(", ")
     }

@@ -448,7 +448,8 @@ fn grade_prompt_finding(agent: &Agent, grade: &PromptGrade, d: Diagnostic, handl
                 Graded::All(_) => d,
                 Graded::Some(releases) => {
                     let mut d = d.with_severity(Severity::Info);
-                    d.message.push_str(&format!(" (only `--validate` reads the frontmatter, which only {releases} have)"));
+                    d.message
+                        .push_str(&format!(" (only `--validate` reads the frontmatter, which only {releases} have)"));
                     d
                 }
                 Graded::None => {
