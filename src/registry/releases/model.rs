@@ -55,7 +55,7 @@ impl<S: Upstream> ReleaseId<S> {
         S::SYSTEM
             .releases
             .iter()
-            .rposition(|r| Version::parse(&r.name).is_some_and(|first| first <= version))
+            .rposition(|r| Version::parse(r.name).is_some_and(|first| first <= version))
             .map(ReleaseId::at)
     }
 
@@ -147,10 +147,6 @@ impl<S: Upstream> Target<S> {
     /// Its releases, oldest first.
     pub fn iter(self) -> impl DoubleEndedIterator<Item = ReleaseId<S>> {
         (self.oldest.index()..=self.newest.index()).map(ReleaseId::at)
-    }
-
-    pub fn len(self) -> usize {
-        self.newest.index() - self.oldest.index() + 1
     }
 
     /// `0.7.7`, or `0.2 to 0.15` for a range, as messages and notes name it.
