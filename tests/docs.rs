@@ -5,7 +5,8 @@
 //!   prose around the block is not read.
 //! - A line `# <file name>` at column 0, where the name ends in `.md`, `.yaml`, `.yml`, `.json`,
 //!   `.toml` or `.ts` (TypeScript may start with `.atomic/`), starts a new file of that name. Inside a stage's `---` frontmatter such a line
-//!   is a YAML comment, never a file header.
+//!   is a YAML comment, never a file header. In a TypeScript block the line is `// <file name>`
+//!   instead, so that the block stays TypeScript when pasted.
 //! - A block without any header is one stage file, `stage.md`. A block with several files
 //!   names every one of them (nothing may come before its first header).
 //! - `# stagelint.toml` is the config for the whole block, loaded with `Config::load`;
@@ -79,7 +80,7 @@ fn fenced_block<'d>(doc: &'d str, section: &str) -> Result<Option<&'d str>, Stri
 
 /// `# name.ext` at column 0: the file header convention described at the top.
 fn file_header(line: &str) -> Option<&str> {
-    let name = line.strip_prefix("# ")?;
+    let name = line.strip_prefix("# ").or_else(|| line.strip_prefix("// "))?;
     // Atomic workflows live under `.atomic/workflows/`, the one hidden directory a header may start with.
     let hidden = name.starts_with('.') && !name.starts_with(".atomic/");
     let plain = !name.is_empty() && !name.contains(char::is_whitespace) && !hidden;

@@ -17,7 +17,7 @@ use crate::source::{LineIndex, Span};
 use crate::template::lastlight::Engine;
 use crate::template::stage::Dialect;
 
-pub use atomic::{AtomicSettings, SdkRange, SdkVersion};
+pub use atomic::{AtomicSettings, SdkRange, SdkVersion, Upper};
 pub use defaults::{DEFAULT_BACKOFFS, DEFAULT_EXTRA_VARIABLES, DEFAULT_RESOLUTION_POLICIES, DEFAULT_TOOLS};
 pub use exclude::{DEFAULT_EXCLUDES, Excludes};
 

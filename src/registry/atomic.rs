@@ -53,4 +53,36 @@ declare_rules! { "atomic", "../families/atomic/docs/";
     CopilotManualSession => Warning, aliases = ["copilot/manual-session"];
     OpencodeManualClient => Warning, aliases = ["opencode/manual-client"];
     OpencodeManualSession => Warning, aliases = ["opencode/manual-session"];
+    // What stage callbacks call (v0.5 to 0.7).
+    ExtractTextWithoutIndex => Warning, fix = true;
+    WrongSessionMethod => Error;
+    // Dialects and the migration between them.
+    UnmodeledDialect => Info;
+    MissingAgent => Error;
+    ReservedInputName => Error;
+    BuilderRemoved => Warning, fix = true;
+    RemovedImport => Warning, fix = true;
+    // The `workflow({...})` definition (0.9).
+    MissingDescription => Error;
+    MissingOutputs => Error, fix = true;
+    SchemaMapShape => Error;
+    WorktreeBinding => Warning;
+    NonWorkflowExport => Warning;
+    HandBuiltDefinition => Error;
+    // What `run` returns.
+    UndeclaredOutput => Error, fix = true;
+    MissingOutput => Error;
+    // The `ctx` primitives of `@bastani/workflows`.
+    UnknownContextMember => Error;
+    MissingPrompt => Error;
+    ConflictingOptions => Error;
+    UnreadableStageName => Warning;
+    AmbiguousStageName => Warning;
+    SchemaStageReprompted => Error;
+    ReopenedStage => Warning;
+    StructuredWithoutSchema => Warning;
+    ProseGate => Warning;
+    WorkflowByName => Error;
+    SelfComposition => Error;
+    ChildRunCalled => Warning;
 }

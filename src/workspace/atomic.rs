@@ -1,13 +1,89 @@
-//! Which TypeScript files are @bastani/atomic workflows, and the agent and name their directory
-//! gives them (upstream `runtime/discovery.ts`: `<base>/<name>/<agent>/index.ts`).
+//! Which TypeScript files are @bastani/atomic workflows, which SDK module they import their
+//! authoring API from (the first hint of their dialect), and the names their place gives them:
+//! v0.5's `<base>/<name>/<agent>/index.ts` (upstream `runtime/discovery.ts`) and 0.8's flat
+//! `.atomic/workflows/<name>.ts` (`extension/discovery.ts`). Package workflows, which a
+//! `package.json` names, are the family's business (`families::atomic::project`).
 
 use std::path::Path;
 
 /// The agents a workflow directory can be named after.
 pub const AGENTS: [&str; 3] = ["claude", "copilot", "opencode"];
 
-/// The module the workflow API of this dialect is imported from.
+/// The module the workflow API of v0.5 (and 0.6) is imported from.
 pub const SDK_MODULE: &str = "@bastani/atomic/workflows";
+
+/// The SDK module a workflow imports its authoring API from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Module {
+    /// `@bastani/atomic/workflows`: v0.5 and 0.6.
+    AtomicWorkflows,
+    /// `@bastani/atomic-sdk` (or a subpath): 0.7.
+    AtomicSdk,
+    /// `@bastani/workflows`: 0.8's builder and 0.9's `workflow({...})`.
+    Workflows,
+    /// A relative path to the SDK's own authoring module: atomic's builtins ([`is_own_authoring`]).
+    OwnAuthoring,
+}
+
+/// The SDK module `text` imports a value from, read from its `from "…"` clauses (also of an
+/// import split over lines); a clause in a comment line (` * import …`) does not count.
+pub fn sdk_module(text: &str) -> Option<Module> {
+    // Cheap first: most TypeScript names none of them.
+    if !text.contains("@bastani/") && !text.contains("authoring/workflow") && !text.contains("define-workflow") {
+        return None;
+    }
+    let mut in_type_import = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("import type ") || trimmed.starts_with("export type ") {
+            in_type_import = !trimmed.contains(" from ");
+            continue;
+        }
+        if trimmed.starts_with('*') || trimmed.starts_with("//") || trimmed.starts_with("/*") {
+            continue;
+        }
+        let Some(at) = trimmed.find("from ") else { continue };
+        let was_type = std::mem::replace(&mut in_type_import, false);
+        let before = &trimmed[..at];
+        // `from` closes an import (`import … from`, `} from`) or is an export's source.
+        if was_type
+            || !(before.is_empty()
+                || before.starts_with("import ")
+                || before.starts_with('}')
+                || before.starts_with("export "))
+        {
+            continue;
+        }
+        let quoted = trimmed[at + 5..].trim_start();
+        let Some(quote) = quoted.chars().next().filter(|c| *c == '"' || *c == '\'') else { continue };
+        let Some(module) = quoted[1..].split(quote).next() else { continue };
+        match module {
+            "@bastani/atomic/workflows" => return Some(Module::AtomicWorkflows),
+            "@bastani/workflows" => return Some(Module::Workflows),
+            m if m == "@bastani/atomic-sdk" || m.starts_with("@bastani/atomic-sdk/") => return Some(Module::AtomicSdk),
+            m if is_own_authoring(m) => return Some(Module::OwnAuthoring),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `module` is a relative path to the SDK's own authoring module, as atomic's builtins
+/// import it: `../src/authoring/workflow.js` (0.9) or `../src/workflows/define-workflow.js` (0.8).
+pub fn is_own_authoring(module: &str) -> bool {
+    let stem = module.strip_suffix(".js").or_else(|| module.strip_suffix(".ts")).unwrap_or(module);
+    module.starts_with('.') && (stem.ends_with("/authoring/workflow") || stem.ends_with("/workflows/define-workflow"))
+}
+
+/// `<name>` of a top-level `<base>/<name>.ts` in a `.atomic/workflows` directory: 0.8 and
+/// later import every such file as a workflow module; `None` elsewhere (a subdirectory of the
+/// base holds support modules).
+pub fn flat(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?.strip_suffix(".ts")?;
+    let base = path.parent()?;
+    let local = base.file_name()? == "workflows" && base.parent()?.file_name()? == ".atomic";
+    (local && !name.is_empty() && !name.starts_with('.') && !name.ends_with(".d")).then_some(name)
+}
 
 /// `<name>` and `<agent>` of `<base>/<name>/<agent>/index.ts`, where `<base>` is a
 /// `.atomic/workflows` directory or a `workflows/builtin` directory; `None` off that layout.
@@ -66,27 +142,47 @@ pub fn agent_file(path: &Path) -> Option<(&Path, &str)> {
     (known && !stem.is_empty()).then_some((root, stem))
 }
 
-/// Whether a `.ts` file is an atomic workflow: on the discovery layout, or anywhere when it
-/// imports the SDK module and has an `export default` of a `defineWorkflow` chain (a textual
-/// check; the parse decides the rest). Files of the later `@bastani/workflows` dialect, helpers
-/// and declaration files are never claimed.
+/// The provider whose CLI reads an agent file, by its directory: `.claude/agents/` Claude Code,
+/// `.github/agents/` Copilot CLI, `.opencode/agents/` OpenCode; `None` for a skill
+/// (`.agents/skills/`), which is not tied to one.
+pub fn agent_provider(path: &Path) -> Option<&'static str> {
+    let dir = path.parent()?;
+    [(".claude/agents", "claude"), (".github/agents", "copilot"), (".opencode/agents", "opencode")]
+        .into_iter()
+        .find(|(d, _)| dir.ends_with(d))
+        .map(|(_, provider)| provider)
+}
+
+/// Whether a `.ts` file is an atomic workflow: on a discovery layout (v0.5's
+/// `<name>/<agent>/index.ts`, 0.8's flat `.atomic/workflows/<name>.ts`), or anywhere when it
+/// imports an SDK module and defines a workflow there (a textual check; the parse decides the
+/// rest): an exported `defineWorkflow`/`workflow` call, or 0.7's `hostLocalWorkflows([...])`.
+/// Helpers (`helpers/*.ts` of v0.5, modules that only import types), declaration files and
+/// tests are never claimed.
 pub fn is_workflow(path: &Path, text: &str) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
     if !name.ends_with(".ts") || name.ends_with(".d.ts") || name.ends_with(".test.ts") {
         return false;
     }
-    if imports(text, "@bastani/workflows") {
-        return false;
-    }
-    if layout(path).is_some() {
+    if layout(path).is_some() || flat(path).is_some() {
         return true;
     }
     if path.parent().and_then(Path::file_name).is_some_and(|d| d == "helpers") {
         return false;
     }
-    imports(text, SDK_MODULE)
-        && text.lines().any(|line| line.starts_with("export default") && !line.starts_with("export default function"))
-        && text.contains("defineWorkflow")
+    let exported =
+        || text.lines().any(|line| line.starts_with("export default") && !line.starts_with("export default function"));
+    match sdk_module(text) {
+        Some(Module::AtomicWorkflows) => imports(text, SDK_MODULE) && exported() && text.contains("defineWorkflow"),
+        // 0.7 registers a workflow with `hostLocalWorkflows([...])` or exports it for a worker;
+        // one that does neither is still a workflow, and `atomic/MissingDefaultExport` says so.
+        Some(Module::AtomicSdk) => text.contains("defineWorkflow("),
+        Some(Module::Workflows | Module::OwnAuthoring) => {
+            let defines = text.contains("workflow(") || text.contains("defineWorkflow(");
+            defines && text.lines().any(|line| line.starts_with("export "))
+        }
+        None => false,
+    }
 }
 
 /// Whether a line of `text` starting with `import` names `module` quoted (so a JSDoc example
@@ -123,6 +219,8 @@ mod tests {
         assert_eq!(agent_file(Path::new("/p/.agents/skills/s/SKILL.md")), Some((Path::new("/p"), "s")));
         assert_eq!(agent_file(Path::new("/p/docs/agents/x.md")), None);
         assert_eq!(agent_file(Path::new("/p/.claude/skills/s/SKILL.md")), None);
+        assert_eq!(agent_provider(Path::new("/p/.github/agents/x.agent.md")), Some("copilot"));
+        assert_eq!(agent_provider(Path::new("/p/.agents/skills/s/SKILL.md")), None);
     }
 
     #[test]
@@ -136,6 +234,39 @@ mod tests {
         let jsdoc = "/**\n * import { defineWorkflow } from \"@bastani/atomic/workflows\";\n * export default defineWorkflow({})\n */";
         assert!(!is_workflow(Path::new("x/define-workflow.ts"), jsdoc));
         let head = "import { workflow } from \"@bastani/workflows\";\nexport default workflow({});";
-        assert!(!is_workflow(Path::new("x/.atomic/workflows/a/claude/index.ts"), head));
+        // The dialect is judged by the family, not by where the file is.
+        assert!(is_workflow(Path::new("x/.atomic/workflows/a/claude/index.ts"), head));
+        assert!(is_workflow(Path::new("x/.atomic/workflows/review.ts"), ""));
+        assert!(is_workflow(Path::new("x/src/flows/review.ts"), head));
+        assert!(is_workflow(Path::new("x/.atomic/workflows/lib/child.ts"), head));
+        let types = "import type { WorkflowCustomUiFactory } from \"@bastani/workflows\";\nexport const f = 1;";
+        assert!(!is_workflow(Path::new("x/.atomic/workflows/lib/table.ts"), types));
+        assert!(!is_workflow(Path::new("x/.atomic/workflows/review.d.ts"), head));
+        let host = "import { defineWorkflow, hostLocalWorkflows } from \"@bastani/atomic-sdk\";\nconst wf = defineWorkflow({ name: \"x\" });\nawait hostLocalWorkflows([wf]);";
+        assert!(is_workflow(Path::new("x/.atomic/workflows/x/index.ts"), host));
+        let own = "import { Type } from \"typebox\";\nimport { workflow } from \"../src/authoring/workflow.js\";\nexport default workflow({});";
+        assert!(is_workflow(Path::new("x/packages/workflows/builtin/goal.ts"), own));
+        let own_08 = "import { defineWorkflow } from \"../src/workflows/define-workflow.js\";\nexport default defineWorkflow(\"goal\");";
+        assert!(is_workflow(Path::new("x/packages/workflows/builtin/goal.ts"), own_08));
+    }
+
+    #[test]
+    fn sdk_modules_from_import_clauses() {
+        assert_eq!(sdk_module("import {\n  workflow,\n} from \"@bastani/workflows\";"), Some(Module::Workflows));
+        assert_eq!(
+            sdk_module("import { defineWorkflow } from '@bastani/atomic-sdk/workflows';"),
+            Some(Module::AtomicSdk)
+        );
+        assert_eq!(
+            sdk_module("import { defineWorkflow } from \"@bastani/atomic/workflows\";"),
+            Some(Module::AtomicWorkflows)
+        );
+        assert_eq!(sdk_module(" * import { workflow } from \"@bastani/workflows\";"), None);
+        assert_eq!(sdk_module("import type { Static } from \"@bastani/workflows\";"), None);
+        assert_eq!(sdk_module("import type {\n  Static,\n} from \"@bastani/workflows\";"), None);
+        assert_eq!(sdk_module("const s = \"@bastani/workflows\";"), None);
+        assert_eq!(flat(Path::new("p/.atomic/workflows/review.ts")), Some("review"));
+        assert_eq!(flat(Path::new("p/.atomic/workflows/lib/review.ts")), None);
+        assert_eq!(flat(Path::new("p/workflows/review.ts")), None);
     }
 }

@@ -1,10 +1,13 @@
 //! The keys of the objects a workflow passes to atomic, once: their type, what they do and the
 //! values they allow. `rules/options` reports the keys missing here, and the editor shows these
 //! docs on hover and completion; both read this table (upstream `types.ts`, and
-//! `references/session-config.md` for the Claude `query()` options).
+//! `references/session-config.md` for the Claude `query()` options; `current` for the API of
+//! `@bastani/workflows`).
+
+mod current;
 
 /// One key of an option object.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Key {
     pub name: &'static str,
     /// The TypeScript type, as `types.ts` writes it.
@@ -13,6 +16,9 @@ pub struct Key {
     pub doc: &'static str,
     /// The literal values it allows; empty when any value of its type goes.
     pub values: &'static [&'static str],
+    /// The release that added it to a v0.5 object (`"0.6"`, `"0.7"`); `None`: there from the
+    /// start of its API.
+    pub since: Option<&'static str>,
 }
 
 /// Which object of a workflow a key belongs to.
@@ -35,6 +41,28 @@ pub enum Role {
     QueryThinking,
     /// `outputFormat` of the query options.
     QueryOutputFormat,
+    /// `workflow({ … })` of `@bastani/workflows`.
+    Spec,
+    /// `ctx.task(name, options)`.
+    Task,
+    /// A step of `ctx.chain([...])` or `ctx.parallel([...])`.
+    Step,
+    /// `ctx.chain(steps, options)`.
+    Chain,
+    /// `ctx.parallel(steps, options)`.
+    Parallel,
+    /// `ctx.stage(name, options)` of `@bastani/workflows`.
+    StageOptions,
+    /// `ctx.workflow(definition, options)`.
+    Child,
+    /// `ctx.exit(options)`.
+    Exit,
+    /// `ctx.tool(name, args, fn, options)`.
+    Tool,
+    /// `budget` of a spec or child.
+    Budget,
+    /// `worktreeFromInputs` of a spec.
+    Worktree,
 }
 
 impl Role {
@@ -49,13 +77,40 @@ impl Role {
             Role::Query => "Claude `query()` options",
             Role::QueryThinking => "`thinking` options",
             Role::QueryOutputFormat => "`outputFormat` options",
+            Role::Spec => "workflow spec keys (`workflow({ … })`)",
+            Role::Task => "task options (`ctx.task`'s second argument)",
+            Role::Step => "step keys (an item of `ctx.chain`/`ctx.parallel`)",
+            Role::Chain => "chain options (`ctx.chain`'s second argument)",
+            Role::Parallel => "parallel options (`ctx.parallel`'s second argument)",
+            Role::StageOptions => "stage options (`ctx.stage`'s second argument)",
+            Role::Child => "child workflow options (`ctx.workflow`'s second argument)",
+            Role::Exit => "exit options (`ctx.exit`)",
+            Role::Tool => "tool options (`ctx.tool`'s fourth argument)",
+            Role::Budget => "budget keys",
+            Role::Worktree => "`worktreeFromInputs` keys",
         }
+    }
+
+    /// Whether the object belongs to the API of `@bastani/workflows` (0.8 and 0.9), whose
+    /// types TypeScript holds an object literal to.
+    pub fn is_current(self) -> bool {
+        !matches!(
+            self,
+            Role::Workflow
+                | Role::Input
+                | Role::Stage
+                | Role::Client
+                | Role::Session
+                | Role::Query
+                | Role::QueryThinking
+                | Role::QueryOutputFormat
+        )
     }
 
     /// Whether atomic drops keys missing from [`keys`] (the query options are the SDK's own,
     /// which this table lists only in part).
     pub fn is_closed(self) -> bool {
-        matches!(self, Role::Workflow | Role::Input | Role::Stage | Role::Client | Role::Session)
+        matches!(self, Role::Workflow | Role::Input | Role::Stage | Role::Client | Role::Session) || self.is_current()
     }
 }
 
@@ -73,6 +128,17 @@ pub fn keys(role: Role, agent: Option<&str>) -> Option<&'static [Key]> {
         (Role::Query, Some("claude") | None) => Some(CLAUDE_QUERY),
         (Role::QueryThinking, Some("claude") | None) => Some(THINKING),
         (Role::QueryOutputFormat, Some("claude") | None) => Some(OUTPUT_FORMAT),
+        (Role::Spec, _) => Some(current::SPEC),
+        (Role::Task, _) => Some(current::TASK),
+        (Role::Step, _) => Some(current::STEP),
+        (Role::Chain, _) => Some(current::CHAIN),
+        (Role::Parallel, _) => Some(current::PARALLEL),
+        (Role::StageOptions, _) => Some(current::STAGE),
+        (Role::Child, _) => Some(current::CHILD),
+        (Role::Exit, _) => Some(current::EXIT),
+        (Role::Tool, _) => Some(current::TOOL),
+        (Role::Budget, _) => Some(current::BUDGET),
+        (Role::Worktree, _) => Some(current::WORKTREE),
         _ => None,
     }
 }
@@ -83,11 +149,16 @@ pub fn key(role: Role, agent: Option<&str>, name: &str) -> Option<&'static Key> 
 }
 
 const fn plain(name: &'static str, ty: &'static str, doc: &'static str) -> Key {
-    Key { name, ty, doc, values: &[] }
+    Key { name, ty, doc, values: &[], since: None }
 }
 
 const fn choice(name: &'static str, doc: &'static str, values: &'static [&'static str]) -> Key {
-    Key { name, ty: "string", doc, values }
+    Key { name, ty: "string", doc, values, since: None }
+}
+
+/// A key a later release added to a v0.5 object.
+const fn later(since: &'static str, key: Key) -> Key {
+    Key { since: Some(since), ..key }
 }
 
 /// `inputs` says what the CLI does with a positional prompt: the skill says otherwise ([doc≠code]).
@@ -102,6 +173,14 @@ const WORKFLOW: &[Key] = &[
         "inputs",
         "WorkflowInput[]",
         "Declared inputs: the CLI makes one `--<name>` flag per entry and the picker one form field. Write the array inline so TypeScript infers the names `ctx.inputs` accepts.\n\nA workflow with inputs takes **no positional prompt**: `atomic workflow -n <name> \"prompt\"` is rejected for any workflow that declares inputs, even one named `prompt` (the workflow-creator skill says otherwise; the CLI's code decides). Pass `--prompt \"…\"` instead. Leave `inputs` unset to take a free-form positional prompt as `ctx.inputs.prompt`.",
+    ),
+    later(
+        "0.7",
+        plain(
+            "source",
+            "string",
+            "The workflow file's path, which the orchestrator re-imports; auto-captured from the caller, so only needed from a non-ESM caller.",
+        ),
     ),
     plain(
         "minSDKVersion",
@@ -118,8 +197,8 @@ const INPUT: &[Key] = &[
     ),
     choice(
         "type",
-        "Input kind: `\"string\"` (one line), `\"text\"` (multi-line prose) or `\"enum\"` (one of `values`).",
-        &["string", "text", "enum"],
+        "Input kind: `\"string\"` (one line), `\"text\"` (multi-line prose), `\"enum\"` (one of `values`) or, from 0.6, `\"integer\"`.",
+        &["string", "text", "enum", "integer"],
     ),
     plain("required", "boolean", "Whether the field must be non-empty before the workflow can run."),
     plain("description", "string", "Short description, shown as the field's caption."),
@@ -136,6 +215,7 @@ const STAGE: &[Key] = &[
     ),
     plain("description", "string", "Human-readable description."),
     Key {
+        since: None,
         name: "headless",
         ty: "boolean",
         doc: "Run the agent in-process in the background instead of in a tmux pane; the stage is invisible in the graph. Headless Claude and OpenCode stages never read the client options (the second argument).",
@@ -169,6 +249,7 @@ const OPENCODE_SESSION: &[Key] = &[
     plain("parentID", "string", "The session this one is a child of."),
     plain("title", "string", "The session's title."),
     plain("workspaceID", "string", "The workspace the session belongs to."),
+    later("0.6", plain("permission", "PermissionRuleset", "Per-session permission rules (OpenCode SDK v2).")),
 ];
 
 const CLAUDE_QUERY: &[Key] = &[
@@ -239,7 +320,25 @@ mod tests {
 
     #[test]
     fn each_table_names_a_key_once() {
-        let roles = [Role::Workflow, Role::Input, Role::Stage, Role::Client, Role::Session, Role::Query];
+        let roles = [
+            Role::Workflow,
+            Role::Input,
+            Role::Stage,
+            Role::Client,
+            Role::Session,
+            Role::Query,
+            Role::Spec,
+            Role::Task,
+            Role::Step,
+            Role::Chain,
+            Role::Parallel,
+            Role::StageOptions,
+            Role::Child,
+            Role::Exit,
+            Role::Tool,
+            Role::Budget,
+            Role::Worktree,
+        ];
         for role in roles {
             for agent in ["claude", "copilot", "opencode"] {
                 let names: Vec<&str> = keys(role, Some(agent)).unwrap_or_default().iter().map(|k| k.name).collect();

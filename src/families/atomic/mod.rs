@@ -3,6 +3,7 @@
 //! what the rules read around them (agent files, `package.json`, the base's `.gitignore`).
 
 mod depth;
+mod dialect;
 mod ide;
 pub(crate) mod keys;
 pub(crate) mod model;
@@ -40,6 +41,48 @@ impl Family for Atomic {
 
     fn editor(&self) -> &'static editor::Hooks {
         &EDITOR
+    }
+}
+
+impl Atomic {
+    /// Which release of atomic each workflow was checked as, and why, one line per project and
+    /// release: "atomic 0.9 assumed for `.atomic/workflows/` (2 workflows), from `package.json`
+    /// `@bastani/workflows ^0.9.3`". For the CLI to print (the `Family::notes` hook).
+    pub fn notes(&self, workspace: &Workspace) -> Vec<String> {
+        let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
+        if files.is_empty() {
+            return Vec::new();
+        }
+        let project = project::Project::new(workspace);
+        // (release, source, where the source is) → the workflows' directories.
+        let mut groups: Vec<((String, String), Vec<&SourceFile>)> = Vec::new();
+        for file in files {
+            let judged = dialect::judge(file, &project);
+            let release = match &judged.unmodeled {
+                Some(_) => "none (not modelled)".to_string(),
+                None => judged.dialect.release().to_string(),
+            };
+            let source = match &judged.sdk {
+                Some(sdk) => format!("from {}", sdk.source()),
+                None => "with no version pinned (a new install gets the newest)".to_string(),
+            };
+            match groups.iter_mut().find(|(key, _)| key.0 == release && key.1 == source) {
+                Some((_, list)) => list.push(file),
+                None => groups.push(((release, source), vec![file])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|((release, source), list)| {
+                let dirs: std::collections::BTreeSet<String> =
+                    list.iter().map(|f| f.display.rsplit_once('/').map_or(".", |(dir, _)| dir).to_string()).collect();
+                let shown: Vec<String> = dirs.iter().take(3).map(|d| format!("`{d}/`")).collect();
+                let more = if dirs.len() > 3 { format!(" and {} more", dirs.len() - 3) } else { String::new() };
+                let count =
+                    if list.len() == 1 { "1 workflow".to_string() } else { format!("{} workflows", list.len()) };
+                format!("atomic {release} assumed for {}{more} ({count}), {source}", shown.join(", "))
+            })
+            .collect()
     }
 }
 

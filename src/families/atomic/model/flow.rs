@@ -43,13 +43,13 @@ impl Default for Arms {
 
 impl Arms {
     /// A node for `(construct, arm)` under `parent`.
-    fn push(&mut self, parent: u32, construct: u32, arm: u32) -> u32 {
+    pub(super) fn push(&mut self, parent: u32, construct: u32, arm: u32) -> u32 {
         let depth = self.0[parent as usize].3 + 1;
         self.0.push((construct, arm, parent, depth));
         u32::try_from(self.0.len() - 1).unwrap_or(0)
     }
 
-    fn parent(&self, node: u32) -> u32 {
+    pub(super) fn parent(&self, node: u32) -> u32 {
         self.0[node as usize].2
     }
 
@@ -422,7 +422,8 @@ enum Pending {
     Handle(String, (u32, u32), bool, bool, Span),
 }
 
-const ARRAY_METHODS: &[&str] = &["map", "forEach", "flatMap", "filter", "some", "every", "find", "findIndex", "reduce"];
+pub(super) const ARRAY_METHODS: &[&str] =
+    &["map", "forEach", "flatMap", "filter", "some", "every", "find", "findIndex", "reduce"];
 const ALL: &[&str] = &["Promise.all", "Promise.allSettled", "Promise.race", "Promise.any"];
 
 #[derive(Default)]
@@ -832,7 +833,7 @@ enum NameExpr {
     Ident(String),
 }
 
-fn template(t: &TemplateLiteral) -> Name {
+pub(super) fn template(t: &TemplateLiteral) -> Name {
     let parts: Vec<String> =
         t.quasis.iter().map(|q| q.value.cooked.as_ref().unwrap_or(&q.value.raw).to_string()).collect();
     if t.expressions.is_empty() { Name::Static(parts.concat()) } else { Name::Pattern(parts) }
@@ -881,7 +882,7 @@ fn stage_name(call: &CallExpression) -> (NameExpr, Span) {
 }
 
 /// `a.b.c` of a callee made of names and static members.
-fn dotted(expr: &Expression) -> Option<String> {
+pub(super) fn dotted(expr: &Expression) -> Option<String> {
     match expr.get_inner_expression() {
         Expression::Identifier(id) => Some(id.name.to_string()),
         Expression::StaticMemberExpression(m) => Some(format!("{}.{}", dotted(&m.object)?, m.property.name)),
@@ -910,7 +911,7 @@ fn is_run(call: &CallExpression) -> Option<bool> {
     }
 }
 
-fn function_start(expr: &Expression) -> Option<u32> {
+pub(super) fn function_start(expr: &Expression) -> Option<u32> {
     match expr.get_inner_expression() {
         Expression::ArrowFunctionExpression(f) => Some(f.span.start),
         Expression::FunctionExpression(f) => Some(f.span.start),
@@ -920,7 +921,7 @@ fn function_start(expr: &Expression) -> Option<u32> {
 
 /// Whether a statement always leaves the enclosing loop or function (ends in `return`,
 /// `throw` or `break`).
-fn exits(statement: &Statement) -> bool {
+pub(super) fn exits(statement: &Statement) -> bool {
     match statement {
         Statement::ReturnStatement(_) | Statement::ThrowStatement(_) | Statement::BreakStatement(_) => true,
         Statement::BlockStatement(b) => b.body.last().is_some_and(exits),

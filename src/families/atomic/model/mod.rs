@@ -1,9 +1,11 @@
-//! One atomic workflow file read into plain data: the `defineWorkflow(...)` chain that is
-//! exported by default (its options, `.for<"x">()`, `.run(...)` and `.compile()` calls), the
-//! `ctx.stage(...)` option objects, the calls the provider rules look for, the comments, and the
-//! stage graph of the `.run(...)` callback (`flow`).
+//! One atomic workflow file read into plain data. For v0.5 to 0.7: the `defineWorkflow(...)`
+//! chain that is exported by default (its options, `.for<"x">()`, `.run(...)` and `.compile()`
+//! calls), the `ctx.stage(...)` option objects, the calls the provider rules look for, the
+//! comments, and the stage graph of the `.run(...)` callback (`flow`). For `@bastani/workflows`
+//! (0.8 and 0.9): `current`.
 //! Built from oxc's AST, which lives only while the file is read: rules never see oxc types.
 
+pub mod current;
 pub mod flow;
 
 use oxc_allocator::Allocator;
@@ -47,6 +49,11 @@ pub struct WorkflowFile {
     pub flow: flow::Flow,
     /// The agent names the file uses (`--agent x`, `agent: "x"`).
     pub agent_refs: Vec<AgentRef>,
+    /// The file read as `@bastani/workflows` code (only when parsed as such).
+    pub current: current::Current,
+    /// `extractAssistantText(…)` calls: the callee, how many arguments, and where the first
+    /// argument ends.
+    pub extract_text: Vec<(Span, usize, usize)>,
 }
 
 /// The `export default` statement.
@@ -66,8 +73,12 @@ pub struct Chain {
     pub options: Option<Object>,
     /// Whether `defineWorkflow` is given any argument at all.
     pub has_options: bool,
-    /// `.for<"claude">()`: the agent literal and its span.
+    /// `.for<"claude">()` (also 0.6's `.for("claude")`): the agent literal and its span.
     pub agent: Option<(String, Span)>,
+    /// Whether `.for(…)` is called at all.
+    pub has_for: bool,
+    /// The agent given as `.for("claude")`'s argument (0.6 and later read only this).
+    pub agent_arg: Option<(String, Span)>,
     pub runs: Vec<Run>,
     /// The `compile` property of `.compile()`.
     pub compile: Option<Span>,
@@ -106,6 +117,13 @@ impl Object {
     pub fn get(&self, key: &str) -> Option<&Prop> {
         self.props.iter().find(|p| p.key == key)
     }
+
+    /// Whether `key` is set, or a key that looks like a misspelling of it is: a missing key
+    /// is then the misspelling's finding (`atomic/UnknownOption`), not one of its own.
+    pub fn has_or_misspells(&self, key: &str) -> bool {
+        self.get(key).is_some()
+            || self.props.iter().any(|p| p.key != key && crate::util::did_you_mean(&p.key, [key]).is_some())
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -122,6 +140,9 @@ pub enum Value {
     Str(String, Span),
     Array(Vec<Value>, Span),
     Object(Object),
+    Bool(bool, Span),
+    /// A number literal, also a negated one (`-1`).
+    Num(f64, Span),
     /// Anything else.
     Other(Span),
 }
@@ -129,7 +150,11 @@ pub enum Value {
 impl Value {
     pub fn span(&self) -> Span {
         match self {
-            Value::Str(_, span) | Value::Array(_, span) | Value::Other(span) => *span,
+            Value::Str(_, span)
+            | Value::Array(_, span)
+            | Value::Bool(_, span)
+            | Value::Num(_, span)
+            | Value::Other(span) => *span,
             Value::Object(object) => object.span,
         }
     }
@@ -175,7 +200,9 @@ pub fn comments(text: &str) -> Vec<Span> {
 }
 
 impl WorkflowFile {
-    pub fn parse(file: &SourceFile) -> WorkflowFile {
+    /// Parses `file`; `current` reads it as `@bastani/workflows` code (`WorkflowFile::current`)
+    /// instead of the v0.5 to 0.7 API.
+    pub fn parse(file: &SourceFile, current: bool) -> WorkflowFile {
         let text = file.text.as_str();
         let found = scan(text);
         let refused = |at: usize, why: String| WorkflowFile {
@@ -186,12 +213,12 @@ impl WorkflowFile {
         if let Some(at) = found.too_deep {
             return refused(at.offset, format!("{}; stagelint does not parse a file this deep", at.what.message()));
         }
-        let parsed = depth::run(found.levels, || Self::read(file, text));
+        let parsed = depth::run(found.levels, || Self::read(file, text, current));
         parsed.unwrap_or_else(|| refused(0, "no thread with a stack deep enough for this file could be made".into()))
     }
 
     /// The parse and the walks over its tree, on a stack deep enough for the file.
-    fn read(file: &SourceFile, text: &str) -> WorkflowFile {
+    fn read(file: &SourceFile, text: &str, modern: bool) -> WorkflowFile {
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, text, SourceType::ts()).parse();
         let _ = file.comment_spans.set(parsed.program.comments.iter().map(|c| span(c.span)).collect());
@@ -206,6 +233,10 @@ impl WorkflowFile {
             return WorkflowFile { syntax: Some((at, message)), ..WorkflowFile::default() };
         }
         let mut out = WorkflowFile::default();
+        if modern {
+            out.current = current::read(&parsed.program);
+            return out;
+        }
         read_program(&parsed.program, &mut out);
         out.flow = flow::read(&parsed.program);
         out
@@ -236,10 +267,11 @@ fn read_program(program: &Program, out: &mut WorkflowFile) {
             _ => {}
         }
     }
-    let mut finder = Finder { out: Vec::new(), stages: Vec::new() };
+    let mut finder = Finder { out: Vec::new(), stages: Vec::new(), extract_text: Vec::new() };
     finder.visit_program(program);
     out.calls = finder.out;
     out.stages = finder.stages;
+    out.extract_text = finder.extract_text;
     out.session = session::read(program);
     out.agent_refs = agents::find(program);
     if exported.is_none() {
@@ -299,6 +331,8 @@ fn read_chain(program: &Program, expr: &Expression, hops: usize) -> Option<Chain
                         ),
                         has_options: !call.arguments.is_empty(),
                         agent: None,
+                        has_for: false,
+                        agent_arg: None,
                         runs: Vec::new(),
                         compile: None,
                         end,
@@ -337,7 +371,15 @@ fn add_link(chain: &mut Chain, name: &str, at: Span, call: &oxc_ast::ast::CallEx
                 },
                 _ => None,
             });
-            chain.agent = literal.or(chain.agent.take());
+            // 0.6 and later take the agent as the argument.
+            let argument =
+                match call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression) {
+                    Some(Expression::StringLiteral(s)) => Some((s.value.to_string(), span(s.span))),
+                    _ => None,
+                };
+            chain.has_for = true;
+            chain.agent_arg = argument.clone().or(chain.agent_arg.take());
+            chain.agent = literal.or(argument).or(chain.agent.take());
         }
         "run" => {
             let arg = match call.arguments.first() {
@@ -372,6 +414,17 @@ fn read_value(expr: &Expression) -> Value {
     let at = span(expr.span());
     match expr {
         Expression::StringLiteral(s) => Value::Str(s.value.to_string(), at),
+        Expression::BooleanLiteral(b) => Value::Bool(b.value, at),
+        Expression::NumericLiteral(n) => Value::Num(n.value, at),
+        Expression::UnaryExpression(u)
+            if u.operator == oxc_ast::ast::UnaryOperator::UnaryNegation
+                && matches!(u.argument.get_inner_expression(), Expression::NumericLiteral(_)) =>
+        {
+            match u.argument.get_inner_expression() {
+                Expression::NumericLiteral(n) => Value::Num(-n.value, at),
+                _ => Value::Other(at),
+            }
+        }
         Expression::TemplateLiteral(t) if t.is_no_substitution_template() => {
             Value::Str(t.single_quasi().map(|q| q.to_string()).unwrap_or_default(), at)
         }
@@ -418,6 +471,7 @@ fn read_value(expr: &Expression) -> Value {
 struct Finder {
     out: Vec<(String, Span)>,
     stages: Vec<[Option<Object>; 3]>,
+    extract_text: Vec<(Span, usize, usize)>,
 }
 
 /// `a.b.c` of a callee made of names and static members, or `None`.
@@ -438,6 +492,10 @@ impl<'a> Visit<'a> for Finder {
                     _ => None,
                 };
                 self.stages.push([object(0), object(1), object(2)]);
+            }
+            if path == "extractAssistantText" {
+                let first_end = call.arguments.first().map_or(call.span.end as usize, |a| a.span().end as usize);
+                self.extract_text.push((span(call.callee.span()), call.arguments.len(), first_end));
             }
             self.out.push((path, span(call.callee.span())));
         }

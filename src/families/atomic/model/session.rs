@@ -66,6 +66,8 @@ pub struct Stage {
     pub queries: Vec<Query>,
     /// Other calls in the callback by callee: a plain name, or `ns.member`.
     pub calls: Vec<(String, Span)>,
+    /// Methods called on `s.session` (`send`, `query`, …), with the property's span.
+    pub session_calls: Vec<(String, Span)>,
 }
 
 /// `s.save(arg)`.
@@ -384,6 +386,7 @@ impl Reader {
             saves: Vec::new(),
             queries: Vec::new(),
             calls: Vec::new(),
+            session_calls: Vec::new(),
         });
         self.visit_expression(&call.callee);
         for argument in call.arguments.iter().take(3) {
@@ -415,6 +418,13 @@ impl Reader {
             return;
         }
         if let Expression::StaticMemberExpression(member) = callee {
+            if let Some((Role::Session, scope)) = self.role(&member.object)
+                && let Some(stage) = self.scopes[scope].stage
+            {
+                self.out.stages[stage]
+                    .session_calls
+                    .push((member.property.name.to_string(), span(member.property.span)));
+            }
             if member.property.name == "sendAndWait" {
                 let first = call.arguments.first().map(|a| a.span().end as usize);
                 let timeout = call.arguments.get(1).map(|a| span(a.span()));

@@ -2,17 +2,40 @@
 
 use crate::config::SdkVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::families::atomic::dialect::Dialect;
 use crate::families::atomic::model::{RunArg, Value, WorkflowFile};
 use crate::families::atomic::{
-    AgentMismatch, EmptyWorkflowName, MinSdkVersionFormat, MissingCompile, MissingDefaultExport, MissingRun,
-    NameMismatch, RunCalledTwice, RunNotFunction,
+    AgentMismatch, EmptyWorkflowName, MinSdkVersionFormat, MissingAgent, MissingCompile, MissingDefaultExport,
+    MissingRun, NameMismatch, RunCalledTwice, RunNotFunction,
 };
 use crate::source::Span;
 use crate::workspace::SourceFile;
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&str, &str)>, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    layout: Option<(&str, &str)>,
+    dialect: Dialect,
+    out: &mut Vec<Diagnostic>,
+) {
     let id = file.id;
+    // 0.7 registers a workflow with `hostLocalWorkflows([wf])`; only a file that neither
+    // exports nor hosts it leaves nothing to run.
+    let hosted = dialect == Dialect::Sdk && file.text.contains("hostLocalWorkflows(");
     match (&parsed.export, &parsed.chain) {
+        _ if hosted => {}
+        (None, chain) if dialect == Dialect::Sdk => {
+            let at = chain.as_ref().map_or(Span::empty(0), |c| c.define);
+            out.push(
+                Diagnostic::new(
+                    MissingDefaultExport,
+                    id,
+                    at,
+                    "the workflow is neither exported nor passed to `hostLocalWorkflows([...])`; no worker CLI and no `atomic workflow` entry can run it",
+                )
+                .with_help("end the file with `await hostLocalWorkflows([workflow]);` (atomic-managed, 0.7) or `export default` it for a worker CLI"),
+            );
+        }
         (None, chain) => {
             let at = chain.as_ref().map_or(Span::empty(0), |c| c.define);
             out.push(
@@ -129,6 +152,16 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, layout: Option<(&s
                 Applicability::Safe,
                 vec![Edit { span: Span::empty(chain.end), replacement: ".compile()".into() }],
             ),
+        );
+    }
+    if dialect == Dialect::Sdk && chain.agent_arg.is_none() {
+        let (at, message) = match &chain.agent {
+            Some((agent, at)) => (*at, format!("`.for<\"{agent}\">()` names the agent only as a type; from 0.6 `.for` takes it as its argument, so `compile()` throws \"…has no agent\"")),
+            None => (chain.define, "the workflow never calls `.for(\"<agent>\")`; from 0.6 `compile()` throws \"…has no agent. Call .for(\"copilot\") / .for(\"opencode\") / .for(\"claude\") before .compile()\"".to_string()),
+        };
+        out.push(
+            Diagnostic::new(MissingAgent, id, at, message)
+                .with_help("call `.for(\"claude\")` (or `\"copilot\"`, `\"opencode\"`) before `.run(…)`"),
         );
     }
     if let Some(prop) = options.and_then(|o| o.get("minSDKVersion"))

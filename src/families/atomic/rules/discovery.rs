@@ -48,7 +48,7 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, project: &Project,
     if discovered {
         reserved(file, project, at, out);
     }
-    incompatible(file, parsed, project, out);
+    incompatible(file, parsed, project.sdk(file).as_ref(), out);
 }
 
 type Related = Option<(crate::diagnostic::FileId, Span, String)>;
@@ -205,14 +205,20 @@ fn reserved(file: &SourceFile, project: &Project, at: Span, out: &mut Vec<Diagno
     out.push(d);
 }
 
-/// A `minSDKVersion` newer than every SDK version the project may run: the loader refuses it.
-fn incompatible(file: &SourceFile, parsed: &WorkflowFile, project: &Project, out: &mut Vec<Diagnostic>) {
+/// A `minSDKVersion` newer than every SDK version the project may run (`sdk`): the loader
+/// refuses it.
+pub(super) fn incompatible(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    sdk: Option<&crate::families::atomic::project::Sdk>,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(prop) = parsed.chain.as_ref().and_then(|c| c.options.as_ref()).and_then(|o| o.get("minSDKVersion")) else {
         return;
     };
     let Value::Str(text, span) = &prop.value else { return };
     let Some(required) = SdkVersion::parse(text) else { return };
-    let Some(sdk) = project.sdk(file) else { return };
+    let Some(sdk) = sdk else { return };
     if !sdk.range.all_older_than(&required) {
         return;
     }

@@ -3,12 +3,19 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::Diagnostic;
+use crate::families::atomic::dialect::Dialect;
 use crate::families::atomic::model::{Value, WorkflowFile};
-use crate::families::atomic::{DuplicateInput, EnumDefaultNotInValues, EnumWithoutValues, InvalidInputName};
+use crate::families::atomic::{
+    DuplicateInput, EnumDefaultNotInValues, EnumWithoutValues, InvalidInputName, ReservedInputName,
+};
+
+/// Input names 0.6 and 0.7 refuse: they collide with the `atomic workflow` command's flags and
+/// subcommands (`RESERVED_INPUT_NAMES` of `define-workflow.ts`).
+const RESERVED: [&str; 8] = ["name", "agent", "detach", "list", "help", "version", "session", "status"];
 use crate::source::Span;
 use crate::workspace::SourceFile;
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, dialect: Dialect, out: &mut Vec<Diagnostic>) {
     let id = file.id;
     let Some(options) = parsed.chain.as_ref().and_then(|c| c.options.as_ref()) else { return };
     let Some(Value::Array(inputs, _)) = options.get("inputs").map(|p| &p.value) else { return };
@@ -27,6 +34,16 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diag
                         format!("input name \"{name}\" {why}; `compile()` throws"),
                     )
                     .with_help("start with a letter and use only letters, digits, `_` and `-` (it becomes `--<name>`)"),
+                );
+            } else if dialect == Dialect::Sdk && RESERVED.contains(&name) {
+                out.push(
+                    Diagnostic::new(
+                        ReservedInputName,
+                        id,
+                        at,
+                        format!("input name \"{name}\" is reserved by the `atomic workflow` command (its `--{name}` flag or subcommand); from 0.6 `defineWorkflow` throws"),
+                    )
+                    .with_help(format!("rename the input (reserved: {})", RESERVED.join(", "))),
                 );
             } else if let Some(first) = seen.get(name) {
                 out.push(

@@ -9,13 +9,20 @@ use crate::families::atomic::model::{Object, Value, WorkflowFile};
 use crate::util::{KeyGuess, did_you_mean_key};
 use crate::workspace::SourceFile;
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+/// `seed`: the file is v0.5's, which lacks the keys later releases added (`Key::since`).
+pub(super) fn check(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    agent: Option<&str>,
+    seed: bool,
+    out: &mut Vec<Diagnostic>,
+) {
     if let Some(options) = parsed.chain.as_ref().and_then(|c| c.options.as_ref()) {
-        unknown_keys(file, options, Role::Workflow, agent, out);
+        unknown_keys(file, options, Role::Workflow, agent, seed, out);
         if let Some(Value::Array(inputs, _)) = options.get("inputs").map(|p| &p.value) {
             for input in inputs {
                 if let Value::Object(input) = input {
-                    unknown_keys(file, input, Role::Input, agent, out);
+                    unknown_keys(file, input, Role::Input, agent, seed, out);
                 }
             }
         }
@@ -23,16 +30,23 @@ pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str
     for [stage, client, session] in &parsed.stages {
         for (object, role) in [(stage, Role::Stage), (client, Role::Client), (session, Role::Session)] {
             if let Some(object) = object {
-                unknown_keys(file, object, role, agent, out);
+                unknown_keys(file, object, role, agent, seed, out);
             }
         }
     }
 }
 
 /// Reports the keys of `object` that `role` does not have (nothing when its keys are unknown).
-fn unknown_keys(file: &SourceFile, object: &Object, role: Role, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+pub(in crate::families::atomic::rules) fn unknown_keys(
+    file: &SourceFile,
+    object: &Object,
+    role: Role,
+    agent: Option<&str>,
+    seed: bool,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(table) = keys::keys(role, agent).filter(|_| role.is_closed()) else { return };
-    let known: Vec<&'static str> = table.iter().map(|k| k.name).collect();
+    let known: Vec<&'static str> = table.iter().filter(|k| !seed || k.since.is_none()).map(|k| k.name).collect();
     let what = role.describe();
     for prop in &object.props {
         if known.contains(&prop.key.as_str()) {
@@ -49,7 +63,11 @@ fn unknown_keys(file: &SourceFile, object: &Object, role: Role, agent: Option<&s
                 UnknownOption,
                 file.id,
                 prop.key_span,
-                format!("`{}` is not one of the {what}; atomic ignores it{hint}", prop.key),
+                if role.is_current() {
+                    format!("`{}` is not one of the {what}: the types of `@bastani/workflows` reject it, and atomic does nothing with it{hint}", prop.key)
+                } else {
+                    format!("`{}` is not one of the {what}; atomic ignores it{hint}", prop.key)
+                },
             )
             .with_help(if known.is_empty() {
                 "this agent takes no keys here; pass `{}`".to_string()

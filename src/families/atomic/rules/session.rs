@@ -9,7 +9,8 @@ use crate::families::atomic::model::session::{Headless, Save, Shape, Source, Sta
 use crate::families::atomic::model::{Value, WorkflowFile};
 use crate::families::atomic::project::Project;
 use crate::families::atomic::{
-    ClaudeSdkQuery, CopilotSendAndWait, HeadlessOnlyOption, HumanInputInHeadless, InteractiveOnlyOption, SaveShape,
+    ClaudeSdkQuery, CopilotSendAndWait, ExtractTextWithoutIndex, HeadlessOnlyOption, HumanInputInHeadless,
+    InteractiveOnlyOption, SaveShape, WrongSessionMethod,
 };
 use crate::source::Span;
 use crate::workspace::SourceFile;
@@ -26,8 +27,10 @@ pub(super) fn check(
     project: &Project,
     out: &mut Vec<Diagnostic>,
 ) {
+    extract_text(file, parsed, out);
     let Some(agent) = agent else { return };
     for stage in &parsed.session.stages {
+        wrong_method(file, stage, agent, out);
         let headless = matches!(stage.headless, Headless::Bool(true, _));
         let interactive = matches!(stage.headless, Headless::Absent | Headless::Bool(false, _));
         match agent {
@@ -314,5 +317,55 @@ fn sdk_query(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>
                 .with_help(help),
             );
         }
+    }
+}
+
+/// `extractAssistantText(messages)` without its index: `providers/claude.ts` loops from
+/// `afterIndex`, and `undefined < n` is false, so it returns `""`.
+fn extract_text(file: &SourceFile, parsed: &WorkflowFile, out: &mut Vec<Diagnostic>) {
+    for (callee, args, first_end) in &parsed.extract_text {
+        if *args != 1 {
+            continue;
+        }
+        out.push(
+            Diagnostic::new(
+                ExtractTextWithoutIndex,
+                file.id,
+                *callee,
+                "`extractAssistantText` is called without its index: it reads from `afterIndex`, which is `undefined`, so it returns \"\" and an empty text is handed on",
+            )
+            .with_help("pass the index to read from: `extractAssistantText(messages, 0)` for the whole transcript")
+            .with_fix(
+                "Read from index 0",
+                Applicability::Safe,
+                vec![Edit { span: Span::empty(*first_end), replacement: ", 0".to_string() }],
+            ),
+        );
+    }
+}
+
+/// A method `s.session` of this provider does not have: Claude's wrapper has `query`,
+/// Copilot's `CopilotSession` has `send`, OpenCode's session is data (prompt through
+/// `s.client.session.prompt`).
+fn wrong_method(file: &SourceFile, stage: &Stage, agent: &str, out: &mut Vec<Diagnostic>) {
+    for (method, at) in &stage.session_calls {
+        let (has, instead) = match (agent, method.as_str()) {
+            ("claude", "send" | "sendAndWait" | "prompt") => ("`query(prompt)`", "await s.session.query(prompt)"),
+            ("copilot", "query" | "prompt") => ("`send({ prompt })`", "await s.session.send({ prompt })"),
+            ("opencode", "query" | "send" | "sendAndWait" | "prompt") => (
+                "no prompt method (it is the session's data; prompt through the client)",
+                "await s.client.session.prompt({ sessionID: s.session.id, parts: [{ type: \"text\", text: prompt }] })",
+            ),
+            _ => continue,
+        };
+        out.push(
+            Diagnostic::new(
+                WrongSessionMethod,
+                file.id,
+                *at,
+                format!("`s.session.{method}` does not exist on {} session, which has {has}: the call is a `TypeError` when the stage runs", crate::util::article(agent)),
+            )
+            .with_help(format!("write `{instead}`")),
+        );
     }
 }

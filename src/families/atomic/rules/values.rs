@@ -5,6 +5,7 @@
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::atomic::InvalidOptionValue;
+use crate::families::atomic::dialect::Dialect;
 use crate::families::atomic::keys::{self, Role};
 use crate::families::atomic::model::session::Headless;
 use crate::families::atomic::model::{Object, Value, WorkflowFile};
@@ -26,15 +27,26 @@ fn allowed(role: Role, name: &str) -> &'static [&'static str] {
     keys::key(role, Some("claude"), name).map_or(&[], |k| k.values)
 }
 
-pub(super) fn check(file: &SourceFile, parsed: &WorkflowFile, agent: Option<&str>, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    agent: Option<&str>,
+    dialect: Dialect,
+    out: &mut Vec<Diagnostic>,
+) {
     let options = parsed.chain.as_ref().and_then(|c| c.options.as_ref());
     if let Some(Value::Array(inputs, _)) = options.and_then(|o| o.get("inputs")).map(|p| &p.value) {
         for input in inputs {
             if let Value::Object(input) = input
                 && let Some(Value::Str(kind, at)) = input.get("type").map(|p| &p.value)
             {
-                let types = allowed(Role::Input, "type");
-                literal(file, "input `type`", kind, *at, types, "`WorkflowInputType` in `types.ts`", out);
+                // `"integer"` came with 0.6.
+                let types: Vec<&str> = allowed(Role::Input, "type")
+                    .iter()
+                    .copied()
+                    .filter(|t| dialect != Dialect::Seed || *t != "integer")
+                    .collect();
+                literal(file, "input `type`", kind, *at, &types, "`WorkflowInputType` in `types.ts`", out);
             }
         }
     }

@@ -1,0 +1,166 @@
+//! What `run` returns against the declared `outputs` (`runs/foreground/executor-outputs.ts`;
+//! `docs/workflows.md`, *Outputs*): an undeclared key fails the run, a missing required one too;
+//! `ctx.exit({ outputs })` may leave keys out but not add any. And `ctx.inputs.x` for an input
+//! the `inputs` map does not declare.
+
+use crate::diagnostic::Diagnostic;
+use crate::families::atomic::model::current::{CallKind, Current, Definition, Return, SchemaKind, SchemaMap};
+use crate::families::atomic::model::{Object, Value};
+use crate::families::atomic::{MissingOutput, UndeclaredInput, UndeclaredOutput};
+use crate::util::did_you_mean;
+use crate::workspace::SourceFile;
+
+pub(super) fn check(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
+    for definition in &current.definitions {
+        let Some(outputs) = definition.outputs.as_ref().filter(|m| m.not_map.is_none() && !m.open) else { continue };
+        if let Some(run) = &definition.run {
+            for ret in &run.returns {
+                if let Return::Object(object) = ret {
+                    undeclared(file, object, outputs, "returns", out);
+                    missing(file, object, outputs, out);
+                }
+            }
+            let required = required(outputs);
+            if run.returns_nothing && run.is_function && !required.is_empty() {
+                out.push(
+                    Diagnostic::new(
+                        MissingOutput,
+                        file.id,
+                        run.at,
+                        format!(
+                            "`run` returns nothing, but {}: the run fails with `missing output \"{}\"`",
+                            match required.len() {
+                                1 => format!("the output {} is required", quoted(&required)),
+                                _ => format!("the outputs {} are required", quoted(&required)),
+                            },
+                            required[0]
+                        ),
+                    )
+                    .with_related(file.id, outputs.span, "the declared outputs")
+                    .with_help(
+                        "return the declared outputs from `run`, or wrap the optional ones in `Type.Optional(…)`",
+                    ),
+                );
+            }
+        }
+        for call in current.calls.iter().filter(|c| c.kind == CallKind::Exit && within(definition, c.call)) {
+            if let Some(Value::Object(given)) = call.options.as_ref().and_then(|o| o.get("outputs")).map(|p| &p.value) {
+                undeclared(file, given, outputs, "exit", out);
+            }
+        }
+    }
+    inputs(file, current, out);
+}
+
+fn within(definition: &Definition, at: crate::source::Span) -> bool {
+    definition.call.start <= at.start && at.end <= definition.call.end
+}
+
+fn required(outputs: &SchemaMap) -> Vec<&str> {
+    // A schema with a `default` is filled in; one that is no schema is another finding.
+    outputs
+        .entries
+        .iter()
+        .filter(|e| !e.optional && !e.default && !matches!(e.kind, SchemaKind::NotSchema(_)))
+        .map(|e| e.key.as_str())
+        .collect()
+}
+
+fn quoted(keys: &[&str]) -> String {
+    keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// Keys of a returned object that `outputs` does not declare.
+fn undeclared(file: &SourceFile, object: &Object, outputs: &SchemaMap, how: &str, out: &mut Vec<Diagnostic>) {
+    let declared: Vec<&str> = outputs.entries.iter().map(|e| e.key.as_str()).collect();
+    for prop in &object.props {
+        if declared.contains(&prop.key.as_str()) {
+            continue;
+        }
+        let guess = did_you_mean(&prop.key, declared.iter().copied());
+        let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+        let (failure, what) = if how == "returns" {
+            ("returned undeclared output", format!("`run` returns `{}`", prop.key))
+        } else {
+            ("provided undeclared output", format!("`ctx.exit` is given the output `{}`", prop.key))
+        };
+        out.push(
+            Diagnostic::new(
+                UndeclaredOutput,
+                file.id,
+                prop.key_span,
+                format!(
+                    "{what}, which `outputs` does not declare: the run fails with `{failure} \"{}\"`{hint}",
+                    prop.key
+                ),
+            )
+            .with_related(file.id, outputs.span, "the declared outputs")
+            .with_help(format!("declare it (`{}: Type.…`) in `outputs`, or leave it out", prop.key))
+            .with_suggestion(prop.key_span, guess),
+        );
+    }
+}
+
+/// Required outputs a returned object literal leaves out (or sets to `undefined`).
+fn missing(file: &SourceFile, object: &Object, outputs: &SchemaMap, out: &mut Vec<Diagnostic>) {
+    if object.open {
+        return;
+    }
+    let given = |key: &str| {
+        object.get(key).is_some_and(
+            |p| !matches!(&p.value, Value::Other(at) if file.text.get(at.start..at.end) == Some("undefined")),
+        )
+    };
+    let absent: Vec<&str> = required(outputs).into_iter().filter(|k| !given(k)).collect();
+    if absent.is_empty() {
+        return;
+    }
+    out.push(
+        Diagnostic::new(
+            MissingOutput,
+            file.id,
+            object.span,
+            format!(
+                "`run` returns an object without the required output{} {}: the run fails with `missing output \"{}\"`",
+                if absent.len() == 1 { "" } else { "s" },
+                quoted(&absent),
+                absent[0]
+            ),
+        )
+        .with_related(file.id, outputs.span, "the declared outputs")
+        .with_help("return every required output, or wrap the ones that may be absent in `Type.Optional(…)`"),
+    );
+}
+
+/// `ctx.inputs.x` for an `x` the definition around it does not declare.
+fn inputs(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
+    for read in &current.inputs {
+        let Some(definition) = current.definitions.iter().find(|d| within(d, read.span)) else { continue };
+        let declared: Vec<&str> = match &definition.inputs {
+            Some(map) if map.not_map.is_none() && !map.open => map.entries.iter().map(|e| e.key.as_str()).collect(),
+            None if definition.spec.as_ref().is_some_and(|s| !s.open) => Vec::new(),
+            _ => continue,
+        };
+        if declared.contains(&read.name.as_str()) {
+            continue;
+        }
+        let guess = did_you_mean(&read.name, declared.iter().copied());
+        let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+        let which = if declared.is_empty() {
+            "the workflow declares no inputs".to_string()
+        } else {
+            format!("the inputs are {}", quoted(&declared))
+        };
+        let mut d = Diagnostic::new(
+            UndeclaredInput,
+            file.id,
+            read.span,
+            format!("input `{}` is not declared ({which}): atomic rejects undeclared inputs before `run` starts, so `ctx.inputs.{}` is always `undefined`{hint}", read.name, read.name),
+        )
+        .with_help(format!("declare it in `inputs`: `{}: Type.String({{ description: \"…\" }})`", read.name));
+        if let Some(map) = &definition.inputs {
+            d = d.with_related(file.id, map.span, "the declared inputs");
+        }
+        out.push(d.with_suggestion(read.span, guess));
+    }
+}
