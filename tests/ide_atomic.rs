@@ -419,3 +419,64 @@ fn the_corpus_workflows_are_outlined_and_their_reads_resolve() {
         }
     }
 }
+
+/// After a finished value (`headless: true |`) the next thing is a `,` or `}`, not another
+/// value.
+#[test]
+fn no_value_is_offered_after_a_finished_one() {
+    assert!(fixture(&half_typed("{ name: \"check\", headless: ", "true ")).labels().is_empty());
+    assert!(fixture(&half_typed("{ effort: ", "\"high\" ")).labels().is_empty());
+    assert_eq!(fixture(&half_typed("{ name: \"check\", headless: ", "t")).labels(), ["true", "false"]);
+}
+
+/// `s.transcript("…")` offers the stages whose transcripts are ready there, as
+/// `atomic/TranscriptNotReady` judges: not a later stage, not a `Promise.all` sibling.
+#[test]
+fn transcript_completion_offers_only_finished_stages() {
+    let text = r#"import { defineWorkflow } from "@bastani/atomic/workflows";
+
+export default defineWorkflow({ name: "fan" })
+  .for<"claude">()
+  .run(async (ctx) => {
+    await ctx.stage({ name: "scout" }, {}, {}, async (s) => { s.save(s.sessionId); });
+    await Promise.all([
+      ctx.stage({ name: "left" }, {}, {}, async (s) => { s.save(s.sessionId); }),
+      ctx.stage({ name: "right" }, {}, {}, async (s) => {
+        await s.transcript("$0");
+        s.save(s.sessionId);
+      }),
+    ]);
+    await ctx.stage({ name: "merge" }, {}, {}, async (s) => { s.save(s.sessionId); });
+  })
+  .compile();
+"#;
+    let f = fixture_with("", &[(".atomic/workflows/fan/claude/index.ts", text)]);
+    assert_eq!(f.labels(), ["scout"]);
+}
+
+/// A Copilot workflow is offered the agents Copilot CLI reads (`.github/agents/`), not those of
+/// `.claude/agents/`, as `atomic/UnknownAgent` judges.
+#[test]
+fn agent_completion_follows_the_provider() {
+    let text = r#"import { defineWorkflow } from "@bastani/atomic/workflows";
+
+export default defineWorkflow({ name: "review" })
+  .for<"copilot">()
+  .run(async (ctx) => {
+    await ctx.stage({ name: "a" }, {}, { agent: "$0" }, async (s) => { s.save(s.sessionId); });
+  })
+  .compile();
+"#;
+    let f = fixture_with(
+        "",
+        &[
+            (".atomic/workflows/review/copilot/index.ts", text),
+            (".claude/agents/claude-only.md", "---\nname: claude-only\n---\nx\n"),
+            (".github/agents/copilot-one.agent.md", "---\nname: copilot-one\n---\nx\n"),
+        ],
+    );
+    let labels = f.labels();
+    assert!(labels.contains(&"copilot-one".to_string()), "{labels:?}");
+    assert!(!labels.contains(&"claude-only".to_string()), "{labels:?}");
+    assert!(labels.contains(&"planner".to_string()), "the skill and the installed agents: {labels:?}");
+}

@@ -1,7 +1,8 @@
-//! Editor features for atomic workflows: hover on option keys, inputs, stage and agent names;
-//! completion of keys by the object's role, enum values, agent names, input names after
-//! `ctx.inputs.` and stage names in `transcript("`; definitions, references and rename of
-//! inputs and stage names; agent names → agent files; the outline.
+//! Editor features for atomic workflows: hover on option keys, inputs, stage and agent names
+//! (and the `ctx` primitives of `@bastani/workflows`); completion of keys by the object's role,
+//! enum values, agent names, input names after `ctx.inputs.` and stage names in
+//! `transcript("`; definitions, references and rename of inputs and stage names; agent names →
+//! agent files; the outline. Both dialect families: v0.5–0.7 and `@bastani/workflows`.
 //!
 //! Everything reads the text through `locate` (where the cursor is) and `facts` (the names of
 //! the file), never oxc's AST, so it also works while the file does not parse. The option
@@ -29,21 +30,48 @@ fn workflow(workspace: &Workspace, id: FileId) -> Option<&SourceFile> {
     Some(workspace.file(id)).filter(|f| f.kind == FileKind::AtomicWorkflow)
 }
 
-/// The file's agent: its directory's, as the runtime takes it, else `.for<"x">()`.
+/// The file's agent: its directory's, as the runtime takes it, else `.for<"x">()` (0.6 and
+/// later: `.for("x")`). `@bastani/workflows` files have none.
 fn agent_of(file: &SourceFile) -> Option<&str> {
+    if facts::is_current(&file.text) {
+        return None;
+    }
     if let Some((_, agent)) = atomic::layout(&file.path) {
         return Some(agent);
     }
-    let at = file.text.find(".for<")? + ".for<".len();
+    let at = file
+        .text
+        .find(".for<")
+        .map(|i| i + ".for<".len())
+        .or_else(|| file.text.find(".for(").map(|i| i + ".for(".len()))?;
     let rest = file.text[at..].trim_start().strip_prefix(['"', '\''])?;
     let name = &rest[..rest.find(['"', '\''])?];
     atomic::AGENTS.contains(&name).then_some(name)
 }
 
-/// The role of the object at `spot`'s path, in its call.
-fn role_of(spot: &Spot) -> Option<Role> {
+/// The role of the object at `spot`'s path, in its call; `current`: the file is written
+/// against `@bastani/workflows`.
+fn role_of(spot: &Spot, current: bool) -> Option<Role> {
     let call = spot.call.as_ref()?;
     let path: Vec<&str> = spot.path.iter().map(String::as_str).collect();
+    if current {
+        let method = call.callee.rsplit('.').next().unwrap_or("");
+        let receiver = call.callee.contains('.');
+        return match (receiver, method, call.arg, path.as_slice()) {
+            (false, "workflow", 0, []) => Some(Role::Spec),
+            (false, "workflow", 0, ["budget"]) | (true, "workflow", 1, ["budget"]) => Some(Role::Budget),
+            (false, "workflow", 0, ["worktreeFromInputs"]) => Some(Role::Worktree),
+            (true, "task", 1, []) => Some(Role::Task),
+            (true, "stage", 1, []) => Some(Role::StageOptions),
+            (true, "chain" | "parallel", 0, ["[]"]) => Some(Role::Step),
+            (true, "chain", 1, []) => Some(Role::Chain),
+            (true, "parallel", 1, []) => Some(Role::Parallel),
+            (true, "workflow", 1, []) => Some(Role::Child),
+            (true, "exit", 0, []) => Some(Role::Exit),
+            (true, "tool", 3, []) => Some(Role::Tool),
+            _ => None,
+        };
+    }
     match (call.arg, path.as_slice()) {
         (0, []) if call.callee == "defineWorkflow" => Some(Role::Workflow),
         (0, ["inputs", "[]"]) if call.callee == "defineWorkflow" => Some(Role::Input),

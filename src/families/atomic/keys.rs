@@ -143,6 +143,11 @@ pub fn keys(role: Role, agent: Option<&str>) -> Option<&'static [Key]> {
     }
 }
 
+/// The signature and doc of the run context's member `name` (`@bastani/workflows`).
+pub fn context_member(name: &str) -> Option<(&'static str, &'static str)> {
+    current::CONTEXT.iter().find(|(n, ..)| *n == name).map(|(_, ty, doc)| (*ty, *doc))
+}
+
 /// The key `name` of `role`.
 pub fn key(role: Role, agent: Option<&str>, name: &str) -> Option<&'static Key> {
     keys(role, agent)?.iter().find(|k| k.name == name)
@@ -197,8 +202,8 @@ const INPUT: &[Key] = &[
     ),
     choice(
         "type",
-        "Input kind: `\"string\"` (one line), `\"text\"` (multi-line prose), `\"enum\"` (one of `values`) or, from 0.6, `\"integer\"`.",
-        &["string", "text", "enum", "integer"],
+        "Input kind: `\"string\"` (one line), `\"text\"` (multi-line prose) or `\"enum\"` (one of `values`); from 0.6 also `\"integer\"`.",
+        &["string", "text", "enum"],
     ),
     plain("required", "boolean", "Whether the field must be non-empty before the workflow can run."),
     plain("description", "string", "Short description, shown as the field's caption."),

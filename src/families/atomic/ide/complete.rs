@@ -2,7 +2,7 @@
 //! a key allows, agent names, input names after `ctx.inputs.`, stage names in `transcript("`.
 
 use super::agents;
-use super::facts::{Facts, is_agent_value, is_read, stage_arg};
+use super::facts::{Facts, is_agent_value, is_current, is_read, stage_arg};
 use super::locate::{self, At, Inside, Kind, Located};
 use super::{agent_of, ignored_here, role_of, workflow};
 use crate::editor::{CompletionItem, CompletionKind, Cursor};
@@ -25,15 +25,22 @@ pub(in crate::families::atomic) fn completions(workspace: &Workspace, at: Cursor
         return input_names(text, replace);
     }
     let spot = &located.spot;
+    let current = is_current(text);
     match &spot.at {
         At::Key => {
-            let Some(role) = role_of(spot) else { return Vec::new() };
+            let Some(role) = role_of(spot, current) else { return Vec::new() };
             let Some(table) = keys::keys(role, agent) else { return Vec::new() };
             let present = present_keys(text, &located);
             let note = ignored_here(text, &located.frames, role, agent);
+            // v0.5 lacks the keys 0.6 and 0.7 added (`Key::since`).
+            let seed = !matches!(
+                crate::workspace::atomic::sdk_module(text),
+                Some(crate::workspace::atomic::Module::AtomicSdk)
+            ) && !current;
             table
                 .iter()
                 .filter(|k| !present.iter().any(|p| p == k.name))
+                .filter(|k| !seed || k.since.is_none())
                 .map(|k| CompletionItem {
                     label: k.name.to_string(),
                     kind: CompletionKind::Field,
@@ -45,14 +52,20 @@ pub(in crate::families::atomic) fn completions(workspace: &Workspace, at: Cursor
                 .collect()
         }
         At::Value(key) => {
+            // After a finished value (`headless: true |`) the next thing is a `,` or `}`.
+            if !in_string && located.partial.is_empty() && !before.ends_with(':') {
+                return Vec::new();
+            }
             if is_agent_value(spot) {
                 return agent_names(workspace, file, replace, in_string);
             }
-            let Some(role) = role_of(spot) else { return Vec::new() };
+            let Some(role) = role_of(spot, current) else { return Vec::new() };
             let Some(k) = keys::key(role, agent, key) else { return Vec::new() };
             let note = ignored_here(text, &located.frames, role, agent);
             let quoted = !in_string && k.ty != "boolean";
-            k.values
+            let booleans: &[&str] = if k.ty == "boolean" && !in_string { &["true", "false"] } else { &[] };
+            let values = if k.values.is_empty() { booleans } else { k.values };
+            values
                 .iter()
                 .map(|value| CompletionItem {
                     label: value.to_string(),
@@ -126,6 +139,7 @@ fn replaced(text: &str, located: &Located, in_string: bool) -> Span {
 }
 
 fn input_names(text: &str, replace: Span) -> Vec<CompletionItem> {
+    let current = is_current(text);
     let facts = Facts::read(text);
     let mut seen = Vec::new();
     facts
@@ -137,10 +151,12 @@ fn input_names(text: &str, replace: Span) -> Vec<CompletionItem> {
                 return None;
             }
             seen.push(name.text.clone());
+            let ty = input.ty.as_ref().map(|t| if current { format!("Type.{t}") } else { t.clone() });
+            let optional = if current && input.optional { " · optional" } else { "" };
             Some(CompletionItem {
                 label: name.text.clone(),
                 kind: CompletionKind::Variable,
-                detail: input.ty.as_ref().map(|t| format!("input · {t}")),
+                detail: ty.map(|t| format!("input · {t}{optional}")),
                 documentation: input.description.clone(),
                 insert: None,
                 replace,
@@ -149,8 +165,10 @@ fn input_names(text: &str, replace: Span) -> Vec<CompletionItem> {
         .collect()
 }
 
-/// The static stage names of the workflow, but the stages the cursor is in (a stage never reads
-/// its own transcript: `atomic/TranscriptNotReady`).
+/// The static stage names of the workflow whose transcripts can be read where the cursor is, as
+/// `atomic/TranscriptNotReady` judges it: not the stages the cursor is in (a stage never reads
+/// its own transcript), not a stage that starts after the cursor, and not a sibling in the same
+/// `Promise.all([...])` (it runs at the same time).
 fn stage_names(text: &str, located: &Located, replace: Span) -> Vec<CompletionItem> {
     let facts = Facts::read(text);
     let enclosing: Vec<usize> = located
@@ -159,11 +177,29 @@ fn stage_names(text: &str, located: &Located, replace: Span) -> Vec<CompletionIt
         .filter(|f| f.kind == Kind::Call && f.callee.as_ref().is_some_and(|c| super::is_stage(&c.0)))
         .map(|f| f.open)
         .collect();
+    // The array of each `Promise.all` the cursor is in: a stage inside it is a sibling.
+    let groups: Vec<usize> = located
+        .frames
+        .windows(2)
+        .filter(|w| {
+            w[0].kind == Kind::Call
+                && w[0].callee.as_ref().is_some_and(|c| c.0.starts_with("Promise."))
+                && w[1].kind == Kind::Array
+        })
+        .map(|w| w[1].open)
+        .collect();
+    let cursor = located.partial.start;
     let mut seen: Vec<&str> = Vec::new();
     let mut out = Vec::new();
     for stage in &facts.stages {
         let Some(name) = stage.name.as_ref().filter(|n| !n.dynamic) else { continue };
-        if enclosing.iter().any(|open| stage.is_call_at(*open)) || seen.contains(&name.text.as_str()) {
+        let later = stage.start > cursor;
+        let sibling = groups.iter().any(|open| *open < stage.start);
+        if enclosing.iter().any(|open| stage.is_call_at(*open))
+            || later
+            || sibling
+            || seen.contains(&name.text.as_str())
+        {
             continue;
         }
         seen.push(&name.text);
@@ -189,7 +225,13 @@ fn agent_names(workspace: &Workspace, file: &SourceFile, replace: Span, in_strin
         insert: (!in_string).then(|| format!("\"{name}\"")),
         replace,
     };
+    let provider = agent_of(file);
     for agent in agents::files(workspace, &file.path) {
+        // The provider's CLI reads only its own directory (as `atomic/UnknownAgent` judges).
+        let serves = |p: Option<&str>| p.is_none() || provider.is_none() || p == provider;
+        if !serves(crate::workspace::atomic::agent_provider(&agent.path)) {
+            continue;
+        }
         if !out.iter().any(|i| i.label == agent.name) {
             let shown =
                 workspace.file_at(&agent.path).map_or_else(|| agent.path.display().to_string(), |f| f.display.clone());

@@ -1,6 +1,9 @@
 //! The names of one workflow, read in one lexical scan (so also in half-typed code): the
 //! workflow's name, its inputs and their uses (`ctx.inputs.x`), its stages and the transcript
-//! reads naming them, and the agents it asks for (`--agent x`, `agent: "x"`).
+//! reads naming them, and the agents it asks for (`--agent x`, `agent: "x"`). A workflow of
+//! `@bastani/workflows` (`Facts::current`) has its inputs as the keys of `workflow({ inputs })`
+//! and its stages as the names given to `ctx.task`, `ctx.stage`, `ctx.tool`, steps and child
+//! boundaries.
 
 use super::locate::{self, At, Frame, Kind, Spot, Token};
 use crate::families::atomic::model::flow;
@@ -51,10 +54,14 @@ impl Name {
 #[derive(Debug, Default)]
 pub(super) struct Input {
     pub name: Option<Name>,
-    /// `type`, `description`, `default` and `values` as written (string literals only).
+    /// `type`, `description`, `default` and `values` as written (string literals only); for
+    /// `@bastani/workflows`, the TypeBox builder (`String`).
     pub ty: Option<String>,
     pub description: Option<String>,
     pub required: bool,
+    /// `@bastani/workflows`: wrapped in `Type.Optional(…)`, or given a `default`.
+    pub optional: bool,
+    pub defaulted: bool,
     /// The input's object literal.
     open: usize,
 }
@@ -64,6 +71,8 @@ pub(super) struct Stage {
     pub name: Option<Name>,
     pub description: Option<String>,
     pub headless: bool,
+    /// What makes it in `@bastani/workflows`: `task`, `stage`, `tool`, `step`, `child workflow`.
+    pub kind: Option<&'static str>,
     /// The callee's start.
     pub start: usize,
     /// After the closing parenthesis, once it is read.
@@ -74,7 +83,9 @@ pub(super) struct Stage {
 
 #[derive(Debug, Default)]
 pub(super) struct Facts {
-    /// `name` of `defineWorkflow({ … })`, and the `defineWorkflow` callee.
+    /// The file is written against `@bastani/workflows` (0.8 and 0.9).
+    pub current: bool,
+    /// `name` of `defineWorkflow({ … })` (0.9: `workflow({ … })`), and the callee.
     pub workflow: Option<Name>,
     pub define: Option<Span>,
     pub inputs: Vec<Input>,
@@ -88,6 +99,42 @@ pub(super) struct Facts {
 /// Whether a call's callee is `ctx.stage` (or `s.stage`): a path ending in `.stage`.
 pub(super) fn is_stage(callee: &str) -> bool {
     callee.ends_with(".stage")
+}
+
+/// Whether `text` is written against `@bastani/workflows`.
+pub(super) fn is_current(text: &str) -> bool {
+    use crate::workspace::atomic::{Module, sdk_module};
+    matches!(sdk_module(text), Some(Module::Workflows | Module::OwnAuthoring))
+}
+
+/// What a `@bastani/workflows` call that makes a stage named by its first argument makes.
+fn current_stage(callee: &str) -> Option<&'static str> {
+    [(".task", "task"), (".stage", "stage"), (".tool", "tool")]
+        .into_iter()
+        .find(|(m, _)| callee.ends_with(m))
+        .map(|(_, k)| k)
+}
+
+/// The entry of `workflow({ inputs: { … } })` that `frames` are in: the index of the inputs
+/// map's frame and the entry's key.
+fn input_entry(frames: &[Frame]) -> Option<(usize, String)> {
+    let i = frames.iter().rposition(|f| f.kind == Kind::Object && f.slot.as_deref() == Some("inputs"))?;
+    inputs_map(frames, i).then(|| Some((i, frames[i].key.clone()?))).flatten()
+}
+
+/// Whether `frames[i]` is the inputs map of a `workflow({ … })` spec.
+fn inputs_map(frames: &[Frame], i: usize) -> bool {
+    let (Some(map), Some(spec), Some(call)) =
+        (frames.get(i), i.checked_sub(1).and_then(|j| frames.get(j)), i.checked_sub(2).and_then(|j| frames.get(j)))
+    else {
+        return false;
+    };
+    map.kind == Kind::Object
+        && map.slot.as_deref() == Some("inputs")
+        && spec.kind == Kind::Object
+        && call.kind == Kind::Call
+        && call.index == 0
+        && call.callee.as_ref().is_some_and(|(c, _)| c == "workflow")
 }
 
 /// Whether a call reads a finished stage by name.
@@ -109,7 +156,7 @@ impl Stage {
 
 impl Facts {
     pub(super) fn read(text: &str) -> Facts {
-        let mut facts = Facts::default();
+        let mut facts = Facts { current: is_current(text), ..Facts::default() };
         // The last three tokens, for `.inputs.x` and `.inputs["x"]`.
         let mut recent: [Option<Token>; 3] = [None, None, None];
         locate::tokens(text, &mut |token, frames| {
@@ -152,6 +199,9 @@ impl Facts {
         let after_inputs = |open: char| {
             punct(&recent[2]) == Some(open) && word(&recent[1]) == Some("inputs") && punct(&recent[0]) == Some('.')
         };
+        if self.current {
+            self.take_current(text, token, frames);
+        }
         match token {
             Token::Ident(span) => {
                 let name = &text[span.start..span.end];
@@ -184,13 +234,28 @@ impl Facts {
                 let Some(Frame { kind: Kind::Call, callee: Some((callee, callee_span)), .. }) = frames.last() else {
                     return;
                 };
-                if callee == "defineWorkflow" && self.define.is_none() {
+                let define = if self.current { "workflow" } else { "defineWorkflow" };
+                if callee == define && self.define.is_none() {
                     self.define = Some(*callee_span);
-                } else if is_stage(callee) {
+                } else if self.current
+                    && let Some(kind) = current_stage(callee)
+                {
                     let stage = Stage {
                         name: None,
                         description: None,
                         headless: false,
+                        kind: Some(kind),
+                        start: callee_span.start,
+                        end: None,
+                        open: at.start,
+                    };
+                    self.stages.push(stage);
+                } else if !self.current && is_stage(callee) {
+                    let stage = Stage {
+                        name: None,
+                        description: None,
+                        headless: false,
+                        kind: None,
                         start: callee_span.start,
                         end: None,
                         open: at.start,
@@ -230,6 +295,89 @@ impl Facts {
             }
         };
         &mut self.inputs[index]
+    }
+
+    /// The names of a `@bastani/workflows` file: input keys and their schemas, stage names.
+    fn take_current(&mut self, text: &str, token: &Token, frames: &[Frame]) {
+        let spot = locate::spot(frames);
+        let (name, hit) = match token {
+            Token::Ident(span) => {
+                (Name { text: text[span.start..span.end].to_string(), span: *span, hit: *span, dynamic: false }, *span)
+            }
+            Token::Str { span, content, dynamic } => (
+                Name {
+                    text: text[content.start..content.end].to_string(),
+                    span: *content,
+                    hit: *span,
+                    dynamic: *dynamic,
+                },
+                *span,
+            ),
+            _ => return,
+        };
+        // An input: a key of the inputs map.
+        if spot.at == At::Key && frames.len().checked_sub(1).is_some_and(|last| inputs_map(frames, last)) {
+            let open = hit.start;
+            self.input_at(open).name = Some(name);
+            return;
+        }
+        // `Type.String({ description, default })` of an input.
+        if let Some((i, key)) = input_entry(frames)
+            && i + 1 < frames.len()
+        {
+            let builder = frames[i + 1..]
+                .iter()
+                .filter_map(|f| f.callee.as_ref().map(|(c, _)| c.as_str()))
+                .filter_map(|c| c.strip_prefix("Type."))
+                .find(|b| *b != "Optional");
+            let optional = frames[i + 1..].iter().any(|f| f.callee.as_ref().is_some_and(|(c, _)| c == "Type.Optional"));
+            let Some(input) = self.inputs.iter_mut().rev().find(|x| x.name.as_ref().is_some_and(|n| n.text == key))
+            else {
+                return;
+            };
+            if let Some(builder) = builder {
+                input.ty = Some(builder.to_string());
+            }
+            input.optional = optional;
+            if matches!(token, Token::Str { .. }) && spot.at == At::Value("description".into()) {
+                input.description = Some(name.text.clone());
+            }
+            if spot.at == At::Value("default".into()) {
+                input.defaulted = true;
+            }
+            return;
+        }
+        let Some(call) = spot.call.as_ref() else { return };
+        if !matches!(token, Token::Str { .. }) {
+            return;
+        }
+        if call.callee == "workflow" && call.arg == 0 && spot.path.is_empty() && spot.at == At::Value("name".into()) {
+            self.workflow = Some(name);
+            return;
+        }
+        let open = frames.last().map_or(0, |f| f.open);
+        let step = (call.callee.ends_with(".parallel") || call.callee.ends_with(".chain"))
+            && call.arg == 0
+            && spot.path == ["[]"];
+        let boundary = call.callee.ends_with(".workflow") && call.arg == 1 && spot.path.is_empty();
+        if (step && spot.at == At::Value("name".into())) || (boundary && spot.at == At::Value("stageName".into())) {
+            let kind = if step { "step" } else { "child workflow" };
+            self.stages.push(Stage {
+                name: Some(name),
+                description: None,
+                headless: false,
+                kind: Some(kind),
+                start: hit.start,
+                end: Some(hit.end),
+                open,
+            });
+            return;
+        }
+        if current_stage(&call.callee).is_some() && call.arg == 0 && spot.at == At::Argument {
+            if let Some(stage) = self.stages.iter_mut().rev().find(|s| s.open == open && s.name.is_none()) {
+                stage.name = Some(name);
+            }
+        }
     }
 
     /// A string literal: a name, a read, an agent, or an input's or stage's field.

@@ -3,7 +3,7 @@
 
 use super::agents;
 use super::complete::key_doc;
-use super::facts::{Facts, Name};
+use super::facts::{Facts, Name, is_current};
 use super::locate::{self, At, Frame, Token};
 use super::{agent_of, ignored_here, role_of, workflow};
 use crate::editor::{Cursor, HoverInfo};
@@ -37,8 +37,14 @@ pub(in crate::families::atomic) fn hover(workspace: &Workspace, at: Cursor) -> O
     if let Some(name) = stage {
         return Some(HoverInfo { span: name.span, markdown: stage_doc(&facts, &name.text) });
     }
+    if facts.current
+        && let Token::Ident(s) = &token
+        && let Some(markdown) = context_doc(text, *s)
+    {
+        return Some(HoverInfo { span: *s, markdown });
+    }
     let spot = locate::spot(&frames);
-    let role = role_of(&spot)?;
+    let role = role_of(&spot, is_current(text))?;
     let agent = agent_of(file);
     let (name, key_span) = match (&spot.at, &token) {
         (At::Key, Token::Ident(s)) => (&text[s.start..s.end], *s),
@@ -51,7 +57,7 @@ pub(in crate::families::atomic) fn hover(workspace: &Workspace, at: Cursor) -> O
     let markdown = match keys::key(role, agent, name) {
         Some(k) => key_doc(k, role, note),
         None if role.is_closed() && keys::keys(role, agent).is_some() => {
-            format!("`{name}` is not one of the {}; atomic ignores it.", role.describe())
+            format!("`{name}` is not one of the {}; atomic does nothing with it.", role.describe())
         }
         None => return None,
     };
@@ -74,6 +80,29 @@ fn token_at(text: &str, offset: usize) -> Option<(Token, Vec<Frame>)> {
 }
 
 fn input_doc(facts: &Facts, name: &str) -> String {
+    if facts.current {
+        let Some(input) = facts.input(name) else {
+            return format!(
+                "`{name}` is not a declared input: atomic rejects undeclared inputs, so it is always undefined (`atomic/UndeclaredInput`)."
+            );
+        };
+        let ty = input.ty.as_deref().map_or(String::new(), |t| format!(" · `Type.{t}`"));
+        let need = if input.optional {
+            " · optional"
+        } else if input.defaulted {
+            " · has a default"
+        } else {
+            " · required"
+        };
+        let mut out = format!("**input** `{name}`{ty}{need}");
+        if let Some(description) = &input.description {
+            out.push_str(&format!("\n\n{description}"));
+        }
+        out.push_str(&format!(
+            "\n\nGiven as `/workflow <name> {name}=<value>` (or a child's `inputs`); read as `ctx.inputs.{name}`."
+        ));
+        return out;
+    }
     let Some(input) = facts.input(name) else {
         return match facts.inputs.is_empty() {
             true => format!(
@@ -96,7 +125,34 @@ fn input_doc(facts: &Facts, name: &str) -> String {
     out
 }
 
+/// `ctx.<member>`: its signature and what it does; `workflow` of `workflow({ … })`: the spec.
+fn context_doc(text: &str, at: crate::source::Span) -> Option<String> {
+    let name = &text[at.start..at.end];
+    let receiver = text[..at.start].strip_suffix('.').or_else(|| text[..at.start].strip_suffix("?."))?;
+    let owner: String =
+        receiver.chars().rev().take_while(|c| locate::is_word(*c)).collect::<Vec<_>>().into_iter().rev().collect();
+    if owner != "ctx" {
+        return None;
+    }
+    let (ty, doc) = keys::context_member(name)?;
+    Some(format!("**ctx.{name}** `{ty}` · `@bastani/workflows`\n\n{doc}"))
+}
+
 fn stage_doc(facts: &Facts, name: &str) -> String {
+    if facts.current {
+        let all: Vec<_> = facts.stages.iter().filter(|s| s.name.as_ref().is_some_and(|n| n.text == name)).collect();
+        let kind = all.first().and_then(|s| s.kind).unwrap_or("stage");
+        let mut out = format!(
+            "**{kind}** `{name}`\n\nThe stage's name in status views and the graph; attach, send, pause and interrupt target it by name."
+        );
+        if all.len() > 1 {
+            out.push_str(&format!(
+                "\n\n{} stages are named so: targeting the name is ambiguous (`atomic/AmbiguousStageName`).",
+                all.len()
+            ));
+        }
+        return out;
+    }
     let Some(stage) = facts.stage(name) else {
         let built: Vec<String> = facts.stages_matching(name).iter().map(|n| format!("`{}`", n.text)).collect();
         if !built.is_empty() {

@@ -98,7 +98,16 @@ fn check_new_name(text: &str, all: &[Occurrence], hit: &Occurrence, new: &str) -
         true => (INPUT, "an input"),
         false => (STAGE, "a stage"),
     };
-    if kind == INPUT {
+    if kind == INPUT && super::facts::is_current(text) {
+        // 0.9's inputs are keys of a map, given as `name=value`: any name a key can be.
+        let plain = new.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && new.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !plain {
+            return Err(format!(
+                "`{new}` cannot be an input name: use letters, digits, `_` and `-`, starting with a letter"
+            ));
+        }
+    } else if kind == INPUT {
         let mut chars = new.chars();
         let flag = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
             && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -129,7 +138,11 @@ pub(in crate::families::atomic) fn symbols(workspace: &Workspace, id: FileId) ->
     let mut children: Vec<Symbol> = Vec::new();
     for input in &facts.inputs {
         let Some(name) = &input.name else { continue };
-        let detail = Some(format!("input · {}", input.ty.as_deref().unwrap_or("string")));
+        let detail = Some(match (facts.current, input.ty.as_deref()) {
+            (true, Some(ty)) => format!("input · Type.{ty}"),
+            (true, None) => "input".to_string(),
+            (false, ty) => format!("input · {}", ty.unwrap_or("string")),
+        });
         children.push(Symbol {
             name: name.text.clone(),
             detail,
@@ -145,7 +158,7 @@ pub(in crate::families::atomic) fn symbols(workspace: &Workspace, id: FileId) ->
             Some(name) => (name.text.clone(), name.span),
             None => ("(unnamed stage)".to_string(), Span::new(stage.start, stage.start)),
         };
-        let detail = Some(if stage.headless { "headless stage" } else { "stage" }.to_string());
+        let detail = Some(stage.kind.unwrap_or(if stage.headless { "headless stage" } else { "stage" }).to_string());
         children.push(Symbol { name: label, detail, kind: SymbolKind::Node, span, selection, children: Vec::new() });
     }
     let Some(define) = facts.define else { return children };

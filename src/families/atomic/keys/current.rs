@@ -290,3 +290,55 @@ pub(super) const WORKTREE: &[Key] = &[
     ),
     plain("baseBranch", "string", "The name of the input holding the base branch."),
 ];
+
+/// The members of the run context (`WorkflowRunContext`), for hover: (name, signature, doc).
+pub(super) const CONTEXT: &[(&str, &str, &str)] = &[
+    (
+        "inputs",
+        "Readonly<inputs>",
+        "The validated inputs, typed from the `inputs` schema map; defaults applied before `run` starts.",
+    ),
+    ("cwd", "string | undefined", "The invocation's working directory, for workflow-owned artifacts."),
+    ("runId", "string | undefined", "The run's durable id, for run-scoped artifacts."),
+    (
+        "models",
+        "WorkflowModelCatalogPort | undefined",
+        "The invoking session's model catalog, when the host provides one: `currentModel`, `listModels()`.",
+    ),
+    (
+        "task",
+        "(name, options) => Promise<WorkflowTaskResult>",
+        "One tracked stage: prompts its agent with `prompt` and returns `{ text, structured?, … }`. `options` is required.",
+    ),
+    (
+        "chain",
+        "(steps, options?) => Promise<WorkflowTaskResult[]>",
+        "Named steps in sequence; a step without a prompt takes `{task}` (the first) or `{previous}`.",
+    ),
+    (
+        "parallel",
+        "(steps, options?) => Promise<WorkflowTaskResult[]>",
+        "Named steps at once, bounded by `concurrency` (default 4) and fail-fast unless `failFast: false`.",
+    ),
+    (
+        "stage",
+        "(name, options?) => StageContext",
+        "A named stage for direct session control (`prompt`, `complete`, `sendUserMessage`); a schema-backed one takes one `prompt()`.",
+    ),
+    (
+        "workflow",
+        "(definition, options?) => Promise<WorkflowChildResult>",
+        "Runs an imported definition (never a name or path) behind a boundary stage `workflow:<name>`; check `child.exited` before reading its outputs.",
+    ),
+    (
+        "tool",
+        "(name, args, fn, options?) => Promise<value>",
+        "A durable, non-chat node: `fn`'s serializable result is cached by call order and a hash of `name` and `args`, so a resume does not rerun it. Forward `signal`.",
+    ),
+    (
+        "exit",
+        "(options?) => never",
+        "Ends the run on purpose with a status (`completed`, `skipped`, `cancelled`, `blocked`, `failed`), a reason and partial outputs; write `return ctx.exit(…)`.",
+    ),
+    ("ui", "WorkflowUIContext", "Human input that suspends the run: `input`, `confirm`, `select`, `editor`, `custom`."),
+];
