@@ -436,6 +436,53 @@ fn broken_lastlight_example_shows_most_rules() {
     assert!(missing.is_empty(), "examples/broken/lastlight does not show: {missing:?}");
 }
 
+#[test]
+fn clean_atomic_example_has_no_finding_at_all() {
+    let root = PathBuf::from("examples/atomic");
+    let (workspace, diagnostics) = common::check_with(std::slice::from_ref(&root), Config::defaults(&root));
+    assert!(diagnostics.is_empty(), "{}", common::render_full(&workspace, &diagnostics));
+    // A 0.9 workflow, its child in `lib/`, and a v0.5 workflow in a project pinning 0.5.
+    let workflows =
+        workspace.files().iter().filter(|f| f.kind == stagelint::workspace::FileKind::AtomicWorkflow).count();
+    assert_eq!(workflows, 3);
+    let notes = stagelint::families::atomic::Atomic.notes(&workspace);
+    assert!(
+        notes.iter().any(|n| n.starts_with("atomic 0.9 assumed") && n.contains("@bastani/atomic ^0.9.15")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.starts_with("atomic 0.5 assumed") && n.contains("@bastani/atomic ^0.5.24")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn broken_atomic_example_shows_the_current_rules() {
+    let root = PathBuf::from("examples/broken/atomic");
+    let (_, diagnostics) = common::check_with(std::slice::from_ref(&root), Config::defaults(&root));
+    let fired: HashSet<&str> = diagnostics.iter().map(|d| d.code).collect();
+    for code in [
+        "atomic/BuilderRemoved",
+        "atomic/RemovedImport",
+        "atomic/MissingOutputs",
+        "atomic/SchemaMapShape",
+        "atomic/UnknownOption",
+        "atomic/InvalidOptionValue",
+        "atomic/ConflictingOptions",
+        "atomic/AmbiguousStageName",
+        "atomic/ProseGate",
+        "atomic/WorkflowByName",
+        "atomic/SchemaStageReprompted",
+        "atomic/UnknownContextMember",
+        "atomic/StructuredWithoutSchema",
+        "atomic/NonWorkflowExport",
+        "atomic/NotDiscovered",
+    ] {
+        assert!(fired.contains(code), "examples/broken/atomic does not show {code}: {fired:?}");
+    }
+    assert!(diagnostics.iter().any(|d| d.severity == Severity::Error), "the example exits 1");
+}
+
 /// Small workflows, each clean or broken in one way the linter calls an error; the shipped
 /// JSON Schema must agree: clean ones valid, broken ones invalid. (Not every error can be said
 /// in JSON Schema, such as a duplicate phase name; those are not listed.)

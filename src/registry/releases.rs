@@ -294,15 +294,50 @@ pub static LAST_LIGHT: System = System {
 pub static ATOMIC: System = System {
     name: "@bastani/atomic",
     family: "atomic",
-    detection: "the SDK version a project pins in `package.json`, or `[atomic] sdk-version`",
+    detection: "per workflow file, from the SDK module it imports (`@bastani/atomic/workflows`, `@bastani/atomic-sdk`, `@bastani/workflows`) and the API it calls there (`defineWorkflow` or `workflow`), with the versions its project pins: the nearest `package.json` declaring `@bastani/atomic`, `@bastani/workflows` or `@bastani/atomic-sdk` (atomic's own packages pin their own version), else `[atomic] sdk-version`; a project pinning only releases older than 0.5 or from 0.10 on is not checked (`atomic/UnmodeledDialect`)",
     setting: Some("[atomic] sdk-version"),
-    releases: &[Release {
-        name: "0.5",
-        range: "v0.5.x: `defineWorkflow({...}).for<agent>().run(...).compile()` from `@bastani/atomic/workflows`",
-        since: "bastani-inc/atomic@v0.5.0",
-        last: None,
-        changes: &[],
-    }],
+    releases: &[
+        Release {
+            name: "0.5",
+            range: "v0.5.x (v0.5.0 to v0.5.34): `defineWorkflow({...}).for<\"agent\">().run(...).compile()` from `@bastani/atomic/workflows`, discovered at `.atomic/workflows/<name>/<agent>/index.ts`",
+            since: "bastani-inc/atomic@v0.5.0",
+            last: None,
+            changes: &[],
+        },
+        Release {
+            name: "0.6–0.7",
+            range: "v0.6.0 to v0.7.17: the same builder from `@bastani/atomic/workflows` (0.6) or `@bastani/atomic-sdk` (0.7), run by a worker CLI or registered with `hostLocalWorkflows([...])`",
+            since: "bastani-inc/atomic@v0.6.0 (`@bastani/atomic-sdk` from v0.7.0, `hostLocalWorkflows` from v0.7.11)",
+            last: None,
+            changes: &[
+                "`.for(\"agent\")` takes the agent as its argument; `compile()` throws without it (`atomic/MissingAgent`)",
+                "no local discovery: a workflow is exported for a worker CLI or passed to `hostLocalWorkflows([...])` and registered in `.atomic/settings.json`",
+                "inputs of type `\"integer\"`; input names `name`, `agent`, `detach`, `list`, `help`, `version`, `session`, `status` reserved (`atomic/ReservedInputName`)",
+                "workflow option `source`; OpenCode session option `permission`",
+            ],
+        },
+        Release {
+            name: "0.8",
+            range: "0.8.24 to 0.8.31: `defineWorkflow(\"name\").description(…).input(…).output(…).worktreeFromInputs(…).run(…).compile()` from `@bastani/workflows`, with `Type` re-exported",
+            since: "bastani-inc/atomic PR #936 (first released in 0.8.24)",
+            last: None,
+            changes: &[
+                "flat files `.atomic/workflows/<name>.ts` (a subdirectory holds support modules) and package workflows named by `package.json` `atomic.workflows`; every export of a workflow file is shape-checked",
+                "TypeBox schemas for inputs and outputs; `run` returns the declared outputs",
+                "`ctx.task`, `ctx.chain`, `ctx.parallel`, `ctx.stage(name, options)`, `ctx.workflow`, `ctx.tool`, `ctx.ui`, `ctx.exit` replace the `ctx.stage(opts, client, session, callback)` sessions",
+            ],
+        },
+        Release {
+            name: "0.9",
+            range: "0.9.0 and later (0.9.15 modelled): `export default workflow({ name?, description, inputs, outputs, run })` from `@bastani/workflows`, `Type` from `typebox`",
+            since: "bastani-inc/atomic PR #1457 (first released in 0.9.0)",
+            last: None,
+            changes: &[
+                "the builder removed with no shim: `defineWorkflow` and `Type` are no longer exported and `.compile()` is gone (`atomic/BuilderRemoved`, `atomic/RemovedImport`, each with a fix)",
+                "`outputs` required (`outputs: {}` when there are none), `description` required, `name` optional (derived from the file name)",
+            ],
+        },
+    ],
 };
 
 /// `stagelint explain versions`: every system, its releases oldest first, and what changed.
@@ -341,6 +376,7 @@ mod tests {
             assert!(system.releases[0].changes.is_empty(), "{}: the oldest release changes nothing", system.name);
         }
         assert_eq!(system_of("lastlight").map(|s| s.newest().name), Some("0.25.6"));
+        assert_eq!(system_of("atomic").map(|s| s.newest().name), Some("0.9"));
     }
 
     #[test]

@@ -6,7 +6,8 @@ local M = {}
 local opts_open_report = true
 
 -- `toml` is there for stagelint.toml alone, `typescript` for @bastani/atomic workflows under
--- `.atomic/workflows/`: other TOML and TypeScript buffers do not start or attach the server.
+-- `.atomic/workflows/` (and a package's `workflows/` or `workflow/` directory): other TOML and
+-- TypeScript buffers do not start or attach the server.
 M.filetypes = { "markdown", "yaml", "json", "toml", "typescript" }
 
 local function is_config(bufnr)
@@ -17,6 +18,8 @@ end
 local function is_atomic_workflow(bufnr)
   local path = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":p")
   return path:find("/.atomic/workflows/", 1, true) ~= nil
+    or path:find("/workflows/", 1, true) ~= nil
+    or path:find("/workflow/", 1, true) ~= nil
 end
 
 -- Whether the server should see this buffer: any of its filetypes, but of TOML files only ours

@@ -44,10 +44,11 @@ export const LANGUAGES = ["markdown", "yaml", "json"] as const;
 export const CONFIG_PATTERNS = ["**/stagelint.toml", "**/.stagelint.toml"] as const;
 
 /**
- * TypeScript only where @bastani/atomic workflows live: other TypeScript is tsserver's, and the
+ * TypeScript only where @bastani/atomic workflows live (`.atomic/workflows/`, and a package's
+ * conventional `workflows/` or `workflow/` directory): other TypeScript is tsserver's, and the
  * server answers nothing for it.
  */
-export const TYPESCRIPT_PATTERN = "**/.atomic/workflows/**";
+export const TYPESCRIPT_PATTERN = "**/{.atomic/workflows,workflows,workflow}/**";
 
 export type DocumentFilter =
   | { scheme: string; language: string; pattern?: string }

@@ -103,6 +103,7 @@ describe("activation", () => {
   test("workspaces with state machines, registries, agents, workflows, cassettes or a config", () => {
     for (const file of [
       "app/.atomic/workflows/review/claude/index.ts",
+      "app/.atomic/workflows/review.ts",
       "flows/sm.yaml",
       "flows/sm.yml",
       "flows/sm.json",
@@ -121,7 +122,7 @@ describe("activation", () => {
   });
 
   test("the repository's examples activate it", () => {
-    for (const example of ["code-review", "climpt", "lastlight"]) {
+    for (const example of ["code-review", "climpt", "lastlight", "atomic"]) {
       const files = walk(join(repo, "examples", example)).map((f) => f.slice(repo.length + 1).replace(/\\/g, "/"));
       assert.ok(
         files.some((file) => contains.some((pattern) => globRegExp(pattern.replace(/^\*\*\//, "")).test(file))),

@@ -37,7 +37,7 @@ test("the document selector: markdown, YAML and JSON files on disk, atomic workf
     { scheme: "file", language: "markdown" },
     { scheme: "file", language: "yaml" },
     { scheme: "file", language: "json" },
-    { scheme: "file", language: "typescript", pattern: "**/.atomic/workflows/**" },
+    { scheme: "file", language: "typescript", pattern: "**/{.atomic/workflows,workflows,workflow}/**" },
     { scheme: "file", pattern: "**/stagelint.toml" },
     { scheme: "file", pattern: "**/.stagelint.toml" },
   ]);

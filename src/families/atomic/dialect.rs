@@ -25,14 +25,16 @@ pub(super) enum Dialect {
 }
 
 impl Dialect {
-    /// The release line, as `explain versions` names it.
+    /// The release line, as `explain versions` names it (`registry::releases::ATOMIC`, oldest
+    /// first, one release per dialect).
     pub fn release(self) -> &'static str {
-        match self {
-            Dialect::Seed => "0.5",
-            Dialect::Sdk => "0.6–0.7",
-            Dialect::Builder => "0.8",
-            Dialect::Current => "0.9",
-        }
+        let index = match self {
+            Dialect::Seed => 0,
+            Dialect::Sdk => 1,
+            Dialect::Builder => 2,
+            Dialect::Current => 3,
+        };
+        crate::registry::releases::ATOMIC.releases[index].name
     }
 
     /// The packages whose pins say which atomic runs a file of this dialect, most telling first.
