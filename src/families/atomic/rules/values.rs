@@ -41,11 +41,10 @@ pub(super) fn check(
                 && let Some(Value::Str(kind, at)) = input.get("type").map(|p| &p.value)
             {
                 // `"integer"` came with 0.6.
-                let types: Vec<&str> = allowed(Role::Input, "type")
-                    .iter()
-                    .copied()
-                    .filter(|t| dialect != Dialect::Seed || *t != "integer")
-                    .collect();
+                let mut types: Vec<&str> = allowed(Role::Input, "type").to_vec();
+                if dialect != Dialect::Seed {
+                    types.push("integer");
+                }
                 literal(file, "input `type`", kind, *at, &types, "`WorkflowInputType` in `types.ts`", out);
             }
         }
