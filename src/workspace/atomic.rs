@@ -58,6 +58,11 @@ pub fn sdk_module(text: &str) -> Option<Module> {
         let Some(quote) = quoted.chars().next().filter(|c| *c == '"' || *c == '\'') else { continue };
         let Some(module) = quoted[1..].split(quote).next() else { continue };
         match module {
+            // From 0.9 the `@bastani/atomic` package also exports the `@bastani/workflows` API
+            // at this subpath: `workflow` (not `defineWorkflow`) imported from it is 0.9 code.
+            "@bastani/atomic/workflows" if !text.contains("defineWorkflow") && calls_workflow(text) => {
+                return Some(Module::Workflows);
+            }
             "@bastani/atomic/workflows" => return Some(Module::AtomicWorkflows),
             "@bastani/workflows" => return Some(Module::Workflows),
             m if m == "@bastani/atomic-sdk" || m.starts_with("@bastani/atomic-sdk/") => return Some(Module::AtomicSdk),
@@ -66,6 +71,14 @@ pub fn sdk_module(text: &str) -> Option<Module> {
         }
     }
     None
+}
+
+/// Whether `text` calls a function named `workflow` (not `defineWorkflow`, `ctx.workflow`).
+fn calls_workflow(text: &str) -> bool {
+    text.match_indices("workflow(").any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '.')
+    })
 }
 
 /// Whether `module` is a relative path to the SDK's own authoring module, as atomic's builtins
@@ -117,6 +130,10 @@ pub fn project_root(path: &Path) -> Option<&Path> {
     let (base, builtin) = base(path)?;
     (!builtin).then(|| base.parent()?.parent()).flatten()
 }
+
+/// The project's workflow extension config, whose `workflows.<name>.path` entries (relative to
+/// the project) register workflow files and directories besides `.atomic/workflows/`.
+pub const WORKFLOW_CONFIGS: [&str; 1] = [".atomic/extensions/workflow/config.json"];
 
 /// The agent files atomic's agents are found in, under a project root: `(directory, whether
 /// each agent is a directory holding SKILL.md)`.
@@ -262,6 +279,8 @@ mod tests {
             Some(Module::AtomicWorkflows)
         );
         assert_eq!(sdk_module(" * import { workflow } from \"@bastani/workflows\";"), None);
+        let reexported = "import { workflow } from \"@bastani/atomic/workflows\";\nexport default workflow({});";
+        assert_eq!(sdk_module(reexported), Some(Module::Workflows));
         assert_eq!(sdk_module("import type { Static } from \"@bastani/workflows\";"), None);
         assert_eq!(sdk_module("import type {\n  Static,\n} from \"@bastani/workflows\";"), None);
         assert_eq!(sdk_module("const s = \"@bastani/workflows\";"), None);

@@ -92,6 +92,9 @@ pub(super) struct Project<'w> {
     /// The files a workflow imports by a relative path (`import child from "./child.js"`):
     /// a definition kept out of discovery's reach may be a child workflow of another.
     imported: std::collections::HashSet<std::path::PathBuf>,
+    /// The files and directories a project's `.atomic/extensions/workflow/config.json`
+    /// registers (`workflows.<name>.path`, relative to the project), with the config.
+    configured: Vec<(std::path::PathBuf, FileId)>,
 }
 
 impl<'w> Project<'w> {
@@ -120,7 +123,27 @@ impl<'w> Project<'w> {
         }
         let mut packages = HashMap::new();
         let mut manifests = HashMap::new();
+        let mut configured = Vec::new();
         for file in workspace.files().iter().filter(|f| f.kind == FileKind::AtomicContext) {
+            if let Some(root) = atomic::WORKFLOW_CONFIGS
+                .iter()
+                .find(|c| file.path.ends_with(c))
+                .and_then(|c| file.path.ancestors().nth(Path::new(c).components().count()))
+                && let Some(config) = crate::source::json::parse(&file.text).root
+                && let Some(entries) = config.get("workflows").and_then(|w| w.as_map())
+            {
+                for entry in entries {
+                    if let Some(path) = entry.value.get("path").and_then(|p| p.as_str()) {
+                        let target = if Path::new(path).is_absolute() {
+                            Path::new(path).to_path_buf()
+                        } else {
+                            resolve_dir(root, path)
+                        };
+                        configured.push((target, file.id));
+                    }
+                }
+                continue;
+            }
             if file.path.file_name().is_some_and(|n| n == "package.json")
                 && let Some(dir) = file.path.parent()
                 && let Some(root) = crate::source::json::parse(&file.text).root
@@ -139,7 +162,12 @@ impl<'w> Project<'w> {
             let Some(dir) = file.path.parent() else { continue };
             imported.extend(relative_imports(&file.text).filter_map(|module| resolve(dir, module)));
         }
-        Project { workspace, agents, packages, manifests, imported }
+        Project { workspace, agents, packages, manifests, imported, configured }
+    }
+
+    /// The config that registers `path` (itself or a directory above it), if one does.
+    pub fn configured(&self, path: &Path) -> Option<FileId> {
+        self.configured.iter().find(|(target, _)| path.starts_with(target)).map(|(_, id)| *id)
     }
 
     /// Whether another workflow imports `path` by a relative path.
@@ -283,6 +311,21 @@ fn relative_imports(text: &str) -> impl Iterator<Item = &str> {
         let module = rest[1..].split(quote).next()?;
         module.starts_with('.').then_some(module)
     })
+}
+
+/// `path` (relative, with `.` and `..`) resolved against `dir`, lexically.
+fn resolve_dir(dir: &Path, path: &str) -> std::path::PathBuf {
+    let mut out = dir.to_path_buf();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "." | "" => {}
+            ".." => {
+                out.pop();
+            }
+            part => out.push(part),
+        }
+    }
+    out
 }
 
 /// The `.ts` file a relative module names from `dir`: `./child.js` is `child.ts` (TypeScript

@@ -146,6 +146,9 @@ pub(super) fn atomic_context(
         add(package, &mut found);
     }
     for project in &projects {
+        for config in atomic::WORKFLOW_CONFIGS.map(|c| project.join(c)).into_iter().filter(|c| c.is_file()) {
+            add(config, &mut found);
+        }
         for (dir, skills) in atomic::AGENT_DIRS {
             let mut entries: Vec<PathBuf> =
                 std::fs::read_dir(project.join(dir)).into_iter().flatten().flatten().map(|e| e.path()).collect();

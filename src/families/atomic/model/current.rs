@@ -69,7 +69,7 @@ pub struct Definition {
 }
 
 /// `inputs` or `outputs` of a spec.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SchemaMap {
     /// The value of the key.
     pub span: Span,
@@ -81,7 +81,7 @@ pub struct SchemaMap {
 }
 
 /// One key of a schema map.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Schema {
     pub key: String,
     pub value: Span,
@@ -134,6 +134,22 @@ pub enum Return {
 pub struct Link {
     pub method: String,
     pub args: Vec<Span>,
+    /// `.input(key, schema)` and `.output(key, schema)`: the key (a string literal) and schema.
+    pub schema: Option<Schema>,
+}
+
+impl Builder {
+    /// The `.input(…)` (`"input"`) or `.output(…)` (`"output"`) calls as a schema map (spanning
+    /// the chain); open when a key is not a string literal.
+    pub fn map(&self, method: &str) -> SchemaMap {
+        let links = self.links.iter().filter(|l| l.method == method);
+        SchemaMap {
+            span: self.define,
+            not_map: None,
+            entries: links.clone().filter_map(|l| l.schema.clone()).collect(),
+            open: links.clone().any(|l| l.schema.is_none()),
+        }
+    }
 }
 
 /// 0.8's `defineWorkflow(name)…` chain.
@@ -276,7 +292,9 @@ pub fn read(program: &Program) -> Current {
 
 /// Whether `module` is where a workflow imports the authoring API from.
 fn is_sdk(module: &str) -> bool {
-    module == "@bastani/workflows" || crate::workspace::atomic::is_own_authoring(module)
+    // `@bastani/atomic/workflows` re-exports the same API from 0.9.
+    matches!(module, "@bastani/workflows" | "@bastani/atomic/workflows")
+        || crate::workspace::atomic::is_own_authoring(module)
 }
 
 /// The members of `WorkflowRunContext` (`shared/authoring-contract-ui.ts`, with `models`).
@@ -380,6 +398,16 @@ fn schema(key: String, value: &Expression) -> Schema {
         out.kind = SchemaKind::NotSchema(kind);
         return out;
     }
+    // A JSON Schema object literal is a schema; v0.5's `{ type: "text", required: true }`
+    // descriptor is none (no JSON Schema type is called `text` or `enum`).
+    if let Value::Object(object) = read_value(expr) {
+        let legacy_type = object.get("type").and_then(|p| p.value.as_str()).is_some_and(|t| t == "text" || t == "enum");
+        let legacy_required = object.get("required").is_some_and(|p| matches!(p.value, Value::Bool(..)));
+        if legacy_type || legacy_required {
+            out.kind = SchemaKind::NotSchema("a v0.5 input descriptor (`{ type, required }`)");
+        }
+        return out;
+    }
     // `Type.Optional(Type.String({ … }))`: the key may be absent.
     loop {
         let Expression::CallExpression(call) = expr else { break };
@@ -464,7 +492,10 @@ impl Reader {
                         self.workflow_fn.push(s.local.clone());
                     } else if is_sdk(&module) && s.imported.as_deref() == Some("defineWorkflow") {
                         self.define_fn.push(s.local.clone());
-                    } else if module.starts_with('.') || module.starts_with("@bastani/workflows/builtin") {
+                    } else if module.starts_with('.')
+                        || module.starts_with("@bastani/workflows/builtin")
+                        || module.starts_with("@bastani/atomic/workflows/builtin")
+                    {
                         // A default import of a workflow module, or a named one of the
                         // builtins barrel: a definition (what else a module exports is not
                         // known here).
@@ -713,9 +744,20 @@ impl Reader {
                     return true;
                 }
                 Expression::StaticMemberExpression(m) => {
+                    let method = m.property.name.to_string();
+                    let declared = match current.arguments.as_slice() {
+                        [key, value] if matches!(method.as_str(), "input" | "output") => {
+                            match (key.as_expression().map(Expression::get_inner_expression), value.as_expression()) {
+                                (Some(Expression::StringLiteral(k)), Some(v)) => Some(schema(k.value.to_string(), v)),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
                     links.push(Link {
-                        method: m.property.name.to_string(),
+                        method,
                         args: current.arguments.iter().map(|a| span(a.span())).collect(),
+                        schema: declared,
                     });
                     match m.object.get_inner_expression() {
                         Expression::CallExpression(inner) => current = inner,

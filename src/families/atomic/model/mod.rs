@@ -54,6 +54,9 @@ pub struct WorkflowFile {
     /// `extractAssistantText(…)` calls: the callee, how many arguments, and where the first
     /// argument ends.
     pub extract_text: Vec<(Span, usize, usize)>,
+    /// The agent every `.for("x")` (or `.for<"x">()`) of the file names: 0.6–0.7 files may
+    /// define one workflow per agent.
+    pub for_agents: Vec<String>,
 }
 
 /// The `export default` statement.
@@ -267,11 +270,12 @@ fn read_program(program: &Program, out: &mut WorkflowFile) {
             _ => {}
         }
     }
-    let mut finder = Finder { out: Vec::new(), stages: Vec::new(), extract_text: Vec::new() };
+    let mut finder = Finder { out: Vec::new(), stages: Vec::new(), extract_text: Vec::new(), for_agents: Vec::new() };
     finder.visit_program(program);
     out.calls = finder.out;
     out.stages = finder.stages;
     out.extract_text = finder.extract_text;
+    out.for_agents = finder.for_agents;
     out.session = session::read(program);
     out.agent_refs = agents::find(program);
     if exported.is_none() {
@@ -472,6 +476,7 @@ struct Finder {
     out: Vec<(String, Span)>,
     stages: Vec<[Option<Object>; 3]>,
     extract_text: Vec<(Span, usize, usize)>,
+    for_agents: Vec<String>,
 }
 
 /// `a.b.c` of a callee made of names and static members, or `None`.
@@ -485,6 +490,23 @@ fn dotted(expr: &Expression) -> Option<String> {
 
 impl<'a> Visit<'a> for Finder {
     fn visit_call_expression(&mut self, call: &oxc_ast::ast::CallExpression<'a>) {
+        if let Expression::StaticMemberExpression(m) = call.callee.get_inner_expression()
+            && m.property.name == "for"
+        {
+            let typed = call.type_arguments.as_ref().and_then(|t| t.params.first()).and_then(|t| match t {
+                TSType::TSLiteralType(l) => match &l.literal {
+                    TSLiteral::StringLiteral(s) => Some(s.value.to_string()),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let argument =
+                match call.arguments.first().and_then(Argument::as_expression).map(Expression::get_inner_expression) {
+                    Some(Expression::StringLiteral(s)) => Some(s.value.to_string()),
+                    _ => None,
+                };
+            self.for_agents.extend(typed.or(argument));
+        }
         if let Some(path) = dotted(&call.callee) {
             if path.ends_with(".stage") {
                 let object = |i: usize| match call.arguments.get(i).and_then(Argument::as_expression).map(read_value) {

@@ -61,7 +61,9 @@ pub(super) fn check_file(file: &SourceFile, project: &Project) -> Vec<Diagnostic
     // v0.5 runs the agent of the directory; 0.6 and later the one `.for("x")` names.
     let layout = atomic::layout(&file.path).filter(|_| seed);
     let declared = parsed.chain.as_ref().and_then(|c| c.agent.as_ref()).map(|(a, _)| a.as_str());
-    let agent = layout.map(|(_, agent)| agent).or(declared);
+    // A 0.6–0.7 file may define one workflow per agent: then no one agent's rules apply to all.
+    let mixed = parsed.for_agents.iter().any(|a| Some(a.as_str()) != declared);
+    let agent = layout.map(|(_, agent)| agent).or(declared.filter(|_| !mixed));
     chain::check(file, &parsed, layout, judged.dialect, &mut out);
     inputs::check(file, &parsed, judged.dialect, &mut out);
     options::check(file, &parsed, agent, seed, &mut out);

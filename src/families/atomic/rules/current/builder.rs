@@ -202,7 +202,7 @@ fn import_edits(text: &str, current: &Current) -> Vec<Edit> {
     }
     names.dedup();
     let has_typebox = current.local_of(|m| m == "typebox", "Type").is_some();
-    let mut replacement = format!("import {{ {} }} from \"@bastani/workflows\";", names.join(", "));
+    let mut replacement = format!("import {{ {} }} from \"{}\";", names.join(", "), import.module);
     if moved_type && !has_typebox {
         replacement.push_str("\nimport { Type } from \"typebox\";");
     }
@@ -211,7 +211,10 @@ fn import_edits(text: &str, current: &Current) -> Vec<Edit> {
 
 /// The (value) import of `@bastani/workflows`.
 fn sdk_import(current: &Current) -> Option<&ImportDecl> {
-    current.imports.iter().find(|i| i.module == "@bastani/workflows" && !i.type_only)
+    current
+        .imports
+        .iter()
+        .find(|i| matches!(i.module.as_str(), "@bastani/workflows" | "@bastani/atomic/workflows") && !i.type_only)
 }
 
 /// `import { Type } from "@bastani/workflows"` and the other runtime names 0.9 dropped.

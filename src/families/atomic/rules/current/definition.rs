@@ -17,6 +17,10 @@ use crate::workspace::SourceFile;
 use super::options::{keys_and_values, nested};
 
 pub(super) fn check(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
+    for builder in &current.builders {
+        schema_map(file, &builder.map("input"), "inputs", out);
+        schema_map(file, &builder.map("output"), "outputs", out);
+    }
     for definition in &current.definitions {
         let Some(spec) = &definition.spec else { continue };
         keys_and_values(file, spec, Role::Spec, out);

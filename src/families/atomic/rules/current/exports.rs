@@ -29,7 +29,8 @@ pub(super) fn check(file: &SourceFile, current: &Current, project: &Project, out
     if current.own_sdk {
         return;
     }
-    let discovered = flat || package.is_some();
+    let configured = project.configured(&file.path);
+    let discovered = flat || package.is_some() || configured.is_some();
     let defined = current.exports.iter().any(|e| e.definition);
     if discovered {
         if !defined && current.hand_built.is_empty() {
@@ -76,6 +77,9 @@ pub(super) fn check(file: &SourceFile, current: &Current, project: &Project, out
     // An exported definition no discovery finds and no workflow imports.
     let at = current.exports.iter().find(|e| e.definition).map_or(Span::empty(0), |e| e.span);
     let at = Span::new(at.start, at.end.min(at.start + "export default".len()));
+    // Outside `.atomic/workflows/`, a workflow may be registered where stagelint cannot see
+    // (`atomic -e <dir>`, the global config, settings `packages`): info, not a warning.
+    let elsewhere = atomic::layout(&file.path).is_none() && atomic::base(&file.path).is_none();
     let (message, help) = match atomic::layout(&file.path) {
         Some((name, _)) => (
             "this file is in v0.5's `<name>/<agent>/index.ts` layout, which atomic 0.8 and later never scan: it is a support module in a subdirectory, and no workflow imports it; the workflow never runs".to_string(),
@@ -86,9 +90,10 @@ pub(super) fn check(file: &SourceFile, current: &Current, project: &Project, out
             "move it to `.atomic/workflows/<name>.ts`, or import it from a workflow and run it with `ctx.workflow(…)`".to_string(),
         ),
         None => (
-            "this file exports a workflow, but atomic discovers only `.atomic/workflows/*.ts` and the files a package's `atomic.workflows` names, and no workflow imports it; it never runs".to_string(),
-            "move it to `.atomic/workflows/<name>.ts`, or list it in `package.json` `atomic.workflows`".to_string(),
+            "this file exports a workflow, but atomic discovers only `.atomic/workflows/*.ts`, the files a package's `atomic.workflows` names and the paths `.atomic/extensions/workflow/config.json` registers, and no workflow imports it; unless it is registered elsewhere (`atomic -e`, a global config), it never runs".to_string(),
+            "move it to `.atomic/workflows/<name>.ts`, list it in `package.json` `atomic.workflows`, or register it in `.atomic/extensions/workflow/config.json`".to_string(),
         ),
     };
-    out.push(Diagnostic::new(NotDiscovered, file.id, at, message).with_help(help));
+    let d = Diagnostic::new(NotDiscovered, file.id, at, message).with_help(help);
+    out.push(if elsewhere { d.with_severity(crate::diagnostic::Severity::Info) } else { d });
 }

@@ -4,7 +4,7 @@
 //! the `inputs` map does not declare.
 
 use crate::diagnostic::Diagnostic;
-use crate::families::atomic::model::current::{CallKind, Current, Definition, Return, SchemaKind, SchemaMap};
+use crate::families::atomic::model::current::{CallKind, Current, Return, SchemaKind, SchemaMap};
 use crate::families::atomic::model::{Object, Value};
 use crate::families::atomic::{MissingOutput, UndeclaredInput, UndeclaredOutput};
 use crate::util::did_you_mean;
@@ -13,7 +13,29 @@ use crate::workspace::SourceFile;
 pub(super) fn check(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
     for definition in &current.definitions {
         let Some(outputs) = definition.outputs.as_ref().filter(|m| m.not_map.is_none() && !m.open) else { continue };
-        if let Some(run) = &definition.run {
+        returns(file, current, outputs, definition.run.as_ref(), definition.call, out);
+    }
+    // 0.8 validates a builder's returns against its `.output(…)` calls the same way.
+    for builder in &current.builders {
+        let outputs = builder.map("output");
+        if !outputs.open {
+            returns(file, current, &outputs, builder.run.as_ref(), builder.span, out);
+        }
+    }
+    inputs(file, current, out);
+}
+
+/// What `run` returns (and `ctx.exit` gives, inside `within`) against `outputs`.
+fn returns(
+    file: &SourceFile,
+    current: &Current,
+    outputs: &SchemaMap,
+    run: Option<&crate::families::atomic::model::current::RunFn>,
+    within_span: crate::source::Span,
+    out: &mut Vec<Diagnostic>,
+) {
+    {
+        if let Some(run) = run {
             for ret in &run.returns {
                 if let Return::Object(object) = ret {
                     undeclared(file, object, outputs, "returns", out);
@@ -43,17 +65,13 @@ pub(super) fn check(file: &SourceFile, current: &Current, out: &mut Vec<Diagnost
                 );
             }
         }
-        for call in current.calls.iter().filter(|c| c.kind == CallKind::Exit && within(definition, c.call)) {
+        let inside = |at: crate::source::Span| within_span.start <= at.start && at.end <= within_span.end;
+        for call in current.calls.iter().filter(|c| c.kind == CallKind::Exit && inside(c.call)) {
             if let Some(Value::Object(given)) = call.options.as_ref().and_then(|o| o.get("outputs")).map(|p| &p.value) {
                 undeclared(file, given, outputs, "exit", out);
             }
         }
     }
-    inputs(file, current, out);
-}
-
-fn within(definition: &Definition, at: crate::source::Span) -> bool {
-    definition.call.start <= at.start && at.end <= definition.call.end
 }
 
 fn required(outputs: &SchemaMap) -> Vec<&str> {
@@ -95,7 +113,10 @@ fn undeclared(file: &SourceFile, object: &Object, outputs: &SchemaMap, how: &str
                 ),
             )
             .with_related(file.id, outputs.span, "the declared outputs")
-            .with_help(format!("declare it (`{}: Type.…`) in `outputs`, or leave it out", prop.key))
+            .with_help(format!(
+                "declare it in `outputs` (`{}: Type.…`; with 0.8's builder `.output(\"{}\", Type.…)`), or leave it out",
+                prop.key, prop.key
+            ))
             .with_suggestion(prop.key_span, guess),
         );
     }
@@ -135,12 +156,28 @@ fn missing(file: &SourceFile, object: &Object, outputs: &SchemaMap, out: &mut Ve
 /// `ctx.inputs.x` for an `x` the definition around it does not declare.
 fn inputs(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
     for read in &current.inputs {
-        let Some(definition) = current.definitions.iter().find(|d| within(d, read.span)) else { continue };
-        let declared: Vec<&str> = match &definition.inputs {
-            Some(map) if map.not_map.is_none() && !map.open => map.entries.iter().map(|e| e.key.as_str()).collect(),
-            None if definition.spec.as_ref().is_some_and(|s| !s.open) => Vec::new(),
-            _ => continue,
-        };
+        let inside = |at: crate::source::Span| at.start <= read.span.start && read.span.end <= at.end;
+        let (declared, map_span): (Vec<String>, Option<crate::source::Span>) =
+            match current.builders.iter().find(|b| inside(b.span)) {
+                Some(builder) => {
+                    let map = builder.map("input");
+                    if map.open {
+                        continue;
+                    }
+                    (map.entries.into_iter().map(|e| e.key).collect(), None)
+                }
+                None => {
+                    let Some(definition) = current.definitions.iter().find(|d| inside(d.call)) else { continue };
+                    match &definition.inputs {
+                        Some(map) if map.not_map.is_none() && !map.open => {
+                            (map.entries.iter().map(|e| e.key.clone()).collect(), Some(map.span))
+                        }
+                        None if definition.spec.as_ref().is_some_and(|s| !s.open) => (Vec::new(), None),
+                        _ => continue,
+                    }
+                }
+            };
+        let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
         if declared.contains(&read.name.as_str()) {
             continue;
         }
@@ -158,8 +195,8 @@ fn inputs(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
             format!("input `{}` is not declared ({which}): atomic rejects undeclared inputs before `run` starts, so `ctx.inputs.{}` is always `undefined`{hint}", read.name, read.name),
         )
         .with_help(format!("declare it in `inputs`: `{}: Type.String({{ description: \"…\" }})`", read.name));
-        if let Some(map) = &definition.inputs {
-            d = d.with_related(file.id, map.span, "the declared inputs");
+        if let Some(at) = map_span {
+            d = d.with_related(file.id, at, "the declared inputs");
         }
         out.push(d.with_suggestion(read.span, guess));
     }
