@@ -1,7 +1,7 @@
 //! End-to-end and per-phase benchmarks on generated workspaces: 2,000 stage files (100 state
 //! machines x 20 stages; target: a full `check` under 300 ms on 2 cores) and a climpt agent
 //! with a 200-step registry and its schemas (target: under 20 ms); 200 atomic workflows made
-//! from the corpus shapes (target: discover + check under 50 ms). `monorepo`: the binary's
+//! from the corpus shapes of v0.5, and 200 of 0.9 (target: discover + check under 50 ms each). `monorepo`: the binary's
 //! `stagelint check DIR` wall time on 2,000 and 20,000 stage files (400 and 4,000 machines of
 //! five stages, the same generator), and a pre-commit run naming 10 files of the larger one;
 //! the same for 200 / 2,000 climpt agents of ten steps and 2,000 / 20,000 Last Light workflows.
@@ -114,6 +114,34 @@ fn atomic(c: &mut Criterion) {
     assert!(serious.is_empty(), "the corpus shapes are clean at warning and above: {serious:?}");
     c.bench_function("200 atomic workflows (check, in memory)", |b| checked_fresh(b, || read(&root)));
     c.bench_function("200 atomic workflows (discover + check)", |b| {
+        b.iter(|| {
+            let mut configs = ConfigCache::new(None);
+            let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
+            stagelint::check::check(&workspace).len()
+        })
+    });
+}
+
+/// 200 flat 0.9 `workflow({...})` files made from the current corpus shapes, with their `lib/`
+/// helpers and a `package.json` pin (target: discover + check under 50 ms).
+fn atomic_current(c: &mut Criterion) {
+    let root = std::env::temp_dir().join("stagelint-bench-atomic-current-200");
+    if !root.join(".atomic/workflows/wf-199.ts").is_file() {
+        let bytes = generator::generate_atomic_current(&root, 200);
+        eprintln!("generated 200 atomic 0.9 workflows, {:.1} MB", bytes as f64 / 1e6);
+    }
+    let workspace = read(&root);
+    let owned =
+        workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow && f.display.contains("wf-")).count();
+    assert_eq!(owned, 200, "every generated wf-NNN.ts is an atomic workflow");
+    let serious = stagelint::check::check(&workspace)
+        .into_iter()
+        .filter(|d| d.severity >= stagelint::diagnostic::Severity::Warning)
+        .map(|d| d.code)
+        .collect::<Vec<_>>();
+    assert!(serious.is_empty(), "the current corpus shapes are clean at warning and above: {serious:?}");
+    c.bench_function("200 atomic 0.9 workflows (check, in memory)", |b| checked_fresh(b, || read(&root)));
+    c.bench_function("200 atomic 0.9 workflows (discover + check)", |b| {
         b.iter(|| {
             let mut configs = ConfigCache::new(None);
             let workspace = discover(std::slice::from_ref(&root), &mut configs).expect("no config error");
@@ -306,5 +334,5 @@ fn run(binary: &str, args: &[&std::ffi::OsStr]) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
-criterion_group!(check, benches, lastlight, atomic, keystroke_scope, monorepo);
+criterion_group!(check, benches, lastlight, atomic, atomic_current, keystroke_scope, monorepo);
 criterion_main!(check);

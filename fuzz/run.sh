@@ -10,6 +10,7 @@ shift $(( $# < 2 ? $# : 2 ))
 case $target in
   json|lsp) dict=dict/jsonrpc.dict ;;
   stage_template|lastlight_template|c3l|render) dict=dict/mustache.dict ;;
+  check) dict=dict/check.dict ;;
   *) dict=dict/yaml.dict ;;
 esac
 mkdir -p "corpus/$target" logs

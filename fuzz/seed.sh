@@ -58,6 +58,8 @@ def slot(p):
     return None
 dirs = {}
 for p in files:
+    if "atomic" in p.parts:
+        continue
     k = slot(p)
     if k is not None:
         dirs.setdefault(p.parent if k in (0, 1, 6, 7) else p.parents[1], {}).setdefault(k, p)
@@ -66,6 +68,40 @@ for parts in dirs.values():
     if 7 not in parts:
         texts.pop()
     save("check", b"\0".join(texts))
+
+# Atomic projects (fixture cases, examples, the corpus per release): the eight parts before
+# them empty but the stagelint.toml, then the slots of `CHECK_ATOMIC_FILES`, each filled with
+# the first file of its kind.
+def atomic_slot(p):
+    n, s = p.name, str(p)
+    if n == "package.json": return 0
+    if s.endswith("extensions/workflow/config.json"): return 7
+    if "/agents/" in s and n.endswith(".md"): return 6
+    if not n.endswith(".ts"): return None
+    text = p.read_text(errors="replace")
+    if p.parent.parent.name != "workflows" and p.parent.name in ("claude", "copilot", "opencode"): return 1
+    if "/lib/" in s: return 3
+    if "@bastani/atomic-sdk" in text: return 5
+    if "@bastani/workflows" in text and ".compile()" in text: return 4
+    return 2
+def atomic_project(p):
+    parts = p.parts
+    i = parts.index("atomic")
+    # tests/fixtures/atomic/<Rule>/<case>, tests/corpus/atomic/<release>, examples/[broken/]atomic
+    return pathlib.Path(*parts[: i + (3 if parts[i - 1] == "fixtures" else 2 if parts[i - 1] == "corpus" else 1)])
+atomic_files = files + sorted(p for p in (root / "tests/corpus/atomic").rglob("*") if p.is_file() and p.stat().st_size < 64 * 1024)
+projects = {}
+for p in atomic_files:
+    if "atomic" not in p.parts:
+        continue
+    project = projects.setdefault(atomic_project(p), {})
+    if p.name == "stagelint.toml":
+        project.setdefault("toml", p)
+    elif (k := atomic_slot(p)) is not None:
+        project.setdefault(k, p)
+for parts in projects.values():
+    head = [b""] * 7 + [parts["toml"].read_bytes() if "toml" in parts else b""]
+    save("check", b"\0".join(head + [parts[k].read_bytes() if k in parts else b"" for k in range(8)]))
 
 # `lsp`: client messages after the fixed initialize, one framed message after another.
 def frames(*messages):

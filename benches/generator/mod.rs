@@ -192,6 +192,59 @@ pub fn generate_atomic(root: &Path, workflows: usize) -> u64 {
     bytes
 }
 
+/// Writes `workflows` flat 0.9 workflows `.atomic/workflows/wf-NNN.ts` from the current corpus
+/// shapes (atomic's two release workflows, its builtins importing `workflow` from the package (all but the one exporting more),
+/// the example with a child workflow), their `lib/` helpers and child once, and a `package.json`
+/// pinning `@bastani/workflows`; returns the bytes written.
+pub fn generate_atomic_current(root: &Path, workflows: usize) -> u64 {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = manifest.join("tests/corpus/atomic/_at-0.9.15");
+    let mut templates = vec![
+        corpus.join(".atomic/workflows/publish-release.ts"),
+        corpus.join(".atomic/workflows/release-docs.ts"),
+        manifest.join("examples/atomic/.atomic/workflows/review-changes.ts"),
+    ];
+    // A builtin that exports more than its definition (classify-and-act's categories) stays
+    // out: under `.atomic/workflows/` discovery rejects that export (atomic/NonWorkflowExport).
+    let mut builtins: Vec<_> = std::fs::read_dir(corpus.join("packages/workflows/builtin"))
+        .expect("builtins")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !std::fs::read_to_string(p).expect("read builtin").contains("\nexport const "))
+        .collect();
+    builtins.sort();
+    templates.extend(builtins);
+    let base = root.join(".atomic/workflows");
+    std::fs::create_dir_all(base.join("lib")).expect("create dir");
+    let pins = r#"{ "name": "bench", "private": true, "devDependencies": { "@bastani/workflows": "^0.9.15", "typebox": "^1.0.0" } }"#;
+    std::fs::write(root.join("package.json"), pins).expect("write");
+    let mut bytes = pins.len() as u64;
+    let helpers = [
+        corpus.join(".atomic/workflows/lib/publish-release.ts"),
+        corpus.join(".atomic/workflows/lib/release-docs.ts"),
+        manifest.join("examples/atomic/.atomic/workflows/lib/research.ts"),
+    ];
+    for helper in helpers {
+        let text = std::fs::read_to_string(&helper).expect("read helper");
+        bytes += text.len() as u64;
+        std::fs::write(base.join("lib").join(helper.file_name().expect("name")), text).expect("write");
+    }
+    for k in 0..workflows {
+        let template = &templates[k % templates.len()];
+        let text = std::fs::read_to_string(template).expect("read template");
+        let old = template.file_stem().and_then(|n| n.to_str()).expect("template name");
+        let name = format!("wf-{k:03}");
+        let text = text.replacen("from \"../src/authoring/workflow.js\"", "from \"@bastani/workflows\"", 1).replacen(
+            &format!("name: \"{old}\""),
+            &format!("name: \"{name}\""),
+            1,
+        );
+        bytes += text.len() as u64;
+        std::fs::write(base.join(format!("{name}.ts")), text).expect("write");
+    }
+    bytes
+}
+
 fn pipeline_stage(id: &str, next: Option<&str>, turn_cap: usize) -> String {
     let next = next.map_or(String::new(), |n| format!("next: {{ nextStages: [{n}] }}\n"));
     format!(

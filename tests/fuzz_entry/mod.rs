@@ -370,6 +370,22 @@ pub const CHECK_FILES: &[(&str, FileKind)] = &[
     ("plan.cassette.yaml", FileKind::Cassette),
 ];
 
+/// The atomic project's files, in the parts after the `stagelint.toml`: a `package.json` (its
+/// pins decide the dialect), a workflow on each layout (v0.5's `<name>/<agent>/index.ts`, a flat
+/// file, a child under `lib/`, a package workflow, one elsewhere), an agent and the extension's
+/// config. What the file imports decides its dialect, so any dialect may sit in any slot; a `.ts`
+/// part is a workflow even when discovery would not claim it.
+pub const CHECK_ATOMIC_FILES: &[(&str, FileKind)] = &[
+    ("package.json", FileKind::AtomicContext),
+    (".atomic/workflows/hello/claude/index.ts", FileKind::AtomicWorkflow),
+    (".atomic/workflows/review.ts", FileKind::AtomicWorkflow),
+    (".atomic/workflows/lib/research.ts", FileKind::AtomicWorkflow),
+    ("workflows/builder.ts", FileKind::AtomicWorkflow),
+    ("flows/sdk.ts", FileKind::AtomicWorkflow),
+    (".claude/agents/planner.md", FileKind::AtomicContext),
+    (".atomic/extensions/workflow/config.json", FileKind::AtomicContext),
+];
+
 /// A workspace in memory from `\0`-separated parts of the input.
 pub fn workspace_from(data: &[u8]) -> Workspace {
     let text = text(data);
@@ -386,6 +402,10 @@ pub fn workspace_from(data: &[u8]) -> Workspace {
         let path = PathBuf::from("/fuzz").join(name);
         let kind = classify(&path, text, &config).unwrap_or_else(|| fallback.clone());
         workspace.add(path, (*name).into(), text.to_string(), kind, config.clone());
+    }
+    for ((name, kind), text) in CHECK_ATOMIC_FILES.iter().zip(parts) {
+        let path = PathBuf::from("/fuzz").join(name);
+        workspace.add(path, (*name).into(), text.to_string(), kind.clone(), config.clone());
     }
     workspace
 }
