@@ -83,9 +83,12 @@ fn calls_workflow(text: &str) -> bool {
 
 /// Whether `module` is a relative path to the SDK's own authoring module, as atomic's builtins
 /// import it: `../src/authoring/workflow.js` (0.9) or `../src/workflows/define-workflow.js` (0.8).
+/// The path goes into `src/`: the SDK's own sources reach the module from inside it
+/// (`../../workflows/define-workflow.js`) and are no workflows.
 pub fn is_own_authoring(module: &str) -> bool {
     let stem = module.strip_suffix(".js").or_else(|| module.strip_suffix(".ts")).unwrap_or(module);
-    module.starts_with('.') && (stem.ends_with("/authoring/workflow") || stem.ends_with("/workflows/define-workflow"))
+    module.starts_with('.')
+        && (stem.ends_with("/src/authoring/workflow") || stem.ends_with("/src/workflows/define-workflow"))
 }
 
 /// `<name>` of a top-level `<base>/<name>.ts` in a `.atomic/workflows` directory: 0.8 and
@@ -265,6 +268,10 @@ mod tests {
         assert!(is_workflow(Path::new("x/packages/workflows/builtin/goal.ts"), own));
         let own_08 = "import { defineWorkflow } from \"../src/workflows/define-workflow.js\";\nexport default defineWorkflow(\"goal\");";
         assert!(is_workflow(Path::new("x/packages/workflows/builtin/goal.ts"), own_08));
+        // The SDK's own sources reach the module from inside `src/` (0.8.27's executor builds a
+        // definition there); they are no workflows.
+        let inside = "import { stampWorkflowDefinition } from \"../../workflows/define-workflow.js\";\nexport function run() { return ctx.workflow(child); }";
+        assert!(!is_workflow(Path::new("x/packages/workflows/src/runs/foreground/executor.ts"), inside));
     }
 
     #[test]

@@ -50,6 +50,9 @@ impl Dialect {
 
 /// The first release of 0.9's `workflow({...})` (atomic PR #1457), which removed the builder.
 pub(super) static WORKFLOW_API: SdkVersion = SdkVersion::plain(0, 9, 0);
+/// 0.8 moved authoring to `@bastani/workflows` (`@bastani/atomic/workflows` serves it), whose
+/// `defineWorkflow` takes the name: the object-form builder of v0.5 to 0.7 no longer loads.
+pub(super) static BUILDER_LINE: SdkVersion = SdkVersion::plain(0, 8, 0);
 /// 0.6 took `.for("agent")` at run time and dropped v0.5's local discovery.
 static SDK_LINE: SdkVersion = SdkVersion::plain(0, 6, 0);
 /// The first release past the ones stagelint models (0.5 to 0.9.15).

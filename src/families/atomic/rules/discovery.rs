@@ -238,3 +238,51 @@ pub(super) fn incompatible(
     }
     out.push(d);
 }
+
+/// A v0.5–0.7 file (`defineWorkflow({...})…compile()`) whose project pins only 0.8 or later,
+/// where `@bastani/atomic/workflows` serves `@bastani/workflows`: 0.8's `defineWorkflow` takes
+/// the workflow's name, 0.9 has none (PR #1457), so the file fails to load. One finding; the
+/// v0.5–0.7 rules would judge an API the project does not run. `true` when reported.
+pub(super) fn superseded(
+    file: &SourceFile,
+    parsed: &WorkflowFile,
+    sdk: Option<&crate::families::atomic::project::Sdk>,
+    out: &mut Vec<Diagnostic>,
+) -> bool {
+    let Some(sdk) = sdk.filter(|sdk| sdk.range.all_at_least(&crate::families::atomic::dialect::BUILDER_LINE)) else {
+        return false;
+    };
+    let Some(chain) = &parsed.chain else { return false };
+    let api = &crate::families::atomic::dialect::WORKFLOW_API;
+    let (why, help) = if sdk.range.all_at_least(api) {
+        (
+            "0.9 exports no `defineWorkflow` (atomic PR #1457 removed the builder)",
+            "rewrite it as `export default workflow({ description, inputs: {…}, outputs: {…}, run })` in `.atomic/workflows/<name>.ts`, with `Type` from `typebox` (`docs/workflows.md`, *Writing a Workflow*), or pin the release it was written for",
+        )
+    } else if sdk.range.all_older_than(api) {
+        (
+            "0.8's `defineWorkflow` takes the workflow's name, not an options object",
+            "rewrite it with 0.8's builder, `export default defineWorkflow(\"<name>\").description(…).run(async (ctx) => …).compile()` from `@bastani/workflows` in `.atomic/workflows/<name>.ts`, or pin the release it was written for",
+        )
+    } else {
+        (
+            "0.8's `defineWorkflow` takes the workflow's name and 0.9 has none",
+            "pin atomic 0.9 and rewrite it as `export default workflow({ description, inputs: {…}, outputs: {…}, run })` in `.atomic/workflows/<name>.ts` (`docs/workflows.md`, *Writing a Workflow*), or pin the release it was written for",
+        )
+    };
+    let mut d = Diagnostic::new(
+        IncompatibleSdk,
+        file.id,
+        chain.define,
+        format!(
+            "`defineWorkflow({{…}})…compile()` is the v0.5–0.7 API, and this project pins {}: from 0.8 the workflow API is `@bastani/workflows` (also served as `@bastani/atomic/workflows`) and {why}, so the file fails to load",
+            sdk.source()
+        ),
+    )
+    .with_help(help);
+    if let Some((id, at)) = sdk.at {
+        d = d.with_related(id, at, "the pinned version");
+    }
+    out.push(d);
+    true
+}

@@ -57,6 +57,9 @@ pub(super) fn check_file(file: &SourceFile, project: &Project) -> Vec<Diagnostic
         current::check(file, &parsed.current, &judged, project, &mut out);
         return out;
     }
+    if discovery::superseded(file, &parsed, judged.sdk.as_ref(), &mut out) {
+        return out;
+    }
     let seed = judged.dialect == Dialect::Seed;
     // v0.5 runs the agent of the directory; 0.6 and later the one `.for("x")` names.
     let layout = atomic::layout(&file.path).filter(|_| seed);

@@ -28,7 +28,7 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     builder::check(file, current, judged, out);
-    definition::check(file, current, out);
+    definition::check(file, current, judged, out);
     exports::check(file, current, project, out);
     outputs::check(file, current, out);
     options::check(file, current, out);
