@@ -318,12 +318,12 @@ pub static ATOMIC: System = System {
         },
         Release {
             name: "0.8",
-            range: "0.8.24 to 0.8.31: `defineWorkflow(\"name\").description(…).input(…).output(…).worktreeFromInputs(…).run(…).compile()` from `@bastani/workflows`, with `Type` re-exported",
-            since: "bastani-inc/atomic PR #936 (first released in 0.8.24)",
+            range: "v0.8.0 to 0.8.31: `defineWorkflow(\"name\").description(…).input(…).output(…).worktreeFromInputs(…).run(…).compile()` from `@bastani/workflows`, with `Type` re-exported",
+            since: "bastani-inc/atomic PR #936 (first released in v0.8.0)",
             last: None,
             changes: &[
                 "flat files `.atomic/workflows/<name>.ts` (a subdirectory holds support modules) and package workflows named by `package.json` `atomic.workflows`; every export of a workflow file is shape-checked",
-                "TypeBox schemas for inputs and outputs; `run` returns the declared outputs",
+                "TypeBox schemas for inputs and outputs, and `run` returning the declared outputs, from v0.8.22 (PRs #1177, #1181); until v0.8.21 `.input(key, { type, required })` took v0.5's descriptors and there was no `.output`",
                 "`ctx.task`, `ctx.chain`, `ctx.parallel`, `ctx.stage(name, options)`, `ctx.workflow`, `ctx.tool`, `ctx.ui`, `ctx.exit` replace the `ctx.stage(opts, client, session, callback)` sessions",
             ],
         },

@@ -53,6 +53,10 @@ pub(super) static WORKFLOW_API: SdkVersion = SdkVersion::plain(0, 9, 0);
 /// 0.8 moved authoring to `@bastani/workflows` (`@bastani/atomic/workflows` serves it), whose
 /// `defineWorkflow` takes the name: the object-form builder of v0.5 to 0.7 no longer loads.
 pub(super) static BUILDER_LINE: SdkVersion = SdkVersion::plain(0, 8, 0);
+/// 0.8.22 gave the builder TypeBox schemas and explicit outputs (PRs #1177, #1181): before it,
+/// `.input(key, …)` took v0.5's `{ type: "text", required }` descriptors and a run returned
+/// whatever it liked.
+static OUTPUT_CONTRACTS: SdkVersion = SdkVersion::plain(0, 8, 22);
 /// 0.6 took `.for("agent")` at run time and dropped v0.5's local discovery.
 static SDK_LINE: SdkVersion = SdkVersion::plain(0, 6, 0);
 /// The first release past the ones stagelint models (0.5 to 0.9.15).
@@ -67,6 +71,14 @@ pub(super) struct Judged {
     pub sdk: Option<Sdk>,
     /// Why stagelint leaves the file alone: the pins name a release it does not model.
     pub unmodeled: Option<String>,
+}
+
+impl Judged {
+    /// Whether the pins are all older than 0.8.22, where the builder had no output contract and
+    /// took input descriptors.
+    pub fn before_contracts(&self) -> bool {
+        self.sdk.as_ref().is_some_and(|sdk| sdk.range.all_older_than(&OUTPUT_CONTRACTS))
+    }
 }
 
 /// Decides the dialect of `file`.

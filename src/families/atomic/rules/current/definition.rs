@@ -3,7 +3,6 @@
 //! `outputs` required, `inputs`/`outputs` schema maps, `run` a function, a non-empty name,
 //! `worktreeFromInputs` naming declared inputs, the option keys and their literal values.
 
-use crate::config::SdkVersion;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 use crate::families::atomic::dialect::Judged;
 use crate::families::atomic::keys::Role;
@@ -18,13 +17,9 @@ use crate::workspace::SourceFile;
 
 use super::options::{keys_and_values, nested};
 
-/// 0.8.22 made the builder's `.input(key, …)` take a TypeBox schema; before it took v0.5's
-/// `{ type: "text", required }` descriptor (`define-workflow.ts` at v0.8.21).
-static SCHEMA_INPUTS: SdkVersion = SdkVersion::plain(0, 8, 22);
-
 pub(super) fn check(file: &SourceFile, current: &Current, judged: &Judged, out: &mut Vec<Diagnostic>) {
-    let descriptors = judged.sdk.as_ref().is_some_and(|sdk| sdk.range.all_older_than(&SCHEMA_INPUTS));
-    for builder in current.builders.iter().filter(|_| !descriptors) {
+    // Before 0.8.22 the builder took v0.5's descriptors (`define-workflow.ts` at v0.8.21).
+    for builder in current.builders.iter().filter(|_| !judged.before_contracts()) {
         schema_map(file, &builder.map("input"), "inputs", out);
         schema_map(file, &builder.map("output"), "outputs", out);
     }

@@ -30,7 +30,7 @@ pub(super) fn check(
     builder::check(file, current, judged, out);
     definition::check(file, current, judged, out);
     exports::check(file, current, project, out);
-    outputs::check(file, current, out);
+    outputs::check(file, current, judged, out);
     options::check(file, current, out);
     stages::check(file, current, out);
     results::check(file, current, out);

@@ -4,19 +4,21 @@
 //! the `inputs` map does not declare.
 
 use crate::diagnostic::Diagnostic;
+use crate::families::atomic::dialect::Judged;
 use crate::families::atomic::model::current::{CallKind, Current, Return, SchemaKind, SchemaMap};
 use crate::families::atomic::model::{Object, Value};
 use crate::families::atomic::{MissingOutput, UndeclaredInput, UndeclaredOutput};
 use crate::util::did_you_mean;
 use crate::workspace::SourceFile;
 
-pub(super) fn check(file: &SourceFile, current: &Current, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(file: &SourceFile, current: &Current, judged: &Judged, out: &mut Vec<Diagnostic>) {
     for definition in &current.definitions {
         let Some(outputs) = definition.outputs.as_ref().filter(|m| m.not_map.is_none() && !m.open) else { continue };
         returns(file, current, outputs, definition.run.as_ref(), definition.call, out);
     }
-    // 0.8 validates a builder's returns against its `.output(…)` calls the same way.
-    for builder in &current.builders {
+    // 0.8 validates a builder's returns against its `.output(…)` calls the same way, from
+    // 0.8.22 (before it a run returned whatever it liked).
+    for builder in current.builders.iter().filter(|_| !judged.before_contracts()) {
         let outputs = builder.map("output");
         if !outputs.open {
             returns(file, current, &outputs, builder.run.as_ref(), builder.span, out);
