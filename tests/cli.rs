@@ -617,6 +617,35 @@ fn the_assumed_last_light_release_is_named_in_human_output() {
     assert_eq!(configured, "No findings (2 files checked).\n");
 }
 
+/// The human output says which atomic release each workflow was read as, and from what: the API
+/// the file calls and the project's pin; `[atomic] sdk-version` needs no note; JSON has none.
+#[test]
+fn the_assumed_atomic_release_is_named_in_human_output() {
+    let concise = stdout(&stagelint(&["check", "examples/atomic", "--format", "concise"], repo()));
+    assert!(
+        concise.contains("note: atomic 0.9 assumed for `examples/atomic/.atomic/workflows/`, `examples/atomic/.atomic/workflows/lib/` (2 workflows), from the API they call and `package.json` `@bastani/atomic ^0.9.15`\n"),
+        "{concise}"
+    );
+    assert!(concise.contains("note: atomic 0.5 assumed for `examples/atomic/legacy/.atomic/workflows/hello/claude/` (1 workflow), from the API they call and `package.json` `@bastani/atomic ^0.5.24`\n"), "{concise}");
+    let json = stdout(&stagelint(&["check", "examples/atomic", "--format", "json"], repo()));
+    assert!(!json.contains("note:"), "{json}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "stagelint.toml", "[atomic]\nsdk-version = \"0.9.15\"\n");
+    let flow = "import { workflow } from \"@bastani/workflows\";\n\nexport default workflow({ description: \"Say hi.\", outputs: {}, run: async () => ({}) });\n";
+    write(dir.path(), ".atomic/workflows/hi.ts", flow);
+    let configured = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    assert!(!configured.contains("note: atomic"), "{configured}");
+    assert!(configured.contains("No findings (1 file checked)"), "{configured}");
+    std::fs::remove_file(dir.path().join("stagelint.toml")).unwrap();
+    let unpinned = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    assert!(
+        unpinned.contains(
+            "note: atomic 0.9 assumed for `.atomic/workflows/` (1 workflow), from the API they call (no version pinned"
+        ),
+        "{unpinned}"
+    );
+}
+
 /// A guarded read is not a typo because a similar name is declared (issue: `extra-variables =
 /// ["checksState"]` made `{{#if baseChecksState}}…{{baseChecksState}}` two warnings).
 #[test]

@@ -445,7 +445,7 @@ fn clean_atomic_example_has_no_finding_at_all() {
     let workflows =
         workspace.files().iter().filter(|f| f.kind == stagelint::workspace::FileKind::AtomicWorkflow).count();
     assert_eq!(workflows, 3);
-    let notes = stagelint::families::atomic::Atomic.notes(&workspace);
+    let notes = stagelint::families::Family::notes(&stagelint::families::atomic::Atomic, &workspace);
     assert!(
         notes.iter().any(|n| n.starts_with("atomic 0.9 assumed") && n.contains("@bastani/atomic ^0.9.15")),
         "{notes:?}"

@@ -39,32 +39,33 @@ impl Family for Atomic {
         out.extend(par_map(&files, |file| rules::check_file(file, &project)).into_iter().flatten());
     }
 
-    fn editor(&self) -> &'static editor::Hooks {
-        &EDITOR
-    }
-}
-
-impl Atomic {
-    /// Which release of atomic each workflow was checked as, and why, one line per project and
-    /// release: "atomic 0.9 assumed for `.atomic/workflows/` (2 workflows), from `package.json`
-    /// `@bastani/workflows ^0.9.3`". For the CLI to print (the `Family::notes` hook).
-    pub fn notes(&self, workspace: &Workspace) -> Vec<String> {
-        let files: Vec<&SourceFile> = workspace.files().iter().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
+    /// Which release of atomic each workflow was checked as, and why, one line per release and
+    /// source: "atomic 0.9 assumed for `.atomic/workflows/` (2 workflows), from the API they call
+    /// and `package.json` `@bastani/workflows ^0.9.3`". None where `[atomic] sdk-version` names
+    /// the release.
+    fn notes(&self, workspace: &Workspace) -> Vec<String> {
+        let files: Vec<&SourceFile> =
+            workspace.reported_files().filter(|f| f.kind == FileKind::AtomicWorkflow).collect();
         if files.is_empty() {
             return Vec::new();
         }
         let project = project::Project::new(workspace);
         // (release, source, where the source is) → the workflows' directories.
-        let mut groups: Vec<((String, String), Vec<&SourceFile>)> = Vec::new();
+        let mut groups: Vec<((Option<&str>, String), Vec<&SourceFile>)> = Vec::new();
         for file in files {
             let judged = dialect::judge(file, &project);
+            if judged.sdk.as_ref().is_some_and(|sdk| sdk.package.is_none()) {
+                continue;
+            }
             let release = match &judged.unmodeled {
-                Some(_) => "none (not modelled)".to_string(),
-                None => judged.dialect.release().to_string(),
+                Some(_) => None,
+                None => Some(judged.dialect.release()),
             };
             let source = match &judged.sdk {
-                Some(sdk) => format!("from {}", sdk.source()),
-                None => "with no version pinned (a new install gets the newest)".to_string(),
+                Some(sdk) => format!("from the API they call and {}", sdk.source()),
+                None => {
+                    "from the API they call (no version pinned in `package.json` or `[atomic] sdk-version`)".to_string()
+                }
             };
             match groups.iter_mut().find(|(key, _)| key.0 == release && key.1 == source) {
                 Some((_, list)) => list.push(file),
@@ -80,9 +81,21 @@ impl Atomic {
                 let more = if dirs.len() > 3 { format!(" and {} more", dirs.len() - 3) } else { String::new() };
                 let count =
                     if list.len() == 1 { "1 workflow".to_string() } else { format!("{} workflows", list.len()) };
-                format!("atomic {release} assumed for {}{more} ({count}), {source}", shown.join(", "))
+                match release {
+                    Some(release) => {
+                        format!("atomic {release} assumed for {}{more} ({count}), {source}", shown.join(", "))
+                    }
+                    None => format!(
+                        "atomic not checked in {}{more} ({count}): a release stagelint does not model, {source}",
+                        shown.join(", ")
+                    ),
+                }
             })
             .collect()
+    }
+
+    fn editor(&self) -> &'static editor::Hooks {
+        &EDITOR
     }
 }
 
