@@ -97,6 +97,26 @@ impl<'w> Agent<'w> {
         mapped.or_else(|| self.registry.get("entryStep").and_then(Json::as_str))
     }
 
+    /// The system prompt (`runner.flow.systemPromptPath`, default `prompts/system.md`) as the
+    /// runner resolves it, as far as the dry-run knows: `{uv-agent_name}` filled from agent.json's
+    /// `name`, `{uv-verdict_criteria}` (the verdict handler's text) left as written.
+    pub fn system_prompt(&self) -> Option<(String, FileId)> {
+        let path = self.definition.pointer("/runner/flow/systemPromptPath").and_then(Json::as_str);
+        let path = crate::workspace::discover::normalize(&self.dir.join(path.unwrap_or("prompts/system.md")));
+        let file = self.workspace.file_at(&path)?;
+        let text = match self.definition.get("name").and_then(Json::as_str) {
+            Some(name) => file.text.replace("{uv-agent_name}", name),
+            None => file.text.clone(),
+        };
+        Some((text, file.id))
+    }
+
+    /// The schema file `file` (under `schemas/`), if it was read.
+    pub fn schema_source(&self, file: &str) -> Option<FileId> {
+        let path = crate::workspace::discover::normalize(&self.dir.join("schemas").join(file));
+        self.workspace.file_at(&path).map(|f| f.id)
+    }
+
     /// The C3L prompt file of `c2`/`c3`/`edition`/`adaptation` as breakdown names it:
     /// `prompts/<c1>/<c2>/<c3>/f_<edition>_<adaptation>.md` when an adaptation is given and that
     /// file exists, else `f_<edition>.md`. Returns the path tried and the file if it was read.

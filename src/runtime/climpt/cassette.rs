@@ -4,8 +4,9 @@
 //!
 //! `cassette: 1`, `agent` (the agentId), optional `verdictType`, `args` (the CLI parameters,
 //! climpt's UV values), `stdin`, then `iterations`, one per iteration of climpt's loop, each
-//! with the model's structured `output`, the `validators` results the iteration asks for and
-//! `expect`ations; and the run's own `expect`.
+//! with the model's structured `output`, the `validators` results the iteration asks for,
+//! `expect`ations and the `request` fingerprints of what the model was sent; and the run's own
+//! `expect`.
 
 use serde_json::Value as Json;
 
@@ -14,9 +15,12 @@ use crate::registry::cassette as rules;
 use crate::source::{Node, Span, Value, json, yaml};
 use crate::util::{KeyGuess, did_you_mean, did_you_mean_key};
 
-pub const TOP_KEYS: [&str; 8] =
-    ["cassette", "agent", "provenance", "verdictType", "args", "stdin", "iterations", "expect"];
-pub const ITERATION_KEYS: [&str; 3] = ["output", "validators", "expect"];
+pub const TOP_KEYS: [&str; 9] =
+    ["cassette", "agent", "provenance", "verdictType", "args", "stdin", "match", "iterations", "expect"];
+pub const ITERATION_KEYS: [&str; 4] = ["output", "validators", "expect", "request"];
+/// The fingerprint components of what an iteration sends the model: its prompt, the system
+/// prompt and the output schema.
+pub const REQUEST_KEYS: [&str; 3] = ["prompt", "system", "schema"];
 pub const VALIDATOR_KEYS: [&str; 4] = ["exitCode", "stdout", "stderr", "params"];
 pub const ITERATION_EXPECT_KEYS: [&str; 5] = ["step", "intent", "route", "prompt", "verdict"];
 pub const RUN_EXPECT_KEYS: [&str; 4] = ["outcome", "iterations", "step", "error"];
@@ -35,6 +39,8 @@ pub struct FlowCassette {
     /// The `iterations` key, for a run that needs more than are recorded.
     pub iterations_key: Option<Span>,
     pub expect: Vec<Expectation>,
+    /// `match.onDrift: fail`: drift fails the run, as `--strict` makes it.
+    pub drift_fails: bool,
     pub problems: Vec<Problem>,
 }
 
@@ -47,6 +53,10 @@ pub struct Iteration {
     pub output_node: Option<Node>,
     pub validators: Vec<ValidatorResult>,
     pub expect: Vec<Expectation>,
+    /// The `request` fingerprints recorded with the iteration: (component, digest, its span).
+    pub request: Vec<(String, Json, Span)>,
+    /// The `request` key, when the iteration has one.
+    pub request_span: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -193,6 +203,14 @@ impl Reader {
         if let Some(node) = root.get("stdin") {
             out.stdin = self.string(node, "`stdin`").map(|(text, _)| text);
         }
+        if let Some(node) = root.get("match") {
+            if node.as_map().is_some() {
+                self.keys(node, &["onDrift"], "`match`");
+                out.drift_fails = node.get("onDrift").is_some_and(|mode| self.drift_mode(mode));
+            } else {
+                self.problem(rules::MalformedTurn, node.span, "`match` is a mapping such as `{onDrift: fail}`");
+            }
+        }
         out.iterations_key = root.entry("iterations").map(|e| e.key.span);
         match root.get("iterations").map(|n| (n, n.as_seq())) {
             Some((_, Some(items))) => out.iterations = items.iter().filter_map(|item| self.iteration(item)).collect(),
@@ -242,7 +260,52 @@ impl Reader {
             .get("expect")
             .map(|e| self.expectations(e, &ITERATION_EXPECT_KEYS, "an iteration's `expect`"))
             .unwrap_or_default();
-        Some(Iteration { span: node.span, output, output_node: node.get("output").cloned(), validators, expect })
+        let (request, request_span) = match node.entry("request") {
+            Some(entry) => (self.request(&entry.value), Some(entry.key.span)),
+            None => (Vec::new(), None),
+        };
+        Some(Iteration {
+            span: node.span,
+            output,
+            output_node: node.get("output").cloned(),
+            validators,
+            expect,
+            request,
+            request_span,
+        })
+    }
+
+    /// `match.onDrift`: `fail` (true) or `warn`.
+    fn drift_mode(&mut self, node: &Node) -> bool {
+        let modes = crate::cassette::DRIFT_MODES;
+        match node.as_str() {
+            Some(mode) if modes.contains(&mode) => mode == "fail",
+            _ => {
+                let text = node.scalar_text();
+                let suggestion = did_you_mean(&text, modes).map(str::to_string);
+                let message = format!("`{text}` is not a valid `onDrift`; expected one of {}", modes.join(", "));
+                self.problems.push(Problem { rule: rules::InvalidValue, span: node.span, message, suggestion });
+                false
+            }
+        }
+    }
+
+    /// `request`: the fingerprints of what the iteration sent the model, by component.
+    fn request(&mut self, node: &Node) -> Vec<(String, Json, Span)> {
+        let Some(entries) = node.as_map() else {
+            let message = "`request` maps fingerprint components (`prompt`, `system`, `schema`) to digests";
+            self.problem(rules::MalformedTurn, node.span, message);
+            return Vec::new();
+        };
+        self.keys(node, &REQUEST_KEYS, "`request`");
+        let mut out = Vec::new();
+        for entry in entries {
+            let Some(key) = entry.key_str().filter(|k| REQUEST_KEYS.contains(k)) else { continue };
+            if let Some((digest, span)) = self.string(&entry.value, &format!("`request.{key}` (a digest)")) {
+                out.push((key.to_string(), Json::String(digest), span));
+            }
+        }
+        out
     }
 
     fn validator(&mut self, id: &str, span: Span, node: &Node) -> Option<ValidatorResult> {

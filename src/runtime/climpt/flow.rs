@@ -6,6 +6,8 @@
 //! `ValidationChain`, `RetryHandler`). Validators are never run: their results come from the
 //! cassette. What happened is recorded as events named after climpt's own log vocabulary.
 
+mod query;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value as Json, json};
@@ -111,7 +113,7 @@ pub struct Flow<'a> {
     /// `StepContext`: each step's recorded output, or its handoff once it gave one.
     context: BTreeMap<String, Map<String, Json>>,
     current: Option<String>,
-    pending_retry: Option<String>,
+    pending_retry: Option<Prompt>,
     /// `ValidationChain.retryAttempts`, per validation step.
     retry_attempts: BTreeMap<String, u64>,
     /// The validator results the run asked for: (iteration index, validator id).
@@ -124,6 +126,20 @@ pub struct Flow<'a> {
     pub last_step: Option<String>,
     /// The iteration whose output the schema rejected last.
     rejected: Option<u64>,
+    /// Drift fails the run (`--strict`).
+    strict: bool,
+    /// Each step's output schema, resolved when first needed.
+    schemas: BTreeMap<String, query::Resolved>,
+    /// The system prompt's fingerprint and file, once read (`Some(None)`: there is none).
+    system: Option<Option<(String, FileId)>>,
+}
+
+/// A prompt as the model is sent it, and the file it came from (none for climpt's generic
+/// retry message and the format-validation retry).
+#[derive(Clone, Debug)]
+pub(super) struct Prompt {
+    pub text: String,
+    pub file: Option<FileId>,
 }
 
 /// What routing decided (`RoutingResult`).
@@ -144,7 +160,13 @@ fn stop(code: &str, message: impl Into<String>) -> Stop {
 }
 
 impl<'a> Flow<'a> {
-    pub fn new(agent: &'a Agent<'a>, cassette: &'a FlowCassette, cassette_file: FileId, verdict_type: String) -> Self {
+    pub fn new(
+        agent: &'a Agent<'a>,
+        cassette: &'a FlowCassette,
+        cassette_file: FileId,
+        verdict_type: String,
+        strict: bool,
+    ) -> Self {
         let args = cassette
             .args
             .iter()
@@ -172,6 +194,9 @@ impl<'a> Flow<'a> {
             outcome: None,
             last_step: None,
             rejected: None,
+            strict,
+            schemas: BTreeMap::new(),
+            system: None,
         }
     }
 
@@ -218,13 +243,12 @@ impl<'a> Flow<'a> {
                 }
             }
         }
-        let (reason, extra) = match &outcome {
-            Outcome::Completed(reason) => (reason.clone(), Json::Null),
-            Outcome::Failed { code, .. } => (code.clone(), Json::Null),
-            Outcome::MaxIterations => (format!("Maximum iterations ({max}) reached without completion"), Json::Null),
-            Outcome::Exhausted => ("the cassette has nothing more to replay".into(), Json::Null),
+        let reason = match &outcome {
+            Outcome::Completed(reason) => reason.clone(),
+            Outcome::Failed { code, .. } => code.clone(),
+            Outcome::MaxIterations => format!("Maximum iterations ({max}) reached without completion"),
+            Outcome::Exhausted => "the cassette has nothing more to replay".into(),
         };
-        let _ = extra;
         // Not an event of the last step: the run's own.
         self.trace.emit(
             "AgentFinished",
@@ -311,16 +335,10 @@ impl<'a> Flow<'a> {
                 format!("no C3L prompt for step `{step}`: it is not a step of the registry"),
             ));
         }
-        let prompt = match self.pending_retry.take() {
-            Some(retry) => {
-                self.emit("PromptBuilt", json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry, "verbatim": []}));
-                retry
-            }
-            None => self.step_prompt(step)?,
-        };
+        let prompt = self.next_prompt(step)?;
         let Some(recorded) = self.recorded() else { return Ok(None) };
-        self.expect_prompt(recorded, &prompt);
-        let output = self.query(step, recorded);
+        self.expect_prompt(recorded, &prompt.text);
+        let output = self.ask(step, recorded, &prompt);
         let routing = self.handle_transition(step, output.as_ref())?;
         let flow_routing = self.flow_routing_enabled();
         if routing.is_none() && self.iterations > 1 && flow_routing {
@@ -356,39 +374,36 @@ impl<'a> Flow<'a> {
                 format!("closure step `{step}` runs a subprocess (`runner`), which the dry-run never starts"),
             ));
         }
-        let prompt = match self.pending_retry.take() {
-            Some(retry) => {
-                self.emit("PromptBuilt", json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry, "verbatim": []}));
-                retry
-            }
-            None => self.step_prompt(step)?,
-        };
+        let prompt = self.next_prompt(step)?;
         let closure_id = closure_step_for(&self.verdict_type);
         // Pre-flight: the validation conditions before the model is asked (their `onFailure`
         // action is not read here: a failure only queues the retry prompt).
         let index = self.iterations as usize - 1;
         let recorded = self.cassette.iterations.get(index);
         if let Some(failed) = self.validate_state(&closure_id, recorded)? {
-            self.pending_retry = Some(failed.retry_prompt.clone());
             self.emit(
                 "PreflightFailed",
-                json!({"iteration": self.iterations, "step": closure_id, "pattern": failed.pattern, "retryPrompt": failed.retry_prompt}),
+                json!({"iteration": self.iterations, "step": closure_id, "pattern": failed.pattern, "retryPrompt": failed.retry_prompt.text}),
             );
+            self.pending_retry = Some(failed.retry_prompt);
             let Some(recorded) = self.recorded() else { return Ok(None) };
-            if let Some((_, span)) = &recorded.output {
+            // What the iteration records of a model answer is never used: one finding, on the
+            // output (or on the request fingerprints when there is no output).
+            let unused = recorded.output.as_ref().map(|(_, span)| ("output", *span));
+            if let Some((what, span)) = unused.or(recorded.request_span.map(|span| ("request", span))) {
                 let message = format!(
-                    "the model is not asked in iteration {}: pre-flight validation of `{closure_id}` failed (`{}`), so this output is never used",
+                    "the model is not asked in iteration {}: pre-flight validation of `{closure_id}` failed (`{}`), so this {what} is never used",
                     self.iterations, failed.pattern
                 );
-                self.findings.push(Diagnostic::new(rules::CassetteUnconsumed, self.cassette_file, *span, message));
+                self.findings.push(Diagnostic::new(rules::CassetteUnconsumed, self.cassette_file, span, message));
             }
-            self.expect_prompt(recorded, &prompt);
+            self.expect_prompt(recorded, &prompt.text);
             self.verdict(recorded, &None);
             return Ok(Some(None));
         }
         let Some(recorded) = self.recorded() else { return Ok(None) };
-        self.expect_prompt(recorded, &prompt);
-        let output = self.query(step, recorded);
+        self.expect_prompt(recorded, &prompt.text);
+        let output = self.ask(step, recorded, &prompt);
         // The closure step's own answer goes into the step context; it is never routed.
         self.current = Some(step.to_string());
         self.expect_route(recorded, None);
@@ -397,8 +412,18 @@ impl<'a> Flow<'a> {
         Ok(Some(done))
     }
 
+    /// The prompt of this iteration: the queued retry prompt, else the step's C3L prompt.
+    fn next_prompt(&mut self, step: &str) -> Result<Prompt, Stop> {
+        let Some(retry) = self.pending_retry.take() else { return self.step_prompt(step) };
+        self.emit(
+            "PromptBuilt",
+            json!({"iteration": self.iterations, "step": step, "source": "retry", "prompt": retry.text, "verbatim": []}),
+        );
+        Ok(retry)
+    }
+
     /// The C3L prompt of `step`, with its UV variables (`PromptResolver.resolve`).
-    fn step_prompt(&mut self, step: &str) -> Result<String, Stop> {
+    fn step_prompt(&mut self, step: &str) -> Result<Prompt, Stop> {
         let def = self.agent.step(step).cloned().unwrap_or(Json::Null);
         let field = |key: &str| def.get(key).and_then(Json::as_str).map(str::to_string);
         let (c2, c3) = (field("c2").unwrap_or_default(), field("c3").unwrap_or_default());
@@ -447,7 +472,7 @@ impl<'a> Flow<'a> {
                 "prompt": rendered.text, "substituted": rendered.substituted, "verbatim": rendered.verbatim,
             }),
         );
-        Ok(rendered.text)
+        Ok(Prompt { text: rendered.text, file: Some(file.id) })
     }
 
     /// The UV values of an iteration (`buildUvVariables` and channel 3): the CLI parameters, the
@@ -492,82 +517,6 @@ impl<'a> Flow<'a> {
         };
         uv.insert("previous_summary".into(), previous);
         uv
-    }
-
-    /// The model's answer for this iteration: validated against the step's output schema,
-    /// its `stepId` corrected, recorded in the step context.
-    fn query(&mut self, step: &str, recorded: &Iteration) -> Option<Json> {
-        let Some((output, span)) = recorded.output.clone() else {
-            self.emit("QueryExecuted", json!({"iteration": self.iterations, "step": step, "structuredOutput": null}));
-            return None;
-        };
-        self.check_schema(step, &output, span, recorded.output_node.as_ref());
-        let mut output = output;
-        if let Some(actual) = output.get("stepId").and_then(Json::as_str).map(str::to_string)
-            && actual != step
-        {
-            output["stepId"] = Json::String(step.to_string());
-            self.emit("StepIdCorrected", json!({"iteration": self.iterations, "from": actual, "to": step}));
-        }
-        self.emit("QueryExecuted", json!({"iteration": self.iterations, "step": step, "structuredOutput": output}));
-        let mut recorded_output = output.as_object().cloned().unwrap_or_default();
-        recorded_output.insert("iteration".into(), json!(self.iterations));
-        self.context.insert(step.to_string(), recorded_output);
-        self.current = Some(step.to_string());
-        self.last_output = Some((self.iterations, output.clone()));
-        Some(output)
-    }
-
-    /// The SDK returns only output its structured-output schema accepts: a recorded output the
-    /// schema rejects could not have been returned.
-    fn check_schema(&mut self, step: &str, output: &Json, span: Span, node: Option<&crate::source::Node>) {
-        let Some(reference) = self.agent.step(step).and_then(|s| s.get("outputSchemaRef")) else { return };
-        let (Some(file), Some(name)) =
-            (reference.get("file").and_then(Json::as_str), reference.get("schema").and_then(Json::as_str))
-        else {
-            return;
-        };
-        let schema = match self.agent.schema(file, name) {
-            Ok(schema) => schema,
-            Err(why) => {
-                self.emit("SchemaResolutionFailed", json!({"iteration": self.iterations, "step": step, "reason": why}));
-                return;
-            }
-        };
-        let Ok(validator) = jsonschema::options().build(&schema) else { return };
-        let mut first_span = None;
-        let errors: Vec<String> = validator
-            .iter_errors(output)
-            .map(|e| {
-                let at = e.instance_path().to_string();
-                // The part of the output at fault: an unexpected property's key, else the value.
-                let extra = match e.kind() {
-                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
-                        unexpected.first().cloned()
-                    }
-                    _ => None,
-                };
-                let part = node.and_then(|n| match &extra {
-                    Some(key) => n.pointer(&at).and_then(|o| o.entry(key)).map(|entry| entry.key.span),
-                    None => n.pointer(&at).map(|v| v.span),
-                });
-                first_span = first_span.or(part);
-                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
-            })
-            .collect();
-        let span = first_span.unwrap_or(span);
-        self.emit(
-            "OutputValidated",
-            json!({"iteration": self.iterations, "step": step, "schema": format!("{file}#{name}"), "valid": errors.is_empty(), "errors": errors}),
-        );
-        if let Some(first) = errors.first() {
-            let more = if errors.len() > 1 { format!(" (and {} more)", errors.len() - 1) } else { String::new() };
-            let message = format!(
-                "step `{step}`'s output schema ({file} `{name}`, with the `additionalProperties: false` climpt adds) rejects this output: {first}{more}; the model cannot return it"
-            );
-            self.findings.push(Diagnostic::new(rules::OutputRejected, self.cassette_file, span, message));
-            self.rejected = Some(self.iterations);
-        }
     }
 
     fn flow_routing_enabled(&self) -> bool {
@@ -789,11 +738,11 @@ impl<'a> Flow<'a> {
                 }
                 "skip" => self.emit("ValidationSkipped", json!({"step": closure_id, "pattern": failed.pattern})),
                 _ => {
-                    self.pending_retry = Some(failed.retry_prompt.clone());
                     self.emit(
                         "RetryPromptQueued",
-                        json!({"iteration": self.iterations, "step": closure_id, "pattern": failed.pattern, "attempt": failed.attempt, "retryPrompt": failed.retry_prompt}),
+                        json!({"iteration": self.iterations, "step": closure_id, "pattern": failed.pattern, "attempt": failed.attempt, "retryPrompt": failed.retry_prompt.text}),
                     );
+                    self.pending_retry = Some(failed.retry_prompt);
                     return Ok(None);
                 }
             }
@@ -862,7 +811,7 @@ impl<'a> Flow<'a> {
             );
             return Ok(Some(Failed {
                 pattern: "format".into(),
-                retry_prompt: retry,
+                retry_prompt: Prompt { text: retry, file: None },
                 action: "retry".into(),
                 why: error.to_string(),
                 attempt: 0,
@@ -944,7 +893,7 @@ impl<'a> Flow<'a> {
                 }
             }
             let params = params(&def, result);
-            let retry_prompt = self.retry_prompt(config, &pattern, &params, result);
+            let retry_prompt = self.retry_prompt(config, &pattern, &params);
             let why = if result.stderr.is_empty() { result.stdout.clone() } else { result.stderr.clone() };
             return Ok(Some(Failed { pattern, retry_prompt, action, why, attempt }));
         }
@@ -959,8 +908,7 @@ impl<'a> Flow<'a> {
         config: &Json,
         pattern: &str,
         params: &Map<String, Json>,
-        result: &ValidatorResult,
-    ) -> String {
+    ) -> Prompt {
         let field = |key: &str| config.get(key).and_then(Json::as_str).unwrap_or("").to_string();
         let (c2, c3) = (field("c2"), field("c3"));
         let found = self.agent.registry.get("failurePatterns").and_then(|p| p.get(pattern));
@@ -973,7 +921,7 @@ impl<'a> Flow<'a> {
             if let Some(file) = file {
                 let text = prompt::inject_params(&file.text, params);
                 self.emit("RetryPromptBuilt", json!({"pattern": pattern, "path": shown(self.agent, &path)}));
-                return text;
+                return Prompt { text, file: Some(file.id) };
             }
         }
         let (path, file) = self.agent.prompt(&c2, &c3, "failed", None);
@@ -982,18 +930,17 @@ impl<'a> Flow<'a> {
                 "RetryPromptBuilt",
                 json!({"pattern": pattern, "path": shown(self.agent, &path), "fallback": true}),
             );
-            return prompt::inject_params(&file.text, params);
+            return Prompt { text: prompt::inject_params(&file.text, params), file: Some(file.id) };
         }
         tried.push(path);
         let tried: Vec<String> = tried.iter().map(|p| shown(self.agent, p)).collect();
         self.emit("RetryPromptBuilt", json!({"pattern": pattern, "path": null, "tried": tried}));
-        let _ = result;
         let mut lines = vec!["## Verdict conditions not met".to_string(), String::new()];
         if !pattern.is_empty() {
             lines.push(format!("Detected pattern: {pattern}"));
             lines.push(String::new());
         }
-        lines.join("\n")
+        Prompt { text: lines.join("\n"), file: None }
     }
 
     /// `verdictChecked`, and the iteration's expectations about the verdict.
@@ -1158,7 +1105,7 @@ impl<'a> Flow<'a> {
 /// A validation that failed.
 struct Failed {
     pattern: String,
-    retry_prompt: String,
+    retry_prompt: Prompt,
     /// `retry`, `abort` or `skip`.
     action: String,
     why: String,

@@ -122,7 +122,8 @@ impl Engine for Climpt {
 }
 
 /// The codes only replaying a flow cassette finds.
-const REPLAY: [&str; 7] = [
+const REPLAY: [&str; 8] = [
+    rules::RequestDrift,
     rules::CassetteExhausted,
     rules::CassetteUnconsumed,
     rules::ExpectationFailed,
@@ -243,7 +244,7 @@ fn run_read(
     cassette_file: FileId,
     cassette: &FlowCassette,
     problems: Vec<Diagnostic>,
-    _options: Options,
+    options: Options,
     focus: Option<Focus>,
 ) -> DryRun {
     let registry_source = workspace.file(registry);
@@ -284,7 +285,7 @@ fn run_read(
         let finding = Diagnostic::new(rules::FlowStopped, cassette_file, Span::empty(0), message);
         return refuse(vec![finding], "no verdict type");
     };
-    let mut flow = Flow::new(&agent, cassette, cassette_file, verdict_type);
+    let mut flow = Flow::new(&agent, cassette, cassette_file, verdict_type, options.strict);
     flow.run();
     // A registry defect (climpt's ConfigError ids) stops the run as an authoring error.
     let authoring = matches!(&flow.outcome, Some(Outcome::Failed { code, .. }) if code.starts_with("SR-") || code.starts_with("PR-"));
