@@ -411,6 +411,33 @@ fn the_request_drift_fix_fills_in_fingerprints_written_by_hand() {
     assert_eq!(strict.status.code(), Some(0), "{}", stdout(&strict));
 }
 
+/// The same for a climpt flow cassette: placeholder `request:` fingerprints of each iteration
+/// (prompt, system prompt, output schema) are filled in, after which `--strict` replays green
+/// and an edited prompt fails it.
+#[test]
+fn the_request_drift_fix_fills_in_a_flow_cassettes_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("examples/climpt"), dir.path());
+    let path = ".agent/fixer/agent.cassette.yaml";
+    let recorded = read(dir.path(), path).replace("    expect: {", "    request: { prompt: x, system: x, schema: x }\n    expect: {");
+    assert_eq!(recorded.matches("request:").count(), 3);
+    std::fs::write(dir.path().join(path), &recorded).unwrap();
+    let strict = ["dry-run", ".agent/fixer", "--strict", "--format", "json"];
+    assert_eq!(stagelint(&strict, dir.path()).status.code(), Some(1), "placeholders drift");
+    let unsafe_fix = ["check", "--fix", "--unsafe-fixes", "--select", "cassette/RequestDrift", "--format", "concise"];
+    let output = stagelint(&unsafe_fix, dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    let fixed = read(dir.path(), path);
+    assert!(!fixed.contains(": x") && fixed.matches("sha256:").count() == 9, "{fixed}");
+    let output = stagelint(&strict, dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let prompt = dir.path().join(".agent/fixer/prompts/steps/initial/issue/f_default.md");
+    std::fs::write(&prompt, std::fs::read_to_string(&prompt).unwrap() + "\nBe brief.\n").unwrap();
+    let output = stagelint(&strict, dir.path());
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(stdout(&output).matches("cassette/RequestDrift").count(), 1, "{}", stdout(&output));
+}
+
 /// `next: review` becomes the mapping under `--fix`; a bare list of several ids could be a
 /// sequence or a fan-out, so writing the sequence needs `--unsafe-fixes`.
 #[test]

@@ -611,6 +611,8 @@ fn flow_cassette_schema_agrees_with_the_reader() {
         "cassette: 2\nagent: demo\niterations: []\n",
         "cassette: 1\niterations: []\n",
         "cassette: 1\nagent: demo\niterations: [ { validators: { git-clean: { exitCode: x } } } ]\n",
+        "cassette: 1\nagent: demo\nmatch: { onDrift: sometimes }\niterations: []\n",
+        "cassette: 1\nagent: demo\niterations: [ { request: { prompts: x } } ]\n",
     ] {
         let root = stagelint::source::yaml::parse(bad).root.unwrap().to_json();
         assert!(!validator.is_valid(&root), "the schema accepts {bad}");
@@ -635,6 +637,7 @@ fn flow_cassette_schema_agrees_with_the_reader() {
     assert_eq!(keys("/$defs/iteration/properties"), sorted(&reader::ITERATION_KEYS));
     assert_eq!(keys("/$defs/iteration/properties/expect/properties"), sorted(&reader::ITERATION_EXPECT_KEYS));
     assert_eq!(keys("/properties/expect/properties"), sorted(&reader::RUN_EXPECT_KEYS));
+    assert_eq!(keys("/$defs/iteration/properties/request/properties"), sorted(&reader::REQUEST_KEYS));
     assert_eq!(
         keys("/$defs/iteration/properties/validators/additionalProperties/properties"),
         sorted(&reader::VALIDATOR_KEYS)

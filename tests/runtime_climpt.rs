@@ -63,6 +63,17 @@ struct Ran {
 /// Writes the agent (`registry`, an agent.json with `maxIterations`, a prompt per step and
 /// `prompts`) and `cassette`, then dry-runs the agent directory.
 fn run(registry: &Value, max_iterations: u64, prompts: &[(&str, &str)], cassette: &str) -> Ran {
+    run_with(registry, max_iterations, prompts, cassette, Options { strict: false, explain_init: true })
+}
+
+/// [`run`] with these options (`--strict`).
+fn run_with(
+    registry: &Value,
+    max_iterations: u64,
+    prompts: &[(&str, &str)],
+    cassette: &str,
+    options: Options,
+) -> Ran {
     let dir = tempfile::tempdir().expect("temp dir");
     let agent = dir.path().join(".agent/demo");
     let write = |path: &Path, text: &str| {
@@ -89,7 +100,6 @@ fn run(registry: &Value, max_iterations: u64, prompts: &[(&str, &str)], cassette
     }
     write(&agent.join("agent.cassette.yaml"), cassette);
     let mut configs = stagelint::workspace::discover::ConfigCache::new(Some(Config::defaults(dir.path())));
-    let options = Options { strict: false, explain_init: true };
     let (workspace, run) =
         runtime::dry_run_path(&agent, None, options, &mut configs, &HashMap::new()).expect("the dry-run starts");
     Ran { _dir: dir, workspace, run }
@@ -761,4 +771,118 @@ fn validation_steps_are_found_by_verdict_type_not_by_the_closure_step() {
         "{}",
         ran.run.findings[0].message
     );
+}
+
+/// `sha256:` and the first 16 hex digits of the SHA-256 of `text`: a fingerprint as
+/// docs/dry-run.md (*Request fingerprints*) defines it.
+fn digest(text: &str) -> String {
+    use sha2::Digest;
+    let hex: String = sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{}", &hex[..16])
+}
+
+#[test]
+fn recorded_fingerprints_show_prompt_drift_which_fails_only_under_strict() {
+    let system = ("system.md", "You are {uv-agent_name}.\n");
+    let (prompt_now, system_now) = (digest("Step initial.a of issue 42."), digest("You are demo.\n"));
+    let first = |prompt: &str, system: &str| {
+        format!("{{ output: {{ next_action: {{ action: next }} }}, request: {{ prompt: \"{prompt}\", system: \"{system}\" }} }}")
+    };
+    let flow = |first: &str| cassette(&[first, &says("handoff"), &says("closing")]);
+    let strict = Options { strict: true, explain_init: true };
+    let drift = |ran: &Ran| -> Vec<(String, String, String)> {
+        ran.run
+            .findings
+            .iter()
+            .filter(|d| d.code == "cassette/RequestDrift")
+            .map(|d| {
+                let written = &ran.workspace.file(d.file).text[d.span.start..d.span.end];
+                let fix = d.fix.as_ref().map(|f| f.edits[0].1.replacement.clone()).unwrap_or_default();
+                (written.to_string(), d.severity.as_str().to_string(), fix)
+            })
+            .collect()
+    };
+
+    // What the model is sent is fingerprinted in the event stream as it is recorded.
+    let ran = run(&registry(steps(three()), json!({})), 10, &[system], &flow(&first(&prompt_now, &system_now)));
+    let query = ran.run.trace.events.iter().find(|e| e.name == "QueryExecuted").expect("a query");
+    assert_eq!(query.data["request"], json!({"prompt": prompt_now, "system": system_now}));
+    assert_eq!((codes(&ran.run), ran.run.exit_code()), (vec![], 0));
+
+    // Placeholders: one warning per component, whose fix writes the current digest.
+    let ran = run(&registry(steps(three()), json!({})), 10, &[system], &flow(&first("x", "y")));
+    assert_eq!(
+        drift(&ran),
+        [
+            ("\"x\"".to_string(), "warning".to_string(), format!("\"{prompt_now}\"")),
+            ("\"y\"".to_string(), "warning".to_string(), format!("\"{system_now}\"")),
+        ]
+    );
+    assert_eq!((ran.run.exit_code(), last(&ran.run, "DryRunSummary")["drift"].clone()), (0, json!(2)));
+
+    // The prompt file changed since the recording: drift on `prompt` alone, pointing at the file.
+    let changed = ("steps/initial/a/f_default.md", "Step one of issue {uv-issue}.\n");
+    let cassette = flow(&first(&prompt_now, &system_now));
+    let ran = run(&registry(steps(three()), json!({})), 10, &[system, changed], &cassette);
+    let new = digest("Step one of issue 42.");
+    assert_eq!(drift(&ran), [(format!("\"{prompt_now}\""), "warning".to_string(), format!("\"{new}\""))]);
+    let finding = &ran.run.findings[0];
+    assert_eq!(
+        finding.message,
+        format!(
+            "prompt drift: the prompt of step `initial.a` ({}) changed since iteration 1 was recorded (now {new}, recorded {prompt_now})",
+            ran.workspace.file(finding.related[0].file.expect("the prompt file")).display
+        )
+    );
+    assert!(ran.workspace.file(finding.related[0].file.expect("a file")).display.ends_with("f_default.md"));
+    assert_eq!(finished(&ran.run), ("completed".into(), 3));
+    assert_eq!(ran.run.exit_code(), 0);
+    // `--strict`, or the cassette's `match.onDrift: fail`, makes it an error: exit code 1.
+    let ran = run_with(&registry(steps(three()), json!({})), 10, &[system, changed], &cassette, strict);
+    assert_eq!((drift(&ran)[0].1.as_str(), ran.run.exit_code()), ("error", 1));
+    let fails = cassette.replace("iterations:", "match: { onDrift: fail }\niterations:");
+    let ran = run(&registry(steps(three()), json!({})), 10, &[system, changed], &fails);
+    assert_eq!((drift(&ran)[0].1.as_str(), ran.run.exit_code()), ("error", 1));
+    let warns = cassette.replace("iterations:", "match: { onDrift: sometimes }\niterations:");
+    let ran = run(&registry(steps(three()), json!({})), 10, &[system, changed], &warns);
+    assert_eq!((codes(&ran.run), ran.run.exit_code()), (vec!["cassette/InvalidValue"], 2));
+}
+
+#[test]
+fn a_retry_prompt_and_an_output_schema_are_fingerprinted_too() {
+    // The retry prompt the closure step is sent back with, and the step's output schema.
+    let mut reg = validated(json!({"action": "retry", "maxAttempts": 3}));
+    reg["steps"]["closure.a"]["outputSchemaRef"] = json!({"file": "closure.schema.json", "schema": "closure"});
+    let schema = json!({"closure": {"type": "object", "properties": {"next_action": {"type": "object",
+        "properties": {"action": {"type": "string"}}}}}});
+    let schema_text = schema.to_string();
+    let retry_now = digest("Commit:\n- a.rs\n");
+    let dirty = "validators: { git-clean: { stdout: \" M a.rs\\n\" } }";
+    let clean = "validators: { git-clean: { stdout: \"\" } }";
+    let ran = run(
+        &reg,
+        10,
+        &[RETRY, ("../schemas/closure.schema.json", &schema_text)],
+        &cassette(&[
+            &says("next"),
+            &says("handoff"),
+            // A pre-flight failure asks no model: what it records of a request is never used.
+            &format!("{{ {dirty}, request: {{ prompt: x }} }}"),
+            &format!("{{ {clean}, output: {{ next_action: {{ action: closing }} }}, request: {{ prompt: x, schema: x }} }}"),
+        ]),
+    );
+    let query = ran.run.trace.events.iter().rev().find(|e| e.name == "QueryExecuted").expect("a query");
+    let prompt = ran.run.trace.events.iter().rev().find(|e| e.name == "PromptBuilt").expect("a prompt");
+    assert_eq!(prompt.str("prompt"), "Commit:\n- a.rs\n");
+    // The schema as climpt resolves it (with `additionalProperties: false`), canonical JSON.
+    let resolved = r#"{"additionalProperties":false,"properties":{"next_action":{"additionalProperties":false,"properties":{"action":{"type":"string"}},"type":"object"}},"type":"object"}"#;
+    assert_eq!(query.data["request"], json!({"prompt": retry_now, "schema": digest(resolved)}));
+    assert_eq!(
+        codes(&ran.run),
+        ["cassette/CassetteUnconsumed", "cassette/RequestDrift", "cassette/RequestDrift"],
+        "{:?}",
+        ran.run.findings
+    );
+    assert!(ran.run.findings[0].message.ends_with("so this request is never used"), "{}", ran.run.findings[0].message);
+    assert!(ran.run.findings[2].message.starts_with("prompt drift: the output schema of step `closure.a`"));
 }
