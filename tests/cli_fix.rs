@@ -419,7 +419,8 @@ fn the_request_drift_fix_fills_in_a_flow_cassettes_fingerprints() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&repo().join("examples/climpt"), dir.path());
     let path = ".agent/fixer/agent.cassette.yaml";
-    let recorded = read(dir.path(), path).replace("    expect: {", "    request: { prompt: x, system: x, schema: x }\n    expect: {");
+    let recorded = read(dir.path(), path)
+        .replace("    expect: {", "    request: { prompt: x, system: x, schema: x }\n    expect: {");
     assert_eq!(recorded.matches("request:").count(), 3);
     std::fs::write(dir.path().join(path), &recorded).unwrap();
     let strict = ["dry-run", ".agent/fixer", "--strict", "--format", "json"];

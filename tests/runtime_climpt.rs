@@ -67,13 +67,7 @@ fn run(registry: &Value, max_iterations: u64, prompts: &[(&str, &str)], cassette
 }
 
 /// [`run`] with these options (`--strict`).
-fn run_with(
-    registry: &Value,
-    max_iterations: u64,
-    prompts: &[(&str, &str)],
-    cassette: &str,
-    options: Options,
-) -> Ran {
+fn run_with(registry: &Value, max_iterations: u64, prompts: &[(&str, &str)], cassette: &str, options: Options) -> Ran {
     let dir = tempfile::tempdir().expect("temp dir");
     let agent = dir.path().join(".agent/demo");
     let write = |path: &Path, text: &str| {
@@ -181,6 +175,23 @@ fn finished(run: &DryRun) -> (String, u64) {
 
 fn error_code(run: &DryRun) -> String {
     last(run, "FlowError")["code"].as_str().unwrap_or("").to_string()
+}
+
+/// The stop's climpt id, and where its `cassette/FlowStopped` finding points in the agent: the
+/// related location's file name, text (and in a registry the step it is in: the pretty JSON the
+/// tests write has each step's `stepId` before its gate and transitions) and note.
+fn cause(ran: &Ran) -> (String, String, String) {
+    let stopped = ran.run.findings.iter().find(|d| d.code == "cassette/FlowStopped");
+    let related = stopped.and_then(|d| d.related.first());
+    let at = related.map(|r| {
+        let file = ran.workspace.file(r.file.expect("another file"));
+        let name = file.path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        let before = &file.text[..r.span.start];
+        let step = before.rfind("\"stepId\": \"").map(|at| &before[at + 11..]);
+        let step = step.and_then(|s| s.split('"').next()).map(|s| format!(" in {s}")).unwrap_or_default();
+        format!("{name}: {}{step}", &file.text[r.span.start..r.span.end])
+    });
+    (error_code(&ran.run), at.unwrap_or_default(), related.map(|r| r.message.clone()).unwrap_or_default())
 }
 
 #[test]
@@ -339,27 +350,62 @@ fn router_errors_carry_climpts_ids() {
         }
         let iterations: Vec<&str> = iterations.iter().map(String::as_str).collect();
         let ran = run(&registry(steps(list), json!({})), 10, &[], &cassette(&iterations));
-        error_code(&ran.run)
+        let (code, at, _) = cause(&ran);
+        (code, at)
     };
     let act = |action: &str| format!("{{ output: {{ next_action: {{ action: {action}, target: nowhere }} }} }}");
-    assert_eq!(with(0, json!({"next": {"target": "gone"}}), &["next"], &says("next")), "SR-TRANS-001");
-    assert_eq!(with(0, json!({"next": {"target": null}}), &["next"], &says("next")), "SR-TRANS-002");
-    assert_eq!(with(1, json!({}), &["next", "repeat"], &says("next")), "SR-TRANS-003");
-    assert_eq!(with(1, json!({}), &["handoff"], &says("handoff")), "SR-TRANS-004");
-    assert_eq!(with(1, json!({"handoff": {"target": null}}), &["handoff"], &says("handoff")), "SR-TRANS-005");
-    assert_eq!(with(1, json!({"handoff": {"target": "gone"}}), &["handoff"], &says("handoff")), "SR-TRANS-006");
-    assert_eq!(with(0, json!({}), &["jump"], &act("jump")), "SR-TRANS-010");
+    assert_eq!(
+        with(0, json!({"next": {"target": "gone"}}), &["next"], &says("next")),
+        ("SR-TRANS-001".into(), "steps_registry.json: \"gone\" in initial.a".into())
+    );
+    assert_eq!(
+        with(0, json!({"next": {"target": null}}), &["next"], &says("next")),
+        ("SR-TRANS-002".into(), "steps_registry.json: null in initial.a".into())
+    );
+    assert_eq!(
+        with(1, json!({}), &["next", "repeat"], &says("next")),
+        ("SR-TRANS-003".into(), "steps_registry.json: \"transitions\" in continuation.a".into())
+    );
+    assert_eq!(
+        with(1, json!({}), &["handoff"], &says("handoff")),
+        ("SR-TRANS-004".into(), "steps_registry.json: \"transitions\" in continuation.a".into())
+    );
+    assert_eq!(
+        with(1, json!({"handoff": {"target": null}}), &["handoff"], &says("handoff")),
+        ("SR-TRANS-005".into(), "steps_registry.json: null in continuation.a".into())
+    );
+    assert_eq!(
+        with(1, json!({"handoff": {"target": "gone"}}), &["handoff"], &says("handoff")),
+        ("SR-TRANS-006".into(), "steps_registry.json: \"gone\" in continuation.a".into())
+    );
+    assert_eq!(
+        with(0, json!({}), &["jump"], &act("jump")),
+        ("SR-TRANS-010".into(), "steps_registry.json: \"next_action.target\" in initial.a".into())
+    );
     // `escalate` is a verification step's; a work step that allows it is refused by kind.
-    assert_eq!(with(0, json!({}), &["escalate"], &says("escalate")), "SR-INTENT-001");
+    assert_eq!(
+        with(0, json!({}), &["escalate"], &says("escalate")),
+        ("SR-INTENT-001".into(), "steps_registry.json: \"escalate\" in initial.a".into())
+    );
     let verification = |transitions: Value| {
         let mut list = three();
         list[0] = step("initial.a", "verification", &["escalate"], transitions);
         let ran = run(&registry(steps(list), json!({})), 10, &[], &cassette(&[&says("escalate")]));
-        (error_code(&ran.run), last(&ran.run, "RoutingDecision")["to"].clone())
+        let (code, at, _) = cause(&ran);
+        ((code, at), last(&ran.run, "RoutingDecision")["to"].clone())
     };
-    assert_eq!(verification(json!({})).0, "SR-TRANS-007");
-    assert_eq!(verification(json!({"escalate": {"target": "gone"}})).0, "SR-TRANS-008");
-    assert_eq!(verification(json!({"escalate": {"condition": "x", "targets": {}}})).0, "SR-TRANS-009");
+    assert_eq!(
+        verification(json!({})).0,
+        ("SR-TRANS-007".into(), "steps_registry.json: \"transitions\" in initial.a".into())
+    );
+    assert_eq!(
+        verification(json!({"escalate": {"target": "gone"}})).0,
+        ("SR-TRANS-008".into(), "steps_registry.json: \"gone\" in initial.a".into())
+    );
+    assert_eq!(
+        verification(json!({"escalate": {"condition": "x", "targets": {}}})).0,
+        ("SR-TRANS-009".into(), "steps_registry.json: \"escalate\" in initial.a".into())
+    );
     assert_eq!(verification(json!({"escalate": {"target": "continuation.a"}})).1, "continuation.a");
 }
 
@@ -371,6 +417,35 @@ fn a_registry_defect_is_an_authoring_error() {
     assert_eq!(ran.run.exit_code(), 2);
     let text = runtime::report::timeline(&ran.workspace, &ran.run);
     assert!(text.ends_with("Result: stopped: SR-TRANS-001 (an authoring error, exit 2) · mismatches 1\n"), "{text}");
+    // The finding is on the cassette; its related location is the registry's defect.
+    assert_eq!(
+        cause(&ran),
+        ("SR-TRANS-001".into(), "steps_registry.json: \"gone\" in initial.a".into(), "the transition".into())
+    );
+    // A conditional transition: the target its handoff value chose (here `default`).
+    let mut list = three();
+    list[0].1["structuredGate"]["handoffFields"] = json!(["verdict"]);
+    list[0].1["transitions"] =
+        json!({"next": {"condition": "verdict", "targets": {"ok": "continuation.a", "default": "gone"}}});
+    let output = "{ output: { verdict: maybe, next_action: { action: next } } }";
+    let ran = run(&registry(steps(list), json!({})), 10, &[], &cassette(&[output]));
+    assert_eq!(cause(&ran).1, "steps_registry.json: \"gone\" in initial.a");
+    // A `{uv-x}` no channel provides: the tag in the prompt file.
+    let prompt = ("steps/initial/a/f_default.md", "Step for {uv-issue} on {uv-branch}.\n");
+    let ran = run(&registry(steps(three()), json!({})), 10, &[prompt], &cassette(&[&says("next")]));
+    assert_eq!(
+        cause(&ran),
+        ("PR-RESOLVE-005".into(), "f_default.md: {uv-branch}".into(), "the variable no channel provides".into())
+    );
+    // A validation condition naming no validator.
+    let mut reg = validated(json!({}));
+    reg["validationSteps"]["closure.polling"]["validationConditions"] = json!([{"validator": "gone"}]);
+    let ran = run(&reg, 10, &[], &cassette(&[&says("next"), &says("handoff"), "{ validators: {} }"]));
+    assert_eq!(cause(&ran).0, "ValidatorNotFound");
+    assert!(cause(&ran).1.starts_with("steps_registry.json: \"gone\""), "{:?}", cause(&ran));
+    // The gate refusing the model's answer is not the registry's defect, but says where it reads.
+    let ran = run(&registry(steps(three()), json!({})), 10, &[], &cassette(&[&says("sideways")]));
+    assert_eq!(cause(&ran).1, "steps_registry.json: \"next_action.action\" in initial.a");
 }
 
 #[test]
@@ -786,7 +861,9 @@ fn recorded_fingerprints_show_prompt_drift_which_fails_only_under_strict() {
     let system = ("system.md", "You are {uv-agent_name}.\n");
     let (prompt_now, system_now) = (digest("Step initial.a of issue 42."), digest("You are demo.\n"));
     let first = |prompt: &str, system: &str| {
-        format!("{{ output: {{ next_action: {{ action: next }} }}, request: {{ prompt: \"{prompt}\", system: \"{system}\" }} }}")
+        format!(
+            "{{ output: {{ next_action: {{ action: next }} }}, request: {{ prompt: \"{prompt}\", system: \"{system}\" }} }}"
+        )
     };
     let flow = |first: &str| cassette(&[first, &says("handoff"), &says("closing")]);
     let strict = Options { strict: true, explain_init: true };
@@ -868,7 +945,9 @@ fn a_retry_prompt_and_an_output_schema_are_fingerprinted_too() {
             &says("handoff"),
             // A pre-flight failure asks no model: what it records of a request is never used.
             &format!("{{ {dirty}, request: {{ prompt: x }} }}"),
-            &format!("{{ {clean}, output: {{ next_action: {{ action: closing }} }}, request: {{ prompt: x, schema: x }} }}"),
+            &format!(
+                "{{ {clean}, output: {{ next_action: {{ action: closing }} }}, request: {{ prompt: x, schema: x }} }}"
+            ),
         ]),
     );
     let query = ran.run.trace.events.iter().rev().find(|e| e.name == "QueryExecuted").expect("a query");

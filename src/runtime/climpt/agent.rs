@@ -21,6 +21,8 @@ pub struct Agent<'w> {
     pub workspace: &'w Workspace,
     /// The agent directory (`.agent/<id>`).
     pub dir: PathBuf,
+    /// `steps_registry.json`.
+    pub registry_file: FileId,
     pub registry: Json,
     /// `agent.json` (`Null` when there is none).
     pub definition: Json,
@@ -48,7 +50,7 @@ impl<'w> Agent<'w> {
         let definition = agent
             .and_then(|f| serde_json::from_str::<Json>(f.text.trim_start_matches('\u{feff}')).ok())
             .unwrap_or(Json::Null);
-        Ok(Agent { workspace, dir, registry, definition })
+        Ok(Agent { workspace, dir, registry_file, registry, definition })
     }
 
     pub fn id(&self) -> &str {

@@ -7,6 +7,7 @@
 //! cassette. What happened is recorded as events named after climpt's own log vocabulary.
 
 mod query;
+mod stop;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +20,7 @@ use crate::runtime::climpt::cassette::{Expectation, FlowCassette, Iteration, Val
 use crate::runtime::climpt::prompt::{self, js_string};
 use crate::runtime::events::Trace;
 use crate::source::Span;
+use stop::{Cause, Stop, stop};
 
 /// The seven intents and the aliases `StepGateInterpreter` maps a lower-cased answer through.
 const ACTION_TO_INTENT: [(&str, &str); 14] = [
@@ -132,6 +134,8 @@ pub struct Flow<'a> {
     schemas: BTreeMap<String, query::Resolved>,
     /// The system prompt's fingerprint and file, once read (`Some(None)`: there is none).
     system: Option<Option<(String, FileId)>>,
+    /// What in the agent stopped the run, when one of climpt's errors did.
+    cause: Option<Cause>,
 }
 
 /// A prompt as the model is sent it, and the file it came from (none for climpt's generic
@@ -147,16 +151,6 @@ struct Routing {
     next: String,
     closing: bool,
     reason: String,
-}
-
-/// Why the run stops: one of climpt's errors.
-struct Stop {
-    code: String,
-    message: String,
-}
-
-fn stop(code: &str, message: impl Into<String>) -> Stop {
-    Stop { code: code.to_string(), message: message.into() }
 }
 
 impl<'a> Flow<'a> {
@@ -197,6 +191,7 @@ impl<'a> Flow<'a> {
             strict,
             schemas: BTreeMap::new(),
             system: None,
+            cause: None,
         }
     }
 
@@ -218,13 +213,17 @@ impl<'a> Flow<'a> {
                 self.current = Some(entry);
                 self.iterate(max)
             }
-            None => Outcome::Failed {
-                code: "SR-GATE-002".into(),
-                message: format!(
-                    "no entry step for verdict type `{}`: neither `entryStepMapping[\"{}\"]` nor `entryStep`",
-                    self.verdict_type, self.verdict_type
-                ),
-            },
+            None => {
+                let note = "the entry steps, by verdict type";
+                self.cause = Some(Cause::Registry(vec!["entryStepMapping".into()], note.into()));
+                Outcome::Failed {
+                    code: "SR-GATE-002".into(),
+                    message: format!(
+                        "no entry step for verdict type `{}`: neither `entryStepMapping[\"{}\"]` nor `entryStep`",
+                        self.verdict_type, self.verdict_type
+                    ),
+                }
+            }
         };
         if let Outcome::Failed { code, message } = &outcome {
             self.emit("FlowError", json!({"code": code, "message": message, "step": self.last_step}));
@@ -239,7 +238,9 @@ impl<'a> Flow<'a> {
                 Some(rejected) => rejected.message.push_str(&format!("; {stops}")),
                 None => {
                     let span = self.failure_span();
-                    self.findings.push(Diagnostic::new(rules::FlowStopped, self.cassette_file, span, stops));
+                    let finding = Diagnostic::new(rules::FlowStopped, self.cassette_file, span, stops);
+                    let finding = self.with_cause(finding, self.cause.as_ref());
+                    self.findings.push(finding);
                 }
             }
         }
@@ -297,7 +298,10 @@ impl<'a> Flow<'a> {
                 Ok(Some(done)) => done,
                 Ok(None) => return Outcome::Exhausted,
                 Err(Stop { code, .. }) if code == EXHAUSTED => return Outcome::Exhausted,
-                Err(Stop { code, message }) => return Outcome::Failed { code, message },
+                Err(Stop { code, message, cause }) => {
+                    self.cause = cause;
+                    return Outcome::Failed { code, message };
+                }
             };
             if let Some(reason) = done {
                 return Outcome::Completed(reason);
@@ -330,10 +334,12 @@ impl<'a> Flow<'a> {
     /// the run completed; `Ok(Some(None))`: it goes on; `Ok(None)`: the cassette ran out.
     fn flow_iteration(&mut self, step: &str) -> Result<Option<Option<String>>, Stop> {
         if !self.agent.has_step(step) {
+            let entry = self.entry_path();
             return Err(stop(
                 "PR-C3L-003",
                 format!("no C3L prompt for step `{step}`: it is not a step of the registry"),
-            ));
+            )
+            .at(&entry, "the entry step"));
         }
         let prompt = self.next_prompt(step)?;
         let Some(recorded) = self.recorded() else { return Ok(None) };
@@ -372,7 +378,8 @@ impl<'a> Flow<'a> {
             return Err(stop(
                 "SubprocessRunner",
                 format!("closure step `{step}` runs a subprocess (`runner`), which the dry-run never starts"),
-            ));
+            )
+            .at(&["steps", step, "runner"], "the subprocess runner"));
         }
         let prompt = self.next_prompt(step)?;
         let closure_id = closure_step_for(&self.verdict_type);
@@ -412,6 +419,12 @@ impl<'a> Flow<'a> {
         Ok(Some(done))
     }
 
+    /// Where the registry names the entry step of this run's verdict type.
+    fn entry_path(&self) -> Vec<String> {
+        let mapped = self.agent.registry.get("entryStepMapping").and_then(|m| m.get(&self.verdict_type)).is_some();
+        if mapped { vec!["entryStepMapping".into(), self.verdict_type.clone()] } else { vec!["entryStep".into()] }
+    }
+
     /// The prompt of this iteration: the queued retry prompt, else the step's C3L prompt.
     fn next_prompt(&mut self, step: &str) -> Result<Prompt, Stop> {
         let Some(retry) = self.pending_retry.take() else { return self.step_prompt(step) };
@@ -432,7 +445,9 @@ impl<'a> Flow<'a> {
         let (path, file) = self.agent.prompt(&c2, &c3, &edition, adaptation.as_deref());
         let shown = path.strip_prefix(&self.agent.dir).unwrap_or(&path).display().to_string();
         let Some(file) = file else {
-            return Err(stop("PR-C3L-004", format!("C3L prompt file not found for step `{step}`: {shown}")));
+            let at = ["steps", step];
+            return Err(stop("PR-C3L-004", format!("C3L prompt file not found for step `{step}`: {shown}"))
+                .at(&at, "the step whose C3L prompt (c2, c3, edition, adaptation) is missing"));
         };
         let uv = self.uv_variables(step);
         let declared: Vec<String> = def
@@ -442,13 +457,15 @@ impl<'a> Flow<'a> {
             .flatten()
             .filter_map(|v| v.as_str().map(str::to_string))
             .collect();
-        for name in &declared {
+        for (index, name) in declared.iter().enumerate() {
             let key = name.strip_prefix("uv-").unwrap_or(name);
             if uv.get(key).is_none_or(|v| v.is_empty()) {
+                let index = index.to_string();
                 return Err(stop(
                     "PR-RESOLVE-003",
                     format!("required UV variable `{name}` of step `{step}` has no value"),
-                ));
+                )
+                .at(&["steps", step, "uvVariables", &index], "the variable declared here"));
             }
         }
         let uses_stdin = def.get("usesStdin").and_then(Json::as_bool) == Some(true);
@@ -456,14 +473,15 @@ impl<'a> Flow<'a> {
             return Err(stop(
                 "PR-RESOLVE-004",
                 format!("step `{step}` uses stdin, but the cassette gives no `stdin` text"),
-            ));
+            )
+            .at(&["steps", step, "usesStdin"], "the step reads stdin"));
         }
         let rendered = prompt::render(&file.text, &uv, self.cassette.stdin.as_deref());
         if let Some(missing) = rendered.missing.first() {
-            return Err(stop(
-                "PR-RESOLVE-005",
-                format!("`{{uv-{missing}}}` in {shown} is not provided for step `{step}`"),
-            ));
+            let tag = format!("{{uv-{missing}}}");
+            let at = file.text.find(&tag).map_or(Span::empty(0), |start| Span::new(start, start + tag.len()));
+            return Err(stop("PR-RESOLVE-005", format!("`{tag}` in {shown} is not provided for step `{step}`"))
+                .in_file(file.id, at, "the variable no channel provides"));
         }
         self.emit(
             "PromptBuilt",
@@ -593,10 +611,14 @@ impl<'a> Flow<'a> {
             && intent != "abort"
             && !kind_allows(kind, intent)
         {
+            let allowed = def.pointer("/structuredGate/allowedIntents").and_then(Json::as_array);
+            let index = allowed.and_then(|a| a.iter().position(|i| i.as_str() == Some(intent)));
+            let index = index.map(|i| i.to_string()).unwrap_or_default();
             return Err(stop(
                 "SR-INTENT-001",
                 format!("intent `{intent}` is not allowed for stepKind `{kind}` (step `{step}`)"),
-            ));
+            )
+            .at(&["steps", step, "structuredGate", "allowedIntents", &index], "the gate allows the intent here"));
         }
         let done = |next: &str, closing: bool, default: String| Routing {
             next: next.to_string(),
@@ -614,14 +636,17 @@ impl<'a> Flow<'a> {
                     return Err(stop(
                         "SR-TRANS-007",
                         format!("step `{step}` escalates, but has no `transitions.escalate`"),
-                    ));
+                    )
+                    .at(&["steps", step, "transitions"], "the step's transitions"));
                 };
                 return match rule.get("target").and_then(Json::as_str) {
                     Some(to) if agent.has_step(to) => Ok(done(to, false, format!("Escalate to: {to}"))),
                     Some(to) => {
-                        Err(stop("SR-TRANS-008", format!("escalate target `{to}` of step `{step}` is not a step")))
+                        Err(stop("SR-TRANS-008", format!("escalate target `{to}` of step `{step}` is not a step"))
+                            .at(&["steps", step, "transitions", "escalate", "target"], "the transition"))
                     }
-                    None => Err(stop("SR-TRANS-009", format!("`transitions.escalate` of step `{step}` has no target"))),
+                    None => Err(stop("SR-TRANS-009", format!("`transitions.escalate` of step `{step}` has no target"))
+                        .at(&["steps", step, "transitions", "escalate"], "the transition")),
                 };
             }
             "handoff" => {
@@ -639,28 +664,34 @@ impl<'a> Flow<'a> {
                             Ok(done(to, false, format!("Handoff to closure: {to}")))
                         }
                         Some(to) => {
-                            Err(stop("SR-TRANS-006", format!("handoff target `{to}` of step `{step}` is not a step")))
+                            Err(stop("SR-TRANS-006", format!("handoff target `{to}` of step `{step}` is not a step"))
+                                .at(&["steps", step, "transitions", "handoff", "target"], "the transition"))
                         }
                         None => {
-                            Err(stop("SR-TRANS-005", format!("`transitions.handoff` of step `{step}` has target null")))
+                            Err(stop("SR-TRANS-005", format!("`transitions.handoff` of step `{step}` has target null"))
+                                .at(&["steps", step, "transitions", "handoff", "target"], "the transition"))
                         }
                     };
                 }
                 return Err(stop(
                     "SR-TRANS-004",
                     format!("step `{step}` hands off, but has no `transitions.handoff` target"),
-                ));
+                )
+                .at(&["steps", step, "transitions", "handoff"], "the step's transitions"));
             }
             "jump" if target.is_some() => {
                 let to = target.unwrap_or_default();
                 if !agent.has_step(to) {
-                    return Err(stop("SR-TRANS-010", format!("jump target `{to}` (from step `{step}`) is not a step")));
+                    return Err(stop("SR-TRANS-010", format!("jump target `{to}` (from step `{step}`) is not a step"))
+                        .at(&["steps", step, "structuredGate", "targetField"], "the gate reads the target here"));
                 }
                 return Ok(done(to, false, format!("Jump to: {to}")));
             }
             _ => {}
         }
         if let Some(rule) = rule(intent) {
+            // The target, and the key of the transition it is under (`target`, `targets/<value>`).
+            let mut under = vec!["target".to_string()];
             let resolved = if let Some(to) = rule.get("target") {
                 Some(to.as_str())
             } else if let (Some(condition), Some(targets)) =
@@ -673,11 +704,14 @@ impl<'a> Flow<'a> {
                     Some(other) => js_string(other),
                 };
                 self.emit("ConditionEvaluated", json!({"step": step, "condition": condition, "value": value}));
-                let chosen = targets.get(&value).or_else(|| targets.get("default"));
-                Some(chosen.and_then(Json::as_str))
+                let key = if targets.get(&value).is_some() { value } else { "default".to_string() };
+                under = vec!["targets".to_string(), key.clone()];
+                Some(targets.get(&key).and_then(Json::as_str))
             } else {
                 None
             };
+            let mut at = vec!["steps", step, "transitions", intent];
+            at.extend(under.iter().map(String::as_str));
             match resolved {
                 Some(None) => {
                     return Err(stop(
@@ -685,7 +719,8 @@ impl<'a> Flow<'a> {
                         format!(
                             "`transitions.{intent}` of step `{step}` leads to null (terminal), which only `closing` may"
                         ),
-                    ));
+                    )
+                    .at(&at, "the transition"));
                 }
                 Some(Some(to)) if agent.has_step(to) => {
                     return Ok(done(to, false, format!("Transition: {intent} -> {to}")));
@@ -694,7 +729,8 @@ impl<'a> Flow<'a> {
                     return Err(stop(
                         "SR-TRANS-001",
                         format!("`transitions.{intent}` of step `{step}` leads to `{to}`, which is not a step"),
-                    ));
+                    )
+                    .at(&at, "the transition"));
                 }
                 None => {}
             }
@@ -711,7 +747,8 @@ impl<'a> Flow<'a> {
         Err(stop(
             "SR-TRANS-003",
             format!("step `{step}` has no transition for `{intent}` and no `continuation.*` step to fall back to"),
-        ))
+        )
+        .at(&["steps", step, "transitions"], "the step's transitions"))
     }
 
     /// `CompletionLoopProcessor.runClosureLoop`: validation, the closure step's own signal, or
@@ -734,7 +771,8 @@ impl<'a> Flow<'a> {
                     return Err(stop(
                         "AgentValidationAbortError",
                         format!("Validation aborted for step \"{closure_id}\": {}", failed.why),
-                    ));
+                    )
+                    .at(&["validationSteps", &closure_id, "onFailure"], "what a failed validation does"));
                 }
                 "skip" => self.emit("ValidationSkipped", json!({"step": closure_id, "pattern": failed.pattern})),
                 _ => {
@@ -760,7 +798,8 @@ impl<'a> Flow<'a> {
                         "non-closure step \"{step}\" (kind: {}) emitted closing signal \"{action}\": only closure steps may",
                         kind.unwrap_or("unknown")
                     ),
-                ));
+                )
+                .at(&["steps", step, "stepKind"], "the step's kind"));
             }
             if action == "closing" {
                 self.emit("BoundaryHook", json!({"step": step}));
@@ -833,10 +872,14 @@ impl<'a> Flow<'a> {
             return Ok(None);
         }
         let index = self.iterations as usize - 1;
-        for condition in conditions {
+        for (number, condition) in conditions.iter().enumerate() {
             let Some(id) = condition.get("validator").and_then(Json::as_str) else { continue };
             let Some(def) = self.agent.registry.get("validators").and_then(|v| v.get(id)).cloned() else {
-                return Err(stop("ValidatorNotFound", format!("Validator not found: \"{id}\"")));
+                let number = number.to_string();
+                let at = ["validationSteps", validation_step, "validationConditions", &number, "validator"];
+                return Err(
+                    stop("ValidatorNotFound", format!("Validator not found: \"{id}\"")).at(&at, "the condition")
+                );
             };
             let Some(recorded) = recorded else {
                 // The iteration itself is not recorded.
@@ -861,7 +904,8 @@ impl<'a> Flow<'a> {
                     return Err(stop(
                         "SuccessConditionNotEvaluated",
                         format!("validator `{id}`'s `successWhen: {success_when}` is not evaluated by the dry-run"),
-                    ));
+                    )
+                    .at(&["validators", id, "successWhen"], "the condition"));
                 }
             };
             self.emit(
@@ -903,12 +947,7 @@ impl<'a> Flow<'a> {
 
     /// `RetryHandler.buildRetryPrompt`: the failure pattern's C3L prompt under the validation
     /// step's `c2`/`c3`, its params injected; else `f_failed.md`; else a generic message.
-    fn retry_prompt(
-        &mut self,
-        config: &Json,
-        pattern: &str,
-        params: &Map<String, Json>,
-    ) -> Prompt {
+    fn retry_prompt(&mut self, config: &Json, pattern: &str, params: &Map<String, Json>) -> Prompt {
         let field = |key: &str| config.get(key).and_then(Json::as_str).unwrap_or("").to_string();
         let (c2, c3) = (field("c2"), field("c3"));
         let found = self.agent.registry.get("failurePatterns").and_then(|p| p.get(pattern));
@@ -1135,13 +1174,15 @@ fn interpret(gate: &Json, output: &Json, step: &str) -> Result<(String, bool, Op
             format!(
                 "[failFast] Cannot determine intent: {refused}. Step \"{step}\" has failFast enabled (default), no fallback allowed."
             ),
-        ));
+        )
+        .at(&["steps", step, "structuredGate", "intentField"], "the gate reads the intent here"));
     }
     let fallback = gate.get("fallbackIntent").and_then(Json::as_str).filter(|f| allowed.contains(f));
     let intent = fallback.or_else(|| allowed.contains(&"next").then_some("next")).or_else(|| allowed.first().copied());
     match intent {
         Some(intent) => Ok((intent.to_string(), true, Some(refused))),
-        None => Err(stop("GateInterpretationError", format!("Cannot determine intent: {refused}"))),
+        None => Err(stop("GateInterpretationError", format!("Cannot determine intent: {refused}"))
+            .at(&["steps", step, "structuredGate", "allowedIntents"], "the gate allows no intent")),
     }
 }
 

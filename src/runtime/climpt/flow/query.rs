@@ -56,7 +56,13 @@ impl Flow<'_> {
 
     /// The model's answer for this iteration: validated against the step's output schema,
     /// its `stepId` corrected, recorded in the step context.
-    fn query(&mut self, step: &str, recorded: &Iteration, schema: Option<&OutputSchema>, request: Json) -> Option<Json> {
+    fn query(
+        &mut self,
+        step: &str,
+        recorded: &Iteration,
+        schema: Option<&OutputSchema>,
+        request: Json,
+    ) -> Option<Json> {
         let Some((output, span)) = recorded.output.clone() else {
             self.emit(
                 "QueryExecuted",
