@@ -1,8 +1,8 @@
 //! The dry-run of a three-stage pipeline (plan → execute → review) against a machine cassette
 //! of 200 turns: 120 tool turns in plan, 60 in execute, 17 in review, each stage ending with its
 //! completion. Target: under 20 ms in release mode. And a climpt agent's 50-iteration flow:
-//! 48 iterations of a work step that repeats, a handoff, and a closure step whose validator
-//! passes. Target: under 10 ms. Run with `cargo bench --bench dry_run`.
+//! 48 iterations of its work steps, a handoff, and the closure step's `closing`, with prompt
+//! fingerprints, under `--strict`. Target: under 10 ms. Run with `cargo bench --bench dry_run`.
 
 #[allow(dead_code)]
 mod generator;
@@ -38,33 +38,65 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-/// A climpt agent (`examples/climpt`'s fixer) and a flow cassette of 50 iterations.
+/// A climpt agent (`examples/climpt`'s fixer, its bound raised to 60 iterations) and a flow
+/// cassette of 50 iterations, each with the fingerprints of what it sends, replayed under
+/// `--strict` (so every prompt, the system prompt and each output schema are fingerprinted and
+/// compared).
 fn climpt(c: &mut Criterion) {
     let dir = std::env::temp_dir().join("stagelint-bench-dry-run-climpt");
     let _ = std::fs::remove_dir_all(&dir);
     let agent = dir.join(".agent/fixer");
     copy_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/climpt/.agent/fixer"), &agent);
-    let mut cassette = String::from("cassette: 1\nagent: fixer\nargs: { issue: 42 }\niterations:\n");
-    cassette.push_str("  - output: { summary: read, next_action: { action: next } }\n");
-    for n in 2..49 {
-        cassette.push_str(&format!(
-            "  - output: {{ summary: step {n}, next_action: {{ action: repeat }} }}\n    expect: {{ step: continuation.issue, route: continuation.issue }}\n"
-        ));
-    }
-    cassette.push_str("  - output: { summary: done, next_action: { action: handoff } }\n");
-    cassette.push_str("  - output: { next_action: { action: closing } }\n    expect: { verdict: done }\n");
-    cassette.push_str("expect: { outcome: completed, iterations: 50 }\n");
-    std::fs::write(agent.join("agent.cassette.yaml"), cassette).expect("write");
-    let options = Options { strict: false, explain_init: true };
+    let definition = std::fs::read_to_string(agent.join("agent.json")).expect("agent.json");
+    assert!(definition.contains("\"maxIterations\": 10"), "the example's bound moved");
+    std::fs::write(agent.join("agent.json"), definition.replace("\"maxIterations\": 10", "\"maxIterations\": 60"))
+        .expect("write");
+    let options = Options { strict: true, explain_init: true };
     let run = || {
         let mut configs = ConfigCache::new(None);
         let overlay = std::collections::HashMap::new();
         runtime::dry_run_path(&agent, None, options, &mut configs, &overlay).expect("runs").1
     };
+    // Recorded once without fingerprints, then with the ones that run sent.
+    std::fs::write(agent.join("agent.cassette.yaml"), flow_cassette(&[])).expect("write");
+    let recorded: Vec<String> = run()
+        .trace
+        .events
+        .iter()
+        .filter(|e| e.name == "QueryExecuted")
+        .map(|e| serde_json::to_string(&e.data["request"]).expect("json"))
+        .collect();
+    assert_eq!(recorded.len(), 50);
+    std::fs::write(agent.join("agent.cassette.yaml"), flow_cassette(&recorded)).expect("write");
     let first = run();
     assert_eq!(first.exit_code(), 0, "{:?}", first.findings);
     assert_eq!(first.trace.events.iter().filter(|e| e.name == "IterationStart").count(), 50);
-    c.bench_function("dry-run climpt agent, 50-iteration flow (with reading)", |b| b.iter(|| run().trace.events.len()));
+    c.bench_function("dry-run climpt agent, 50-iteration flow, --strict (with reading)", |b| {
+        b.iter(|| run().trace.events.len())
+    });
+}
+
+/// 48 iterations of the fixer's work steps (one `next`, 47 `repeat`s), a handoff and the
+/// closure step's `closing`; with `request` fingerprints (JSON flow mappings) when given.
+fn flow_cassette(requests: &[String]) -> String {
+    let mut outputs = vec!["{ summary: read, next_action: { action: next } }".to_string()];
+    for n in 2..49 {
+        outputs.push(format!("{{ summary: step {n}, next_action: {{ action: repeat }} }}"));
+    }
+    outputs.push("{ summary: done, next_action: { action: handoff } }".into());
+    outputs.push("{ next_action: { action: closing } }".into());
+    let mut cassette = String::from("cassette: 1\nagent: fixer\nargs: { issue: 42 }\niterations:\n");
+    for (index, output) in outputs.iter().enumerate() {
+        cassette.push_str(&format!("  - output: {output}\n"));
+        if let Some(request) = requests.get(index) {
+            cassette.push_str(&format!("    request: {request}\n"));
+        }
+        if (1..48).contains(&index) {
+            cassette.push_str("    expect: { step: continuation.issue, route: continuation.issue }\n");
+        }
+    }
+    cassette.push_str("expect: { outcome: completed, iterations: 50 }\n");
+    cassette
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -1,7 +1,8 @@
 //! The language server under a real editor: Neovim (headless), configured with the shipped
 //! `editors/neovim`, starts `stagelint lsp`, shows its diagnostics, sends an incremental edit,
-//! asks for a completion and a definition. CI installs Neovim (`.ci/run`); elsewhere the test
-//! is reported as ignored when `nvim` is not on `PATH` (`build.rs`).
+//! asks for a completion and a definition, and runs dry-runs from code lenses (a stage's, a
+//! climpt registry's). CI installs Neovim (`.ci/run`); elsewhere the test is reported as
+//! ignored when `nvim` is not on `PATH` (`build.rs`).
 
 use std::path::Path;
 use std::process::Command;
@@ -62,6 +63,8 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     )
     .expect("write");
     std::fs::write(dir.path().join("util.ts"), "export const x = 1;\n").expect("write");
+    // A climpt agent with a flow cassette.
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/climpt"), dir.path());
     let out = dir.path().join("out.txt");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/nvim_lsp.lua");
     let status = Command::new("nvim")
@@ -77,6 +80,7 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("ATOMIC_FILE", &atomic)
         .env("CONFIG_FILE", dir.path().join("cfg/stagelint.toml"))
         .env("SCENARIO_STAGE", sub.join("check.md"))
+        .env("CLIMPT_REGISTRY", dir.path().join(".agent/fixer/steps_registry.json"))
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
@@ -128,4 +132,32 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
             .contains(&"scenario-dry-run=true:stagelint dry-run stage check: mismatch · expectations 0/1 · findings 1"),
         "the picked cassette (check-bad) ran: {report}"
     );
+    // A climpt registry: a lens on its entry and on each step the cassette reaches (issue 33),
+    // and `:StagelintDryRun` runs the lens on the cursor's line.
+    let climpt: Vec<&str> = lines.iter().filter(|l| l.starts_with("climpt-")).copied().collect();
+    assert_eq!(
+        climpt,
+        [
+            "climpt-lens=4:stagelint.dryRun:▶ Dry-run (agent.cassette.yaml):",
+            "climpt-lens=6:stagelint.dryRun:▶ Dry-run (agent.cassette.yaml) · iteration 1:initial.issue",
+            "climpt-lens=17:stagelint.dryRun:▶ Dry-run (agent.cassette.yaml) · iteration 2:continuation.issue",
+            "climpt-lens=29:stagelint.dryRun:▶ Dry-run (agent.cassette.yaml) · iteration 3:closure.issue",
+            "climpt-dry-run=5:true:stagelint dry-run agent fixer: passed · expectations 11/11 · findings 0",
+            "climpt-dry-run=18:true:stagelint dry-run agent fixer (step continuation.issue): passed · expectations 11/11 · findings 0",
+        ],
+        "{report}"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
 }

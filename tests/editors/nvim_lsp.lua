@@ -145,5 +145,43 @@ vim.cmd("StagelintDryRun")
 local picked = vim.wait(20000, function() return vim.g.stagelint_dry_run ~= nil end, 50)
 table.insert(lines, "scenario-dry-run=" .. tostring(picked) .. ":" .. tostring(vim.g.stagelint_dry_run))
 
+-- A climpt agent (examples/climpt's fixer): the registry's lenses, on its entry and on each step
+-- its cassette reaches, and `:StagelintDryRun` on a step's line runs that step's lens.
+vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("CLIMPT_REGISTRY")))
+vim.wait(20000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 50)
+local registry_uri = vim.uri_from_bufnr(0)
+local registry_lenses = {}
+-- The server may still be reading the project: ask again until the lenses come (no vim.wait
+-- around the request, which waits itself).
+for _ = 1, 40 do
+  local answer = vim.lsp.buf_request_sync(0, "textDocument/codeLens", { textDocument = { uri = registry_uri } }, 10000)
+  for _, response in pairs(answer or {}) do
+    for _, lens in ipairs(response.result or {}) do
+      table.insert(registry_lenses, lens)
+    end
+  end
+  if #registry_lenses > 0 then
+    break
+  end
+  vim.wait(250, function() return false end, 50)
+end
+for _, lens in ipairs(registry_lenses) do
+  local step = lens.command.arguments and lens.command.arguments[3] or ""
+  table.insert(lines, string.format("climpt-lens=%d:%s:%s:%s", lens.range.start.line, lens.command.command,
+    lens.command.title, tostring(step)))
+end
+local registry_buf = vim.api.nvim_get_current_buf()
+for _, at in ipairs({ "entryStepMapping", "\"continuation.issue\": {" }) do
+  -- The report of the run before opened in a split: back to the registry.
+  if vim.api.nvim_get_current_buf() ~= registry_buf then
+    vim.cmd("close")
+  end
+  local line = vim.fn.search(at, "w")
+  vim.g.stagelint_dry_run = nil
+  vim.cmd("StagelintDryRun")
+  local done = vim.wait(20000, function() return vim.g.stagelint_dry_run ~= nil end, 50)
+  table.insert(lines, string.format("climpt-dry-run=%d:%s:%s", line, tostring(done), tostring(vim.g.stagelint_dry_run)))
+end
+
 vim.fn.writefile(lines, out)
 vim.cmd("qa!")

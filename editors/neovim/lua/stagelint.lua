@@ -180,7 +180,9 @@ local function execute(client, command)
 end
 
 -- `:StagelintDryRun`: the dry-run lenses of the buffer (a stage or a state machine, one per
--- cassette); with several, vim.ui.select picks one; with none, the server says why.
+-- cassette; a climpt registry, one on its entry and one on each step a cassette reaches); the
+-- ones on the cursor's line when there are any; with several, vim.ui.select picks one; with
+-- none, the server says why.
 function M.dry_run(bufnr)
   if bufnr == nil or bufnr == 0 then
     bufnr = vim.api.nvim_get_current_buf()
@@ -192,12 +194,19 @@ function M.dry_run(bufnr)
   end
   local uri = vim.uri_from_bufnr(bufnr)
   local fallback = { command = "stagelint.dryRun", arguments = { uri } }
+  local cursor = vim.api.nvim_win_get_cursor(0)[1] - 1
   requester(client)("textDocument/codeLens", { textDocument = { uri = uri } }, function(err, lenses)
-    local commands = {}
+    local commands, here = {}, {}
     for _, lens in ipairs((not err and lenses) or {}) do
       if lens.command and lens.command.command == "stagelint.dryRun" then
         table.insert(commands, lens.command)
+        if lens.range and lens.range.start.line == cursor then
+          table.insert(here, lens.command)
+        end
       end
+    end
+    if #here > 0 then
+      commands = here
     end
     if #commands == 0 then
       execute(client, fallback)
