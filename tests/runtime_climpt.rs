@@ -698,6 +698,17 @@ fn prompts_need_their_uv_values_and_inputs_come_from_earlier_handoffs() {
     let prompts: Vec<&str> =
         ran.run.trace.events.iter().filter(|e| e.name == "PromptBuilt").map(|e| e.str("prompt")).collect();
     assert_eq!(prompts[1], "Plan: fix it; 2/10");
+    // Without the `inputs` entry, the name of the handoff form is not provided, and the
+    // message says how to declare it.
+    let prompt = ("steps/continuation/a/f_default.md", "Plan: {uv-initial_a_plan}");
+    let ran = run(&registry(steps(three()), json!({})), 10, &[prompt], &cassette(&[&says("next"), &says("repeat")]));
+    let message = last(&ran.run, "FlowError")["message"].as_str().unwrap_or("").to_string();
+    assert!(
+        message.ends_with(
+            "; to read `plan` from the handoff of step `initial.a`, declare it in the step's `inputs`: `\"plan\": { \"from\": \"initial.a.plan\" }`"
+        ),
+        "{message}"
+    );
 }
 
 #[test]
@@ -964,4 +975,32 @@ fn a_retry_prompt_and_an_output_schema_are_fingerprinted_too() {
     );
     assert!(ran.run.findings[0].message.ends_with("so this request is never used"), "{}", ran.run.findings[0].message);
     assert!(ran.run.findings[2].message.starts_with("prompt drift: the output schema of step `closure.a`"));
+}
+
+#[test]
+fn an_object_schema_without_properties_accepts_only_the_empty_object() {
+    // climpt adds `additionalProperties: false` to every `type: object` schema, so
+    // `analysis: { type: object }` (climpt's own quickstart) admits `{}` alone; the finding
+    // names the property.
+    let mut list = three();
+    list[0].1["outputSchemaRef"] = json!({"file": "a.schema.json", "schema": "#/definitions/initial.a"});
+    let schema = json!({"definitions": {"initial.a": {"type": "object", "properties": {
+        "analysis": {"type": "object"}, "next_action": {"type": "object", "properties": {"action": {"type": "string"}}}}}}});
+    let schema = schema.to_string();
+    let output = "{ output: { analysis: { files: 2 }, next_action: { action: next } } }";
+    let ran = run(
+        &registry(steps(list), json!({})),
+        10,
+        &[("../schemas/a.schema.json", &schema)],
+        &cassette(&[output, &says("handoff"), &says("closing")]),
+    );
+    assert_eq!(codes(&ran.run), ["cassette/OutputRejected"]);
+    let finding = &ran.run.findings[0];
+    assert!(
+        finding.message.contains("rejects this output: /analysis: property `files` is not allowed (its object's schema lists no such property)"),
+        "{}",
+        finding.message
+    );
+    assert_eq!(&ran.workspace.file(finding.file).text[finding.span.start..finding.span.end], "files");
+    assert_eq!(last(&ran.run, "OutputValidated")["schema"], "a.schema.json#/definitions/initial.a");
 }

@@ -480,7 +480,16 @@ impl<'a> Flow<'a> {
         if let Some(missing) = rendered.missing.first() {
             let tag = format!("{{uv-{missing}}}");
             let at = file.text.find(&tag).map_or(Span::empty(0), |start| Span::new(start, start + tag.len()));
-            return Err(stop("PR-RESOLVE-005", format!("`{tag}` in {shown} is not provided for step `{step}`"))
+            // A name of the handoff form (`<step_id>_<key>`) with no `inputs` entry: say so.
+            let steps = self.agent.registry["steps"].as_object();
+            let handoff = steps.into_iter().flatten().find_map(|(id, _)| {
+                let key = missing.strip_prefix(&format!("{}_", id.replace('.', "_")))?;
+                Some(format!(
+                    "; to read `{key}` from the handoff of step `{id}`, declare it in the step's `inputs`: `\"{key}\": {{ \"from\": \"{id}.{key}\" }}`"
+                ))
+            });
+            let hint = handoff.unwrap_or_default();
+            return Err(stop("PR-RESOLVE-005", format!("`{tag}` in {shown} is not provided for step `{step}`{hint}"))
                 .in_file(file.id, at, "the variable no channel provides"));
         }
         self.emit(

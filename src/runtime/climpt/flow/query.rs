@@ -194,9 +194,22 @@ impl Flow<'_> {
             .map(|e| {
                 let at = e.instance_path().to_string();
                 // The part of the output at fault: an unexpected property's key, else the value.
+                let mut text = e.to_string();
                 let extra = match e.kind() {
                     jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
                         unexpected.first().cloned()
+                    }
+                    // An object schema with no `properties`, to which climpt added
+                    // `additionalProperties: false`: the validator names the object and the
+                    // value of one property; say which property.
+                    jsonschema::error::ValidationErrorKind::FalseSchema => {
+                        let object = output.pointer(&at).and_then(Json::as_object);
+                        let key = object.and_then(|o| o.iter().find(|(_, v)| *v == e.instance().as_ref()));
+                        key.map(|(key, _)| {
+                            text =
+                                format!("property `{key}` is not allowed (its object's schema lists no such property)");
+                            key.clone()
+                        })
                     }
                     _ => None,
                 };
@@ -205,14 +218,16 @@ impl Flow<'_> {
                     None => n.pointer(&at).map(|v| v.span),
                 });
                 first_span = first_span.or(part);
-                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+                if at.is_empty() { text } else { format!("{at}: {text}") }
             })
             .collect();
         let span = first_span.unwrap_or(span);
         let (file, name) = (&schema.file, &schema.name);
+        // `file#name`, or `file#/pointer` when the name is a pointer (`#/definitions/…`).
+        let reference = format!("{file}#{}", name.strip_prefix('#').unwrap_or(name));
         self.emit(
             "OutputValidated",
-            json!({"iteration": self.iterations, "step": step, "schema": format!("{file}#{name}"), "valid": errors.is_empty(), "errors": errors}),
+            json!({"iteration": self.iterations, "step": step, "schema": reference, "valid": errors.is_empty(), "errors": errors}),
         );
         if let Some(first) = errors.first() {
             let more = if errors.len() > 1 { format!(" (and {} more)", errors.len() - 1) } else { String::new() };
