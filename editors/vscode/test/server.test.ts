@@ -125,6 +125,34 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
     await eventually(() => messages.includes(value.summary));
   });
 
+  test("a climpt registry's step lens runs through the middleware with its step", async () => {
+    const agent = join(repo, "examples", "climpt", ".agent", "fixer");
+    // Outside the workspace folder: the server dry-runs it because both files are open.
+    for (const [file, languageId] of [["steps_registry.json", "json"], ["agent.cassette.yaml", "yaml"]]) {
+      await connection.sendNotification("textDocument/didOpen", {
+        textDocument: { uri: pathToFileURL(join(agent, file)).href, languageId, version: 1, text: readFileSync(join(agent, file), "utf8") },
+      });
+    }
+    const uri = pathToFileURL(join(agent, "steps_registry.json")).href;
+    let lenses: any[] = [];
+    for (let i = 0; i < 100 && lenses.length < 4; i++) {
+      lenses = ((await connection.sendRequest("textDocument/codeLens", { textDocument: { uri } })) as any[]) ?? [];
+      if (lenses.length < 4) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    // The entry, then each step the cassette reaches.
+    assert.deepEqual(
+      lenses.map((lens) => lens.command.arguments[2] ?? null),
+      [null, "initial.issue", "continuation.issue", "closure.issue"],
+    );
+    const { command, arguments: args } = lenses[2].command;
+    const host = fakeHost({ answer: (method, params) => connection.sendRequest(method, params) });
+    const value: any = await executeCommandMiddleware(host)(command, args, () => assert.fail("next"));
+    assert.equal(value.exitCode, 0, JSON.stringify(value));
+    assert.match(value.summary, /^stagelint dry-run agent fixer \(step continuation\.issue\): passed/);
+  });
+
   test("Dry-run Current File on a stage whose cassette finds a mismatch", async () => {
     const uri = pathToFileURL(brokenStage).href;
     // The active editor's document is open: the server dry-runs only open documents and files
