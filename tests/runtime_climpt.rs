@@ -314,7 +314,7 @@ fn the_router_follows_direct_and_conditional_transitions_with_climpts_coercion()
         let mut list = three();
         list[0].1["structuredGate"]["handoffFields"] = json!(["verdict"]);
         list[0].1["transitions"] = json!({"next": {"condition": "verdict", "targets": {
-            "approved": "closure.a", "true": "continuation.a", "3": "continuation.a", "default": "initial.a"}}});
+            "approved": "closure.a", "true": "continuation.a", "3": "continuation.a", "held": null, "default": "initial.a"}}});
         run(
             &registry(steps(list), json!({})),
             1,
@@ -328,6 +328,8 @@ fn the_router_follows_direct_and_conditional_transitions_with_climpts_coercion()
         ("3", "3", "continuation.a"),
         ("other", "other", "initial.a"),
         ("null", "default", "initial.a"),
+        // `targets[value] ?? targets.default`: a null target falls through to `default`.
+        ("held", "held", "initial.a"),
     ] {
         let ran = conditional(value);
         assert_eq!(last(&ran.run, "ConditionEvaluated")["value"], expected, "{value}");

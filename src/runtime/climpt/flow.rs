@@ -713,7 +713,8 @@ impl<'a> Flow<'a> {
                     Some(other) => js_string(other),
                 };
                 self.emit("ConditionEvaluated", json!({"step": step, "condition": condition, "value": value}));
-                let key = if targets.get(&value).is_some() { value } else { "default".to_string() };
+                // `targets[value] ?? targets.default ?? null`: a null target falls through too.
+                let key = if targets.get(&value).is_some_and(|t| !t.is_null()) { value } else { "default".to_string() };
                 under = vec!["targets".to_string(), key.clone()];
                 Some(targets.get(&key).and_then(Json::as_str))
             } else {
