@@ -35,8 +35,11 @@ enum Command {
     /// Run the language server on stdin/stdout.
     #[cfg(feature = "lsp")]
     Lsp,
-    /// Run a stage, a whole state machine or a climpt agent against a recorded provider (a cassette).
+    /// Run a stage, a whole state machine, a climpt agent or a Last Light workflow against a recorded provider (a cassette).
     DryRun(DryRunArgs),
+    /// Print the prompt a Last Light workflow's phase sends, rendered as its engine renders it
+    /// from the context given with `--var` (no cassette, nothing run).
+    Render(RenderArgs),
     /// Explain a rule (what it checks, why, an example) or a topic; alone, list them.
     Explain {
         /// A rule code such as `sm/StageJoinDangling` (or `stagejoindangling`: the name alone,
@@ -64,13 +67,17 @@ enum Command {
 #[derive(clap::Args)]
 struct DryRunArgs {
     /// A stage file (without a cassette of its own, a stage of a state machine runs its machine),
-    /// a state machine (its directory or `sm.yaml`), or a climpt agent (its directory or
-    /// `steps_registry.json`).
+    /// a state machine (its directory or `sm.yaml`), a climpt agent (its directory or
+    /// `steps_registry.json`), or a Last Light workflow.
     path: PathBuf,
     /// The cassette (default: `<stage-id>.cassette.yaml` beside the stage, else the machine's
-    /// `sm.cassette.yaml`; a climpt agent's `agent.cassette.yaml`).
+    /// `sm.cassette.yaml`; a climpt agent's `agent.cassette.yaml`; `cassettes/<name>.cassette.yaml`
+    /// beside a workflow).
     #[arg(long)]
     cassette: Option<PathBuf>,
+    /// Show each prompt sent in full in the timeline (by default, its first lines).
+    #[arg(long)]
+    show_prompts: bool,
     /// Output: a readable timeline, or the JSON Lines event stream.
     #[arg(long, value_enum, default_value_t = RunFormat::Full)]
     format: RunFormat,
@@ -122,6 +129,45 @@ enum RunFormat {
     Json,
 }
 
+#[derive(clap::Args)]
+struct RenderArgs {
+    /// The workflow file.
+    workflow: PathBuf,
+    /// The phase whose prompt to render.
+    #[arg(long)]
+    phase: String,
+    /// A context value, `key=value` (repeatable). The value is JSON when it parses as JSON
+    /// (`false`, `3`, `["bug"]`, `"text"`), else text; a dotted key sets a field of an object
+    /// (`models.plan=opus`, `phaseOutputs.plan=...`).
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = parse_var)]
+    vars: Vec<(String, String)>,
+    /// Print the prompt exactly as it would be sent: no marks, no notes.
+    #[arg(long)]
+    exact: bool,
+    /// Output: the prompt for people, or JSON (the exact text, its substitutions and the tags
+    /// sent as written).
+    #[arg(long, value_enum, default_value_t = RenderFormat::Text)]
+    format: RenderFormat,
+    /// Use this config file instead of discovering `stagelint.toml`.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RenderFormat {
+    Text,
+    Json,
+}
+
+/// `key=value`, split at the first `=`.
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, _)) if key.is_empty() => Err(format!("`{text}` has no key before `=`: write key=value")),
+        Some((key, value)) => Ok((key.to_string(), value.to_string())),
+        None => Err(format!("`{text}` has no `=`: write key=value")),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -137,6 +183,7 @@ fn main() -> ExitCode {
         #[cfg(feature = "lsp")]
         Command::Lsp => run_lsp(),
         Command::DryRun(args) => run_dry_run(args),
+        Command::Render(args) => run_render(args),
         Command::Explain { topic } => cli::explain::run(topic.as_deref()),
         Command::Cassette { command: CassetteCommand::Import(args) } => run_cassette_import(args),
         Command::Init { force } => run_init(force),
@@ -222,13 +269,38 @@ fn replay(args: DryRunArgs) -> Result<ExitCode, Failure> {
         RunFormat::Json => out.extend_from_slice(run.trace.to_json_lines().as_bytes()),
         RunFormat::Full => {
             let color = args.color.for_stdout();
-            out.extend_from_slice(stagelint::runtime::report::timeline(&workspace, &run).as_bytes());
+            out.extend_from_slice(stagelint::runtime::report::timeline_with(&workspace, &run, args.show_prompts).as_bytes());
             render::full::render(&mut out, &workspace, &run.findings, color)
                 .map_err(|e| Failure::Output(format!("cannot render the findings: {e}")))?;
         }
     }
     cli::print(&out)?;
     Ok(ExitCode::from(run.exit_code()))
+}
+
+fn run_render(args: RenderArgs) -> Result<ExitCode, Failure> {
+    let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
+    let mut configs = ConfigCache::new(forced);
+    let path = stagelint::workspace::discover::absolute(&args.workflow);
+    if !path.is_file() {
+        return Err(format!("{}: cannot read file: no such file", args.workflow.display()));
+    }
+    let workspace = stagelint::workspace::discover::discover(&[path.clone()], &mut configs).map_err(|e| e.to_string())?;
+    let file = workspace
+        .file_at(&path)
+        .filter(|f| f.kind == stagelint::workspace::FileKind::Workflow)
+        .ok_or_else(|| format!("{}: not a Last Light workflow", args.workflow.display()))?;
+    let vars: Vec<(String, serde_json::Value)> =
+        args.vars.iter().map(|(k, v)| (k.clone(), stagelint::runtime::var_value(v))).collect();
+    let rendering = stagelint::runtime::preview(&workspace, file.id, &args.phase, &vars)
+        .map_err(|why| format!("{}: {why}", args.workflow.display()))?;
+    let text = match args.format {
+        RenderFormat::Json => rendering.json.to_string() + "\n",
+        RenderFormat::Text if args.exact => rendering.exact,
+        RenderFormat::Text => rendering.marked,
+    };
+    cli::print(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_init(force: bool) -> Result<ExitCode, Failure> {

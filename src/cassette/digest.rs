@@ -45,9 +45,10 @@ fn write(value: &Value, out: &mut String) {
     }
 }
 
-/// A number as RFC 8785 writes it: an IEEE double printed the ECMAScript way. Integers that a
-/// double holds exactly print as they are; larger ones go through the double, as in JavaScript.
-fn number_text(number: &serde_json::Number) -> String {
+/// A number as RFC 8785 and JavaScript's `String(n)` write it: an IEEE double printed the
+/// ECMAScript way. Integers that a double holds exactly print as they are; larger ones go
+/// through the double, as in JavaScript.
+pub fn number_text(number: &serde_json::Number) -> String {
     const EXACT: u64 = 1 << 53;
     match (number.as_u64(), number.as_i64()) {
         (Some(n), _) if n <= EXACT => n.to_string(),

@@ -24,4 +24,9 @@ declare_rules! { "cassette", "../runtime/lint/docs/";
     OutputRejected => Error;
     FlowStopped => Error;
     UnknownAgent => Error, fix = true;
+    UnknownWorkflow => Error, fix = true;
+    RunStopped => Warning;
+    RenderedEmpty => Warning;
+    RenderedVerbatim => Warning;
+    EngineMismatch => Warning, fix = true;
 }

@@ -61,6 +61,43 @@ pub trait Engine: Sync {
 
     /// The editor features inside this engine's cassettes.
     fn editor(&self) -> &'static editor::Hooks;
+
+    /// The render-only previews of definition file `file` (no cassette: what a step would be
+    /// sent, from a context given by hand), each on the line of what it previews.
+    fn previews(&self, _workspace: &Workspace, _file: &SourceFile) -> Vec<Preview> {
+        Vec::new()
+    }
+
+    /// Renders preview `target` of `file` from `vars` (`None`: not this engine's file; `Err`:
+    /// why there is nothing to preview).
+    fn preview(
+        &self,
+        _workspace: &Workspace,
+        _file: &SourceFile,
+        _target: &str,
+        _vars: &[(String, serde_json::Value)],
+    ) -> Option<Result<Rendering, String>> {
+        None
+    }
+}
+
+/// A render-only preview a definition file offers: where its lens sits, its title and what it
+/// renders (a phase's name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preview {
+    pub span: Span,
+    pub title: String,
+    pub target: String,
+}
+
+/// What a preview rendered: the text as a person reads it (substitutions marked), exactly as
+/// it would be sent, and as JSON.
+#[derive(Clone, Debug)]
+pub struct Rendering {
+    pub title: String,
+    pub marked: String,
+    pub exact: String,
+    pub json: serde_json::Value,
 }
 
 /// What a dry-run from paths needs besides the paths: the options, the configs read so far and
@@ -98,4 +135,7 @@ pub trait Timeline {
     /// What stopped a run that ended with an authoring error, when its events say so (`None`:
     /// the summary's `refused` says why the run did not start).
     fn stopped(&self, events: &[Event]) -> Option<String>;
+
+    /// Shows what is collapsed by default (a prompt's lines past its first) in full.
+    fn show_in_full(&mut self) {}
 }

@@ -2,7 +2,8 @@
 //! findings, for every system that has a dry-run engine.
 //!
 //! A runtime-neutral core, and one folder per system's engine (`stages/`: stud-cli stages and
-//! state machines; `climpt/`: climpt agents). The core's lower half is what engines build on: the seam ([`engine`]), a
+//! state machines; `climpt/`: climpt agents; `lastlight/`: Last Light workflows). The core's
+//! lower half is what engines build on: the seam ([`engine`]), a
 //! run's outcome and its ending ([`run`]), the event stream ([`events`]), cassette reading
 //! helpers ([`read`]) and terminal-safe text ([`text`]). Its upper half dispatches to the
 //! engines: [`ENGINES`], paths to a run ([`target`]), the timeline frame ([`report`]), the
@@ -13,6 +14,7 @@
 pub mod climpt;
 pub mod engine;
 pub mod events;
+pub mod lastlight;
 pub(crate) mod lint;
 pub mod read;
 #[cfg(feature = "record")]
@@ -32,7 +34,7 @@ pub use stages::{
     refuse_duplicate, stage, stage_with, turns,
 };
 
-pub use engine::{Engine, Lens};
+pub use engine::{Engine, Lens, Preview, Rendering};
 pub use read::{cassettes, is_json};
 pub use run::{DryRun, Options, error_stream, events_version};
 pub use target::{dry_run_focused, dry_run_path};
@@ -42,7 +44,7 @@ use crate::workspace::{SourceFile, Workspace};
 
 /// Every dry-run engine. A cassette belongs to the first whose keys it has, and a path to the
 /// first that claims it; the last engine takes every cassette and path the others do not.
-pub static ENGINES: &[&dyn Engine] = &[&climpt::Climpt, &stages::Stages];
+pub static ENGINES: &[&dyn Engine] = &[&climpt::Climpt, &lastlight::Lastlight, &stages::Stages];
 
 /// The engine whose cassette `file` is.
 pub fn engine_of(file: &SourceFile) -> &'static dyn Engine {
@@ -66,4 +68,30 @@ pub fn lenses(workspace: &Workspace, file: FileId) -> Vec<Lens> {
 pub fn conventional_cassette(workspace: &Workspace, file: FileId) -> Option<FileId> {
     let source = workspace.file(file);
     ENGINES.iter().find_map(|engine| engine.conventional_cassette(workspace, source))
+}
+
+/// The render-only previews definition file `file` offers, from every engine.
+pub fn previews(workspace: &Workspace, file: FileId) -> Vec<Preview> {
+    let source = workspace.file(file);
+    ENGINES.iter().flat_map(|engine| engine.previews(workspace, source)).collect()
+}
+
+/// Renders preview `target` of `file` from `vars`: `Err` says why there is nothing to render.
+pub fn preview(
+    workspace: &Workspace,
+    file: FileId,
+    target: &str,
+    vars: &[(String, serde_json::Value)],
+) -> Result<Rendering, String> {
+    let source = workspace.file(file);
+    ENGINES
+        .iter()
+        .find_map(|engine| engine.preview(workspace, source, target, vars))
+        .unwrap_or_else(|| Err(format!("{}: no engine previews this file", source.display)))
+}
+
+/// A `--var` value of a preview: JSON when it parses as JSON (`false`, `3`, `["a"]`,
+/// `"text"`), else the text itself.
+pub fn var_value(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_string()))
 }

@@ -11,6 +11,11 @@ use crate::runtime::text::{escape, text};
 use crate::workspace::Workspace;
 
 pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
+    timeline_with(workspace, run, false)
+}
+
+/// [`timeline`], with what an engine collapses by default (prompts) in full when `full`.
+pub fn timeline_with(workspace: &Workspace, run: &DryRun, full: bool) -> String {
     let mut out = String::new();
     let cassette = run.cassette.map_or_else(|| "(none)".to_string(), |id| workspace.file(id).display.clone());
     let _ = writeln!(out, "dry-run {}    cassette {}", escape(&run.title), escape(&cassette));
@@ -20,6 +25,9 @@ pub fn timeline(workspace: &Workspace, run: &DryRun) -> String {
     }
     let mut focus_ran = false;
     let mut lines = crate::runtime::engine_named(run.engine).timeline();
+    if full {
+        lines.show_in_full();
+    }
     for event in &run.trace.events {
         let start = out.len();
         match event.name {

@@ -234,6 +234,10 @@ impl SourceFile {
 pub const STAGE_KEYS: [&str; 6] =
     ["completionTool", "completionSchema", "turnCap", "allowedTools", "retryPolicy", "resolutionPolicy"];
 
+/// The top-level keys that, with `cassette:`, make a text with no file name a cassette: what
+/// a cassette replays (a stage, a machine's stages, a Last Light workflow).
+const CASSETTE_SUBJECTS: [&str; 4] = ["stage", "stages", "attempts", "workflow"];
+
 /// Whether `name` is a cassette file name.
 pub fn is_cassette_name(name: &str) -> bool {
     [".cassette.yaml", ".cassette.yml", ".cassette.json"].iter().any(|suffix| name.ends_with(suffix))
@@ -290,8 +294,8 @@ pub fn classify(path: &Path, text: &str, config: &Config) -> Option<FileKind> {
 
 /// The kind of a text that has no file name (an editor's `untitled:` document), from its
 /// content alone: a stage by its frontmatter keys, a workflow by `phases:` or `kind: cron`, a
-/// steps registry by `steps` and `agentId`, a cassette by `cassette:` with `stage:`, `stages:` or
-/// `attempts:`.
+/// steps registry by `steps` and `agentId`, a cassette by `cassette:` with `stage:`, `stages:`,
+/// `attempts:` or `workflow:`.
 pub fn classify_content(text: &str) -> Option<FileKind> {
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with('{') {
@@ -299,7 +303,7 @@ pub fn classify_content(text: &str) -> Option<FileKind> {
         let has = |key: &str| root.get(key).is_some();
         return if has("steps") && has("agentId") {
             Some(FileKind::StepsRegistry)
-        } else if has("cassette") && (has("stage") || has("stages") || has("attempts")) {
+        } else if has("cassette") && CASSETTE_SUBJECTS.iter().any(|k| has(k)) {
             Some(FileKind::Cassette)
         } else {
             None
@@ -312,7 +316,7 @@ pub fn classify_content(text: &str) -> Option<FileKind> {
         return Some(FileKind::Workflow);
     }
     let keys: Vec<&str> = top_level_keys(text).map(|(key, _)| key).collect();
-    let cassette = keys.contains(&"cassette") && ["stage", "stages", "attempts"].iter().any(|k| keys.contains(k));
+    let cassette = keys.contains(&"cassette") && CASSETTE_SUBJECTS.iter().any(|k| keys.contains(k));
     cassette.then_some(FileKind::Cassette)
 }
 
