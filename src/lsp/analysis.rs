@@ -451,6 +451,7 @@ fn store_in(
     for file in analysis.workspace.reported_files() {
         state.dry_run.remove(&file.path);
     }
+    crate::lsp::preview::refresh(state, analysis);
     changed_batches(state, batch, analysis, versions)
 }
 

@@ -6,6 +6,7 @@ pub(crate) mod convert;
 pub(crate) mod documents;
 mod dry_run;
 mod framing;
+mod preview;
 mod server;
 mod state;
 

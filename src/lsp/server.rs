@@ -89,6 +89,31 @@ impl Backend {
         let _ = self.changed.send(generation);
     }
 
+    /// Runs [`ide::lens::PREVIEW_COMMAND`] with the definition's URI and what to preview.
+    async fn preview(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        let invalid = |message: &str| tower_lsp_server::jsonrpc::Error::invalid_params(message.to_string());
+        let uri = params
+            .arguments
+            .first()
+            .and_then(|a| a.as_str())
+            .and_then(|text| text.parse::<Uri>().ok())
+            .ok_or_else(|| invalid("expected the workflow's URI and the phase to preview"))?;
+        let target = params
+            .arguments
+            .get(1)
+            .and_then(|a| a.as_str())
+            .map(str::to_string)
+            .ok_or_else(|| invalid("expected the phase to preview as the second argument"))?;
+        let path = path_of(&uri).ok_or_else(|| invalid("not a file URI"))?;
+        if !is_untitled(&path) && !lock(&self.state).may_read(&path) {
+            let message = format!("{} is outside the workspace folders", path.display());
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(message));
+        }
+        // Renders from an analysis of the current text.
+        let _ = self.with_analysis(&uri, |_, _, _| ()).await;
+        crate::lsp::preview::run(&self.client, &self.state, path, target).await.map(Some)
+    }
+
     /// Answers [`IDLE`]. Publishes are queued before the state says they are done, so every
     /// diagnostic of the analysed changes precedes the [`Idle`] notification on the same queue.
     pub(super) async fn idle(&self) -> Result<bool> {
@@ -260,7 +285,7 @@ impl LanguageServer for Backend {
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![ide::lens::DRY_RUN_COMMAND.to_string()],
+                    commands: vec![ide::lens::DRY_RUN_COMMAND.to_string(), ide::lens::PREVIEW_COMMAND.to_string()],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 diagnostic_provider: pull.then(|| {
@@ -651,11 +676,12 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         Ok(self
             .with_analysis(&params.text_document.uri, |analysis, file, open| {
-                ide::lens::lenses(&analysis.workspace, file.id)
+                let uri = serde_json::json!(params.text_document.uri.as_str());
+                let mut lenses: Vec<CodeLens> = ide::lens::lenses(&analysis.workspace, file.id)
                     .into_iter()
                     .map(|lens| {
                         let cassette = open.uri(analysis.workspace.file(lens.cassette));
-                        let mut arguments = vec![serde_json::json!(params.text_document.uri.as_str())];
+                        let mut arguments = vec![uri.clone()];
                         arguments.extend(cassette.map(|uri| serde_json::json!(uri.as_str())));
                         // A lens about one part of the run (a registry's step) names it third.
                         arguments.extend(lens.focus.map(|focus| serde_json::json!(focus)));
@@ -669,12 +695,25 @@ impl LanguageServer for Backend {
                             data: None,
                         }
                     })
-                    .collect()
+                    .collect();
+                lenses.extend(ide::lens::previews(&analysis.workspace, file.id).into_iter().map(|preview| CodeLens {
+                    range: convert::range(file, preview.span, open),
+                    command: Some(Command {
+                        title: preview.title,
+                        command: ide::lens::PREVIEW_COMMAND.to_string(),
+                        arguments: Some(vec![uri.clone(), serde_json::json!(preview.target)]),
+                    }),
+                    data: None,
+                }));
+                lenses
             })
             .await)
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == ide::lens::PREVIEW_COMMAND {
+            return self.preview(params).await;
+        }
         if params.command != ide::lens::DRY_RUN_COMMAND {
             return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
                 "unknown command `{}`",

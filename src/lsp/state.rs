@@ -76,6 +76,9 @@ pub(super) struct State {
     pub(super) outbox: Arc<tokio::sync::Mutex<()>>,
     /// Wakes the analysis task (a dropped second pass hands its scopes back to it).
     pub(super) wake: Option<tokio::sync::watch::Sender<u64>>,
+    /// The previews the client was shown (`stagelint.previewPrompt`), by their file: written
+    /// again when an analysis covers what they render.
+    pub(super) previews: HashMap<PathBuf, crate::lsp::preview::Open>,
 }
 
 /// What a second pass checks: scopes, the texts and versions of the keystroke, and its

@@ -18,13 +18,13 @@ pub fn after_run(runner: &mut Runner, end: &End) {
         if stopped {
             runner.unreached("status", format!("status {status}"), why_stopped.clone(), *span);
         } else {
-            let actual = (status != end.status).then(|| format!("the run {}", said(end)));
+            let actual = (status != end.status).then(|| said(end));
             runner.expectation("status", format!("status {status}"), actual, *span);
         }
     }
     for (phase, expected, span) in &expect.phases {
         if runner.wf.phase(phase).is_none() {
-            let actual = Some(format!("the workflow has no phase `{phase}`"));
+            let actual = Some(format!("no phase `{phase}` in the workflow"));
             runner.expectation("phase", format!("phase `{phase}` {expected}"), actual, *span);
             continue;
         }
@@ -34,7 +34,7 @@ pub fn after_run(runner: &mut Runner, end: &End) {
             continue;
         }
         let holds = actual == expected || (expected == "ran" && matches!(actual, "succeeded" | "failed"));
-        let wrong = (!holds).then(|| format!("it {}", outcome_words(actual)));
+        let wrong = (!holds).then(|| outcome_words(actual).to_string());
         runner.expectation("phase", format!("phase `{phase}` {expected}"), wrong, *span);
     }
     for (phase, cycles, span) in &expect.cycles {
@@ -42,12 +42,12 @@ pub fn after_run(runner: &mut Runner, end: &End) {
         let expected = format!("{cycles} {} of `{phase}`", loop_kind.unwrap_or("cycles"));
         match runner.cycles.get(phase).copied() {
             Some(actual) => {
-                let wrong = (actual != *cycles).then(|| format!("it ran {actual}"));
+                let wrong = (actual != *cycles).then(|| actual.to_string());
                 runner.expectation("cycles", expected, wrong, *span);
             }
             None if stopped => runner.unreached("cycles", expected, why_stopped.clone(), *span),
             None => {
-                let why = if loop_kind.is_none() { "the workflow has no such phase" } else { "the loop never ran" };
+                let why = if loop_kind.is_none() { "no such phase in the workflow" } else { "a loop that never ran" };
                 runner.expectation("cycles", expected, Some(why.to_string()), *span);
             }
         }
@@ -60,8 +60,8 @@ pub fn after_run(runner: &mut Runner, end: &End) {
         }
         let wrong = match runner.outputs.get(key) {
             Some(actual) if actual == value => None,
-            Some(actual) => Some(format!("it is {}", crate::runtime::lastlight::value::stringify(actual))),
-            None => Some("it is not set".to_string()),
+            Some(actual) => Some(crate::runtime::lastlight::value::stringify(actual)),
+            None => Some("nothing (it is not set)".to_string()),
         };
         runner.expectation("output", expected, wrong, *span);
     }
@@ -72,8 +72,8 @@ pub fn after_run(runner: &mut Runner, end: &End) {
         } else {
             let wrong = match &end.error {
                 Some(error) if error.contains(text.as_str()) => None,
-                Some(error) => Some(format!("the error is {error:?}")),
-                None => Some(format!("the run {} without an error", said(end))),
+                Some(error) => Some(format!("{error:?}")),
+                None => Some(format!("no error (the run {})", said(end))),
             };
             runner.expectation("error", expected, wrong, *span);
         }
@@ -93,8 +93,7 @@ fn said(end: &End) -> String {
 
 fn outcome_words(outcome: &str) -> &str {
     match outcome {
-        "notRun" => "never ran",
-        "skipped" => "was skipped",
+        "notRun" => "never run",
         "paused" => "paused at a gate",
         other => other,
     }
@@ -147,9 +146,11 @@ fn unread(runner: &mut Runner, end: &End) {
             }
             continue;
         }
-        let labels: Vec<&str> = runner.ran_labels.iter().map(String::as_str).collect();
-        let hint = crate::util::did_you_mean(&execution.label, labels.iter().copied())
-            .map(|near| format!("; the run executed `{near}`"))
+        let hint = runner
+            .missing_label
+            .as_deref()
+            .filter(|missing| crate::util::did_you_mean(&execution.label, [*missing]).is_some())
+            .map(|missing| format!("; the run needed `{missing}`"))
             .unwrap_or_default();
         let message = format!("{never}, so this recording is never replayed{hint}");
         runner.findings.push(Diagnostic::new(rules::CassetteUnconsumed, runner.cassette_file, execution.span, message));

@@ -131,7 +131,7 @@ impl Runner<'_> {
         );
         self.blocked_checked.insert(recording);
         if let Some((expected, span)) = self.recording(recording).expect.blocked {
-            let actual = (fails != expected).then(|| format!("the rule {}", if fails { "fails the workflow" } else { "does not fail it" }));
+            let actual = (fails != expected).then(|| if fails { "a rule that fails it" } else { "a rule that does not fail it" }.to_string());
             self.expectation("blocked", format!("BLOCKED to {}fail the workflow", if expected { "" } else { "not " }), actual, span);
         }
         Ok(fails.then(|| {
@@ -157,7 +157,7 @@ impl Runner<'_> {
         if let Some(recording) = recording
             && let Some((expected, span)) = self.recording(recording).expect.verdict.clone()
         {
-            let actual = (expected != verdict).then(|| format!("the engine read {verdict}"));
+            let actual = (expected != verdict).then(|| verdict.to_string());
             self.expectation("verdict", format!("verdict {expected} for `{label}`"), actual, span);
         }
     }
@@ -239,6 +239,7 @@ impl Runner<'_> {
         if phase.kind == "context" {
             if should_run {
                 self.start(phase, name);
+                self.emit("ContextAssembled", json!({"phase": name}));
                 results.push(PhaseResult::ok(name, "Context assembled"));
                 self.db.persist(name);
                 self.set_outcome(name, Outcome::Succeeded);
@@ -563,6 +564,7 @@ impl Runner<'_> {
         self.start(phase, name);
         let end = |result: PhaseResult, already_pushed: bool| NodeEnd { result, paused: false, already_pushed };
         if phase.kind == "context" {
+            self.emit("ContextAssembled", json!({"phase": name}));
             self.db.persist(name);
             return Ok(end(PhaseResult::ok(name, "Context assembled"), false));
         }
@@ -717,6 +719,7 @@ impl Runner<'_> {
         match phase.kind.as_str() {
             "context" => {
                 self.start(phase, name);
+                self.emit("ContextAssembled", json!({"phase": name}));
                 self.db.persist(name);
                 return Ok(done(vec![PhaseResult::ok(name, "Context assembled")], Outcome::Succeeded));
             }

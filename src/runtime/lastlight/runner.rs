@@ -219,6 +219,8 @@ pub struct Runner<'a> {
     pub ran_labels: Vec<String>,
     /// The first execution that failed in the run's last call.
     pub failed_label: Option<String>,
+    /// The execution the run needed and the cassette did not record.
+    pub missing_label: Option<String>,
     approvals: usize,
 }
 
@@ -260,6 +262,7 @@ impl<'a> Runner<'a> {
             blocked_checked: Default::default(),
             ran_labels: Vec::new(),
             failed_label: None,
+            missing_label: None,
             approvals: 0,
         }
     }
@@ -506,6 +509,7 @@ impl<'a> Runner<'a> {
 
     /// `CassetteExhausted`: the run needs an execution the cassette does not record.
     fn exhausted(&mut self, label: &str, phase: &Phase) {
+        self.missing_label = Some(label.to_string());
         let earlier = self.consumed.get(label).copied().unwrap_or(0);
         let what = if earlier > 0 {
             format!("execution `{label}` runs again (time {}), but the cassette records it {earlier} time(s)", earlier + 1)
@@ -560,7 +564,7 @@ impl<'a> Runner<'a> {
         if let Some(actual) = &actual {
             data["actual"] = json!(actual);
             self.failed += 1;
-            let message = format!("expected {expected}, but {actual}");
+            let message = format!("expected {expected}, got {actual}");
             self.findings.push(Diagnostic::new(rules::ExpectationFailed, self.cassette_file, span, message));
         } else {
             self.passed += 1;
@@ -581,11 +585,11 @@ impl<'a> Runner<'a> {
         let expect = self.cassette.executions[recording].expect.clone();
         let label = self.cassette.executions[recording].label.clone();
         for (text, span) in &expect.prompt_contains {
-            let actual = (!prompt.rendered.text.contains(text.as_str())).then(|| "it does not".to_string());
+            let actual = (!prompt.rendered.text.contains(text.as_str())).then(|| "a prompt without it".to_string());
             self.expectation("prompt", format!("the prompt of `{label}` to contain {text:?}"), actual, *span);
         }
         for (text, span) in &expect.prompt_omits {
-            let actual = prompt.rendered.text.contains(text.as_str()).then(|| "it does".to_string());
+            let actual = prompt.rendered.text.contains(text.as_str()).then(|| "a prompt with it".to_string());
             self.expectation("prompt", format!("the prompt of `{label}` not to contain {text:?}"), actual, *span);
         }
     }

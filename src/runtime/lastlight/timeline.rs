@@ -66,6 +66,9 @@ fn line(event: &Event, full: bool, out: &mut String) {
         }
         "PhaseStart" if text(event, "phase") == label && !label.is_empty() => {}
         "PhaseStart" => {}
+        "ContextAssembled" => {
+            let _ = writeln!(out, "  {:<22} context assembled", text(event, "phase"));
+        }
         "PhaseSkipped" => {
             let _ = writeln!(out, "  {:<22} skipped: {}", text(event, "phase"), text(event, "reason"));
         }
