@@ -41,6 +41,14 @@ pub trait Engine: Sync {
     /// reports for it) and, with `replays`, what replaying it against its definitions finds.
     fn lint(&self, workspace: &Workspace, file: &SourceFile, replays: bool, out: &mut Vec<Diagnostic>);
 
+    /// [`Engine::lint`] for every cassette of this engine in a check, at once: an engine that
+    /// looks something up across the workspace for each cassette does it once here.
+    fn lint_all(&self, workspace: &Workspace, files: &[&SourceFile], replays: bool, out: &mut Vec<Diagnostic>) {
+        for file in files {
+            self.lint(workspace, file, replays, out);
+        }
+    }
+
     /// Replays cassette `file` against the definitions it belongs to, as `check` replays it
     /// (for `check` and for a run over every cassette of a workspace); `Err` with the findings
     /// that say why it cannot be replayed (it does not read, or belongs to nothing).

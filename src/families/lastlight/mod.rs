@@ -70,6 +70,38 @@ impl Family for Lastlight {
     }
 }
 
+/// The rules whose errors mean Last Light's loader refuses the file: the YAML does not parse
+/// or the engine's schema rejects it (the dry-run does not run such a workflow).
+pub const LOADER_CODES: &[&str] = &[
+    YamlSyntax,
+    FieldType,
+    InvalidEnum,
+    MissingName,
+    MissingField,
+    EmptyPhases,
+    SkillAndSkills,
+    GenericLoopNoUntil,
+    PhaseTypeField,
+    ReservedIntent,
+    DuplicateWorkflowName,
+    CronKindMissing,
+];
+
+/// The loader's refusals among `files` (workflow files, checked together: a duplicate name
+/// among them counts): the errors of [`LOADER_CODES`].
+pub fn loader_errors(workspace: &Workspace, files: &[&SourceFile]) -> Vec<Diagnostic> {
+    let docs: Vec<WorkflowDoc> = files.iter().map(|file| WorkflowDoc::located(file, workspace)).collect();
+    let uses = rules::prompt_uses(&docs, workspace.files().len());
+    let index = rules::Index::new(&docs);
+    let claimed: Vec<AtomicBool> = workspace.files().iter().map(|_| AtomicBool::new(true)).collect();
+    let mut out = Vec::new();
+    for doc in &docs {
+        rules::check_workflow(workspace, doc, &docs, &uses, &index, &claimed, &mut out);
+    }
+    out.retain(|d| d.severity == crate::diagnostic::Severity::Error && LOADER_CODES.contains(&d.code));
+    out
+}
+
 /// One note per distinct release assumed for the workflows and prompts that were checked:
 /// detected from the repository (with the file and what it said), or the newest by default.
 fn release_notes(workspace: &Workspace) -> Vec<String> {

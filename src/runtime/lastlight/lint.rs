@@ -230,8 +230,9 @@ fn why_empty(runner: &Runner, tag: &TagUse) -> String {
         return format!("`{first}` is set only inside a loop's executions");
     }
     if known(BASE_VARIABLES) || known(HEAD_VARIABLES) || known(PR_VARIABLES) {
+        let what = if key == first { String::new() } else { format!(" for `{key}`") };
         return format!(
-            "the server sets `{first}`, but this run's context has no value for `{key}`: give it in the cassette's `trigger`, `trigger.extra` or `context`"
+            "the server sets `{first}` for some runs, but this run's context has no value{what}: give it in the cassette's `trigger`, `trigger.extra` or `context`"
         );
     }
     format!("no context variable, phase or `output_var` is named `{first}` (give it in `trigger.extra` if the server passes it)")

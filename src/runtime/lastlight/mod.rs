@@ -59,23 +59,6 @@ const REPLAY: [&str; 9] = [
     rules::EngineMismatch,
 ];
 
-/// The `lastlight/` rules whose errors mean the loader refuses the file: its schema rejects it,
-/// or the YAML does not parse.
-const LOADER: &[&str] = &[
-    crate::registry::lastlight::YamlSyntax,
-    crate::registry::lastlight::FieldType,
-    crate::registry::lastlight::InvalidEnum,
-    crate::registry::lastlight::MissingName,
-    crate::registry::lastlight::MissingField,
-    crate::registry::lastlight::EmptyPhases,
-    crate::registry::lastlight::SkillAndSkills,
-    crate::registry::lastlight::GenericLoopNoUntil,
-    crate::registry::lastlight::PhaseTypeField,
-    crate::registry::lastlight::ReservedIntent,
-    crate::registry::lastlight::DuplicateWorkflowName,
-    crate::registry::lastlight::CronKindMissing,
-];
-
 /// The `lastlight/` rules whose errors explain why the engine throws while running.
 const THROWS: &[&str] = &[
     crate::registry::lastlight::PromptNotFound,
@@ -153,26 +136,37 @@ impl Engine for Lastlight {
     }
 
     fn lint(&self, workspace: &Workspace, file: &SourceFile, replays: bool, out: &mut Vec<Diagnostic>) {
-        let (cassette, found) = read_cassette(file);
-        let broken = found.iter().any(|d| d.severity == Severity::Error);
-        out.extend(found);
-        if !replays || broken {
-            return;
-        }
-        match owner(workspace, file, &cassette) {
-            Ok(workflow) => {
-                if !loads(workspace, workflow).is_empty() {
-                    return;
+        self.lint_all(workspace, &[file], replays, out);
+    }
+
+    fn lint_all(&self, workspace: &Workspace, files: &[&SourceFile], replays: bool, out: &mut Vec<Diagnostic>) {
+        let catalog = Catalog::new(workspace);
+        let mut refusals = Refusals::default();
+        for file in files {
+            let (cassette, found) = read_cassette(file);
+            let broken = found.iter().any(|d| d.severity == Severity::Error);
+            out.extend(found);
+            if !replays || broken {
+                continue;
+            }
+            let workflow = match catalog.owner(file, &cassette) {
+                Ok(workflow) => workflow,
+                Err(unowned) => {
+                    out.extend(unowned);
+                    continue;
                 }
-                let options = Options { strict: false, explain_init: false };
-                let run = replay_read(workspace, workflow, file.id, &cassette, Vec::new(), options);
-                for finding in run.findings.into_iter().filter(|d| d.file == file.id && REPLAY.contains(&d.code)) {
-                    if !out.contains(&finding) {
-                        out.push(finding);
-                    }
+            };
+            // A workflow the loader refuses is reported by its own rules, and not replayed.
+            if !refusals.of(workspace, workflow).is_empty() {
+                continue;
+            }
+            let options = Options { strict: false, explain_init: false };
+            let run = replay_read(workspace, workflow, file.id, &cassette, Vec::new(), options, Vec::new());
+            for finding in run.findings.into_iter().filter(|d| d.file == file.id && REPLAY.contains(&d.code)) {
+                if !out.contains(&finding) {
+                    out.push(finding);
                 }
             }
-            Err(unowned) => out.extend(unowned),
         }
     }
 
@@ -181,8 +175,9 @@ impl Engine for Lastlight {
         if found.iter().any(|d| d.severity == Severity::Error) {
             return Err(found);
         }
-        let workflow = owner(workspace, file, &cassette)?;
-        Ok(replay_read(workspace, workflow, file.id, &cassette, found, options))
+        let workflow = Catalog::new(workspace).owner(file, &cassette)?;
+        let refused = Refusals::default().of(workspace, workflow);
+        Ok(replay_read(workspace, workflow, file.id, &cassette, found, options, refused))
     }
 
     fn replay_codes(&self) -> &'static [&'static str] {
@@ -283,81 +278,101 @@ pub fn read_cassette(file: &SourceFile) -> (Cassette, Vec<Diagnostic>) {
     (cassette, findings)
 }
 
-/// The workflow a cassette replays: the agent workflow named by its `workflow:` whose directory
-/// is nearest above the cassette (the one it sits beside, in `cassettes/`), else the only one of
-/// that name in the workspace.
-fn owner(workspace: &Workspace, file: &SourceFile, cassette: &Cassette) -> Result<FileId, Vec<Diagnostic>> {
-    let Some((name, span)) = &cassette.workflow else { return Err(Vec::new()) };
-    let workflows: Vec<&SourceFile> = workspace
-        .files()
-        .iter()
-        .filter(|f| f.kind == FileKind::Workflow)
-        .filter(|f| !WorkflowDoc::parse(f).is_cron())
-        .collect();
-    let named: Vec<&SourceFile> = workflows.iter().copied().filter(|f| workflow_name(f).as_deref() == Some(name)).collect();
-    for dir in file.path.ancestors().skip(1) {
-        if let Some(found) = named.iter().find(|f| f.path.parent() == Some(dir) || prompt_base(&f.path) == dir) {
-            return Ok(found.id);
+/// The agent workflows of a workspace by name, made once for every cassette of a check.
+struct Catalog<'w> {
+    by_name: std::collections::HashMap<String, Vec<&'w SourceFile>>,
+}
+
+impl<'w> Catalog<'w> {
+    fn new(workspace: &'w Workspace) -> Catalog<'w> {
+        let mut by_name: std::collections::HashMap<String, Vec<&SourceFile>> = std::collections::HashMap::new();
+        for file in workspace.files().iter().filter(|f| f.kind == FileKind::Workflow) {
+            let doc = WorkflowDoc::parse(file);
+            if let Some(name) = doc.name().filter(|_| !doc.is_cron()) {
+                by_name.entry(name.to_string()).or_default().push(file);
+            }
         }
+        Catalog { by_name }
     }
-    if let [only] = named.as_slice() {
-        return Ok(only.id);
+
+    /// The workflow a cassette replays: the agent workflow named by its `workflow:` whose
+    /// directory is nearest above the cassette (the one it sits beside, in `cassettes/`), else
+    /// the only one of that name in the workspace.
+    fn owner(&self, file: &SourceFile, cassette: &Cassette) -> Result<FileId, Vec<Diagnostic>> {
+        let Some((name, span)) = &cassette.workflow else { return Err(Vec::new()) };
+        let named = self.by_name.get(name).map_or(&[][..], Vec::as_slice);
+        for dir in file.path.ancestors().skip(1) {
+            if let Some(found) = named.iter().find(|f| f.path.parent() == Some(dir) || prompt_base(&f.path) == dir) {
+                return Ok(found.id);
+            }
+        }
+        if let [only] = named {
+            return Ok(only.id);
+        }
+        let message = if named.is_empty() {
+            format!("no workflow named `{name}` is in this workspace, so this cassette replays nothing")
+        } else {
+            format!(
+                "{} workflows are named `{name}` and none is above this cassette: put it in `{CASSETTE_DIR}/` beside the one it replays",
+                named.len()
+            )
+        };
+        let suggestion = crate::util::did_you_mean(name, self.by_name.keys().map(String::as_str)).map(str::to_string);
+        let finding =
+            Diagnostic::new(rules::UnknownWorkflow, file.id, *span, message).with_suggestion(*span, suggestion.as_deref());
+        Err(vec![finding])
     }
-    let near: Vec<String> = workflows.iter().filter_map(|f| workflow_name(f)).collect();
-    let message = if named.is_empty() {
-        format!("no workflow named `{name}` is in this workspace, so this cassette replays nothing")
-    } else {
-        format!(
-            "{} workflows are named `{name}` and none is above this cassette: put it in `{CASSETTE_DIR}/` beside the one it replays",
-            named.len()
-        )
-    };
-    let suggestion = crate::util::did_you_mean(name, near.iter().map(String::as_str)).map(str::to_string);
-    let finding = Diagnostic::new(rules::UnknownWorkflow, file.id, *span, message).with_suggestion(*span, suggestion.as_deref());
-    Err(vec![finding])
+}
+
+/// Why workflows cannot be looked up, found once per directory: the loader's errors on the
+/// file, and (current engine) on any file of its directory, on which the loader throws for
+/// every lookup.
+#[derive(Default)]
+struct Refusals {
+    by_dir: std::collections::HashMap<PathBuf, Vec<Diagnostic>>,
+}
+
+impl Refusals {
+    fn of(&mut self, workspace: &Workspace, workflow: FileId) -> Vec<Diagnostic> {
+        let file = workspace.file(workflow);
+        let dir = file.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let errors = self.by_dir.entry(dir.clone()).or_insert_with(|| {
+            let siblings: Vec<&SourceFile> = workspace
+                .files()
+                .iter()
+                .filter(|f| f.kind == FileKind::Workflow && f.path.parent() == Some(dir.as_path()))
+                .collect();
+            crate::families::lastlight::loader_errors(workspace, &siblings)
+        });
+        let own: Vec<Diagnostic> = errors.iter().filter(|d| d.file == workflow).cloned().collect();
+        if !own.is_empty() || file.config.lastlight.engine == Dialect::Seed {
+            return own;
+        }
+        errors.clone()
+    }
 }
 
 /// The cassettes that replay `workflow`: the conventional one first, then the others whose owner
 /// it is, by path.
 fn owned_cassettes(workspace: &Workspace, workflow: &SourceFile) -> Vec<FileId> {
     let conventional = Lastlight.conventional_cassette(workspace, workflow);
+    let catalog = Catalog::new(workspace);
     let mut others: Vec<&SourceFile> = cassettes(workspace)
         .filter(|f| Some(f.id) != conventional && has_top_key(f, Lastlight.subject_keys()))
         .filter(|f| {
             let (cassette, _) = read_cassette(f);
-            owner(workspace, f, &cassette).is_ok_and(|id| id == workflow.id)
+            catalog.owner(f, &cassette).is_ok_and(|id| id == workflow.id)
         })
         .collect();
     others.sort_by(|a, b| a.path.cmp(&b.path));
     conventional.into_iter().chain(others.into_iter().map(|f| f.id)).collect()
 }
 
-/// Why the workflow cannot be looked up: the loader errors of the file, and (current engine)
-/// of any file of its directory, on which the loader throws for every lookup.
-fn loads(workspace: &Workspace, workflow: FileId) -> Vec<Diagnostic> {
-    let file = workspace.file(workflow);
-    let dialect = file.config.lastlight.engine;
-    let dir = file.path.parent();
-    let mut all = Vec::new();
-    crate::families::Family::check(&crate::families::lastlight::Lastlight, workspace, &mut all);
-    all.retain(|d| d.severity == Severity::Error && LOADER.contains(&d.code));
-    let own: Vec<Diagnostic> = all.iter().filter(|d| d.file == workflow).cloned().collect();
-    if !own.is_empty() || dialect == Dialect::Seed {
-        return own;
-    }
-    // The current loader throws on any file of the directory that does not load.
-    all.into_iter()
-        .filter(|d| {
-            let other = workspace.file(d.file);
-            other.kind == FileKind::Workflow && other.path.parent() == dir
-        })
-        .collect()
-}
-
 /// Dry-runs the workflow in `workflow` against the cassette in `cassette_file`.
 pub fn dry_run(workspace: &Workspace, workflow: FileId, cassette_file: FileId, options: Options) -> DryRun {
     let (cassette, problems) = read_cassette(workspace.file(cassette_file));
-    replay_read(workspace, workflow, cassette_file, &cassette, problems, options)
+    let refused = Refusals::default().of(workspace, workflow);
+    replay_read(workspace, workflow, cassette_file, &cassette, problems, options, refused)
 }
 
 fn title(workspace: &Workspace, workflow: FileId) -> String {
@@ -365,7 +380,8 @@ fn title(workspace: &Workspace, workflow: FileId) -> String {
     format!("workflow {}", workflow_name(file).unwrap_or_else(|| file.display.clone()))
 }
 
-/// Replays a read cassette against `workflow` (`problems`: what reading it found).
+/// Replays a read cassette against `workflow` (`problems`: what reading it found;
+/// `unloadable`: why the loader refuses the workflow, when it does).
 fn replay_read(
     workspace: &Workspace,
     workflow: FileId,
@@ -373,6 +389,7 @@ fn replay_read(
     cassette: &Cassette,
     problems: Vec<Diagnostic>,
     options: Options,
+    unloadable: Vec<Diagnostic>,
 ) -> DryRun {
     let title = title(workspace, workflow);
     let refuse = |findings: Vec<Diagnostic>, why: &str| {
@@ -382,7 +399,6 @@ fn replay_read(
         return refuse(problems, UNUSABLE);
     }
     let file = workspace.file(workflow);
-    let unloadable = loads(workspace, workflow);
     if !unloadable.is_empty() {
         let own = unloadable.iter().any(|d| d.file == workflow);
         let why = if own {

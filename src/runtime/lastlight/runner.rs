@@ -334,10 +334,24 @@ impl<'a> Runner<'a> {
             }
         };
         let Some(file) = self.workspace.file_at(&resolved) else {
-            return Err(threw(format!("Prompt template not found: {}", resolved.display())));
+            return Err(threw(format!("Prompt template not found: {}", self.shown(&resolved))));
         };
         let rendered = render::render(&file.text, ctx, self.engine);
         Ok(Prompt { rendered, source: file.display.clone(), file: Some(file.id) })
+    }
+
+    /// A path of the workflows directory as the workflow's own path is shown (relative to
+    /// where the command runs), so that messages do not depend on the machine.
+    pub fn shown(&self, path: &std::path::Path) -> String {
+        let base = prompt_base(&self.file.path);
+        let (Ok(inside), Ok(own)) = (path.strip_prefix(base), self.file.path.strip_prefix(base)) else {
+            return path.display().to_string();
+        };
+        let own = own.to_string_lossy();
+        match self.file.display.strip_suffix(own.as_ref()) {
+            Some(prefix) => format!("{prefix}{}", inside.display()),
+            None => path.display().to_string(),
+        }
     }
 
     /// The skills a phase stages (`resolveSkillPaths`), or what the engine throws.
@@ -526,6 +540,30 @@ impl<'a> Runner<'a> {
             .with_help(format!("record what `{label}` returned under `executions: {{ {label}: {{ output: ... }} }}`"));
         self.findings.push(finding);
         self.emit("RunStopped", json!({"phase": phase.name, "label": label, "why": "no recording"}));
+    }
+
+    /// `RunStopped`: the engine threw while running `phase` (the whole run, or only that phase
+    /// when a DAG runner `caught` it).
+    pub fn threw_finding(&mut self, phase: &str, message: &str, caught: bool) {
+        let recorded = self.cassette.executions.iter().find(|e| e.label == phase || e.label.starts_with(&format!("{phase}_")));
+        let span = recorded.map(|e| e.span).or(self.cassette.workflow.as_ref().map(|w| w.1)).unwrap_or_default();
+        let at = if phase.is_empty() { "before any phase".to_string() } else { format!("at phase `{phase}`") };
+        let what = if caught {
+            "that phase fails and the phases that need it are skipped"
+        } else {
+            "the run fails there, and nothing after it runs"
+        };
+        let finding = Diagnostic::new(
+            rules::RunStopped,
+            self.cassette_file,
+            span,
+            format!("the engine throws {at} (`{message}`): {what}; the workflow's own errors say why"),
+        );
+        let finding = match self.wf.phase(phase) {
+            Some(p) => finding.with_related(self.file.id, p.span, "the phase"),
+            None => finding.with_related(self.file.id, self.wf.name_span, "the workflow"),
+        };
+        self.findings.push(finding);
     }
 
     /// The `untilBash` exit code recorded on an iteration, or `CassetteExhausted`.

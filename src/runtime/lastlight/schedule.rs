@@ -167,6 +167,7 @@ impl Runner<'_> {
                 Ok(result) => result,
                 Err(Stop::Threw { phase, message }) => {
                     self.emit("EngineThrew", json!({"phase": phase, "message": message, "caught": false}));
+                    self.threw_finding(&phase, &message, false);
                     return self.end("failed", Some(message), true);
                 }
                 Err(Stop::Exhausted) => return self.end("stopped", None, false),
@@ -418,6 +419,7 @@ impl Runner<'_> {
                     Ok(end) => end,
                     Err(Stop::Threw { message, .. }) => {
                         self.emit("EngineThrew", json!({"phase": phase.name, "message": message, "caught": true}));
+                        self.threw_finding(&phase.name, &message, true);
                         self.threw = true;
                         let result = PhaseResult {
                             label: phase.name.clone(),
@@ -540,6 +542,7 @@ impl Runner<'_> {
                 Ok(end) => end,
                 Err(Stop::Threw { message, .. }) => {
                     self.emit("EngineThrew", json!({"phase": phase.name, "message": message, "caught": true}));
+                    self.threw_finding(&phase.name, &message, true);
                     self.threw = true;
                     let error = format!("Error: {message}");
                     results.push(PhaseResult { label: phase.name.clone(), success: false, output: String::new(), error: Some(error) });

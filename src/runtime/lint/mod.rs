@@ -44,11 +44,18 @@ pub fn check_cassettes(
     checked: &dyn Fn(&SourceFile) -> bool,
     out: &mut Vec<Diagnostic>,
 ) {
-    for file in cassettes(workspace).filter(|f| checked(f)) {
+    let files: Vec<&SourceFile> = cassettes(workspace).filter(|f| checked(f)).collect();
+    for file in &files {
         if !matches!(file.kind, FileKind::Unreadable { .. }) {
             secrets::check(file, is_json(file), out);
         }
-        engine_of(file).lint(workspace, file, replays, out);
+    }
+    for engine in ENGINES {
+        let own: Vec<&SourceFile> =
+            files.iter().copied().filter(|f| engine_of(f).name() == engine.name()).collect();
+        if !own.is_empty() {
+            engine.lint_all(workspace, &own, replays, out);
+        }
     }
 }
 

@@ -225,11 +225,12 @@ fn discover_shown_from(
     for target in declared_schemas(&workspace) {
         schema_refs.push_as(&target, configs, Role::Context, Some(FileKind::JsonSchema), Found::Named)?;
     }
-    // Cassettes kept in `[dry-run] cassettes` directories belong to the stages that use them.
+    // Cassettes kept in `[dry-run] cassettes` directories belong to the stages and workflows
+    // that use them.
     let mut cassette_dirs: Vec<PathBuf> = workspace
         .files()
         .iter()
-        .filter(|f| f.kind == FileKind::Stage)
+        .filter(|f| matches!(f.kind, FileKind::Stage | FileKind::Workflow))
         .flat_map(|f| f.config.cassette_dirs.iter().cloned())
         .collect();
     cassette_dirs.sort();
