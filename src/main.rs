@@ -285,7 +285,8 @@ fn run_render(args: RenderArgs) -> Result<ExitCode, Failure> {
     if !path.is_file() {
         return Err(format!("{}: cannot read file: no such file", args.workflow.display()));
     }
-    let workspace = stagelint::workspace::discover::discover(&[path.clone()], &mut configs).map_err(|e| e.to_string())?;
+    let workspace =
+        stagelint::workspace::discover::discover(&[path.clone()], &mut configs).map_err(|e| e.to_string())?;
     let file = workspace
         .file_at(&path)
         .filter(|f| f.kind == stagelint::workspace::FileKind::Workflow)

@@ -325,6 +325,87 @@ fn the_linter_and_the_schema_reject_the_same_cassettes() {
     }
 }
 
+/// Every workflow cassette under `dir`, at any depth.
+fn workflow_cassettes(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if path.is_dir() {
+            workflow_cassettes(&path, out);
+        } else if stagelint::runtime::cassette::is_cassette_name(&name)
+            && std::fs::read_to_string(&path).is_ok_and(|t| t.lines().any(|l| l.starts_with("workflow:")))
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_workflow_cassette_schema_and_the_reader_agree() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("schemas/lastlight-cassette.schema.json").unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles offline");
+    // The shipped cassettes: the rule fixtures, the tests' and the example's.
+    let mut shipped = Vec::new();
+    for dir in ["tests/fixtures/cassette", "tests/lastlight", "examples/lastlight"] {
+        workflow_cassettes(std::path::Path::new(dir), &mut shipped);
+    }
+    assert!(shipped.len() >= 12, "{shipped:?}");
+    for path in &shipped {
+        let errors = cassette_schema_errors(&validator, path);
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+    let base = "cassette: 1\nworkflow: build\n";
+    let cases: Vec<(&str, String, bool)> = vec![
+        ("the least cassette", base.into(), true),
+        (
+            "a whole one",
+            format!(
+                "{base}engine: seed\ntrigger: {{ owner: o, repo: r, issueNumber: 4, issueLabels: [a], extra: {{ mode: scan }} }}\nserver: {{ approval: {{ g: true }}, models: {{ default: m }}, sandbox: docker, qaImage: false }}\ncontext: {{ branch: b }}\nexecutions:\n  plan: {{ output: p, expect: {{ promptContains: [a], promptOmits: b, verdict: APPROVED, blocked: false }} }}\n  loop_iter_1: [ {{ output: x, untilBash: 1 }}, {{ success: false, error: e, stopReason: unknown }} ]\ngates: {{ g: approve, h: [ reject, {{ reject: why }}, {{ reply: yes, sender: bob }}, {{ approve: true }} ] }}\nexpect: {{ status: paused, phases: {{ plan: ran }}, cycles: {{ loop: 2 }}, outputs: {{ x: 1 }}, error: boom }}\n"
+            ),
+            true,
+        ),
+        ("no workflow", "cassette: 1\n".into(), false),
+        ("version 2", "cassette: 2\nworkflow: w\n".into(), false),
+        ("an unknown key", format!("{base}tape: 1\n"), false),
+        ("an unknown trigger key", format!("{base}trigger: {{ title: x }}\n"), false),
+        ("a negative issue number", format!("{base}trigger: {{ issueNumber: -1 }}\n"), false),
+        ("labels that are not a list", format!("{base}trigger: {{ issueLabels: bug }}\n"), false),
+        ("an approval that is not a boolean", format!("{base}server: {{ approval: {{ g: yes }} }}\n"), false),
+        ("an unknown sandbox", format!("{base}server: {{ sandbox: lxc }}\n"), false),
+        ("an execution that is text", format!("{base}executions: {{ plan: done }}\n"), false),
+        ("an unknown execution key", format!("{base}executions: {{ plan: {{ outptu: x }} }}\n"), false),
+        ("an exit code out of range", format!("{base}executions: {{ plan: {{ untilBash: 256 }} }}\n"), false),
+        (
+            "an empty expected text",
+            format!("{base}executions: {{ plan: {{ expect: {{ promptContains: '' }} }} }}\n"),
+            false,
+        ),
+        (
+            "a verdict outside the enum",
+            format!("{base}executions: {{ plan: {{ expect: {{ verdict: OK }} }} }}\n"),
+            false,
+        ),
+        ("an answer outside the enum", format!("{base}gates: {{ g: approved }}\n"), false),
+        ("an answer with no answer", format!("{base}gates: {{ g: {{ sender: bob }} }}\n"), false),
+        ("a rejection reason that is a list", format!("{base}gates: {{ g: {{ reject: [a] }} }}\n"), false),
+        ("a status outside the enum", format!("{base}expect: {{ status: done }}\n"), false),
+        ("an outcome outside the enum", format!("{base}expect: {{ phases: {{ plan: ok }} }}\n"), false),
+        ("negative cycles", format!("{base}expect: {{ cycles: {{ loop: -1 }} }}\n"), false),
+        ("an engine outside the enum", format!("{base}engine: v2\n"), false),
+    ];
+    for (what, text, valid) in cases {
+        let read = stagelint::runtime::lastlight::cassette::read(&text, false);
+        let parsed = stagelint::source::yaml::parse(&text);
+        let json = parsed.root.as_ref().map_or(serde_json::Value::Null, |root| root.to_json());
+        let schema_errors: Vec<String> =
+            validator.iter_errors(&json).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        let problems: Vec<&str> = read.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(problems.is_empty(), valid, "{what}: the reader says {problems:?}");
+        assert_eq!(schema_errors.is_empty(), valid, "{what}: the schema says {schema_errors:?}");
+    }
+}
+
 #[test]
 fn cassette_schema_describes_every_property() {
     fn walk(node: &serde_json::Value, at: &str, missing: &mut Vec<String>) {
@@ -345,11 +426,12 @@ fn cassette_schema_describes_every_property() {
             _ => {}
         }
     }
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string("schemas/cassette.schema.json").unwrap()).unwrap();
-    let mut missing = Vec::new();
-    walk(&schema, "", &mut missing);
-    assert!(missing.is_empty(), "properties without a description: {missing:?}");
+    for file in ["schemas/cassette.schema.json", "schemas/lastlight-cassette.schema.json"] {
+        let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let mut missing = Vec::new();
+        walk(&schema, "", &mut missing);
+        assert!(missing.is_empty(), "{file}: properties without a description: {missing:?}");
+    }
 }
 
 /// `schemas/lastlight-workflow.schema.json` is generated from the family's field tables;

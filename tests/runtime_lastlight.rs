@@ -58,13 +58,38 @@ fn events(run: &DryRun) -> Vec<String> {
     run.trace
         .events
         .iter()
-        .filter(|e| !matches!(e.name, "DryRunSummary" | "DryRunMismatch" | "ExpectationOutcome" | "PromptRendered" | "Notify"))
+        .filter(|e| {
+            !matches!(e.name, "DryRunSummary" | "DryRunMismatch" | "ExpectationOutcome" | "PromptRendered" | "Notify")
+        })
         .map(|e| {
             let mut line = e.name.to_string();
             for key in [
-                "label", "phase", "success", "verdict", "viaFallback", "fromFile", "found", "bypassed", "fails", "met",
-                "form", "exitCode", "rejected", "gate", "kind", "answer", "approved", "cycles", "completed",
-                "iterations", "status", "error", "reason", "message", "resume", "scheduler",
+                "label",
+                "phase",
+                "success",
+                "verdict",
+                "viaFallback",
+                "fromFile",
+                "found",
+                "bypassed",
+                "fails",
+                "met",
+                "form",
+                "exitCode",
+                "rejected",
+                "gate",
+                "kind",
+                "answer",
+                "approved",
+                "cycles",
+                "completed",
+                "iterations",
+                "status",
+                "error",
+                "reason",
+                "message",
+                "resume",
+                "scheduler",
             ] {
                 if key == "phase" && e.data.contains_key("label") {
                     continue;
@@ -125,15 +150,24 @@ phases:
     prompt: prompts/build.md
 ";
 
-const PROMPTS: &[(&str, &str)] =
-    &[("prompts/plan.md", "Plan #{{issueNumber}}: {{issueTitle}}\n"), ("prompts/build.md", "Build from:\n${plan.output}\n")];
+const PROMPTS: &[(&str, &str)] = &[
+    ("prompts/plan.md", "Plan #{{issueNumber}}: {{issueTitle}}\n"),
+    ("prompts/build.md", "Build from:\n${plan.output}\n"),
+];
 
 // ---- Linear scheduling and phase outputs ----
 
 #[test]
 fn phases_run_in_order_and_a_phase_output_reaches_the_next_prompt() {
     for engine in ["seed", "head"] {
-        let ran = run(engine, TWO, PROMPTS, &format!("{TRIGGER}executions:\n  plan: {{ output: 'step 1 for {{{{issueTitle}}}}' }}\n  build: {{ output: done }}\nexpect: {{ status: succeeded, outputs: {{ plan: 'step 1 for {{{{issueTitle}}}}' }} }}\n"));
+        let ran = run(
+            engine,
+            TWO,
+            PROMPTS,
+            &format!(
+                "{TRIGGER}executions:\n  plan: {{ output: 'step 1 for {{{{issueTitle}}}}' }}\n  build: {{ output: done }}\nexpect: {{ status: succeeded, outputs: {{ plan: 'step 1 for {{{{issueTitle}}}}' }} }}\n"
+            ),
+        );
         let scheduler = if engine == "seed" { "linear" } else { "unified" };
         assert_eq!(
             events(&ran.run),
@@ -173,14 +207,20 @@ fn a_context_phase_runs_no_agent_and_a_seed_era_context_phase_leaves_no_output()
 fn a_phase_with_only_skills_is_skipped_by_the_seed_era_runner_and_nudged_by_the_current_one() {
     let wf = "name: sk\nphases:\n  - name: triage\n    skills: [issue-triage, labels]\n";
     let skills = "---\nname: issue-triage\ndescription: Triage issues.\n---\nTriage.\n";
-    let files = &[("../skills/issue-triage/SKILL.md", skills), ("../skills/labels/SKILL.md", &skills.replace("issue-triage", "labels")[..])];
+    let files = &[
+        ("../skills/issue-triage/SKILL.md", skills),
+        ("../skills/labels/SKILL.md", &skills.replace("issue-triage", "labels")[..]),
+    ];
     let seed = run("seed", wf, files, "executions: { triage: { output: done } }\n");
     assert!(events(&seed.run).iter().any(|e| e.starts_with("PhaseSkipped phase=triage")), "{:?}", events(&seed.run));
     assert_eq!(codes(&seed.run), ["cassette/CassetteUnconsumed"]);
     let head = run("head", wf, files, &format!("{TRIGGER}executions: {{ triage: {{ output: done }} }}\n"));
     let nudge = prompt(&head.run, "triage");
     assert!(nudge.starts_with("Use the **issue-triage** skill to handle this request.\nOther skills available if you need them: labels.\nContext:\nowner: acme\nrepo: widgets\nissueNumber: 42\n"), "{nudge}");
-    assert!(nudge.contains("\nissueLabels: [\"enhancement\"]\n") && nudge.contains("\nscratch: {}\nphaseOutputs: {}"), "{nudge}");
+    assert!(
+        nudge.contains("\nissueLabels: [\"enhancement\"]\n") && nudge.contains("\nscratch: {}\nphaseOutputs: {}"),
+        "{nudge}"
+    );
     // `skill:` is read by both; the seed-era nudge names the skill's file.
     let one = "name: sk\nphases:\n  - name: triage\n    skill: issue-triage\n";
     let seed = run("seed", one, files, "executions: { triage: { output: done } }\n");
@@ -250,7 +290,8 @@ phases:
 ";
 
 fn guarded(engine: &str, trigger: &str, output: &str) -> Ran {
-    let cassette = format!("trigger: {trigger}\nexecutions: {{ guardrails: {{ output: '{output}' }}, build: {{ output: b }} }}\n");
+    let cassette =
+        format!("trigger: {trigger}\nexecutions: {{ guardrails: {{ output: '{output}' }}, build: {{ output: b }} }}\n");
     run(engine, GUARDED, &[("prompts/plan.md", "Plan.")], &cassette)
 }
 
@@ -260,8 +301,15 @@ fn blocked_anywhere_in_the_output_fails_the_workflow_with_the_rules_message() {
         // A substring, in any case: "unblocked" trips it.
         let ran = guarded(engine, "{ owner: o, repo: r, issueTitle: Add x }", "The path is unblocked now. READY");
         let seen = events(&ran.run);
-        assert!(seen.contains(&"BlockedRule phase=guardrails found=true bypassed=null fails=true".to_string()), "{engine}: {seen:?}");
-        let end = if engine == "seed" { "WorkflowEnd status=failed error=Guardrails: BLOCKED" } else { "WorkflowEnd status=failed error=BLOCKED" };
+        assert!(
+            seen.contains(&"BlockedRule phase=guardrails found=true bypassed=null fails=true".to_string()),
+            "{engine}: {seen:?}"
+        );
+        let end = if engine == "seed" {
+            "WorkflowEnd status=failed error=Guardrails: BLOCKED"
+        } else {
+            "WorkflowEnd status=failed error=BLOCKED"
+        };
         assert_eq!(seen.last().map(String::as_str), Some(end), "{engine}");
         assert!(!seen.iter().any(|e| e.contains("label=build")), "build never runs: {seen:?}");
         assert!(notes(&ran.run).contains(&"on_blocked: Guardrails: BLOCKED".to_string()), "{:?}", notes(&ran.run));
@@ -271,12 +319,23 @@ fn blocked_anywhere_in_the_output_fails_the_workflow_with_the_rules_message() {
 #[test]
 fn blocked_is_bypassed_by_the_label_or_a_case_insensitive_title_match() {
     for engine in ["seed", "head"] {
-        let by_label = guarded(engine, "{ owner: o, repo: r, issueTitle: Add x, issueLabels: [bootstrap] }", "BLOCKED: no tests");
-        assert!(events(&by_label.run).contains(&"BlockedRule phase=guardrails found=true bypassed=label fails=false".to_string()));
-        assert!(notes(&by_label.run).contains(&"bypass_message: bypassed for Add x".to_string()), "{:?}", notes(&by_label.run));
+        let by_label =
+            guarded(engine, "{ owner: o, repo: r, issueTitle: Add x, issueLabels: [bootstrap] }", "BLOCKED: no tests");
+        assert!(
+            events(&by_label.run)
+                .contains(&"BlockedRule phase=guardrails found=true bypassed=label fails=false".to_string())
+        );
+        assert!(
+            notes(&by_label.run).contains(&"bypass_message: bypassed for Add x".to_string()),
+            "{:?}",
+            notes(&by_label.run)
+        );
         assert_eq!(events(&by_label.run).last().map(String::as_str), Some("WorkflowEnd status=succeeded"));
         let by_title = guarded(engine, "{ owner: o, repo: r, issueTitle: 'GUARDRAILS: add lint' }", "BLOCKED");
-        assert!(events(&by_title.run).contains(&"BlockedRule phase=guardrails found=true bypassed=title fails=false".to_string()));
+        assert!(
+            events(&by_title.run)
+                .contains(&"BlockedRule phase=guardrails found=true bypassed=title fails=false".to_string())
+        );
     }
 }
 
@@ -286,8 +345,15 @@ fn contains_ready_is_never_evaluated_and_continue_does_nothing() {
     let ran = guarded("head", "{ owner: o, repo: r }", "READY");
     assert_eq!(events(&ran.run).last().map(String::as_str), Some("WorkflowEnd status=succeeded"));
     let wf = GUARDED.replace("action: fail\n        message", "action: continue\n        message");
-    let ran = run("seed", &wf, &[("prompts/plan.md", "Plan.")], "executions: { guardrails: { output: BLOCKED }, build: { output: b } }\n");
-    assert!(events(&ran.run).contains(&"BlockedRule phase=guardrails found=true bypassed=null fails=false".to_string()));
+    let ran = run(
+        "seed",
+        &wf,
+        &[("prompts/plan.md", "Plan.")],
+        "executions: { guardrails: { output: BLOCKED }, build: { output: b } }\n",
+    );
+    assert!(
+        events(&ran.run).contains(&"BlockedRule phase=guardrails found=true bypassed=null fails=false".to_string())
+    );
     assert_eq!(events(&ran.run).last().map(String::as_str), Some("WorkflowEnd status=succeeded"));
 }
 
@@ -357,7 +423,10 @@ fn a_reviewer_that_never_approves_runs_max_cycles_and_the_run_goes_on() {
     let cassette = "executions:\n  reviewer: { output: REQUEST_CHANGES }\n  reviewer_fix_1: { output: f1 }\n  reviewer_2: { output: still REQUEST_CHANGES }\n  reviewer_fix_2: { output: f2 }\n  reviewer_3: { output: no verdict at all }\n  pr: { output: opened }\n";
     let ran = run("seed", REVIEWED, REVIEW_PROMPTS, cassette);
     let seen = events(&ran.run);
-    assert!(seen.contains(&"Verdict label=reviewer_3 verdict=REQUEST_CHANGES viaFallback=true fromFile=false".to_string()), "{seen:?}");
+    assert!(
+        seen.contains(&"Verdict label=reviewer_3 verdict=REQUEST_CHANGES viaFallback=true fromFile=false".to_string()),
+        "{seen:?}"
+    );
     assert!(seen.contains(&"LoopEnd phase=reviewer kind=loop approved=false cycles=2".to_string()), "{seen:?}");
     assert!(notes(&ran.run).contains(&"on_max_cycles: gave up after 2".to_string()));
     assert_eq!(prompt(&ran.run, "pr"), "PR: approved=false cycles=2");
@@ -368,11 +437,17 @@ fn a_reviewer_that_never_approves_runs_max_cycles_and_the_run_goes_on() {
 fn the_verdict_fallback_approves_only_an_output_that_starts_with_approved() {
     let cassette = "executions:\n  reviewer: { output: 'APPROVED. Ship it.' }\n  pr: { output: opened }\n";
     let ran = run("head", REVIEWED, REVIEW_PROMPTS, cassette);
-    assert!(events(&ran.run).contains(&"Verdict label=reviewer verdict=APPROVED viaFallback=true fromFile=false".to_string()));
+    assert!(
+        events(&ran.run)
+            .contains(&"Verdict label=reviewer verdict=APPROVED viaFallback=true fromFile=false".to_string())
+    );
     // The current engine reads reviewer-verdict.md when the output has no marker.
     let cassette = "executions:\n  reviewer: { output: '', verdictFile: APPROVED }\n  pr: { output: opened }\n";
     let ran = run("head", REVIEWED, REVIEW_PROMPTS, cassette);
-    assert!(events(&ran.run).contains(&"Verdict label=reviewer verdict=APPROVED viaFallback=false fromFile=true".to_string()));
+    assert!(
+        events(&ran.run)
+            .contains(&"Verdict label=reviewer verdict=APPROVED viaFallback=false fromFile=true".to_string())
+    );
 }
 
 #[test]
@@ -390,7 +465,14 @@ fn a_failed_fix_ends_the_loop() {
 #[test]
 fn approving_the_fix_gate_skips_the_fix_in_the_seed_era_engine_and_runs_it_in_the_current_one() {
     let gate = "server: { approval: { post_reviewer: true } }\ngates: { post_reviewer: approve }\n";
-    let seed = run("seed", REVIEWED, REVIEW_PROMPTS, &format!("{gate}executions:\n  reviewer: {{ output: 'VERDICT: REQUEST_CHANGES' }}\n  pr: {{ output: opened }}\n"));
+    let seed = run(
+        "seed",
+        REVIEWED,
+        REVIEW_PROMPTS,
+        &format!(
+            "{gate}executions:\n  reviewer: {{ output: 'VERDICT: REQUEST_CHANGES' }}\n  pr: {{ output: opened }}\n"
+        ),
+    );
     assert_eq!(
         events(&seed.run)[1..],
         strings(&[
@@ -408,7 +490,14 @@ fn approving_the_fix_gate_skips_the_fix_in_the_seed_era_engine_and_runs_it_in_th
         ])
     );
     assert_eq!(prompt(&seed.run, "pr"), "PR: approved=true cycles=0");
-    let head = run("head", REVIEWED, REVIEW_PROMPTS, &format!("{gate}executions:\n  reviewer: {{ output: 'VERDICT: REQUEST_CHANGES' }}\n  reviewer_fix_1: {{ output: fixed }}\n  reviewer_recheck_1: {{ output: 'VERDICT: APPROVED' }}\n  pr: {{ output: opened }}\n"));
+    let head = run(
+        "head",
+        REVIEWED,
+        REVIEW_PROMPTS,
+        &format!(
+            "{gate}executions:\n  reviewer: {{ output: 'VERDICT: REQUEST_CHANGES' }}\n  reviewer_fix_1: {{ output: fixed }}\n  reviewer_recheck_1: {{ output: 'VERDICT: APPROVED' }}\n  pr: {{ output: opened }}\n"
+        ),
+    );
     assert_eq!(
         events(&head.run)[5..],
         strings(&[
@@ -433,7 +522,9 @@ fn approving_the_fix_gate_skips_the_fix_in_the_seed_era_engine_and_runs_it_in_th
 // ---- generic_loop ----
 
 fn looped(loop_yaml: &str) -> String {
-    format!("name: tdd\nphases:\n  - name: implement\n    prompt: prompts/impl.md\n    output_var: impl\n    generic_loop:\n{loop_yaml}  - name: report\n    prompt: prompts/report.md\n")
+    format!(
+        "name: tdd\nphases:\n  - name: implement\n    prompt: prompts/impl.md\n    output_var: impl\n    generic_loop:\n{loop_yaml}  - name: report\n    prompt: prompts/report.md\n"
+    )
 }
 
 const LOOP_PROMPTS: &[(&str, &str)] = &[
@@ -445,7 +536,12 @@ const LOOP_PROMPTS: &[(&str, &str)] = &[
 fn until_ends_the_loop_when_it_holds_and_previous_output_accumulates() {
     for engine in ["seed", "head"] {
         let wf = looped("      max_iterations: 5\n      until: \"output.contains('PASS')\"\n");
-        let ran = run(engine, &wf, LOOP_PROMPTS, "executions:\n  implement_iter_1: { output: FAIL 1 }\n  implement_iter_2: { output: 2 PASS }\n  report: { output: r }\nexpect: { cycles: { implement: 2 }, outputs: { impl: { completed: true, iterations: 2 } } }\n");
+        let ran = run(
+            engine,
+            &wf,
+            LOOP_PROMPTS,
+            "executions:\n  implement_iter_1: { output: FAIL 1 }\n  implement_iter_2: { output: 2 PASS }\n  report: { output: r }\nexpect: { cycles: { implement: 2 }, outputs: { impl: { completed: true, iterations: 2 } } }\n",
+        );
         assert_eq!(
             events(&ran.run)[1..9],
             strings(&[
@@ -470,10 +566,22 @@ fn until_ends_the_loop_when_it_holds_and_previous_output_accumulates() {
 #[test]
 fn an_until_outside_the_grammar_is_never_true_and_the_loop_runs_to_max_iterations() {
     let wf = looped("      max_iterations: 3\n      until: output contains DONE\n      fresh_context: true\n");
-    let ran = run("seed", &wf, LOOP_PROMPTS, "executions:\n  implement_iter_1: { output: DONE }\n  implement_iter_2: { output: DONE }\n  implement_iter_3: { output: DONE }\n  report: { output: r }\nexpect: { cycles: { implement: 3 } }\n");
+    let ran = run(
+        "seed",
+        &wf,
+        LOOP_PROMPTS,
+        "executions:\n  implement_iter_1: { output: DONE }\n  implement_iter_2: { output: DONE }\n  implement_iter_3: { output: DONE }\n  report: { output: r }\nexpect: { cycles: { implement: 3 } }\n",
+    );
     let seen = events(&ran.run);
-    assert_eq!(seen.iter().filter(|e| e.starts_with("UntilEvaluated") && e.contains("met=false")).count(), 3, "{seen:?}");
-    assert!(seen.iter().filter(|e| e.starts_with("Until")).all(|e| e.ends_with("form=null")), "no form of the grammar matched: {seen:?}");
+    assert_eq!(
+        seen.iter().filter(|e| e.starts_with("UntilEvaluated") && e.contains("met=false")).count(),
+        3,
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().filter(|e| e.starts_with("Until")).all(|e| e.ends_with("form=null")),
+        "no form of the grammar matched: {seen:?}"
+    );
     assert!(seen.contains(&"LoopEnd phase=implement kind=generic_loop completed=false iterations=3".to_string()));
     // `fresh_context` drops the previous output.
     assert_eq!(prompt(&ran.run, "implement_iter_3"), "Iteration 3/3. Before: []");
@@ -484,12 +592,22 @@ fn an_until_outside_the_grammar_is_never_true_and_the_loop_runs_to_max_iteration
 #[test]
 fn until_bash_takes_the_recorded_exit_code_and_a_template_marker_is_never_met() {
     let wf = looped("      max_iterations: 3\n      until_bash: npm test\n");
-    let ran = run("head", &wf, LOOP_PROMPTS, "executions:\n  implement_iter_1: { output: a, untilBash: 1 }\n  implement_iter_2: { output: b, untilBash: 0 }\n  report: { output: r }\n");
+    let ran = run(
+        "head",
+        &wf,
+        LOOP_PROMPTS,
+        "executions:\n  implement_iter_1: { output: a, untilBash: 1 }\n  implement_iter_2: { output: b, untilBash: 0 }\n  report: { output: r }\n",
+    );
     let seen = events(&ran.run);
     assert!(seen.contains(&"UntilBash label=implement_iter_1 met=false exitCode=1".to_string()), "{seen:?}");
     assert!(seen.contains(&"UntilBash label=implement_iter_2 met=true exitCode=0".to_string()), "{seen:?}");
     let wf = looped("      max_iterations: 2\n      until_bash: test -f {{issueDir}}/done\n");
-    let ran = run("seed", &wf, LOOP_PROMPTS, "executions:\n  implement_iter_1: { output: a }\n  implement_iter_2: { output: b }\n  report: { output: r }\n");
+    let ran = run(
+        "seed",
+        &wf,
+        LOOP_PROMPTS,
+        "executions:\n  implement_iter_1: { output: a }\n  implement_iter_2: { output: b }\n  report: { output: r }\n",
+    );
     let seen = events(&ran.run);
     assert!(seen.contains(&"UntilBash label=implement_iter_1 met=false rejected=true".to_string()), "{seen:?}");
     assert!(seen.contains(&"LoopEnd phase=implement kind=generic_loop completed=false iterations=2".to_string()));
@@ -503,9 +621,15 @@ fn until_bash_takes_the_recorded_exit_code_and_a_template_marker_is_never_met() 
 #[test]
 fn a_reply_gate_adds_the_reply_to_scratch_and_resumes_the_explore_workflow_only() {
     let explore = "name: explore\nphases:\n  - name: ask\n    prompt: prompts/ask.md\n    generic_loop:\n      max_iterations: 4\n      until: \"output.contains('READY')\"\n      interactive: true\n      gate_kind: reply\n      scratch_key: socratic\n";
-    let files = &[("prompts/ask.md", "Round {{iteration}}. Q&A so far: {{scratch.socratic.qa}} Last: [{{previousOutput}}]")];
+    let files =
+        &[("prompts/ask.md", "Round {{iteration}}. Q&A so far: {{scratch.socratic.qa}} Last: [{{previousOutput}}]")];
     for engine in ["seed", "head"] {
-        let ran = run(engine, explore, files, "gates: { ask_iter_1: { reply: Postgres, sender: bob } }\nexecutions:\n  ask_iter_1: { output: Which database? }\n  ask_iter_2: { output: READY }\nexpect: { status: succeeded }\n");
+        let ran = run(
+            engine,
+            explore,
+            files,
+            "gates: { ask_iter_1: { reply: Postgres, sender: bob } }\nexecutions:\n  ask_iter_1: { output: Which database? }\n  ask_iter_2: { output: READY }\nexpect: { status: succeeded }\n",
+        );
         let seen = events(&ran.run);
         assert!(seen.contains(&"GatePaused label=ask_iter_1 gate=ask_iter_1 kind=reply".to_string()), "{seen:?}");
         assert!(seen.contains(&"GateAnswered gate=ask_iter_1 answer=reply".to_string()), "{seen:?}");
@@ -518,7 +642,12 @@ fn a_reply_gate_adds_the_reply_to_scratch_and_resumes_the_explore_workflow_only(
     }
     // The reply handler re-dispatches the workflow named `explore`, whatever paused.
     let other = explore.replace("name: explore", "name: interview");
-    let ran = run("head", &other, files, "gates: { ask_iter_1: { reply: Postgres } }\nexecutions:\n  ask_iter_1: { output: Which database? }\n  ask_iter_2: { output: READY }\n");
+    let ran = run(
+        "head",
+        &other,
+        files,
+        "gates: { ask_iter_1: { reply: Postgres } }\nexecutions:\n  ask_iter_1: { output: Which database? }\n  ask_iter_2: { output: READY }\n",
+    );
     assert!(events(&ran.run).contains(&"ReplyNotResumed gate=ask_iter_1".to_string()), "{:?}", events(&ran.run));
     assert!(codes(&ran.run).contains(&"cassette/RunStopped"), "{:?}", codes(&ran.run));
 }
@@ -527,14 +656,29 @@ fn a_reply_gate_adds_the_reply_to_scratch_and_resumes_the_explore_workflow_only(
 fn an_unanswered_gate_leaves_the_run_paused_and_a_rejection_fails_it() {
     let wf = "name: gated\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n    approval_gate: post_plan\n  - name: build\n    prompt: prompts/plan.md\n";
     let files = &[("prompts/plan.md", "Plan.")];
-    let ran = run("head", wf, files, "server: { approval: { post_plan: true } }\nexecutions: { plan: { output: p } }\nexpect: { status: paused, phases: { plan: paused, build: notRun } }\n");
+    let ran = run(
+        "head",
+        wf,
+        files,
+        "server: { approval: { post_plan: true } }\nexecutions: { plan: { output: p } }\nexpect: { status: paused, phases: { plan: paused, build: notRun } }\n",
+    );
     assert_eq!(events(&ran.run).last().map(String::as_str), Some("WorkflowEnd status=paused"));
     assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
-    let ran = run("seed", wf, files, "server: { approval: { post_plan: true } }\ngates: { post_plan: { reject: not now } }\nexecutions: { plan: { output: p } }\nexpect: { status: failed, error: 'Rejected: not now' }\n");
+    let ran = run(
+        "seed",
+        wf,
+        files,
+        "server: { approval: { post_plan: true } }\ngates: { post_plan: { reject: not now } }\nexecutions: { plan: { output: p } }\nexpect: { status: failed, error: 'Rejected: not now' }\n",
+    );
     assert_eq!(events(&ran.run).last().map(String::as_str), Some("WorkflowEnd status=failed error=Rejected: not now"));
     assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
     // A gate that is not enabled never pauses.
-    let ran = run("seed", wf, files, "executions: { plan: { output: p }, build: { output: b } }\nexpect: { status: succeeded }\n");
+    let ran = run(
+        "seed",
+        wf,
+        files,
+        "executions: { plan: { output: p }, build: { output: b } }\nexpect: { status: succeeded }\n",
+    );
     assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
 }
 
@@ -543,7 +687,12 @@ fn phase_outputs_are_gone_after_a_resume() {
     let wf = "name: gated\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n    approval_gate: post_plan\n  - name: build\n    prompt: prompts/build.md\n";
     let files = &[("prompts/plan.md", "Plan."), ("prompts/build.md", "Plan was: [${plan.output}]")];
     for engine in ["seed", "head"] {
-        let ran = run(engine, wf, files, "server: { approval: { post_plan: true } }\ngates: { post_plan: approve }\nexecutions: { plan: { output: the plan }, build: { output: b } }\n");
+        let ran = run(
+            engine,
+            wf,
+            files,
+            "server: { approval: { post_plan: true } }\ngates: { post_plan: approve }\nexecutions: { plan: { output: the plan }, build: { output: b } }\n",
+        );
         assert_eq!(prompt(&ran.run, "build"), "Plan was: []", "{engine}");
         assert!(codes(&ran.run).contains(&"cassette/RenderedEmpty"), "{engine}: {:?}", codes(&ran.run));
     }
@@ -571,17 +720,29 @@ phases:
 fn a_failed_dependency_skips_all_success_and_a_skipped_one_skips_too() {
     let wf = "name: dag\nphases:\n  - name: a\n    prompt: prompts/p.md\n  - name: b\n    prompt: prompts/p.md\n    depends_on: [a]\n  - name: c\n    prompt: prompts/p.md\n    depends_on: [b]\n  - name: d\n    prompt: prompts/p.md\n    depends_on: [c]\n    trigger_rule: all_done\n";
     for engine in ["seed", "head"] {
-        let ran = run(engine, wf, &[("prompts/p.md", "P")], "executions: { a: { success: false, error: boom }, d: { output: cleanup } }\nexpect: { phases: { a: failed, b: skipped, c: skipped, d: succeeded } }\n");
+        let ran = run(
+            engine,
+            wf,
+            &[("prompts/p.md", "P")],
+            "executions: { a: { success: false, error: boom }, d: { output: cleanup } }\nexpect: { phases: { a: failed, b: skipped, c: skipped, d: succeeded } }\n",
+        );
         assert_eq!(ran.run.exit_code(), 0, "{engine}: {:?} {:?}", ran.run.findings, events(&ran.run));
     }
 }
 
 #[test]
 fn trigger_rules_decide_the_join() {
-    for (rule, expected) in [("one_success", "succeeded"), ("all_success", "skipped"), ("none_failed_min_one_success", "skipped"), ("all_done", "succeeded")] {
+    for (rule, expected) in [
+        ("one_success", "succeeded"),
+        ("all_success", "skipped"),
+        ("none_failed_min_one_success", "skipped"),
+        ("all_done", "succeeded"),
+    ] {
         let wf = DIAMOND.replace("TRIGGER", rule);
         let d = if expected == "succeeded" { ", d: { output: joined }" } else { "" };
-        let cassette = format!("executions: {{ a: {{ output: A }}, b: {{ output: B }}, c: {{ success: false }}{d} }}\nexpect: {{ phases: {{ d: {expected} }} }}\n");
+        let cassette = format!(
+            "executions: {{ a: {{ output: A }}, b: {{ output: B }}, c: {{ success: false }}{d} }}\nexpect: {{ phases: {{ d: {expected} }} }}\n"
+        );
         let ran = run("seed", &wf, &[("prompts/p.md", "P"), ("prompts/d.md", "D")], &cassette);
         assert_eq!(ran.run.exit_code(), 0, "{rule}: {:?}", ran.run.findings);
     }
@@ -591,20 +752,42 @@ fn trigger_rules_decide_the_join() {
 fn concurrent_seed_era_phases_see_the_outputs_from_before_their_batch() {
     let wf = DIAMOND.replace("TRIGGER", "all_success");
     let files = &[("prompts/p.md", "a=[${a.output}] b=[${b.output}]"), ("prompts/d.md", "b=${b.output} c=${c.output}")];
-    let ran = run("seed", &wf, files, "executions: { a: { output: A }, b: { output: B }, c: { output: C }, d: { output: D } }\n");
+    let ran = run(
+        "seed",
+        &wf,
+        files,
+        "executions: { a: { output: A }, b: { output: B }, c: { output: C }, d: { output: D } }\n",
+    );
     // b and c run in one batch: c does not see b's output.
     assert_eq!(prompt(&ran.run, "c"), "a=[A] b=[]");
     assert_eq!(prompt(&ran.run, "d"), "b=B c=C");
     // The current engine runs one ready node at a time, in order.
-    let ran = run("head", &wf, files, "executions: { a: { output: A }, b: { output: B }, c: { output: C }, d: { output: D } }\n");
+    let ran = run(
+        "head",
+        &wf,
+        files,
+        "executions: { a: { output: A }, b: { output: B }, c: { output: C }, d: { output: D } }\n",
+    );
     assert_eq!(prompt(&ran.run, "c"), "a=[A] b=[B]");
 }
 
 #[test]
 fn the_current_engine_skips_a_phase_whose_skip_if_holds() {
     let wf = "name: fix\nphases:\n  - name: diagnose\n    prompt: prompts/p.md\n  - name: repair\n    prompt: prompts/p.md\n    skip_if: \"phaseOutputs.diagnose.contains('class=flaky')\"\n    messages:\n      on_skipped_done: flaky, nothing to fix\n";
-    let ran = run("head", wf, &[("prompts/p.md", "P")], "executions: { diagnose: { output: 'class=flaky' } }\nexpect: { status: succeeded, phases: { repair: skipped } }\n");
-    assert!(events(&ran.run).contains(&"PhaseSkipped phase=repair reason=skip_if matched: phaseOutputs.diagnose.contains('class=flaky')".to_string()), "{:?}", events(&ran.run));
+    let ran = run(
+        "head",
+        wf,
+        &[("prompts/p.md", "P")],
+        "executions: { diagnose: { output: 'class=flaky' } }\nexpect: { status: succeeded, phases: { repair: skipped } }\n",
+    );
+    assert!(
+        events(&ran.run).contains(
+            &"PhaseSkipped phase=repair reason=skip_if matched: phaseOutputs.diagnose.contains('class=flaky')"
+                .to_string()
+        ),
+        "{:?}",
+        events(&ran.run)
+    );
     assert!(notes(&ran.run).contains(&"on_skipped_done: flaky, nothing to fix".to_string()));
     assert_eq!(ran.run.exit_code(), 0, "{:?}", ran.run.findings);
 }
@@ -613,7 +796,14 @@ fn the_current_engine_skips_a_phase_whose_skip_if_holds() {
 
 #[test]
 fn expectations_that_fail_or_are_never_reached_fail_the_run() {
-    let ran = run("seed", TWO, PROMPTS, &format!("{TRIGGER}executions:\n  plan: {{ output: p, expect: {{ promptContains: '#42', promptOmits: Plan }} }}\n  build: {{ output: b }}\n  ghost: {{ output: g, expect: {{ promptContains: x }} }}\nexpect: {{ status: failed, phases: {{ build: skipped }} }}\n"));
+    let ran = run(
+        "seed",
+        TWO,
+        PROMPTS,
+        &format!(
+            "{TRIGGER}executions:\n  plan: {{ output: p, expect: {{ promptContains: '#42', promptOmits: Plan }} }}\n  build: {{ output: b }}\n  ghost: {{ output: g, expect: {{ promptContains: x }} }}\nexpect: {{ status: failed, phases: {{ build: skipped }} }}\n"
+        ),
+    );
     let messages: Vec<&str> = ran.run.findings.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(
         messages,
@@ -632,7 +822,13 @@ fn expectations_that_fail_or_are_never_reached_fail_the_run() {
 fn a_missing_recording_stops_the_run_with_a_hint_at_the_engines_label() {
     let cassette = "executions:\n  reviewer: { output: 'VERDICT: REQUEST_CHANGES' }\n  reviewer_fix_1: { output: f }\n  reviewer_2: { output: 'VERDICT: APPROVED' }\n  pr: { output: p }\n";
     let ran = run("head", REVIEWED, REVIEW_PROMPTS, cassette);
-    let exhausted: Vec<&str> = ran.run.findings.iter().filter(|d| d.code == "cassette/CassetteExhausted").map(|d| d.message.as_str()).collect();
+    let exhausted: Vec<&str> = ran
+        .run
+        .findings
+        .iter()
+        .filter(|d| d.code == "cassette/CassetteExhausted")
+        .map(|d| d.message.as_str())
+        .collect();
     assert_eq!(
         exhausted,
         ["the run needs execution `reviewer_recheck_1` of phase `reviewer`, which the cassette does not record"]
@@ -643,12 +839,19 @@ fn a_missing_recording_stops_the_run_with_a_hint_at_the_engines_label() {
 
 #[test]
 fn tags_sent_empty_or_as_written_are_reported_once_on_the_cassette() {
-    let files = &[("prompts/plan.md", "Plan {{prePopulateBranch}} {{#each issueLabels}}x{{/each}}"), ("prompts/build.md", "Build {{prePopulateBranch}}")];
+    let files = &[
+        ("prompts/plan.md", "Plan {{prePopulateBranch}} {{#each issueLabels}}x{{/each}}"),
+        ("prompts/build.md", "Build {{prePopulateBranch}}"),
+    ];
     let ran = run("head", TWO, files, "executions: { plan: { output: p }, build: { output: b } }\n");
     let found: Vec<(&str, &str)> = ran.run.findings.iter().map(|d| (d.code, d.message.as_str())).collect();
     assert_eq!(found.len(), 4, "{found:?}");
     assert!(found[0].1.starts_with("`plan` was sent `{{prePopulateBranch}}` as an empty string"), "{found:?}");
-    assert!(found.iter().any(|(c, m)| *c == "cassette/RenderedVerbatim" && m.starts_with("`plan` was sent `{{#each issueLabels}}` as written")), "{found:?}");
+    assert!(
+        found.iter().any(|(c, m)| *c == "cassette/RenderedVerbatim"
+            && m.starts_with("`plan` was sent `{{#each issueLabels}}` as written")),
+        "{found:?}"
+    );
     assert!(ran.run.findings.iter().all(|d| d.related.len() == 1), "each points at its tag");
     assert_eq!(ran.run.exit_code(), 0, "warnings only");
 }
@@ -664,11 +867,25 @@ fn a_cassette_for_another_workflow_and_a_workflow_that_does_not_load_are_refused
     let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
     let overlay = std::collections::HashMap::new();
     let options = Options { strict: false, explain_init: true };
-    let (_, run) = runtime::dry_run_path(&wf.join("two.yaml"), Some(&dir.path().join("c.cassette.yaml")), options, &mut configs, &overlay).expect("runs");
+    let (_, run) = runtime::dry_run_path(
+        &wf.join("two.yaml"),
+        Some(&dir.path().join("c.cassette.yaml")),
+        options,
+        &mut configs,
+        &overlay,
+    )
+    .expect("runs");
     assert_eq!(codes(&run), ["lastlight/MissingName"], "the current loader throws on broken.yaml first");
     assert_eq!(run.exit_code(), 2);
     std::fs::remove_file(wf.join("broken.yaml")).expect("rm");
-    let (_, run) = runtime::dry_run_path(&wf.join("two.yaml"), Some(&dir.path().join("c.cassette.yaml")), options, &mut configs, &overlay).expect("runs");
+    let (_, run) = runtime::dry_run_path(
+        &wf.join("two.yaml"),
+        Some(&dir.path().join("c.cassette.yaml")),
+        options,
+        &mut configs,
+        &overlay,
+    )
+    .expect("runs");
     assert_eq!(codes(&run), ["cassette/UnknownWorkflow"]);
     assert_eq!(run.findings[0].message, "this cassette replays workflow `three`, not `two`");
     assert_eq!(run.exit_code(), 2);
@@ -681,5 +898,95 @@ fn two_replays_are_byte_identical() {
     let two = run("head", REVIEWED, REVIEW_PROMPTS, cassette);
     let strip = |ran: &Ran| ran.run.trace.to_json_lines().replace(&ran._dir.path().display().to_string(), "$DIR");
     assert_eq!(strip(&one), strip(&two));
-    assert_eq!(runtime::report::timeline(&one.workspace, &one.run).replace(&one._dir.path().display().to_string(), "$DIR"), runtime::report::timeline(&two.workspace, &two.run).replace(&two._dir.path().display().to_string(), "$DIR"));
+    assert_eq!(
+        runtime::report::timeline(&one.workspace, &one.run).replace(&one._dir.path().display().to_string(), "$DIR"),
+        runtime::report::timeline(&two.workspace, &two.run).replace(&two._dir.path().display().to_string(), "$DIR")
+    );
+}
+
+// ---- Corpus workflows (tests/corpus/lastlight), with the cassettes of tests/lastlight ----
+
+/// Dry-runs a corpus workflow against one of `tests/lastlight`'s cassettes, with the engine
+/// detected from the corpus tree (the seed-era renderer beside `_at-dd02adf/workflows`).
+fn corpus(workflow: &str, cassette: &str) -> (Workspace, DryRun) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let overlay = std::collections::HashMap::new();
+    let options = Options { strict: false, explain_init: true };
+    let cassette = root.join("tests/lastlight").join(cassette);
+    runtime::dry_run_path(&root.join(workflow), Some(&cassette), options, &mut configs, &overlay).expect("runs")
+}
+
+fn timeline(workspace: &Workspace, run: &DryRun) -> String {
+    let root = format!("{}/", env!("CARGO_MANIFEST_DIR"));
+    runtime::report::timeline_with(workspace, run, false).replace(&root, "")
+}
+
+#[test]
+fn the_seed_era_build_workflow_with_a_fix_cycle() {
+    let (workspace, run) = corpus("tests/corpus/lastlight/_at-dd02adf/workflows/build.yaml", "build.cassette.yaml");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    assert_eq!((run.passed, run.failed), (14, 0));
+    insta::assert_snapshot!("lastlight_build_seed", timeline(&workspace, &run));
+}
+
+#[test]
+fn the_seed_era_build_workflow_blocked_by_its_guardrails() {
+    let (_, run) = corpus("tests/corpus/lastlight/_at-dd02adf/workflows/build.yaml", "build-blocked.cassette.yaml");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    assert_eq!((run.passed, run.failed), (5, 0));
+}
+
+#[test]
+fn the_tdd_example_as_shipped_cannot_run_its_prompts_are_missing() {
+    let (_, run) = corpus(
+        "tests/corpus/lastlight/_at-dd02adf/workflows/examples/tdd-loop.yaml",
+        "tdd-cycle-as-shipped.cassette.yaml",
+    );
+    assert_eq!(run.exit_code(), 2, "{:?}", run.findings);
+    let found: Vec<&str> = run.findings.iter().map(|d| d.code).collect();
+    assert_eq!(found, ["lastlight/PromptNotFound", "lastlight/PromptNotFound", "cassette/RunStopped"]);
+    assert_eq!((run.passed, run.failed), (2, 0), "status failed and the error, as expected");
+}
+
+#[test]
+fn the_tdd_example_whose_tests_never_pass_runs_out_of_iterations() {
+    // The corpus workflow, with prompts an adopter would write for it.
+    let dir = tempfile::tempdir().expect("dir");
+    let workflows = dir.path().join("workflows");
+    std::fs::create_dir_all(workflows.join("examples")).expect("dir");
+    std::fs::create_dir_all(workflows.join("prompts")).expect("dir");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/lastlight/_at-dd02adf/workflows/examples/tdd-loop.yaml");
+    std::fs::copy(&corpus, workflows.join("examples/tdd-loop.yaml")).expect("copy");
+    std::fs::write(workflows.join("prompts/write-test.md"), "Write a failing test for: {{issueTitle}}\n")
+        .expect("write");
+    std::fs::write(
+        workflows.join("prompts/implement.md"),
+        "Make the test pass (iteration {{iteration}} of {{maxIterations}}).\n{{#if previousOutput}}So far:\n{{previousOutput}}{{/if}}\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("stagelint.toml"), "[lastlight]\nengine = \"seed\"\n").expect("write");
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let overlay = std::collections::HashMap::new();
+    let options = Options { strict: false, explain_init: true };
+    let cassette = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lastlight/tdd-cycle.cassette.yaml");
+    let (workspace, run) = runtime::dry_run_path(
+        &workflows.join("examples/tdd-loop.yaml"),
+        Some(&cassette),
+        options,
+        &mut configs,
+        &overlay,
+    )
+    .expect("runs");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    let text = timeline(&workspace, &run).replace(&dir.path().display().to_string(), "$DIR");
+    insta::assert_snapshot!("lastlight_tdd_loop_never_passes", text);
+}
+
+#[test]
+fn the_current_explore_workflow_with_its_reply_gate() {
+    let (workspace, run) = corpus("tests/corpus/lastlight/apps/server/workflows/explore.yaml", "explore.cassette.yaml");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    insta::assert_snapshot!("lastlight_explore_head", timeline(&workspace, &run));
 }

@@ -79,7 +79,9 @@ fn render(analysis: &Analysis, path: &Path, target: &str) -> std::result::Result
 /// `<temp>/stagelint-preview/<definition>-<target>-<8 hex of both>.md`.
 fn document_path(definition: &Path, target: &str) -> PathBuf {
     let stem = definition.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let safe = |text: &str| -> String { text.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect() };
+    let safe = |text: &str| -> String {
+        text.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect()
+    };
     let key = format!("{}\n{target}", definition.display());
     let hash = crate::cassette::digest::sha256_hex(key.as_bytes());
     std::env::temp_dir().join("stagelint-preview").join(format!("{}-{}-{}.md", safe(&stem), safe(target), &hash[..8]))
@@ -115,6 +117,8 @@ mod tests {
         let a = document_path(Path::new("/a/workflows/build.yaml"), "plan");
         let b = document_path(Path::new("/b/workflows/build.yaml"), "plan");
         assert_ne!(a, b);
-        assert!(a.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("build-plan-") && n.ends_with(".md")));
+        assert!(
+            a.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("build-plan-") && n.ends_with(".md"))
+        );
     }
 }

@@ -104,7 +104,8 @@ pub const STATUSES: &[&str] = &["succeeded", "failed", "paused"];
 pub const OUTCOMES: &[&str] = &["succeeded", "failed", "skipped", "paused", "notRun", "ran"];
 pub const VERDICTS: &[&str] = &["APPROVED", "REQUEST_CHANGES"];
 
-const TOP: &[&str] = &["cassette", "workflow", "engine", "trigger", "server", "context", "executions", "gates", "expect"];
+const TOP: &[&str] =
+    &["cassette", "workflow", "engine", "trigger", "server", "context", "executions", "gates", "expect"];
 pub const TRIGGER: &[&str] = &[
     "owner",
     "repo",
@@ -146,7 +147,11 @@ pub fn read(text: &str, json: bool) -> Cassette {
     }
     let Some(root) = &parsed.root else {
         if parsed.errors.is_empty() {
-            cassette.problem(rules::MalformedTurn, Span::empty(0), "the cassette is empty: it needs `cassette: 1` and `workflow:`");
+            cassette.problem(
+                rules::MalformedTurn,
+                Span::empty(0),
+                "the cassette is empty: it needs `cassette: 1` and `workflow:`",
+            );
         }
         return cassette;
     };
@@ -163,14 +168,20 @@ pub fn read(text: &str, json: bool) -> Cassette {
             entry.value.span,
             format!("this stagelint reads workflow cassettes of version {VERSION}; `cassette:` must be {VERSION}"),
         ),
-        None => cassette.problem(rules::InvalidVersion, Span::empty(0), "the cassette has no `cassette: 1` version line"),
+        None => {
+            cassette.problem(rules::InvalidVersion, Span::empty(0), "the cassette has no `cassette: 1` version line")
+        }
     }
     match root.get("workflow") {
         Some(node) => match node.as_str() {
             Some(name) => cassette.workflow = Some((name.to_string(), node.span)),
             None => cassette.invalid(node, "`workflow` is the name of the workflow the cassette replays (a string)"),
         },
-        None => cassette.problem(rules::MalformedTurn, Span::empty(0), "the cassette has no `workflow:`: name the workflow it replays"),
+        None => cassette.problem(
+            rules::MalformedTurn,
+            Span::empty(0),
+            "the cassette has no `workflow:`: name the workflow it replays",
+        ),
     }
     if let Some(node) = root.get("engine") {
         match node.as_str() {
@@ -291,7 +302,10 @@ impl Cassette {
 
     fn read_executions(&mut self, node: &Node) {
         let Some(entries) = node.as_map() else {
-            self.invalid(node, "`executions` maps each execution's label (`reviewer`, `reviewer_fix_1`) to what it returned");
+            self.invalid(
+                node,
+                "`executions` maps each execution's label (`reviewer`, `reviewer_fix_1`) to what it returned",
+            );
             return;
         };
         for entry in entries {
@@ -336,7 +350,8 @@ impl Cassette {
                 },
                 "untilBash" => match value.as_i64() {
                     Some(code) if (0..=255).contains(&code) => execution.until_bash = Some((code, value.span)),
-                    _ => self.invalid(value, "`untilBash` is the exit code of the loop's `until_bash` command (0 to 255)"),
+                    _ => self
+                        .invalid(value, "`untilBash` is the exit code of the loop's `until_bash` command (0 to 255)"),
                 },
                 "verdictFile" => match value.as_str() {
                     Some(v) if VERDICTS.contains(&v) => execution.verdict_file = Some(v.to_string()),
@@ -399,7 +414,10 @@ impl Cassette {
 
     fn read_gates(&mut self, node: &Node) {
         let Some(entries) = node.as_map() else {
-            self.invalid(node, "`gates` maps gate names to their answers (`approve`, `{ reject: why }`, `{ reply: text }`)");
+            self.invalid(
+                node,
+                "`gates` maps gate names to their answers (`approve`, `{ reject: why }`, `{ reply: text }`)",
+            );
             return;
         };
         for entry in entries {
@@ -452,10 +470,18 @@ impl Cassette {
                 }
             };
         }
-        if node.get("reject").is_some() {
+        if let Some(reject) = node.get("reject") {
+            if !matches!(reject.value, crate::source::Value::String(_) | crate::source::Value::Null) {
+                self.invalid(reject, "`reject` is the reason for the rejection (a string), or empty");
+                return None;
+            }
             return Some(Answer::Reject { reason: text("reject") });
         }
-        if node.get("approve").is_some() {
+        if let Some(approve) = node.get("approve") {
+            if !matches!(approve.value, crate::source::Value::Bool(_) | crate::source::Value::Null) {
+                self.invalid(approve, "`approve` is `true`, or empty");
+                return None;
+            }
             return Some(Answer::Approve);
         }
         self.invalid(node, SHAPE);
@@ -570,7 +596,10 @@ mod tests {
 
     #[test]
     fn structural_problems() {
-        let c = read("cassette: 2\nworkflo: x\nexecutions: { a: { outptu: x, untilBash: 300 } }\ngates: { g: aprove }\n", false);
+        let c = read(
+            "cassette: 2\nworkflo: x\nexecutions: { a: { outptu: x, untilBash: 300 } }\ngates: { g: aprove }\n",
+            false,
+        );
         let found: Vec<(&str, Option<&str>)> = c.problems.iter().map(|p| (p.rule, p.suggestion.as_deref())).collect();
         assert!(found.contains(&(rules::UnknownKey, Some("workflow"))), "{found:?}");
         assert!(found.contains(&(rules::InvalidVersion, None)), "{found:?}");

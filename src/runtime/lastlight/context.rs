@@ -130,10 +130,8 @@ fn context_snapshot(request: &Map<String, Value>, extra: &Map<String, Value>, br
     let reference = format!("{owner}/{repo}{}", issue.map(|n| format!("#{n}")).unwrap_or_default());
     let sender = string_or_undefined(request.get("sender"));
     let title = text("issueTitle");
-    let mut parts = vec![
-        format!("Repo: {reference}"),
-        format!("Issue title: {}", if title.is_empty() { "(none)" } else { title }),
-    ];
+    let mut parts =
+        vec![format!("Repo: {reference}"), format!("Issue title: {}", if title.is_empty() { "(none)" } else { title })];
     if !comment.is_empty() {
         let author = request.get("sender").and_then(Value::as_str).filter(|s| !s.is_empty());
         parts.push(format!("Triggering comment:\n{}", wrap_untrusted(comment, "github-comment", author)));

@@ -38,7 +38,8 @@ pub fn after_run(runner: &mut Runner, end: &End) {
         runner.expectation("phase", format!("phase `{phase}` {expected}"), wrong, *span);
     }
     for (phase, cycles, span) in &expect.cycles {
-        let loop_kind = runner.wf.phase(phase).map(|p| if p.review_loop.is_some() { "fix cycles" } else { "iterations" });
+        let loop_kind =
+            runner.wf.phase(phase).map(|p| if p.review_loop.is_some() { "fix cycles" } else { "iterations" });
         let expected = format!("{cycles} {} of `{phase}`", loop_kind.unwrap_or("cycles"));
         match runner.cycles.get(phase).copied() {
             Some(actual) => {
@@ -121,7 +122,12 @@ fn unread(runner: &mut Runner, end: &End) {
                 && !runner.blocked_checked.contains(&i)
             {
                 let what = format!("the BLOCKED rule on `{}`", execution.label);
-                runner.unreached("blocked", what, "its phase has no `on_output.contains_BLOCKED` that was evaluated".into(), *span);
+                runner.unreached(
+                    "blocked",
+                    what,
+                    "its phase has no `on_output.contains_BLOCKED` that was evaluated".into(),
+                    *span,
+                );
             }
             continue;
         }
@@ -235,5 +241,7 @@ fn why_empty(runner: &Runner, tag: &TagUse) -> String {
             "the server sets `{first}` for some runs, but this run's context has no value{what}: give it in the cassette's `trigger`, `trigger.extra` or `context`"
         );
     }
-    format!("no context variable, phase or `output_var` is named `{first}` (give it in `trigger.extra` if the server passes it)")
+    format!(
+        "no context variable, phase or `output_var` is named `{first}` (give it in `trigger.extra` if the server passes it)"
+    )
 }

@@ -318,8 +318,8 @@ impl<'w> Catalog<'w> {
             )
         };
         let suggestion = crate::util::did_you_mean(name, self.by_name.keys().map(String::as_str)).map(str::to_string);
-        let finding =
-            Diagnostic::new(rules::UnknownWorkflow, file.id, *span, message).with_suggestion(*span, suggestion.as_deref());
+        let finding = Diagnostic::new(rules::UnknownWorkflow, file.id, *span, message)
+            .with_suggestion(*span, suggestion.as_deref());
         Err(vec![finding])
     }
 }
@@ -415,8 +415,8 @@ fn replay_read(
         && *name != wf.name
     {
         let message = format!("this cassette replays workflow `{name}`, not `{}`", wf.name);
-        let finding =
-            Diagnostic::new(rules::UnknownWorkflow, cassette_file, *span, message).with_suggestion(*span, Some(&wf.name));
+        let finding = Diagnostic::new(rules::UnknownWorkflow, cassette_file, *span, message)
+            .with_suggestion(*span, Some(&wf.name));
         return refuse(vec![finding], "the cassette replays another workflow");
     }
     let dialect = file.config.lastlight.engine;
@@ -430,13 +430,11 @@ fn replay_read(
             runner::engine_name(named),
             runner::engine_name(dialect)
         );
-        findings.push(
-            Diagnostic::new(rules::EngineMismatch, cassette_file, span, message).with_fix(
-                format!("Replace with `{configured}`"),
-                crate::diagnostic::Applicability::Unsafe,
-                vec![crate::diagnostic::Edit { span, replacement: configured.into() }],
-            ),
-        );
+        findings.push(Diagnostic::new(rules::EngineMismatch, cassette_file, span, message).with_fix(
+            format!("Replace with `{configured}`"),
+            crate::diagnostic::Applicability::Unsafe,
+            vec![crate::diagnostic::Edit { span, replacement: configured.into() }],
+        ));
     }
     let base = context::base(cassette, &wf.name, dialect);
     let mut runner = Runner::new(workspace, file, &wf, dialect, cassette, cassette_file, base);
@@ -463,10 +461,18 @@ fn replay_read(
 fn throw_reasons(workspace: &Workspace, workflow: FileId) -> Vec<Diagnostic> {
     let mut all = Vec::new();
     crate::families::Family::check(&crate::families::lastlight::Lastlight, workspace, &mut all);
-    all.into_iter().filter(|d| d.file == workflow && d.severity == Severity::Error && THROWS.contains(&d.code)).collect()
+    all.into_iter()
+        .filter(|d| d.file == workflow && d.severity == Severity::Error && THROWS.contains(&d.code))
+        .collect()
 }
 
 /// The JSON a preview's substitutions are listed with, shared by the CLI and the editor.
 pub fn substitutions_json(rendered: &render::Rendered) -> Value {
-    json!(rendered.marks.iter().filter_map(|m| m.range.map(|r| json!({"tag": m.tag, "start": r.0, "end": r.1, "missing": m.missing}))).collect::<Vec<_>>())
+    json!(
+        rendered
+            .marks
+            .iter()
+            .filter_map(|m| m.range.map(|r| json!({"tag": m.tag, "start": r.0, "end": r.1, "missing": m.missing})))
+            .collect::<Vec<_>>()
+    )
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::runtime::lastlight::cassette::Execution;
 use crate::runtime::lastlight::runner::{
-    Call, Outcome, PhaseResult, Pending, Prompt, Ran, Runner, Stop, WfResult, is_terminated,
+    Call, Outcome, Pending, PhaseResult, Prompt, Ran, Runner, Stop, WfResult, is_terminated,
 };
 use crate::runtime::lastlight::until;
 use crate::runtime::lastlight::value::Ctx;
@@ -54,16 +54,16 @@ pub fn parse_verdict(output: &str) -> (bool, bool) {
     }
     let upper = output.to_uppercase();
     let request_changes = word_in(&upper, "REQUEST_CHANGES");
-    let approved = upper.starts_with("APPROVED") && !upper[8..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    let approved =
+        upper.starts_with("APPROVED") && !upper[8..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
     (!request_changes && approved, true)
 }
 
 /// `/\bWORD\b/` on ASCII word boundaries.
 fn word_in(text: &str, word: &str) -> bool {
     let is_word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-    text.match_indices(word).any(|(at, _)| {
-        !is_word(text[..at].chars().next_back()) && !is_word(text[at + word.len()..].chars().next())
-    })
+    text.match_indices(word)
+        .any(|(at, _)| !is_word(text[..at].chars().next_back()) && !is_word(text[at + word.len()..].chars().next()))
 }
 
 fn put(ctx: &mut Ctx, key: &str, value: Value) {
@@ -80,7 +80,10 @@ fn with(ctx: &Ctx, pairs: &[(&str, Value)]) -> Ctx {
 
 impl Runner<'_> {
     fn models(&self, phase: &Phase, task: &str) -> (Option<String>, Option<String>) {
-        (self.model(phase.model.as_ref(), task, None, "models"), self.model(phase.variant.as_ref(), task, None, "variants"))
+        (
+            self.model(phase.model.as_ref(), task, None, "models"),
+            self.model(phase.variant.as_ref(), task, None, "variants"),
+        )
     }
 
     fn fix_models(&self, phase: &Phase) -> (Option<String>, Option<String>) {
@@ -98,7 +101,14 @@ impl Runner<'_> {
 
     /// The `contains_BLOCKED` rule on an output: `None` when it does not fail the workflow,
     /// else the error. Posts the bypass or blocked message.
-    fn blocked(&mut self, phase: &Phase, output: &str, ctx: &Ctx, guarded: bool, recording: usize) -> Result<Option<String>, Stop> {
+    fn blocked(
+        &mut self,
+        phase: &Phase,
+        output: &str,
+        ctx: &Ctx,
+        guarded: bool,
+        recording: usize,
+    ) -> Result<Option<String>, Stop> {
         let Some(rule) = phase.blocked_rule.clone() else { return Ok(None) };
         let found = output.to_uppercase().contains("BLOCKED");
         let mut fails = false;
@@ -131,12 +141,16 @@ impl Runner<'_> {
         );
         self.blocked_checked.insert(recording);
         if let Some((expected, span)) = self.recording(recording).expect.blocked {
-            let actual = (fails != expected).then(|| if fails { "a rule that fails it" } else { "a rule that does not fail it" }.to_string());
-            self.expectation("blocked", format!("BLOCKED to {}fail the workflow", if expected { "" } else { "not " }), actual, span);
+            let actual = (fails != expected)
+                .then(|| if fails { "a rule that fails it" } else { "a rule that does not fail it" }.to_string());
+            self.expectation(
+                "blocked",
+                format!("BLOCKED to {}fail the workflow", if expected { "" } else { "not " }),
+                actual,
+                span,
+            );
         }
-        Ok(fails.then(|| {
-            rule.message.as_ref().map(|m| m.text.clone()).unwrap_or_else(|| "BLOCKED".into())
-        }))
+        Ok(fails.then(|| rule.message.as_ref().map(|m| m.text.clone()).unwrap_or_else(|| "BLOCKED".into())))
     }
 
     fn verdict(&mut self, phase: &Phase, label: &str, output: &str, recording: Option<usize>) -> bool {
@@ -145,7 +159,15 @@ impl Runner<'_> {
         approved
     }
 
-    fn report_verdict(&mut self, phase: &Phase, label: &str, approved: bool, fallback: bool, from_file: bool, recording: Option<usize>) {
+    fn report_verdict(
+        &mut self,
+        phase: &Phase,
+        label: &str,
+        approved: bool,
+        fallback: bool,
+        from_file: bool,
+        recording: Option<usize>,
+    ) {
         let verdict = if approved { "APPROVED" } else { "REQUEST_CHANGES" };
         self.emit(
             "Verdict",
@@ -187,7 +209,15 @@ impl Runner<'_> {
 
     /// Whether a loop is done after an iteration: `until`, then `until_bash` (not rendered; a
     /// `{{` makes the engine throw, which reads as not met).
-    fn until(&mut self, phase: &Phase, lp: &GenericLoop, label: &str, output: &str, ctx: &Ctx, recording: usize) -> Result<bool, Stop> {
+    fn until(
+        &mut self,
+        phase: &Phase,
+        lp: &GenericLoop,
+        label: &str,
+        output: &str,
+        ctx: &Ctx,
+        recording: usize,
+    ) -> Result<bool, Stop> {
         let mut met = false;
         if let Some((expression, _)) = &lp.until {
             let mut eval_ctx = Ctx::default();
@@ -248,7 +278,10 @@ impl Runner<'_> {
         }
         // The seed-era runner checks `skill`, not `skills`: a phase with only `skills:` is skipped.
         if phase.prompt.is_none() && phase.skill.is_none() {
-            self.skip(phase, "type=agent but neither prompt: nor skill: (the seed-era runner does not read `skills:` here)");
+            self.skip(
+                phase,
+                "type=agent but neither prompt: nor skill: (the seed-era runner does not read `skills:` here)",
+            );
             return Ok(Flow::Next);
         }
         if phase.review_loop.is_some() {
@@ -277,7 +310,12 @@ impl Runner<'_> {
             }
             Call::Ran(ran) => ran,
         };
-        results.push(PhaseResult { label: name.into(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() });
+        results.push(PhaseResult {
+            label: name.into(),
+            success: ran.success,
+            output: ran.output.clone(),
+            error: ran.error.clone(),
+        });
         outputs.insert(name.into(), json!(ran.output));
         if let Some(var) = &phase.output_var {
             outputs.insert(var.clone(), json!(ran.output));
@@ -288,21 +326,36 @@ impl Runner<'_> {
                 self.notify(name, "on_failure", phase.message("on_failure"), &msg_ctx);
             }
             self.set_outcome(name, Outcome::Failed);
-            return Ok(Flow::Return(WfResult { success: false, error: ran.error, results: std::mem::take(results), ..WfResult::default() }));
+            return Ok(Flow::Return(WfResult {
+                success: false,
+                error: ran.error,
+                results: std::mem::take(results),
+                ..WfResult::default()
+            }));
         }
         if let Some(error) = self.blocked(phase, &ran.output, ctx, true, ran.recording)? {
             self.db.mark_failed(name);
             let template = phase.blocked_rule.as_ref().and_then(|r| r.message.as_ref()).or(phase.message("on_blocked"));
             self.notify(name, "on_blocked", template, &msg_ctx);
             self.set_outcome(name, Outcome::Failed);
-            return Ok(Flow::Return(WfResult { success: false, error: Some(error), results: std::mem::take(results), ..WfResult::default() }));
+            return Ok(Flow::Return(WfResult {
+                success: false,
+                error: Some(error),
+                results: std::mem::take(results),
+                ..WfResult::default()
+            }));
         }
         if self.gate_enabled(phase.approval_gate.as_deref()) {
             let gate = phase.approval_gate.clone().unwrap_or_default();
             self.pause(phase, &gate, false, name);
             let gate_ctx = with(&msg_ctx, &[("gateKey", json!(gate))]);
             self.notify(name, "approval_gate_message", phase.approval_gate_message.as_ref(), &gate_ctx);
-            return Ok(Flow::Return(WfResult { success: true, paused: true, results: std::mem::take(results), ..WfResult::default() }));
+            return Ok(Flow::Return(WfResult {
+                success: true,
+                paused: true,
+                results: std::mem::take(results),
+                ..WfResult::default()
+            }));
         }
         self.db.persist(name);
         self.notify(name, "on_success", phase.message("on_success"), &msg_ctx);
@@ -360,7 +413,12 @@ impl Runner<'_> {
                 }
                 Call::Ran(ran) => ran,
             };
-            results.push(PhaseResult { label: review_label.clone(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() });
+            results.push(PhaseResult {
+                label: review_label.clone(),
+                success: ran.success,
+                output: ran.output.clone(),
+                error: ran.error.clone(),
+            });
             let is_approved = self.verdict(phase, &review_label, ran.output.trim(), Some(ran.recording));
             if is_approved {
                 approved = true;
@@ -373,10 +431,18 @@ impl Runner<'_> {
                 if self.gate_enabled(lp.approval_gate.as_deref()) {
                     let gate = lp.approval_gate.clone().unwrap_or_default();
                     self.pause(phase, &gate, false, &review_label);
-                    let c = msg(outputs, &[("cycle", json!(fix_cycles)), ("maxCycles", json!(max)), ("gateKey", json!(gate))]);
+                    let c = msg(
+                        outputs,
+                        &[("cycle", json!(fix_cycles)), ("maxCycles", json!(max)), ("gateKey", json!(gate))],
+                    );
                     self.notify(name, "on_pause_for_approval", lp.message("on_pause_for_approval"), &c);
                     self.cycles.insert(name.to_string(), fix_cycles);
-                    return Ok(Flow::Return(WfResult { success: true, paused: true, results: std::mem::take(results), ..WfResult::default() }));
+                    return Ok(Flow::Return(WfResult {
+                        success: true,
+                        paused: true,
+                        results: std::mem::take(results),
+                        ..WfResult::default()
+                    }));
                 }
                 let c = msg(outputs, &[("cycle", json!(fix_cycles)), ("maxCycles", json!(max))]);
                 self.notify(name, "on_request_changes", lp.message("on_request_changes"), &c);
@@ -390,7 +456,12 @@ impl Runner<'_> {
                 match self.call(phase, &fix_label, &prompt, models)? {
                     Call::Done { .. } => results.push(PhaseResult::ok(&fix_label, "Already completed")),
                     Call::Ran(fix) => {
-                        results.push(PhaseResult { label: fix_label.clone(), success: fix.success, output: fix.output.clone(), error: fix.error.clone() });
+                        results.push(PhaseResult {
+                            label: fix_label.clone(),
+                            success: fix.success,
+                            output: fix.output.clone(),
+                            error: fix.error.clone(),
+                        });
                         if !fix.success {
                             if !is_terminated(fix.error.as_deref()) {
                                 self.notify(name, "on_fix_failed", lp.message("on_fix_failed"), &c);
@@ -472,7 +543,12 @@ impl Runner<'_> {
                 }
                 Call::Ran(ran) => ran,
             };
-            results.push(PhaseResult { label: label.clone(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() });
+            results.push(PhaseResult {
+                label: label.clone(),
+                success: ran.success,
+                output: ran.output.clone(),
+                error: ran.error.clone(),
+            });
             if !ran.success {
                 let c = with(ctx, &[("phaseOutputs", Value::Object(outputs.clone())), ("iteration", json!(iteration))]);
                 if !is_terminated(ran.error.as_deref()) {
@@ -480,7 +556,12 @@ impl Runner<'_> {
                 }
                 self.generic_end(phase, false, iteration);
                 self.set_outcome(name, Outcome::Failed);
-                return Ok(Flow::Return(WfResult { success: false, error: ran.error, results: std::mem::take(results), ..WfResult::default() }));
+                return Ok(Flow::Return(WfResult {
+                    success: false,
+                    error: ran.error,
+                    results: std::mem::take(results),
+                    ..WfResult::default()
+                }));
             }
             let output = ran.output.clone();
             if !lp.fresh_context {
@@ -528,14 +609,23 @@ impl Runner<'_> {
                 self.pause(phase, &label, reply, &label);
                 self.note(name, "gate", gate_note(reply, name, iteration, max, &output, &gate_message, "last-light"));
                 self.cycles.insert(name.to_string(), iteration);
-                return Ok(Flow::Return(WfResult { success: true, paused: true, results: std::mem::take(results), ..WfResult::default() }));
+                return Ok(Flow::Return(WfResult {
+                    success: true,
+                    paused: true,
+                    results: std::mem::take(results),
+                    ..WfResult::default()
+                }));
             }
             self.db.persist(&label);
         }
         if !complete {
             let c = with(
                 ctx,
-                &[("phaseOutputs", Value::Object(outputs.clone())), ("iteration", json!(iteration)), ("maxIterations", json!(max))],
+                &[
+                    ("phaseOutputs", Value::Object(outputs.clone())),
+                    ("iteration", json!(iteration)),
+                    ("maxIterations", json!(max)),
+                ],
             );
             self.notify(name, "on_failure", phase.message("on_failure"), &c);
         }
@@ -578,8 +668,10 @@ impl Runner<'_> {
             let mut approved = false;
             let mut fix_cycles = 0;
             while !approved && fix_cycles <= max {
-                let review_label = if fix_cycles == 0 { name.to_string() } else { format!("{name}_{}", fix_cycles + 1) };
-                let prompt_ctx = with(ctx, &[("phaseOutputs", Value::Object(shared.clone())), ("fixCycle", json!(fix_cycles))]);
+                let review_label =
+                    if fix_cycles == 0 { name.to_string() } else { format!("{name}_{}", fix_cycles + 1) };
+                let prompt_ctx =
+                    with(ctx, &[("phaseOutputs", Value::Object(shared.clone())), ("fixCycle", json!(fix_cycles))]);
                 let prompt = if fix_cycles == 0 {
                     self.build_prompt(phase, &prompt_ctx)?
                 } else {
@@ -595,19 +687,30 @@ impl Runner<'_> {
                     }
                     Call::Ran(ran) => ran,
                 };
-                results.push(PhaseResult { label: review_label.clone(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() });
+                results.push(PhaseResult {
+                    label: review_label.clone(),
+                    success: ran.success,
+                    output: ran.output.clone(),
+                    error: ran.error.clone(),
+                });
                 if self.verdict(phase, &review_label, ran.output.trim(), Some(ran.recording)) {
                     approved = true;
                 } else if fix_cycles < max {
                     fix_cycles += 1;
                     let fix_label = format!("{name}_fix_{fix_cycles}");
-                    let fix_ctx = with(ctx, &[("phaseOutputs", Value::Object(shared.clone())), ("fixCycle", json!(fix_cycles))]);
+                    let fix_ctx =
+                        with(ctx, &[("phaseOutputs", Value::Object(shared.clone())), ("fixCycle", json!(fix_cycles))]);
                     let prompt = self.template_prompt(name, &lp.fix_prompt.0, &fix_ctx)?;
                     let models = self.fix_models(phase);
                     self.check_skills(phase)?;
                     // The DAG runner goes on to the next review whether the fix succeeded or not.
                     if let Call::Ran(fix) = self.call(phase, &fix_label, &prompt, models)? {
-                        results.push(PhaseResult { label: fix_label, success: fix.success, output: fix.output, error: fix.error });
+                        results.push(PhaseResult {
+                            label: fix_label,
+                            success: fix.success,
+                            output: fix.output,
+                            error: fix.error,
+                        });
                     }
                 } else {
                     break;
@@ -648,10 +751,16 @@ impl Runner<'_> {
                     }
                     Call::Ran(ran) => ran,
                 };
-                results.push(PhaseResult { label: label.clone(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() });
+                results.push(PhaseResult {
+                    label: label.clone(),
+                    success: ran.success,
+                    output: ran.output.clone(),
+                    error: ran.error.clone(),
+                });
                 if !ran.success {
                     self.generic_end(phase, false, iteration);
-                    let result = PhaseResult { label: name.into(), success: false, output: String::new(), error: ran.error };
+                    let result =
+                        PhaseResult { label: name.into(), success: false, output: String::new(), error: ran.error };
                     return Ok(end(result, true));
                 }
                 if !lp.fresh_context {
@@ -664,7 +773,11 @@ impl Runner<'_> {
             if !complete {
                 let c = with(
                     ctx,
-                    &[("phaseOutputs", Value::Object(shared.clone())), ("iteration", json!(iteration)), ("maxIterations", json!(max))],
+                    &[
+                        ("phaseOutputs", Value::Object(shared.clone())),
+                        ("iteration", json!(iteration)),
+                        ("maxIterations", json!(max)),
+                    ],
                 );
                 self.notify(name, "on_failure", phase.message("on_failure"), &c);
             }
@@ -685,7 +798,12 @@ impl Runner<'_> {
             Call::Done { .. } => return Ok(end(PhaseResult::ok(name, "Already completed"), false)),
             Call::Ran(ran) => ran,
         };
-        let result = PhaseResult { label: name.into(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() };
+        let result = PhaseResult {
+            label: name.into(),
+            success: ran.success,
+            output: ran.output.clone(),
+            error: ran.error.clone(),
+        };
         if !ran.success {
             self.notify(name, "on_failure", phase.message("on_failure"), &msg_ctx);
             return Ok(end(result, false));
@@ -694,7 +812,8 @@ impl Runner<'_> {
             self.db.mark_failed(name);
             let template = phase.blocked_rule.as_ref().and_then(|r| r.message.as_ref()).or(phase.message("on_blocked"));
             self.notify(name, "on_blocked", template, &msg_ctx);
-            let failed = PhaseResult { label: name.into(), success: false, output: ran.output, error: Some("BLOCKED".into()) };
+            let failed =
+                PhaseResult { label: name.into(), success: false, output: ran.output, error: Some("BLOCKED".into()) };
             let _ = error;
             return Ok(end(failed, false));
         }
@@ -713,7 +832,12 @@ impl Runner<'_> {
     // ── The current engine ───────────────────────────────────────────────────────────────────
 
     /// `PhaseExecutor.execute(node, outputs)`.
-    pub fn head_execute(&mut self, phase: &Phase, ctx: &mut Ctx, outputs: &Map<String, Value>) -> Result<HeadEnd, Stop> {
+    pub fn head_execute(
+        &mut self,
+        phase: &Phase,
+        ctx: &mut Ctx,
+        outputs: &Map<String, Value>,
+    ) -> Result<HeadEnd, Stop> {
         let name = phase.name.as_str();
         let done = |results, status| HeadEnd { results, status, paused: false, output_vars: None };
         match phase.kind.as_str() {
@@ -766,9 +890,20 @@ impl Runner<'_> {
 
     /// After a standard or command phase ran: failure, the BLOCKED rule, the completion marker,
     /// the approval gate, success.
-    fn head_standard_end(&mut self, phase: &Phase, ctx: &Ctx, outputs: &Map<String, Value>, ran: Ran) -> Result<HeadEnd, Stop> {
+    fn head_standard_end(
+        &mut self,
+        phase: &Phase,
+        ctx: &Ctx,
+        outputs: &Map<String, Value>,
+        ran: Ran,
+    ) -> Result<HeadEnd, Stop> {
         let name = phase.name.as_str();
-        let result = PhaseResult { label: name.into(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() };
+        let result = PhaseResult {
+            label: name.into(),
+            success: ran.success,
+            output: ran.output.clone(),
+            error: ran.error.clone(),
+        };
         let mut vars = Map::new();
         vars.insert(name.into(), json!(ran.output));
         if let Some(var) = &phase.output_var {
@@ -790,10 +925,16 @@ impl Runner<'_> {
         if phase.blocked_rule.is_some() || phase.requires_marker.is_some() || phase.ready_rule {
             if let Some(error) = self.blocked(phase, &ran.output, ctx, true, ran.recording)? {
                 self.db.mark_failed(name);
-                let template = phase.blocked_rule.as_ref().and_then(|r| r.message.as_ref()).or(phase.message("on_blocked"));
+                let template =
+                    phase.blocked_rule.as_ref().and_then(|r| r.message.as_ref()).or(phase.message("on_blocked"));
                 self.notify(name, "on_blocked", template, &msg_ctx);
                 let _ = error;
-                let blocked = PhaseResult { label: name.into(), success: false, output: ran.output, error: Some("BLOCKED".into()) };
+                let blocked = PhaseResult {
+                    label: name.into(),
+                    success: false,
+                    output: ran.output,
+                    error: Some("BLOCKED".into()),
+                };
                 return Ok(failed(blocked, vars));
             }
             if let Some(marker) = &phase.requires_marker
@@ -802,7 +943,8 @@ impl Runner<'_> {
                 let error = format!("phase produced no outcome — missing completion marker \"{marker}\"");
                 self.emit("MarkerMissing", json!({"phase": name, "marker": marker}));
                 self.notify(name, "on_failure", phase.message("on_failure"), &msg_ctx);
-                let missing = PhaseResult { label: name.into(), success: false, output: ran.output, error: Some(error) };
+                let missing =
+                    PhaseResult { label: name.into(), success: false, output: ran.output, error: Some(error) };
                 return Ok(failed(missing, vars));
             }
         }
@@ -812,7 +954,12 @@ impl Runner<'_> {
             let approval = self.next_approval_id();
             let gate_ctx = with(&msg_ctx, &[("gateKey", json!(gate)), ("approvalId", json!(approval))]);
             self.notify(name, "approval_gate_message", phase.approval_gate_message.as_ref(), &gate_ctx);
-            return Ok(HeadEnd { results: vec![result], status: Outcome::Succeeded, paused: true, output_vars: Some(vars) });
+            return Ok(HeadEnd {
+                results: vec![result],
+                status: Outcome::Succeeded,
+                paused: true,
+                output_vars: Some(vars),
+            });
         }
         self.db.persist(name);
         let mut merged = outputs.clone();
@@ -836,7 +983,9 @@ impl Runner<'_> {
         };
         let command = self.render_text(&template, &msg_ctx);
         if phase.kind == "bash" && command.contains("{{") {
-            let message = "until_bash command rejected: contains template marker '{{'. Render templates before passing to shell.".to_string();
+            let message =
+                "until_bash command rejected: contains template marker '{{'. Render templates before passing to shell."
+                    .to_string();
             return Err(Stop::Threw { phase: name.into(), message });
         }
         let prompt = Prompt::plain(command, source);
@@ -857,7 +1006,12 @@ impl Runner<'_> {
         self.head_standard_end(&plain, ctx, outputs, ran)
     }
 
-    fn head_review_loop(&mut self, phase: &Phase, ctx: &mut Ctx, outputs: &Map<String, Value>) -> Result<HeadEnd, Stop> {
+    fn head_review_loop(
+        &mut self,
+        phase: &Phase,
+        ctx: &mut Ctx,
+        outputs: &Map<String, Value>,
+    ) -> Result<HeadEnd, Stop> {
         let name = phase.name.as_str();
         let Some(lp) = phase.review_loop.clone() else { unreachable_loop() };
         let max = lp.max_cycles;
@@ -865,7 +1019,8 @@ impl Runner<'_> {
         let mut approved = false;
         let mut fix_cycles: i64 = 0;
         let loop_key = format!("rloop:{name}");
-        let slot = ctx.get("scratch").and_then(|s| s.get(&loop_key)).and_then(Value::as_object).cloned().unwrap_or_default();
+        let slot =
+            ctx.get("scratch").and_then(|s| s.get(&loop_key)).and_then(Value::as_object).cloned().unwrap_or_default();
         let paused_at = slot.get("pausedAtCycle").and_then(Value::as_i64);
         let msg = |ctx: &Ctx, pairs: &[(&str, Value)]| {
             let mut c = with(ctx, &[("phaseOutputs", Value::Object(outputs.clone()))]);
@@ -911,7 +1066,14 @@ impl Runner<'_> {
                         success = true;
                         error = None;
                     }
-                    self.report_verdict(phase, &review_label, verdict, fallback && !from_file, from_file, Some(ran.recording));
+                    self.report_verdict(
+                        phase,
+                        &review_label,
+                        verdict,
+                        fallback && !from_file,
+                        from_file,
+                        Some(ran.recording),
+                    );
                     approved_now = verdict;
                     // What the ledger keeps: the output with a `VERDICT:` line, for a resume.
                     let has_marker = output.lines().any(|l| {
@@ -922,7 +1084,12 @@ impl Runner<'_> {
                         let label_verdict = if verdict { "APPROVED" } else { "REQUEST_CHANGES" };
                         self.db.mark_output(&review_label, format!("VERDICT: {label_verdict}\n{output}"));
                     }
-                    results.push(PhaseResult { label: review_label.clone(), success, output: ran.output.clone(), error });
+                    results.push(PhaseResult {
+                        label: review_label.clone(),
+                        success,
+                        output: ran.output.clone(),
+                        error,
+                    });
                 }
             }
             if approved_now {
@@ -949,12 +1116,15 @@ impl Runner<'_> {
                         let gate = lp.approval_gate.clone().unwrap_or_default();
                         self.pause(phase, &gate, false, &review_label);
                         let approval = self.next_approval_id();
-                        let c = msg(ctx, &[
-                            ("cycle", json!(fix_cycles)),
-                            ("maxCycles", json!(max)),
-                            ("gateKey", json!(gate)),
-                            ("approvalId", json!(approval)),
-                        ]);
+                        let c = msg(
+                            ctx,
+                            &[
+                                ("cycle", json!(fix_cycles)),
+                                ("maxCycles", json!(max)),
+                                ("gateKey", json!(gate)),
+                                ("approvalId", json!(approval)),
+                            ],
+                        );
                         self.notify(name, "on_pause_for_approval", lp.message("on_pause_for_approval"), &c);
                         self.cycles.insert(name.to_string(), fix_cycles);
                         return Ok(HeadEnd { results, status: Outcome::Succeeded, paused: true, output_vars: None });
@@ -972,7 +1142,12 @@ impl Runner<'_> {
                 match self.call(phase, &fix_label, &prompt, models)? {
                     Call::Done { .. } => results.push(PhaseResult::ok(&fix_label, "Already completed")),
                     Call::Ran(fix) => {
-                        results.push(PhaseResult { label: fix_label.clone(), success: fix.success, output: fix.output.clone(), error: fix.error.clone() });
+                        results.push(PhaseResult {
+                            label: fix_label.clone(),
+                            success: fix.success,
+                            output: fix.output.clone(),
+                            error: fix.error.clone(),
+                        });
                         if !fix.success {
                             if !is_terminated(fix.error.as_deref()) {
                                 self.notify(name, "on_fix_failed", lp.message("on_fix_failed"), &c);
@@ -998,7 +1173,12 @@ impl Runner<'_> {
         Ok(HeadEnd { results, status: Outcome::Succeeded, paused: false, output_vars: vars })
     }
 
-    fn head_generic_loop(&mut self, phase: &Phase, ctx: &mut Ctx, outputs: &Map<String, Value>) -> Result<HeadEnd, Stop> {
+    fn head_generic_loop(
+        &mut self,
+        phase: &Phase,
+        ctx: &mut Ctx,
+        outputs: &Map<String, Value>,
+    ) -> Result<HeadEnd, Stop> {
         let name = phase.name.as_str();
         let Some(lp) = phase.generic_loop.clone() else { unreachable_loop() };
         let max = resolve_budget(&lp.max_iterations, ctx).unwrap_or(1);
@@ -1084,7 +1264,12 @@ impl Runner<'_> {
                 self.emit("SoftOutcome", json!({"phase": name, "label": label, "then": "complete"}));
                 break;
             }
-            results.push(PhaseResult { label: label.clone(), success: ran.success, output: ran.output.clone(), error: ran.error.clone() });
+            results.push(PhaseResult {
+                label: label.clone(),
+                success: ran.success,
+                output: ran.output.clone(),
+                error: ran.error.clone(),
+            });
             if !ran.success {
                 if !is_terminated(ran.error.as_deref()) {
                     let c = msg(ctx, &[("iteration", json!(iteration))]);
@@ -1147,7 +1332,8 @@ impl Runner<'_> {
                     self.db.scratch.insert(key.clone(), Value::Object(new_slot));
                 }
                 self.pause(phase, &label, reply, &label);
-                let bot = self.cassette.server.get("botName").and_then(Value::as_str).unwrap_or("last-light").to_string();
+                let bot =
+                    self.cassette.server.get("botName").and_then(Value::as_str).unwrap_or("last-light").to_string();
                 self.note(name, "gate", gate_note(reply, name, iteration, max, &output, &gate_message, &bot));
                 self.cycles.insert(name.to_string(), iteration);
                 return Ok(HeadEnd { results, status: Outcome::Succeeded, paused: true, output_vars: None });

@@ -92,7 +92,12 @@ pub fn render_phase(
         rendered,
         template,
     };
-    if let Some(text) = phase.command.as_ref().filter(|_| phase.kind == "bash").or(phase.script.as_ref().filter(|_| phase.kind == "script")) {
+    if let Some(text) = phase
+        .command
+        .as_ref()
+        .filter(|_| phase.kind == "bash")
+        .or(phase.script.as_ref().filter(|_| phase.kind == "script"))
+    {
         let rendered = render::render(&text.text, &ctx, engine);
         return Ok(previewed(phase.kind.clone(), rendered, Some(text.text.clone())));
     }
@@ -111,7 +116,9 @@ pub fn render_phase(
     }
     let skills = phase.skill_names();
     if skills.is_empty() {
-        return Err(format!("phase `{phase_name}` has neither prompt: nor skills: — the engine cannot build its prompt"));
+        return Err(format!(
+            "phase `{phase_name}` has neither prompt: nor skills: — the engine cannot build its prompt"
+        ));
     }
     if engine == Engine::Seed && phase.skill.is_none() {
         return Err(format!(

@@ -81,7 +81,8 @@ impl Rendered {
 
 /// Renders `template` with `ctx`, as `engine` does.
 pub fn render(template: &str, ctx: &Ctx, engine: Engine) -> Rendered {
-    let mut state = State { text: template.to_string(), segs: vec![Seg::template(0, template.len(), 0)], marks: Vec::new() };
+    let mut state =
+        State { text: template.to_string(), segs: vec![Seg::template(0, template.len(), 0)], marks: Vec::new() };
     let mut blocks = Vec::new();
     // 0. `${name.output}`, only when the context has phase outputs.
     if value::js_truthy(ctx.get("phaseOutputs")) {
@@ -101,14 +102,13 @@ pub fn render(template: &str, ctx: &Ctx, engine: Engine) -> Rendered {
     state.apply(hits);
     // 3. `{{branchUrl file}}`.
     let text = state.text.clone();
-    let hits = helper_hits(&text, "{{branchUrl", HelperArg::NonSpace, &mut state, |file| {
-        (branch_url(ctx, file), false)
-    });
+    let hits =
+        helper_hits(&text, "{{branchUrl", HelperArg::NonSpace, &mut state, |file| (branch_url(ctx, file), false));
     state.apply(hits);
     if engine == Engine::Head {
         // 3b. `{{artifactUrl file}}`.
         let text = state.text.clone();
-    let hits = helper_hits(&text, "{{artifactUrl", HelperArg::NonSpace, &mut state, |file| {
+        let hits = helper_hits(&text, "{{artifactUrl", HelperArg::NonSpace, &mut state, |file| {
             (artifact_url(ctx, file), false)
         });
         state.apply(hits);
@@ -119,7 +119,7 @@ pub fn render(template: &str, ctx: &Ctx, engine: Engine) -> Rendered {
     }
     // 4. `{{key}}` and `{{a.b.c}}`.
     let text = state.text.clone();
-        let hits = values(&text, ctx, engine, &mut state);
+    let hits = values(&text, ctx, engine, &mut state);
     state.apply(hits);
     state.finish(template, engine, blocks)
 }
@@ -253,9 +253,7 @@ impl State {
         for tag in &parsed {
             let (start, end) = (tag.span.start, tag.span.end);
             let copied = self.segs.iter().find_map(|seg| match seg.src {
-                Src::Template(at) if at <= start && end <= at + (seg.end - seg.start) => {
-                    Some(seg.start + (start - at))
-                }
+                Src::Template(at) if at <= start && end <= at + (seg.end - seg.start) => Some(seg.start + (start - at)),
                 _ => None,
             });
             let Some(at) = copied else { continue };
@@ -266,7 +264,12 @@ impl State {
                 TagKind::IfClose => "no `{{#if}}` block is open here".to_string(),
                 _ => "no pass of the engine replaced it".to_string(),
             };
-            out.push(Verbatim { range: (at, at + (end - start)), origin: start, text: template[start..end].to_string(), why });
+            out.push(Verbatim {
+                range: (at, at + (end - start)),
+                origin: start,
+                text: template[start..end].to_string(),
+                why,
+            });
         }
         out
     }
@@ -316,9 +319,7 @@ fn phase_outputs(text: &str, ctx: &Ctx, state: &mut State) -> Vec<Hit> {
         let text_value = match &found {
             None => String::new(),
             Some(Value::String(s)) => s.clone(),
-            Some(Value::Object(map)) if map.get("output").is_some_and(|o| !o.is_null()) => {
-                string_of(&map["output"])
-            }
+            Some(Value::Object(map)) if map.get("output").is_some_and(|o| !o.is_null()) => string_of(&map["output"]),
             Some(other) => value::stringify(other),
         };
         let mark = state.mark(start, end, MarkKind::PhaseOutput, name, found.is_none());
@@ -591,8 +592,14 @@ mod tests {
     #[test]
     fn dotted_reads_walk_objects_and_arrays() {
         let c = json!({"issueLabels": ["bug", "ui"], "models": {"pr-fix": "m"}, "phaseOutputs": {"review": {"approved": true, "cycles": 1}}});
-        assert_eq!(text("{{issueLabels.length}} {{issueLabels.1}} {{issueLabels}}", c.clone()), "2 ui [\"bug\",\"ui\"]");
-        assert_eq!(text("{{review.approved}}/{{review.cycles}} ${review.output}", c.clone()), "true/1 {\"approved\":true,\"cycles\":1}");
+        assert_eq!(
+            text("{{issueLabels.length}} {{issueLabels.1}} {{issueLabels}}", c.clone()),
+            "2 ui [\"bug\",\"ui\"]"
+        );
+        assert_eq!(
+            text("{{review.approved}}/{{review.cycles}} ${review.output}", c.clone()),
+            "true/1 {\"approved\":true,\"cycles\":1}"
+        );
         assert_eq!(text("{{models.pr-fix}}", c.clone()), "m");
         assert_eq!(render("{{models.pr-fix}}", &ctx(c), Engine::Seed).text, "{{models.pr-fix}}");
         assert_eq!(text("{{issueTitle.length}}", json!({"issueTitle": "abc"})), "");
@@ -601,9 +608,17 @@ mod tests {
     #[test]
     fn branch_url_takes_the_last_closing_braces() {
         let c = json!({"owner": "o", "repo": "r", "branch": "lastlight/1-a b", "issueDir": ".lastlight/issue-1"});
-        assert_eq!(text("{{branchUrl plan.md}}", c.clone()), "https://github.com/o/r/blob/lastlight%2F1-a%20b/.lastlight/issue-1/plan.md");
-        assert_eq!(text("{{branchUrl a}}b}} c", c), "https://github.com/o/r/blob/lastlight%2F1-a%20b/.lastlight/issue-1/a}}b c");
-        assert!(text("{{branchUrl x}}", json!({})).starts_with("https://github.com/undefined/undefined/blob/undefined/"));
+        assert_eq!(
+            text("{{branchUrl plan.md}}", c.clone()),
+            "https://github.com/o/r/blob/lastlight%2F1-a%20b/.lastlight/issue-1/plan.md"
+        );
+        assert_eq!(
+            text("{{branchUrl a}}b}} c", c),
+            "https://github.com/o/r/blob/lastlight%2F1-a%20b/.lastlight/issue-1/a}}b c"
+        );
+        assert!(
+            text("{{branchUrl x}}", json!({})).starts_with("https://github.com/undefined/undefined/blob/undefined/")
+        );
     }
 
     #[test]

@@ -66,7 +66,9 @@ pub struct WfResult {
 /// What a phase's agent (or command) call came to.
 pub enum Call {
     /// The ledger has it done: the engine skips it ("Already completed").
-    Done { output: String },
+    Done {
+        output: String,
+    },
     Ran(Ran),
 }
 
@@ -405,7 +407,13 @@ impl<'a> Runner<'a> {
 
     /// Runs one agent (or command) execution: the ledger first (a done label is skipped), then
     /// the cassette's next recording of `label`. The prompt is reported when it is sent.
-    pub fn call(&mut self, phase: &Phase, label: &str, prompt: &Prompt, models: (Option<String>, Option<String>)) -> Result<Call, Stop> {
+    pub fn call(
+        &mut self,
+        phase: &Phase,
+        label: &str,
+        prompt: &Prompt,
+        models: (Option<String>, Option<String>),
+    ) -> Result<Call, Stop> {
         if let Some(output) = self.db.done(label) {
             let output = output.to_string();
             self.emit("PhaseDeduplicated", json!({"phase": phase.name, "label": label}));
@@ -416,7 +424,8 @@ impl<'a> Runner<'a> {
             return Err(Stop::Limit);
         }
         let nth = self.consumed.get(label).copied().unwrap_or(0);
-        let recording = self.cassette.executions.iter().enumerate().filter(|(_, e)| e.label == label).nth(nth).map(|(i, _)| i);
+        let recording =
+            self.cassette.executions.iter().enumerate().filter(|(_, e)| e.label == label).nth(nth).map(|(i, _)| i);
         self.report_prompt(phase, label, prompt, recording, models);
         let Some(recording) = recording else {
             self.exhausted(label, phase);
@@ -433,7 +442,11 @@ impl<'a> Runner<'a> {
             stop_reason: execution.stop_reason.clone(),
             recording,
         };
-        self.db.ledger.entry(label.to_string()).or_default().push(Row { success: ran.success, output: ran.output.clone() });
+        self.db
+            .ledger
+            .entry(label.to_string())
+            .or_default()
+            .push(Row { success: ran.success, output: ran.output.clone() });
         let mut data = json!({"phase": phase.name, "label": label, "success": ran.success, "output": ran.output});
         if let Some(error) = &ran.error {
             data["error"] = json!(error);
@@ -484,10 +497,8 @@ impl<'a> Runner<'a> {
         }
         let Some(file) = prompt.file else { return };
         let at = recording.unwrap_or(usize::MAX);
-        let missing: Vec<(usize, usize, String, String)> = rendered
-            .missing()
-            .filter_map(|m| Some((m.origin?, m.tag.len(), m.tag.clone(), m.key.clone())))
-            .collect();
+        let missing: Vec<(usize, usize, String, String)> =
+            rendered.missing().filter_map(|m| Some((m.origin?, m.tag.len(), m.tag.clone(), m.key.clone()))).collect();
         for (origin, len, tag, key) in missing {
             self.tag_use(file, Span::new(origin, origin + len), tag, key, None, label, at);
         }
@@ -517,7 +528,9 @@ impl<'a> Runner<'a> {
                 }
                 found.recording = found.recording.min(recording);
             }
-            None => self.tags.push(TagUse { file, span, tag, key, verbatim, labels: vec![label.to_string()], recording }),
+            None => {
+                self.tags.push(TagUse { file, span, tag, key, verbatim, labels: vec![label.to_string()], recording })
+            }
         }
     }
 
@@ -526,15 +539,28 @@ impl<'a> Runner<'a> {
         self.missing_label = Some(label.to_string());
         let earlier = self.consumed.get(label).copied().unwrap_or(0);
         let what = if earlier > 0 {
-            format!("execution `{label}` runs again (time {}), but the cassette records it {earlier} time(s)", earlier + 1)
+            format!(
+                "execution `{label}` runs again (time {}), but the cassette records it {earlier} time(s)",
+                earlier + 1
+            )
         } else {
             format!("the run needs execution `{label}` of phase `{}`, which the cassette does not record", phase.name)
         };
-        let span = self.cassette.executions.iter().find(|e| e.label == label).map_or_else(|| self.cassette.key_span("executions"), |e| e.span);
+        let span = self
+            .cassette
+            .executions
+            .iter()
+            .find(|e| e.label == label)
+            .map_or_else(|| self.cassette.key_span("executions"), |e| e.span);
         let labels: Vec<&str> = self.cassette.executions.iter().map(|e| e.label.as_str()).collect();
         let hint = crate::util::did_you_mean(label, labels.iter().copied())
             .filter(|near| *near != label)
-            .map(|near| format!(" (the cassette has `{near}`: the {} engine names this execution `{label}`)", engine_name(self.engine)))
+            .map(|near| {
+                format!(
+                    " (the cassette has `{near}`: the {} engine names this execution `{label}`)",
+                    engine_name(self.engine)
+                )
+            })
             .unwrap_or_default();
         let finding = Diagnostic::new(rules::CassetteExhausted, self.cassette_file, span, format!("{what}{hint}"))
             .with_help(format!("record what `{label}` returned under `executions: {{ {label}: {{ output: ... }} }}`"));
@@ -545,7 +571,8 @@ impl<'a> Runner<'a> {
     /// `RunStopped`: the engine threw while running `phase` (the whole run, or only that phase
     /// when a DAG runner `caught` it).
     pub fn threw_finding(&mut self, phase: &str, message: &str, caught: bool) {
-        let recorded = self.cassette.executions.iter().find(|e| e.label == phase || e.label.starts_with(&format!("{phase}_")));
+        let recorded =
+            self.cassette.executions.iter().find(|e| e.label == phase || e.label.starts_with(&format!("{phase}_")));
         let span = recorded.map(|e| e.span).or(self.cassette.workflow.as_ref().map(|w| w.1)).unwrap_or_default();
         let at = if phase.is_empty() { "before any phase".to_string() } else { format!("at phase `{phase}`") };
         let what = if caught {
@@ -616,7 +643,10 @@ impl<'a> Runner<'a> {
         self.unchecked += 1;
         let message = format!("expected {expected}, but this was never checked: {why}");
         self.findings.push(Diagnostic::new(rules::ExpectationFailed, self.cassette_file, span, message));
-        self.emit("ExpectationOutcome", json!({"kind": kind, "expected": expected, "outcome": "unchecked", "why": why}));
+        self.emit(
+            "ExpectationOutcome",
+            json!({"kind": kind, "expected": expected, "outcome": "unchecked", "why": why}),
+        );
     }
 
     fn check_prompt_expectations(&mut self, recording: usize, prompt: &Prompt) {
@@ -703,7 +733,10 @@ mod tests {
     #[test]
     fn generated_labels_find_their_phase() {
         let wf = Workflow {
-            phases: ["plan", "reviewer", "tdd_iter"].iter().map(|n| Phase { name: n.to_string(), ..Phase::default() }).collect(),
+            phases: ["plan", "reviewer", "tdd_iter"]
+                .iter()
+                .map(|n| Phase { name: n.to_string(), ..Phase::default() })
+                .collect(),
             ..Workflow::default()
         };
         assert_eq!(phase_index(&wf, "reviewer_fix_2"), Some(1));

@@ -113,9 +113,7 @@ fn rule_holds(rule: &str, deps: &[NodeStatus]) -> bool {
     let succeeded = |s: &&NodeStatus| **s == NodeStatus::Succeeded;
     match rule {
         "one_success" => deps.iter().any(|s| succeeded(&s)),
-        "none_failed_min_one_success" => {
-            !deps.contains(&NodeStatus::Failed) && deps.iter().any(|s| succeeded(&s))
-        }
+        "none_failed_min_one_success" => !deps.contains(&NodeStatus::Failed) && deps.iter().any(|s| succeeded(&s)),
         "all_done" => deps.iter().all(|s| s.terminal()),
         _ => deps.iter().all(|s| succeeded(&s)),
     }
@@ -181,7 +179,9 @@ impl Runner<'_> {
                 if let Some(failed) = failed {
                     self.failed_label = Some(failed.label.clone());
                 }
-                let error = result.error.or_else(|| failed.map(|r| r.error.clone().unwrap_or_else(|| "workflow failed".into())));
+                let error = result
+                    .error
+                    .or_else(|| failed.map(|r| r.error.clone().unwrap_or_else(|| "workflow failed".into())));
                 let status = if result.success { "succeeded" } else { "failed" };
                 return self.end(status, if result.success { None } else { error }, false);
             }
@@ -223,7 +223,10 @@ impl Runner<'_> {
                 }
                 Answer::Reply { text, sender } => {
                     let sender = sender.unwrap_or_else(|| "unknown".into());
-                    self.emit("GateAnswered", json!({"gate": pending.gate, "answer": "reply", "text": text, "sender": sender}));
+                    self.emit(
+                        "GateAnswered",
+                        json!({"gate": pending.gate, "answer": "reply", "text": text, "sender": sender}),
+                    );
                     self.replied(&pending.gate, &text, &sender);
                     // The server re-dispatches the workflow named `explore`, whatever paused.
                     if self.wf.name != "explore" {
@@ -250,8 +253,7 @@ impl Runner<'_> {
     }
 
     fn end(&mut self, status: &'static str, error: Option<String>, threw: bool) -> End {
-        let outcomes: Map<String, Value> =
-            self.outcomes.iter().map(|(p, o)| (p.clone(), json!(o.as_str()))).collect();
+        let outcomes: Map<String, Value> = self.outcomes.iter().map(|(p, o)| (p.clone(), json!(o.as_str()))).collect();
         let mut data = json!({"status": status, "phases": outcomes, "outputs": Value::Object(self.outputs.clone())});
         if let Some(error) = &error {
             data["error"] = json!(error);
@@ -302,11 +304,14 @@ impl Runner<'_> {
     }
 
     fn owning_gate(&self, gate: &str) -> Option<String> {
-        self.wf.phases.iter().find(|p| {
-            p.approval_gate.as_deref() == Some(gate)
-                || p.review_loop.as_ref().and_then(|l| l.approval_gate.as_deref()) == Some(gate)
-        })
-        .map(|p| p.name.clone())
+        self.wf
+            .phases
+            .iter()
+            .find(|p| {
+                p.approval_gate.as_deref() == Some(gate)
+                    || p.review_loop.as_ref().and_then(|l| l.approval_gate.as_deref()) == Some(gate)
+            })
+            .map(|p| p.name.clone())
     }
 
     fn owning_loop_gate(&self, gate: &str) -> Option<String> {
@@ -383,13 +388,20 @@ impl Runner<'_> {
             let text = self.render_text(&message, &with_outputs).trim().to_string();
             self.note("", "final_message", text);
         }
-        let error = results.iter().find(|r| !r.success).map(|r| r.error.clone().unwrap_or_else(|| "workflow failed".into()));
+        let error =
+            results.iter().find(|r| !r.success).map(|r| r.error.clone().unwrap_or_else(|| "workflow failed".into()));
         WfResult { success, paused: false, results, error }
     }
 
-    fn seed_dag(&mut self, ctx: &Ctx, outputs: &mut Map<String, Value>, mut results: Vec<PhaseResult>) -> Result<WfResult, Stop> {
+    fn seed_dag(
+        &mut self,
+        ctx: &Ctx,
+        outputs: &mut Map<String, Value>,
+        mut results: Vec<PhaseResult>,
+    ) -> Result<WfResult, Stop> {
         let wf = self.wf;
-        let mut nodes = build_dag(&wf.phases, false).map_err(|message| Stop::Threw { phase: String::new(), message })?;
+        let mut nodes =
+            build_dag(&wf.phases, false).map_err(|message| Stop::Threw { phase: String::new(), message })?;
         loop {
             if nodes.iter().all(|n| n.status.terminal()) {
                 break;
@@ -545,7 +557,12 @@ impl Runner<'_> {
                     self.threw_finding(&phase.name, &message, true);
                     self.threw = true;
                     let error = format!("Error: {message}");
-                    results.push(PhaseResult { label: phase.name.clone(), success: false, output: String::new(), error: Some(error) });
+                    results.push(PhaseResult {
+                        label: phase.name.clone(),
+                        success: false,
+                        output: String::new(),
+                        error: Some(error),
+                    });
                     nodes[i].status = NodeStatus::Failed;
                     self.set_outcome(&phase.name, Outcome::Failed);
                     continue;

@@ -39,6 +39,11 @@ impl Timeline for Lines {
     }
 }
 
+/// A field of an event's payload (`null` when it has none).
+fn field<'d>(data: &'d serde_json::Map<String, Value>, key: &str) -> &'d Value {
+    data.get(key).unwrap_or(&Value::Null)
+}
+
 fn first_line(value: &str) -> String {
     let mut line = value.lines().next().unwrap_or("").to_string();
     if line.chars().count() > 80 {
@@ -73,14 +78,19 @@ fn line(event: &Event, full: bool, out: &mut String) {
             let _ = writeln!(out, "  {:<22} skipped: {}", text(event, "phase"), text(event, "reason"));
         }
         "PhaseDeduplicated" => {
-            let _ = writeln!(out, "  {label:<22} already completed (deduplicated)");
+            let _ = writeln!(out, "  {label:<22} already completed (deduplicated by the executions ledger)");
         }
         "PhaseHandler" => {
-            let _ = writeln!(out, "  {:<22} `{}` phase: its recorded result stands in for the handler", text(event, "phase"), text(event, "type"));
+            let _ = writeln!(
+                out,
+                "  {:<22} `{}` phase: its recorded result stands in for the handler",
+                text(event, "phase"),
+                text(event, "type")
+            );
         }
         "PromptRendered" => {
-            let prompt = data["prompt"].as_str().unwrap_or("");
-            let marks: Vec<Marked> = data["substitutions"]
+            let prompt = field(data, "prompt").as_str().unwrap_or("");
+            let marks: Vec<Marked> = field(data, "substitutions")
                 .as_array()
                 .map(|items| {
                     items
@@ -95,8 +105,11 @@ fn line(event: &Event, full: bool, out: &mut String) {
                 })
                 .unwrap_or_default();
             let empty = marks.iter().filter(|m| m.missing).count();
-            let verbatim = data["verbatim"].as_array().map_or(0, Vec::len);
-            let mut notes = vec![format!("{} substitutions", marks.len())];
+            let verbatim = field(data, "verbatim").as_array().map_or(0, Vec::len);
+            let mut notes = vec![match marks.len() {
+                1 => "1 substitution".to_string(),
+                n => format!("{n} substitutions"),
+            }];
             if empty > 0 {
                 notes.push(format!("{empty} empty"));
             }
@@ -104,14 +117,14 @@ fn line(event: &Event, full: bool, out: &mut String) {
                 notes.push(format!("{verbatim} sent as written"));
             }
             let lines: Vec<&str> = prompt.lines().collect();
-            let model = data.get("model").and_then(Value::as_str).map(|m| format!(" · model {}", escape(m))).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  {label:<22} prompt {} · {} lines · {}{model}",
-                text(event, "source"),
-                lines.len(),
-                notes.join(", ")
-            );
+            let model = data
+                .get("model")
+                .and_then(Value::as_str)
+                .map(|m| format!(" · model {}", escape(m)))
+                .unwrap_or_default();
+            let count = if lines.len() == 1 { "1 line".to_string() } else { format!("{} lines", lines.len()) };
+            let _ =
+                writeln!(out, "  {label:<22} prompt {} · {count} · {}{model}", text(event, "source"), notes.join(", "));
             let marked = mark(prompt, &marks);
             let shown: Vec<&str> = marked.lines().collect();
             let limit = if full { shown.len() } else { SHOWN.min(shown.len()) };
@@ -123,8 +136,8 @@ fn line(event: &Event, full: bool, out: &mut String) {
             }
         }
         "PhaseEnd" => {
-            let output = data["output"].as_str().unwrap_or("");
-            let status = if data["success"].as_bool() == Some(false) {
+            let output = field(data, "output").as_str().unwrap_or("");
+            let status = if field(data, "success").as_bool() == Some(false) {
                 format!("FAILED ({})", text(event, "error"))
             } else {
                 "ok".to_string()
@@ -132,9 +145,9 @@ fn line(event: &Event, full: bool, out: &mut String) {
             let _ = writeln!(out, "  {label:<22} → {status}: {}", first_line(output));
         }
         "Verdict" => {
-            let how = if data["fromFile"].as_bool() == Some(true) {
+            let how = if field(data, "fromFile").as_bool() == Some(true) {
                 " (from reviewer-verdict.md)"
-            } else if data["viaFallback"].as_bool() == Some(true) {
+            } else if field(data, "viaFallback").as_bool() == Some(true) {
                 " (no VERDICT: line; the fallback reads the output's start)"
             } else {
                 ""
@@ -142,11 +155,11 @@ fn line(event: &Event, full: bool, out: &mut String) {
             let _ = writeln!(out, "  {:<22}   verdict {}{how}", "", text(event, "verdict"));
         }
         "BlockedRule" => {
-            let what = if data["found"].as_bool() != Some(true) {
+            let what = if field(data, "found").as_bool() != Some(true) {
                 "no BLOCKED in the output".to_string()
-            } else if let Some(by) = data["bypassed"].as_str() {
+            } else if let Some(by) = field(data, "bypassed").as_str() {
                 format!("BLOCKED in the output, bypassed by the issue's {by}")
-            } else if data["fails"].as_bool() == Some(true) {
+            } else if field(data, "fails").as_bool() == Some(true) {
                 "BLOCKED in the output: the workflow fails".to_string()
             } else {
                 format!("BLOCKED in the output; action `{}` does nothing", text(event, "action"))
@@ -154,20 +167,29 @@ fn line(event: &Event, full: bool, out: &mut String) {
             let _ = writeln!(out, "  {:<22}   contains_BLOCKED: {what}", "");
         }
         "MarkerMissing" => {
-            let _ = writeln!(out, "  {:<22}   the output lacks the completion marker {:?}: the phase fails", "", text(event, "marker"));
+            let _ = writeln!(
+                out,
+                "  {:<22}   the output lacks the completion marker {:?}: the phase fails",
+                "",
+                text(event, "marker")
+            );
         }
         "UntilEvaluated" => {
-            let form = data["form"].as_str().map_or_else(
-                || " (not in the engine's grammar: always false)".to_string(),
-                |f| format!(" ({f})"),
-            );
-            let _ = writeln!(out, "  {:<22}   until `{}` → {}{form}", "", text(event, "expression"), data["met"]);
+            let form = field(data, "form")
+                .as_str()
+                .map_or_else(|| " (not in the engine's grammar: always false)".to_string(), |f| format!(" ({f})"));
+            let _ =
+                writeln!(out, "  {:<22}   until `{}` → {}{form}", "", text(event, "expression"), field(data, "met"));
         }
         "UntilBash" => {
-            let what = if data["rejected"].as_bool() == Some(true) {
+            let what = if field(data, "rejected").as_bool() == Some(true) {
                 "rejected: it contains `{{`, which the engine refuses (not met)".to_string()
             } else {
-                format!("exit {} → {}", event.num("exitCode"), if data["met"].as_bool() == Some(true) { "done" } else { "again" })
+                format!(
+                    "exit {} → {}",
+                    event.num("exitCode"),
+                    if field(data, "met").as_bool() == Some(true) { "done" } else { "again" }
+                )
             };
             let _ = writeln!(out, "  {:<22}   until_bash `{}` {what}", "", text(event, "command"));
         }
@@ -178,28 +200,48 @@ fn line(event: &Event, full: bool, out: &mut String) {
             let what = if text(event, "kind") == "loop" {
                 format!(
                     "{} after {} fix cycle(s)",
-                    if data["approved"].as_bool() == Some(true) { "approved" } else { "not approved" },
+                    if field(data, "approved").as_bool() == Some(true) { "approved" } else { "not approved" },
                     event.num("cycles")
                 )
             } else {
                 format!(
                     "{} after {} iteration(s)",
-                    if data["completed"].as_bool() == Some(true) { "completed" } else { "ran out of iterations" },
+                    if field(data, "completed").as_bool() == Some(true) {
+                        "completed"
+                    } else {
+                        "ran out of iterations"
+                    },
                     event.num("iterations")
                 )
             };
             let _ = writeln!(out, "  {:<22} loop {what}", text(event, "phase"));
         }
         "Notify" => {
-            let _ = writeln!(out, "  {:<22}   ✉ {}: {}", "", text(event, "message"), first_line(data["text"].as_str().unwrap_or("")));
+            let _ = writeln!(
+                out,
+                "  {:<22}   ✉ {}: {}",
+                text(event, "phase"),
+                text(event, "message"),
+                first_line(field(data, "text").as_str().unwrap_or(""))
+            );
         }
         "GatePaused" => {
-            let _ = writeln!(out, "  {:<22} ⏸ paused at gate `{}` ({})", text(event, "phase"), text(event, "gate"), text(event, "kind"));
+            let _ = writeln!(
+                out,
+                "  {:<22} ⏸ paused at gate `{}` ({})",
+                text(event, "phase"),
+                text(event, "gate"),
+                text(event, "kind")
+            );
         }
         "GateAnswered" => {
             let detail = match text(event, "answer").as_ref() {
                 "reject" => format!(": {}", text(event, "reason")),
-                "reply" => format!(" from {}: {}", text(event, "sender"), first_line(data["text"].as_str().unwrap_or(""))),
+                "reply" => format!(
+                    " from {}: {}",
+                    text(event, "sender"),
+                    first_line(field(data, "text").as_str().unwrap_or(""))
+                ),
                 _ => String::new(),
             };
             let _ = writeln!(out, "gate `{}` answered {}{detail}", text(event, "gate"), text(event, "answer"));
@@ -215,7 +257,8 @@ fn line(event: &Event, full: bool, out: &mut String) {
             );
         }
         "EngineThrew" => {
-            let caught = if data["caught"].as_bool() == Some(true) { " (the phase fails)" } else { " (the run fails)" };
+            let caught =
+                if field(data, "caught").as_bool() == Some(true) { " (the phase fails)" } else { " (the run fails)" };
             let _ = writeln!(out, "  {:<22} THREW: {}{caught}", text(event, "phase"), text(event, "message"));
         }
         "RunStopped" => {
@@ -223,11 +266,12 @@ fn line(event: &Event, full: bool, out: &mut String) {
         }
         "SetPhase" => {}
         "WorkflowEnd" => {
-            let phases: Vec<String> = data["phases"]
+            let phases: Vec<String> = field(data, "phases")
                 .as_object()
                 .map(|m| m.iter().map(|(p, o)| format!("{} {}", escape(p), o.as_str().unwrap_or(""))).collect())
                 .unwrap_or_default();
-            let error = data.get("error").and_then(Value::as_str).map(|e| format!(" ({})", escape(e))).unwrap_or_default();
+            let error =
+                data.get("error").and_then(Value::as_str).map(|e| format!(" ({})", escape(e))).unwrap_or_default();
             let _ = writeln!(out, "end: {}{error} · {}", text(event, "status"), phases.join(", "));
         }
         _ => {}

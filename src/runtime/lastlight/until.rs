@@ -166,7 +166,9 @@ mod tests {
     #[test]
     fn anything_else_is_false() {
         let c = ctx(json!({"output": "DONE"}));
-        for expression in ["output contains DONE", "output.includes('DONE')", "output.contains(DONE)", "done", "output == DONE"] {
+        for expression in
+            ["output contains DONE", "output.includes('DONE')", "output.contains(DONE)", "done", "output == DONE"]
+        {
             let outcome = eval(expression, &c, Engine::Head);
             assert_eq!(outcome, Outcome { met: false, form: None }, "{expression}");
         }

@@ -45,9 +45,7 @@ impl Ctx {
 
     /// The object as a JSON value (`undefined` entries left out, as `JSON.stringify` does).
     pub fn to_value(&self) -> Value {
-        Value::Object(
-            self.entries.iter().filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone()))).collect(),
-        )
+        Value::Object(self.entries.iter().filter_map(|(k, v)| v.as_ref().map(|v| (k.clone(), v.clone()))).collect())
     }
 
     pub fn from_map(map: &Map<String, Value>) -> Ctx {
@@ -204,20 +202,8 @@ pub fn encode_uri_component(text: &str) -> String {
 pub fn is_js_space(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{b}'
-            | '\u{c}'
-            | '\r'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
     )
 }
 

@@ -88,7 +88,10 @@ pub struct GenericLoop {
 #[derive(Clone, Debug, Default)]
 pub enum Budget {
     Fixed(i64),
-    From { from: String, default: i64 },
+    From {
+        from: String,
+        default: i64,
+    },
     #[default]
     None,
 }

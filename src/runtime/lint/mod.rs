@@ -51,8 +51,7 @@ pub fn check_cassettes(
         }
     }
     for engine in ENGINES {
-        let own: Vec<&SourceFile> =
-            files.iter().copied().filter(|f| engine_of(f).name() == engine.name()).collect();
+        let own: Vec<&SourceFile> = files.iter().copied().filter(|f| engine_of(f).name() == engine.name()).collect();
         if !own.is_empty() {
             engine.lint_all(workspace, &own, replays, out);
         }
