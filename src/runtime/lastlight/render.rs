@@ -177,6 +177,8 @@ enum With {
     Text(String, usize),
     /// Part of the matched text, kept (a kept `{{#if}}` body).
     Keep(usize, usize),
+    /// Nothing: the match and everything in it are gone (a dropped `{{#if}}` block).
+    Drop,
 }
 
 struct Hit {
@@ -224,6 +226,7 @@ impl State {
                     text.push_str(value);
                 }
                 With::Keep(a, b) => copy(&self.text, &self.segs, *a, *b, &mut text, &mut segs),
+                With::Drop => {}
             }
             at = hit.end;
         }
@@ -386,7 +389,7 @@ fn if_blocks(text: &str, ctx: &Ctx, engine: Engine, state: &State, blocks: &mut 
         let holds = if_truthy(walk_key(ctx, key).as_ref());
         let kept = holds != negated;
         blocks.push(Block { origin: state.origin(start, body), key: key.to_string(), negated, kept });
-        let with = if kept { With::Keep(body, close) } else { With::Keep(body, body) };
+        let with = if kept { With::Keep(body, close) } else { With::Drop };
         hits.push(Hit { start, end, with });
         i = end;
     }
@@ -637,9 +640,12 @@ mod tests {
         let rendered = render("${p.output}", &ctx(json!({"a": "A", "phaseOutputs": {"p": "{{a}}"}})), Engine::Head);
         assert_eq!(rendered.text, "A");
         assert_eq!(rendered.marks[1].origin, None);
-        // A tag in a block the engine dropped is not in the text.
+        // A tag in a block the engine dropped is not in the text, nor is an empty value there.
         let rendered = render("{{#if no}}{{#each x}}{{/if}}", &ctx(json!({})), Engine::Head);
         assert!(rendered.verbatim.is_empty(), "{rendered:?}");
+        let rendered = render("{{#if p}}${p.output}{{/if}}x", &ctx(json!({"phaseOutputs": {}})), Engine::Head);
+        assert_eq!(rendered.text, "x");
+        assert_eq!(rendered.missing().count(), 0, "{rendered:?}");
     }
 
     #[test]
