@@ -13,7 +13,12 @@ fn the_example_dry_run_passes_and_shows_its_prompts() {
     let output = stagelint(&["dry-run", BUILD, "--color", "never"], repo());
     assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
     let text = stdout(&output);
-    assert!(text.starts_with("dry-run workflow build    cassette examples/lastlight/workflows/cassettes/build.cassette.yaml\n"), "{text}");
+    assert!(
+        text.starts_with(
+            "dry-run workflow build    cassette examples/lastlight/workflows/cassettes/build.cassette.yaml\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("  │ # Plan issue #⟦42⟧ in ⟦acme⟧/⟦widgets⟧\n"), "substitutions are marked: {text}");
     assert!(text.contains("more lines (--show-prompts shows them)"), "{text}");
     assert!(text.ends_with("Result: expectations 6/6 ✓ · drift 0 · mismatches 0\n"), "{text}");
@@ -31,9 +36,15 @@ fn the_json_stream_holds_each_prompt_exactly_and_ends_with_the_summary() {
     assert!(events.iter().enumerate().all(|(i, e)| e["version"] == 1 && e["seq"] == i + 1));
     let plan = events.iter().find(|e| e["event"] == "PromptRendered" && e["label"] == "plan").expect("plan's prompt");
     let prompt = plan["prompt"].as_str().expect("text");
-    assert!(prompt.starts_with("# Plan issue #42 in acme/widgets\n\n**Add a --dry-run flag**\n"), "exact, unmarked: {prompt}");
+    assert!(
+        prompt.starts_with("# Plan issue #42 in acme/widgets\n\n**Add a --dry-run flag**\n"),
+        "exact, unmarked: {prompt}"
+    );
     let first = &plan["substitutions"][0];
-    assert_eq!((first["tag"].as_str(), first["start"].as_u64(), first["end"].as_u64()), (Some("{{issueNumber}}"), Some(14), Some(16)));
+    assert_eq!(
+        (first["tag"].as_str(), first["start"].as_u64(), first["end"].as_u64()),
+        (Some("{{issueNumber}}"), Some(14), Some(16))
+    );
     let last = events.last().expect("events");
     assert_eq!(last["event"], "DryRunSummary");
     assert_eq!(last["exitCode"], 0);
@@ -66,16 +77,23 @@ fn example() -> tempfile::TempDir {
 fn a_failed_expectation_exits_1_and_check_reports_it_on_the_cassette() {
     let dir = example();
     let cassette = dir.path().join("workflows/cassettes/build.cassette.yaml");
-    let text = std::fs::read_to_string(&cassette).expect("read").replace("cycles: { review: 1 }", "cycles: { review: 2 }");
+    let text =
+        std::fs::read_to_string(&cassette).expect("read").replace("cycles: { review: 1 }", "cycles: { review: 2 }");
     std::fs::write(&cassette, text).expect("write");
     let output = stagelint(&["dry-run", "workflows/build.yaml", "--color", "never"], dir.path());
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
-    assert!(stdout(&output).contains("error[cassette/ExpectationFailed]: expected 2 fix cycles of `review`, got 1"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("error[cassette/ExpectationFailed]: expected 2 fix cycles of `review`, got 1"),
+        "{}",
+        stdout(&output)
+    );
     let output = stagelint(&["check", ".", "--format", "concise"], dir.path());
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stdout(&output).lines().next(),
-        Some("workflows/cassettes/build.cassette.yaml:42:21: error[cassette/ExpectationFailed] expected 2 fix cycles of `review`, got 1")
+        Some(
+            "workflows/cassettes/build.cassette.yaml:42:21: error[cassette/ExpectationFailed] expected 2 fix cycles of `review`, got 1"
+        )
     );
     // The cassette named alone is replayed with its workflow.
     let output = stagelint(&["check", "workflows/cassettes/build.cassette.yaml", "--format", "concise"], dir.path());
@@ -86,19 +104,40 @@ fn a_failed_expectation_exits_1_and_check_reports_it_on_the_cassette() {
 fn bad_input_gets_one_message_and_exit_code_2() {
     let dir = example();
     write(dir.path(), "other.cassette.yaml", "cassette: 1\nworkflow: deploy\n");
-    let other = stagelint(&["dry-run", "workflows/build.yaml", "--cassette", "other.cassette.yaml", "--color", "never"], dir.path());
+    let other = stagelint(
+        &["dry-run", "workflows/build.yaml", "--cassette", "other.cassette.yaml", "--color", "never"],
+        dir.path(),
+    );
     assert_eq!(other.status.code(), Some(2));
-    assert!(stdout(&other).contains("Result: not run: the cassette replays another workflow (an authoring error, exit 2)"), "{}", stdout(&other));
-    assert!(stdout(&other).contains("error[cassette/UnknownWorkflow]: this cassette replays workflow `deploy`, not `build`"), "{}", stdout(&other));
+    assert!(
+        stdout(&other).contains("Result: not run: the cassette replays another workflow (an authoring error, exit 2)"),
+        "{}",
+        stdout(&other)
+    );
+    assert!(
+        stdout(&other)
+            .contains("error[cassette/UnknownWorkflow]: this cassette replays workflow `deploy`, not `build`"),
+        "{}",
+        stdout(&other)
+    );
     // A cron runs nothing itself.
     let cron = stagelint(&["dry-run", "workflows/cron-build.yaml"], dir.path());
     assert_eq!(cron.status.code(), Some(2));
-    assert!(stderr(&cron).contains("a cron schedule runs no phases itself; dry-run the workflow it starts (`build`)"), "{}", stderr(&cron));
+    assert!(
+        stderr(&cron).contains("a cron schedule runs no phases itself; dry-run the workflow it starts (`build`)"),
+        "{}",
+        stderr(&cron)
+    );
     // No cassette by the convention.
     std::fs::remove_file(dir.path().join("workflows/cassettes/build.cassette.yaml")).expect("rm");
     let none = stagelint(&["dry-run", "workflows/build.yaml"], dir.path());
     assert_eq!(none.status.code(), Some(2));
-    assert!(stderr(&none).contains("no cassette: pass --cassette, or add `cassettes/build.cassette.yaml` beside the workflow"), "{}", stderr(&none));
+    assert!(
+        stderr(&none)
+            .contains("no cassette: pass --cassette, or add `cassettes/build.cassette.yaml` beside the workflow"),
+        "{}",
+        stderr(&none)
+    );
     // A workflow that does not load.
     let build = dir.path().join("workflows/build.yaml");
     let text = std::fs::read_to_string(&build).expect("read").replace("name: build\n", "name: build\nphases: 3\n");
@@ -106,20 +145,43 @@ fn bad_input_gets_one_message_and_exit_code_2() {
     write(dir.path(), "workflows/cassettes/build.cassette.yaml", "cassette: 1\nworkflow: build\n");
     let broken = stagelint(&["dry-run", "workflows/build.yaml", "--color", "never"], dir.path());
     assert_eq!(broken.status.code(), Some(2), "{}", stdout(&broken));
-    assert!(stdout(&broken).contains("Result: not run: the workflow does not load: the engine's loader rejects it"), "{}", stdout(&broken));
+    assert!(
+        stdout(&broken).contains("Result: not run: the workflow does not load: the engine's loader rejects it"),
+        "{}",
+        stdout(&broken)
+    );
 }
 
 #[test]
 fn render_prints_a_phase_prompt_from_the_given_context() {
     let output = stagelint(
-        &["render", BUILD, "--phase", "plan", "--var", "issueNumber=42", "--var", "owner=acme", "--var", "issueTitle=Add a flag"],
+        &[
+            "render",
+            BUILD,
+            "--phase",
+            "plan",
+            "--var",
+            "issueNumber=42",
+            "--var",
+            "owner=acme",
+            "--var",
+            "issueTitle=Add a flag",
+        ],
         repo(),
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.starts_with("# phase plan of workflow build · examples/lastlight/workflows/prompts/plan.md · current engine\n"), "{text}");
+    assert!(
+        text.starts_with(
+            "# phase plan of workflow build · examples/lastlight/workflows/prompts/plan.md · current engine\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("# Plan issue #⟦42⟧ in ⟦acme⟧/⟦∅ repo⟧\n"), "missing values are shown: {text}");
-    assert!(text.contains("# sent empty, no value in the context (give them with --var key=value):\n  {{repo}} (line 1)\n"), "{text}");
+    assert!(
+        text.contains("# sent empty, no value in the context (give them with --var key=value):\n  {{repo}} (line 1)\n"),
+        "{text}"
+    );
     let exact = stdout(&stagelint(&["render", BUILD, "--phase", "plan", "--var", "issueNumber=42", "--exact"], repo()));
     assert!(exact.starts_with("# Plan issue #42 in /\n"), "{exact}");
     let json = stdout(&stagelint(&["render", BUILD, "--phase", "review", "--format", "json"], repo()));
@@ -129,7 +191,8 @@ fn render_prints_a_phase_prompt_from_the_given_context() {
     // A loop's first review is rendered with `fixCycle` 0, as the engine renders it.
     assert!(!value["prompt"].as_str().unwrap_or("").contains("re-review"), "{value}");
     // JSON values: `false` is false, so the block is dropped.
-    let dropped = stdout(&stagelint(&["render", BUILD, "--phase", "plan", "--var", "issueTitle=false", "--exact"], repo()));
+    let dropped =
+        stdout(&stagelint(&["render", BUILD, "--phase", "plan", "--var", "issueTitle=false", "--exact"], repo()));
     assert!(!dropped.contains("**"), "{dropped}");
 }
 

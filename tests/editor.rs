@@ -1,8 +1,8 @@
 //! The language server under a real editor: Neovim (headless), configured with the shipped
 //! `editors/neovim`, starts `stagelint lsp`, shows its diagnostics, sends an incremental edit,
-//! asks for a completion and a definition, and runs dry-runs from code lenses (a stage's, a
-//! climpt registry's). CI installs Neovim (`.ci/run`); elsewhere the test is reported as
-//! ignored when `nvim` is not on `PATH` (`build.rs`).
+//! asks for a completion and a definition, runs the dry-run lenses of a stage, a climpt
+//! registry and a Last Light workflow and previews a phase's prompt. CI installs Neovim
+//! (`.ci/run`); elsewhere the test is reported as ignored when `nvim` is not on `PATH` (`build.rs`).
 
 use std::path::Path;
 use std::process::Command;
@@ -65,6 +65,22 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
     std::fs::write(dir.path().join("util.ts"), "export const x = 1;\n").expect("write");
     // A climpt agent with a flow cassette.
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/climpt"), dir.path());
+    // A Last Light workflow with a cassette, in `workflows/`.
+    let workflows = dir.path().join("workflows");
+    std::fs::create_dir_all(workflows.join("prompts")).expect("mkdir");
+    std::fs::create_dir_all(workflows.join("cassettes")).expect("mkdir");
+    let workflow = workflows.join("flow.yaml");
+    std::fs::write(
+        &workflow,
+        "name: flow\nphases:\n  - name: phase_0\n    type: context\n  - name: plan\n    prompt: prompts/plan.md\n",
+    )
+    .expect("write");
+    std::fs::write(workflows.join("prompts/plan.md"), "Plan: {{issueTitle}}\n").expect("write");
+    std::fs::write(
+        workflows.join("cassettes/flow.cassette.yaml"),
+        "cassette: 1\nworkflow: flow\ntrigger: { owner: o, repo: r, issueTitle: Add a flag }\nexecutions: { plan: { output: planned } }\nexpect: { status: succeeded }\n",
+    )
+    .expect("write");
     let out = dir.path().join("out.txt");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors/nvim_lsp.lua");
     let status = Command::new("nvim")
@@ -81,6 +97,8 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         .env("CONFIG_FILE", dir.path().join("cfg/stagelint.toml"))
         .env("SCENARIO_STAGE", sub.join("check.md"))
         .env("CLIMPT_REGISTRY", dir.path().join(".agent/fixer/steps_registry.json"))
+        .env("WORKFLOW_FILE", &workflow)
+        .env("WORKFLOW_PROMPT", workflows.join("prompts/plan.md"))
         .env("OUT_FILE", &out)
         .env("XDG_STATE_HOME", dir.path())
         .env("XDG_DATA_HOME", dir.path())
@@ -147,6 +165,18 @@ fn neovim_shows_diagnostics_and_clears_them_after_an_edit() {
         ],
         "{report}"
     );
+    // A Last Light workflow: the dry-run lens on `name:`, a preview lens on its agent phase.
+    assert!(lines.contains(&"workflow-lens=0:stagelint.dryRun:▶ Dry-run (flow.cassette.yaml)"), "{report}");
+    assert!(lines.contains(&"workflow-lens=4:stagelint.previewPrompt:Preview prompt"), "{report}");
+    assert!(
+        lines
+            .contains(&"workflow-dry-run=true:stagelint dry-run workflow flow: passed · expectations 1/1 · findings 0"),
+        "{report}"
+    );
+    assert!(lines.contains(&"preview=true:md"), "{report}");
+    assert!(lines.contains(&"preview-readonly=true"), "{report}");
+    assert!(lines.contains(&"preview-text=Plan: ⟦∅ issueTitle⟧"), "{report}");
+    assert!(lines.contains(&"preview-followed=true"), "the preview follows an unsaved edit of the prompt: {report}");
 }
 
 fn copy_dir(from: &Path, to: &Path) {

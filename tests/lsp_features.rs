@@ -1503,3 +1503,78 @@ fn atomic_workflow_features_and_nothing_for_other_typescript() {
     assert_eq!(children, ["topic", "plan", "check"]);
     assert_eq!(client.document("textDocument/documentSymbol", &other), Value::Null, "no outline for other TypeScript");
 }
+
+#[test]
+fn a_workflow_gets_a_dry_run_lens_per_cassette_and_a_preview_lens_per_phase() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_dir(Path::new("examples/lastlight"), dir.path());
+    let mut client = Client::in_process();
+    client.initialize_with(
+        dir.path(),
+        json!({
+            "general": {"positionEncodings": ["utf-16"]},
+            "window": {"showDocument": {"support": true}}
+        }),
+    );
+    let build = dir.path().join("workflows/build.yaml");
+    client.set(&build, LL_BUILD);
+    let lenses = client.document("textDocument/codeLens", &build);
+    let titles: Vec<(u64, &str, &str)> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap_or(0),
+                l["command"]["title"].as_str().unwrap_or(""),
+                l["command"]["command"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            (1, "▶ Dry-run (build.cassette.yaml)", "stagelint.dryRun"),
+            (10, "Preview prompt", "stagelint.previewPrompt"),
+            (21, "Preview prompt", "stagelint.previewPrompt"),
+            (29, "Preview prompt", "stagelint.previewPrompt"),
+            (41, "Preview prompt", "stagelint.previewPrompt"),
+        ],
+        "the dry-run on `name:`, a preview on each phase but the context one: {lenses}"
+    );
+    // The dry-run lens runs the workflow against its cassette.
+    let command = lenses[0]["command"].clone();
+    let result = client
+        .request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]}));
+    assert_eq!(result["exitCode"], 0, "{result}");
+    let report = std::fs::read_to_string(result["report"].as_str().expect("a report")).expect("report");
+    assert!(report.contains("workflow build · current engine · unified · 5 phases"), "{report}");
+
+    // The preview lens opens a read-only document of the phase's prompt.
+    let plan = lenses[1]["command"].clone();
+    assert_eq!(plan["arguments"][1], "plan");
+    let preview =
+        client.request("workspace/executeCommand", json!({"command": plan["command"], "arguments": plan["arguments"]}));
+    let document = PathBuf::from(preview["document"].as_str().expect("a document"));
+    let shown = client.wait("the preview", |m| {
+        m["method"] == "window/showDocument" && m["params"]["uri"].as_str().is_some_and(|u| u.ends_with(".md"))
+    });
+    assert_eq!(shown["params"]["uri"], uri(&document));
+    assert!(std::fs::metadata(&document).expect("written").permissions().readonly());
+    let text = std::fs::read_to_string(&document).expect("read");
+    assert!(text.contains("# Plan issue #⟦∅ issueNumber⟧ in ⟦∅ owner⟧/⟦∅ repo⟧\n"), "{text}");
+    // An edit of the prompt (unsaved) writes the preview again.
+    let prompt = dir.path().join("workflows/prompts/plan.md");
+    let edited = std::fs::read_to_string(&prompt).expect("read").replace("# Plan issue", "# Plan the issue");
+    client.set(&prompt, &edited);
+    client.pulled(&prompt);
+    let text = std::fs::read_to_string(&document).expect("read");
+    assert!(text.contains("# Plan the issue #⟦∅ issueNumber⟧"), "the preview follows the edit: {text}");
+    // Bad arguments are refused with a message.
+    let refused = client.try_request(
+        "workspace/executeCommand",
+        json!({"command": "stagelint.previewPrompt", "arguments": [uri(&build), "nope"]}),
+    );
+    let message = refused.expect_err("no such phase")["message"].as_str().unwrap_or("").to_string();
+    assert!(message.contains("workflow `build` has no phase `nope`"), "{message}");
+}

@@ -1,5 +1,6 @@
 -- Drives `stagelint lsp` from a real Neovim (0.7 or newer) through the shipped configuration
--- (editors/neovim): diagnostics, an incremental edit, a completion and a go-to-definition.
+-- (editors/neovim): diagnostics, an incremental edit, a completion and a go-to-definition, the
+-- dry-run lenses, and a Last Light phase's prompt preview.
 local bin = os.getenv("STAGELINT_BIN")
 local file = os.getenv("STAGE_FILE")
 local out = os.getenv("OUT_FILE")
@@ -182,6 +183,54 @@ for _, at in ipairs({ "entryStepMapping", "\"continuation.issue\": {" }) do
   local done = vim.wait(20000, function() return vim.g.stagelint_dry_run ~= nil end, 50)
   table.insert(lines, string.format("climpt-dry-run=%d:%s:%s", line, tostring(done), tostring(vim.g.stagelint_dry_run)))
 end
+
+-- A Last Light workflow: its dry-run lens on `name:` runs through `:StagelintDryRun`, and
+-- `:StagelintPreview` on a phase opens its prompt, written again when the prompt is edited.
+vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("WORKFLOW_FILE")))
+vim.wait(20000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 50)
+local workflow_uri = vim.uri_from_bufnr(0)
+local workflow_lenses = {}
+vim.wait(20000, function()
+  local got = vim.lsp.buf_request_sync(0, "textDocument/codeLens", { textDocument = { uri = workflow_uri } }, 10000)
+  workflow_lenses = {}
+  for _, response in pairs(got or {}) do
+    for _, lens in ipairs(response.result or {}) do
+      table.insert(workflow_lenses, lens)
+    end
+  end
+  return #workflow_lenses > 0
+end, 200)
+for _, lens in ipairs(workflow_lenses) do
+  table.insert(lines, string.format("workflow-lens=%d:%s:%s", lens.range.start.line, lens.command.command, lens.command.title))
+end
+vim.g.stagelint_dry_run = nil
+vim.cmd("StagelintDryRun")
+local workflow_ran = vim.wait(20000, function() return vim.g.stagelint_dry_run ~= nil end, 50)
+table.insert(lines, "workflow-dry-run=" .. tostring(workflow_ran) .. ":" .. tostring(vim.g.stagelint_dry_run))
+vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("WORKFLOW_FILE")))
+vim.api.nvim_win_set_cursor(0, { 5, 0 })
+vim.g.stagelint_preview = nil
+vim.cmd("StagelintPreview")
+local previewed = vim.wait(20000, function() return vim.g.stagelint_preview ~= nil end, 50)
+local preview = tostring(vim.g.stagelint_preview)
+table.insert(lines, "preview=" .. tostring(previewed) .. ":" .. vim.fn.fnamemodify(preview, ":e"))
+table.insert(lines, "preview-readonly=" .. tostring(vim.bo.readonly))
+for _, text in ipairs(vim.fn.readfile(preview)) do
+  if text:find("Plan", 1, true) then
+    table.insert(lines, "preview-text=" .. text)
+  end
+end
+-- Edit the prompt in its buffer (unsaved): the preview file follows.
+vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("WORKFLOW_PROMPT")))
+vim.wait(20000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 50)
+vim.api.nvim_buf_set_lines(0, 0, 1, false, { "Plan again: {{issueTitle}}" })
+local followed = vim.wait(20000, function()
+  for _, text in ipairs(vim.fn.readfile(preview)) do
+    if text:find("Plan again", 1, true) then return true end
+  end
+  return false
+end, 100)
+table.insert(lines, "preview-followed=" .. tostring(followed))
 
 vim.fn.writefile(lines, out)
 vim.cmd("qa!")

@@ -179,10 +179,10 @@ local function execute(client, command)
   end)
 end
 
--- `:StagelintDryRun`: the dry-run lenses of the buffer (a stage or a state machine, one per
--- cassette; a climpt registry, one on its entry and one on each step a cassette reaches); the
--- ones on the cursor's line when there are any; with several, vim.ui.select picks one; with
--- none, the server says why.
+-- `:StagelintDryRun`: the dry-run lenses of the buffer (a stage, a state machine or a Last Light
+-- workflow, one per cassette; a climpt registry, one on its entry and one on each step a cassette
+-- reaches); the ones on the cursor's line when there are any; with several, vim.ui.select picks
+-- one; with none, the server says why.
 function M.dry_run(bufnr)
   if bufnr == nil or bufnr == 0 then
     bufnr = vim.api.nvim_get_current_buf()
@@ -227,12 +227,74 @@ function M.dry_run(bufnr)
   end, bufnr)
 end
 
+-- Previews are files the server writes again as their workflow is edited: reread them when
+-- they are looked at (they are read-only).
+local function watch_preview(path)
+  local group = vim.api.nvim_create_augroup("stagelint_preview", { clear = false })
+  vim.api.nvim_create_autocmd({ "BufEnter", "CursorHold", "FocusGained" }, {
+    group = group,
+    pattern = path,
+    callback = function()
+      vim.cmd("silent! checktime")
+    end,
+  })
+end
+
+-- `:StagelintPreview`: the "Preview prompt" lens of the phase under the cursor (the nearest
+-- one above it), opened read-only in a split and kept up to date with the workflow's edits.
+function M.preview(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  local client = stagelint_client(bufnr)
+  if not client then
+    vim.g.stagelint_preview = "error: stagelint is not attached to this buffer"
+    vim.notify("stagelint preview: stagelint is not attached to this buffer", vim.log.levels.ERROR)
+    return
+  end
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local uri = vim.uri_from_bufnr(bufnr)
+  requester(client)("textDocument/codeLens", { textDocument = { uri = uri } }, function(err, lenses)
+    local chosen
+    for _, lens in ipairs((not err and lenses) or {}) do
+      if lens.command and lens.command.command == "stagelint.previewPrompt" and lens.range.start.line <= line then
+        if chosen == nil or lens.range.start.line > chosen.range.start.line then
+          chosen = lens
+        end
+      end
+    end
+    if chosen == nil then
+      vim.g.stagelint_preview = "error: no phase with a prompt at or above the cursor"
+      vim.notify("stagelint preview: no phase with a prompt at or above the cursor", vim.log.levels.WARN)
+      return
+    end
+    local params = { command = chosen.command.command, arguments = chosen.command.arguments }
+    requester(client)("workspace/executeCommand", params, function(run_err, result)
+      if run_err then
+        vim.g.stagelint_preview = "error: " .. (run_err.message or tostring(run_err))
+        vim.notify("stagelint preview: " .. (run_err.message or tostring(run_err)), vim.log.levels.ERROR)
+        return
+      end
+      vim.g.stagelint_preview = result.document or ""
+      if result.document then
+        vim.cmd("split " .. vim.fn.fnameescape(result.document))
+        vim.bo.readonly = true
+        vim.bo.autoread = true
+        watch_preview(result.document)
+      end
+    end)
+  end, bufnr)
+end
+
 function M.setup(opts)
   opts = opts or {}
   opts_open_report = opts.open_report
   vim.api.nvim_create_user_command("StagelintDryRun", function()
     M.dry_run(0)
-  end, { desc = "stagelint: dry-run this stage or state machine against one of its cassettes" })
+  end, { desc = "stagelint: dry-run this stage, state machine or workflow against one of its cassettes" })
+  vim.api.nvim_create_user_command("StagelintPreview", function()
+    M.preview(0)
+  end, { desc = "stagelint: preview the prompt of the Last Light phase under the cursor" })
   M.detect_filetypes()
   local cmd = opts.cmd or { "stagelint", "lsp" }
   if vim.lsp.config and vim.lsp.enable then

@@ -4,12 +4,18 @@
 
 /** The server-side command behind the **▶ Dry-run** code lens (`executeCommandProvider`). */
 export const DRY_RUN = "stagelint.dryRun";
+/**
+ * The server-side command behind a Last Light phase's **Preview prompt** code lens: the server
+ * writes the rendered prompt to a read-only file and asks the editor to show it
+ * (`window/showDocument`), then writes it again as the workflow or its prompts are edited.
+ */
+export const PREVIEW_PROMPT = "stagelint.previewPrompt";
 export const DRY_RUN_CURRENT_FILE = "stagelint.dryRunCurrentFile";
 export const RESTART_SERVER = "stagelint.restartServer";
 export const SHOW_OUTPUT = "stagelint.showOutput";
 
 /** Commands the server executes; vscode-languageclient registers them from `executeCommandProvider`. */
-export const SERVER_COMMANDS = [DRY_RUN] as const;
+export const SERVER_COMMANDS = [DRY_RUN, PREVIEW_PROMPT] as const;
 /** Commands the extension registers itself (and contributes in package.json). */
 export const CLIENT_COMMANDS = [DRY_RUN_CURRENT_FILE, RESTART_SERVER, SHOW_OUTPUT] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];

@@ -92,7 +92,7 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
     server.kill();
   });
 
-  test("the server executes stagelint.dryRun and offers code lenses", () => {
+  test("the server executes stagelint.dryRun and stagelint.previewPrompt and offers code lenses", () => {
     assert.deepEqual(capabilities.executeCommandProvider.commands, [...SERVER_COMMANDS]);
     assert.ok(capabilities.codeLensProvider);
   });
