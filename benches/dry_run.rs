@@ -2,7 +2,9 @@
 //! of 200 turns: 120 tool turns in plan, 60 in execute, 17 in review, each stage ending with its
 //! completion. Target: under 20 ms in release mode. And a climpt agent's 50-iteration flow:
 //! 48 iterations of its work steps, a handoff, and the closure step's `closing`, with prompt
-//! fingerprints, under `--strict`. Target: under 10 ms. Run with `cargo bench --bench dry_run`.
+//! fingerprints, under `--strict`. Target: under 10 ms. And a Last Light workflow of 20 phases
+//! whose reviewer loop runs 5 fix cycles (targets: the replay under 10 ms, the render of one
+//! phase's prompt under 2 ms). Run with `cargo bench --bench dry_run`.
 
 #[allow(dead_code)]
 mod generator;
@@ -10,6 +12,8 @@ mod generator;
 use criterion::{Criterion, criterion_group, criterion_main};
 use stagelint::runtime::{self, Options};
 use stagelint::workspace::discover::{ConfigCache, discover};
+use std::fmt::Write;
+use std::path::Path;
 
 const TURNS: [(&str, usize); 3] = [("plan", 119), ("execute", 59), ("review", 19)];
 
@@ -111,5 +115,97 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
-criterion_group!(dry_run, benches, climpt);
+/// A Last Light project: `workflows/big.yaml` with 20 phases (a context phase, 17 agent phases
+/// each reading the one before, a reviewer loop that asks for changes 5 times, a PR phase), a
+/// prompt of about 2 KB with a dozen tags per phase, and a cassette recording every execution.
+fn lastlight_project(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    let prompts = dir.join("workflows/prompts");
+    std::fs::create_dir_all(&prompts).expect("dir");
+    std::fs::create_dir_all(dir.join("workflows/cassettes")).expect("dir");
+    std::fs::write(dir.join("stagelint.toml"), "[lastlight]\nengine = \"head\"\n").expect("write");
+    let mut workflow = String::from("name: big\nphases:\n  - name: phase_0\n    type: context\n");
+    let mut cassette = String::from(
+        "cassette: 1\nworkflow: big\ntrigger: { owner: acme, repo: widgets, issueNumber: 42, issueTitle: A big change, issueBody: Do it all., issueLabels: [a, b], sender: alice }\nserver: { models: { default: m } }\nexecutions:\n",
+    );
+    let filler =
+        "Follow the repository's conventions; run the tests, the linter and the type checker before you commit. "
+            .repeat(12);
+    for n in 1..=17 {
+        let name = format!("step_{n:02}");
+        let before = if n == 1 { "phase_0".to_string() } else { format!("step_{:02}", n - 1) };
+        let _ =
+            writeln!(workflow, "  - name: {name}\n    prompt: prompts/{name}.md\n    model: \"{{{{models.{name}}}}}\"");
+        let prompt = format!(
+            "# {name} for #{{{{issueNumber}}}}: {{{{issueTitle}}}}\n\nRepository {{{{owner}}}}/{{{{repo}}}}, branch `{{{{branch}}}}`, files in `{{{{issueDir}}}}`.\n{{{{#if issueLabels}}}}Labels: {{{{issueLabels}}}}{{{{/if}}}}\n\nWhat {before} said:\n${{{before}.output}}\n\n{filler}\nSlug: {{{{slugify issueTitle}}}}. Plan: {{{{branchUrl plan.md}}}}\n"
+        );
+        std::fs::write(prompts.join(format!("{name}.md")), prompt).expect("write");
+        let _ = writeln!(cassette, "  {name}: {{ output: \"{name} done: {}\" }}", "x".repeat(900));
+    }
+    workflow.push_str(
+        "  - name: review\n    prompt: prompts/review.md\n    output_var: verdict\n    loop:\n      max_cycles: 5\n      on_request_changes:\n        fix_prompt: prompts/fix.md\n        re_review_prompt: prompts/review.md\n  - name: pr\n    prompt: prompts/pr.md\n",
+    );
+    std::fs::write(
+        prompts.join("review.md"),
+        format!(
+            "Review cycle {{{{fixCycle}}}} of #{{{{issueNumber}}}} on `{{{{branch}}}}`.\n{filler}\nVERDICT first.\n"
+        ),
+    )
+    .expect("write");
+    std::fs::write(prompts.join("fix.md"), format!("Fix cycle {{{{fixCycle}}}} on `{{{{branch}}}}`.\n{filler}\n"))
+        .expect("write");
+    std::fs::write(
+        prompts.join("pr.md"),
+        "PR for #{{issueNumber}}: approved={{verdict.approved}} after {{verdict.cycles}}.\n",
+    )
+    .expect("write");
+    let _ = writeln!(cassette, "  review: {{ output: 'VERDICT: REQUEST_CHANGES' }}");
+    for cycle in 1..=5 {
+        let verdict = if cycle == 5 { "APPROVED" } else { "REQUEST_CHANGES" };
+        let _ = writeln!(
+            cassette,
+            "  review_fix_{cycle}: {{ output: fixed }}\n  review_recheck_{cycle}: {{ output: 'VERDICT: {verdict}' }}"
+        );
+    }
+    cassette.push_str("  pr: { output: opened }\nexpect: { status: succeeded, cycles: { review: 5 } }\n");
+    std::fs::write(dir.join("workflows/big.yaml"), workflow).expect("write");
+    std::fs::write(dir.join("workflows/cassettes/big.cassette.yaml"), cassette).expect("write");
+}
+
+fn lastlight(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join("stagelint-bench-dry-run-lastlight");
+    lastlight_project(&dir);
+    let target = dir.join("workflows/big.yaml");
+    let mut configs = ConfigCache::new(None);
+    let workspace = discover(std::slice::from_ref(&target), &mut configs).expect("config");
+    let workflow = workspace.file_at(&target).expect("workflow").id;
+    let cassette = workspace.files().iter().find(|f| f.path.ends_with("big.cassette.yaml")).expect("cassette").id;
+    let options = Options { strict: false, explain_init: true };
+    let run = runtime::lastlight::dry_run(&workspace, workflow, cassette, options);
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    let executions = run.trace.events.iter().filter(|e| e.name == "PhaseEnd").count();
+    assert_eq!(executions, 17 + 11 + 1, "17 steps, 6 reviews and 5 fixes, the PR");
+    c.bench_function("dry-run Last Light workflow, 20 phases, 5-cycle loop (files in memory)", |b| {
+        b.iter(|| runtime::lastlight::dry_run(&workspace, workflow, cassette, options).trace.events.len())
+    });
+    c.bench_function("dry-run Last Light workflow, 20 phases, 5-cycle loop (with reading)", |b| {
+        b.iter(|| {
+            let mut configs = ConfigCache::new(None);
+            let overlay = std::collections::HashMap::new();
+            let (_, run) = runtime::dry_run_path(&target, None, options, &mut configs, &overlay).expect("runs");
+            run.trace.events.len()
+        })
+    });
+    let vars = vec![
+        ("issueNumber".to_string(), serde_json::json!(42)),
+        ("issueTitle".to_string(), serde_json::json!("A big change")),
+    ];
+    let rendered = runtime::preview(&workspace, workflow, "step_10", &vars).expect("renders");
+    assert!(rendered.exact.starts_with("# step_10 for #42: A big change"), "{}", rendered.exact);
+    c.bench_function("render one Last Light phase's prompt", |b| {
+        b.iter(|| runtime::preview(&workspace, workflow, "step_10", &vars).expect("renders").exact.len())
+    });
+}
+
+criterion_group!(dry_run, benches, climpt, lastlight);
 criterion_main!(dry_run);

@@ -162,7 +162,7 @@ enum RenderFormat {
 /// `key=value`, split at the first `=`.
 fn parse_var(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
-        Some((key, _)) if key.is_empty() => Err(format!("`{text}` has no key before `=`: write key=value")),
+        Some(("", _)) => Err(format!("`{text}` has no key before `=`: write key=value")),
         Some((key, value)) => Ok((key.to_string(), value.to_string())),
         None => Err(format!("`{text}` has no `=`: write key=value")),
     }
@@ -285,8 +285,8 @@ fn run_render(args: RenderArgs) -> Result<ExitCode, Failure> {
     if !path.is_file() {
         return Err(format!("{}: cannot read file: no such file", args.workflow.display()));
     }
-    let workspace =
-        stagelint::workspace::discover::discover(&[path.clone()], &mut configs).map_err(|e| e.to_string())?;
+    let workspace = stagelint::workspace::discover::discover(std::slice::from_ref(&path), &mut configs)
+        .map_err(|e| e.to_string())?;
     let file = workspace
         .file_at(&path)
         .filter(|f| f.kind == stagelint::workspace::FileKind::Workflow)

@@ -120,6 +120,28 @@ fn every_parser(text: &str) {
     for dotted_contains in [true, false] {
         let _ = stagelint::template::until::parse(text, dotted_contains);
     }
+    for engine in [lastlight::Engine::Head, lastlight::Engine::Seed] {
+        // The Last Light engine's renderer and `until` evaluator, with a context holding values
+        // of every kind and the text itself.
+        let ctx = serde_json::json!({
+            "issueTitle": text, "issueLabels": [text, 1], "phaseOutputs": {"plan": text, "loop": {"output": text}},
+            "models": {"a-b": text}, "owner": null, "publicUrl": "https://x/", "approvalId": 1.5, "output": text,
+        });
+        let ctx = stagelint::runtime::lastlight::value::Ctx::from_map(ctx.as_object().expect("object"));
+        let rendered = stagelint::runtime::lastlight::render::render(text, &ctx, engine);
+        for mark in &rendered.marks {
+            if let Some((start, end)) = mark.range {
+                assert!(
+                    start <= end
+                        && end <= rendered.text.len()
+                        && rendered.text.is_char_boundary(start)
+                        && rendered.text.is_char_boundary(end),
+                    "{mark:?}"
+                );
+            }
+        }
+        let _ = stagelint::runtime::lastlight::until::eval(text, &ctx, engine);
+    }
     let _ = Config::parse(text, Path::new("/fuzz/stagelint.toml"));
 }
 
@@ -204,8 +226,75 @@ fn dry_run_machine(mutated: (&str, &str)) {
     }
 }
 
+/// The example Last Light project (`examples/lastlight`), with its cassette.
+const LASTLIGHT: [(&str, &str); 8] = [
+    ("workflows/build.yaml", include_str!("../examples/lastlight/workflows/build.yaml")),
+    ("workflows/prompts/plan.md", include_str!("../examples/lastlight/workflows/prompts/plan.md")),
+    ("workflows/prompts/implement.md", include_str!("../examples/lastlight/workflows/prompts/implement.md")),
+    ("workflows/prompts/review.md", include_str!("../examples/lastlight/workflows/prompts/review.md")),
+    ("workflows/prompts/fix.md", include_str!("../examples/lastlight/workflows/prompts/fix.md")),
+    ("workflows/prompts/pr.md", include_str!("../examples/lastlight/workflows/prompts/pr.md")),
+    ("skills/planning/SKILL.md", include_str!("../examples/lastlight/skills/planning/SKILL.md")),
+    (
+        "workflows/cassettes/build.cassette.yaml",
+        include_str!("../examples/lastlight/workflows/cassettes/build.cassette.yaml"),
+    ),
+];
+
+/// The example Last Light project with `mutated` replacing one file, for both engines: the
+/// check (which replays the cassette), the dry-run, its timeline and each phase's preview must
+/// not panic, and every span must be in range.
+fn dry_run_workflow(mutated: (&str, &str)) {
+    for engine in [lastlight::Engine::Seed, lastlight::Engine::Head] {
+        let mut config = Config::defaults(Path::new("/fuzz"));
+        config.lastlight.engine = engine;
+        let config = Arc::new(config);
+        let mut workspace = Workspace::new();
+        for (name, text) in LASTLIGHT {
+            let text = if name == mutated.0 { mutated.1 } else { text };
+            let path = PathBuf::from(format!("/fuzz/{name}"));
+            let kind = match name {
+                n if n.ends_with(".cassette.yaml") => FileKind::Cassette,
+                n if n.ends_with("SKILL.md") => FileKind::Skill,
+                n if n.ends_with(".md") => FileKind::WorkflowPrompt,
+                _ => FileKind::Workflow,
+            };
+            workspace.add(path, name.into(), text.to_string(), kind, config.clone());
+        }
+        let diagnostics = stagelint::check::check(&workspace);
+        let workflow = workspace.files()[0].id;
+        let cassette = workspace.files()[7].id;
+        let options = stagelint::runtime::Options { strict: false, explain_init: true };
+        let run = stagelint::runtime::lastlight::dry_run(&workspace, workflow, cassette, options);
+        let _ = stagelint::runtime::report::timeline_with(&workspace, &run, true);
+        for phase in ["plan", "implement", "review", "pr", "phase_0", "nope"] {
+            let _ = stagelint::runtime::preview(&workspace, workflow, phase, &[]);
+        }
+        for d in diagnostics.iter().chain(&run.findings) {
+            let file = workspace.file(d.file);
+            assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");
+            for related in &d.related {
+                let file = workspace.file(related.file.unwrap_or(d.file));
+                assert!(related.span.end <= file.text.len(), "related span out of range: {d:?}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_workflow_projects_never_panic_the_last_light_runtime(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12), which in 0usize..8) {
+        let (name, text) = LASTLIGHT[which];
+        dry_run_workflow((name, &mutate(text, &edits)));
+    }
+
+    #[test]
+    fn random_text_as_a_workflow_cassette_never_panics(text in "\\PC{0,300}") {
+        dry_run_workflow(("workflows/cassettes/build.cassette.yaml", &format!("cassette: 1\nworkflow: build\n{text}")));
+        dry_run_workflow(("workflows/cassettes/build.cassette.yaml", &text));
+    }
 
     #[test]
     fn mutated_cassettes_and_stages_never_panic_the_runtime(edits in prop::collection::vec((any::<usize>(), any::<u8>(), interesting_char()), 1..12)) {

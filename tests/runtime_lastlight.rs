@@ -9,7 +9,9 @@
 use std::path::Path;
 
 use serde_json::Value;
+use stagelint::runtime::lastlight::{render, until, value::Ctx};
 use stagelint::runtime::{self, DryRun, Options};
+use stagelint::template::lastlight::Engine;
 use stagelint::workspace::Workspace;
 
 struct Ran {
@@ -989,4 +991,102 @@ fn the_current_explore_workflow_with_its_reply_gate() {
     let (workspace, run) = corpus("tests/corpus/lastlight/apps/server/workflows/explore.yaml", "explore.cassette.yaml");
     assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
     insta::assert_snapshot!("lastlight_explore_head", timeline(&workspace, &run));
+}
+
+// ---- The engine's own tests, case by case ----
+
+fn ctx(extra: serde_json::Value) -> Ctx {
+    // BASE_CTX of upstream's `src/workflows/templates.test.ts` at dd02adf.
+    let mut base = serde_json::json!({
+        "owner": "acme", "repo": "widget", "issueNumber": 42, "issueTitle": "Add Rate Limiter",
+        "issueBody": "We need a rate limiter", "issueLabels": [], "commentBody": "Please implement this",
+        "sender": "alice", "branch": "lastlight/42-add-rate-limiter", "taskId": "widget-42",
+        "issueDir": ".lastlight/issue-42", "bootstrapLabel": "lastlight:bootstrap",
+    });
+    for (key, value) in extra.as_object().cloned().unwrap_or_default() {
+        base[key] = value;
+    }
+    Ctx::from_map(base.as_object().expect("object"))
+}
+
+/// `src/workflows/templates.test.ts` at dd02adf (and the same cases of
+/// `packages/workflow-engine/src/core/templates.ts` at 2d26144), each `expect` as an assertion.
+#[test]
+fn upstreams_template_tests() {
+    use serde_json::json;
+    for engine in [Engine::Seed, Engine::Head] {
+        let r = |template: &str, extra: Value| render::render(template, &ctx(extra), engine).text;
+        assert_eq!(stagelint::runtime::lastlight::value::slugify("Hello World"), "hello-world");
+        assert_eq!(stagelint::runtime::lastlight::value::slugify("  Hello  "), "hello");
+        assert_eq!(stagelint::runtime::lastlight::value::slugify("Fix: bug #42!"), "fix-bug-42");
+        assert_eq!(stagelint::runtime::lastlight::value::slugify(&"a".repeat(50)).len(), 40);
+        assert_eq!(stagelint::runtime::lastlight::value::slugify("foo -- bar !! baz"), "foo-bar-baz");
+        assert_eq!(r("Hello {{owner}}/{{repo}}#{{issueNumber}}", json!({})), "Hello acme/widget#42");
+        assert_eq!(r("{{unknownVar}}", json!({})), "");
+        assert_eq!(r("Issue {{issueNumber}}", json!({})), "Issue 42");
+        let published =
+            json!({"phaseOutputs": {"publishResult": "**Spec published:** https://github.com/a/b/issues/1"}});
+        assert_eq!(r("{{publishResult}}", published), "**Spec published:** https://github.com/a/b/issues/1");
+        assert_eq!(r("{{owner}}", json!({"owner": "ctxOwner", "phaseOutputs": {"owner": "phaseOwner"}})), "ctxOwner");
+        let models = json!({"models": {"architect": "claude-opus-4-6", "default": "claude-sonnet-4-6"}});
+        assert_eq!(r("Model: {{models.architect}}", models), "Model: claude-opus-4-6");
+        assert_eq!(r("{{models.architect}}", json!({"models": {"default": "claude-sonnet-4-6"}})), "");
+        assert_eq!(r("{{slugify issueTitle}}", json!({})), "add-rate-limiter");
+        assert_eq!(
+            r("{{branchUrl architect-plan.md}}", json!({})),
+            "https://github.com/acme/widget/blob/lastlight%2F42-add-rate-limiter/.lastlight/issue-42/architect-plan.md"
+        );
+        let ci = |v: Value| json!({ "ciSection": v });
+        assert_eq!(
+            r("{{#if ciSection}}CI section present{{/if}}", ci(json!("CI FAILURES: tests failed"))),
+            "CI section present"
+        );
+        assert_eq!(r("{{#if ciSection}}CI section present{{/if}}", ci(json!(""))), "");
+        assert_eq!(r("{{#if ciSection}}CI section present{{/if}}", json!({})), "");
+        assert_eq!(r("{{#if approved}}yes{{/if}}", json!({"approved": false})), "");
+        assert_eq!(r("{{#if approved}}yes{{/if}}", json!({"approved": true})), "yes");
+        let multiline = r("{{#if ciSection}}\n  CI failures:\n  {{ciSection}}\n{{/if}}", ci(json!("failures here")));
+        assert!(multiline.contains("CI failures:") && multiline.contains("failures here"), "{multiline}");
+        let qa = json!({"scratch": {"socratic": {"qa": [{"q": "q1", "a": "a1"}]}}});
+        assert_eq!(r("{{scratch.socratic.qa}}", qa.clone()), r#"[{"q":"q1","a":"a1"}]"#);
+        assert_eq!(r("{{scratch.socratic.qa}}", json!({"scratch": {}})), "");
+        assert_eq!(r("{{scratch.socratic.ready}}", json!({"scratch": {"socratic": {"ready": true}}})), "true");
+        assert_eq!(r("{{#if scratch.socratic.qa}}has qa{{/if}}", qa), "has qa");
+        assert_eq!(r("{{#if scratch.socratic.qa}}has qa{{/if}}", json!({"scratch": {}})), "");
+        assert_eq!(r("{{#if ciSection}}Fix: {{ciSection}}{{/if}}", ci(json!("some failures"))), "Fix: some failures");
+    }
+}
+
+/// `src/workflows/loop-eval.test.ts` at dd02adf, each `expect` as an assertion, for both engines.
+#[test]
+fn upstreams_loop_eval_tests() {
+    use serde_json::json;
+    let eval = |expression: &str, context: Value, engine| {
+        until::eval(expression, &Ctx::from_map(context.as_object().expect("object")), engine).met
+    };
+    for engine in [Engine::Seed, Engine::Head] {
+        assert!(eval("output.contains('APPROVED')", json!({"output": "VERDICT: APPROVED"}), engine));
+        assert!(!eval("output.contains('APPROVED')", json!({"output": "REQUEST_CHANGES"}), engine));
+        assert!(!eval("output.contains('approved')", json!({"output": "APPROVED"}), engine), "case-sensitive");
+        assert!(eval("output.contains(\"PASS\")", json!({"output": "All tests PASS"}), engine));
+        assert!(eval("verdict == 'APPROVED'", json!({"output": "", "verdict": "APPROVED"}), engine));
+        assert!(!eval("verdict == 'APPROVED'", json!({"output": "", "verdict": "REQUEST_CHANGES"}), engine));
+        assert!(eval("status == \"done\"", json!({"output": "", "status": "done"}), engine));
+        assert!(!eval("missing == 'value'", json!({"output": ""}), engine));
+        assert!(eval("verdict != 'FAILED'", json!({"output": "", "verdict": "APPROVED"}), engine));
+        assert!(!eval("verdict != 'FAILED'", json!({"output": "", "verdict": "FAILED"}), engine));
+        assert!(!eval("missing != 'value'", json!({"output": ""}), engine));
+        let scratch = |socratic: Value| json!({"output": "", "scratch": {"socratic": socratic}});
+        assert!(eval("scratch.socratic.ready == true", scratch(json!({"ready": true})), engine));
+        assert!(eval("scratch.socratic.status == 'done'", scratch(json!({"status": "done"})), engine));
+        assert!(!eval("scratch.socratic.ready == true", json!({"output": "", "scratch": {}}), engine));
+        assert!(!eval("scratch.socratic.ready == true", scratch(json!({"ready": false})), engine));
+        assert!(eval("scratch.socratic.ready != false", scratch(json!({"ready": true})), engine));
+        assert!(!eval("__proto__.polluted == 'yes'", json!({"output": ""}), engine));
+        assert!(!eval("obj.constructor == 'Object'", json!({"output": "", "obj": {}}), engine));
+        assert!(!eval("obj.prototype.x == 'y'", json!({"output": "", "obj": {}}), engine));
+        assert!(!eval("", json!({"output": "anything"}), engine));
+        assert!(!eval("output > 5", json!({"output": "10"}), engine));
+        assert!(!eval("verdict", json!({"output": "", "verdict": "APPROVED"}), engine));
+    }
 }

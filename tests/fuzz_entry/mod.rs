@@ -321,6 +321,22 @@ pub fn lastlight_template_target(data: &[u8]) {
             let _ = until::parse(line, engine == lastlight::Engine::Head);
         }
         let _ = until::parse(&text, engine == lastlight::Engine::Head);
+        // The dry-run's renderer and `until` evaluator: every substitution's range in the text.
+        let ctx = serde_json::json!({"issueTitle": text, "phaseOutputs": {"plan": text}, "output": text, "n": [1, 2]});
+        let ctx = stagelint::runtime::lastlight::value::Ctx::from_map(ctx.as_object().expect("object"));
+        let rendered = stagelint::runtime::lastlight::render::render(&text, &ctx, engine);
+        for mark in &rendered.marks {
+            if let Some((start, end)) = mark.range {
+                assert_span(&rendered.text, Span::new(start, end), "rendered substitution");
+            }
+        }
+        for verbatim in &rendered.verbatim {
+            assert_span(&rendered.text, Span::new(verbatim.range.0, verbatim.range.1), "verbatim tag");
+            assert_span(&text, Span::new(verbatim.origin, verbatim.origin + verbatim.text.len()), "verbatim origin");
+        }
+        for line in text.lines().take(64) {
+            let _ = stagelint::runtime::lastlight::until::eval(line, &ctx, engine);
+        }
     }
     let _ = lastlight::looks_meant(&text);
 }
@@ -354,6 +370,14 @@ pub fn cassette_target(data: &[u8]) {
         assert_errors(&text, &errors);
         for problem in &cassette.problems {
             assert_span(&text, problem.span, problem.rule);
+        }
+        // A Last Light workflow cassette, read by its own reader.
+        let workflow = stagelint::runtime::lastlight::cassette::read(&text, json_syntax);
+        for problem in &workflow.problems {
+            assert_span(&text, problem.span, problem.rule);
+        }
+        for execution in &workflow.executions {
+            assert_span(&text, execution.span, "execution label");
         }
     }
 }

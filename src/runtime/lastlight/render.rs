@@ -135,7 +135,7 @@ pub fn walk_key(ctx: &Ctx, key: &str) -> Option<Value> {
         None => outputs(),
     };
     for part in parts {
-        let Some(object) = current.filter(|v| v.is_object() || v.is_array()) else { return None };
+        let object = current.filter(|v| v.is_object() || v.is_array())?;
         current = own(value::property(&object, part));
     }
     current
