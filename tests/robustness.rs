@@ -241,13 +241,15 @@ const LASTLIGHT: [(&str, &str); 8] = [
     ),
 ];
 
-/// The example Last Light project with `mutated` replacing one file, for both engines: the
+/// The example Last Light project with `mutated` replacing one file, at a seed-era, a middle
+/// and the newest release: the
 /// check (which replays the cassette), the dry-run, its timeline and each phase's preview must
 /// not panic, and every span must be in range.
 fn dry_run_workflow(mutated: (&str, &str)) {
-    for engine in [lastlight::Engine::Seed, lastlight::Engine::Head] {
+    use stagelint::registry::releases::lastlight as releases;
+    for release in [releases::SEED, releases::V0_10_2, releases::NEWEST] {
         let mut config = Config::defaults(Path::new("/fuzz"));
-        config.lastlight.engine = engine;
+        config.lastlight.release = releases::Target::exact(release);
         let config = Arc::new(config);
         let mut workspace = Workspace::new();
         for (name, text) in LASTLIGHT {

@@ -2,13 +2,17 @@
 //! (the cassette's `trigger`) and the server's settings (`server`), in the engine's key order:
 //! the request's fields, what the server derives from them (`branch`, `taskId`, `issueDir`,
 //! `contextSnapshot`), the configured maps, `request.extra`, and last the cassette's
-//! `context`, which may set any key. The render-only preview starts from `--var` values alone.
+//! `context`, which may set any key. Which variables a run has is the release model's: the
+//! rows of the family's variable table (`families::lastlight::model::VARIABLES`) the release
+//! sets for a run of this workflow, and no others. The render-only preview starts from `--var`
+//! values alone.
 
 use serde_json::{Map, Value, json};
 
+use crate::families::lastlight::model::{SetFor, VARIABLES};
+use crate::registry::releases::lastlight::ReleaseId;
 use crate::runtime::lastlight::cassette::Cassette;
 use crate::runtime::lastlight::value::{Ctx, slugify, string_or_undefined};
-use crate::template::lastlight::Engine;
 
 /// The run id a replay uses (the server's is random): its first 8 characters name the run's
 /// task and, for runs without an issue, its directory.
@@ -17,8 +21,15 @@ pub const RUN_ID: &str = "dryrun00-0000-4000-8000-000000000000";
 const UNTRUSTED_OPEN: &str = "<<<USER_CONTENT_UNTRUSTED";
 const UNTRUSTED_CLOSE: &str = "<<<END_USER_CONTENT_UNTRUSTED>>>";
 
-/// The context of a run of workflow `name` that `cassette` records.
-pub fn base(cassette: &Cassette, name: &str, engine: Engine) -> Ctx {
+/// Whether the server sets variable `var` at `release` for a run of workflow `name`.
+pub fn sets(var: &str, release: ReleaseId, name: &str, pr_scoped: bool) -> bool {
+    VARIABLES.iter().any(|v| v.name == var && v.since <= release && v.set_for_run(Some(name), pr_scoped))
+}
+
+/// The context of a run of workflow `name` (PR-scoped or not) at `release` that `cassette`
+/// records.
+pub fn base(cassette: &Cassette, name: &str, release: ReleaseId, pr_scoped: bool) -> Ctx {
+    let has = |var: &str| sets(var, release, name, pr_scoped);
     let request = &cassette.trigger;
     let server = &cassette.server;
     let get = |key: &str| request.get(key).filter(|v| !v.is_null());
@@ -57,12 +68,10 @@ pub fn base(cassette: &Cassette, name: &str, engine: Engine) -> Ctx {
     let mut ctx = Ctx::default();
     ctx.set("owner", owner.clone());
     ctx.set("repo", repo.clone());
-    let issue_number = match engine {
-        Engine::Seed => issue.unwrap_or(0),
-        Engine::Head => number.unwrap_or(0),
-    };
+    // Before 0.10.2 a PR run's number reached no variable: `issueNumber` is 0 there.
+    let issue_number = if has("prNumber") { number.unwrap_or(0) } else { issue.unwrap_or(0) };
     ctx.set("issueNumber", Some(json!(issue_number)));
-    if engine == Engine::Head {
+    if has("prNumber") {
         ctx.set("prNumber", pr.map(Value::from));
     }
     ctx.set("issueTitle", Some(json!(text("issueTitle"))));
@@ -71,14 +80,14 @@ pub fn base(cassette: &Cassette, name: &str, engine: Engine) -> Ctx {
     ctx.set("commentBody", Some(json!(text("commentBody"))));
     ctx.set("sender", sender);
     let public_url = server.get("publicUrl").cloned();
-    if engine == Engine::Head {
+    if has("botMention") {
         let bot = server.get("botName").and_then(Value::as_str).unwrap_or("last-light");
         ctx.set("botMention", Some(json!(format!("@{bot}"))));
     }
     ctx.set("branch", Some(json!(branch)));
     ctx.set("taskId", Some(json!(task_id)));
     ctx.set("issueDir", Some(json!(issue_dir)));
-    if engine == Engine::Head {
+    if has("externalizeArtifacts") {
         let server_mode = server.get("buildAssets").and_then(Value::as_str) == Some("server");
         ctx.set("externalizeArtifacts", Some(json!(server_mode)));
         ctx.set("publicUrl", public_url.clone());
@@ -98,12 +107,25 @@ pub fn base(cassette: &Cassette, name: &str, engine: Engine) -> Ctx {
     let bootstrap = server.get("bootstrapLabel").and_then(Value::as_str).unwrap_or("lastlight:bootstrap");
     ctx.set("bootstrapLabel", Some(json!(bootstrap)));
     ctx.set("contextSnapshot", Some(json!(snapshot)));
-    ctx.set("prePopulateBranch", pre_populate);
+    if has("prePopulateBranch") {
+        ctx.set("prePopulateBranch", pre_populate);
+    }
     ctx.set("models", server.get("models").cloned());
-    ctx.set("variants", server.get("variants").cloned());
-    if engine == Engine::Head {
-        ctx.set("fix", server.get("fix").cloned());
-        ctx.set("dependencies", server.get("dependencies").cloned());
+    if has("variants") {
+        ctx.set("variants", server.get("variants").cloned());
+    }
+    for var in ["fix", "dependencies"].into_iter().filter(|v| has(v)) {
+        ctx.set(var, server.get(var).cloned());
+    }
+    if has("baseBranch") {
+        let default = server.get("defaultBranch").cloned();
+        ctx.set("baseBranch", get("baseBranch").cloned().or(default));
+    }
+    // The PR render context (0.23 on, PR-scoped workflows): the dispatcher's snapshot of the
+    // PR, which the cassette's trigger records.
+    let pr_context = VARIABLES.iter().filter(|v| v.set_for == SetFor::PrScoped && has(v.name));
+    for var in pr_context {
+        ctx.set(var.name, get(var.name).cloned());
     }
     ctx.set("triggerIdOverride", get("triggerId").cloned());
     for (key, value) in &extra {
@@ -195,6 +217,7 @@ fn insert_path(object: &mut Map<String, Value>, parts: &[&str], value: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::releases::lastlight as releases;
 
     #[test]
     fn the_server_derives_branch_task_and_directory() {
@@ -202,7 +225,7 @@ mod tests {
             "cassette: 1\nworkflow: build\ntrigger: { owner: acme, repo: widgets, issueNumber: 42, issueTitle: 'Add a --dry-run flag', issueBody: 'Please.', sender: alice, extra: { mode: scan } }\ncontext: { models: { architect: opus } }\n",
             false,
         );
-        let ctx = base(&cassette, "build", Engine::Seed);
+        let ctx = base(&cassette, "build", releases::SEED, false);
         let get = |k: &str| ctx.get(k).cloned();
         assert_eq!(get("branch"), Some(json!("lastlight/42-add-a-dry-run-flag")));
         assert_eq!(get("taskId"), Some(json!("widgets-42-build-dryrun00")));
@@ -213,10 +236,41 @@ mod tests {
         assert_eq!(get("prNumber"), None, "the seed-era context has no prNumber");
         let snapshot = get("contextSnapshot").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         assert!(snapshot.starts_with("Repo: acme/widgets#42\n\nIssue title: Add a --dry-run flag\n\nRequested by: alice\n\nBranch: lastlight/42-add-a-dry-run-flag\n\nIssue body:\n<<<USER_CONTENT_UNTRUSTED source=\"github-issue-body\">>>\nPlease.\n<<<END_USER_CONTENT_UNTRUSTED>>>"), "{snapshot}");
-        let head = base(&cassette, "build", Engine::Head);
+        let head = base(&cassette, "build", releases::NEWEST, false);
         assert_eq!(head.get("botMention"), Some(&json!("@last-light")));
         let keys: Vec<&str> = head.entries().into_iter().map(|(k, _)| k).take(4).collect();
         assert_eq!(keys, ["owner", "repo", "issueNumber", "prNumber"]);
+        assert_eq!(head.get("prTitle"), None, "the PR render context is for PR-scoped workflows");
+    }
+
+    /// Each variable from the release that sets it (the family's table): `prNumber` from
+    /// 0.10.2 (a PR run's `issueNumber` is 0 before), `botMention` from 0.10.6, the PR render
+    /// context from 0.23 for PR-scoped workflows.
+    #[test]
+    fn the_context_is_the_releases() {
+        let cassette = crate::runtime::lastlight::cassette::read(
+            "cassette: 1\nworkflow: pr-fix\ntrigger: { owner: acme, repo: widgets, prNumber: 7, issueTitle: Fix CI, prTitle: Fix CI, headSha: abc, baseBranch: main }\n",
+            false,
+        );
+        let at = |release| base(&cassette, "pr-fix", release, true);
+        let old = at(releases::V0_7_7);
+        assert_eq!(old.get("issueNumber"), Some(&json!(0)));
+        assert_eq!(old.get("prNumber"), None);
+        assert_eq!(old.get("botMention"), None);
+        assert_eq!(old.get("baseBranch"), None, "only the PR-head workflows had it before 0.12.2");
+        assert_eq!(old.get("artifactBaseUrl"), Some(&json!("")), "set from 0.2, empty without a public URL");
+        assert_eq!(base(&cassette, "pr-fix", releases::SEED, true).get("artifactBaseUrl"), None);
+        let mid = at(releases::V0_18_5);
+        assert_eq!(mid.get("issueNumber"), Some(&json!(7)));
+        assert_eq!(mid.get("prNumber"), Some(&json!(7)));
+        assert_eq!(mid.get("baseBranch"), Some(&json!("main")));
+        assert_eq!(mid.get("prTitle"), None, "the PR render context came in 0.23");
+        let new = at(releases::V0_23);
+        assert_eq!(new.get("prTitle"), Some(&json!("Fix CI")));
+        assert_eq!(new.get("headSha"), Some(&json!("abc")));
+        assert_eq!(base(&cassette, "pr-fix", releases::V0_23, false).get("prTitle"), None);
+        let seed = base(&cassette, "pr-fix", releases::V0_1, true);
+        assert_eq!(seed.get("variants"), None, "variants came with the seed");
     }
 
     #[test]

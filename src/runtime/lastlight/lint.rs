@@ -3,7 +3,7 @@
 //! or as written.
 
 use crate::diagnostic::Diagnostic;
-use crate::families::lastlight::model::{BASE_VARIABLES, HEAD_VARIABLES, LOOP_VARIABLES, PR_VARIABLES};
+use crate::families::lastlight::model::{LOOP_VARIABLES, VARIABLES, Variable};
 use crate::registry::cassette as rules;
 use crate::runtime::lastlight::runner::{Runner, TagUse};
 use crate::runtime::lastlight::schedule::End;
@@ -235,7 +235,25 @@ fn why_empty(runner: &Runner, tag: &TagUse) -> String {
     if known(LOOP_VARIABLES) {
         return format!("`{first}` is set only inside a loop's executions");
     }
-    if known(BASE_VARIABLES) || known(HEAD_VARIABLES) || known(PR_VARIABLES) {
+    let rows: Vec<&Variable> = VARIABLES.iter().filter(|v| v.name == first).collect();
+    let release = runner.release();
+    let pr_scoped = crate::families::lastlight::model::WorkflowDoc::parse(runner.file).is_pr_scoped();
+    let set_here = |v: &&&Variable| v.set_for_run(Some(&runner.wf.name), pr_scoped);
+    if let Some(since) = rows.iter().filter(set_here).map(|v| v.since).min()
+        && since > release
+    {
+        return format!(
+            "the server sets `{first}` from Last Light {} on; this run models {}, where it is undefined",
+            since.name(),
+            release.name()
+        );
+    }
+    if !rows.is_empty() && !rows.iter().any(|v| set_here(&v)) {
+        return format!(
+            "the server sets `{first}` only for other workflows (PR-scoped ones, or by name), not for this one"
+        );
+    }
+    if !rows.is_empty() {
         let what = if key == first { String::new() } else { format!(" for `{key}`") };
         return format!(
             "the server sets `{first}` for some runs, but this run's context has no value{what}: give it in the cassette's `trigger`, `trigger.extra` or `context`"

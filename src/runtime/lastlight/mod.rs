@@ -195,7 +195,7 @@ impl Engine for Lastlight {
             .map(|cassette| {
                 let path = &workspace.file(cassette).path;
                 let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                Lens { span, title: format!("▶ Dry-run ({name})"), cassette }
+                Lens { span, title: format!("▶ Dry-run ({name})"), cassette, focus: None }
             })
             .collect()
     }
@@ -345,7 +345,8 @@ impl Refusals {
             crate::families::lastlight::loader_errors(workspace, &siblings)
         });
         let own: Vec<Diagnostic> = errors.iter().filter(|d| d.file == workflow).cloned().collect();
-        if !own.is_empty() || file.config.lastlight.engine == Dialect::Seed {
+        // Before 0.2 the loader skips a file it cannot load; from 0.2 on it throws.
+        if !own.is_empty() || file.config.lastlight.dialect() == Dialect::Seed {
             return own;
         }
         errors.clone()
@@ -393,7 +394,7 @@ fn replay_read(
 ) -> DryRun {
     let title = title(workspace, workflow);
     let refuse = |findings: Vec<Diagnostic>, why: &str| {
-        DryRun::failed_to_start(workspace, Lastlight.name(), title.clone(), Some(cassette_file), findings, why)
+        DryRun::failed_to_start(workspace, Lastlight.name(), title.clone(), Some(cassette_file), findings, why, None)
     };
     if problems.iter().any(|d| d.severity == Severity::Error) {
         return refuse(problems, UNUSABLE);
@@ -419,15 +420,16 @@ fn replay_read(
             .with_suggestion(*span, Some(&wf.name));
         return refuse(vec![finding], "the cassette replays another workflow");
     }
-    let dialect = file.config.lastlight.engine;
+    let dialect = file.config.lastlight.dialect();
     let mut findings = problems;
     if let Some((named, span)) = cassette.engine
         && named != dialect
     {
         let configured = if dialect == Dialect::Seed { "seed" } else { "head" };
         let message = format!(
-            "this cassette says it records the {} engine, but the workflow is checked and replayed for the {} one (`[lastlight] engine`)",
+            "this cassette says it records the {} engine, but the workflow is checked and replayed for Last Light {}, which runs the {} one (`[lastlight] release`)",
             runner::engine_name(named),
+            file.config.lastlight.release.describe(),
             runner::engine_name(dialect)
         );
         findings.push(Diagnostic::new(rules::EngineMismatch, cassette_file, span, message).with_fix(
@@ -436,7 +438,7 @@ fn replay_read(
             vec![crate::diagnostic::Edit { span, replacement: configured.into() }],
         ));
     }
-    let base = context::base(cassette, &wf.name, dialect);
+    let base = context::base(cassette, &wf.name, file.config.lastlight.release.newest, doc.is_pr_scoped());
     let mut runner = Runner::new(workspace, file, &wf, dialect, cassette, cassette_file, base);
     let end = runner.run();
     lint::after_run(&mut runner, &end);
@@ -452,6 +454,7 @@ fn replay_read(
         failed: runner.failed,
         unchecked: runner.unchecked,
         authoring_error: authoring,
+        focus: None,
     };
     finish(workspace, Lastlight.name(), ending, title, Some(cassette_file), None)
 }

@@ -228,7 +228,7 @@ impl Runner<'_> {
                     eval_ctx.set(key, Some(json!(s)));
                 }
             }
-            let outcome = until::eval(expression, &eval_ctx, self.engine);
+            let outcome = until::eval(expression, &eval_ctx, until::Grammar::at(self.release()));
             met = outcome.met;
             self.emit(
                 "UntilEvaluated",

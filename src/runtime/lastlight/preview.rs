@@ -59,7 +59,7 @@ pub fn render_phase(
         return Err(format!("{}: a cron schedule has no phases", file.display));
     }
     let wf = Workflow::read(&doc);
-    let engine = file.config.lastlight.engine;
+    let engine = file.config.lastlight.dialect();
     let Some(phase) = wf.phase(phase_name) else {
         let names: Vec<&str> = wf.phases.iter().map(|p| p.name.as_str()).collect();
         let hint = crate::util::did_you_mean(phase_name, names.iter().copied())

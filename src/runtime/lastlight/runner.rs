@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::diagnostic::{Diagnostic, FileId};
 use crate::registry::cassette as rules;
+use crate::registry::releases::lastlight::ReleaseId;
 use crate::runtime::events::Trace;
 use crate::runtime::lastlight::cassette::{Cassette, Execution};
 use crate::runtime::lastlight::render::{self, Rendered};
@@ -676,6 +677,14 @@ impl Prompt {
     /// A prompt that is a plain text (a command).
     pub fn plain(text: String, source: &str) -> Prompt {
         Prompt { rendered: Rendered { text, ..Rendered::default() }, source: source.into(), file: None }
+    }
+}
+
+impl Runner<'_> {
+    /// The release the run models: the newest the workflow's repository may be at (the one
+    /// its engine, `[lastlight] release` or detection, names when it is known).
+    pub fn release(&self) -> ReleaseId {
+        self.file.config.lastlight.release.newest
     }
 }
 

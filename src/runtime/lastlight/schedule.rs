@@ -517,7 +517,7 @@ impl Runner<'_> {
                     phase
                         .skip_if
                         .iter()
-                        .find(|e| until::eval(e, &eval_ctx, Engine::Head).met)
+                        .find(|e| until::eval(e, &eval_ctx, until::Grammar::at(self.release())).met)
                         .map(|e| format!("skip_if matched: {e}"))
                 } else {
                     None

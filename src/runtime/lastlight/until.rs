@@ -1,12 +1,37 @@
 //! `evalUntilExpression` as each engine runs it (`src/workflows/loop-eval.ts` at dd02adf,
 //! `packages/workflow-engine/src/core/loop-eval.ts` at 2d26144): four anchored regular
 //! expressions, tried in order, written out by hand. Anything else is false, so a loop whose
-//! `until` is not one of them runs to `max_iterations`.
+//! `until` is not one of them runs to `max_iterations`. Which `.contains` a release reads is
+//! the release model's (`registry::releases::lastlight`), as for the `lastlight/` rules.
 
 use serde_json::Value;
 
+use crate::registry::releases::lastlight::{self as releases, ReleaseId};
 use crate::runtime::lastlight::value::{self, Ctx, Property, is_js_space, string_of};
 use crate::template::lastlight::Engine;
+
+/// The expressions one release reads: its engine's coercions, and whether `.contains` is read
+/// on any dotted path (0.23 and later) or on `output` alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grammar {
+    pub engine: Engine,
+    pub dotted_contains: bool,
+}
+
+impl Grammar {
+    /// The grammar of `release`.
+    pub fn at(release: ReleaseId) -> Grammar {
+        let engine = if release >= releases::V0_2 { Engine::Head } else { Engine::Seed };
+        Grammar { engine, dotted_contains: release >= releases::V0_23 }
+    }
+}
+
+/// An engine's grammar at the commit the engine models (dd02adf, 2d26144).
+impl From<Engine> for Grammar {
+    fn from(engine: Engine) -> Grammar {
+        Grammar { engine, dotted_contains: engine == Engine::Head }
+    }
+}
 
 /// What an expression came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,11 +42,12 @@ pub struct Outcome {
 }
 
 /// Evaluates `expression` against `ctx` (`output`, `scratch` and the context's entries).
-pub fn eval(expression: &str, ctx: &Ctx, engine: Engine) -> Outcome {
+pub fn eval(expression: &str, ctx: &Ctx, grammar: impl Into<Grammar>) -> Outcome {
+    let grammar = grammar.into();
     let trimmed = expression.trim_matches(is_js_space);
-    if let Some((path, needle)) = contains(trimmed, engine) {
+    if let Some((path, needle)) = contains(trimmed, grammar.dotted_contains) {
         let found = read_path(ctx, path);
-        let met = match engine {
+        let met = match grammar.engine {
             // `String(ctx.output ?? "")`.
             Engine::Seed => found.map_or_else(String::new, |v| string_of(&v)).contains(needle),
             // Strings and numbers only.
@@ -48,19 +74,18 @@ pub fn eval(expression: &str, ctx: &Ctx, engine: Engine) -> Outcome {
     Outcome { met: false, form: None }
 }
 
-/// `output.contains('x')` (seed) or `<dotted.path>.contains('x')` (current): the path and the
-/// needle (`['"](.+)['"]`: any quotes, greedy, on one line).
-fn contains(text: &str, engine: Engine) -> Option<(&str, &str)> {
+/// `output.contains('x')` or (`dotted`) `<dotted.path>.contains('x')`: the path and the needle
+/// (`['"](.+)['"]`: any quotes, greedy, on one line).
+fn contains(text: &str, dotted: bool) -> Option<(&str, &str)> {
     let run = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).unwrap_or(text.len());
-    let path = match engine {
-        Engine::Seed => text.strip_prefix("output.contains(").map(|_| "output")?,
-        Engine::Head => {
-            let head = text[..run].strip_suffix(".contains")?;
-            if head.is_empty() || text.as_bytes().get(run) != Some(&b'(') {
-                return None;
-            }
-            head
+    let path = if dotted {
+        let head = text[..run].strip_suffix(".contains")?;
+        if head.is_empty() || text.as_bytes().get(run) != Some(&b'(') {
+            return None;
         }
+        head
+    } else {
+        text.strip_prefix("output.contains(").map(|_| "output")?
     };
     let rest = &text[path.len() + ".contains(".len()..];
     let inner = rest.strip_suffix(')')?;
@@ -179,5 +204,9 @@ mod tests {
         let c = ctx(json!({"output": "", "phaseOutputs": {"diagnosis": "class=flaky"}}));
         assert!(eval("phaseOutputs.diagnosis.contains('flaky')", &c, Engine::Head).met);
         assert_eq!(eval("phaseOutputs.diagnosis.contains('flaky')", &c, Engine::Seed).form, None);
+        // The release model: the current engine reads it from 0.23 on.
+        assert_eq!(eval("phaseOutputs.diagnosis.contains('flaky')", &c, Grammar::at(releases::V0_18_5)).form, None);
+        assert!(eval("phaseOutputs.diagnosis.contains('flaky')", &c, Grammar::at(releases::V0_23)).met);
+        assert_eq!(Grammar::at(releases::V0_1).engine, Engine::Seed);
     }
 }
