@@ -197,6 +197,10 @@ describe("schemas", () => {
       ["examples/lastlight/workflows/build.yaml", ["lastlight-workflow.schema.json"]],
       ["examples/lastlight/workflows/cron-build.yaml", ["lastlight-workflow.schema.json"]],
       ["workflows/deploy.yml", ["lastlight-workflow.schema.json"]],
+      // A Last Light workflow cassette, where the dry-run looks for it (not the stage cassette's).
+      ["examples/lastlight/workflows/cassettes/build.cassette.yaml", ["lastlight-cassette.schema.json"]],
+      ["workflows/cassettes/deploy.cassette.yml", ["lastlight-cassette.schema.json"]],
+      ["workflows/cassettes/deploy.cassette.json", ["lastlight-cassette.schema.json"]],
       // Not ours: GitHub Actions, a workflow's cassette, prompts, other agent.json and JSON files.
       [".github/workflows/ci.yaml", []],
       [".github/workflows/ci.yml", []],

@@ -153,7 +153,7 @@ impl Runner<'_> {
             self.emit(
                 "WorkflowStart",
                 json!({
-                    "workflow": self.wf.name, "file": self.file.display, "engine": engine_name(self.engine),
+                    "workflow": self.wf.name, "file": self.file.display, "release": self.release().name(), "engine": engine_name(self.engine),
                     "scheduler": scheduler_name(self.engine, dag), "phases": self.wf.phases.len(), "resume": resumes,
                 }),
             );

@@ -62,8 +62,9 @@ fn line(event: &Event, full: bool, out: &mut String) {
             let again = if resume > 0 { format!(" · resumed ({resume})") } else { String::new() };
             let _ = writeln!(
                 out,
-                "workflow {} · {} engine · {} · {} phases{again}",
+                "workflow {} · Last Light {} · {} engine · {} · {} phases{again}",
                 text(event, "workflow"),
+                text(event, "release"),
                 text(event, "engine"),
                 text(event, "scheduler"),
                 event.num("phases")
