@@ -173,7 +173,7 @@ fn render_prints_a_phase_prompt_from_the_given_context() {
     let text = stdout(&output);
     assert!(
         text.starts_with(
-            "# phase plan of workflow build · examples/lastlight/workflows/prompts/plan.md · current engine\n"
+            "# phase plan of workflow build · examples/lastlight/workflows/prompts/plan.md · Last Light 0.25.6 · current engine\n"
         ),
         "{text}"
     );

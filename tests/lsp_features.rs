@@ -1548,7 +1548,7 @@ fn a_workflow_gets_a_dry_run_lens_per_cassette_and_a_preview_lens_per_phase() {
         .request("workspace/executeCommand", json!({"command": command["command"], "arguments": command["arguments"]}));
     assert_eq!(result["exitCode"], 0, "{result}");
     let report = std::fs::read_to_string(result["report"].as_str().expect("a report")).expect("report");
-    assert!(report.contains("workflow build · current engine · unified · 5 phases"), "{report}");
+    assert!(report.contains("workflow build · Last Light 0.25.6 · current engine · unified · 5 phases"), "{report}");
 
     // The preview lens opens a read-only document of the phase's prompt.
     let plan = lenses[1]["command"].clone();

@@ -986,6 +986,45 @@ fn the_tdd_example_whose_tests_never_pass_runs_out_of_iterations() {
     insta::assert_snapshot!("lastlight_tdd_loop_never_passes", text);
 }
 
+/// The corpus `tdd-loop.yaml` of the current tree with its `until_bash` replaced by an `until:`
+/// an adopter would write: the engine's greedy `contains` form reads it with a needle no output
+/// holds, so the loop never ends early (every iteration's `UntilEvaluated` is `contains`, false).
+#[test]
+fn the_tdd_example_with_an_until_that_can_never_be_true() {
+    let dir = tempfile::tempdir().expect("dir");
+    let workflows = dir.path().join("workflows");
+    std::fs::create_dir_all(workflows.join("prompts")).expect("dir");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/lastlight/apps/server/workflows/examples/tdd-loop.yaml");
+    let shipped = std::fs::read_to_string(corpus).expect("read");
+    assert!(shipped.contains("      until_bash: \"npm test\"\n"), "{shipped}");
+    let edited = shipped.replace(
+        "      until_bash: \"npm test\"\n",
+        "      until: \"output.contains('PASS') && !output.contains('FAIL')\"\n",
+    );
+    std::fs::write(workflows.join("tdd-loop.yaml"), edited).expect("write");
+    std::fs::write(workflows.join("prompts/write-test.md"), "Write a failing test for: {{issueTitle}}\n")
+        .expect("write");
+    std::fs::write(workflows.join("prompts/implement.md"), "Make the test pass (iteration {{iteration}}).\n")
+        .expect("write");
+    std::fs::write(dir.path().join("stagelint.toml"), "[lastlight]\nrelease = \"0.25.6\"\n").expect("write");
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let overlay = std::collections::HashMap::new();
+    let options = Options { strict: false, explain_init: true };
+    let cassette = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lastlight/tdd-until-never.cassette.yaml");
+    let (workspace, run) =
+        runtime::dry_run_path(&workflows.join("tdd-loop.yaml"), Some(&cassette), options, &mut configs, &overlay)
+            .expect("runs");
+    assert_eq!(run.exit_code(), 0, "{:?}", run.findings);
+    let seen = events(&run);
+    let untils: Vec<&String> = seen.iter().filter(|e| e.starts_with("UntilEvaluated")).collect();
+    assert_eq!(untils.len(), 5, "{seen:?}");
+    assert!(untils.iter().all(|e| e.contains("met=false") && e.contains("form=contains")), "{untils:?}");
+    assert!(seen.contains(&"LoopEnd phase=implement kind=generic_loop completed=false iterations=5".to_string()));
+    let text = timeline(&workspace, &run).replace(&dir.path().display().to_string(), "$DIR");
+    insta::assert_snapshot!("lastlight_tdd_until_never_true", text);
+}
+
 #[test]
 fn the_current_explore_workflow_with_its_reply_gate() {
     let (workspace, run) = corpus("tests/corpus/lastlight/apps/server/workflows/explore.yaml", "explore.cassette.yaml");
@@ -1089,4 +1128,67 @@ fn upstreams_loop_eval_tests() {
         assert!(!eval("output > 5", json!({"output": "10"}), engine));
         assert!(!eval("verdict", json!({"output": "", "verdict": "APPROVED"}), engine));
     }
+}
+
+/// A project at `release` with one PR-scoped workflow whose prompt reads variables of several
+/// releases, and a cassette of a PR trigger whose dispatcher passes `baseBranch`.
+fn at_release(release: &str) -> (tempfile::TempDir, Workspace, DryRun) {
+    let dir = tempfile::tempdir().expect("dir");
+    let workflows = dir.path().join("workflows");
+    std::fs::create_dir_all(workflows.join("prompts")).expect("dir");
+    std::fs::create_dir_all(workflows.join("cassettes")).expect("dir");
+    std::fs::write(dir.path().join("stagelint.toml"), format!("[lastlight]\nrelease = \"{release}\"\n"))
+        .expect("write");
+    std::fs::write(workflows.join("pr-fix.yaml"), "name: pr-fix\nphases:\n  - name: fix\n    prompt: prompts/fix.md\n")
+        .expect("write");
+    std::fs::write(
+        workflows.join("prompts/fix.md"),
+        "issue={{issueNumber}} pr={{prNumber}} title={{prTitle}} sha={{headSha}} base={{baseBranch}} bot={{botMention}}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        workflows.join("cassettes/pr-fix.cassette.yaml"),
+        "cassette: 1\nworkflow: pr-fix\ntrigger: { owner: acme, repo: widgets, prNumber: 7, issueTitle: Fix CI, extra: { baseBranch: main } }\nexecutions:\n  fix: { output: pushed }\n",
+    )
+    .expect("write");
+    let mut configs = stagelint::workspace::discover::ConfigCache::new(None);
+    let overlay = std::collections::HashMap::new();
+    let options = Options { strict: false, explain_init: true };
+    let (workspace, run) =
+        runtime::dry_run_path(&workflows.join("pr-fix.yaml"), None, options, &mut configs, &overlay).expect("runs");
+    (dir, workspace, run)
+}
+
+/// The run's context is the release's, from the family's variable table: `prNumber` from 0.10.2
+/// (before, a PR run's `issueNumber` is 0), `botMention` from 0.10.6. A variable the release
+/// does not set renders empty and the finding names the release that sets it; the preview says
+/// so too, for the PR render context of a PR-scoped workflow (0.23) as well.
+#[test]
+fn the_context_of_a_run_is_the_releases() {
+    let (_dir, _, old) = at_release("0.7.7");
+    assert_eq!(prompt(&old, "fix"), "issue=0 pr= title= sha= base=main bot=\n");
+    let why: Vec<String> = old.findings.iter().map(|d| d.message.clone()).collect();
+    assert!(why.iter().any(|m| m.contains("`prNumber` from Last Light 0.10.2 on; this run models 0.7.7")), "{why:#?}");
+    let (_dir, mid_ws, mid) = at_release("0.18.5");
+    assert_eq!(prompt(&mid, "fix"), "issue=7 pr=7 title= sha= base=main bot=@last-light\n");
+    assert!(timeline(&mid_ws, &mid).contains("workflow pr-fix · Last Light 0.18.5 · current engine"));
+
+    let (_dir, workspace, _) = at_release("0.7.7");
+    let workflow = workspace.files().iter().find(|f| f.path.ends_with("pr-fix.yaml")).expect("workflow").id;
+    let preview = runtime::preview(&workspace, workflow, "fix", &[]).expect("renders");
+    assert!(
+        preview.marked.contains("{{prNumber}} (line 1): set from Last Light 0.10.2 on, not at 0.7.7"),
+        "{}",
+        preview.marked
+    );
+    assert!(
+        preview.marked.contains("{{prTitle}} (line 1): set from Last Light 0.23 on, not at 0.7.7"),
+        "{}",
+        preview.marked
+    );
+    assert!(
+        preview.marked.contains("{{issueNumber}} (line 1)\n"),
+        "given with --var, it would render: {}",
+        preview.marked
+    );
 }

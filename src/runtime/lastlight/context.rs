@@ -2,14 +2,15 @@
 //! (the cassette's `trigger`) and the server's settings (`server`), in the engine's key order:
 //! the request's fields, what the server derives from them (`branch`, `taskId`, `issueDir`,
 //! `contextSnapshot`), the configured maps, `request.extra`, and last the cassette's
-//! `context`, which may set any key. Which variables a run has is the release model's: the
-//! rows of the family's variable table (`families::lastlight::model::VARIABLES`) the release
-//! sets for a run of this workflow, and no others. The render-only preview starts from `--var`
+//! `context`, which may set any key. Which of the variables the server derives a run has is the
+//! release model's: the rows of the family's variable table (`families::lastlight::model::
+//! VARIABLES`) the release sets for a run of this workflow. What the dispatcher passes in
+//! `request.extra` (the PR render context, `baseBranch`) is the cassette's `trigger.extra`. The render-only preview starts from `--var`
 //! values alone.
 
 use serde_json::{Map, Value, json};
 
-use crate::families::lastlight::model::{SetFor, VARIABLES};
+use crate::families::lastlight::model::VARIABLES;
 use crate::registry::releases::lastlight::ReleaseId;
 use crate::runtime::lastlight::cassette::Cassette;
 use crate::runtime::lastlight::value::{Ctx, slugify, string_or_undefined};
@@ -116,16 +117,6 @@ pub fn base(cassette: &Cassette, name: &str, release: ReleaseId, pr_scoped: bool
     }
     for var in ["fix", "dependencies"].into_iter().filter(|v| has(v)) {
         ctx.set(var, server.get(var).cloned());
-    }
-    if has("baseBranch") {
-        let default = server.get("defaultBranch").cloned();
-        ctx.set("baseBranch", get("baseBranch").cloned().or(default));
-    }
-    // The PR render context (0.23 on, PR-scoped workflows): the dispatcher's snapshot of the
-    // PR, which the cassette's trigger records.
-    let pr_context = VARIABLES.iter().filter(|v| v.set_for == SetFor::PrScoped && has(v.name));
-    for var in pr_context {
-        ctx.set(var.name, get(var.name).cloned());
     }
     ctx.set("triggerIdOverride", get("triggerId").cloned());
     for (key, value) in &extra {
@@ -240,16 +231,15 @@ mod tests {
         assert_eq!(head.get("botMention"), Some(&json!("@last-light")));
         let keys: Vec<&str> = head.entries().into_iter().map(|(k, _)| k).take(4).collect();
         assert_eq!(keys, ["owner", "repo", "issueNumber", "prNumber"]);
-        assert_eq!(head.get("prTitle"), None, "the PR render context is for PR-scoped workflows");
     }
 
     /// Each variable from the release that sets it (the family's table): `prNumber` from
-    /// 0.10.2 (a PR run's `issueNumber` is 0 before), `botMention` from 0.10.6, the PR render
-    /// context from 0.23 for PR-scoped workflows.
+    /// 0.10.2 (a PR run's `issueNumber` is 0 before), `botMention` from 0.10.6,
+    /// `artifactBaseUrl` from 0.2, `variants` from the seed.
     #[test]
     fn the_context_is_the_releases() {
         let cassette = crate::runtime::lastlight::cassette::read(
-            "cassette: 1\nworkflow: pr-fix\ntrigger: { owner: acme, repo: widgets, prNumber: 7, issueTitle: Fix CI, prTitle: Fix CI, headSha: abc, baseBranch: main }\n",
+            "cassette: 1\nworkflow: pr-fix\ntrigger: { owner: acme, repo: widgets, prNumber: 7, issueTitle: Fix CI }\n",
             false,
         );
         let at = |release| base(&cassette, "pr-fix", release, true);
@@ -257,20 +247,16 @@ mod tests {
         assert_eq!(old.get("issueNumber"), Some(&json!(0)));
         assert_eq!(old.get("prNumber"), None);
         assert_eq!(old.get("botMention"), None);
-        assert_eq!(old.get("baseBranch"), None, "only the PR-head workflows had it before 0.12.2");
         assert_eq!(old.get("artifactBaseUrl"), Some(&json!("")), "set from 0.2, empty without a public URL");
-        assert_eq!(base(&cassette, "pr-fix", releases::SEED, true).get("artifactBaseUrl"), None);
-        let mid = at(releases::V0_18_5);
-        assert_eq!(mid.get("issueNumber"), Some(&json!(7)));
-        assert_eq!(mid.get("prNumber"), Some(&json!(7)));
-        assert_eq!(mid.get("baseBranch"), Some(&json!("main")));
-        assert_eq!(mid.get("prTitle"), None, "the PR render context came in 0.23");
-        let new = at(releases::V0_23);
-        assert_eq!(new.get("prTitle"), Some(&json!("Fix CI")));
-        assert_eq!(new.get("headSha"), Some(&json!("abc")));
-        assert_eq!(base(&cassette, "pr-fix", releases::V0_23, false).get("prTitle"), None);
-        let seed = base(&cassette, "pr-fix", releases::V0_1, true);
-        assert_eq!(seed.get("variants"), None, "variants came with the seed");
+        let new = at(releases::V0_18_5);
+        assert_eq!(new.get("issueNumber"), Some(&json!(7)));
+        assert_eq!(new.get("prNumber"), Some(&json!(7)));
+        assert_eq!(new.get("botMention"), Some(&json!("@last-light")));
+        let seed = at(releases::SEED);
+        assert_eq!(seed.get("artifactBaseUrl"), None);
+        assert_eq!(seed.get("variants").map(|_| ()), None, "no variants configured");
+        assert!(seed.entries().iter().any(|(k, _)| *k == "variants"), "the seed sets variants");
+        assert!(!at(releases::V0_1).entries().iter().any(|(k, _)| *k == "variants"), "not before the seed");
     }
 
     #[test]

@@ -7,7 +7,8 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::families::lastlight::model::WorkflowDoc;
+use crate::families::lastlight::model::{VARIABLES, WorkflowDoc};
+use crate::registry::releases::lastlight::ReleaseId;
 use crate::runtime::engine::Preview;
 use crate::runtime::lastlight::context;
 use crate::runtime::lastlight::render::{self, Rendered};
@@ -24,6 +25,10 @@ pub struct Previewed {
     /// The template's path as shown, `skills nudge` or `command`.
     pub source: String,
     pub engine: Engine,
+    /// The release rendered for (the newest the repository may be at).
+    pub release: ReleaseId,
+    /// The workflow's name and whether it is PR-scoped: which variables its runs get.
+    pub workflow: (String, bool),
     pub rendered: Rendered,
     /// Where the template's text starts, for line numbers of its tags (`None`: no template).
     pub template: Option<String>,
@@ -89,6 +94,8 @@ pub fn render_phase(
         title: title.clone(),
         source,
         engine,
+        release: file.config.lastlight.release.newest,
+        workflow: (wf.name.clone(), doc.is_pr_scoped()),
         rendered,
         template,
     };
@@ -181,7 +188,9 @@ pub fn text(previewed: &Previewed, exact: bool) -> String {
         Engine::Seed => "seed-era engine",
         Engine::Head => "current engine",
     };
-    let mut out = format!("# {} · {} · {}\n", previewed.title, previewed.source, engine);
+    let release = previewed.release;
+    let mut out =
+        format!("# {} · {} · Last Light {} · {}\n", previewed.title, previewed.source, release.name(), engine);
     out.push_str("# ⟦…⟧ marks each substituted value, ⟦∅ key⟧ a value the context lacks (sent as an empty string)\n\n");
     out.push_str(&mark(&rendered.text, &marks_of(rendered)));
     if !out.ends_with('\n') {
@@ -191,7 +200,22 @@ pub fn text(previewed: &Previewed, exact: bool) -> String {
         (Some(template), Some(at)) => format!("line {}", template[..at.min(template.len())].matches('\n').count() + 1),
         _ => "from a value".to_string(),
     };
-    let missing: Vec<String> = rendered.missing().map(|m| format!("  {} ({})", m.tag, line_of(m.origin))).collect();
+    // A variable the release does not set for this workflow stays empty whatever is given.
+    let (name, pr_scoped) = (&previewed.workflow.0, previewed.workflow.1);
+    let unset = |key: &str| {
+        let first = key.split('.').next().unwrap_or(key);
+        let rows = || VARIABLES.iter().filter(|v| v.name == first);
+        let here = rows().filter(|v| v.set_for_run(Some(name), pr_scoped)).map(|v| v.since).min();
+        match here {
+            Some(since) if since > release => {
+                format!(": set from Last Light {} on, not at {}", since.name(), release.name())
+            }
+            None if rows().next().is_some() => ": the server sets it only for other workflows".to_string(),
+            _ => String::new(),
+        }
+    };
+    let missing: Vec<String> =
+        rendered.missing().map(|m| format!("  {} ({}){}", m.tag, line_of(m.origin), unset(&m.key))).collect();
     if !missing.is_empty() {
         let _ = writeln!(out, "\n# sent empty, no value in the context (give them with --var key=value):");
         for line in missing {
@@ -214,6 +238,7 @@ pub fn json(previewed: &Previewed) -> Value {
         "title": previewed.title,
         "source": previewed.source,
         "engine": match previewed.engine { Engine::Seed => "seed", Engine::Head => "head" },
+        "release": previewed.release.name(),
         "prompt": rendered.text,
         "substitutions": crate::runtime::lastlight::substitutions_json(rendered),
         "missing": rendered.missing().map(|m| m.tag.clone()).collect::<Vec<_>>(),
