@@ -283,7 +283,7 @@ fn run_render(args: RenderArgs) -> Result<ExitCode, Failure> {
     let mut configs = ConfigCache::new(forced);
     let path = stagelint::workspace::discover::absolute(&args.workflow);
     if !path.is_file() {
-        return Err(format!("{}: cannot read file: no such file", args.workflow.display()));
+        return Err(format!("{}: cannot read file: no such file", args.workflow.display()).into());
     }
     let workspace = stagelint::workspace::discover::discover(std::slice::from_ref(&path), &mut configs)
         .map_err(|e| e.to_string())?;
