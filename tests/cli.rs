@@ -531,9 +531,9 @@ fn help_names_every_system() {
         assert!(help.contains(system), "{system}: {help}");
     }
     // dry-run replays climpt agents too.
-    assert!(help.contains("a whole state machine or a climpt agent"), "{help}");
+    assert!(help.contains("a whole state machine, a climpt agent or a Last Light workflow"), "{help}");
     let dry_run = stdout(&stagelint(&["dry-run", "--help"], repo()));
-    assert!(dry_run.contains("or a climpt agent (its directory or"), "{dry_run}");
+    assert!(dry_run.contains("a climpt agent (its directory or"), "{dry_run}");
 }
 
 /// Issue 32: a severity has one name wherever stagelint names it (`full` said `note` and `help`
@@ -621,7 +621,8 @@ fn the_assumed_last_light_release_is_named_in_human_output() {
 /// the file calls and the project's pin; `[atomic] sdk-version` needs no note; JSON has none.
 #[test]
 fn the_assumed_atomic_release_is_named_in_human_output() {
-    let concise = stdout(&stagelint(&["check", "examples/atomic", "--format", "concise"], repo()));
+    // Notes go to standard error, apart from the findings a parser reads (issue 32).
+    let concise = stderr(&stagelint(&["check", "examples/atomic", "--format", "concise"], repo()));
     assert!(
         concise.contains("note: atomic 0.9 assumed for `examples/atomic/.atomic/workflows/`, `examples/atomic/.atomic/workflows/lib/` (2 workflows), from the API they call and `package.json` `@bastani/atomic ^0.9.15`\n"),
         "{concise}"
@@ -633,11 +634,11 @@ fn the_assumed_atomic_release_is_named_in_human_output() {
     write(dir.path(), "stagelint.toml", "[atomic]\nsdk-version = \"0.9.15\"\n");
     let flow = "import { workflow } from \"@bastani/workflows\";\n\nexport default workflow({ description: \"Say hi.\", outputs: {}, run: async () => ({}) });\n";
     write(dir.path(), ".atomic/workflows/hi.ts", flow);
-    let configured = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
-    assert!(!configured.contains("note: atomic"), "{configured}");
-    assert!(configured.contains("No findings (1 file checked)"), "{configured}");
+    let configured = stagelint(&["check", ".", "--format", "concise"], dir.path());
+    assert!(!stderr(&configured).contains("note: atomic"), "{}", stderr(&configured));
+    assert!(stdout(&configured).contains("No findings (1 file checked)"), "{}", stdout(&configured));
     std::fs::remove_file(dir.path().join("stagelint.toml")).unwrap();
-    let unpinned = stdout(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
+    let unpinned = stderr(&stagelint(&["check", ".", "--format", "concise"], dir.path()));
     assert!(
         unpinned.contains(
             "note: atomic 0.9 assumed for `.atomic/workflows/` (1 workflow), from the API they call (no version pinned"
