@@ -269,7 +269,9 @@ fn replay(args: DryRunArgs) -> Result<ExitCode, Failure> {
         RunFormat::Json => out.extend_from_slice(run.trace.to_json_lines().as_bytes()),
         RunFormat::Full => {
             let color = args.color.for_stdout();
-            out.extend_from_slice(stagelint::runtime::report::timeline_with(&workspace, &run, args.show_prompts).as_bytes());
+            out.extend_from_slice(
+                stagelint::runtime::report::timeline_with(&workspace, &run, args.show_prompts).as_bytes(),
+            );
             render::full::render(&mut out, &workspace, &run.findings, color)
                 .map_err(|e| Failure::Output(format!("cannot render the findings: {e}")))?;
         }
