@@ -50,8 +50,9 @@ impl Family for Atomic {
             return Vec::new();
         }
         let project = project::Project::new(workspace);
-        // (release, source, where the source is) → the workflows' directories.
-        let mut groups: Vec<((Option<&str>, String), Vec<&SourceFile>)> = Vec::new();
+        // (release, or none when not modelled; its source) and the files read so.
+        type Group<'a> = ((Option<&'static str>, String), Vec<&'a SourceFile>);
+        let mut groups: Vec<Group> = Vec::new();
         for file in files {
             let judged = dialect::judge(file, &project);
             if judged.sdk.as_ref().is_some_and(|sdk| sdk.package.is_none()) {

@@ -80,13 +80,16 @@ pub(super) enum Ignore<'w> {
     Unknown,
 }
 
+/// An atomic package a `package.json` depends on: its name, range (when readable), and where.
+type Dependency = (&'static str, Option<SdkRange>, FileId, Span);
+
 pub(super) struct Project<'w> {
     workspace: &'w Workspace,
     /// By project root.
     agents: HashMap<&'w Path, Vec<Agent>>,
     /// By directory: the atomic dependencies a `package.json` there declares (each with its
     /// range, when readable), in [`PACKAGES`] order.
-    packages: HashMap<&'w Path, Vec<(&'static str, Option<SdkRange>, FileId, Span)>>,
+    packages: HashMap<&'w Path, Vec<Dependency>>,
     /// By directory: the package manifests that ship workflows.
     manifests: HashMap<&'w Path, Manifest>,
     /// The files a workflow imports by a relative path (`import child from "./child.js"`):
@@ -229,7 +232,7 @@ impl<'w> Project<'w> {
 
 /// The atomic packages a `package.json` depends on, in [`PACKAGES`] order: each with its
 /// range (`None` when its form names no version) and the span of its value.
-fn dependencies(root: &crate::source::Node, id: FileId) -> Vec<(&'static str, Option<SdkRange>, FileId, Span)> {
+fn dependencies(root: &crate::source::Node, id: FileId) -> Vec<Dependency> {
     let tables = ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"];
     // atomic's own packages run at their own version (its builtins, at each tag).
     let own = root.get("name").and_then(|n| n.as_str()).and_then(|name| PACKAGES.iter().find(|p| **p == name));

@@ -373,10 +373,12 @@ impl Facts {
             });
             return;
         }
-        if current_stage(&call.callee).is_some() && call.arg == 0 && spot.at == At::Argument {
-            if let Some(stage) = self.stages.iter_mut().rev().find(|s| s.open == open && s.name.is_none()) {
-                stage.name = Some(name);
-            }
+        if current_stage(&call.callee).is_some()
+            && call.arg == 0
+            && spot.at == At::Argument
+            && let Some(stage) = self.stages.iter_mut().rev().find(|s| s.open == open && s.name.is_none())
+        {
+            stage.name = Some(name);
         }
     }
 

@@ -409,8 +409,7 @@ fn schema(key: String, value: &Expression) -> Schema {
         return out;
     }
     // `Type.Optional(Type.String({ … }))`: the key may be absent.
-    loop {
-        let Expression::CallExpression(call) = expr else { break };
+    while let Expression::CallExpression(call) = expr {
         let Some(callee) = flow::dotted(&call.callee) else { break };
         let Some(builder) = callee.strip_prefix("Type.") else { break };
         if builder == "Optional" {
@@ -719,8 +718,7 @@ impl Reader {
                     self.chain_spans.push(whole);
                     // The run callback, read once the links are known.
                     let mut chain = call;
-                    loop {
-                        let Expression::StaticMemberExpression(m) = chain.callee.get_inner_expression() else { break };
+                    while let Expression::StaticMemberExpression(m) = chain.callee.get_inner_expression() {
                         if m.property.name == "run" && builder.run.is_none() {
                             if let Some(arg) = chain.arguments.first().and_then(Argument::as_expression) {
                                 builder.run = Some(self.run_fn(span(m.property.span), arg));
