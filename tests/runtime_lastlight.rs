@@ -1143,7 +1143,7 @@ fn at_release(release: &str) -> (tempfile::TempDir, Workspace, DryRun) {
         .expect("write");
     std::fs::write(
         workflows.join("prompts/fix.md"),
-        "issue={{issueNumber}} pr={{prNumber}} title={{prTitle}} sha={{headSha}} base={{baseBranch}} bot={{botMention}}\n",
+        "issue={{issueNumber}} pr={{prNumber}} title={{prTitle}} sha={{headSha}} base={{baseBranch}} bot={{botMention}} ci={{ciSection}}\n",
     )
     .expect("write");
     std::fs::write(
@@ -1166,11 +1166,14 @@ fn at_release(release: &str) -> (tempfile::TempDir, Workspace, DryRun) {
 #[test]
 fn the_context_of_a_run_is_the_releases() {
     let (_dir, _, old) = at_release("0.7.7");
-    assert_eq!(prompt(&old, "fix"), "issue=0 pr= title= sha= base=main bot=\n");
+    assert_eq!(prompt(&old, "fix"), "issue=0 pr= title= sha= base=main bot= ci=\n");
     let why: Vec<String> = old.findings.iter().map(|d| d.message.clone()).collect();
     assert!(why.iter().any(|m| m.contains("`prNumber` from Last Light 0.10.2 on; this run models 0.7.7")), "{why:#?}");
+    // A variable the dispatcher passes (`[lastlight] variables`) is the cassette's to give.
+    let extra = "`ciSection` reaches the context through the dispatcher's `request.extra`";
+    assert!(why.iter().any(|m| m.contains(extra)), "{why:#?}");
     let (_dir, mid_ws, mid) = at_release("0.18.5");
-    assert_eq!(prompt(&mid, "fix"), "issue=7 pr=7 title= sha= base=main bot=@last-light\n");
+    assert_eq!(prompt(&mid, "fix"), "issue=7 pr=7 title= sha= base=main bot=@last-light ci=\n");
     assert!(timeline(&mid_ws, &mid).contains("workflow pr-fix · Last Light 0.18.5 · current engine"));
 
     let (_dir, workspace, _) = at_release("0.7.7");

@@ -235,6 +235,11 @@ fn why_empty(runner: &Runner, tag: &TagUse) -> String {
     if known(LOOP_VARIABLES) {
         return format!("`{first}` is set only inside a loop's executions");
     }
+    if runner.file.config.lastlight.variables.iter().any(|v| v == first) {
+        return format!(
+            "`{first}` reaches the context through the dispatcher's `request.extra` (`[lastlight] variables`): give it in the cassette's `trigger.extra`"
+        );
+    }
     let rows: Vec<&Variable> = VARIABLES.iter().filter(|v| v.name == first).collect();
     let release = runner.release();
     let pr_scoped = crate::families::lastlight::model::WorkflowDoc::parse(runner.file).is_pr_scoped();
