@@ -437,9 +437,9 @@ mod tests {
 
     #[test]
     fn long_inputs_stay_linear() {
+        // 1.6 MB of near-misses: a scanner that backtracks per prefix would not finish this test
+        // (its speed is a benchmark's business, not a timed assertion); none of them is a secret.
         let text = "sk-".repeat(200_000) + &"-----BEGIN ".repeat(50_000) + &"Authorization ".repeat(50_000);
-        let started = std::time::Instant::now();
-        let _ = find(&text, Mode::Lint);
-        assert!(started.elapsed().as_secs() < 5);
+        assert!(find(&text, Mode::Lint).is_empty());
     }
 }
