@@ -172,14 +172,12 @@ describe("schemas", () => {
     }
   });
 
-  // Not associated by name: markdown frontmatter is out of reach of jsonValidation/yamlValidation,
-  // and a climpt flow cassette shares `*.cassette.yaml` with the stage cassette (two schemas on one
-  // name would report each file against the other's keys); the schemas README gives its modeline.
-  test("every schema is associated, but the stage frontmatter's and the flow cassette's", () => {
+  // Markdown frontmatter is out of reach of jsonValidation/yamlValidation.
+  test("every schema is associated, but the stage frontmatter's", () => {
     const used = new Set(validations.map((v) => schemaName(v.url)));
     assert.deepEqual(
       shipped.filter((f) => !used.has(f)).sort(),
-      ["flow-cassette.schema.json", "stage-frontmatter.schema.json"],
+      ["stage-frontmatter.schema.json"],
     );
   });
 
@@ -201,6 +199,10 @@ describe("schemas", () => {
       ["examples/lastlight/workflows/cassettes/build.cassette.yaml", ["lastlight-cassette.schema.json"]],
       ["workflows/cassettes/deploy.cassette.yml", ["lastlight-cassette.schema.json"]],
       ["workflows/cassettes/deploy.cassette.json", ["lastlight-cassette.schema.json"]],
+      // A climpt flow cassette, in its agent's directory (not the stage cassette's).
+      ["examples/climpt/.agent/fixer/agent.cassette.yaml", ["flow-cassette.schema.json"]],
+      [".agent/fixer/retry.cassette.yml", ["flow-cassette.schema.json"]],
+      [".agent/fixer/agent.cassette.json", ["flow-cassette.schema.json"]],
       // Not ours: GitHub Actions, a workflow's cassette, prompts, other agent.json and JSON files.
       [".github/workflows/ci.yaml", []],
       [".github/workflows/ci.yml", []],
