@@ -1,18 +1,20 @@
 //! Which Last Light release a `workflows/` directory is checked for, from what the repository
 //! around it says, as ruff reads `requires-python`: the server's version in the `package.json`
 //! beside the directory (`lastlight` at the top level until v0.16.0, `lastlight-core` in
-//! `apps/server/` after), refined by the engine's own sources when the version alone is
-//! ambiguous (0.1.15 is both the first releases' version and the seed's); without a version, the
-//! engine's sources give a range of releases.
+//! `apps/server/` after), and the engine's own sources when they are there
+//! (`workspace::lastlight_sources`): a checkout between two tags carries the older tag's version
+//! with some or all of the next release's changes. Without sources, the version alone; without
+//! a version, the sources alone.
 
 use std::path::{Path, PathBuf};
 
 use crate::registry::releases::Version;
 use crate::registry::releases::lastlight::{self as releases, ReleaseId, Target};
 use crate::source::read::read_text;
+use crate::workspace::lastlight_sources::Sources;
 
 /// A release found in a repository: which one (or which ones), the file that said so, and what
-/// it said.
+/// was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Detected {
     pub release: Target,
@@ -28,47 +30,33 @@ const SERVER_PACKAGES: [&str; 3] = ["lastlight", "@lastlight/core", "lastlight-c
 /// when nothing around it says (an overlay repository, a copy of the files).
 pub fn detect(workflows: &Path) -> Option<Detected> {
     let root = workflows.parent()?;
-    let sources = Sources::read(root);
+    let mut sources = Sources::new(root);
     let package = root.join("package.json");
-    if let Some((name, version)) = server_version(&package) {
-        let release = ReleaseId::of_version(version);
-        let said = format!("`{name}` {}.{}.{}", version.0, version.1, version.2);
-        if release != releases::V0_1 {
-            return Some(Detected { release: Target::exact(release), marker: package, why: said });
-        }
+    let version = server_version(&package);
+    let floor = version.as_ref().map(|(_, v)| ReleaseId::of_version(*v));
+    let said = version.as_ref().map(|(name, (a, b, c))| {
+        format!("`{name}` {a}.{b}.{c}, release {}", floor.unwrap_or(releases::OLDEST).name())
+    });
+    if !sources.present() {
+        let (said, floor) = (said?, floor?);
         // 0.1.15 stayed the version until v0.2.0: the seed and later commits carry it too.
-        return Some(match sources.first_releases() {
-            Some((release, source, what)) => Detected {
-                release: Target::exact(release),
-                marker: package,
-                why: format!("{said}, and `src/workflows/{source}` {what}"),
-            },
-            None => Detected {
-                release: Target { oldest: releases::V0_1, newest: releases::SEED },
-                marker: package,
-                why: format!("{said}, the version of v0.1.1 to the seed"),
-            },
-        });
+        let (release, more) = match floor == releases::V0_1 {
+            true => (Target { oldest: releases::V0_1, newest: releases::SEED }, " or, as the seed commit, seed"),
+            false => (Target::exact(floor), ""),
+        };
+        let why = format!("{said}{more}; no engine sources beside it to show a later commit");
+        return Some(Detected { release, marker: package, why });
     }
-    if let Some(detected) = sources.layout(root) {
-        return Some(detected);
-    }
-    // The engine package above the server (the monorepo): 0.16.1 or later.
-    for ancestor in root.ancestors() {
-        let engine = ancestor.join("packages").join("workflow-engine");
-        if engine.is_dir() {
-            let why = "the engine package, there from 0.16.1 on".to_string();
-            return Some(Detected {
-                release: Target { oldest: releases::V0_16_1, newest: releases::NEWEST },
-                marker: engine,
-                why,
-            });
+    let evidence = sources.evidence(floor.unwrap_or(releases::OLDEST), version.is_some());
+    let release = Target { oldest: evidence.oldest, newest: evidence.newest };
+    let (marker, why) = match said {
+        Some(said) => (package, format!("{said}; the engine's sources show {}", evidence.said)),
+        None => {
+            let marker = sources.engine.clone().or_else(|| sources.renderer().map(|(p, _)| p)).unwrap_or_default();
+            (marker, format!("no server `package.json` beside `workflows/`; the engine's sources show {}", evidence.said))
         }
-        if ancestor.join(".git").exists() {
-            break;
-        }
-    }
-    None
+    };
+    Some(Detected { release, marker, why })
 }
 
 /// The package name and version of `package.json` when it is the Last Light server's.
@@ -81,80 +69,6 @@ fn server_version(path: &Path) -> Option<(String, Version)> {
     }
     let version = Version::parse(root.get("version")?.as_str()?)?;
     Some((name.to_string(), version))
-}
-
-/// The engine's sources beside the workflows, when the server's are there (`src/workflows/`).
-struct Sources {
-    templates: Option<(PathBuf, String)>,
-    schema: Option<(PathBuf, String)>,
-}
-
-impl Sources {
-    fn read(root: &Path) -> Sources {
-        let dir = root.join("src").join("workflows");
-        let read = |name: &str| {
-            let path = dir.join(name);
-            read_text(&path).ok().map(|text| (path, text))
-        };
-        Sources { templates: read("templates.ts"), schema: read("schema.ts") }
-    }
-
-    /// Keys with `-` (`[\w-]+`): the renderer of 5cecbdf0 (2026-06-15) and later.
-    fn hyphen_keys(&self) -> bool {
-        self.templates.as_ref().is_some_and(|(_, text)| text.contains("[\\w-]+"))
-    }
-
-    /// A re-export of the engine package: the server of 0.16.1 and later.
-    fn reexports_engine(&self) -> bool {
-        self.templates.as_ref().is_some_and(|(_, text)| text.contains("workflow-engine"))
-    }
-
-    /// Which release of the 0.1.15 commits the sources are: `skills` in the schema (the seed),
-    /// keys with `-` (the 0.2 renderer, two weeks before v0.2.0), or neither (0.1).
-    fn first_releases(&self) -> Option<(ReleaseId, &'static str, &'static str)> {
-        if self.hyphen_keys() {
-            return Some((releases::V0_2, "templates.ts", "reads keys with `-`, as from 0.2 on"));
-        }
-        let (_, schema) = self.schema.as_ref()?;
-        Some(if schema.contains("skills:") {
-            (releases::SEED, "schema.ts", "has `skills`, as from the seed on")
-        } else {
-            (releases::V0_1, "schema.ts", "has no `skills`, as before the seed")
-        })
-    }
-
-    /// The range the renderer's layout gives when no version does.
-    fn layout(&self, root: &Path) -> Option<Detected> {
-        let (path, _) = self.templates.as_ref()?;
-        let marker = path.clone();
-        let (oldest, newest, why) = if self.reexports_engine() {
-            (releases::V0_16_1, releases::NEWEST, "it re-exports the engine package, as from 0.16.1 on")
-        } else if self.hyphen_keys() {
-            // The renderer of the top-level `src/workflows/`, before the monorepo (v0.16.0).
-            (
-                releases::V0_2,
-                releases::V0_15,
-                "it reads keys with `-` beside a top-level `workflows/`, as from 0.2 to 0.16.0",
-            )
-        } else if self.templates.as_ref().is_some_and(|(_, text)| text.contains("(\\w+(?:\\.\\w+)*)")) {
-            return Some(match self.first_releases() {
-                Some((release, source, what)) => Detected {
-                    release: Target::exact(release),
-                    marker: root.join("src").join("workflows").join(source),
-                    why: format!("`{source}` {what}"),
-                },
-                None => Detected {
-                    release: Target { oldest: releases::V0_1, newest: releases::SEED },
-                    marker,
-                    why: "it reads keys without `-`, as before 0.2".to_string(),
-                },
-            });
-        } else {
-            // Any other file of that name is not a renderer.
-            return None;
-        };
-        Some(Detected { release: Target { oldest, newest }, marker, why: why.to_string() })
-    }
 }
 
 /// The `workflows` directory whose repository's release governs `path`: the nearest ancestor
@@ -187,43 +101,99 @@ mod tests {
     }
 
     const SEED_RENDERER: &str = r"result.replace(/\{\{(\w+(?:\.\w+)*)\}\}/g";
-    const HYPHEN_RENDERER: &str = r"result.replace(/\{\{([\w-]+(?:\.[\w-]+)*)\}\}/g";
+    const HYPHEN_RENDERER: &str = r"result.replace(/\{\{([\w-]+(?:\.[\w-]+)*)\}\}/g; return ctx.phaseOutputs?.[key];";
+    const SEED_SCHEMA: &str = "skills: z, fix_variant: z, unrestricted_egress: z, web_search: z";
+
+    fn package(name: &str, version: &str) -> String {
+        format!("{{\"name\": \"{name}\", \"version\": \"{version}\"}}")
+    }
 
     #[test]
     fn the_server_version_names_the_release() {
-        let package = |name: &str, version: &str| format!("{{\"name\": \"{name}\", \"version\": \"{version}\"}}");
         let found = detect_in(&[("package.json", &package("lastlight", "0.10.0"))]);
         assert_eq!(found.map(|(r, _)| r), Some("0.7.7".to_string()));
         let found = detect_in(&[("package.json", &package("lastlight-core", "0.23.4"))]);
-        assert_eq!(found, Some(("0.23".into(), "`lastlight-core` 0.23.4".into())));
+        let why = "`lastlight-core` 0.23.4, release 0.23; no engine sources beside it to show a later commit";
+        assert_eq!(found, Some(("0.23".into(), why.into())));
         // Another project's package.json says nothing about Last Light.
         assert_eq!(detect_in(&[("package.json", &package("my-bot", "0.23.0"))]), None);
     }
 
     #[test]
     fn version_0_1_15_is_refined_by_the_engine_sources() {
-        let old = "{\"name\": \"lastlight\", \"version\": \"0.1.15\"}";
+        let old = package("lastlight", "0.1.15");
         let of = |files: &[(&str, &str)]| detect_in(files).map(|(r, _)| r);
-        assert_eq!(of(&[("package.json", old)]).as_deref(), Some("0.1 to seed"));
-        assert_eq!(
-            of(&[("package.json", old), ("src/workflows/schema.ts", "skill: z.string()")]).as_deref(),
-            Some("0.1")
-        );
-        let seed = [("package.json", old), ("src/workflows/schema.ts", "skills: z.array(z.string())")];
+        assert_eq!(of(&[("package.json", &old)]).as_deref(), Some("0.1 to seed"));
+        // A renderer without the seed's bare-name fallback: before the seed.
+        assert_eq!(of(&[("package.json", &old), ("src/workflows/templates.ts", SEED_RENDERER)]).as_deref(), Some("0.1"));
+        let seed = [
+            ("package.json", old.as_str()),
+            ("src/workflows/templates.ts", "/\\{\\{(\\w+)\\}\\}/ return ctx.phaseOutputs?.[key];"),
+            ("src/workflows/schema.ts", SEED_SCHEMA),
+            ("src/workflows/simple.ts", "prePopulateBranch: request.prePopulateBranch"),
+        ];
         assert_eq!(of(&seed).as_deref(), Some("seed"));
+        // Some of the seed's changes (151b83c7: everything but `skills`): between the two.
+        let before = [seed[0], seed[1], ("src/workflows/schema.ts", "fix_variant: z, web_search: z"), seed[3]];
+        assert_eq!(of(&before).as_deref(), Some("0.1 to seed"));
         assert_eq!(
-            of(&[("package.json", old), ("src/workflows/templates.ts", HYPHEN_RENDERER)]).as_deref(),
-            Some("0.2")
+            of(&[("package.json", &old), ("src/workflows/templates.ts", HYPHEN_RENDERER)]).as_deref(),
+            Some("seed to 0.2")
         );
     }
 
     #[test]
-    fn without_a_version_the_layout_gives_a_range() {
+    fn a_checkout_after_its_tag_is_read_from_its_sources() {
         let of = |files: &[(&str, &str)]| detect_in(files).map(|(r, _)| r);
-        assert_eq!(of(&[("src/workflows/templates.ts", SEED_RENDERER)]).as_deref(), Some("0.1 to seed"));
-        let seed = [("src/workflows/templates.ts", SEED_RENDERER), ("src/workflows/schema.ts", "skills: z")];
-        assert_eq!(of(&seed).as_deref(), Some("seed"));
-        assert_eq!(of(&[("src/workflows/templates.ts", HYPHEN_RENDERER)]).as_deref(), Some("0.2 to 0.15"));
+        // a69ad81f: 0.4.0 with the bash and script phases and the PR head's base branch.
+        let after = [
+            ("package.json", package("lastlight", "0.4.0")),
+            ("src/workflows/templates.ts", HYPHEN_RENDERER.to_string()),
+            ("src/workflows/schema.ts", "z.enum([\"context\", \"agent\", \"bash\", \"script\"])".to_string()),
+            ("src/index.ts", "if (pr.base?.ref) extra.baseBranch = pr.base.ref;".to_string()),
+        ];
+        let files: Vec<(&str, &str)> = after.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        assert_eq!(of(&files).as_deref(), Some("0.5.1"));
+        // Without the dispatcher, 0.5.1 is not shown whole: the range, 0.2 kept from the version.
+        assert_eq!(of(&files[..3]).as_deref(), Some("0.2 to 0.5.1"));
+        // Contradictory: 0.10.6's change without 0.10.2's, in the same file.
+        let old = package("lastlight", "0.10.1");
+        let files = [
+            ("package.json", old.as_str()),
+            ("src/workflows/templates.ts", HYPHEN_RENDERER),
+            ("src/workflows/simple.ts", "botMention: `@${getBotName()}`"),
+        ];
+        let (release, why) = detect_in(&files).unwrap();
+        assert_eq!(release, "0.7.7 to 0.10.6");
+        assert!(why.contains("though nothing of 0.10.2: contradictory"), "{why}");
+    }
+
+    #[test]
+    fn the_monorepo_engine_package_is_read_too() {
+        let core = "../../packages/workflow-engine/src/core";
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let server = dir.path().join("apps/server");
+        std::fs::create_dir_all(server.join("workflows")).unwrap();
+        std::fs::create_dir_all(server.join(core)).unwrap();
+        std::fs::write(server.join("package.json"), package("lastlight-core", "0.22.0")).unwrap();
+        std::fs::write(server.join(core).join("schema.ts"), "requires_marker: z, skip_if: z").unwrap();
+        let found = detect(&server.join("workflows")).unwrap();
+        assert_eq!(found.release.describe(), "0.18.5 to 0.23");
+        assert!(found.why.contains("`skip_if:` in `packages/workflow-engine/src/core/schema.ts`"), "{}", found.why);
+        assert!(found.why.contains("not all of it (`pr_scoped:`"), "{}", found.why);
+    }
+
+    #[test]
+    fn without_a_version_the_sources_give_a_range() {
+        let of = |files: &[(&str, &str)]| detect_in(files).map(|(r, _)| r);
+        assert_eq!(of(&[("src/workflows/templates.ts", SEED_RENDERER)]).as_deref(), Some("0.1"));
+        let seed = [
+            ("src/workflows/templates.ts", "/\\{\\{(\\w+)\\}\\}/ return ctx.phaseOutputs?.[key];"),
+            ("src/workflows/schema.ts", SEED_SCHEMA),
+        ];
+        assert_eq!(of(&seed).as_deref(), Some("0.1 to seed"));
+        assert_eq!(of(&[("src/workflows/templates.ts", HYPHEN_RENDERER)]).as_deref(), Some("seed to 0.15"));
         let reexport = "export * from \"lastlight-workflow-engine\";\n";
         assert_eq!(of(&[("src/workflows/templates.ts", reexport)]).as_deref(), Some("0.16.1 to 0.25.6"));
         assert_eq!(of(&[("src/workflows/templates.ts", "export const x = 1;")]), None);

@@ -5,6 +5,7 @@ pub mod climpt;
 pub mod discover;
 pub mod lastlight;
 pub mod lastlight_release;
+pub mod lastlight_sources;
 mod stage_parts;
 
 pub use stage_parts::StageParts;
