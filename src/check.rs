@@ -14,6 +14,14 @@ use crate::workspace::{FileKind, SourceFile, Workspace};
 pub static FAMILIES: &[&dyn Family] =
     &[&stagelint::Stagelint, &sm::Sm, &steps::Steps, &lastlight::Lastlight, &atomic::Atomic, &Cassettes];
 
+/// What every family assumed for this workspace (the upstream release it linted for, and why).
+pub fn notes(workspace: &Workspace) -> Vec<families::Note> {
+    FAMILIES
+        .iter()
+        .flat_map(|family| family.notes(workspace).into_iter().map(|message| families::Note { family: family.name(), message }))
+        .collect()
+}
+
 /// Checks every file of the workspace; diagnostics come back sorted by file and position.
 pub fn check(workspace: &Workspace) -> Vec<Diagnostic> {
     check_with(workspace, true, &|_| true)

@@ -42,7 +42,7 @@ pub fn render_full(workspace: &Workspace, diagnostics: &[Diagnostic]) -> String 
 
 pub fn render_json(workspace: &Workspace, diagnostics: &[Diagnostic]) -> String {
     let mut out = Vec::new();
-    stagelint::render::json::render(&mut out, workspace, diagnostics).expect("render");
+    stagelint::render::json::render(&mut out, workspace, diagnostics, &[]).expect("render");
     String::from_utf8(out).expect("utf-8")
 }
 

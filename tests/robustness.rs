@@ -35,7 +35,7 @@ fn check_texts(stage: &str, sm: &str, sm_name: &str) {
     let diagnostics = stagelint::check::check(&workspace);
     let mut out = Vec::new();
     stagelint::render::full::render(&mut out, &workspace, &diagnostics, false).expect("render");
-    stagelint::render::json::render(&mut out, &workspace, &diagnostics).expect("render");
+    stagelint::render::json::render(&mut out, &workspace, &diagnostics, &[]).expect("render");
     for d in &diagnostics {
         let file = workspace.file(d.file);
         assert!(d.span.start <= d.span.end && d.span.end <= file.text.len(), "span out of range: {d:?}");

@@ -242,6 +242,7 @@ fn report(
     applied: Option<&[fix::Applied]>,
 ) -> Result<ExitCode, Failure> {
     let summary = Summary::new(workspace, diagnostics);
+    let run_notes = stagelint::check::notes(workspace);
     let mut out = Vec::new();
     let human = matches!(args.format, Format::Full | Format::Concise);
     let rendered = match args.format {
@@ -249,9 +250,9 @@ fn report(
         _ if args.statistics => {
             render::statistics::render(&mut out, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
         }
-        Format::Json => render::json::render(&mut out, workspace, diagnostics),
-        Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics),
-        Format::Github => render::github::render(&mut out, workspace, diagnostics),
+        Format::Json => render::json::render(&mut out, workspace, diagnostics, &run_notes),
+        Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics, &run_notes),
+        Format::Github => render::github::render(&mut out, workspace, diagnostics, &run_notes),
         Format::Concise => {
             render::concise::render(&mut out, workspace, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
         }
@@ -262,7 +263,7 @@ fn report(
                 (None, false) => args.color.for_stdout(),
             };
             render::full::render(&mut out, workspace, diagnostics, color)
-                .and_then(|()| notes(&mut out, workspace))
+                .and_then(|()| notes(&mut out, &run_notes))
                 .and_then(|()| writeln!(out, "{}", summary.line()))
         }
     };
@@ -270,7 +271,7 @@ fn report(
     if !matches!(args.format, Format::Full) || args.statistics {
         // Where a program reads the report, a note is no line of it.
         let mut err = Vec::new();
-        let _ = notes(&mut err, workspace);
+        let _ = notes(&mut err, &run_notes);
         let _ = io::stderr().lock().write_all(&err);
     }
     if args.show_fixes {
@@ -293,12 +294,10 @@ fn report(
 }
 
 /// The notes about assumptions the run made (each family's): in the `full` report, and on
-/// standard error in every other format.
-fn notes(out: &mut Vec<u8>, workspace: &Workspace) -> io::Result<()> {
-    for family in stagelint::check::FAMILIES {
-        for note in family.notes(workspace) {
-            writeln!(out, "note: {note}")?;
-        }
+/// standard error in every other format (where JSON, SARIF and GitHub also carry them).
+fn notes(out: &mut Vec<u8>, notes: &[stagelint::families::Note]) -> io::Result<()> {
+    for note in notes {
+        writeln!(out, "note: {}", note.message)?;
     }
     Ok(())
 }

@@ -12,6 +12,14 @@ use crate::workspace::Workspace;
 
 pub use crate::registry::{RENAMED, RuleMeta, all_rules, code_hint, default_severity, is_family, rule};
 
+/// What a family assumed for a run ([`Family::notes`]), as every output format carries it:
+/// `note:` lines, the JSON `notes`, SARIF's invocation notifications, GitHub `::notice`s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub family: &'static str,
+    pub message: String,
+}
+
 /// A rule family. A family added later implements this and is listed in [`FAMILIES`]; the CLI
 /// (and the editor features built on the same analysis) pick it up from there.
 pub trait Family: Sync {

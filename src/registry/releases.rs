@@ -161,19 +161,19 @@ pub static CLIMPT: System = System {
 pub static LAST_LIGHT: System = System {
     name: "Last Light",
     family: "lastlight",
-    detection: "the server's version in the `package.json` beside `workflows/` (`lastlight` at the top level until v0.16.0, `lastlight-core` in `apps/server/` after), refined by the engine's own sources there (`src/workflows/schema.ts`, `src/workflows/templates.ts`); without a version, the engine's location and layout give a range of releases; with nothing found, the newest release",
+    detection: "the server's version in the `package.json` beside `workflows/` (`lastlight` at the top level until v0.16.0, `lastlight-core` in `apps/server/` after), and the engine's and server's own sources when they are there (the schema, the renderer, `simple.ts`, the loader, the dispatcher, `pr-decisions.ts`, in `src/` or the monorepo's packages): each modelled change has a text those files hold from its commit on, and the release assumed is the newest whose changes are all there, never older than the version; a release shown in part (a checkout between two tags) or contradicted gives a range; without sources, the version alone (0.1.15, the version of both v0.1.x and the seed, gives 0.1 to seed); without a version, the sources alone; with nothing found, the newest release",
     setting: Some("[lastlight] release"),
     releases: &[
         Release {
             name: "0.1",
-            range: "v0.1.1 to v0.1.15 (2026-04-12 and 13) and the commits after them until the seed",
+            range: "v0.0.2 and v0.1.1 to v0.1.15 (2026-04-12 and 13); the commits after v0.1.15 that hold some of the seed's changes are read as the range 0.1 to seed",
             since: "nearform/lastlight@v0.1.1",
             last: None,
             changes: &[],
         },
         Release {
             name: "seed",
-            range: "dd02adf (2026-05-29; `package.json` still says 0.1.15), the commit the seed documents describe",
+            range: "dd02adf (2026-05-29; `package.json` still says 0.1.15), the commit the seed documents describe, and the 0.1.15 commits after it until the first of 0.2's changes",
             since: "nearform/lastlight@dd02adf",
             last: None,
             changes: &[

@@ -1,13 +1,15 @@
 //! GitHub Actions workflow commands: one `::error`, `::warning` or `::notice` annotation per
-//! finding, with 1-based lines and columns (in characters) and GitHub's escaping.
+//! finding, with 1-based lines and columns (in characters) and GitHub's escaping; then a
+//! `::notice` without a file for each assumption of the run (the upstream release linted for).
 
 use std::io::{self, Write};
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::families::Note;
 use crate::render::range;
 use crate::workspace::Workspace;
 
-pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], notes: &[Note]) -> io::Result<()> {
     for d in diagnostics {
         let file = workspace.file(d.file);
         let (start, end) = range(file, d.span);
@@ -28,6 +30,9 @@ pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnos
             escape_property(d.code),
             escape_data(&message)
         )?;
+    }
+    for note in notes {
+        writeln!(out, "::notice title={}::{}", escape_property(&format!("stagelint ({})", note.family)), escape_data(&note.message))?;
     }
     Ok(())
 }

@@ -1,11 +1,13 @@
 //! Versioned JSON output (`version: 1`). Its structs are its own, so internal changes do not
-//! change the format.
+//! change the format. Fields are only ever added (`notes`, the assumptions of the run, came
+//! later and is left out when empty), so `version` stays 1.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::families::Note;
 use crate::render::{Summary, range, rule_url};
 use crate::source::{LineCol, Span};
 use crate::workspace::{SourceFile, Workspace};
@@ -15,6 +17,15 @@ struct Output<'a> {
     version: u32,
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: Summary,
+    /// What the run assumed (the upstream release each family linted for, and why).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<JsonNote<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonNote<'a> {
+    family: &'a str,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -81,11 +92,12 @@ fn to_range(file: &SourceFile, span: Span) -> Range {
     Range { start: start.into(), end: end.into() }
 }
 
-pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], notes: &[Note]) -> io::Result<()> {
     let output = Output {
         version: 1,
         diagnostics: diagnostics.iter().map(|d| convert(workspace, d)).collect(),
         summary: Summary::new(workspace, diagnostics),
+        notes: notes.iter().map(|n| JsonNote { family: n.family, message: &n.message }).collect(),
     };
     serde_json::to_writer_pretty(&mut *out, &output)?;
     writeln!(out)

@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 for code-scanning services: one rule descriptor per code, results with
 //! 1-based lines and UTF-16 columns (`columnKind: utf16CodeUnits`), related locations, fixes
-//! and a partial fingerprint that survives lines moving.
+//! and a partial fingerprint that survives lines moving. What the run assumed (the upstream
+//! release linted for) is a `note` in the invocation's `toolExecutionNotifications`.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -9,7 +10,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::families::{self, RuleMeta};
+use crate::families::{self, Note, RuleMeta};
 use crate::render::rule_url;
 use crate::source::Span;
 use crate::workspace::{SourceFile, Workspace};
@@ -26,7 +27,7 @@ pub const FINGERPRINT_KEY: &str = "stagelint/v1";
 /// directory.
 const SRCROOT: &str = "%SRCROOT%";
 
-pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
+pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], notes: &[Note]) -> io::Result<()> {
     let rules: Vec<&RuleMeta> = families::all_rules().collect();
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -50,6 +51,13 @@ pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnos
         "columnKind": "utf16CodeUnits",
         "results": results,
     });
+    if !notes.is_empty() {
+        let notifications: Vec<Value> = notes
+            .iter()
+            .map(|n| json!({"level": "note", "message": {"text": n.message}, "properties": {"family": n.family}}))
+            .collect();
+        run["invocations"] = json!([{"executionSuccessful": true, "toolExecutionNotifications": notifications}]);
+    }
     if let Some(root) = current_dir_uri() {
         run["originalUriBaseIds"] = json!({SRCROOT: {"uri": root}});
     }

@@ -92,6 +92,15 @@ pub fn prompt_base(workflow: &Path) -> &Path {
     dir.ancestors().find(|a| a.file_name().is_some_and(|n| n == "workflows")).unwrap_or(dir)
 }
 
+/// The directory below `workflows/` holding a workflow the server never loads: its loader lists
+/// only the files directly in `workflows/` (`readdirSync`, not recursive, at every release), so
+/// `workflows/examples/x.yaml` is an example to copy, never a workflow that runs.
+pub fn unloaded_subdirectory(workflow: &Path) -> Option<&Path> {
+    let parent = workflow.parent()?;
+    let below = parent.ancestors().skip(1).any(|a| a.file_name().is_some_and(|n| n == "workflows"));
+    (below && parent.file_name().is_some_and(|n| n != "workflows")).then_some(parent)
+}
+
 /// Where a prompt path points, or why the engine refuses it.
 pub fn resolve_prompt(dir: &Path, text: &str) -> Result<PathBuf, PathProblem> {
     if text.trim().is_empty() {

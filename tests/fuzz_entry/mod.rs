@@ -461,17 +461,19 @@ pub fn render_all(workspace: &Workspace, diagnostics: &[Diagnostic]) {
     render::full::render(&mut out, workspace, diagnostics, false).expect("full");
     render::full::render(&mut out, workspace, diagnostics, true).expect("full in colour");
     render::concise::render(&mut out, workspace, diagnostics).expect("concise");
-    render::github::render(&mut out, workspace, diagnostics).expect("github");
+    let notes = stagelint::check::notes(workspace);
+    render::github::render(&mut out, workspace, diagnostics, &notes).expect("github");
     for (name, render) in [("json", render::json::render as Renderer), ("sarif", render::sarif::render)] {
         let mut out = Vec::new();
-        render(&mut out, workspace, diagnostics).expect(name);
+        render(&mut out, workspace, diagnostics, &notes).expect(name);
         let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&out);
         assert!(parsed.is_ok(), "{name} output is not JSON: {parsed:?}\n{}", String::from_utf8_lossy(&out));
     }
     let _ = render::Summary::new(workspace, diagnostics).line();
 }
 
-type Renderer = fn(&mut dyn std::io::Write, &Workspace, &[Diagnostic]) -> std::io::Result<()>;
+type Renderer =
+    fn(&mut dyn std::io::Write, &Workspace, &[Diagnostic], &[stagelint::families::Note]) -> std::io::Result<()>;
 
 /// The text is everything before the first `\0`; each 8 bytes after it make one finding (rule,
 /// severity, span, a related span, a fix) with spans anywhere in the text, mid-character too (at most 24, so inputs stay fast).

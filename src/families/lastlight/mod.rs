@@ -57,6 +57,7 @@ impl Family for Lastlight {
         all.retain(|d| {
             seen.insert((d.code, d.file, d.span, d.message.clone(), d.related.first().map(|r| (r.file, r.span))))
         });
+        unloaded_at_most_warnings(workspace, &mut all);
         out.extend(all);
     }
 
@@ -100,6 +101,26 @@ pub fn loader_errors(workspace: &Workspace, files: &[&SourceFile]) -> Vec<Diagno
     }
     out.retain(|d| d.severity == crate::diagnostic::Severity::Error && LOADER_CODES.contains(&d.code));
     out
+}
+
+/// A workflow in a subdirectory of `workflows/` (upstream's `examples/`) is never loaded by the
+/// server: what would break a run there is a defect of the example, to fix before it is copied
+/// into `workflows/`, but it breaks nothing as it stands. Its errors are warnings that say so.
+fn unloaded_at_most_warnings(workspace: &Workspace, found: &mut [Diagnostic]) {
+    for d in found.iter_mut().filter(|d| d.severity == crate::diagnostic::Severity::Error) {
+        let file = workspace.file(d.file);
+        let Some(dir) = crate::workspace::lastlight::unloaded_subdirectory(&file.path) else { continue };
+        if file.kind != FileKind::Workflow {
+            continue;
+        }
+        d.severity = crate::diagnostic::Severity::Warning;
+        if !d.message.contains("the server never loads this file") {
+            let name = dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+            d.message.push_str(&format!(
+                " (the server never loads `workflows/{name}/`, whose files matter once copied into `workflows/`)"
+            ));
+        }
+    }
 }
 
 /// One note per distinct release assumed for the workflows and prompts that were checked:

@@ -20,7 +20,7 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
                 first_line,
                 format!(
                     "this cron has no `schedule`, which the cron schema requires; {}",
-                    loader_rejects(doc.file.config.lastlight.release)
+                    loader_rejects(doc.file.config.lastlight.release, doc.file)
                 ),
             )
             .with_help("add `schedule: \"0 9 * * 1\"` (minute, hour, day of month, month, day of week)"),
@@ -52,7 +52,7 @@ pub(super) fn check(doc: &WorkflowDoc, root: &Node, all: &[WorkflowDoc], index: 
                 format!(
                     "this cron names no `workflow`, which the cron schema requires before Last Light 0.25.6 (a `handler` runs from then on; this repository is at {}): {}",
                     release.describe(),
-                    loader_rejects(release)
+                    loader_rejects(release, doc.file)
                 ),
             ),
         };

@@ -35,7 +35,7 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                 MissingName,
                 doc.file.id,
                 anchor.unwrap_or(first_key),
-                format!("this {what} has no `name`, which the schema requires; {}", loader_rejects(release)),
+                format!("this {what} has no `name`, which the schema requires; {}", loader_rejects(release, doc.file)),
             )
             .with_help("add `name: <name>`: workflows are looked up by it"),
         );
@@ -49,7 +49,7 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                 EmptyPhases,
                 doc.file.id,
                 if root.as_map().is_some_and(|m| !m.is_empty()) { first_key } else { Span::new(0, first_line) },
-                format!("this workflow has no `phases:`, which the schema requires; {}", loader_rejects(release)),
+                format!("this workflow has no `phases:`, which the schema requires; {}", loader_rejects(release, doc.file)),
             )
             .with_help("add the phases it runs under `phases:`"),
         ),
@@ -70,7 +70,7 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                         MissingName,
                         doc.file.id,
                         span,
-                        format!("this phase has no `name`, which the schema requires; {}", loader_rejects(release)),
+                        format!("this phase has no `name`, which the schema requires; {}", loader_rejects(release, doc.file)),
                     )
                     .with_help("add `name: <name>`: outputs, `depends_on` and resumes key on it"),
                 );
@@ -224,7 +224,7 @@ impl Walker<'_, '_> {
                 format!(
                     "`{path}` has no `{}`, which the engine's schema requires; {}",
                     field.name,
-                    loader_rejects(self.release)
+                    loader_rejects(self.release, self.doc.file)
                 ),
             )
             .with_help(format!("add `{}:` ({})", field.name, field.doc));
@@ -474,7 +474,7 @@ impl Walker<'_, '_> {
                     "phase type `{value}` exists from Last Light {} on; at {}, which this repository may be at, the schema rejects it: {}",
                     since.name(),
                     self.release.before(since),
-                    loader_rejects(Target { oldest: self.release.oldest, newest: since.previous().unwrap_or(since) })
+                    loader_rejects(Target { oldest: self.release.oldest, newest: since.previous().unwrap_or(since) }, self.doc.file)
                 ),
             )
             .with_severity(Severity::Info)
@@ -487,7 +487,7 @@ impl Walker<'_, '_> {
                     "phase type `{value}` exists from Last Light {} on, and this repository is at {}, whose schema rejects it: {}",
                     since.name(),
                     self.release.describe(),
-                    loader_rejects(self.release)
+                    loader_rejects(self.release, self.doc.file)
                 ),
             ),
         };
@@ -862,10 +862,26 @@ fn on_output(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {
             span,
             "`contains_READY` is accepted by the schema but the runner never evaluates it; this rule has no effect",
         )
-        .with_help(
-            "remove it, or use `requires_marker: \"READY\"` (Last Light 0.18.5 and later) to fail the phase without the marker",
-        ),
+        .with_help(never_evaluated_help(ctx.config().lastlight.release)),
     );
+}
+
+/// `requires_marker` replaces it only where the repository's release reads it.
+fn never_evaluated_help(release: Target) -> String {
+    let since = releases::V0_18_5;
+    match release.has(since) {
+        Has::Yes => "remove it, or use `requires_marker: \"READY\"` to fail the phase without the marker".to_string(),
+        Has::From(_) => format!(
+            "remove it; from Last Light {} on, `requires_marker: \"READY\"` fails the phase without the marker (at {} the engine strips that key too)",
+            since.name(),
+            release.before(since)
+        ),
+        Has::No => format!(
+            "remove it: at {}, nothing fails a phase whose output lacks a marker (`requires_marker` comes with Last Light {})",
+            release.describe(),
+            since.name()
+        ),
+    }
 }
 
 fn approval_gates(ctx: &Ctx, phase: &Phase, out: &mut Vec<Diagnostic>) {

@@ -18,6 +18,7 @@ use crate::families::lastlight::model::{self, Phase, Producers, WorkflowDoc};
 use crate::registry::releases::lastlight::{self as releases, Has, Target};
 use crate::source::{Node, Span, SyntaxError, SyntaxKind};
 use crate::util::FastSet;
+use crate::workspace::lastlight::unloaded_subdirectory;
 use crate::workspace::{SourceFile, Workspace};
 pub(super) use index::Index;
 
@@ -102,7 +103,7 @@ pub(super) fn check_workflow<'w>(
             YamlSyntax,
             doc.file.id,
             error.span,
-            yaml_message(error, doc.file.config.lastlight.release),
+            yaml_message(error, doc.file.config.lastlight.release, doc.file),
         );
         if let Some((span, message)) = &error.related {
             d = d.with_related(doc.file.id, *span, message.clone());
@@ -145,7 +146,11 @@ pub(super) fn check_workflow<'w>(
 /// What the loader does with a workflow file it cannot load, at the repository's release:
 /// before 0.2 it logs the error and skips the file; from 0.2 on it throws, so the lookup that
 /// loads the directory fails and the files after this one (by name) are never loaded either.
-pub(super) fn loader_rejects(release: Target) -> &'static str {
+/// A file in a subdirectory of `workflows/` is never read by the loader at all.
+pub(super) fn loader_rejects(release: Target, file: &SourceFile) -> &'static str {
+    if unloaded_subdirectory(&file.path).is_some() {
+        return "the server never loads this file (its loader reads only the files directly in `workflows/`), but copied there it would be rejected";
+    }
     match release.has(releases::V0_2) {
         Has::No => "the loader logs the error and skips the file, so the workflow does not exist at run time",
         Has::Yes => {
@@ -159,9 +164,9 @@ pub(super) fn loader_rejects(release: Target) -> &'static str {
 
 /// The reader recovers from duplicate keys and extra documents, but the engine's loader
 /// (js-yaml) rejects the whole file.
-fn yaml_message(error: &SyntaxError, release: Target) -> String {
+fn yaml_message(error: &SyntaxError, release: Target, file: &SourceFile) -> String {
     let first = error.message.split(';').next().unwrap_or(&error.message);
-    let rejects = loader_rejects(release);
+    let rejects = loader_rejects(release, file);
     match error.kind {
         SyntaxKind::DuplicateKey => {
             format!("{first}: js-yaml refuses the whole file (\"duplicated mapping key\"); {rejects}")

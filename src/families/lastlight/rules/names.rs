@@ -1,6 +1,7 @@
 //! Names across workflow files: the loader keys workflows (and crons) by `name`, and loses one
 //! of two with the same one (before 0.2) or refuses to load them (0.2 on).
 
+use crate::workspace::lastlight::unloaded_subdirectory;
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::DuplicateWorkflowName;
 use crate::families::lastlight::model::WorkflowDoc;
@@ -20,6 +21,10 @@ pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], index: &Ind
         .min_by(|a, b| a.file.path.cmp(&b.file.path));
     let Some(first) = first else { return };
     let Some(first_node) = first.get("name") else { return };
+    // A file the server never loads (`workflows/examples/`) takes no name from another.
+    if [doc.file, first.file].iter().any(|f| unloaded_subdirectory(&f.path).is_some()) {
+        return;
+    }
     let what = if cron { "cron" } else { "workflow" };
     // Before 0.2 the loader keys its cache by name and says nothing; from 0.2 on it throws.
     let outcome = match doc.file.config.lastlight.release.has(releases::V0_2) {
