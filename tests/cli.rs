@@ -581,15 +581,17 @@ fn each_severity_has_one_name_in_every_format() {
     assert!(explained.contains("\nDefault severity: info\n"), "{explained}");
 }
 
-/// With no release configured, the run says which Last Light release was assumed and why: in
-/// the `full` report, and on standard error in every other format (issue 32: `concise` had it
-/// among the findings on standard output); a configured release needs no note.
+/// With no release configured, the run says which Last Light release was assumed and what was
+/// read: in the `full` report, and on standard error in every other format (issue 32: `concise`
+/// had it among the findings on standard output); machine outputs also carry it as data (the
+/// JSON `notes`, a SARIF notification, a GitHub `::notice`). A configured release needs no note.
 #[test]
-fn the_assumed_last_light_release_is_named_in_human_output() {
+fn the_assumed_last_light_release_is_named_in_every_output() {
     let fixture = "tests/fixtures/lastlight/TemplateSyntax/bad-seed-detected";
-    let note = format!(
-        "note: Last Light release 0.1 to seed assumed (detected from `{fixture}/src/workflows/templates.ts`: it reads keys without `-`, as before 0.2); what only some of these releases read is reported as info; set `[lastlight] release` in stagelint.toml to choose\n"
+    let said = format!(
+        "Last Light release 0.1 assumed (from `{fixture}/src/workflows/templates.ts`: no server `package.json` beside `workflows/`; the engine's sources show nothing of seed (not `phaseOutputs?.[key]` in `src/workflows/templates.ts`)); set `[lastlight] release` in stagelint.toml to choose"
     );
+    let note = format!("note: {said}\n");
     let full = stdout(&stagelint(&["check", fixture, "--color", "never"], repo()));
     assert!(full.contains(&note), "{full}");
     for format in ["concise", "json", "sarif", "github"] {
@@ -602,6 +604,16 @@ fn the_assumed_last_light_release_is_named_in_human_output() {
     }
     let statistics = stagelint(&["check", fixture, "--statistics"], repo());
     assert!(!stdout(&statistics).contains("note:") && stderr(&statistics) == note, "{}", stdout(&statistics));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&stagelint(&["check", fixture, "--format", "json"], repo()))).unwrap();
+    assert_eq!(json["notes"], serde_json::json!([{"family": "lastlight", "message": said}]));
+    let sarif: serde_json::Value =
+        serde_json::from_str(&stdout(&stagelint(&["check", fixture, "--format", "sarif"], repo()))).unwrap();
+    let notification = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(notification["message"]["text"], said.as_str());
+    assert_eq!(notification["level"], "note");
+    let github = stdout(&stagelint(&["check", fixture, "--format", "github"], repo()));
+    assert!(github.ends_with(&format!("::notice title=stagelint (lastlight)::{said}\n")), "{github}");
     // Nothing found around the workflows: the newest release, said so.
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "workflows/build.yaml", "name: build\nphases:\n  - name: plan\n    prompt: prompts/plan.md\n");

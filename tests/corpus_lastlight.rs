@@ -43,9 +43,10 @@ fn assert_findings(root: &str, toml: &str, expected: &[(&str, &str, &str, usize)
 #[rustfmt::skip]
 const SHARED: &[(&str, &str, &str, usize)] = &[
     // The examples resolve prompts against `workflows/` (the loader's directory), where
-    // `security-review.md`, `linter.md`, `write-test.md` and `implement.md` do not exist.
-    ("workflows/examples/parallel-review.yaml", "error", "lastlight/PromptNotFound", 2),
-    ("workflows/examples/tdd-loop.yaml", "error", "lastlight/PromptNotFound", 2),
+    // `security-review.md`, `linter.md`, `write-test.md` and `implement.md` do not exist; the
+    // server never loads `workflows/examples/` (its loader does not recurse), so warnings.
+    ("workflows/examples/parallel-review.yaml", "warning", "lastlight/PromptNotFound", 2),
+    ("workflows/examples/tdd-loop.yaml", "warning", "lastlight/PromptNotFound", 2),
     // `pr.md` reads `{{review.approved}}`/`{{review.cycles}}`, the reviewer's output_var in
     // build.yaml; parallel-review.yaml uses the same prompt and has no `review`, so both render
     // empty there and `{{#if !review.approved}}` always adds the "unresolved issues" note.
@@ -110,9 +111,9 @@ fn a_configured_engine_overrides_detection() {
 /// Findings every release from 0.2 to today shares on Last Light's own workflows.
 #[rustfmt::skip]
 const EXAMPLES: &[(&str, &str, &str, usize)] = &[
-    // The examples name prompts the `workflows` directory does not have.
-    ("examples/parallel-review.yaml", "error", "lastlight/PromptNotFound", 2),
-    ("examples/tdd-loop.yaml", "error", "lastlight/PromptNotFound", 2),
+    // The examples name prompts the `workflows` directory does not have (never loaded: warnings).
+    ("examples/parallel-review.yaml", "warning", "lastlight/PromptNotFound", 2),
+    ("examples/tdd-loop.yaml", "warning", "lastlight/PromptNotFound", 2),
     // `pr.md` reads `review.approved`/`review.cycles`, which parallel-review.yaml never writes.
     ("prompts/pr.md", "warning", "lastlight/UnknownVariable", 2),
     ("build.yaml", "info", "lastlight/NeverEvaluated", 1),
@@ -222,6 +223,53 @@ fn release_0_18_5_findings_are_the_checked_ones() {
     assert_release("tests/corpus/lastlight/_at-v0.22.0", "", "apps/server/workflows/", &pr_fix);
 }
 
+/// Checkouts between two tags, whose `package.json` still has the older tag's version while
+/// the code has the next release's changes; the engine's sources say which (the outside audit's
+/// commits). a69ad81f (`lastlight` 0.4.0, release 0.2): its schema has the `bash` and `script`
+/// phases of 0.5.1 (f744a963), and the corpus keeps no dispatcher to show 0.5.1's other change,
+/// so the range 0.2 to 0.5.1: `examples/bash-smoke.yaml`'s phases are infos, not errors.
+#[test]
+fn a_checkout_with_part_of_the_next_release_is_a_range() {
+    let counts = findings("tests/corpus/lastlight/_at-a69ad81f", "");
+    let at = |file: &str, severity: &'static str, code: &'static str| {
+        counts.get(&(format!("workflows/{file}"), severity, code)).copied()
+    };
+    assert_eq!(at("examples/bash-smoke.yaml", "info", "lastlight/InvalidEnum"), Some(4), "{counts:#?}");
+    assert_eq!(at("examples/bash-smoke.yaml", "info", "lastlight/UnknownKey"), Some(7), "{counts:#?}");
+    // demo.md's `{{baseBranch}}` (set for the PR-head workflows from caf81450, 0.5.1) is silent.
+    assert!(counts.keys().all(|(_, severity, _)| *severity == "info"), "{counts:#?}");
+}
+
+/// 6606b716 (`lastlight` 0.10.1, release 0.7.7) is the commit that put `prNumber` on the
+/// context: `simple.ts` shows it, so 0.10.2, and only `prTitle` (0.23) renders empty.
+#[test]
+fn a_checkout_with_the_next_release_whole_is_that_release() {
+    assert_findings(
+        "tests/corpus/lastlight/_at-6606b716",
+        "",
+        &[("workflows/prompts/pr-fix.md", "warning", "lastlight/UnknownVariable", 1)],
+    );
+}
+
+/// 7e59c541 (`lastlight-core` 0.22.0, release 0.18.5), 17 commits after v0.22.0: the engine's
+/// schema has 0.23's `skip_if` (33449be9) but not its `pr_scoped` (76a23d8e, three commits
+/// later), so 0.18.5 to 0.23: `skip_if` and the PR render context (0f1a872c, which this commit
+/// has) are infos naming 0.18.5, where they would be defects.
+#[test]
+fn a_checkout_between_0_22_and_0_23_reads_the_pr_render_context_as_info() {
+    let prefix = "apps/server/workflows/";
+    let expected = [
+        ("pr-fix.yaml", "info", "lastlight/UnknownKey", 1),
+        ("prompts/pr-fix.md", "info", "lastlight/UnknownVariable", 2),
+        ("prompts/diagnose-ci.md", "info", "lastlight/UnknownVariable", 1),
+        ("prompts/dependabot-pr-merge.md", "info", "lastlight/UnknownVariable", 12),
+    ];
+    let expected: Vec<(String, &str, &str, usize)> =
+        expected.iter().map(|(p, s, c, n)| (format!("{prefix}{p}"), *s, *c, *n)).collect();
+    let expected: Vec<(&str, &str, &str, usize)> = expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
+    assert_findings("tests/corpus/lastlight/_at-7e59c541", "", &expected);
+}
+
 /// The Claude Code plugin skill that routes users (`plugins/lastlight/skills/`): its
 /// `description` holds `: ` unquoted (`lastlight-evals-loop: invoke`), so the frontmatter is no
 /// YAML and Claude Code drops its fields; the Last Light server never reads it.
@@ -238,7 +286,7 @@ fn every_corpus_workflow_and_skill_is_read() {
     let root = Path::new("tests/corpus/lastlight");
     let (workspace, _) = common::check_with(&[root.to_path_buf()], Config::defaults(root));
     let count = |kind: stagelint::workspace::FileKind| workspace.files().iter().filter(|f| f.kind == kind).count();
-    assert_eq!(count(stagelint::workspace::FileKind::Workflow), 100);
+    assert_eq!(count(stagelint::workspace::FileKind::Workflow), 105);
     assert!(count(stagelint::workspace::FileKind::WorkflowPrompt) >= 30);
     assert!(count(stagelint::workspace::FileKind::Skill) >= 20);
 }

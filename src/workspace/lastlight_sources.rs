@@ -226,9 +226,13 @@ impl Sources {
             }
             shown_last = Some((release, shown));
         }
-        let mut said = match &shown_last {
-            None => "nothing of a later release".to_string(),
-            Some((release, shown)) => format!("what {} brought ({})", release.name(), shown.found.join(", ")),
+        let mut said = match (&shown_last, lacking) {
+            (None, Some(lacking)) => {
+                let missing = self.shown(lacking).missing;
+                format!("nothing of {} (not {})", lacking.name(), missing.join(", "))
+            }
+            (None, None) => "nothing of a later release".to_string(),
+            (Some((release, shown)), _) => format!("what {} brought ({})", release.name(), shown.found.join(", ")),
         };
         if let Some((release, shown)) = &shown_last
             && !shown.complete()
