@@ -18,7 +18,9 @@ pub static FAMILIES: &[&dyn Family] =
 pub fn notes(workspace: &Workspace) -> Vec<families::Note> {
     FAMILIES
         .iter()
-        .flat_map(|family| family.notes(workspace).into_iter().map(|message| families::Note { family: family.name(), message }))
+        .flat_map(|family| {
+            family.notes(workspace).into_iter().map(|message| families::Note { family: family.name(), message })
+        })
         .collect()
 }
 

@@ -266,7 +266,8 @@ fn a_checkout_between_0_22_and_0_23_reads_the_pr_render_context_as_info() {
     ];
     let expected: Vec<(String, &str, &str, usize)> =
         expected.iter().map(|(p, s, c, n)| (format!("{prefix}{p}"), *s, *c, *n)).collect();
-    let expected: Vec<(&str, &str, &str, usize)> = expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
+    let expected: Vec<(&str, &str, &str, usize)> =
+        expected.iter().map(|(p, s, c, n)| (p.as_str(), *s, *c, *n)).collect();
     assert_findings("tests/corpus/lastlight/_at-7e59c541", "", &expected);
 }
 

@@ -9,7 +9,12 @@ use crate::families::Note;
 use crate::render::range;
 use crate::workspace::Workspace;
 
-pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], notes: &[Note]) -> io::Result<()> {
+pub fn render(
+    out: &mut dyn Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+    notes: &[Note],
+) -> io::Result<()> {
     for d in diagnostics {
         let file = workspace.file(d.file);
         let (start, end) = range(file, d.span);
@@ -32,7 +37,12 @@ pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnos
         )?;
     }
     for note in notes {
-        writeln!(out, "::notice title={}::{}", escape_property(&format!("stagelint ({})", note.family)), escape_data(&note.message))?;
+        writeln!(
+            out,
+            "::notice title={}::{}",
+            escape_property(&format!("stagelint ({})", note.family)),
+            escape_data(&note.message)
+        )?;
     }
     Ok(())
 }

@@ -92,7 +92,12 @@ fn to_range(file: &SourceFile, span: Span) -> Range {
     Range { start: start.into(), end: end.into() }
 }
 
-pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], notes: &[Note]) -> io::Result<()> {
+pub fn render(
+    out: &mut dyn Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+    notes: &[Note],
+) -> io::Result<()> {
     let output = Output {
         version: 1,
         diagnostics: diagnostics.iter().map(|d| convert(workspace, d)).collect(),

@@ -27,7 +27,12 @@ pub const FINGERPRINT_KEY: &str = "stagelint/v1";
 /// directory.
 const SRCROOT: &str = "%SRCROOT%";
 
-pub fn render(out: &mut dyn Write, workspace: &Workspace, diagnostics: &[Diagnostic], notes: &[Note]) -> io::Result<()> {
+pub fn render(
+    out: &mut dyn Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+    notes: &[Note],
+) -> io::Result<()> {
     let rules: Vec<&RuleMeta> = families::all_rules().collect();
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut seen: HashMap<String, usize> = HashMap::new();

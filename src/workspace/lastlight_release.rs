@@ -34,9 +34,9 @@ pub fn detect(workflows: &Path) -> Option<Detected> {
     let package = root.join("package.json");
     let version = server_version(&package);
     let floor = version.as_ref().map(|(_, v)| ReleaseId::of_version(*v));
-    let said = version.as_ref().map(|(name, (a, b, c))| {
-        format!("`{name}` {a}.{b}.{c}, release {}", floor.unwrap_or(releases::OLDEST).name())
-    });
+    let said = version
+        .as_ref()
+        .map(|(name, (a, b, c))| format!("`{name}` {a}.{b}.{c}, release {}", floor.unwrap_or(releases::OLDEST).name()));
     if !sources.present() {
         let (said, floor) = (said?, floor?);
         // 0.1.15 stayed the version until v0.2.0: the seed and later commits carry it too.
@@ -53,7 +53,10 @@ pub fn detect(workflows: &Path) -> Option<Detected> {
         Some(said) => (package, format!("{said}; the engine's sources show {}", evidence.said)),
         None => {
             let marker = sources.engine.clone().or_else(|| sources.renderer().map(|(p, _)| p)).unwrap_or_default();
-            (marker, format!("no server `package.json` beside `workflows/`; the engine's sources show {}", evidence.said))
+            (
+                marker,
+                format!("no server `package.json` beside `workflows/`; the engine's sources show {}", evidence.said),
+            )
         }
     };
     Some(Detected { release, marker, why })
@@ -125,7 +128,10 @@ mod tests {
         let of = |files: &[(&str, &str)]| detect_in(files).map(|(r, _)| r);
         assert_eq!(of(&[("package.json", &old)]).as_deref(), Some("0.1 to seed"));
         // A renderer without the seed's bare-name fallback: before the seed.
-        assert_eq!(of(&[("package.json", &old), ("src/workflows/templates.ts", SEED_RENDERER)]).as_deref(), Some("0.1"));
+        assert_eq!(
+            of(&[("package.json", &old), ("src/workflows/templates.ts", SEED_RENDERER)]).as_deref(),
+            Some("0.1")
+        );
         let seed = [
             ("package.json", old.as_str()),
             ("src/workflows/templates.ts", "/\\{\\{(\\w+)\\}\\}/ return ctx.phaseOutputs?.[key];"),

@@ -155,7 +155,10 @@ impl Sources {
             .get_or_insert_with(|| {
                 // The server's files of the monorepo re-export the engine's: not its text.
                 let own = |text: &String| !(text.len() < 200 && text.contains("workflow-engine"));
-                paths.iter().filter_map(|path| read_text(path).ok().filter(own).map(|text| (path.clone(), text))).collect()
+                paths
+                    .iter()
+                    .filter_map(|path| read_text(path).ok().filter(own).map(|text| (path.clone(), text)))
+                    .collect()
             })
             .as_slice()
     }
@@ -241,7 +244,12 @@ impl Sources {
             if shown.unknown > 0 {
                 lacks.push(format!("{} more in files not here", shown.unknown));
             }
-            said.push_str(&format!(" but not all of it ({}): between {} and {}", lacks.join(", "), oldest.name(), release.name()));
+            said.push_str(&format!(
+                " but not all of it ({}): between {} and {}",
+                lacks.join(", "),
+                oldest.name(),
+                release.name()
+            ));
         }
         if let Some(lacking) = lacking.filter(|l| *l < newest) {
             said.push_str(&format!(", though nothing of {}: contradictory, so read as a range", lacking.name()));

@@ -49,7 +49,10 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                 EmptyPhases,
                 doc.file.id,
                 if root.as_map().is_some_and(|m| !m.is_empty()) { first_key } else { Span::new(0, first_line) },
-                format!("this workflow has no `phases:`, which the schema requires; {}", loader_rejects(release, doc.file)),
+                format!(
+                    "this workflow has no `phases:`, which the schema requires; {}",
+                    loader_rejects(release, doc.file)
+                ),
             )
             .with_help("add the phases it runs under `phases:`"),
         ),
@@ -70,7 +73,10 @@ pub(super) fn check_keys(doc: &WorkflowDoc, root: &Node, cron: bool, out: &mut V
                         MissingName,
                         doc.file.id,
                         span,
-                        format!("this phase has no `name`, which the schema requires; {}", loader_rejects(release, doc.file)),
+                        format!(
+                            "this phase has no `name`, which the schema requires; {}",
+                            loader_rejects(release, doc.file)
+                        ),
                     )
                     .with_help("add `name: <name>`: outputs, `depends_on` and resumes key on it"),
                 );

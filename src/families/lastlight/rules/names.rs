@@ -1,12 +1,12 @@
 //! Names across workflow files: the loader keys workflows (and crons) by `name`, and loses one
 //! of two with the same one (before 0.2) or refuses to load them (0.2 on).
 
-use crate::workspace::lastlight::unloaded_subdirectory;
 use crate::diagnostic::Diagnostic;
 use crate::families::lastlight::DuplicateWorkflowName;
 use crate::families::lastlight::model::WorkflowDoc;
 use crate::families::lastlight::rules::index::Index;
 use crate::registry::releases::lastlight::{self as releases, Has};
+use crate::workspace::lastlight::unloaded_subdirectory;
 
 /// Reported on the later file (by path) of each pair, with the earlier one as related location.
 pub(super) fn duplicate_name(doc: &WorkflowDoc, all: &[WorkflowDoc], index: &Index, out: &mut Vec<Diagnostic>) {
