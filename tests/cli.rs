@@ -630,7 +630,8 @@ fn the_assumed_last_light_release_is_named_in_every_output() {
 }
 
 /// The human output says which atomic release each workflow was read as, and from what: the API
-/// the file calls and the project's pin; `[atomic] sdk-version` needs no note; JSON has none.
+/// the file calls and the project's pin; `[atomic] sdk-version` needs no note; JSON carries the
+/// notes as data (`notes`), never as a `note:` line.
 #[test]
 fn the_assumed_atomic_release_is_named_in_human_output() {
     // Notes go to standard error, apart from the findings a parser reads (issue 32).
@@ -642,6 +643,17 @@ fn the_assumed_atomic_release_is_named_in_human_output() {
     assert!(concise.contains("note: atomic 0.5 assumed for `examples/atomic/legacy/.atomic/workflows/hello/claude/` (1 workflow), from the API they call and `package.json` `@bastani/atomic ^0.5.24`\n"), "{concise}");
     let json = stdout(&stagelint(&["check", "examples/atomic", "--format", "json"], repo()));
     assert!(!json.contains("note:"), "{json}");
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let notes: Vec<(&str, &str)> = parsed["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["family"].as_str().unwrap(), n["message"].as_str().unwrap()))
+        .collect();
+    assert!(
+        notes.iter().any(|(f, m)| *f == "atomic" && m.starts_with("atomic 0.5 assumed for `examples/atomic/legacy/")),
+        "{json}"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "stagelint.toml", "[atomic]\nsdk-version = \"0.9.15\"\n");
     let flow = "import { workflow } from \"@bastani/workflows\";\n\nexport default workflow({ description: \"Say hi.\", outputs: {}, run: async () => ({}) });\n";

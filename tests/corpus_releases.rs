@@ -26,49 +26,49 @@ struct Tree {
 const DETECTED: &[(&str, &str)] = &[
     (
         "_at-v1.10.6",
-        "climpt release 1.10.6 to 1.11.24 assumed for `tests/corpus/climpt/_at-v1.10.6/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.10.6/.agent/iterator/`, `tests/corpus/climpt/_at-v1.10.6/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.10.6/deno.json`: the tree is climpt 1.10.6); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.10.6 to 1.11.24 assumed for `tests/corpus/climpt/_at-v1.10.6/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.10.6/.agent/iterator/`, `tests/corpus/climpt/_at-v1.10.6/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.10.6/deno.json`: the tree is climpt 1.10.6); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.11.24",
-        "climpt release 1.10.6 to 1.11.24 assumed for `tests/corpus/climpt/_at-v1.11.24/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.11.24/.agent/iterator/`, `tests/corpus/climpt/_at-v1.11.24/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.11.24/deno.json`: the tree is climpt 1.11.24); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.10.6 to 1.11.24 assumed for `tests/corpus/climpt/_at-v1.11.24/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.11.24/.agent/iterator/`, `tests/corpus/climpt/_at-v1.11.24/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.11.24/deno.json`: the tree is climpt 1.11.24); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.12.0",
-        "climpt release 1.12.0 to 1.12.3 assumed for `tests/corpus/climpt/_at-v1.12.0/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.12.0/.agent/iterator/`, `tests/corpus/climpt/_at-v1.12.0/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.12.0/deno.json`: the tree is climpt 1.12.0); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.12.0 to 1.12.3 assumed for `tests/corpus/climpt/_at-v1.12.0/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.12.0/.agent/iterator/`, `tests/corpus/climpt/_at-v1.12.0/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.12.0/deno.json`: the tree is climpt 1.12.0); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.12.3",
-        "climpt release 1.12.0 to 1.12.3 assumed for `tests/corpus/climpt/_at-v1.12.3/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.12.3/.agent/iterator/`, `tests/corpus/climpt/_at-v1.12.3/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.12.3/deno.json`: the tree is climpt 1.12.3); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.12.0 to 1.12.3 assumed for `tests/corpus/climpt/_at-v1.12.3/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.12.3/.agent/iterator/`, `tests/corpus/climpt/_at-v1.12.3/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.12.3/deno.json`: the tree is climpt 1.12.3); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.12.4",
-        "climpt release 1.12.4 assumed for `tests/corpus/climpt/_at-v1.12.4/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.12.4/.agent/iterator/`, `tests/corpus/climpt/_at-v1.12.4/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.12.4/deno.json`: the tree is climpt 1.12.4); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.12.4 assumed for `tests/corpus/climpt/_at-v1.12.4/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.12.4/.agent/iterator/`, `tests/corpus/climpt/_at-v1.12.4/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.12.4/deno.json`: the tree is climpt 1.12.4); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     // The tag's deno.json says 1.13.0; its stagelint.toml names the release its code is.
     ("_at-v1.12.5", ""),
     (
         "_at-v1.13.0",
-        "climpt release 1.13.0 to 1.13.6 assumed for `tests/corpus/climpt/_at-v1.13.0/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.0/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.0/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.13.0/deno.json`: the tree is climpt 1.13.0); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.13.0 to 1.13.6 assumed for `tests/corpus/climpt/_at-v1.13.0/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.0/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.0/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.13.0/deno.json`: the tree is climpt 1.13.0); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.13.6",
-        "climpt release 1.13.0 to 1.13.6 assumed for `tests/corpus/climpt/_at-v1.13.6/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.6/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.6/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.13.6/deno.json`: the tree is climpt 1.13.6); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.13.0 to 1.13.6 assumed for `tests/corpus/climpt/_at-v1.13.6/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.6/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.6/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.13.6/deno.json`: the tree is climpt 1.13.6); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.13.7",
-        "climpt release 1.13.7 to 1.13.14 assumed for `tests/corpus/climpt/_at-v1.13.7/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.7/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.7/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.13.7/deno.json`: the tree is climpt 1.13.7); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.13.7 to 1.13.14 assumed for `tests/corpus/climpt/_at-v1.13.7/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.7/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.7/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.13.7/deno.json`: the tree is climpt 1.13.7); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.13.15",
-        "climpt release 1.13.15 to 1.13.22 assumed for `tests/corpus/climpt/_at-v1.13.15/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.15/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.15/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.13.15/deno.json`: the tree is climpt 1.13.15); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.13.15 to 1.13.22 assumed for `tests/corpus/climpt/_at-v1.13.15/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.15/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.15/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.13.15/deno.json`: the tree is climpt 1.13.15); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.13.22",
-        "climpt release 1.13.15 to 1.13.22 assumed for `tests/corpus/climpt/_at-v1.13.22/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.22/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.22/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.13.22/deno.json`: the tree is climpt 1.13.22); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.13.15 to 1.13.22 assumed for `tests/corpus/climpt/_at-v1.13.22/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.22/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.22/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.13.22/deno.json`: the tree is climpt 1.13.22); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
     (
         "_at-v1.13.23",
-        "climpt release 1.13.23 assumed for `tests/corpus/climpt/_at-v1.13.23/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.23/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.23/.agent/reviewer/` (detected from `tests/corpus/climpt/_at-v1.13.23/deno.json`: the tree is climpt 1.13.23); set `[steps] climpt-version` in stagelint.toml to choose",
+        "climpt release 1.13.23 assumed for `tests/corpus/climpt/_at-v1.13.23/.agent/facilitator/`, `tests/corpus/climpt/_at-v1.13.23/.agent/iterator/`, `tests/corpus/climpt/_at-v1.13.23/.agent/reviewer/` (from `tests/corpus/climpt/_at-v1.13.23/deno.json`: the tree is climpt 1.13.23); set `[steps] climpt-version` in stagelint.toml to choose",
     ),
 ];
 

@@ -34,9 +34,9 @@ pub fn detect(workflows: &Path) -> Option<Detected> {
     let package = root.join("package.json");
     let version = server_version(&package);
     let floor = version.as_ref().map(|(_, v)| ReleaseId::of_version(*v));
-    let said = version
-        .as_ref()
-        .map(|(name, (a, b, c))| format!("`{name}` {a}.{b}.{c}, release {}", floor.unwrap_or(releases::OLDEST).name()));
+    let said = version.as_ref().map(|(name, Version(a, b, c))| {
+        format!("`{name}` {a}.{b}.{c}, release {}", floor.unwrap_or(releases::OLDEST).name())
+    });
     if !sources.present() {
         let (said, floor) = (said?, floor?);
         // 0.1.15 stayed the version until v0.2.0: the seed and later commits carry it too.

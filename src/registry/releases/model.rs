@@ -297,7 +297,7 @@ pub enum ReleaseSource {
 }
 
 /// The note `check` prints about a release it assumed, the same for every system:
-/// `climpt release 1.13.7 assumed for `.agent/a/` (detected from `deno.json`: …); set …`.
+/// `climpt release 1.13.7 assumed for `.agent/a/` (from `deno.json`: …); set …`.
 /// `place` names what it was assumed for when a system assumes per directory; `undetected`
 /// says what was looked for when nothing was found. `None` for a configured release (the user
 /// chose it).
@@ -323,7 +323,7 @@ pub fn assumed_note<S: Upstream>(
                 false => "; what only some of these releases read is reported as info",
             };
             Some(format!(
-                "{} release {} assumed{place} (detected from `{marker}`: {why}){range}{choose}",
+                "{} release {} assumed{place} (from `{marker}`: {why}){range}{choose}",
                 system.name,
                 target.describe()
             ))

@@ -460,12 +460,19 @@ fn replay_read(
 }
 
 /// The `lastlight/` errors that say why the engine threw (a prompt it cannot load, a DAG it
-/// refuses), on the workflow and its prompts.
+/// refuses), on the workflow and its prompts. A workflow below `workflows/` (an example) has
+/// them as warnings, since the server never loads it; run explicitly, it throws all the same.
 fn throw_reasons(workspace: &Workspace, workflow: FileId) -> Vec<Diagnostic> {
     let mut all = Vec::new();
     crate::families::Family::check(&crate::families::lastlight::Lastlight, workspace, &mut all);
+    let unloaded = crate::workspace::lastlight::unloaded_subdirectory(&workspace.file(workflow).path).is_some();
     all.into_iter()
-        .filter(|d| d.file == workflow && d.severity == Severity::Error && THROWS.contains(&d.code))
+        .filter(|d| d.file == workflow && THROWS.contains(&d.code))
+        .filter(|d| d.severity == Severity::Error || (unloaded && d.severity == Severity::Warning))
+        .map(|mut d| {
+            d.severity = Severity::Error;
+            d
+        })
         .collect()
 }
 
