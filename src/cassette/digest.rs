@@ -9,16 +9,22 @@ use sha2::{Digest, Sha256};
 /// no insignificant whitespace, strings escaped as `JSON.stringify` does, numbers as
 /// ECMAScript's `Number.prototype.toString` prints them.
 pub fn canonical(value: &Value) -> String {
+    json_text(value, &|a, b| a.encode_utf16().cmp(b.encode_utf16()))
+}
+
+/// `value` as compact JSON with numbers as ECMAScript prints them and each object's keys in the
+/// order `key_order` gives (a stable sort): the canonical form, or `JSON.stringify`'s own order.
+pub fn json_text(value: &Value, key_order: &dyn Fn(&str, &str) -> std::cmp::Ordering) -> String {
     let mut out = String::new();
-    write(value, &mut out);
+    write(value, key_order, &mut out);
     out
 }
 
-fn write(value: &Value, out: &mut String) {
+fn write(value: &Value, key_order: &dyn Fn(&str, &str) -> std::cmp::Ordering, out: &mut String) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            entries.sort_by(|a, b| key_order(a.0, b.0));
             out.push('{');
             for (i, (key, value)) in entries.into_iter().enumerate() {
                 if i > 0 {
@@ -26,7 +32,7 @@ fn write(value: &Value, out: &mut String) {
                 }
                 out.push_str(&Value::String(key.clone()).to_string());
                 out.push(':');
-                write(value, out);
+                write(value, key_order, out);
             }
             out.push('}');
         }
@@ -36,7 +42,7 @@ fn write(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write(item, out);
+                write(item, key_order, out);
             }
             out.push(']');
         }

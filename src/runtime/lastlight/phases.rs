@@ -197,6 +197,32 @@ impl Runner<'_> {
         );
     }
 
+    /// What an interactive `generic_loop` gate posts after an iteration, the same in both
+    /// engines: `gate_message` rendered with the loop's state, or the default line.
+    fn loop_gate_message(
+        &self,
+        lp: &GenericLoop,
+        ctx: &Ctx,
+        outputs: &Map<String, Value>,
+        iteration: i64,
+        max: i64,
+    ) -> String {
+        let scratch = ctx.get("scratch").and_then(Value::as_object).cloned().unwrap_or_default();
+        let gate_ctx = with(
+            ctx,
+            &[
+                ("phaseOutputs", Value::Object(outputs.clone())),
+                ("iteration", json!(iteration)),
+                ("maxIterations", json!(max)),
+                ("scratch", Value::Object(scratch)),
+            ],
+        );
+        match &lp.gate_message {
+            Some(text) => self.render_text(text, &gate_ctx),
+            None => format!("Loop iteration {iteration}/{max} complete."),
+        }
+    }
+
     fn pause(&mut self, phase: &Phase, gate: &str, reply: bool, label: &str) {
         self.db.persist("waiting_approval");
         self.db.pending = Some(Pending { gate: gate.into(), reply, phase: phase.name.clone() });
@@ -585,19 +611,7 @@ impl Runner<'_> {
             }
             if lp.interactive {
                 let reply = lp.gate_kind.as_deref() == Some("reply");
-                let gate_ctx = with(
-                    ctx,
-                    &[
-                        ("phaseOutputs", Value::Object(outputs.clone())),
-                        ("iteration", json!(iteration)),
-                        ("maxIterations", json!(max)),
-                        ("scratch", Value::Object(scratch(ctx))),
-                    ],
-                );
-                let gate_message = match &lp.gate_message {
-                    Some(text) => self.render_text(text, &gate_ctx),
-                    None => format!("Loop iteration {iteration}/{max} complete."),
-                };
+                let gate_message = self.loop_gate_message(&lp, ctx, outputs, iteration, max);
                 if let Some(key) = &scratch_key {
                     let mut new_slot = scratch(ctx).get(key).and_then(Value::as_object).cloned().unwrap_or_default();
                     new_slot.insert("iteration".into(), json!(iteration));
@@ -1310,19 +1324,7 @@ impl Runner<'_> {
             }
             if lp.interactive {
                 let reply = lp.gate_kind.as_deref() == Some("reply");
-                let gate_ctx = with(
-                    ctx,
-                    &[
-                        ("phaseOutputs", Value::Object(outputs.clone())),
-                        ("iteration", json!(iteration)),
-                        ("maxIterations", json!(max)),
-                        ("scratch", Value::Object(scratch(ctx))),
-                    ],
-                );
-                let gate_message = match &lp.gate_message {
-                    Some(text) => self.render_text(text, &gate_ctx),
-                    None => format!("Loop iteration {iteration}/{max} complete."),
-                };
+                let gate_message = self.loop_gate_message(&lp, ctx, outputs, iteration, max);
                 if let Some(key) = &scratch_key {
                     let mut new_slot = scratch(ctx).get(key).and_then(Value::as_object).cloned().unwrap_or_default();
                     new_slot.insert("iteration".into(), json!(iteration));

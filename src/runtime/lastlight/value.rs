@@ -93,40 +93,7 @@ pub fn string_or_undefined(value: Option<&Value>) -> String {
 /// `JSON.stringify(value)`: compact, keys in JavaScript's order, strings escaped as JavaScript
 /// escapes them, numbers as ECMAScript prints them.
 pub fn stringify(value: &Value) -> String {
-    let mut out = String::new();
-    write_json(value, &mut out);
-    out
-}
-
-fn write_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by_key(|(key, _)| key_order(key));
-            out.push('{');
-            for (i, (key, value)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_json(value, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::Number(n) => out.push_str(&crate::cassette::digest::number_text(n)),
-        scalar => out.push_str(&scalar.to_string()),
-    }
+    crate::cassette::digest::json_text(value, &|a, b| key_order(a).cmp(&key_order(b)))
 }
 
 /// What a template prints for a value it found: objects and arrays as JSON, the rest as
