@@ -162,7 +162,9 @@ fn syntax_errors(file: &crate::workspace::SourceFile, text: &str) -> usize {
         FileKind::Stage | FileKind::C3lPrompt | FileKind::WorkflowPrompt | FileKind::Skill => {
             frontmatter::split(text).map_or(0, |fm| yaml::parse(&text[fm.yaml.start..fm.yaml.end]).errors.len())
         }
-        FileKind::StepsRegistry | FileKind::AgentJson | FileKind::JsonSchema => json::parse(text).errors.len(),
+        FileKind::StepsRegistry | FileKind::AgentJson | FileKind::JsonSchema | FileKind::Baseline => {
+            json::parse(text).errors.len()
+        }
         FileKind::StateMachine | FileKind::Cassette if is_json => json::parse(text).errors.len(),
         FileKind::StateMachine | FileKind::Cassette | FileKind::Workflow | FileKind::BreakdownConfig => {
             yaml::parse(text).errors.len()

@@ -71,7 +71,10 @@ pub fn families_in(workspace: &Workspace) -> BTreeSet<&'static str> {
             FileKind::Workflow | FileKind::WorkflowPrompt | FileKind::Skill => Some("lastlight"),
             FileKind::Cassette => Some("cassette"),
             FileKind::AtomicWorkflow => Some("atomic"),
-            FileKind::AtomicContext | FileKind::Unreadable { .. } | FileKind::BrokenConfig { .. } => None,
+            FileKind::AtomicContext
+            | FileKind::Baseline
+            | FileKind::Unreadable { .. }
+            | FileKind::BrokenConfig { .. } => None,
         })
         .collect()
 }

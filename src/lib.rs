@@ -3,6 +3,7 @@
 //! Data flows one way: text → parsed, spanned model → workspace → rules → diagnostics →
 //! renderer. The CLI and (later) the language server call the same [`check::check`].
 
+pub mod baseline;
 pub mod cassette;
 pub mod check;
 pub mod config;

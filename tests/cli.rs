@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{repo, stagelint, stagelint_stdin, stderr, stdout, write};
+use common::{assert_valid_sarif, repo, sarif_validator, stagelint, stagelint_stdin, stderr, stdout, write};
 
 const CLEAN_STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\n";
 
@@ -345,19 +345,6 @@ const ODD: &str = "---\nid: odd\nname: Odd\nallowedTools: [Read]\ncompletionTool
 
 fn broken_workspace() -> tempfile::TempDir {
     common::temp_files(&[("plan.md", PLAN), ("sub/odd,name.md", ODD)])
-}
-
-fn sarif_validator() -> jsonschema::Validator {
-    let path = repo().join("tests/sarif/sarif-schema-2.1.0.json");
-    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    // Draft 4 is built in; the schema's `id` and `$schema` are names, never fetched (the
-    // crate is built without its resolvers).
-    jsonschema::draft4::options().should_validate_formats(true).build(&schema).expect("the SARIF schema compiles")
-}
-
-fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &serde_json::Value) {
-    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-    assert!(errors.is_empty(), "SARIF does not match the 2.1.0 schema:\n{}", errors.join("\n"));
 }
 
 #[test]

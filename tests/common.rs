@@ -188,3 +188,17 @@ pub fn temp_files(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// The official SARIF 2.1.0 schema (`tests/sarif/`), compiled.
+pub fn sarif_validator() -> jsonschema::Validator {
+    let path = repo().join("tests/sarif/sarif-schema-2.1.0.json");
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // Draft 4 is built in; the schema's `id` and `$schema` are names, never fetched (the
+    // crate is built without its resolvers).
+    jsonschema::draft4::options().should_validate_formats(true).build(&schema).expect("the SARIF schema compiles")
+}
+
+pub fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &serde_json::Value) {
+    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "SARIF does not match the 2.1.0 schema:\n{}", errors.join("\n"));
+}

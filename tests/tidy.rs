@@ -118,6 +118,7 @@ const FLOORS: &[&str] = &[
     "cassette",
     "families",
     "runtime",
+    "baseline",
     "check",
     "select",
     "render",

@@ -75,6 +75,15 @@ pub struct CheckArgs {
     /// After the report, list the fixes applied (`--fix`, `--diff`) or available, per file.
     #[arg(long)]
     show_fixes: bool,
+    /// Report only findings that are not in this baseline file (instead of the `baseline` the
+    /// config names).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in a baseline file (`--write-baseline=FILE`; default: the
+    /// config's `baseline`, else `stagelint-baseline.json`) and exit 0; entries of files not
+    /// checked in this run are kept.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true)]
+    write_baseline: Option<Option<PathBuf>>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -118,9 +127,25 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
     // A config that cannot be used is a finding on itself (`stagelint/InvalidConfig`); the
     // files it governs are left out and the rest is checked.
     let mut configs = ConfigCache::new(forced).with_overlay(&overlay).with_excludes(&excludes)?.tolerant();
+    if let Some(baseline) = &args.baseline {
+        if !baseline.is_file() {
+            return Err(format!(
+                "--baseline {}: no such file (write one with `stagelint check --write-baseline={}`)",
+                baseline.display(),
+                baseline.display()
+            )
+            .into());
+        }
+        configs = configs.with_baseline(baseline.clone());
+    }
+    if let Some(file) = &args.write_baseline {
+        return write_baseline(&args, file.as_deref(), &paths, &mut configs);
+    }
     if args.fix || args.diff {
-        let select = |diagnostics| {
-            let selected = selection.apply(diagnostics);
+        let select = |diagnostics: Vec<Diagnostic>| {
+            // What a baseline accepts is not fixed either (it is counted, not reported).
+            let reported = diagnostics.into_iter().map(|d| if d.baselined { Diagnostic { fix: None, ..d } } else { d });
+            let selected = selection.apply(reported.collect());
             // Standard input is the one file written back (to standard output): a fix that
             // would also edit another file is not applied.
             if stdin.is_none() { selected } else { selected.into_iter().map(only_own_file_fixes).collect() }
@@ -162,6 +187,50 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
     // about a tenth of a large run, and the operating system takes the memory back anyway.
     std::mem::forget((workspace, diagnostics));
     code
+}
+
+/// `--write-baseline`: checks `paths` and records every finding (none is reported) in the
+/// baseline file, keeping the entries of files this run did not check.
+fn write_baseline(
+    args: &CheckArgs,
+    file: Option<&Path>,
+    paths: &[PathBuf],
+    configs: &mut ConfigCache,
+) -> Result<ExitCode, Failure> {
+    let conflicting = [
+        (args.fix || args.diff, "--fix and --diff"),
+        (!args.select.is_empty() || !args.ignore.is_empty(), "--select and --ignore (a baseline records every finding; turn rules off in `[rules]`)"),
+        (args.stdin_filename.is_some(), "--stdin-filename"),
+        (args.statistics || args.show_fixes || args.output.is_some(), "--statistics, --show-fixes and --output"),
+    ];
+    if let Some((_, what)) = conflicting.iter().find(|(set, _)| *set) {
+        return Err(format!("--write-baseline writes the baseline and reports nothing: it does not take {what}").into());
+    }
+    let overlay = HashMap::new();
+    let workspace = discover_with_overlay(paths, configs, &overlay).map_err(|e| e.to_string())?;
+    // The files a broken config governs are not checked: a baseline written then would lack
+    // their findings, and record the config's own.
+    let broken: Vec<String> = configs.broken().map(|e| e.to_string()).collect();
+    if !broken.is_empty() {
+        return Err(format!("{}\n--write-baseline: fix the config first (the files it governs are not checked)", broken.join("\n")).into());
+    }
+    let path = match file {
+        Some(file) => absolute(file),
+        // The baseline the config of the current directory names, else the default name here.
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+            let config = configs.for_dir(&cwd).map_err(|e| e.to_string())?;
+            config.baseline.clone().unwrap_or_else(|| cwd.join(stagelint::baseline::DEFAULT_NAME))
+        }
+    };
+    let diagnostics = stagelint::check::check(&workspace);
+    let old = stagelint::source::read::read_text(&path).ok();
+    let (text, recorded) = stagelint::baseline::record(&workspace, &diagnostics, &path, old.as_deref());
+    stagelint::util::write_new(&path, text.as_bytes()).map_err(|e| Failure::writing_file(&path, &e))?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let shown = path.strip_prefix(&cwd).unwrap_or(&path).display().to_string();
+    let _ = writeln!(io::stderr().lock(), "stagelint: recorded {recorded} finding(s) in {shown}");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Standard input standing for the file at `path` (absolute).
@@ -243,6 +312,10 @@ fn report(
 ) -> Result<ExitCode, Failure> {
     let summary = Summary::new(workspace, diagnostics);
     let run_notes = stagelint::check::notes(workspace);
+    // Baselined findings reach SARIF (as suppressed results) and the JSON summary's count only.
+    let all = diagnostics;
+    let reported: Vec<Diagnostic> = diagnostics.iter().filter(|d| !d.baselined).cloned().collect();
+    let diagnostics = &reported[..];
     let mut out = Vec::new();
     let human = matches!(args.format, Format::Full | Format::Concise);
     let rendered = match args.format {
@@ -250,8 +323,8 @@ fn report(
         _ if args.statistics => {
             render::statistics::render(&mut out, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))
         }
-        Format::Json => render::json::render(&mut out, workspace, diagnostics, &run_notes),
-        Format::Sarif => render::sarif::render(&mut out, workspace, diagnostics, &run_notes),
+        Format::Json => render::json::render(&mut out, workspace, all, &run_notes),
+        Format::Sarif => render::sarif::render(&mut out, workspace, all, &run_notes),
         Format::Github => render::github::render(&mut out, workspace, diagnostics, &run_notes),
         Format::Concise => {
             render::concise::render(&mut out, workspace, diagnostics).and_then(|()| writeln!(out, "{}", summary.line()))

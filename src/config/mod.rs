@@ -71,6 +71,9 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
     ("per-file-ignores", &[]),
 ];
 
+/// The keys a config file has outside any table, with what each holds.
+pub const TOP_KEYS: &[(&str, &str)] = &[("baseline", "a path inside this file's directory")];
+
 /// The values a config key takes from a closed set (`[rules]` entries take [`LEVELS`]).
 pub const KEY_VALUES: &[(&str, &[&str])] =
     &[("placeholder-dialect", &["mustache", "dollar"]), ("engine", &["head", "seed"])];
@@ -116,6 +119,9 @@ pub struct Config {
     pub cassette_dirs: Vec<PathBuf>,
     /// `[atomic]` settings.
     pub atomic: AtomicSettings,
+    /// `baseline`: the baseline file of the findings this config governs (absolute), or the
+    /// one `--baseline` names for every config.
+    pub baseline: Option<PathBuf>,
 }
 
 /// `[lastlight]`: the Last Light release the files are checked for, and what the project adds
@@ -222,6 +228,7 @@ impl Config {
             climpt_version: None,
             cassette_dirs: Vec::new(),
             atomic: AtomicSettings::default(),
+            baseline: None,
         }
     }
 

@@ -8,7 +8,7 @@ use globset::{GlobSet, GlobSetBuilder};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::config::{Config, Excludes, LEVELS, Level, ReleaseSource, TABLES};
+use crate::config::{Config, Excludes, LEVELS, Level, ReleaseSource, TABLES, TOP_KEYS};
 use crate::diagnostic::Severity;
 use crate::registry::releases::lastlight::{self as releases, ReleaseId, Target};
 use crate::template::stage::Dialect;
@@ -38,8 +38,12 @@ pub(super) fn apply(text: &str, config: &mut Config) -> Vec<Problem> {
     let mut problems = Vec::new();
     for (name, value) in document.get_ref().iter() {
         let name_text: &str = name.get_ref();
+        if name_text == "baseline" {
+            baseline(value, config, &mut problems);
+            continue;
+        }
         if !TABLES.iter().any(|(table, _)| *table == name_text) {
-            let hint = hint(name_text, TABLES.iter().map(|(t, _)| *t));
+            let hint = hint(name_text, TABLES.iter().map(|(t, _)| *t).chain(TOP_KEYS.iter().map(|(k, _)| *k)));
             problems.push((name.span(), format!("unknown table `[{name_text}]`{hint}")));
             continue;
         }
@@ -56,6 +60,25 @@ pub(super) fn apply(text: &str, config: &mut Config) -> Vec<Problem> {
     }
     problems.sort_by_key(|(span, _)| (span.start, span.end));
     problems
+}
+
+/// `baseline = "…"`: a relative path that stays inside the config's directory (a repository's
+/// config must not make stagelint read elsewhere; `--baseline` names any file).
+fn baseline(value: &Value<'_>, config: &mut Config, problems: &mut Vec<Problem>) {
+    let DeValue::String(text) = value.get_ref() else {
+        problems.push((value.span(), "`baseline` takes a path such as \"stagelint-baseline.json\"".into()));
+        return;
+    };
+    let path = std::path::Path::new(text.as_ref());
+    let inside = path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    if text.is_empty() || !inside {
+        problems.push((
+            value.span(),
+            format!("`baseline` is a path inside this file's directory, not `{text}` (give another file with `--baseline`)"),
+        ));
+        return;
+    }
+    config.baseline = Some(config.root.join(path));
 }
 
 /// Reads the entries of one table, recording problems.

@@ -1,5 +1,6 @@
 //! The one diagnostic type, severities, fixes and suppressions.
 
+pub mod baseline_file;
 pub(crate) mod suppress;
 
 use serde::Serialize;
@@ -76,6 +77,9 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
     pub help: Option<String>,
     pub fix: Option<Fix>,
+    /// In the baseline of its file's config (`check` marks it): SARIF reports it as suppressed,
+    /// the language server as a hint (or not at all), every other output leaves it out.
+    pub baselined: bool,
 }
 
 impl Diagnostic {
@@ -90,6 +94,7 @@ impl Diagnostic {
             related: Vec::new(),
             help: None,
             fix: None,
+            baselined: false,
         }
     }
 

@@ -10,4 +10,5 @@ declare_rules! { "stagelint", "../families/stagelint/docs/";
     SkillFrontmatter => Warning;
     ForeignSuppression => Hint, fix = true;
     SecretInSource => Warning;
+    BaselineStale => Info, fix = true;
 }

@@ -25,12 +25,23 @@ pub struct Summary {
     pub fixable: usize,
     /// Fixes only `--fix --unsafe-fixes` applies, each counted once.
     pub unsafe_fixable: usize,
+    /// Findings a baseline accepts, counted here only (they are not reported).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub baselined: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
     pub fn new(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Summary {
         let mut summary = Summary { files: workspace.reported_files().count(), ..Summary::default() };
         for d in diagnostics {
+            if d.baselined {
+                summary.baselined += 1;
+                continue;
+            }
             match d.severity {
                 Severity::Error => summary.errors += 1,
                 Severity::Warning => summary.warnings += 1,
@@ -56,6 +67,10 @@ impl Summary {
                 .filter(|(n, _)| *n > 0)
                 .map(|(n, what)| format!("{n} {what}{}", plural(n)))
                 .collect();
+        let checked = match self.baselined {
+            0 => checked,
+            n => format!("{checked}; {n} baselined"),
+        };
         if parts.is_empty() {
             return format!("No findings ({checked}).");
         }

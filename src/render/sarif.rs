@@ -1,7 +1,8 @@
 //! SARIF 2.1.0 for code-scanning services: one rule descriptor per code, results with
 //! 1-based lines and UTF-16 columns (`columnKind: utf16CodeUnits`), related locations, fixes
-//! and a partial fingerprint that survives lines moving. What the run assumed (the upstream
-//! release linted for) is a `note` in the invocation's `toolExecutionNotifications`.
+//! a partial fingerprint that survives lines moving, and the findings a baseline accepts as
+//! results with an external suppression. What the run assumed (the upstream release linted
+//! for) is a `note` in the invocation's `toolExecutionNotifications`.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -123,6 +124,13 @@ fn result(workspace: &Workspace, d: &Diagnostic, rule_index: Option<usize>, fing
     });
     if let Some(index) = rule_index {
         value["ruleIndex"] = json!(index);
+    }
+    if d.baselined {
+        // Kept, marked as accepted outside the source: code-scanning services show it as
+        // suppressed instead of new.
+        let baseline = file.config.baseline.as_deref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy());
+        let justification = format!("accepted in the baseline {}", baseline.unwrap_or_default());
+        value["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": justification}]);
     }
     if !d.related.is_empty() {
         let related: Vec<Value> = d

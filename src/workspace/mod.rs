@@ -48,6 +48,9 @@ pub enum FileKind {
     /// A file atomic workflows depend on, read for them and never checked itself: a workflows
     /// base's `.gitignore`, a `package.json`, an agent file (`.claude/agents/<name>.md`, …).
     AtomicContext,
+    /// The baseline file a config names (`baseline = "…"`, or `--baseline`): read for `check`,
+    /// never checked itself.
+    Baseline,
     /// Could not be read as UTF-8 text; the message says why and where.
     Unreadable { message: String, offset: usize },
     /// A `stagelint.toml` that cannot be used, met by the language server's tolerant discovery

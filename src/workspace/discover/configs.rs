@@ -26,6 +26,8 @@ pub struct ConfigCache {
     last: Option<(PathBuf, Result<Arc<Config>, ConfigError>)>,
     /// `--config`, kept to build the store again with an overlay or options.
     forced: Option<Arc<Config>>,
+    /// Set by `--baseline`: the baseline of every config, whatever the file says.
+    baseline: Option<PathBuf>,
     /// A config that cannot be used is recorded in `broken` and the files it governs are left
     /// out, instead of failing the whole discovery (the language server, and `check`).
     tolerant: bool,
@@ -44,6 +46,7 @@ impl ConfigCache {
             defaults: None,
             last: None,
             forced,
+            baseline: None,
             tolerant: false,
             broken: std::collections::BTreeMap::new(),
             releases: HashMap::new(),
@@ -92,6 +95,16 @@ impl ConfigCache {
         self
     }
 
+    /// Makes `path` the baseline of every config handed out (`--baseline`), whatever the
+    /// config files name.
+    pub fn with_baseline(mut self, path: PathBuf) -> ConfigCache {
+        let path = crate::workspace::discover::absolute(&path);
+        self.forced = self.forced.map(|forced| Arc::new(Config { baseline: Some(path.clone()), ..(*forced).clone() }));
+        self.baseline = Some(path);
+        self.store = Arc::new(self.store.rebuilt(self.forced.clone(), self.baseline.clone()));
+        self
+    }
+
     /// Reads config files from `overlay` when it holds them.
     pub fn with_overlay(mut self, overlay: &HashMap<PathBuf, String>) -> ConfigCache {
         let configs = overlay
@@ -99,7 +112,8 @@ impl ConfigCache {
             .filter(|(path, _)| is_config_name(path))
             .map(|(path, text)| (path.clone(), text.clone()))
             .collect();
-        self.store = Arc::new(ConfigStore::plain(self.forced.clone(), configs));
+        let store = ConfigStore::plain(self.forced.clone(), configs);
+        self.store = Arc::new(store.rebuilt(self.forced.clone(), self.baseline.clone()));
         self
     }
 
@@ -107,7 +121,8 @@ impl ConfigCache {
     /// does not parse is an error naming the option.
     pub fn with_excludes(mut self, options: &ExcludeOptions) -> Result<ConfigCache, String> {
         let overlay = self.store.overlay().clone();
-        self.store = Arc::new(ConfigStore::new(self.forced.clone(), overlay, options)?);
+        let store = ConfigStore::new(self.forced.clone(), overlay, options)?;
+        self.store = Arc::new(store.rebuilt(self.forced.clone(), self.baseline.clone()));
         Ok(self)
     }
 
@@ -134,7 +149,11 @@ impl ConfigCache {
             Some(loaded) => loaded,
             // Their root is never read: it anchors a config file's globs and paths, and the
             // defaults have none.
-            None => Ok(self.defaults.get_or_insert_with(|| Arc::new(Config::defaults(dir))).clone()),
+            None => {
+                let baseline = self.baseline.clone();
+                let defaults = || Arc::new(Config { baseline, ..Config::defaults(dir) });
+                Ok(self.defaults.get_or_insert_with(defaults).clone())
+            }
         };
         self.by_dir.insert(dir.to_path_buf(), config.clone());
         self.last = Some((dir.to_path_buf(), config.clone()));

@@ -36,6 +36,8 @@ pub struct ConfigStore {
     cli_extend: Arc<Excludes>,
     cli_force: bool,
     cwd: PathBuf,
+    /// `--baseline`: the baseline of every config loaded, whatever the file says.
+    baseline: Option<PathBuf>,
     state: Mutex<State>,
 }
 
@@ -68,14 +70,28 @@ impl ConfigStore {
         let cli_exclude = options.exclude.as_deref().map(|p| compile("--exclude", p)).transpose()?;
         let cli_extend = compile("--extend-exclude", &options.extend_exclude)?;
         let state = Mutex::new(State::default());
-        Ok(ConfigStore { forced, overlay, cli_exclude, cli_extend, cli_force: options.force_exclude, cwd, state })
+        Ok(ConfigStore { forced, overlay, cli_exclude, cli_extend, cli_force: options.force_exclude, cwd, baseline: None, state })
     }
 
     /// The store with no option set: every config says what it excludes.
     pub fn plain(forced: Option<Arc<Config>>, overlay: HashMap<PathBuf, String>) -> ConfigStore {
         let state = Mutex::new(State::default());
         let cwd = std::env::current_dir().unwrap_or_default();
-        ConfigStore { forced, overlay, cli_exclude: None, cli_extend: Excludes::none(), cli_force: false, cwd, state }
+        ConfigStore { forced, overlay, cli_exclude: None, cli_extend: Excludes::none(), cli_force: false, cwd, baseline: None, state }
+    }
+
+    /// This store with `forced` and the baseline of every config replaced, nothing loaded yet.
+    pub(super) fn rebuilt(&self, forced: Option<Arc<Config>>, baseline: Option<PathBuf>) -> ConfigStore {
+        ConfigStore {
+            forced,
+            overlay: self.overlay.clone(),
+            cli_exclude: self.cli_exclude.clone(),
+            cli_extend: self.cli_extend.clone(),
+            cli_force: self.cli_force,
+            cwd: self.cwd.clone(),
+            baseline,
+            state: Mutex::new(State::default()),
+        }
     }
 
     /// Config texts the editor holds.
@@ -98,7 +114,12 @@ impl ConfigStore {
             Some(text) => Config::parse(text, &path),
             None => Config::load(&path),
         }
-        .map(Arc::new);
+        .map(|mut config| {
+            if let Some(baseline) = &self.baseline {
+                config.baseline = Some(baseline.clone());
+            }
+            Arc::new(config)
+        });
         state.loaded.insert(path, loaded.clone());
         Some(loaded)
     }

@@ -1,9 +1,11 @@
 //! Walking the paths given on the command line into a [`Workspace`] (the only file-system
 //! reader): which configs govern which directories (`configs`), where a run may read
 //! (`bounds`), walking (`walk`), the list of files found (`pending`), reading and placing them
-//! (`read`), what they lead to (`context`), scopes for editors (`scope`) and paths (`paths`).
+//! (`read`), what they lead to (`context`), the baselines configs name (`baselines`), scopes
+//! for editors (`scope`) and paths (`paths`).
 //! The names callers use are re-exported here, so they stay `workspace::discover::…`.
 
+mod baselines;
 mod bounds;
 mod configs;
 mod context;
@@ -250,6 +252,7 @@ fn discover_shown_from(
     let read = |path: &Path| overlay.get(path).cloned().or_else(|| crate::source::read::read_text(path).ok());
     let pins = crate::workspace::climpt::read_pins(&workspace, &|dir: &Path| bounds.holds_dir(dir), &read);
     workspace.set_climpt_pins(pins);
+    baselines::add_baselines(&mut workspace, configs, overlay, &schema_refs, &bounds);
     // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
     crate::util::par_map(workspace.files(), |file| {
         if file.kind == FileKind::Stage {
