@@ -36,7 +36,8 @@ pub fn apply(workspace: &Workspace, findings: &mut Vec<Diagnostic>, judged: &dyn
             .entry(named)
             .or_insert_with(|| baselines.iter().position(|b| b.file.path == normalize(named) && b.usable()));
         let Some(baseline) = at.map(|at| &mut baselines[at]) else { continue };
-        let key = (finding.code.to_string(), relative(&file.path, &baseline.dir), fingerprint(&file.text, finding.span));
+        let key =
+            (finding.code.to_string(), relative(&file.path, &baseline.dir), fingerprint(&file.text, finding.span));
         if let Some(slots) = baseline.left.get_mut(&key)
             && let Some(slot) = slots.iter_mut().find(|(_, left)| *left > 0)
         {
@@ -128,9 +129,11 @@ impl<'w> Loaded<'w> {
         let config = &self.file.config;
         for (span, problem) in &self.parsed.problems {
             let message = format!("this baseline cannot be used, so no finding is baselined: {problem}");
-            out.push(Diagnostic::new(InvalidConfig, self.file.id, *span, message).with_help(
-                "write it again with `stagelint check --write-baseline` (it records the current findings)",
-            ));
+            out.push(
+                Diagnostic::new(InvalidConfig, self.file.id, *span, message).with_help(
+                    "write it again with `stagelint check --write-baseline` (it records the current findings)",
+                ),
+            );
         }
         let Some(severity) = config.severity(BaselineStale, Severity::Info) else { return };
         if !self.usable() || config.ignored_for(&self.file.path, BaselineStale) {
@@ -154,10 +157,13 @@ impl<'w> Loaded<'w> {
     fn stale(&self, workspace: &Workspace, entry: &Entry, left: u32) -> Diagnostic {
         let found = entry.count - left;
         let (code, path) = (&entry.code, &entry.path);
+        let target = workspace.file_at(&normalize(&self.dir.join(path)));
         let (message, edit, title) = if found == 0 {
-            let message = format!(
-                "`{code}` in `{path}` is baselined but no longer found (fixed, its text changed, its file is gone or its rule is off); remove the entry"
-            );
+            let why = match target {
+                Some(_) => "no longer found there (fixed, its text changed or its rule is off)",
+                None => "the file no longer exists",
+            };
+            let message = format!("`{code}` in `{path}` is baselined but {why}; remove the entry");
             (message, self.removal(entry.span), "Remove the entry".to_string())
         } else {
             let message = format!(
@@ -170,7 +176,7 @@ impl<'w> Loaded<'w> {
         };
         let mut finding = Diagnostic::new(BaselineStale, self.file.id, entry.span, message)
             .with_help("`stagelint check --write-baseline` rewrites the baseline from the current findings");
-        if let Some(target) = workspace.file_at(&normalize(&self.dir.join(path))) {
+        if let Some(target) = target {
             finding = finding.with_related(target.id, Span::empty(0), "the file it names");
         }
         match edit {

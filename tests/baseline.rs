@@ -66,7 +66,7 @@ fn an_adopted_repository_reports_only_new_findings() {
     let (code, out) = concise(dir.path(), &[]);
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("sm/plan.md:4:22: error[sm/UnknownTool] `Grpx`"), "{out}");
-    assert!(out.contains("stagelint-baseline.json:5:5: info[stagelint/BaselineStale] `sm/UnknownTool` in `sm/plan.md` is baselined but no longer found"), "{out}");
+    assert!(out.contains("stagelint-baseline.json:5:5: info[stagelint/BaselineStale] `sm/UnknownTool` in `sm/plan.md` is baselined but no longer found there"), "{out}");
     assert!(out.ends_with("Found 1 error, 1 info (2 files checked; 2 baselined). 1 fixable with `--fix`.\n"), "{out}");
 }
 
@@ -134,7 +134,7 @@ fn a_run_over_part_of_the_repository_judges_and_rewrites_only_that_part() {
     // A file that is gone: its entries are stale whatever was checked.
     std::fs::remove_file(dir.path().join("other/plan.md")).unwrap();
     let (_, out) = concise(dir.path(), &["sm"]);
-    assert_eq!(out.matches("in `other/plan.md` is baselined but no longer found").count(), 2, "{out}");
+    assert_eq!(out.matches("in `other/plan.md` is baselined but the file no longer exists").count(), 2, "{out}");
 }
 
 #[test]

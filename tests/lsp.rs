@@ -976,3 +976,37 @@ fn an_atomic_workflow_is_rechecked_alone_with_its_context() {
     client.change(&ignore, 2, 1, 0, 0, "other/\n");
     client.diagnostics(&uri(&other), |l| l.iter().any(|d| d["code"] == "atomic/NotDiscovered"));
 }
+
+/// A baseline's findings are hints labelled `stagelint baseline` (or hidden, when the client
+/// asks), and a new finding beside them keeps its severity.
+#[test]
+fn baselined_findings_are_hints_or_hidden() {
+    let dir = workspace();
+    let plan = dir.path().join("plan.md");
+    let broken = STAGE.replace("allowedTools: [Read]", "allowedTools: [Read, Raed]");
+    std::fs::write(&plan, &broken).expect("write");
+    std::fs::write(dir.path().join("stagelint.toml"), "baseline = \"stagelint-baseline.json\"\n").expect("write");
+    let written = std::process::Command::new(env!("CARGO_BIN_EXE_stagelint"))
+        .args(["check", "--write-baseline"])
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    assert!(written.status.success());
+    for (options, hidden) in [(Value::Null, false), (json!({"baselined": "hide"}), true)] {
+        let mut client = Client::spawn();
+        client.initialize_options(dir.path(), &["utf-16"], options);
+        // A new unknown tool on another line: an error, beside the baselined hint.
+        client.open(&plan, &broken.replace("Call submit_plan.", "Call submit_plan. Tools: {{tool.Nope}}"));
+        let (list, _) = client.diagnostics(&uri(&plan), |l| l.iter().any(|d| d["severity"] == 1));
+        let baselined: Vec<&Value> = list.iter().filter(|d| d["code"] == "sm/UnknownTool").collect();
+        if hidden {
+            assert!(baselined.is_empty(), "{list:?}");
+        } else {
+            assert_eq!(baselined.len(), 1, "{list:?}");
+            assert_eq!(baselined[0]["severity"], 4);
+            assert_eq!(baselined[0]["source"], "stagelint baseline");
+            assert_eq!(baselined[0]["data"], json!({"baselined": true}));
+        }
+        assert!(list.iter().any(|d| d["severity"] == 1 && d["source"] == "stagelint"), "{list:?}");
+    }
+}

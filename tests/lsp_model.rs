@@ -23,6 +23,12 @@
 //! leave out the files it governs; configs that exclude files (`[files] exclude`, nested ones
 //! too) leave out the same files in both.
 //!
+//! The workspace starts adopted in part: a root `stagelint.toml` names a baseline of the
+//! `handoff/` findings (written by `stagelint check --write-baseline`), which configs the
+//! actions write may drop or name again. The server hides what a baseline accepts
+//! (`initializationOptions.baselined: "hide"`), as the command line does; the baseline file's
+//! own findings (stale entries) are the command line's alone (`tests/lsp.rs` has the hints).
+//!
 //! CI runs 128 sequences (about 40 s in debug); `PROPTEST_CASES=5000 cargo test --test lsp_model`
 //! runs more. A failure shrinks to a short list of actions, printed by file name.
 
@@ -111,6 +117,9 @@ const CONTENTS: &[&str] = &[
     "[files]\nexclude = [\"handoff/plan.md\", \"extra.md\"]\nforce-exclude = true\n",
     "[files]\nextend-exclude = [\"prompts\", \"dry/\"]\n",
     "[files]\nexclude = [\"[\"]\n",
+    "baseline = \"stagelint-baseline.json\"\n[rules]\n\"sm/NextCycle\" = \"off\"\n",
+    "baseline = \"stagelint-baseline.json\"\n",
+    "baseline = \"stagelint-baseline.json\"\n[files]\nextend-exclude = [\"loose\"]\n",
 ];
 
 /// What an edit inserts.
@@ -478,8 +487,17 @@ impl Session {
         {
             std::fs::copy(examples.join(from), outside.path().join(to)).expect("copy");
         }
+        // Adopted in part: the findings of `handoff/` baselined.
+        let adopted = Command::new(env!("CARGO_BIN_EXE_stagelint"))
+            .args(["check", "--write-baseline=stagelint-baseline.json", "handoff"])
+            .current_dir(root.path())
+            .output()
+            .expect("stagelint check runs");
+        assert!(adopted.status.success(), "{}", String::from_utf8_lossy(&adopted.stderr));
+        std::fs::write(root.path().join("stagelint.toml"), "baseline = \"stagelint-baseline.json\"\n").expect("write");
         let mut client = Client::in_process();
-        client.initialize(root.path(), if utf16 { &["utf-16"] } else { &["utf-8", "utf-16"] });
+        let encodings: &[&str] = if utf16 { &["utf-16"] } else { &["utf-8", "utf-16"] };
+        client.initialize_options(root.path(), encodings, json!({"baselined": "hide"}));
         Session { root, outside, client, utf16, open: BTreeMap::new(), versions: HashMap::new(), problems: Vec::new() }
     }
 
@@ -850,6 +868,10 @@ fn cli_findings(root: &Path, utf16: bool, sent: &HashSet<PathBuf>) -> Findings {
     let mut texts: HashMap<String, String> = HashMap::new();
     for d in report["diagnostics"].as_array().expect("diagnostics") {
         let relative = d["path"].as_str().expect("path").trim_start_matches("./");
+        // The baseline's own findings: the command line's alone.
+        if relative == "stagelint-baseline.json" {
+            continue;
+        }
         let path = root.join(relative);
         let text = texts
             .entry(d["path"].to_string())
@@ -1146,4 +1168,18 @@ fn sequences_a_span_ending_inside_a_crlf_ends_its_line_in_both() {
     let head = Change { start: 5975, len: 19, past_line_end: false, insert: Text(INSERTS, 0) };
     assert_eq!(crlf.insert.get(), "\r\n");
     assert_agrees(false, &[Op::Edit(skill, vec![crlf, head])]);
+}
+
+/// The baseline of `handoff/` (named by the root config): what it accepts stays hidden while
+/// the file is edited elsewhere, shows once its text changes, and every finding shows when a
+/// config without the baseline replaces the root one (or with a rule turned off, its entries
+/// stale on the command line only).
+#[test]
+fn sequences_a_baseline_hides_what_it_accepts_until_its_text_changes() {
+    let plan = named("handoff/plan.md");
+    let edit = |start, len, insert| Change { start, len, past_line_end: false, insert: Text(INSERTS, insert) };
+    assert_agrees(false, &[Op::Open(plan), Op::Edit(plan, vec![edit(0, 0, 4)])]);
+    assert_agrees(false, &[Op::Open(plan), Op::Edit(plan, vec![edit(120, 6, 1)]), Op::Save(plan)]);
+    assert_agrees(true, &[Op::Open(plan), Op::Config(Text(CONTENTS, 3))]);
+    assert_agrees(false, &[Op::Config(Text(CONTENTS, 12)), Op::Open(named("handoff/review.md"))]);
 }

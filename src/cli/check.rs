@@ -199,7 +199,10 @@ fn write_baseline(
 ) -> Result<ExitCode, Failure> {
     let conflicting = [
         (args.fix || args.diff, "--fix and --diff"),
-        (!args.select.is_empty() || !args.ignore.is_empty(), "--select and --ignore (a baseline records every finding; turn rules off in `[rules]`)"),
+        (
+            !args.select.is_empty() || !args.ignore.is_empty(),
+            "--select and --ignore (a baseline records every finding; turn rules off in `[rules]`)",
+        ),
         (args.stdin_filename.is_some(), "--stdin-filename"),
         (args.statistics || args.show_fixes || args.output.is_some(), "--statistics, --show-fixes and --output"),
     ];

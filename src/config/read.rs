@@ -74,7 +74,9 @@ fn baseline(value: &Value<'_>, config: &mut Config, problems: &mut Vec<Problem>)
     if text.is_empty() || !inside {
         problems.push((
             value.span(),
-            format!("`baseline` is a path inside this file's directory, not `{text}` (give another file with `--baseline`)"),
+            format!(
+                "`baseline` is a path inside this file's directory, not `{text}` (give another file with `--baseline`)"
+            ),
         ));
         return;
     }

@@ -84,7 +84,8 @@ pub fn parse(text: &str) -> BaselineFile {
             }),
             _ => out.problems.push((
                 item.span,
-                "an entry needs `code`, `path` and `fingerprint` (strings) and `count` (a positive whole number)".into(),
+                "an entry needs `code`, `path` and `fingerprint` (strings) and `count` (a positive whole number)"
+                    .into(),
             )),
         }
     }
@@ -175,7 +176,8 @@ mod tests {
         );
         let read = parse(&text);
         assert!(read.problems.is_empty(), "{:?}", read.problems);
-        let found: Vec<(&str, &str, u32)> = read.entries.iter().map(|e| (e.path.as_str(), e.code.as_str(), e.count)).collect();
+        let found: Vec<(&str, &str, u32)> =
+            read.entries.iter().map(|e| (e.path.as_str(), e.code.as_str(), e.count)).collect();
         assert_eq!(found, [("a.md", "sm/X", 1), ("a.md", "sm/Y", 1), ("b.md", "sm/X", 2)]);
         assert_eq!(write(&[]), "{\n  \"version\": 1,\n  \"findings\": []\n}\n");
     }
@@ -207,7 +209,10 @@ mod tests {
             ("{\"findings\": []}", "needs `\"version\": 1`"),
             ("{\"version\": 1}", "needs `findings`"),
             ("{\"version\": 1, \"findings\": [{\"code\": \"sm/X\"}]}", "an entry needs"),
-            ("{\"version\": 1, \"findings\": [{\"code\": \"a\", \"path\": \"b\", \"fingerprint\": \"c\", \"count\": 0}]}", "positive"),
+            (
+                "{\"version\": 1, \"findings\": [{\"code\": \"a\", \"path\": \"b\", \"fingerprint\": \"c\", \"count\": 0}]}",
+                "positive",
+            ),
         ];
         for (text, wanted) in cases {
             let read = parse(text);

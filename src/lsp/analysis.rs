@@ -485,7 +485,7 @@ fn changed_batches(
     // The analysis' texts: an open document's as the client sent it.
     let open = state.open_in(analysis);
     let mut by_file: HashMap<crate::diagnostic::FileId, Vec<_>> = HashMap::new();
-    for d in &analysis.diagnostics {
+    for d in analysis.diagnostics.iter().filter(|d| open.shows(d)) {
         by_file.entry(d.file).or_default().push(convert::diagnostic(&analysis.workspace, d, &open));
     }
     let mut out = Vec::new();

@@ -143,9 +143,17 @@ pub struct Open {
     pub encoding: Encoding,
     pub uris: HashMap<PathBuf, Uri>,
     pub versions: HashMap<PathBuf, i32>,
+    /// Whether findings a baseline accepts are hidden (`initializationOptions.baselined:
+    /// "hide"`) instead of shown as hints.
+    pub hide_baselined: bool,
 }
 
 impl Open {
+    /// Whether `d` is shown at all: a baselined finding is not when the client asked so.
+    pub fn shows(&self, d: &Diagnostic) -> bool {
+        !(d.baselined && self.hide_baselined)
+    }
+
     /// The URI to name `file` by: the client's for an open document, else its `file://` URI.
     pub fn uri(&self, file: &SourceFile) -> Option<Uri> {
         self.uris.get(&file.path).cloned().or_else(|| uri(file))
@@ -183,6 +191,10 @@ pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, open: &Open) -> lsp::Di
             })
         })
         .collect();
+    // Baselined: accepted debt, a hint labelled by its source (the LSP's two tags, unnecessary
+    // and deprecated, would fade or strike out the text, which says something else).
+    let (severity, source) =
+        if d.baselined { (DiagnosticSeverity::HINT, "stagelint baseline") } else { (severity, "stagelint") };
     let mut message = d.message.clone();
     if let Some(help) = &d.help {
         message.push_str("\nhelp: ");
@@ -193,11 +205,11 @@ pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, open: &Open) -> lsp::Di
         severity: Some(severity),
         code: Some(NumberOrString::String(d.code.to_string())),
         code_description: rule_url(d.code).parse().ok().map(|href| CodeDescription { href }),
-        source: Some("stagelint".into()),
+        source: Some(source.into()),
         message,
         related_information: (!related.is_empty()).then_some(related),
         tags: None,
-        data: None,
+        data: d.baselined.then(|| serde_json::json!({"baselined": true})),
     }
 }
 

@@ -243,8 +243,15 @@ impl LanguageServer for Backend {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false);
+        // `"baselined": "hide"` leaves out what a baseline accepts; anything else shows it as hints.
+        let hide_baselined = params
+            .initialization_options
+            .as_ref()
+            .and_then(|o| o.get("baselined"))
+            .is_some_and(|v| v.as_str() == Some("hide"));
         {
             let mut state = lock(&self.state);
+            state.hide_baselined = hide_baselined;
             state.encoding = Some(encoding);
             state.roots = roots;
             state.dynamic_watchers = dynamic_watchers;
@@ -509,6 +516,9 @@ impl LanguageServer for Backend {
                 let mut out: Vec<CodeActionOrCommand> = Vec::new();
                 if quick_fixes {
                     for action in ide::actions::actions_for(&analysis.workspace, &analysis.diagnostics, file, span) {
+                        if !open.shows(&analysis.diagnostics[action.diagnostic]) {
+                            continue;
+                        }
                         let diagnostic =
                             convert::diagnostic(&analysis.workspace, &analysis.diagnostics[action.diagnostic], open);
                         out.push(CodeActionOrCommand::CodeAction(CodeAction {
@@ -802,7 +812,7 @@ impl LanguageServer for Backend {
                 let mut items: Vec<_> = analysis
                     .diagnostics
                     .iter()
-                    .filter(|d| d.file == file.id)
+                    .filter(|d| d.file == file.id && open.shows(d))
                     .map(|d| convert::diagnostic(&analysis.workspace, d, &open))
                     .collect();
                 with_dry_run(&mut items, state.dry_run.get(&file.path));
@@ -828,7 +838,7 @@ impl LanguageServer for Backend {
                 analysis
                     .diagnostics
                     .iter()
-                    .filter(|d| d.file == file.id)
+                    .filter(|d| d.file == file.id && open.shows(d))
                     .map(|d| convert::diagnostic(&analysis.workspace, d, open))
                     .collect()
             })

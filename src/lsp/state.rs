@@ -35,6 +35,9 @@ pub(super) struct State {
     /// are one range (a batch of the first index asks that of its scopes; a scan of every
     /// file per batch made the index quadratic).
     pub(super) published: std::collections::BTreeMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>,
+    /// `initializationOptions.baselined` is `"hide"`: findings a baseline accepts are not shown
+    /// (by default they are hints).
+    pub(super) hide_baselined: bool,
     /// Whether the client lets us register a file watcher at `initialized`.
     pub(super) dynamic_watchers: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`), so we do not push them.
@@ -99,13 +102,23 @@ impl State {
     /// How the client sees the files of `analysis`: the open documents as it named them, with
     /// the versions the analysis read (the texts it sent, where positions count a byte order mark).
     pub(super) fn open_in(&self, analysis: &Analysis) -> convert::Open {
-        convert::Open { encoding: self.encoding(), uris: self.uris.clone(), versions: analysis.versions.clone() }
+        convert::Open {
+            encoding: self.encoding(),
+            uris: self.uris.clone(),
+            versions: analysis.versions.clone(),
+            hide_baselined: self.hide_baselined,
+        }
     }
 
     /// [`State::open_in`] for texts read now: every open document, at its current version.
     pub(super) fn open_now(&self) -> convert::Open {
         let versions = self.documents.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-        convert::Open { encoding: self.encoding(), uris: self.uris.clone(), versions }
+        convert::Open {
+            encoding: self.encoding(),
+            uris: self.uris.clone(),
+            versions,
+            hide_baselined: self.hide_baselined,
+        }
     }
 
     /// Whether the scope is still the server's to check: under a workspace folder, or holding

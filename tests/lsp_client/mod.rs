@@ -202,13 +202,19 @@ impl Client {
 
     /// `initialize` (with `capabilities`) and `initialized`; returns the server's capabilities.
     pub fn initialize_with(&mut self, root: &Path, capabilities: Value) -> Value {
+        self.initialize_with_options(root, capabilities, Value::Null)
+    }
+
+    /// [`Client::initialize_with`], with `initializationOptions`.
+    pub fn initialize_with_options(&mut self, root: &Path, capabilities: Value, options: Value) -> Value {
         let result = self.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": uri(root),
                 "workspaceFolders": [{"uri": uri(root), "name": "test"}],
-                "capabilities": capabilities
+                "capabilities": capabilities,
+                "initializationOptions": options
             }),
         );
         self.notify("initialized", json!({}));
@@ -217,11 +223,16 @@ impl Client {
 
     /// `initialize` offering `encodings` and dynamic file watching.
     pub fn initialize(&mut self, root: &Path, encodings: &[&str]) -> Value {
+        self.initialize_options(root, encodings, Value::Null)
+    }
+
+    /// [`Client::initialize`] with `initializationOptions`.
+    pub fn initialize_options(&mut self, root: &Path, encodings: &[&str], options: Value) -> Value {
         let capabilities = json!({
             "general": {"positionEncodings": encodings},
             "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
         });
-        self.initialize_with(root, capabilities)
+        self.initialize_with_options(root, capabilities, options)
     }
 
     pub fn open(&mut self, path: &Path, text: &str) {

@@ -24,8 +24,7 @@ pub(super) fn add_baselines(
     pending: &Pending,
     bounds: &Bounds,
 ) {
-    let mut named: Vec<&Path> =
-        workspace.reported_files().filter_map(|f| f.config.baseline.as_deref()).collect();
+    let mut named: Vec<&Path> = workspace.reported_files().filter_map(|f| f.config.baseline.as_deref()).collect();
     if named.is_empty() {
         return;
     }
