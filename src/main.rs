@@ -68,8 +68,18 @@ enum Command {
 struct DryRunArgs {
     /// A stage file (without a cassette of its own, a stage of a state machine runs its machine),
     /// a state machine (its directory or `sm.yaml`), a climpt agent (its directory or
-    /// `steps_registry.json`), or a Last Light workflow.
-    path: PathBuf,
+    /// `steps_registry.json`), or a Last Light workflow; with `--all`, the directory whose
+    /// cassettes are all replayed (default: the current directory).
+    #[arg(required_unless_present = "all")]
+    path: Option<PathBuf>,
+    /// Replay every cassette under the directory, each against what it records, with a line
+    /// per cassette and a total (for CI; exit codes as `check`).
+    #[arg(long, conflicts_with = "cassette")]
+    all: bool,
+    /// With `--all`: which completion-channel branches, Assert outcomes and `next` paths of
+    /// each stage the cassettes exercise, and which none does.
+    #[arg(long, requires = "all")]
+    coverage: bool,
     /// The cassette (default: `<stage-id>.cassette.yaml` beside the stage, else the machine's
     /// `sm.cassette.yaml`; a climpt agent's `agent.cassette.yaml`; `cassettes/<name>.cassette.yaml`
     /// beside a workflow).
@@ -78,7 +88,8 @@ struct DryRunArgs {
     /// Show each prompt sent in full in the timeline (by default, its first lines).
     #[arg(long)]
     show_prompts: bool,
-    /// Output: a readable timeline, or the JSON Lines event stream.
+    /// Output: a readable timeline, or the JSON Lines event stream; with `--all` also
+    /// `sarif`, `github` and `junit`.
     #[arg(long, value_enum, default_value_t = RunFormat::Full)]
     format: RunFormat,
     /// Request drift (an edited prompt or tool set) fails the run.
@@ -127,6 +138,9 @@ struct RecordArgs {
 enum RunFormat {
     Full,
     Json,
+    Sarif,
+    Github,
+    Junit,
 }
 
 #[derive(clap::Args)]
@@ -247,6 +261,22 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, Failure> {
     if args.record.record {
         return run_record(&args);
     }
+    if args.all {
+        let format = match args.format {
+            RunFormat::Full => cli::dry_run_all::Format::Full,
+            RunFormat::Json => cli::dry_run_all::Format::Json,
+            RunFormat::Sarif => cli::dry_run_all::Format::Sarif,
+            RunFormat::Github => cli::dry_run_all::Format::Github,
+            RunFormat::Junit => cli::dry_run_all::Format::Junit,
+        };
+        let dir = args.path.unwrap_or_else(|| PathBuf::from("."));
+        let options =
+            cli::dry_run_all::Args { format, strict: args.strict, coverage: args.coverage, color: args.color };
+        return cli::dry_run_all::run(&dir, args.config.as_deref(), options);
+    }
+    if matches!(args.format, RunFormat::Sarif | RunFormat::Github | RunFormat::Junit) {
+        return Err("--format sarif, github and junit report a run over every cassette: add --all".into());
+    }
     let json = matches!(args.format, RunFormat::Json);
     let result = replay(args);
     // The JSON stream ends with a summary even when nothing could be run; the message still
@@ -262,12 +292,13 @@ fn replay(args: DryRunArgs) -> Result<ExitCode, Failure> {
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
     let overlay = std::collections::HashMap::new();
+    let path = args.path.unwrap_or_default();
     let (workspace, run) =
-        stagelint::runtime::dry_run_path(&args.path, args.cassette.as_deref(), options, &mut configs, &overlay)?;
+        stagelint::runtime::dry_run_path(&path, args.cassette.as_deref(), options, &mut configs, &overlay)?;
     let mut out = Vec::new();
     match args.format {
         RunFormat::Json => out.extend_from_slice(run.trace.to_json_lines().as_bytes()),
-        RunFormat::Full => {
+        _ => {
             let color = args.color.for_stdout();
             out.extend_from_slice(
                 stagelint::runtime::report::timeline_with(&workspace, &run, args.show_prompts).as_bytes(),
@@ -481,11 +512,12 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, Failure> {
     provider.redact = !record.no_redact;
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
-    let mut paths = vec![args.path.clone()];
+    let path = args.path.clone().ok_or("--record needs the stage file")?;
+    let mut paths = vec![path.clone()];
     paths.extend(args.cassette.clone());
     let workspace = stagelint::workspace::discover::discover(&paths, &mut configs).map_err(|e| e.to_string())?;
     let absolute = stagelint::workspace::discover::absolute;
-    let stage = workspace.file_at(&absolute(&args.path)).ok_or("the stage was not read")?;
+    let stage = workspace.file_at(&absolute(&path)).ok_or("the stage was not read")?;
     let seed = args.cassette.as_deref().and_then(|c| workspace.file_at(&absolute(c))).map(|f| f.id);
     let provenance = serde_json::json!({"source": "recorded", "provider": api.name(), "model": model, "tool": format!("stagelint {}", env!("CARGO_PKG_VERSION"))});
     let (run, mut cassette) =

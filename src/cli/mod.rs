@@ -2,6 +2,7 @@
 //! parse options, print and pick the exit code).
 
 pub mod check;
+pub mod dry_run_all;
 pub mod explain;
 
 use std::io::{self, IsTerminal, Read, Write};

@@ -154,3 +154,9 @@ fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a
         url: rule_url(d.code),
     }
 }
+
+/// One finding in this format's shape, for reports that list findings inside their own
+/// structure (`dry-run --all --format json`).
+pub fn finding(workspace: &Workspace, d: &Diagnostic) -> serde_json::Value {
+    serde_json::to_value(convert(workspace, d)).unwrap_or_default()
+}

@@ -6,6 +6,7 @@ pub mod github;
 pub mod json;
 pub mod sarif;
 pub mod statistics;
+pub mod sweep;
 
 use std::collections::HashSet;
 

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, FileId};
 use crate::editor;
+use crate::runtime::coverage::Part;
 use crate::runtime::events::Event;
 use crate::runtime::run::{DryRun, Options};
 use crate::source::Span;
@@ -69,6 +70,14 @@ pub trait Engine: Sync {
 
     /// The editor features inside this engine's cassettes.
     fn editor(&self) -> &'static editor::Hooks;
+
+    /// What `runs` (this engine's replays of the workspace's cassettes) exercised of every
+    /// definition of `workspace` this engine replays, those no run reached included; `None`
+    /// for an engine that does not report coverage.
+    fn coverage(&self, workspace: &Workspace, runs: &[&DryRun]) -> Option<Vec<Part>> {
+        let _ = (workspace, runs);
+        None
+    }
 
     /// The render-only previews of definition file `file` (no cassette: what a step would be
     /// sent, from a context given by hand), each on the line of what it previews.

@@ -11,7 +11,9 @@
 //! [`Workspace`] (already in memory) and answer every tool and model call from the cassette: no
 //! network, no shell, no file system.
 
+pub mod all;
 pub mod climpt;
+pub mod coverage;
 pub mod engine;
 pub mod events;
 pub mod lastlight;

@@ -4,6 +4,7 @@
 //! It reads definitions from the [`Workspace`] (already in memory) and answers every tool
 //! from the cassette: no network, no shell, no file system.
 
+mod coverage;
 mod ide;
 pub mod import;
 mod lens;
@@ -86,6 +87,10 @@ impl Engine for Stages {
 
     fn editor(&self) -> &'static crate::editor::Hooks {
         &ide::EDITOR
+    }
+
+    fn coverage(&self, workspace: &Workspace, runs: &[&DryRun]) -> Option<Vec<crate::runtime::coverage::Part>> {
+        Some(coverage::coverage(workspace, runs))
     }
 }
 

@@ -1,0 +1,121 @@
+//! Every cassette of a workspace, replayed (`stagelint dry-run --all`): each goes to the
+//! engine whose cassette it is (`runtime::engine_of`) and is replayed as `check` replays it, so
+//! an engine added to `runtime::ENGINES` joins the sweep, its totals and its coverage without a
+//! change here.
+
+use crate::diagnostic::{Diagnostic, FileId, Severity};
+use crate::registry::cassette::{CassetteUnconsumed, RequestDrift};
+use crate::runtime::coverage::Part;
+use crate::runtime::read::cassettes;
+use crate::runtime::run::{DryRun, Options};
+use crate::runtime::{ENGINES, engine_of};
+use crate::workspace::Workspace;
+
+/// One cassette and what replaying it gave.
+#[derive(Debug)]
+pub struct Replayed {
+    pub cassette: FileId,
+    /// The engine whose cassette it is.
+    pub engine: &'static str,
+    /// The run, or the findings that say why it could not be replayed (it does not read, or
+    /// replays nothing in this workspace).
+    pub run: Result<DryRun, Vec<Diagnostic>>,
+}
+
+impl Replayed {
+    /// What the replay found (or why there was none).
+    pub fn findings(&self) -> &[Diagnostic] {
+        match &self.run {
+            Ok(run) => &run.findings,
+            Err(findings) => findings,
+        }
+    }
+
+    /// Replayed, with no error found.
+    pub fn passed(&self) -> bool {
+        self.run.is_ok() && !self.findings().iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// The findings of `code`.
+    pub fn count(&self, code: &str) -> usize {
+        self.findings().iter().filter(|d| d.code == code).count()
+    }
+
+    /// Findings that fail the run (errors).
+    pub fn mismatches(&self) -> usize {
+        self.findings().iter().filter(|d| d.severity == Severity::Error).count()
+    }
+}
+
+/// The sums over a sweep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Totals {
+    pub cassettes: usize,
+    pub replayed: usize,
+    pub passed: usize,
+    /// Expectations that held.
+    pub expectations_passed: u32,
+    /// Expectations that failed (those never checked included).
+    pub expectations_failed: u32,
+    /// Request drift findings.
+    pub drift: usize,
+    /// Findings of recorded turns no run used (`cassette/CassetteUnconsumed`).
+    pub unused: usize,
+    /// Error findings.
+    pub mismatches: usize,
+}
+
+/// Replays every cassette of `workspace` (on all cores), in the order of their paths.
+pub fn replay_all(workspace: &Workspace, options: Options) -> Vec<Replayed> {
+    let mut files: Vec<_> = cassettes(workspace).collect();
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    crate::util::par_map(&files, |file| {
+        let engine = engine_of(file);
+        Replayed { cassette: file.id, engine: engine.name(), run: engine.replay(workspace, file, options) }
+    })
+}
+
+/// The sums over `runs`.
+pub fn totals(runs: &[Replayed]) -> Totals {
+    let mut totals = Totals { cassettes: runs.len(), ..Totals::default() };
+    for replayed in runs {
+        if let Ok(run) = &replayed.run {
+            totals.replayed += 1;
+            totals.expectations_passed += run.passed;
+            totals.expectations_failed += run.failed;
+        }
+        totals.passed += usize::from(replayed.passed());
+        totals.drift += replayed.count(RequestDrift);
+        totals.unused += replayed.count(CassetteUnconsumed);
+        totals.mismatches += replayed.mismatches();
+    }
+    totals
+}
+
+/// Every finding of the sweep once (two runs may find the same stage error), in the order
+/// `check` gives findings.
+pub fn findings(workspace: &Workspace, runs: &[Replayed]) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for finding in runs.iter().flat_map(Replayed::findings) {
+        if !out.contains(finding) {
+            out.push(finding.clone());
+        }
+    }
+    out.sort_by(|a, b| {
+        let (fa, fb) = (workspace.file(a.file), workspace.file(b.file));
+        (&fa.display, a.span.start, a.code, &a.message).cmp(&(&fb.display, b.span.start, b.code, &b.message))
+    });
+    out
+}
+
+/// What the runs exercised, per engine that reports coverage (engines in `ENGINES` order).
+pub fn coverage(workspace: &Workspace, runs: &[Replayed]) -> Vec<(&'static str, Vec<Part>)> {
+    ENGINES
+        .iter()
+        .filter_map(|engine| {
+            let own: Vec<&DryRun> =
+                runs.iter().filter(|r| r.engine == engine.name()).filter_map(|r| r.run.as_ref().ok()).collect();
+            Some((engine.name(), engine.coverage(workspace, &own)?))
+        })
+        .collect()
+}

@@ -1,0 +1,173 @@
+//! `stagelint dry-run --all` through the real binary, on `examples/`: a line per cassette and
+//! a total, every format (JUnit read back by a JUnit reader, SARIF against the official
+//! schema, GitHub annotations on cassette lines), the coverage of the stages, exit codes.
+
+mod common;
+
+use common::{assert_valid_sarif, repo, sarif_validator, stagelint, stderr, stdout};
+
+fn all(args: &[&str]) -> std::process::Output {
+    let mut full = vec!["dry-run", "--all"];
+    full.extend_from_slice(args);
+    stagelint(&full, &repo().join("examples"))
+}
+
+#[test]
+fn a_line_per_cassette_and_a_total() {
+    let output = all(&["--color", "never"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().take(4).collect();
+    assert_eq!(
+        lines,
+        [
+            "✗ broken/dry-run/plan.cassette.yaml: stage plan · expectations 1/2 · drift 1 · unused 0 · mismatches 3",
+            "✗ broken/dry-run/typo.cassette.yaml: not replayed: unknown key `expectd` in a turn: the runtime never reads it; did you mean `expect`?",
+            "✓ code-review/failing-lint.cassette.yaml: machine code-review · expectations 4/4 · drift 0 · unused 0 · mismatches 0",
+            "✓ code-review/sm.cassette.yaml: machine code-review · expectations 26/26 · drift 0 · unused 0 · mismatches 0",
+        ]
+    );
+    // The findings where they are, as `check` shows them.
+    assert!(text.contains("error[cassette/ExpectationFailed]: expected tool c1 (denied)"), "{text}");
+    assert!(text.contains("┌─ broken/dry-run/plan.cassette.yaml:16:19"), "{text}");
+    assert!(
+        text.ends_with(
+            "Total: 4 cassettes, 3 replayed, 2 passed · expectations 31/32 · drift 1 · unused turns 0 · mismatches 4\n"
+        ),
+        "{text}"
+    );
+    // A clean directory passes.
+    let clean = stagelint(&["dry-run", "--all", "examples/code-review"], repo());
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    assert!(stdout(&clean).ends_with(
+        "Total: 2 cassettes, 2 replayed, 2 passed · expectations 30/30 · drift 0 · unused turns 0 · mismatches 0\n"
+    ));
+}
+
+#[test]
+fn json_lists_each_cassette_with_its_counts_findings_and_coverage() {
+    let output = all(&["--format", "json", "--coverage"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["version"], 1);
+    let cassettes = report["cassettes"].as_array().unwrap();
+    assert_eq!(cassettes.len(), 4);
+    let plan = &cassettes[0];
+    assert_eq!(plan["path"], "broken/dry-run/plan.cassette.yaml");
+    assert_eq!(plan["engine"], "stages");
+    assert_eq!(plan["title"], "stage plan");
+    assert_eq!(plan["expectations"], serde_json::json!({"passed": 1, "failed": 1, "unchecked": 0}));
+    assert_eq!(
+        (plan["drift"].as_u64(), plan["mismatches"].as_u64(), plan["passed"].as_bool()),
+        (Some(1), Some(3), Some(false))
+    );
+    assert_eq!(plan["findings"][0]["code"], "cassette/ToolFakeMissing");
+    assert_eq!(plan["findings"][0]["range"]["start"], serde_json::json!({"line": 15, "column": 25}));
+    assert_eq!(cassettes[1]["replayed"], false);
+    assert_eq!(
+        report["total"],
+        serde_json::json!({"cassettes": 4, "replayed": 3, "passed": 2, "expectations_passed": 31, "expectations_failed": 1, "drift": 1, "unused": 0, "mismatches": 4})
+    );
+    let stages = &report["coverage"][0];
+    assert_eq!(stages["engine"], "stages");
+    let review = stages["parts"].as_array().unwrap().iter().find(|p| p["path"] == "code-review/execute.md").unwrap();
+    let hits = |group: &str, name: &str| {
+        review["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["group"] == group && i["name"] == name)
+            .map(|i| i["hits"].clone())
+    };
+    assert_eq!(hits("completion channel", "completion"), Some(2.into()));
+    assert_eq!(hits("completion channel", "turnCap"), Some(0.into()));
+    assert_eq!(hits("Next", "→ review"), Some(1.into()), "the join ran in one of the two machine runs");
+    assert_eq!(hits("Assert", "fail"), Some(0.into()));
+}
+
+#[test]
+fn coverage_names_what_each_stage_took_and_what_none_did() {
+    let output = stagelint(&["dry-run", "--all", "--coverage", "examples/code-review"], repo());
+    let text = stdout(&output);
+    let coverage = &text[text.find("Coverage (stages)").expect("a coverage section")..];
+    assert!(coverage.starts_with("Coverage (stages): 25 of 57 ways taken (43 %)\n"), "{coverage}");
+    assert!(
+        coverage.contains(
+            "  stage lint  examples/code-review/lint.md:2\n    completion channel: completion 2 · not taken: parseFailure, plainText, otherTool, batchRejected, turnCap\n    Assert: ok 1, fail 1 · not taken: retry, skip\n"
+        ),
+        "{coverage}"
+    );
+    assert!(coverage.contains("    Next: → test 2, → lint 2, → review 1\n"), "{coverage}");
+    // Coverage goes with the formats that can hold it.
+    let output = stagelint(&["dry-run", "--all", "--coverage", "--format", "junit", "examples"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--coverage is printed with --format full or json"));
+}
+
+#[test]
+fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
+    let output = all(&["--format", "junit"]);
+    assert_eq!(output.status.code(), Some(1));
+    let suites = junit_parser::from_reader(std::io::Cursor::new(output.stdout)).expect("JUnit XML");
+    assert_eq!((suites.tests, suites.failures, suites.errors), (4, 1, 1));
+    let cases = &suites.suites[0].cases;
+    let names: Vec<&str> = cases.iter().map(|c| c.original_name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "broken/dry-run/plan.cassette.yaml",
+            "broken/dry-run/typo.cassette.yaml",
+            "code-review/failing-lint.cassette.yaml",
+            "code-review/sm.cassette.yaml"
+        ]
+    );
+    assert!(cases.iter().all(|c| c.classname.as_deref() == Some("stagelint.stages")));
+    let failure = cases[0].status.failure_as_ref();
+    assert_eq!(failure.failure_type, "cassette/ToolFakeMissing");
+    assert!(
+        failure.text.contains("broken/dry-run/plan.cassette.yaml:16:19: error[cassette/ExpectationFailed]"),
+        "{}",
+        failure.text
+    );
+    let error = cases[1].status.error_as_ref();
+    assert_eq!(error.error_type, "not replayed");
+    assert!(error.message.contains("unknown key `expectd`"), "{}", error.message);
+    assert!(cases[2].status.is_success() && cases[3].status.is_success());
+}
+
+#[test]
+fn sarif_and_github_annotations_sit_on_the_cassette_lines() {
+    let output = all(&["--format", "sarif"]);
+    assert_eq!(output.status.code(), Some(1));
+    let sarif: serde_json::Value = serde_json::from_slice(&output.stdout).expect("SARIF");
+    assert_valid_sarif(&sarif_validator(), &sarif);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    let located: Vec<(&str, u64)> = results
+        .iter()
+        .map(|r| {
+            let at = &r["locations"][0]["physicalLocation"];
+            (at["artifactLocation"]["uri"].as_str().unwrap(), at["region"]["startLine"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(located[1], ("broken/dry-run/plan.cassette.yaml", 16));
+    let output = all(&["--format", "github"]);
+    let text = stdout(&output);
+    assert_eq!(text.lines().count(), 6, "{text}");
+    assert!(
+        text.contains("::error file=broken/dry-run/plan.cassette.yaml,line=16,col=19,endLine=16,endColumn=60,title=cassette/ExpectationFailed::"),
+        "{text}"
+    );
+}
+
+#[test]
+fn usage_errors() {
+    let output = stagelint(&["dry-run", "--all", "examples/code-review/plan.md"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--all replays the cassettes under a directory"), "{}", stderr(&output));
+    let output = stagelint(&["dry-run", "examples/code-review", "--format", "junit"], repo());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("add --all"), "{}", stderr(&output));
+    let output = stagelint(&["dry-run", "--coverage", "examples/code-review"], repo());
+    assert_eq!(output.status.code(), Some(2));
+}
