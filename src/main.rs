@@ -68,12 +68,13 @@ enum Command {
 struct DryRunArgs {
     /// A stage file (without a cassette of its own, a stage of a state machine runs its machine),
     /// a state machine (its directory or `sm.yaml`), a climpt agent (its directory or
-    /// `steps_registry.json`), or a Last Light workflow; with `--all`, the directory whose
-    /// cassettes are all replayed (default: the current directory).
+    /// `steps_registry.json`), or a Last Light workflow; with `--all`, directories whose
+    /// cassettes are all replayed (default: the current directory) and files whose cassettes
+    /// are (a changed cassette, those beside a changed definition).
     #[arg(required_unless_present = "all")]
-    path: Option<PathBuf>,
-    /// Replay every cassette under the directory, each against what it records, with a line
-    /// per cassette and a total (for CI; exit codes as `check`).
+    paths: Vec<PathBuf>,
+    /// Replay every cassette under the directories (or of the files) given, each against what
+    /// it records, with a line per cassette and a total (for CI; exit codes as `check`).
     #[arg(long, conflicts_with = "cassette")]
     all: bool,
     /// With `--all`: which completion-channel branches, Assert outcomes and `next` paths of
@@ -269,10 +270,13 @@ fn run_dry_run(args: DryRunArgs) -> Result<ExitCode, Failure> {
             RunFormat::Github => cli::dry_run_all::Format::Github,
             RunFormat::Junit => cli::dry_run_all::Format::Junit,
         };
-        let dir = args.path.unwrap_or_else(|| PathBuf::from("."));
+        let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
         let options =
             cli::dry_run_all::Args { format, strict: args.strict, coverage: args.coverage, color: args.color };
-        return cli::dry_run_all::run(&dir, args.config.as_deref(), options);
+        return cli::dry_run_all::run(&paths, args.config.as_deref(), options);
+    }
+    if args.paths.len() > 1 {
+        return Err("dry-run runs one definition (a stage, machine, climpt agent or Last Light workflow); give one path, or --all to replay the cassettes of several".into());
     }
     if matches!(args.format, RunFormat::Sarif | RunFormat::Github | RunFormat::Junit) {
         return Err("--format sarif, github and junit report a run over every cassette: add --all".into());
@@ -292,7 +296,7 @@ fn replay(args: DryRunArgs) -> Result<ExitCode, Failure> {
     let mut configs = ConfigCache::new(forced);
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
     let overlay = std::collections::HashMap::new();
-    let path = args.path.unwrap_or_default();
+    let path = args.paths.into_iter().next().unwrap_or_default();
     let (workspace, run) =
         stagelint::runtime::dry_run_path(&path, args.cassette.as_deref(), options, &mut configs, &overlay)?;
     let mut out = Vec::new();
@@ -512,7 +516,7 @@ fn run_record(args: &DryRunArgs) -> Result<ExitCode, Failure> {
     provider.redact = !record.no_redact;
     let forced = args.config.as_deref().map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
-    let path = args.path.clone().ok_or("--record needs the stage file")?;
+    let path = args.paths.first().cloned().ok_or("--record needs the stage file")?;
     let mut paths = vec![path.clone()];
     paths.extend(args.cassette.clone());
     let workspace = stagelint::workspace::discover::discover(&paths, &mut configs).map_err(|e| e.to_string())?;

@@ -22,6 +22,9 @@ const BROKEN_STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read, Grpe
 /// Git runs it with the index to commit; `try-repo` checks the staged files.
 const GIT_HOOK: &str = "#!/bin/sh\nexec pre-commit try-repo \"$STAGELINT_REPO\" stagelint --verbose\n";
 
+/// The same for the `stagelint-dry-run` hook.
+const DRY_RUN_HOOK: &str = "#!/bin/sh\nexec pre-commit try-repo \"$STAGELINT_REPO\" stagelint-dry-run --verbose\n";
+
 fn runs(program: &str) -> bool {
     Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
 }
@@ -110,4 +113,42 @@ fn commit_of_a_broken_stage_is_refused_and_a_fixed_one_goes_through() {
     // `--verbose` shows the hook's output: the files were checked, not skipped.
     assert!(report.contains("No findings (2 files checked)."), "{report}");
     ok(dir, &["rev-parse", "--verify", "HEAD"]);
+}
+
+/// `stagelint-dry-run`: a commit that changes a stage so that its cassette no longer replays
+/// (the completion tool renamed) is refused with the cassette's line; restoring it goes through.
+#[test]
+fn the_dry_run_hook_refuses_a_stage_its_cassette_no_longer_replays() {
+    if !runs("pre-commit") || !runs("git") {
+        assert!(std::env::var_os("CI").is_none(), "CI must install pre-commit and git (see .ci/run)");
+        eprintln!("skipped: pre-commit or git is not installed");
+        return;
+    }
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path();
+    ok(dir, &["init", "--quiet"]);
+    ok(dir, &["config", "user.name", "stagelint test"]);
+    ok(dir, &["config", "user.email", "test@stagelint.invalid"]);
+    ok(dir, &["config", "commit.gpgsign", "false"]);
+    ok(dir, &["config", "core.hooksPath", "githooks"]);
+    let hook = dir.join("githooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, DRY_RUN_HOOK).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fixed = BROKEN_STAGE.replace("Grpe", "Grep");
+    let cassette = "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - turns:\n      - response:\n          content:\n            - toolCall: { id: c1, name: submit_plan, args: {} }\n        expect: [ { branch: completion, call: c1 } ]\n";
+    std::fs::write(dir.join("plan.md"), fixed.replace("submit_plan", "finish")).unwrap();
+    std::fs::write(dir.join("plan.cassette.yaml"), cassette).unwrap();
+    ok(dir, &["add", "plan.md", "plan.cassette.yaml"]);
+    let refused = git(dir, &["commit", "--quiet", "-m", "renamed completion tool"]);
+    let report = text(&refused);
+    assert!(!refused.status.success(), "the commit must be refused: {report}");
+    assert!(report.contains("✗ plan.cassette.yaml: stage plan"), "{report}");
+    assert!(report.contains("cassette/ExpectationFailed"), "{report}");
+    std::fs::write(dir.join("plan.md"), &fixed).unwrap();
+    ok(dir, &["add", "plan.md"]);
+    let accepted = git(dir, &["commit", "--quiet", "-m", "completion tool back"]);
+    let report = text(&accepted);
+    assert!(accepted.status.success(), "{report}");
+    assert!(report.contains("Total: 1 cassette, 1 replayed, 1 passed"), "{report}");
 }

@@ -1,14 +1,16 @@
 //! `stagelint dry-run --all [DIR]`: every cassette under the directory replayed, a line per
 //! cassette and a total, in the formats CI systems read; the exit code as `check` gives it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stagelint::config::Config;
 use stagelint::diagnostic::Severity;
 use stagelint::render;
 use stagelint::runtime::all;
-use stagelint::workspace::discover::{ConfigCache, discover};
+use stagelint::diagnostic::FileId;
+use stagelint::workspace::Workspace;
+use stagelint::workspace::discover::{ConfigCache, absolute, discover};
 
 use super::{Color, Failure};
 
@@ -28,18 +30,18 @@ pub struct Args {
     pub color: Color,
 }
 
-pub fn run(dir: &Path, config: Option<&Path>, args: Args) -> Result<ExitCode, Failure> {
-    if !dir.is_dir() {
-        return Err(format!("{}: --all replays the cassettes under a directory; this is none", dir.display()).into());
+pub fn run(paths: &[PathBuf], config: Option<&Path>, args: Args) -> Result<ExitCode, Failure> {
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        return Err(format!("{}: no such file or directory", missing.display()).into());
     }
     if args.coverage && !matches!(args.format, Format::Full | Format::Json) {
         return Err("--coverage is printed with --format full or json".into());
     }
     let forced = config.map(Config::load).transpose().map_err(|e| e.to_string())?;
     let mut configs = ConfigCache::new(forced);
-    let workspace = discover(&[dir.to_path_buf()], &mut configs).map_err(|e| e.to_string())?;
+    let (workspace, cassettes) = cassettes(paths, &mut configs)?;
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
-    let runs = all::replay_all(&workspace, options);
+    let runs = all::replay(&workspace, &cassettes, options);
     let totals = all::totals(&runs);
     let findings = all::findings(&workspace, &runs);
     let coverage = args.coverage.then(|| all::coverage(&workspace, &runs));
@@ -56,4 +58,29 @@ pub fn run(dir: &Path, config: Option<&Path>, args: Args) -> Result<ExitCode, Fa
     super::print(&out)?;
     let failed = findings.iter().any(|d| d.severity == Severity::Error);
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The workspace around `paths` and the cassettes to replay: every cassette under a directory,
+/// and those of each file (a pre-commit hook names the changed files). The files are first read
+/// alone; the directory of each one stagelint reads (a definition, a cassette) is then read
+/// whole, so that the cassettes beside it are found, while other files (a README) cost nothing.
+fn cassettes(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<(Workspace, Vec<FileId>), String> {
+    let (files, dirs): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().map(|p| absolute(p)).partition(|p| p.is_file());
+    let mut roots = dirs.clone();
+    if !files.is_empty() {
+        let named = discover(&files, configs).map_err(|e| e.to_string())?;
+        let ours = files.iter().filter(|f| named.file_at(f).is_some_and(|file| file.reported));
+        roots.extend(ours.filter_map(|f| f.parent().map(Path::to_path_buf)));
+    }
+    roots.sort();
+    roots.dedup();
+    if roots.is_empty() {
+        return Ok((Workspace::new(), Vec::new()));
+    }
+    let workspace = discover(&roots, configs).map_err(|e| e.to_string())?;
+    let under_dirs = stagelint::runtime::cassettes(&workspace).filter(|c| dirs.iter().any(|d| c.path.starts_with(d)));
+    let mut chosen: Vec<FileId> = under_dirs.map(|c| c.id).collect();
+    let changed: Vec<FileId> = files.iter().filter_map(|f| workspace.file_at(f)).map(|f| f.id).collect();
+    chosen.extend(all::cassettes_of(&workspace, &changed));
+    Ok((workspace, chosen))
 }

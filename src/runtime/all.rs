@@ -9,7 +9,7 @@ use crate::runtime::coverage::Part;
 use crate::runtime::read::cassettes;
 use crate::runtime::run::{DryRun, Options};
 use crate::runtime::{ENGINES, engine_of};
-use crate::workspace::Workspace;
+use crate::workspace::{FileKind, SourceFile, Workspace};
 
 /// One cassette and what replaying it gave.
 #[derive(Debug)]
@@ -67,12 +67,40 @@ pub struct Totals {
 
 /// Replays every cassette of `workspace` (on all cores), in the order of their paths.
 pub fn replay_all(workspace: &Workspace, options: Options) -> Vec<Replayed> {
-    let mut files: Vec<_> = cassettes(workspace).collect();
+    let every: Vec<FileId> = cassettes(workspace).map(|f| f.id).collect();
+    replay(workspace, &every, options)
+}
+
+/// Replays `cassettes` (on all cores), in the order of their paths.
+pub fn replay(workspace: &Workspace, cassettes: &[FileId], options: Options) -> Vec<Replayed> {
+    let mut files: Vec<&SourceFile> = cassettes.iter().map(|id| workspace.file(*id)).collect();
     files.sort_by(|a, b| a.display.cmp(&b.display));
+    files.dedup_by_key(|f| f.id);
     crate::util::par_map(&files, |file| {
         let engine = engine_of(file);
         Replayed { cassette: file.id, engine: engine.name(), run: engine.replay(workspace, file, options) }
     })
+}
+
+/// The cassettes a change to the files `changed` can break: each changed cassette, every
+/// cassette beside a changed definition (a stage's own, a machine's), and each one an engine
+/// offers a code lens for on it or takes for it by convention (`[dry-run] cassettes`).
+pub fn cassettes_of(workspace: &Workspace, changed: &[FileId]) -> Vec<FileId> {
+    let mut out = Vec::new();
+    for &id in changed {
+        let file = workspace.file(id);
+        if file.kind == FileKind::Cassette {
+            out.push(id);
+            continue;
+        }
+        let dir = file.path.parent();
+        out.extend(cassettes(workspace).filter(|c| c.path.parent() == dir).map(|c| c.id));
+        out.extend(crate::runtime::lenses(workspace, id).into_iter().map(|lens| lens.cassette));
+        out.extend(crate::runtime::conventional_cassette(workspace, id));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The sums over `runs`.
