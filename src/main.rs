@@ -35,6 +35,10 @@ enum Command {
     /// Run the language server on stdin/stdout.
     #[cfg(feature = "lsp")]
     Lsp,
+    /// Run a Model Context Protocol server on stdin/stdout, for coding agents: tools check,
+    /// explain, dry_run, fix and rules, inside the client's roots (or the current directory).
+    #[cfg(feature = "mcp")]
+    Mcp,
     /// Run a stage, a whole state machine, a climpt agent or a Last Light workflow against a recorded provider (a cassette).
     DryRun(DryRunArgs),
     /// Print the prompt a Last Light workflow's phase sends, rendered as its engine renders it
@@ -197,6 +201,8 @@ fn main() -> ExitCode {
         Command::Rules => run_rules(),
         #[cfg(feature = "lsp")]
         Command::Lsp => run_lsp(),
+        #[cfg(feature = "mcp")]
+        Command::Mcp => cli::mcp::run(),
         Command::DryRun(args) => run_dry_run(args),
         Command::Render(args) => run_render(args),
         Command::Explain { topic } => cli::explain::run(topic.as_deref()),

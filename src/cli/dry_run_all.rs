@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stagelint::config::Config;
+use stagelint::diagnostic::FileId;
 use stagelint::diagnostic::Severity;
 use stagelint::render;
 use stagelint::runtime::all;
-use stagelint::diagnostic::FileId;
 use stagelint::workspace::Workspace;
 use stagelint::workspace::discover::{ConfigCache, absolute, discover};
 

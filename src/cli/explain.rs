@@ -29,8 +29,9 @@ pub fn run(topic: Option<&str>) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `explain` prints for `topic`, or why it cannot.
-fn text(topic: Option<&str>) -> Result<String, String> {
+/// What `explain` prints for `topic`, or why it cannot (the MCP server's `explain` tool
+/// answers the same).
+pub fn text(topic: Option<&str>) -> Result<String, String> {
     let Some(topic) = topic else {
         return Ok(listing());
     };

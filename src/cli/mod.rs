@@ -4,6 +4,8 @@
 pub mod check;
 pub mod dry_run_all;
 pub mod explain;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 use std::io::{self, IsTerminal, Read, Write};
 

@@ -9,6 +9,8 @@ use crate::util::{FastMap, FastSet};
 /// the state machine, agent and Last Light directories found above them. A link or a `..` reference leading elsewhere is not followed.
 pub(super) struct Bounds {
     dirs: FastSet<PathBuf>,
+    /// Real directories nothing is read outside of, whatever the bounds (empty: no limit).
+    ceiling: Vec<PathBuf>,
     /// Per directory, resolved once (a read asks for every file): its real path, and whether
     /// that lies in a bound.
     cache: std::sync::Mutex<BoundsCache>,
@@ -23,7 +25,7 @@ struct BoundsCache {
 
 impl Bounds {
     pub(super) fn new(roots: &[PathBuf]) -> Bounds {
-        let mut bounds = Bounds { dirs: FastSet::default(), cache: Default::default() };
+        let mut bounds = Bounds { dirs: FastSet::default(), ceiling: Vec::new(), cache: Default::default() };
         let mut seen: FastSet<&Path> = FastSet::default();
         for root in roots {
             let is_file = root.is_file();
@@ -38,6 +40,17 @@ impl Bounds {
             bounds.extend(dir.ancestors().find(|a| a.join(".git").exists()).map(Path::to_path_buf));
         }
         bounds
+    }
+
+    /// Reads nothing outside `ceiling` (real paths), whatever the bounds say.
+    pub(super) fn cap(&mut self, ceiling: &[PathBuf]) {
+        self.ceiling = ceiling.to_vec();
+        self.cache.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).inside.clear();
+    }
+
+    /// Whether a real path is under the ceiling.
+    fn capped(&self, real: &Path) -> bool {
+        self.ceiling.is_empty() || self.ceiling.iter().any(|c| real.starts_with(c))
     }
 
     pub(super) fn extend(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
@@ -62,7 +75,7 @@ impl Bounds {
             return Some(*inside);
         }
         let real = real_dir(dir, &mut cache.real)?;
-        let inside = real.ancestors().any(|a| self.dirs.contains(a));
+        let inside = real.ancestors().any(|a| self.dirs.contains(a)) && self.capped(&real);
         cache.inside.insert(dir.to_path_buf(), inside);
         Some(inside)
     }
@@ -80,14 +93,18 @@ impl Bounds {
             meta.file_type().is_symlink()
         };
         if is_link {
-            return std::fs::canonicalize(path).ok().is_none_or(|real| real.ancestors().any(|a| self.dirs.contains(a)));
+            return std::fs::canonicalize(path)
+                .ok()
+                .is_none_or(|real| real.ancestors().any(|a| self.dirs.contains(a)) && self.capped(&real));
         }
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return true };
         let mut cache = self.lock();
         match self.dir_inside(dir, &mut cache) {
             None | Some(true) => true,
             // A file named on purpose (or an atomic workflow's context file) is a bound of its own.
-            Some(false) => real_dir(dir, &mut cache.real).is_some_and(|d| self.dirs.contains(&d.join(name))),
+            Some(false) => {
+                real_dir(dir, &mut cache.real).is_some_and(|d| self.dirs.contains(&d.join(name)) && self.capped(&d))
+            }
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct ConfigCache {
     forced: Option<Arc<Config>>,
     /// Set by `--baseline`: the baseline of every config, whatever the file says.
     baseline: Option<PathBuf>,
+    /// Directories nothing is read outside of (the MCP server's roots): no config is looked
+    /// for above them, and discovery's bounds stop at them. Empty: no limit.
+    ceiling: Vec<PathBuf>,
     /// A config that cannot be used is recorded in `broken` and the files it governs are left
     /// out, instead of failing the whole discovery (the language server, and `check`).
     tolerant: bool,
@@ -47,6 +50,7 @@ impl ConfigCache {
             last: None,
             forced,
             baseline: None,
+            ceiling: Vec::new(),
             tolerant: false,
             broken: std::collections::BTreeMap::new(),
             releases: HashMap::new(),
@@ -63,6 +67,10 @@ impl ConfigCache {
         let Some(workflows) = lastlight_release::governing_workflows(path, is_skill) else {
             return config;
         };
+        // Detection reads the engine's sources beside `workflows/`: not outside the ceiling.
+        if !workflows.parent().is_some_and(|root| self.under_ceiling(root)) {
+            return config;
+        }
         let key = Arc::as_ptr(&config) as usize;
         let (_, by_dir) = self.releases.entry(key).or_insert_with(|| (config.clone(), HashMap::new()));
         // Asked once per file: found without building a key.
@@ -101,8 +109,25 @@ impl ConfigCache {
         let path = crate::workspace::discover::absolute(&path);
         self.forced = self.forced.map(|forced| Arc::new(Config { baseline: Some(path.clone()), ..(*forced).clone() }));
         self.baseline = Some(path);
-        self.store = Arc::new(self.store.rebuilt(self.forced.clone(), self.baseline.clone()));
+        self.store = Arc::new(self.store.rebuilt(self.forced.clone(), self.baseline.clone(), self.ceiling.clone()));
         self
+    }
+
+    /// Reads nothing outside `dirs`: no config above them, and discovery stays inside them.
+    pub fn with_ceiling(mut self, dirs: Vec<PathBuf>) -> ConfigCache {
+        self.ceiling = dirs.iter().map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone())).collect();
+        self.store = Arc::new(self.store.rebuilt(self.forced.clone(), self.baseline.clone(), self.ceiling.clone()));
+        self
+    }
+
+    /// The directories nothing is read outside of (empty: no limit).
+    pub(super) fn ceiling(&self) -> &[PathBuf] {
+        &self.ceiling
+    }
+
+    /// Whether `dir` may be read from: inside the ceiling, or there is none.
+    fn under_ceiling(&self, dir: &Path) -> bool {
+        self.ceiling.is_empty() || self.ceiling.iter().any(|c| dir.starts_with(c))
     }
 
     /// Reads config files from `overlay` when it holds them.
@@ -113,7 +138,7 @@ impl ConfigCache {
             .map(|(path, text)| (path.clone(), text.clone()))
             .collect();
         let store = ConfigStore::plain(self.forced.clone(), configs);
-        self.store = Arc::new(store.rebuilt(self.forced.clone(), self.baseline.clone()));
+        self.store = Arc::new(store.rebuilt(self.forced.clone(), self.baseline.clone(), self.ceiling.clone()));
         self
     }
 
@@ -122,7 +147,7 @@ impl ConfigCache {
     pub fn with_excludes(mut self, options: &ExcludeOptions) -> Result<ConfigCache, String> {
         let overlay = self.store.overlay().clone();
         let store = ConfigStore::new(self.forced.clone(), overlay, options)?;
-        self.store = Arc::new(store.rebuilt(self.forced.clone(), self.baseline.clone()));
+        self.store = Arc::new(store.rebuilt(self.forced.clone(), self.baseline.clone(), self.ceiling.clone()));
         Ok(self)
     }
 

@@ -38,6 +38,8 @@ pub struct ConfigStore {
     cwd: PathBuf,
     /// `--baseline`: the baseline of every config loaded, whatever the file says.
     baseline: Option<PathBuf>,
+    /// Directories no config is looked for outside of (the MCP server's roots); empty: no limit.
+    ceiling: Vec<PathBuf>,
     state: Mutex<State>,
 }
 
@@ -70,18 +72,24 @@ impl ConfigStore {
         let cli_exclude = options.exclude.as_deref().map(|p| compile("--exclude", p)).transpose()?;
         let cli_extend = compile("--extend-exclude", &options.extend_exclude)?;
         let state = Mutex::new(State::default());
-        Ok(ConfigStore { forced, overlay, cli_exclude, cli_extend, cli_force: options.force_exclude, cwd, baseline: None, state })
+        Ok(ConfigStore { forced, overlay, cli_exclude, cli_extend, cli_force: options.force_exclude, cwd, baseline: None, ceiling: Vec::new(), state })
     }
 
     /// The store with no option set: every config says what it excludes.
     pub fn plain(forced: Option<Arc<Config>>, overlay: HashMap<PathBuf, String>) -> ConfigStore {
         let state = Mutex::new(State::default());
         let cwd = std::env::current_dir().unwrap_or_default();
-        ConfigStore { forced, overlay, cli_exclude: None, cli_extend: Excludes::none(), cli_force: false, cwd, baseline: None, state }
+        ConfigStore { forced, overlay, cli_exclude: None, cli_extend: Excludes::none(), cli_force: false, cwd, baseline: None, ceiling: Vec::new(), state }
     }
 
-    /// This store with `forced` and the baseline of every config replaced, nothing loaded yet.
-    pub(super) fn rebuilt(&self, forced: Option<Arc<Config>>, baseline: Option<PathBuf>) -> ConfigStore {
+    /// This store with `forced`, the baseline of every config and the ceiling replaced, nothing
+    /// loaded yet.
+    pub(super) fn rebuilt(
+        &self,
+        forced: Option<Arc<Config>>,
+        baseline: Option<PathBuf>,
+        ceiling: Vec<PathBuf>,
+    ) -> ConfigStore {
         ConfigStore {
             forced,
             overlay: self.overlay.clone(),
@@ -90,6 +98,7 @@ impl ConfigStore {
             cli_force: self.cli_force,
             cwd: self.cwd.clone(),
             baseline,
+            ceiling,
             state: Mutex::new(State::default()),
         }
     }
@@ -178,6 +187,9 @@ impl ConfigStore {
     fn nearest(&self, dir: &Path, state: &mut State) -> Option<PathBuf> {
         if let Some(found) = state.nearest.get(dir) {
             return found.clone();
+        }
+        if !(self.ceiling.is_empty() || self.ceiling.iter().any(|c| dir.starts_with(c))) {
+            return None;
         }
         let here = config::CONFIG_NAMES
             .iter()

@@ -175,6 +175,7 @@ fn discover_shown_from(
         }
     }
     let mut bounds = Bounds::new(&roots);
+    bounds.cap(configs.ceiling());
     // A project's config names its layout (`[dry-run] cassettes`): its directory is the project's.
     for root in &roots {
         let dir = if root.is_file() { root.parent().unwrap_or(root) } else { root };
