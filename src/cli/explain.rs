@@ -16,6 +16,11 @@ const TOPICS: &[(&str, &str, &str)] = &[
         include_str!("../../docs/decisions.md"),
     ),
     ("configuration", "stagelint.toml: every table and key", include_str!("../../docs/configuration.md")),
+    (
+        "adoption",
+        "an existing repository: a baseline, dry-runs in CI, the MCP server for coding agents",
+        include_str!("../../docs/adoption.md"),
+    ),
     ("versions", "the upstream releases each family models, and what changes between them", ""),
     (
         "security",
