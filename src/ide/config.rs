@@ -3,7 +3,7 @@
 //! lives here; the keys come from `config::TABLES` (what the parser accepts) and their
 //! documentation from `docs/configuration.md`.
 
-use crate::config::{KEY_VALUES, LEVELS, TABLES};
+use crate::config::{KEY_VALUES, LEVELS, TABLES, TOP_KEYS};
 use crate::ide::{CompletionItem, CompletionKind};
 use crate::source::Span;
 
@@ -162,7 +162,22 @@ pub fn completions(text: &str, offset: usize) -> Vec<CompletionItem> {
                 })
                 .collect()
         }
-        Place::Key { table: None } => Vec::new(),
+        // Above every table: the keys outside a table (`baseline`).
+        Place::Key { table: None } => {
+            let present = keys_in(text, None);
+            TOP_KEYS
+                .iter()
+                .filter(|(key, _)| !present.contains(key))
+                .map(|(key, what)| CompletionItem {
+                    label: key.to_string(),
+                    kind: CompletionKind::Field,
+                    detail: Some(what.to_string()),
+                    documentation: Some(format!("`{key}`: {what}. See `stagelint explain configuration`.")),
+                    insert: Some(format!("{key} = ")),
+                    replace: Span::new(offset - partial_len, offset),
+                })
+                .collect()
+        }
         Place::Value { table, key } => {
             let values: Vec<&str> = if table == Some("rules") {
                 LEVELS.to_vec()
@@ -205,7 +220,8 @@ mod tests {
         assert_eq!(labels("[sm]\nplaceholder-dialect = |"), ["mustache", "dollar"]);
         assert!(labels("[rules]\n\"sm/Unk|").contains(&"sm/UnknownTool".to_string()));
         assert_eq!(labels("[rules]\n\"sm\" = |").len(), 6);
-        assert!(labels("|").is_empty());
+        assert_eq!(labels("|"), ["baseline"]);
+        assert!(labels("baseline = \"b.json\"\n|").is_empty());
         let docs = completions("[tools]\n", 8);
         let registered = docs.iter().find(|i| i.label == "registered").expect("registered");
         assert!(registered.documentation.as_deref().unwrap_or("").contains("replaces the default tool set"));
