@@ -1,10 +1,13 @@
 //! `stagelint dry-run --all` through the real binary, on `examples/`: a line per cassette and
 //! a total, every format (JUnit read back by a JUnit reader, SARIF against the official
-//! schema, GitHub annotations on cassette lines), the coverage of the stages, exit codes.
+//! schema, GitHub annotations on cassette lines), the coverage of the stages, exit codes. Every
+//! engine of `runtime::ENGINES` joins the sweep: `examples/climpt`'s flow cassette is replayed
+//! by the climpt engine beside the stage cassettes.
 
 mod common;
 
 use common::{assert_valid_sarif, repo, sarif_validator, stagelint, stderr, stdout};
+use serde_json::json;
 
 fn all(args: &[&str]) -> std::process::Output {
     let mut full = vec!["dry-run", "--all"];
@@ -17,12 +20,13 @@ fn a_line_per_cassette_and_a_total() {
     let output = all(&["--color", "never"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
-    let lines: Vec<&str> = text.lines().take(4).collect();
+    let lines: Vec<&str> = text.lines().take(5).collect();
     assert_eq!(
         lines,
         [
             "✗ broken/dry-run/plan.cassette.yaml: stage plan · expectations 1/2 · drift 1 · unused 0 · mismatches 3",
             "✗ broken/dry-run/typo.cassette.yaml: not replayed: unknown key `expectd` in a turn: the runtime never reads it; did you mean `expect`?",
+            "✓ climpt/.agent/fixer/agent.cassette.yaml: agent fixer · expectations 11/11 · drift 0 · unused 0 · mismatches 0",
             "✓ code-review/failing-lint.cassette.yaml: machine code-review · expectations 4/4 · drift 0 · unused 0 · mismatches 0",
             "✓ code-review/sm.cassette.yaml: machine code-review · expectations 26/26 · drift 0 · unused 0 · mismatches 0",
         ]
@@ -32,7 +36,7 @@ fn a_line_per_cassette_and_a_total() {
     assert!(text.contains("┌─ broken/dry-run/plan.cassette.yaml:16:19"), "{text}");
     assert!(
         text.ends_with(
-            "Total: 4 cassettes, 3 replayed, 2 passed · expectations 31/32 · drift 1 · unused turns 0 · mismatches 4\n"
+            "Total: 5 cassettes, 4 replayed, 3 passed · expectations 42/43 · drift 1 · unused turns 0 · mismatches 4\n"
         ),
         "{text}"
     );
@@ -51,7 +55,7 @@ fn json_lists_each_cassette_with_its_counts_findings_and_coverage() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(report["version"], 1);
     let cassettes = report["cassettes"].as_array().unwrap();
-    assert_eq!(cassettes.len(), 4);
+    assert_eq!(cassettes.len(), 5);
     let plan = &cassettes[0];
     assert_eq!(plan["path"], "broken/dry-run/plan.cassette.yaml");
     assert_eq!(plan["engine"], "stages");
@@ -64,9 +68,22 @@ fn json_lists_each_cassette_with_its_counts_findings_and_coverage() {
     assert_eq!(plan["findings"][0]["code"], "cassette/ToolFakeMissing");
     assert_eq!(plan["findings"][0]["range"]["start"], serde_json::json!({"line": 15, "column": 25}));
     assert_eq!(cassettes[1]["replayed"], false);
+    // The climpt agent's flow cassette, replayed by the climpt engine.
+    let climpt = &cassettes[2];
+    assert_eq!(
+        (&climpt["path"], &climpt["engine"], &climpt["title"], &climpt["replayed"], &climpt["passed"]),
+        (
+            &json!("climpt/.agent/fixer/agent.cassette.yaml"),
+            &json!("climpt"),
+            &json!("agent fixer"),
+            &json!(true),
+            &json!(true)
+        )
+    );
+    assert_eq!(climpt["expectations"], json!({"passed": 11, "failed": 0, "unchecked": 0}));
     assert_eq!(
         report["total"],
-        serde_json::json!({"cassettes": 4, "replayed": 3, "passed": 2, "expectations_passed": 31, "expectations_failed": 1, "drift": 1, "unused": 0, "mismatches": 4})
+        serde_json::json!({"cassettes": 5, "replayed": 4, "passed": 3, "expectations_passed": 42, "expectations_failed": 1, "drift": 1, "unused": 0, "mismatches": 4})
     );
     let stages = &report["coverage"][0];
     assert_eq!(stages["engine"], "stages");
@@ -109,7 +126,7 @@ fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
     let output = all(&["--format", "junit"]);
     assert_eq!(output.status.code(), Some(1));
     let suites = junit_parser::from_reader(std::io::Cursor::new(output.stdout)).expect("JUnit XML");
-    assert_eq!((suites.tests, suites.failures, suites.errors), (4, 1, 1));
+    assert_eq!((suites.tests, suites.failures, suites.errors), (5, 1, 1));
     let cases = &suites.suites[0].cases;
     let names: Vec<&str> = cases.iter().map(|c| c.original_name.as_str()).collect();
     assert_eq!(
@@ -117,11 +134,22 @@ fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
         [
             "broken/dry-run/plan.cassette.yaml",
             "broken/dry-run/typo.cassette.yaml",
+            "climpt/.agent/fixer/agent.cassette.yaml",
             "code-review/failing-lint.cassette.yaml",
             "code-review/sm.cassette.yaml"
         ]
     );
-    assert!(cases.iter().all(|c| c.classname.as_deref() == Some("stagelint.stages")));
+    let classes: Vec<Option<&str>> = cases.iter().map(|c| c.classname.as_deref()).collect();
+    assert_eq!(
+        classes,
+        [
+            Some("stagelint.stages"),
+            Some("stagelint.stages"),
+            Some("stagelint.climpt"),
+            Some("stagelint.stages"),
+            Some("stagelint.stages")
+        ]
+    );
     let failure = cases[0].status.failure_as_ref();
     assert_eq!(failure.failure_type, "cassette/ToolFakeMissing");
     assert!(
@@ -132,7 +160,7 @@ fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
     let error = cases[1].status.error_as_ref();
     assert_eq!(error.error_type, "not replayed");
     assert!(error.message.contains("unknown key `expectd`"), "{}", error.message);
-    assert!(cases[2].status.is_success() && cases[3].status.is_success());
+    assert!(cases[2..].iter().all(|c| c.status.is_success()));
 }
 
 #[test]
@@ -160,11 +188,38 @@ fn sarif_and_github_annotations_sit_on_the_cassette_lines() {
     );
 }
 
+/// Files instead of a directory (the pre-commit hook names the staged files): the cassettes a
+/// change to each can break, whichever engine replays them.
+#[test]
+fn files_replay_the_cassettes_they_can_break() {
+    let lines = |args: &[&str]| {
+        let mut full = vec!["dry-run", "--all", "--color", "never"];
+        full.extend_from_slice(args);
+        let output = stagelint(&full, repo());
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stdout(&output).lines().map(|l| l.split(':').next().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    // A stage: the machine cassettes that replay it.
+    assert_eq!(
+        lines(&["examples/code-review/plan.md"]),
+        ["✓ examples/code-review/failing-lint.cassette.yaml", "✓ examples/code-review/sm.cassette.yaml", "Total"]
+    );
+    // A climpt agent's registry, and a prompt file deep under it: the agent's flow cassette.
+    let agent = ["✓ examples/climpt/.agent/fixer/agent.cassette.yaml", "Total"];
+    assert_eq!(lines(&["examples/climpt/.agent/fixer/steps_registry.json"]), agent);
+    assert_eq!(lines(&["examples/climpt/.agent/fixer/prompts/steps/closure/issue/f_default.md"]), agent);
+    assert_eq!(lines(&["examples/climpt/.agent/fixer/schemas/fixer.schema.json"]), agent);
+    // A cassette itself, named twice, and a file nothing replays.
+    let cassette = "examples/code-review/sm.cassette.yaml";
+    assert_eq!(lines(&[cassette, cassette]), ["✓ examples/code-review/sm.cassette.yaml", "Total"]);
+    assert_eq!(lines(&["README.md"]), ["Total"]);
+}
+
 #[test]
 fn usage_errors() {
-    let output = stagelint(&["dry-run", "--all", "examples/code-review/plan.md"], repo());
+    let output = stagelint(&["dry-run", "--all", "examples/no-such-dir"], repo());
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--all replays the cassettes under a directory"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("no such file or directory"), "{}", stderr(&output));
     let output = stagelint(&["dry-run", "examples/code-review", "--format", "junit"], repo());
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("add --all"), "{}", stderr(&output));

@@ -62,18 +62,31 @@ pub fn run(paths: &[PathBuf], config: Option<&Path>, args: Args) -> Result<ExitC
 
 /// The workspace around `paths` and the cassettes to replay: every cassette under a directory,
 /// and those of each file (a pre-commit hook names the changed files). The files are first read
-/// alone; the directory of each one stagelint reads (a definition, a cassette) is then read
-/// whole, so that the cassettes beside it are found, while other files (a README) cost nothing.
+/// with their context; when stagelint reads one of them (a definition, a cassette), the
+/// directories of those files and their context (a stage's machine, a climpt prompt's agent)
+/// are then read whole, so that the cassettes that replay them are found, while other files (a
+/// README) cost nothing.
 fn cassettes(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<(Workspace, Vec<FileId>), String> {
     let (files, dirs): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().map(|p| absolute(p)).partition(|p| p.is_file());
     let mut roots = dirs.clone();
     if !files.is_empty() {
         let named = discover(&files, configs).map_err(|e| e.to_string())?;
-        let ours = files.iter().filter(|f| named.file_at(f).is_some_and(|file| file.reported));
-        roots.extend(ours.filter_map(|f| f.parent().map(Path::to_path_buf)));
+        // The directories of the named files stagelint reads and of their context (a stage's
+        // machine, a climpt prompt's agent), where the cassettes that replay them are.
+        if files.iter().any(|f| named.file_at(f).is_some_and(|file| file.reported)) {
+            roots.extend(named.files().iter().filter_map(|f| f.path.parent().map(Path::to_path_buf)));
+        }
     }
     roots.sort();
     roots.dedup();
+    // A directory under another one is read with it.
+    let mut kept: Vec<PathBuf> = Vec::with_capacity(roots.len());
+    for root in roots {
+        if kept.last().is_none_or(|last| !root.starts_with(last)) {
+            kept.push(root);
+        }
+    }
+    let roots = kept;
     if roots.is_empty() {
         return Ok((Workspace::new(), Vec::new()));
     }

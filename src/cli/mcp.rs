@@ -60,7 +60,7 @@ struct Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let instructions = "stagelint lints and dry-runs LLM agent-workflow definitions: stud-cli stage files and state machines (sm.yaml), climpt agents (steps_registry.json, agent.json), Last Light workflows (workflows/*.yaml) and @bastani/atomic TypeScript workflows. After writing or editing such files, call `check` on them and fix what it reports (`explain` says what a code means, `fix` applies the fixes stagelint knows); call `dry_run` on a stage or state machine that has a cassette to replay it.";
+        let instructions = "stagelint lints and dry-runs LLM agent-workflow definitions: stud-cli stage files and state machines (sm.yaml), climpt agents (steps_registry.json, agent.json), Last Light workflows (workflows/*.yaml) and @bastani/atomic TypeScript workflows. After writing or editing such files, call `check` on them and fix what it reports (`explain` says what a code means, `fix` applies the fixes stagelint knows); call `dry_run` on a stage, state machine or climpt agent that has a cassette to replay it.";
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(rmcp::model::Implementation::new("stagelint", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions)
@@ -211,9 +211,9 @@ fn tools() -> Vec<Tool> {
         ),
         tool(
             "dry_run",
-            "Replay a stage or a whole state machine against its recorded cassette, with no model and no network: every tool and model call is answered from the cassette. Returns `events` (the event stream, one object per event), `timeline` (the same for reading), `findings` (mismatches on cassette lines, as `check` reports them) and `exitCode` (0: every expectation held, 1: a mismatch, 2: the definitions or the cassette stop the run). Call it after changing a stage that has a `<id>.cassette.yaml` or a state machine with `sm.cassette.yaml`.",
+            "Replay a stage, a whole state machine or a climpt agent against its recorded cassette, with no model and no network: every tool and model call is answered from the cassette. Returns `events` (the event stream, one object per event), `timeline` (the same for reading), `findings` (mismatches on cassette lines, as `check` reports them) and `exitCode` (0: every expectation held, 1: a mismatch, 2: the definitions or the cassette stop the run). Call it after changing a stage that has a `<id>.cassette.yaml`, a state machine with `sm.cassette.yaml` or a climpt agent with `agent.cassette.yaml`.",
             json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": "A stage file, or a state machine (its directory or sm.yaml)."},
+                "path": {"type": "string", "description": "A stage file, a state machine (its directory or sm.yaml), or a climpt agent (its directory or steps_registry.json)."},
                 "cassette": {"type": "string", "description": "The cassette to replay (default: the stage's or machine's own)."},
                 "strict": {"type": "boolean", "description": "Request drift (a changed prompt or tool set) fails the run."},
             }, "required": ["path"], "additionalProperties": false}),

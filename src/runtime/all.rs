@@ -3,6 +3,9 @@
 //! an engine added to `runtime::ENGINES` joins the sweep, its totals and its coverage without a
 //! change here.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::registry::cassette::{CassetteUnconsumed, RequestDrift};
 use crate::runtime::coverage::Part;
@@ -83,9 +86,16 @@ pub fn replay(workspace: &Workspace, cassettes: &[FileId], options: Options) -> 
 }
 
 /// The cassettes a change to the files `changed` can break: each changed cassette, every
-/// cassette beside a changed definition (a stage's own, a machine's), and each one an engine
-/// offers a code lens for on it or takes for it by convention (`[dry-run] cassettes`).
+/// cassette beside a changed definition (a stage's own, a machine's), each one an engine
+/// offers a code lens for on it or takes for it by convention (`[dry-run] cassettes`), and
+/// those whose replay reads it (`Engine::replays_reading`: a climpt agent's prompt).
 pub fn cassettes_of(workspace: &Workspace, changed: &[FileId]) -> Vec<FileId> {
+    // The cassettes of each directory, found once (a hook run over every file of a large
+    // repository names them all).
+    let mut beside: HashMap<Option<&Path>, Vec<FileId>> = HashMap::new();
+    for cassette in cassettes(workspace) {
+        beside.entry(cassette.path.parent()).or_default().push(cassette.id);
+    }
     let mut out = Vec::new();
     for &id in changed {
         let file = workspace.file(id);
@@ -93,10 +103,10 @@ pub fn cassettes_of(workspace: &Workspace, changed: &[FileId]) -> Vec<FileId> {
             out.push(id);
             continue;
         }
-        let dir = file.path.parent();
-        out.extend(cassettes(workspace).filter(|c| c.path.parent() == dir).map(|c| c.id));
+        out.extend(beside.get(&file.path.parent()).into_iter().flatten().copied());
         out.extend(crate::runtime::lenses(workspace, id).into_iter().map(|lens| lens.cassette));
         out.extend(crate::runtime::conventional_cassette(workspace, id));
+        out.extend(ENGINES.iter().flat_map(|engine| engine.replays_reading(workspace, file)));
     }
     out.sort();
     out.dedup();
@@ -123,16 +133,29 @@ pub fn totals(runs: &[Replayed]) -> Totals {
 /// Every finding of the sweep once (two runs may find the same stage error), in the order
 /// `check` gives findings.
 pub fn findings(workspace: &Workspace, runs: &[Replayed]) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = Vec::new();
-    for finding in runs.iter().flat_map(Replayed::findings) {
-        if !out.contains(finding) {
-            out.push(finding.clone());
-        }
-    }
-    out.sort_by(|a, b| {
+    let mut all: Vec<&Diagnostic> = runs.iter().flat_map(Replayed::findings).collect();
+    // Sorted first, so that a duplicate sits among the few findings with its key: no
+    // comparison of every finding with every other.
+    all.sort_by(|a, b| {
         let (fa, fb) = (workspace.file(a.file), workspace.file(b.file));
         (&fa.display, a.span.start, a.code, &a.message).cmp(&(&fb.display, b.span.start, b.code, &b.message))
     });
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(all.len());
+    let mut group_start = 0;
+    for finding in all {
+        let same_key = |d: &Diagnostic| {
+            d.file == finding.file
+                && d.span.start == finding.span.start
+                && d.code == finding.code
+                && d.message == finding.message
+        };
+        if out.last().is_none_or(|last| !same_key(last)) {
+            group_start = out.len();
+        }
+        if !out[group_start..].contains(finding) {
+            out.push(finding.clone());
+        }
+    }
     out
 }
 

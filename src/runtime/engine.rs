@@ -65,6 +65,14 @@ pub trait Engine: Sync {
     /// The cassette a dry-run of `file` takes when none is named, if it is in `workspace`.
     fn conventional_cassette(&self, workspace: &Workspace, file: &SourceFile) -> Option<FileId>;
 
+    /// The cassettes whose replay reads `file`, a file of this engine's definitions that has
+    /// no lens of its own (a climpt agent's prompt or schema: its agent's cassettes), for a
+    /// run over the cassettes a change can break. Default: none.
+    fn replays_reading(&self, workspace: &Workspace, file: &SourceFile) -> Vec<FileId> {
+        let _ = (workspace, file);
+        Vec::new()
+    }
+
     /// A writer of the timeline lines of this engine's events.
     fn timeline(&self) -> Box<dyn Timeline>;
 

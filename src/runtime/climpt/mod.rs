@@ -112,6 +112,18 @@ impl Engine for Climpt {
         AGENT_CASSETTES.iter().find_map(|name| workspace.file_at(&dir.join(name))).map(|f| f.id)
     }
 
+    fn replays_reading(&self, workspace: &Workspace, file: &SourceFile) -> Vec<FileId> {
+        // The agent is the nearest directory above with a registry: its prompts, schemas and
+        // agent.json are under it.
+        let registry = file.path.ancestors().skip(1).find_map(|dir| {
+            workspace.file_at(&dir.join("steps_registry.json")).filter(|f| f.kind == FileKind::StepsRegistry)
+        });
+        let Some(registry) = registry.filter(|r| r.id != file.id) else { return Vec::new() };
+        let mut out: Vec<FileId> = lenses(workspace, registry).into_iter().map(|lens| lens.cassette).collect();
+        out.extend(self.conventional_cassette(workspace, registry));
+        out
+    }
+
     fn timeline(&self) -> Box<dyn Timeline> {
         Box::new(timeline::ClimptLines)
     }
