@@ -172,8 +172,9 @@ pub fn json(
 /// with errors, an `error` for one that could not run, and every finding in its body as the
 /// concise format prints it.
 pub fn junit(out: &mut dyn Write, workspace: &Workspace, runs: &[Replayed]) -> io::Result<()> {
-    let errors = runs.iter().filter(|r| r.run.as_ref().map_or(true, |run| run.refused.is_some())).count();
-    let failures = runs.iter().filter(|r| !r.passed()).count() - errors;
+    let not_run = |r: &Replayed| r.run.as_ref().map_or(true, |run| run.refused.is_some());
+    let errors = runs.iter().filter(|r| not_run(r)).count();
+    let failures = runs.iter().filter(|r| !not_run(r) && !r.passed()).count();
     let counts = format!("tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\"", runs.len());
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     writeln!(out, "<testsuites name=\"stagelint dry-run\" {counts}>")?;
@@ -182,7 +183,7 @@ pub fn junit(out: &mut dyn Write, workspace: &Workspace, runs: &[Replayed]) -> i
         let path = xml(&workspace.file(replayed.cassette).display);
         let head = format!("    <testcase classname=\"stagelint.{}\" name=\"{path}\" file=\"{path}\"", replayed.engine);
         let findings = replayed.findings();
-        if replayed.passed() && findings.is_empty() {
+        if !not_run(replayed) && replayed.passed() && findings.is_empty() {
             writeln!(out, "{head}/>")?;
             continue;
         }
@@ -191,8 +192,7 @@ pub fn junit(out: &mut dyn Write, workspace: &Workspace, runs: &[Replayed]) -> i
         crate::render::concise::render(&mut body, workspace, findings)?;
         let body = xml(&String::from_utf8_lossy(&body));
         let first_error = findings.iter().find(|d| d.severity == Severity::Error);
-        let not_run = replayed.run.as_ref().map_or(true, |run| run.refused.is_some());
-        match (not_run, first_error) {
+        match (not_run(replayed), first_error) {
             (true, _) => {
                 let why = match &replayed.run {
                     Ok(run) => run.refused.clone().unwrap_or_default(),

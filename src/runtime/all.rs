@@ -36,7 +36,8 @@ impl Replayed {
 
     /// Replayed, with no error found.
     pub fn passed(&self) -> bool {
-        self.run.is_ok() && !self.findings().iter().any(|d| d.severity == Severity::Error)
+        self.run.as_ref().is_ok_and(|run| run.refused.is_none())
+            && !self.findings().iter().any(|d| d.severity == Severity::Error)
     }
 
     /// The findings of `code`.
