@@ -83,7 +83,7 @@ pub fn coverage_text(out: &mut dyn Write, workspace: &Workspace, coverage: &Cove
     for (engine, parts) in coverage {
         let items = parts.iter().flat_map(|p| &p.items);
         let (all, taken) = items.fold((0, 0), |(all, taken), i| (all + 1, taken + usize::from(i.hits > 0)));
-        let percent = if all == 0 { 100 } else { taken * 100 / all };
+        let percent = (taken * 100).checked_div(all).unwrap_or(100);
         writeln!(out, "\nCoverage ({engine}): {taken} of {all} ways taken ({percent} %)")?;
         for part in parts {
             let file = workspace.file(part.file);
