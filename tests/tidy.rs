@@ -311,7 +311,8 @@ fn nothing_executes_and_only_the_record_feature_reaches_the_network() {
         manifest
             .contains("ureq = { version = \"3\", default-features = false, features = [\"rustls\"], optional = true }")
     );
-    assert!(manifest.contains("default = [\"lsp\"]"), "the record feature is not a default");
+    let defaults = manifest.lines().find(|l| l.starts_with("default = [")).expect("a default feature list");
+    assert_eq!(defaults, "default = [\"lsp\", \"mcp\"]", "the record feature is not a default");
     let lib = std::fs::read_to_string("src/runtime/mod.rs").expect("runtime");
     assert!(lib.contains("#[cfg(feature = \"record\")]"), "record.rs is compiled only with the feature");
 }
