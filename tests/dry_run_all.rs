@@ -2,7 +2,8 @@
 //! a total, every format (JUnit read back by a JUnit reader, SARIF against the official
 //! schema, GitHub annotations on cassette lines), the coverage of the stages, exit codes. Every
 //! engine of `runtime::ENGINES` joins the sweep: `examples/climpt`'s flow cassette is replayed
-//! by the climpt engine beside the stage cassettes.
+//! by the climpt engine and `examples/lastlight`'s workflow cassette by the Last Light engine,
+//! beside the stage cassettes.
 
 mod common;
 
@@ -20,7 +21,7 @@ fn a_line_per_cassette_and_a_total() {
     let output = all(&["--color", "never"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
-    let lines: Vec<&str> = text.lines().take(5).collect();
+    let lines: Vec<&str> = text.lines().take(6).collect();
     assert_eq!(
         lines,
         [
@@ -29,6 +30,7 @@ fn a_line_per_cassette_and_a_total() {
             "✓ climpt/.agent/fixer/agent.cassette.yaml: agent fixer · expectations 11/11 · drift 0 · unused 0 · mismatches 0",
             "✓ code-review/failing-lint.cassette.yaml: machine code-review · expectations 4/4 · drift 0 · unused 0 · mismatches 0",
             "✓ code-review/sm.cassette.yaml: machine code-review · expectations 26/26 · drift 0 · unused 0 · mismatches 0",
+            "✓ lastlight/workflows/cassettes/build.cassette.yaml: workflow build · expectations 6/6 · drift 0 · unused 0 · mismatches 0",
         ]
     );
     // The findings where they are, as `check` shows them.
@@ -36,7 +38,7 @@ fn a_line_per_cassette_and_a_total() {
     assert!(text.contains("┌─ broken/dry-run/plan.cassette.yaml:16:19"), "{text}");
     assert!(
         text.ends_with(
-            "Total: 5 cassettes, 4 replayed, 3 passed · expectations 42/43 · drift 1 · unused turns 0 · mismatches 4\n"
+            "Total: 6 cassettes, 5 replayed, 4 passed · expectations 48/49 · drift 1 · unused turns 0 · mismatches 4\n"
         ),
         "{text}"
     );
@@ -55,7 +57,7 @@ fn json_lists_each_cassette_with_its_counts_findings_and_coverage() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(report["version"], 1);
     let cassettes = report["cassettes"].as_array().unwrap();
-    assert_eq!(cassettes.len(), 5);
+    assert_eq!(cassettes.len(), 6);
     let plan = &cassettes[0];
     assert_eq!(plan["path"], "broken/dry-run/plan.cassette.yaml");
     assert_eq!(plan["engine"], "stages");
@@ -81,9 +83,23 @@ fn json_lists_each_cassette_with_its_counts_findings_and_coverage() {
         )
     );
     assert_eq!(climpt["expectations"], json!({"passed": 11, "failed": 0, "unchecked": 0}));
+    // The Last Light workflow's cassette, replayed by the Last Light engine (no special case:
+    // the engine registry finds it).
+    let lastlight = &cassettes[5];
+    assert_eq!(
+        (&lastlight["path"], &lastlight["engine"], &lastlight["title"], &lastlight["replayed"], &lastlight["passed"]),
+        (
+            &json!("lastlight/workflows/cassettes/build.cassette.yaml"),
+            &json!("lastlight"),
+            &json!("workflow build"),
+            &json!(true),
+            &json!(true)
+        )
+    );
+    assert_eq!(lastlight["expectations"], json!({"passed": 6, "failed": 0, "unchecked": 0}));
     assert_eq!(
         report["total"],
-        serde_json::json!({"cassettes": 5, "replayed": 4, "passed": 3, "expectations_passed": 42, "expectations_failed": 1, "drift": 1, "unused": 0, "mismatches": 4})
+        serde_json::json!({"cassettes": 6, "replayed": 5, "passed": 4, "expectations_passed": 48, "expectations_failed": 1, "drift": 1, "unused": 0, "mismatches": 4})
     );
     let stages = &report["coverage"][0];
     assert_eq!(stages["engine"], "stages");
@@ -126,7 +142,7 @@ fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
     let output = all(&["--format", "junit"]);
     assert_eq!(output.status.code(), Some(1));
     let suites = junit_parser::from_reader(std::io::Cursor::new(output.stdout)).expect("JUnit XML");
-    assert_eq!((suites.tests, suites.failures, suites.errors), (5, 1, 1));
+    assert_eq!((suites.tests, suites.failures, suites.errors), (6, 1, 1));
     let cases = &suites.suites[0].cases;
     let names: Vec<&str> = cases.iter().map(|c| c.original_name.as_str()).collect();
     assert_eq!(
@@ -136,7 +152,8 @@ fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
             "broken/dry-run/typo.cassette.yaml",
             "climpt/.agent/fixer/agent.cassette.yaml",
             "code-review/failing-lint.cassette.yaml",
-            "code-review/sm.cassette.yaml"
+            "code-review/sm.cassette.yaml",
+            "lastlight/workflows/cassettes/build.cassette.yaml"
         ]
     );
     let classes: Vec<Option<&str>> = cases.iter().map(|c| c.classname.as_deref()).collect();
@@ -147,7 +164,8 @@ fn junit_has_one_test_case_per_cassette_and_a_junit_reader_reads_it() {
             Some("stagelint.stages"),
             Some("stagelint.climpt"),
             Some("stagelint.stages"),
-            Some("stagelint.stages")
+            Some("stagelint.stages"),
+            Some("stagelint.lastlight")
         ]
     );
     let failure = cases[0].status.failure_as_ref();
@@ -209,6 +227,9 @@ fn files_replay_the_cassettes_they_can_break() {
     assert_eq!(lines(&["examples/climpt/.agent/fixer/steps_registry.json"]), agent);
     assert_eq!(lines(&["examples/climpt/.agent/fixer/prompts/steps/closure/issue/f_default.md"]), agent);
     assert_eq!(lines(&["examples/climpt/.agent/fixer/schemas/fixer.schema.json"]), agent);
+    // A Last Light workflow: its cassettes.
+    let workflow = ["✓ examples/lastlight/workflows/cassettes/build.cassette.yaml", "Total"];
+    assert_eq!(lines(&["examples/lastlight/workflows/build.yaml"]), workflow);
     // A cassette itself, named twice, and a file nothing replays.
     let cassette = "examples/code-review/sm.cassette.yaml";
     assert_eq!(lines(&[cassette, cassette]), ["✓ examples/code-review/sm.cassette.yaml", "Total"]);

@@ -215,7 +215,11 @@ fn write_baseline(
     // their findings, and record the config's own.
     let broken: Vec<String> = configs.broken().map(|e| e.to_string()).collect();
     if !broken.is_empty() {
-        return Err(format!("{}\n--write-baseline: fix the config first (the files it governs are not checked)", broken.join("\n")).into());
+        return Err(format!(
+            "{}\n--write-baseline: fix the config first (the files it governs are not checked)",
+            broken.join("\n")
+        )
+        .into());
     }
     let path = match file {
         Some(file) => absolute(file),

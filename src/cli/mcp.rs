@@ -39,13 +39,14 @@ pub fn run() -> Result<ExitCode, Failure> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the MCP server: {e}"))?;
-    runtime.block_on(async move {
-        let server = Server { cwd, roots: Arc::new(Mutex::new(None)) };
-        let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP: {e}"))?;
-        running.waiting().await.map_err(|e| format!("MCP: {e}"))?;
-        Ok::<_, String>(ExitCode::SUCCESS)
-    })
-    .map_err(Failure::from)
+    runtime
+        .block_on(async move {
+            let server = Server { cwd, roots: Arc::new(Mutex::new(None)) };
+            let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("MCP: {e}"))?;
+            running.waiting().await.map_err(|e| format!("MCP: {e}"))?;
+            Ok::<_, String>(ExitCode::SUCCESS)
+        })
+        .map_err(Failure::from)
 }
 
 /// The key of the roots request in an input-required result.

@@ -72,14 +72,34 @@ impl ConfigStore {
         let cli_exclude = options.exclude.as_deref().map(|p| compile("--exclude", p)).transpose()?;
         let cli_extend = compile("--extend-exclude", &options.extend_exclude)?;
         let state = Mutex::new(State::default());
-        Ok(ConfigStore { forced, overlay, cli_exclude, cli_extend, cli_force: options.force_exclude, cwd, baseline: None, ceiling: Vec::new(), state })
+        Ok(ConfigStore {
+            forced,
+            overlay,
+            cli_exclude,
+            cli_extend,
+            cli_force: options.force_exclude,
+            cwd,
+            baseline: None,
+            ceiling: Vec::new(),
+            state,
+        })
     }
 
     /// The store with no option set: every config says what it excludes.
     pub fn plain(forced: Option<Arc<Config>>, overlay: HashMap<PathBuf, String>) -> ConfigStore {
         let state = Mutex::new(State::default());
         let cwd = std::env::current_dir().unwrap_or_default();
-        ConfigStore { forced, overlay, cli_exclude: None, cli_extend: Excludes::none(), cli_force: false, cwd, baseline: None, ceiling: Vec::new(), state }
+        ConfigStore {
+            forced,
+            overlay,
+            cli_exclude: None,
+            cli_extend: Excludes::none(),
+            cli_force: false,
+            cwd,
+            baseline: None,
+            ceiling: Vec::new(),
+            state,
+        }
     }
 
     /// This store with `forced`, the baseline of every config and the ceiling replaced, nothing
