@@ -230,6 +230,10 @@ fn files_replay_the_cassettes_they_can_break() {
     // A Last Light workflow: its cassettes.
     let workflow = ["✓ examples/lastlight/workflows/cassettes/build.cassette.yaml", "Total"];
     assert_eq!(lines(&["examples/lastlight/workflows/build.yaml"]), workflow);
+    // A prompt a phase names, and a skill one stages (found at the repository's skills/, above
+    // workflows/): the cassettes of the workflows reading them.
+    assert_eq!(lines(&["examples/lastlight/workflows/prompts/review.md"]), workflow);
+    assert_eq!(lines(&["examples/lastlight/skills/planning/SKILL.md"]), workflow);
     // A cassette itself, named twice, and a file nothing replays.
     let cassette = "examples/code-review/sm.cassette.yaml";
     assert_eq!(lines(&[cassette, cassette]), ["✓ examples/code-review/sm.cassette.yaml", "Total"]);
@@ -246,4 +250,70 @@ fn usage_errors() {
     assert!(stderr(&output).contains("add --all"), "{}", stderr(&output));
     let output = stagelint(&["dry-run", "--coverage", "examples/code-review"], repo());
     assert_eq!(output.status.code(), Some(2));
+}
+
+/// A prompt or skill that no workflow names replays nothing; one named by another workflow
+/// replays only that workflow's cassettes.
+#[test]
+fn a_last_light_prompt_replays_only_the_workflows_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = repo().join("examples/lastlight");
+    copy_dir(&src, dir.path());
+    std::fs::write(dir.path().join("workflows/prompts/unused.md"), "Nobody reads {{taskId}}.\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("skills/idle")).unwrap();
+    std::fs::write(dir.path().join("skills/idle/SKILL.md"), "---\nname: idle\ndescription: unused\n---\nBody.\n")
+        .unwrap();
+    for unused in ["workflows/prompts/unused.md", "skills/idle/SKILL.md"] {
+        let output = stagelint(&["dry-run", "--all", "--color", "never", unused], dir.path());
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(stdout(&output).lines().next().unwrap_or_default().split(':').next(), Some("Total"), "{unused}");
+    }
+    let output = stagelint(&["dry-run", "--all", "--color", "never", "workflows/prompts/plan.md"], dir.path());
+    assert!(stdout(&output).starts_with("✓ workflows/cassettes/build.cassette.yaml"), "{}", stdout(&output));
+}
+
+/// A config that cannot be used fails the sweep with a finding on itself in every format (as
+/// `check` reports it), and the cassettes it governs are left out, not replayed with defaults.
+#[test]
+fn a_broken_config_is_a_finding_not_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("examples/code-review"), dir.path());
+    std::fs::write(dir.path().join("stagelint.toml"), "[check]\nbogus = 1\n").unwrap();
+    let run = |format: &str| {
+        let output = stagelint(&["dry-run", "--all", "--color", "never", "--format", format, "."], dir.path());
+        assert_eq!(output.status.code(), Some(1), "{format}: {}", stderr(&output));
+        stdout(&output)
+    };
+    let full = run("full");
+    assert!(full.contains("error[stagelint/InvalidConfig]: invalid config: unknown table `[check]`"), "{full}");
+    assert!(
+        full.ends_with(
+            "Total: 0 cassettes, 0 replayed, 0 passed · expectations 0/0 · drift 0 · unused turns 0 · mismatches 0\n"
+        ),
+        "{full}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json["findings"][0]["code"], json!("stagelint/InvalidConfig"));
+    assert_eq!(json["cassettes"], json!([]));
+    let junit = run("junit");
+    let suites = junit_parser::from_reader(std::io::Cursor::new(junit.as_bytes())).unwrap();
+    let case = &suites.suites[0].cases[0];
+    assert_eq!((case.original_name.as_str(), case.classname.as_deref()), ("stagelint.toml", Some("stagelint.config")));
+    assert!(case.status.is_error(), "{junit}");
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
+    assert_valid_sarif(&sarif_validator(), &sarif);
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], json!("stagelint/InvalidConfig"));
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }

@@ -98,6 +98,14 @@ async fn tools_check_explain_dry_run_and_rules() {
     assert_eq!(events.last().unwrap()["event"], "DryRunSummary");
     assert!(run["timeline"].as_str().unwrap().contains("Result: expectations 26/26 ✓"), "{}", run["timeline"]);
 
+    // The other engines answer the same tool: a climpt agent and a Last Light workflow.
+    for (path, title) in
+        [("examples/climpt/.agent/fixer", "agent fixer"), ("examples/lastlight/workflows/build.yaml", "workflow build")]
+    {
+        let run = call(&client, "dry_run", json!({"path": path})).await.structured_content.expect("structured JSON");
+        assert_eq!((&run["exitCode"], &run["title"]), (&json!(0), &json!(title)), "{run}");
+    }
+
     let rules = call(&client, "rules", json!({})).await.structured_content.unwrap();
     let codes: Vec<&str> = rules["rules"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
     assert!(codes.contains(&"sm/UnknownTool") && codes.contains(&"stagelint/BaselineStale"));

@@ -9,8 +9,8 @@ use stagelint::diagnostic::FileId;
 use stagelint::diagnostic::Severity;
 use stagelint::render;
 use stagelint::runtime::all;
-use stagelint::workspace::Workspace;
 use stagelint::workspace::discover::{ConfigCache, absolute, discover};
+use stagelint::workspace::{FileKind, Workspace};
 
 use super::{Color, Failure};
 
@@ -38,21 +38,26 @@ pub fn run(paths: &[PathBuf], config: Option<&Path>, args: Args) -> Result<ExitC
         return Err("--coverage is printed with --format full or json".into());
     }
     let forced = config.map(Config::load).transpose().map_err(|e| e.to_string())?;
-    let mut configs = ConfigCache::new(forced);
+    // As `check`: a config that cannot be used is a finding on itself, and the cassettes it
+    // governs are left out while the rest are replayed.
+    let mut configs = ConfigCache::new(forced).tolerant();
     let (workspace, cassettes) = cassettes(paths, &mut configs)?;
     let options = stagelint::runtime::Options { strict: args.strict, explain_init: true };
     let runs = all::replay(&workspace, &cassettes, options);
     let totals = all::totals(&runs);
-    let findings = all::findings(&workspace, &runs);
+    let broken = all::config_findings(&workspace);
+    let mut findings = broken.clone();
+    findings.extend(all::findings(&workspace, &runs));
     let coverage = args.coverage.then(|| all::coverage(&workspace, &runs));
     let mut out = Vec::new();
     let rendered = match args.format {
         Format::Full => render::sweep::full(&mut out, &workspace, &runs, &findings, &totals, args.color.for_stdout())
             .and_then(|()| coverage.as_ref().map_or(Ok(()), |c| render::sweep::coverage_text(&mut out, &workspace, c))),
-        Format::Json => render::sweep::json(&mut out, &workspace, &runs, &totals, coverage.as_deref()),
-        Format::Sarif => render::sarif::render(&mut out, &workspace, &findings),
-        Format::Github => render::github::render(&mut out, &workspace, &findings),
-        Format::Junit => render::sweep::junit(&mut out, &workspace, &runs),
+        Format::Json => render::sweep::json(&mut out, &workspace, &runs, &broken, &totals, coverage.as_deref()),
+        // No release notes: they are `check`'s, and most are about files no cassette replays.
+        Format::Sarif => render::sarif::render(&mut out, &workspace, &findings, &[]),
+        Format::Github => render::github::render(&mut out, &workspace, &findings, &[]),
+        Format::Junit => render::sweep::junit(&mut out, &workspace, &runs, &broken),
     };
     rendered.map_err(|e| Failure::Output(format!("cannot render the report: {e}")))?;
     super::print(&out)?;
@@ -75,6 +80,11 @@ fn cassettes(paths: &[PathBuf], configs: &mut ConfigCache) -> Result<(Workspace,
         // machine, a climpt prompt's agent), where the cassettes that replay them are.
         if files.iter().any(|f| named.file_at(f).is_some_and(|file| file.reported)) {
             roots.extend(named.files().iter().filter_map(|f| f.path.parent().map(Path::to_path_buf)));
+            // A skill is read by the workflows below its base, wherever they are.
+            let skills = named.files().iter().filter(|f| f.kind == FileKind::Skill);
+            roots.extend(
+                skills.filter_map(|f| stagelint::workspace::lastlight::skill_scope(&f.path).map(Path::to_path_buf)),
+            );
         }
     }
     roots.sort();

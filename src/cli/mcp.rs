@@ -61,7 +61,7 @@ struct Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let instructions = "stagelint lints and dry-runs LLM agent-workflow definitions: stud-cli stage files and state machines (sm.yaml), climpt agents (steps_registry.json, agent.json), Last Light workflows (workflows/*.yaml) and @bastani/atomic TypeScript workflows. After writing or editing such files, call `check` on them and fix what it reports (`explain` says what a code means, `fix` applies the fixes stagelint knows); call `dry_run` on a stage, state machine or climpt agent that has a cassette to replay it.";
+        let instructions = "stagelint lints and dry-runs LLM agent-workflow definitions: stud-cli stage files and state machines (sm.yaml), climpt agents (steps_registry.json, agent.json), Last Light workflows (workflows/*.yaml) and @bastani/atomic TypeScript workflows. After writing or editing such files, call `check` on them and fix what it reports (`explain` says what a code means, `fix` applies the fixes stagelint knows); call `dry_run` on a stage, state machine, climpt agent or Last Light workflow that has a cassette to replay it.";
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(rmcp::model::Implementation::new("stagelint", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions)
@@ -212,10 +212,10 @@ fn tools() -> Vec<Tool> {
         ),
         tool(
             "dry_run",
-            "Replay a stage, a whole state machine or a climpt agent against its recorded cassette, with no model and no network: every tool and model call is answered from the cassette. Returns `events` (the event stream, one object per event), `timeline` (the same for reading), `findings` (mismatches on cassette lines, as `check` reports them) and `exitCode` (0: every expectation held, 1: a mismatch, 2: the definitions or the cassette stop the run). Call it after changing a stage that has a `<id>.cassette.yaml`, a state machine with `sm.cassette.yaml` or a climpt agent with `agent.cassette.yaml`.",
+            "Replay a stage, a whole state machine, a climpt agent or a Last Light workflow against its recorded cassette, with no model and no network: every tool and model call is answered from the cassette. Returns `events` (the event stream, one object per event), `timeline` (the same for reading), `findings` (mismatches on cassette lines, as `check` reports them) and `exitCode` (0: every expectation held, 1: a mismatch, 2: the definitions or the cassette stop the run). Call it after changing a stage that has a `<id>.cassette.yaml`, a state machine with `sm.cassette.yaml`, a climpt agent with `agent.cassette.yaml`, or a Last Light workflow with `cassettes/<name>.cassette.yaml` beside it.",
             json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": "A stage file, a state machine (its directory or sm.yaml), or a climpt agent (its directory or steps_registry.json)."},
-                "cassette": {"type": "string", "description": "The cassette to replay (default: the stage's or machine's own)."},
+                "path": {"type": "string", "description": "A stage file, a state machine (its directory or sm.yaml), a climpt agent (its directory or steps_registry.json), or a Last Light workflow (workflows/<name>.yaml)."},
+                "cassette": {"type": "string", "description": "The cassette to replay (default: the definition's own, by convention beside it)."},
                 "strict": {"type": "boolean", "description": "Request drift (a changed prompt or tool set) fails the run."},
             }, "required": ["path"], "additionalProperties": false}),
             &read_only,
@@ -352,7 +352,8 @@ fn check(args: &Args) -> Result<Value, String> {
 /// The findings as `--format json` gives them.
 fn json_report(workspace: &stagelint::workspace::Workspace, diagnostics: &[Diagnostic]) -> Result<Value, String> {
     let mut out = Vec::new();
-    stagelint::render::json::render(&mut out, workspace, diagnostics).map_err(|e| e.to_string())?;
+    stagelint::render::json::render(&mut out, workspace, diagnostics, &stagelint::check::notes(workspace))
+        .map_err(|e| e.to_string())?;
     serde_json::from_slice(&out).map_err(|e| e.to_string())
 }
 

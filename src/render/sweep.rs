@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, FileId, Severity};
 use crate::runtime::all::{Replayed, Totals};
 use crate::runtime::coverage::Part;
 use crate::runtime::text::escape;
@@ -115,6 +115,7 @@ pub fn json(
     out: &mut dyn Write,
     workspace: &Workspace,
     runs: &[Replayed],
+    configs: &[Diagnostic],
     totals: &Totals,
     coverage: Option<&Coverage>,
 ) -> io::Result<()> {
@@ -142,6 +143,11 @@ pub fn json(
         })
         .collect();
     let mut report = json!({"version": 1, "cassettes": cassettes, "total": totals});
+    if !configs.is_empty() {
+        // Findings on no cassette: the configs that left theirs out.
+        let configs: Vec<_> = configs.iter().map(|d| crate::render::json::finding(workspace, d)).collect();
+        report["findings"] = json!(configs);
+    }
     if let Some(coverage) = coverage {
         let engines: Vec<serde_json::Value> = coverage
             .iter()
@@ -171,14 +177,29 @@ pub fn json(
 /// JUnit XML: one test case per cassette (its engine as the class), a `failure` for a run
 /// with errors, an `error` for one that could not run, and every finding in its body as the
 /// concise format prints it.
-pub fn junit(out: &mut dyn Write, workspace: &Workspace, runs: &[Replayed]) -> io::Result<()> {
+pub fn junit(out: &mut dyn Write, workspace: &Workspace, runs: &[Replayed], configs: &[Diagnostic]) -> io::Result<()> {
     let not_run = |r: &Replayed| r.run.as_ref().map_or(true, |run| run.refused.is_some());
-    let errors = runs.iter().filter(|r| not_run(r)).count();
+    // A config that cannot be used is one test case in error: the cassettes it governs did not run.
+    let mut broken: Vec<FileId> = configs.iter().map(|d| d.file).collect();
+    broken.dedup();
+    let errors = runs.iter().filter(|r| not_run(r)).count() + broken.len();
     let failures = runs.iter().filter(|r| !not_run(r) && !r.passed()).count();
-    let counts = format!("tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\"", runs.len());
+    let tests = runs.len() + broken.len();
+    let counts = format!("tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\"");
     writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     writeln!(out, "<testsuites name=\"stagelint dry-run\" {counts}>")?;
     writeln!(out, "  <testsuite name=\"stagelint dry-run\" {counts} skipped=\"0\">")?;
+    for file in broken {
+        let path = xml(&workspace.file(file).display);
+        let own: Vec<Diagnostic> = configs.iter().filter(|d| d.file == file).cloned().collect();
+        let mut body = Vec::new();
+        crate::render::concise::render(&mut body, workspace, &own)?;
+        writeln!(out, "    <testcase classname=\"stagelint.config\" name=\"{path}\" file=\"{path}\">")?;
+        let message = xml(&own[0].message);
+        let body = xml(&String::from_utf8_lossy(&body));
+        writeln!(out, "      <error type=\"{}\" message=\"{message}\">{body}</error>", own[0].code)?;
+        writeln!(out, "    </testcase>")?;
+    }
     for replayed in runs {
         let path = xml(&workspace.file(replayed.cassette).display);
         let head = format!("    <testcase classname=\"stagelint.{}\" name=\"{path}\" file=\"{path}\"", replayed.engine);

@@ -98,6 +98,7 @@ pub fn cassettes_of(workspace: &Workspace, changed: &[FileId]) -> Vec<FileId> {
         beside.entry(cassette.path.parent()).or_default().push(cassette.id);
     }
     let mut out = Vec::new();
+    let mut definitions = Vec::new();
     for &id in changed {
         let file = workspace.file(id);
         if file.kind == FileKind::Cassette {
@@ -107,8 +108,9 @@ pub fn cassettes_of(workspace: &Workspace, changed: &[FileId]) -> Vec<FileId> {
         out.extend(beside.get(&file.path.parent()).into_iter().flatten().copied());
         out.extend(crate::runtime::lenses(workspace, id).into_iter().map(|lens| lens.cassette));
         out.extend(crate::runtime::conventional_cassette(workspace, id));
-        out.extend(ENGINES.iter().flat_map(|engine| engine.replays_reading(workspace, file)));
+        definitions.push(file);
     }
+    out.extend(ENGINES.iter().flat_map(|engine| engine.replays_reading(workspace, &definitions)));
     out.sort();
     out.dedup();
     out
@@ -156,6 +158,16 @@ pub fn findings(workspace: &Workspace, runs: &[Replayed]) -> Vec<Diagnostic> {
         if !out[group_start..].contains(finding) {
             out.push(finding.clone());
         }
+    }
+    out
+}
+
+/// The configs of the sweep that cannot be used (`stagelint/InvalidConfig`): the cassettes they
+/// govern are left out, as `check` leaves out the files, and the sweep fails.
+pub fn config_findings(workspace: &Workspace) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for file in workspace.files() {
+        crate::families::stagelint::invalid_config(file, &mut out);
     }
     out
 }

@@ -65,11 +65,13 @@ pub trait Engine: Sync {
     /// The cassette a dry-run of `file` takes when none is named, if it is in `workspace`.
     fn conventional_cassette(&self, workspace: &Workspace, file: &SourceFile) -> Option<FileId>;
 
-    /// The cassettes whose replay reads `file`, a file of this engine's definitions that has
-    /// no lens of its own (a climpt agent's prompt or schema: its agent's cassettes), for a
-    /// run over the cassettes a change can break. Default: none.
-    fn replays_reading(&self, workspace: &Workspace, file: &SourceFile) -> Vec<FileId> {
-        let _ = (workspace, file);
+    /// The cassettes whose replay reads one of `files`, files of this engine's definitions
+    /// that have no lens of their own (a climpt agent's prompt or schema: its agent's
+    /// cassettes; a Last Light prompt or skill: the cassettes of the workflows naming it), for
+    /// a run over the cassettes a change can break. All at once, so that a hook naming every
+    /// file of a repository looks each definition up once. Default: none.
+    fn replays_reading(&self, workspace: &Workspace, files: &[&SourceFile]) -> Vec<FileId> {
+        let _ = (workspace, files);
         Vec::new()
     }
 

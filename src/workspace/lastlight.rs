@@ -132,9 +132,28 @@ pub fn skill_candidates<'a>(dir: &'a Path, name: &'a str) -> impl Iterator<Item 
         .map(move |(ancestor, base)| ancestor.join(base).join(name).join("SKILL.md"))
 }
 
+/// The directory whose workflows may name the skill at `skill` (`<dir>/skills/<name>/SKILL.md`,
+/// or under `<dir>/.claude/` or `<dir>/.agents/`): a workflow finds skills in its own
+/// directory's ancestors, so every workflow under `<dir>` may.
+pub fn skill_scope(skill: &Path) -> Option<&Path> {
+    let skills = skill.parent()?.parent()?;
+    let above = skills.parent()?;
+    match above.file_name().and_then(|n| n.to_str()) {
+        Some(".claude" | ".agents") => above.parent(),
+        _ => Some(above),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skill_is_in_scope_of_the_workflows_below_its_base() {
+        assert_eq!(skill_scope(Path::new("/r/skills/plan/SKILL.md")), Some(Path::new("/r")));
+        assert_eq!(skill_scope(Path::new("/r/.claude/skills/plan/SKILL.md")), Some(Path::new("/r")));
+        assert_eq!(skill_scope(Path::new("/r/a/.agents/skills/plan/SKILL.md")), Some(Path::new("/r/a")));
+    }
 
     #[test]
     fn plain_paths_resolve_as_normalized_ones_do() {

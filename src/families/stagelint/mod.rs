@@ -75,16 +75,22 @@ impl Family for Stagelint {
                 let at = if *offset <= file.text.len() { *offset } else { 0 };
                 out.push(Diagnostic::new(IoError, file.id, Span::empty(at), message.clone()));
             }
-            if let FileKind::BrokenConfig { problems } = &file.kind {
-                for problem in problems {
-                    let span = if problem.span.end <= file.text.len() { problem.span } else { Span::empty(0) };
-                    let message = format!("invalid config: {}", problem.message);
-                    out.push(
-                        Diagnostic::new(InvalidConfig, file.id, span, message)
-                            .with_help("the files this config governs are not checked until it is fixed"),
-                    );
-                }
-            }
+            invalid_config(file, out);
+        }
+    }
+}
+
+/// Why a config that cannot be used is refused (`stagelint/InvalidConfig`, one finding per
+/// problem), for a file read as a broken config; nothing for any other file.
+pub fn invalid_config(file: &SourceFile, out: &mut Vec<Diagnostic>) {
+    if let FileKind::BrokenConfig { problems } = &file.kind {
+        for problem in problems {
+            let span = if problem.span.end <= file.text.len() { problem.span } else { Span::empty(0) };
+            let message = format!("invalid config: {}", problem.message);
+            out.push(
+                Diagnostic::new(InvalidConfig, file.id, span, message)
+                    .with_help("the files this config governs are not checked until it is fixed"),
+            );
         }
     }
 }

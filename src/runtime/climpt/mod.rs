@@ -112,15 +112,25 @@ impl Engine for Climpt {
         AGENT_CASSETTES.iter().find_map(|name| workspace.file_at(&dir.join(name))).map(|f| f.id)
     }
 
-    fn replays_reading(&self, workspace: &Workspace, file: &SourceFile) -> Vec<FileId> {
+    fn replays_reading(&self, workspace: &Workspace, files: &[&SourceFile]) -> Vec<FileId> {
         // The agent is the nearest directory above with a registry: its prompts, schemas and
         // agent.json are under it.
-        let registry = file.path.ancestors().skip(1).find_map(|dir| {
-            workspace.file_at(&dir.join("steps_registry.json")).filter(|f| f.kind == FileKind::StepsRegistry)
-        });
-        let Some(registry) = registry.filter(|r| r.id != file.id) else { return Vec::new() };
-        let mut out: Vec<FileId> = lenses(workspace, registry).into_iter().map(|lens| lens.cassette).collect();
-        out.extend(self.conventional_cassette(workspace, registry));
+        let mut registries: Vec<&SourceFile> = files
+            .iter()
+            .filter_map(|file| {
+                let registry = file.path.ancestors().skip(1).find_map(|dir| {
+                    workspace.file_at(&dir.join("steps_registry.json")).filter(|f| f.kind == FileKind::StepsRegistry)
+                });
+                registry.filter(|r| r.id != file.id)
+            })
+            .collect();
+        registries.sort_by_key(|r| r.id);
+        registries.dedup_by_key(|r| r.id);
+        let mut out = Vec::new();
+        for registry in registries {
+            out.extend(lenses(workspace, registry).into_iter().map(|lens| lens.cassette));
+            out.extend(self.conventional_cassette(workspace, registry));
+        }
         out
     }
 

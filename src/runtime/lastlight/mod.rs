@@ -19,6 +19,7 @@ pub mod until;
 pub mod value;
 pub mod workflow;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -32,7 +33,7 @@ use crate::runtime::run::{DryRun, Ending, Options, UNUSABLE, finish};
 use crate::source::Span;
 use crate::template::lastlight::Engine as Dialect;
 use crate::workspace::discover::{absolute, discover_with_overlay, read_as};
-use crate::workspace::lastlight::prompt_base;
+use crate::workspace::lastlight::{prompt_base, skill_candidates, skill_references};
 use crate::workspace::{FileKind, SourceFile, Workspace};
 use cassette::Cassette;
 use runner::Runner;
@@ -206,6 +207,49 @@ impl Engine for Lastlight {
         }
         let name = workflow_name(file)?;
         candidates(file, &name).find_map(|path| workspace.file_at(&path)).map(|f| f.id)
+    }
+
+    fn replays_reading(&self, workspace: &Workspace, files: &[&SourceFile]) -> Vec<FileId> {
+        let read: HashSet<FileId> = files
+            .iter()
+            .filter(|f| matches!(f.kind, FileKind::WorkflowPrompt | FileKind::Skill))
+            .map(|f| f.id)
+            .collect();
+        if read.is_empty() {
+            return Vec::new();
+        }
+        // The workflows whose phases name one of them: a prompt path resolved as the loader
+        // resolves it, a skill found where the engine stages it from.
+        let readers: HashSet<FileId> = workspace
+            .files()
+            .iter()
+            .filter(|f| f.kind == FileKind::Workflow)
+            .filter(|file| {
+                let doc = WorkflowDoc::located(file, workspace);
+                let mut prompts = (0..doc.prompts.len()).filter_map(|i| doc.prompt_file(i, workspace));
+                let skills = doc.root.map(skill_references).unwrap_or_default();
+                prompts.any(|p| read.contains(&p.id))
+                    || skills.iter().any(|skill| {
+                        skill_candidates(doc.dir(), skill.text)
+                            .find(|p| workspace.exists(p))
+                            .and_then(|p| workspace.file_at(&p))
+                            .is_some_and(|f| read.contains(&f.id))
+                    })
+            })
+            .map(|f| f.id)
+            .collect();
+        if readers.is_empty() {
+            return Vec::new();
+        }
+        let catalog = Catalog::new(workspace);
+        cassettes(workspace)
+            .filter(|f| has_top_key(f, self.subject_keys()))
+            .filter(|f| {
+                let (cassette, _) = read_cassette(f);
+                catalog.owner(f, &cassette).is_ok_and(|id| readers.contains(&id))
+            })
+            .map(|f| f.id)
+            .collect()
     }
 
     fn timeline(&self) -> Box<dyn Timeline> {
