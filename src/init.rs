@@ -186,6 +186,13 @@ pub fn render(found: &Found) -> String {
         "[dry-run]",
     ));
     out.push_str(
+        "# [output]: where findings link to their rule's page (JSON `url`, SARIF `helpUri`, the\n\
+         # editor's rule link): `docs-url` is the base the page's path `docs/rules/<family>/<Name>.md`\n\
+         # is put under; unset, the stagelint repository (the editor links a local page then).\n\
+         # [output]\n\
+         # docs-url = \"https://example.com/stagelint/\"\n\n",
+    );
+    out.push_str(
         "# [rules]: the severity of a rule or of a whole family: \"error\", \"warning\", \"info\",\n\
          # \"hint\", \"on\" (its own severities) or \"off\". A code's entry wins over its family's.\n\
          # `stagelint rules` lists every code.\n\

@@ -49,7 +49,9 @@ fn diagnostics_follow_incremental_edits_with_utf16_columns() {
     assert_eq!(tool["code"], "sm/UnknownTool");
     // `allowedTools: [Read, ` is 21 units and `"😀", ` is 6 (the emoji is a surrogate pair).
     assert_eq!(tool["range"], json!({"start": {"line": 3, "character": 27}, "end": {"line": 3, "character": 31}}));
-    assert_eq!(tool["codeDescription"]["href"], "https://stagelint.dev/rules/sm/UnknownTool");
+    // No `[output] docs-url`: the page in this checkout, which the binary was built from.
+    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules/sm/UnknownTool.md");
+    assert_eq!(tool["codeDescription"]["href"], uri(&page));
     // An edit on the emoji line: replace `😀` (2 UTF-16 units at character 11) with `x`.
     client.notify(
         "textDocument/didChange",
@@ -61,6 +63,45 @@ fn diagnostics_follow_incremental_edits_with_utf16_columns() {
     let (list, version) = client.diagnostics(&uri(&path), |l| l.is_empty());
     assert!(list.is_empty());
     assert_eq!(version, 2);
+}
+
+/// The rule link: a page here when no base is set, the page under `[output] docs-url` when one
+/// is (an unsaved config counts), and the page's text from `stagelint.explain` for the read-only
+/// `stagelint:` documents a client that asks for them opens.
+#[test]
+fn rule_links_lead_to_the_page_here_or_under_the_configured_base() {
+    let dir = workspace();
+    let path = dir.path().join("plan.md");
+    let mut client = Client::spawn();
+    let result = client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(dir.path()), "capabilities": {},
+               "initializationOptions": {"ruleDocuments": true}}),
+    );
+    let commands = result["capabilities"]["executeCommandProvider"]["commands"].as_array().expect("commands").clone();
+    assert!(commands.contains(&json!("stagelint.explain")), "{commands:?}");
+    client.notify("initialized", json!({}));
+    client.open(&path, &STAGE.replace("[Read]", "[Raed]"));
+    let (list, _) = client.diagnostics(&uri(&path), |l| !l.is_empty());
+    let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules/sm/UnknownTool.md");
+    assert_eq!(list[0]["codeDescription"]["href"], uri(&page));
+
+    let text = std::fs::read_to_string(&page).expect("the page");
+    for argument in ["stagelint:/docs/rules/sm/UnknownTool.md", "sm/UnknownTool"] {
+        let answer = client
+            .request("workspace/executeCommand", json!({"command": "stagelint.explain", "arguments": [argument]}));
+        assert_eq!(answer, json!(text), "{argument}");
+    }
+    let unknown = client
+        .try_request("workspace/executeCommand", json!({"command": "stagelint.explain", "arguments": ["sm/Nope"]}));
+    assert!(unknown.is_err(), "{unknown:?}");
+
+    let base = "https://git.example.com/mirror/stagelint/-/blob/main/";
+    client.open(&dir.path().join("stagelint.toml"), &format!("[output]\ndocs-url = \"{base}\"\n"));
+    let (list, _) = client.diagnostics(&uri(&path), |l| {
+        l.first().is_some_and(|d| d["codeDescription"]["href"].as_str().is_some_and(|h| h.starts_with("https://git.")))
+    });
+    assert_eq!(list[0]["codeDescription"]["href"], format!("{base}docs/rules/sm/UnknownTool.md"));
 }
 
 #[test]

@@ -79,10 +79,8 @@ pub fn text(topic: Option<&str>) -> Result<String, String> {
     if rule.code != topic {
         out.push_str(&format!("`{topic}` is reported as `{}`.\n\n", rule.code));
     }
-    out.push_str(&format!("{}\n\nDefault severity: {}\n", rule.doc.trim_end(), rule.severity.as_str()));
-    if !rule.aliases.is_empty() {
-        out.push_str(&format!("Also known upstream as: {}\n", rule.aliases.join(", ")));
-    }
+    // The page `docs/rules/<family>/<Name>.md` holds this same text.
+    out.push_str(&stagelint::registry::docs::page(rule));
     Ok(out)
 }
 

@@ -67,6 +67,7 @@ pub const TABLES: &[(&str, &[(&str, &str)])] = &[
             ("reserved-names", "list of strings"),
         ],
     ),
+    ("output", &[("docs-url", "a URL such as \"https://example.com/stagelint/\"")]),
     ("rules", &[]),
     ("per-file-ignores", &[]),
 ];
@@ -122,6 +123,9 @@ pub struct Config {
     /// `baseline`: the baseline file of the findings this config governs (absolute), or the
     /// one `--baseline` names for every config.
     pub baseline: Option<PathBuf>,
+    /// `[output] docs-url`: the base that findings link to their rule's page under
+    /// (`<base>docs/rules/<family>/<Name>.md`); `None`: the published repository's.
+    pub docs_url: Option<String>,
 }
 
 /// `[lastlight]`: the Last Light release the files are checked for, and what the project adds
@@ -229,6 +233,7 @@ impl Config {
             cassette_dirs: Vec::new(),
             atomic: AtomicSettings::default(),
             baseline: None,
+            docs_url: None,
         }
     }
 
@@ -328,6 +333,7 @@ mod tests {
             None if what == "true or false" => "true".into(),
             None if what.starts_with("a climpt version") => "\"1.13.5\"".into(),
             None if what.contains("version such as") => "\"0.5.24\"".into(),
+            None if what.starts_with("a URL") => "\"https://example.com/stagelint/\"".into(),
             None => panic!("no sample value for {key}: {what}"),
         }
     }
@@ -491,6 +497,21 @@ mod tests {
             error.problems[0].message,
             "`climpt-version` in `[steps]` takes a version string such as \"1.13.5\", not a float"
         );
+    }
+
+    #[test]
+    fn the_docs_url_is_an_absolute_url() {
+        let path = Path::new("/p/stagelint.toml");
+        let config =
+            Config::parse("[output]\ndocs-url = \"https://git.example.com/mirror/stagelint/-/blob/main/\"\n", path)
+                .expect("parses");
+        assert_eq!(config.docs_url.as_deref(), Some("https://git.example.com/mirror/stagelint/-/blob/main/"));
+        assert_eq!(Config::defaults(Path::new("/p")).docs_url, None);
+        for bad in ["\"docs/rules\"", "\"https://\"", "\"https://a b/\"", "\"1x://a/\"", "true"] {
+            let error = Config::parse(&format!("[output]\ndocs-url = {bad}\n"), path).expect_err(bad);
+            assert_eq!((error.problems[0].line, error.problems[0].column), (2, 12), "{bad}");
+            assert!(error.problems[0].message.starts_with("`docs-url` in `[output]` takes"), "{error}");
+        }
     }
 
     #[test]

@@ -174,6 +174,14 @@ impl Reader<'_> {
                 ("atomic", "reserved-names") => {
                     config.atomic.reserved_names = self.strings(key_text, value).unwrap_or_default();
                 }
+                ("output", "docs-url") => match value.get_ref() {
+                    DeValue::String(text) if is_url(text) => config.docs_url = Some(text.to_string()),
+                    DeValue::String(text) => self.problems.push((
+                        value.span(),
+                        format!("`docs-url` in `[output]` takes an absolute URL such as \"https://example.com/stagelint/\" (a scheme, `://`, no spaces), not `{text}`"),
+                    )),
+                    other => self.wrong_type(key_text, value.span(), "a URL string", other),
+                },
                 // A key listed in TABLES that has no case here is a bug; a unit test reads each.
                 _ => {}
             }
@@ -376,6 +384,15 @@ fn quoted_list(names: &[&str]) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
         _ => quoted.join(""),
     }
+}
+
+/// An absolute URL, as far as a link needs: a scheme, `://`, and no whitespace or control
+/// characters (which would end the link in every output).
+fn is_url(text: &str) -> bool {
+    let Some((scheme, rest)) = text.split_once("://") else { return false };
+    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    scheme_ok && !rest.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// Aliases are stored under the code their rule reports.

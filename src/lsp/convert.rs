@@ -14,7 +14,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Edit, FileId, Severity};
-use crate::render::rule_url;
 use crate::source::{LineIndex, Span, line_index::floor_char_boundary};
 use crate::workspace::{SourceFile, Workspace};
 
@@ -146,6 +145,8 @@ pub struct Open {
     /// Whether findings a baseline accepts are hidden (`initializationOptions.baselined:
     /// "hide"`) instead of shown as hints.
     pub hide_baselined: bool,
+    /// Where rule links lead for this client.
+    pub rule_links: crate::lsp::rule_docs::RuleLinks,
 }
 
 impl Open {
@@ -204,7 +205,10 @@ pub fn diagnostic(workspace: &Workspace, d: &Diagnostic, open: &Open) -> lsp::Di
         range: range(file, d.span, open),
         severity: Some(severity),
         code: Some(NumberOrString::String(d.code.to_string())),
-        code_description: rule_url(d.code).parse().ok().map(|href| CodeDescription { href }),
+        code_description: open
+            .rule_links
+            .href(file.config.docs_url.as_deref(), d.code)
+            .map(|href| CodeDescription { href }),
         source: Some(source.into()),
         message,
         related_information: (!related.is_empty()).then_some(related),

@@ -7,6 +7,7 @@ pub(crate) mod documents;
 mod dry_run;
 mod framing;
 mod preview;
+pub(crate) mod rule_docs;
 mod server;
 mod state;
 

@@ -209,6 +209,13 @@ impl LanguageServer for Backend {
         {
             roots.push(root);
         }
+        // A client that opens `stagelint:` rule documents (the VS Code extension) says so.
+        let explain_documents = params
+            .initialization_options
+            .as_ref()
+            .and_then(|options| options.get("ruleDocuments"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
         let document_changes = params
             .capabilities
             .workspace
@@ -261,6 +268,7 @@ impl LanguageServer for Backend {
             state.rename_files = rename_files;
             state.show_document = show_document;
             state.progress = progress;
+            state.rule_links = crate::lsp::rule_docs::RuleLinks::new(explain_documents);
         }
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
@@ -292,7 +300,11 @@ impl LanguageServer for Backend {
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![ide::lens::DRY_RUN_COMMAND.to_string(), ide::lens::PREVIEW_COMMAND.to_string()],
+                    commands: vec![
+                        ide::lens::DRY_RUN_COMMAND.to_string(),
+                        ide::lens::PREVIEW_COMMAND.to_string(),
+                        crate::lsp::rule_docs::EXPLAIN_COMMAND.to_string(),
+                    ],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 diagnostic_provider: pull.then(|| {
@@ -723,6 +735,16 @@ impl LanguageServer for Backend {
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
         if params.command == ide::lens::PREVIEW_COMMAND {
             return self.preview(params).await;
+        }
+        if params.command == crate::lsp::rule_docs::EXPLAIN_COMMAND {
+            // A rule's page, for the read-only document a rule link opens.
+            let argument = params.arguments.first().and_then(|a| a.as_str()).unwrap_or_default();
+            return match crate::lsp::rule_docs::explain(argument) {
+                Some(page) => Ok(Some(LSPAny::String(page))),
+                None => Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                    "expected a rule code or a `stagelint:/docs/rules/<family>/<Name>.md` URI, not `{argument}`"
+                ))),
+            };
         }
         if params.command != ide::lens::DRY_RUN_COMMAND {
             return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(

@@ -55,6 +55,8 @@ pub(super) struct State {
     pub(super) show_document: bool,
     /// The client shows server-initiated `$/progress` (for the first, whole-workspace check).
     pub(super) progress: bool,
+    /// Where rule links lead (decided at `initialize`).
+    pub(super) rule_links: crate::lsp::rule_docs::RuleLinks,
     /// Error messages already shown with `window/showMessage`.
     pub(super) shown: std::collections::HashSet<String>,
     /// A second pass (the replays) is running: at most one runs at a time, as each is long.
@@ -107,6 +109,7 @@ impl State {
             uris: self.uris.clone(),
             versions: analysis.versions.clone(),
             hide_baselined: self.hide_baselined,
+            rule_links: self.rule_links.clone(),
         }
     }
 
@@ -118,6 +121,7 @@ impl State {
             uris: self.uris.clone(),
             versions,
             hide_baselined: self.hide_baselined,
+            rule_links: self.rule_links.clone(),
         }
     }
 

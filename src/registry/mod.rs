@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod cassette;
+pub mod docs;
 pub mod lastlight;
 pub mod releases;
 pub mod sm;

@@ -151,7 +151,7 @@ fn convert<'a>(workspace: &'a Workspace, d: &'a Diagnostic) -> JsonDiagnostic<'a
                     .collect(),
             }
         }),
-        url: rule_url(d.code),
+        url: rule_url(file.config.docs_url.as_deref(), d.code),
     }
 }
 

@@ -108,7 +108,8 @@ pub fn range(file: &SourceFile, span: Span) -> (LineCol, LineCol) {
     (file.lines().line_col(&file.text, span.start), file.lines().line_col(&file.text, span.end))
 }
 
-/// Where a rule's explanation lives, for links in editors and SARIF.
-pub fn rule_url(code: &str) -> String {
-    format!("https://stagelint.dev/rules/{code}")
+/// Where a rule's page is, for links in JSON, SARIF and editors: under the `[output] docs-url`
+/// base when one is set, else under the published repository (`registry::docs`).
+pub fn rule_url(docs_base: Option<&str>, code: &str) -> String {
+    crate::registry::docs::url(docs_base.unwrap_or(crate::registry::docs::DEFAULT_BASE), code)
 }

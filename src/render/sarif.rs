@@ -35,6 +35,9 @@ pub fn render(
     notes: &[Note],
 ) -> io::Result<()> {
     let rules: Vec<&RuleMeta> = families::all_rules().collect();
+    // A run names each rule once, so one base serves them all: the first that a checked file's
+    // configuration sets (one project, one base; the JSON output takes each finding's own).
+    let docs_base = workspace.reported_files().find_map(|file| file.config.docs_url.as_deref());
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let results: Vec<Value> = diagnostics
@@ -51,8 +54,8 @@ pub fn render(
             "name": "stagelint",
             "version": env!("CARGO_PKG_VERSION"),
             "semanticVersion": env!("CARGO_PKG_VERSION"),
-            "informationUri": "https://stagelint.dev",
-            "rules": rules.iter().map(|r| descriptor(r)).collect::<Vec<_>>(),
+            "informationUri": env!("CARGO_PKG_REPOSITORY"),
+            "rules": rules.iter().map(|r| descriptor(r, docs_base)).collect::<Vec<_>>(),
         }},
         "columnKind": "utf16CodeUnits",
         "results": results,
@@ -81,15 +84,16 @@ pub fn level(severity: Severity) -> &'static str {
     }
 }
 
-fn descriptor(rule: &RuleMeta) -> Value {
+fn descriptor(rule: &RuleMeta, docs_base: Option<&str>) -> Value {
     let name = rule.code.split_once('/').map_or(rule.code, |(_, name)| name);
+    let url = rule_url(docs_base, rule.code);
     let mut value = json!({
         "id": rule.code,
         "name": name,
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": what_it_does(rule.doc).unwrap_or_else(|| rule.summary().to_string())},
-        "help": {"text": format!("{} ({})", rule.summary(), rule_url(rule.code)), "markdown": rule.doc.trim_end()},
-        "helpUri": rule_url(rule.code),
+        "help": {"text": format!("{} ({url})", rule.summary()), "markdown": rule.doc.trim_end()},
+        "helpUri": url,
         "defaultConfiguration": {"level": level(rule.severity)},
         "properties": {"tags": [rule.family()]},
     });
