@@ -8,7 +8,10 @@
 //! store, so every run builds the crate. The build goes to a stable directory under the target
 //! directory, at `opt-level = 0`, so that only the first run compiles the dependencies.
 //!
-//! CI installs `pre-commit` from PyPI (`.ci/run`); elsewhere the test is reported as ignored
+//! The `stagelint-system` hook (`language: system`) runs the `stagelint` on PATH instead; its
+//! test puts this build's binary there and commits an atomic workflow, broken and then fixed.
+//!
+//! CI installs `pre-commit` from PyPI (`.ci/run`); elsewhere the tests are reported as ignored
 //! when `pre-commit` or `git` is not on `PATH` (`build.rs`).
 #![cfg(unix)]
 
@@ -154,4 +157,66 @@ fn the_dry_run_hook_refuses_a_stage_its_cassette_no_longer_replays() {
     let report = text(&accepted);
     assert!(accepted.status.success(), "{report}");
     assert!(report.contains("Total: 1 cassette, 1 replayed, 1 passed"), "{report}");
+}
+
+const BROKEN_WORKFLOW: &str = "import { defineWorkflow } from \"@bastani/atomic/workflows\";\n\nexport default defineWorkflow({ name: \"hello\" })\n  .for<\"claude\">()\n  .compile();\n";
+
+const RUN: &str = "  .run(async (ctx) => {\n    await ctx.stage({ name: \"greet\" }, {}, {}, async (s) => {\n      await s.session.query(\"Say hello.\");\n      s.save(s.sessionId);\n    });\n  })\n";
+
+/// `pre-commit try-repo <this repository> stagelint-system` in `dir`: the `language: system` hook,
+/// which runs the `stagelint` on PATH (here the one this test suite built), on the staged files.
+fn try_system_hook(dir: &Path) -> Output {
+    let binary = Path::new(env!("CARGO_BIN_EXE_stagelint"));
+    let path = std::env::join_paths(
+        std::iter::once(binary.parent().expect("the binary's directory").to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .expect("PATH");
+    Command::new("pre-commit")
+        .args(["try-repo", env!("CARGO_MANIFEST_DIR"), "stagelint-system", "--verbose"])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_WORK_TREE")
+        .env("PRE_COMMIT_HOME", dir.join(".pre-commit-home"))
+        .env("PRE_COMMIT_COLOR", "never")
+        .output()
+        .expect("pre-commit runs")
+}
+
+/// The fast path: no build, the binary the user has. An atomic workflow without `.run()` is
+/// refused with its finding; with it, the hook passes (the TypeScript is matched at all).
+#[test]
+#[cfg_attr(
+    not(all(tool_pre_commit, tool_git)),
+    ignore = "pre-commit or git is not on PATH (CI installs them: .ci/run)"
+)]
+fn the_system_hook_checks_a_staged_atomic_workflow() {
+    // Run without them only when STAGELINT_REQUIRE_TOOLS says the tools must be there (CI).
+    for tool in ["pre-commit", "git"] {
+        assert!(runs(tool), "{tool} does not run, and STAGELINT_REQUIRE_TOOLS requires it (see .ci/run)");
+    }
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path();
+    ok(dir, &["init", "--quiet"]);
+    let workflow = dir.join(".atomic/workflows/hello/claude/index.ts");
+    std::fs::create_dir_all(workflow.parent().unwrap()).unwrap();
+    std::fs::write(&workflow, BROKEN_WORKFLOW).unwrap();
+    // TypeScript that is not a workflow is passed too, and ignored.
+    std::fs::write(dir.join("util.ts"), "export const answer = 42;\n").unwrap();
+    ok(dir, &["add", "."]);
+
+    let refused = try_system_hook(dir);
+    let report = text(&refused);
+    assert!(!refused.status.success(), "the broken workflow fails the hook: {report}");
+    assert!(report.contains("Failed") && report.contains("atomic/MissingRun"), "{report}");
+    assert!(report.contains(".atomic/workflows/hello/claude/index.ts:5:4"), "with its position: {report}");
+
+    std::fs::write(&workflow, BROKEN_WORKFLOW.replace("  .compile();\n", &format!("{RUN}  .compile();\n"))).unwrap();
+    ok(dir, &["add", "."]);
+    let passed = try_system_hook(dir);
+    let report = text(&passed);
+    assert!(passed.status.success(), "the fixed workflow passes: {report}");
+    assert!(report.contains("Passed") && report.contains("No findings (1 file checked)."), "{report}");
 }
