@@ -1,12 +1,17 @@
-// Finding the `stagelint` binary: the `stagelint.path` setting, else `stagelint` on PATH
-// (honouring PATHEXT on Windows). No `vscode` import: the unit tests run this under plain Node
-// with a fake file system and environment.
+// Finding the `stagelint` binary: the `stagelint.path` setting, else the binary bundled in a
+// platform .vsix (`bin/stagelint`), else `stagelint` on PATH (honouring PATHEXT on Windows). No
+// `vscode` import: the unit tests run this under plain Node with a fake file system and
+// environment.
 
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 /** The name looked up on PATH when `stagelint.path` is empty. */
 export const BINARY_NAME = "stagelint";
+
+/** Where a platform .vsix carries the binary, relative to the extension's directory. */
+export const BUNDLED_DIR = "bin";
 
 /** How to install the binary, named in the message shown when it is missing. */
 export const INSTALL_COMMANDS = [
@@ -31,10 +36,15 @@ export interface DiscoveryEnv {
   homedir: string;
   /** The first workspace folder, for relative paths and `${workspaceFolder}`. */
   workspaceFolder?: string;
+  /** The extension's own directory, where a platform .vsix put its binary. */
+  extensionPath?: string;
 }
 
+/** Where the binary came from: the setting, the platform .vsix, or PATH. */
+export type Source = "setting" | "bundled" | "path";
+
 export type Resolution =
-  | { ok: true; command: string; source: "setting" | "path" }
+  | { ok: true; command: string; source: Source }
   | { ok: false; reason: "not-on-path" | "bad-setting"; message: string };
 
 /** The real file system: a regular file with an execute bit (any regular file on Windows). */
@@ -135,11 +145,21 @@ function isBareName(value: string, platform: NodeJS.Platform): boolean {
   return !value.includes("/") && !(platform === "win32" && value.includes("\\")) && !value.startsWith("~") && !value.includes("${");
 }
 
+/** The binary a platform .vsix bundles: `<extension>/bin/stagelint` (`.exe` on Windows). */
+export function bundledBinary(de: Pick<DiscoveryEnv, "platform" | "extensionPath">): string | undefined {
+  if (de.extensionPath === undefined) {
+    return undefined;
+  }
+  const name = de.platform === "win32" ? `${BINARY_NAME}.exe` : BINARY_NAME;
+  return pathApi(de.platform).join(de.extensionPath, BUNDLED_DIR, name);
+}
+
 /** The message shown when no binary was found on PATH. */
 export function missingBinaryMessage(): string {
   return (
     `stagelint: the \`${BINARY_NAME}\` binary was not found on PATH, so the language server cannot start. ` +
-    `Install it with \`${INSTALL_COMMANDS[0]}\` (or \`${INSTALL_COMMANDS[1]}\`), ` +
+    "Install the stagelint extension for your platform (it bundles the binary), " +
+    `or install the binary with \`${INSTALL_COMMANDS[0]}\` (or \`${INSTALL_COMMANDS[1]}\`), ` +
     "or set `stagelint.path` to the binary."
   );
 }
@@ -161,10 +181,18 @@ export function badSettingMessage(setting: string, resolved: string | undefined,
   );
 }
 
-/** Decides which binary to run from the `stagelint.path` setting and the environment. */
+/**
+ * Decides which binary to run: the `stagelint.path` setting when set (a bare name such as
+ * `stagelint` is looked up on PATH), else the binary this platform's .vsix bundles, which is
+ * the server this extension was built with, else `stagelint` on PATH (the generic .vsix).
+ */
 export function resolveBinary(setting: string, de: DiscoveryEnv, fsys: FileSystem): Resolution {
   const value = setting.trim();
   if (value === "") {
+    const bundled = bundledBinary(de);
+    if (bundled !== undefined && fsys.isExecutableFile(bundled)) {
+      return { ok: true, command: bundled, source: "bundled" };
+    }
     const found = findOnPath(BINARY_NAME, de, fsys);
     return found !== undefined
       ? { ok: true, command: found, source: "path" }
@@ -191,4 +219,25 @@ export function resolveBinary(setting: string, de: DiscoveryEnv, fsys: FileSyste
 /** How the language server is started: `<binary> lsp` on stdin/stdout. */
 export function serverExecutable(command: string): { command: string; args: string[] } {
   return { command, args: ["lsp"] };
+}
+
+/** Where a binary came from, as the output channel says it. */
+export function sourceLabel(source: Source): string {
+  return { setting: "from `stagelint.path`", bundled: "bundled with the extension", path: "from PATH" }[source];
+}
+
+/** The line the output channel shows when the server starts: which binary, and its version. */
+export function startMessage(resolution: { command: string; source: Source }, version: string | undefined): string {
+  const about = version ?? "its version unknown: `--version` failed";
+  return `starting ${resolution.command} lsp (${sourceLabel(resolution.source)}; ${about})`;
+}
+
+/** `<binary> --version`'s first line (`stagelint 0.1.0`), or undefined when it does not run. */
+export function probeVersion(command: string, timeoutMs = 5000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(command, ["--version"], { timeout: timeoutMs, windowsHide: true }, (error, stdout) => {
+      const line = String(stdout).split(/\r?\n/)[0]?.trim();
+      resolve(error === null && line ? line : undefined);
+    });
+  });
 }

@@ -14,8 +14,21 @@ export const DRY_RUN_CURRENT_FILE = "stagelint.dryRunCurrentFile";
 export const RESTART_SERVER = "stagelint.restartServer";
 export const SHOW_OUTPUT = "stagelint.showOutput";
 
+/** The server-side command that answers a rule's page, for the rule documents below. */
+export const EXPLAIN = "stagelint.explain";
+
 /** Commands the server executes; vscode-languageclient registers them from `executeCommandProvider`. */
-export const SERVER_COMMANDS = [DRY_RUN, PREVIEW_PROMPT] as const;
+export const SERVER_COMMANDS = [DRY_RUN, PREVIEW_PROMPT, EXPLAIN] as const;
+
+/**
+ * The scheme of the read-only rule documents (`stagelint:/docs/rules/sm/UnknownTool.md`) that a
+ * diagnostic's rule link opens when the server has no local page to link: the client says at
+ * `initialize` that it opens them (`initializationOptions.ruleDocuments`).
+ */
+export const RULE_DOCUMENT_SCHEME = "stagelint";
+
+/** The `initializationOptions` the client sends. */
+export const INITIALIZATION_OPTIONS = { ruleDocuments: true } as const;
 /** Commands the extension registers itself (and contributes in package.json). */
 export const CLIENT_COMMANDS = [DRY_RUN_CURRENT_FILE, RESTART_SERVER, SHOW_OUTPUT] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
@@ -230,4 +243,20 @@ export function executeCommandMiddleware(host: Host) {
     reportDryRun(host, uri, value);
     return value;
   };
+}
+
+/**
+ * The text of a rule document: the page `stagelint.explain` answers for its URI. While the
+ * server is not running, or for a URI that names no rule, a line that says so.
+ */
+export async function ruleDocumentText(host: Host, uri: string): Promise<string> {
+  if (!host.isRunning()) {
+    return `The stagelint language server is not running; \`stagelint explain\` in a terminal shows the same page.\n`;
+  }
+  try {
+    const page = await host.sendRequest(EXECUTE_COMMAND, { command: EXPLAIN, arguments: [uri] });
+    return typeof page === "string" ? page : `No rule page for ${uri}.\n`;
+  } catch (error) {
+    return `No rule page for ${uri}: ${error instanceof Error ? error.message : String(error)}\n`;
+  }
 }

@@ -5,8 +5,25 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
 
-import { nodeFileSystem, OPEN_SETTINGS_ACTION, resolveBinary, RETRY_ACTION, serverExecutable } from "./binary";
-import { CLIENT_COMMANDS, createHandlers, executeCommandMiddleware, Host, Level } from "./commands";
+import {
+  nodeFileSystem,
+  OPEN_SETTINGS_ACTION,
+  probeVersion,
+  resolveBinary,
+  RETRY_ACTION,
+  serverExecutable,
+  startMessage,
+} from "./binary";
+import {
+  CLIENT_COMMANDS,
+  createHandlers,
+  executeCommandMiddleware,
+  Host,
+  INITIALIZATION_OPTIONS,
+  Level,
+  RULE_DOCUMENT_SCHEME,
+  ruleDocumentText,
+} from "./commands";
 import {
   CLIENT_ID,
   CLIENT_NAME,
@@ -21,6 +38,8 @@ import {
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel | undefined;
 let current: Settings | undefined;
+/** The extension's directory: a platform .vsix carries the binary in its `bin/`. */
+let extensionPath: string | undefined;
 /** Serialises starts and restarts (a settings change during a restart waits for it). */
 let pending: Promise<void> = Promise.resolve();
 
@@ -99,6 +118,7 @@ async function start(): Promise<void> {
       env: process.env,
       homedir: os.homedir(),
       workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      extensionPath,
     },
     nodeFileSystem,
   );
@@ -108,11 +128,14 @@ async function start(): Promise<void> {
     return;
   }
   const executable = serverExecutable(resolution.command);
-  log(`starting ${executable.command} ${executable.args.join(" ")} (from ${resolution.source === "path" ? "PATH" : SETTING_PATH})`);
+  // Which binary runs, and its version: the bundled one, the setting's, or PATH's.
+  log(startMessage(resolution, await probeVersion(resolution.command)));
   const serverOptions: ServerOptions = { run: executable, debug: executable };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
     outputChannel: channel(),
+    // The server may link rules to read-only `stagelint:` documents, which the provider below opens.
+    initializationOptions: INITIALIZATION_OPTIONS,
     middleware: { executeCommand: executeCommandMiddleware(host) },
   };
   const created = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
@@ -154,6 +177,7 @@ function restart(): Promise<void> {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionPath = context.extensionPath;
   const handlers = createHandlers(host);
   for (const id of CLIENT_COMMANDS) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handlers[id]));
@@ -169,6 +193,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (current !== undefined && needsRestart(current, readSettings())) {
         void restart();
       }
+    }),
+    // A rule link without a local page opens the server's page for the rule, read-only.
+    vscode.workspace.registerTextDocumentContentProvider(RULE_DOCUMENT_SCHEME, {
+      provideTextDocumentContent: (uri) => ruleDocumentText(host, uri.toString(true)),
     }),
     { dispose: () => void stop() },
   );

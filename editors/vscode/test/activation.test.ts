@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import { buildSync } from "esbuild";
 
 import { missingBinaryMessage, OPEN_SETTINGS_ACTION, RETRY_ACTION } from "../src/binary";
-import { CLIENT_COMMANDS, DRY_RUN, RESTART_SERVER } from "../src/commands";
+import { CLIENT_COMMANDS, DRY_RUN, RESTART_SERVER, RULE_DOCUMENT_SCHEME } from "../src/commands";
 import { SETTING_PATH } from "../src/settings";
 
 const out = mkdtempSync(join(tmpdir(), "stagelint-vscode-"));
@@ -18,6 +18,7 @@ after(() => rmSync(out, { recursive: true, force: true }));
 
 interface Recorded {
   commands: Map<string, (...args: unknown[]) => unknown>;
+  providers: Map<string, { provideTextDocumentContent(uri: { toString(skipEncoding?: boolean): string }): unknown }>;
   executed: unknown[][];
   errors: { message: string; actions: string[] }[];
   answers: (string | undefined)[];
@@ -58,6 +59,10 @@ function fakeVscode(rec: Recorded): unknown {
       getConfiguration: (section: string) => ({ get: (key: string) => rec.settings[`${section}.${key}`] }),
       onDidChangeConfiguration: () => disposable,
       onDidGrantWorkspaceTrust: () => disposable,
+      registerTextDocumentContentProvider: (scheme: string, provider: any) => {
+        rec.providers.set(scheme, provider);
+        return disposable;
+      },
     },
   };
   return new Proxy(api, { get: (target, key) => (key in target ? (target as any)[key] : anything()) });
@@ -80,7 +85,7 @@ function loadExtension(rec: Recorded): { activate(context: unknown): Promise<voi
 }
 
 function recorder(settings: Record<string, unknown>, answers: (string | undefined)[] = []): Recorded {
-  return { commands: new Map(), executed: [], errors: [], answers, settings };
+  return { commands: new Map(), providers: new Map(), executed: [], errors: [], answers, settings };
 }
 
 async function activateWithout(rec: Recorded) {
@@ -137,5 +142,15 @@ test("Restart Server retries the lookup (and reports again)", async () => {
     process.env.PATH = saved;
   }
   assert.equal(rec.errors.length, 2);
+  await extension.deactivate();
+});
+
+test("rule links: the stagelint: documents have a provider, which says when the server is not running", async () => {
+  const rec = recorder({});
+  const { extension } = await activateWithout(rec);
+  const provider = rec.providers.get(RULE_DOCUMENT_SCHEME);
+  assert.ok(provider, "a provider for stagelint: documents");
+  const text = await provider.provideTextDocumentContent({ toString: () => "stagelint:/docs/rules/sm/UnknownTool.md" });
+  assert.match(String(text), /not running/);
   await extension.deactivate();
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import {
+  bundledBinary,
   candidateNames,
   DiscoveryEnv,
   expandSetting,
@@ -10,8 +11,10 @@ import {
   INSTALL_COMMANDS,
   missingBinaryMessage,
   pathDirs,
+  probeVersion,
   resolveBinary,
   serverExecutable,
+  startMessage,
 } from "../src/binary";
 
 /** A file system holding exactly these executables. */
@@ -150,6 +153,49 @@ describe("the stagelint.path setting", () => {
     assert.deepEqual(result, { ok: true, command: "C:\\tools\\stagelint.exe", source: "setting" });
     const relative = resolveBinary("target\\debug\\stagelint.exe", de, fakeFs("C:\\src\\flows\\target\\debug\\stagelint.exe"));
     assert.deepEqual(relative, { ok: true, command: "C:\\src\\flows\\target\\debug\\stagelint.exe", source: "setting" });
+  });
+});
+
+describe("the binary a platform .vsix bundles", () => {
+  const ext = "/home/ada/.vscode/extensions/stagelint.stagelint-0.1.0-linux-x64";
+  const bundled = `${ext}/bin/stagelint`;
+
+  test("it is preferred to stagelint on PATH", () => {
+    const de = { ...linux({ PATH: "/home/ada/.cargo/bin" }), extensionPath: ext };
+    const result = resolveBinary("", de, fakeFs(bundled, "/home/ada/.cargo/bin/stagelint"));
+    assert.deepEqual(result, { ok: true, command: bundled, source: "bundled" });
+  });
+
+  test("the setting names another: a path, or a name looked up on PATH", () => {
+    const de = { ...linux({ PATH: "/home/ada/.cargo/bin" }), extensionPath: ext };
+    const fs = fakeFs(bundled, "/home/ada/.cargo/bin/stagelint", "/opt/stagelint");
+    assert.deepEqual(resolveBinary("/opt/stagelint", de, fs), { ok: true, command: "/opt/stagelint", source: "setting" });
+    assert.deepEqual(resolveBinary("stagelint", de, fs), { ok: true, command: "/home/ada/.cargo/bin/stagelint", source: "setting" });
+  });
+
+  test("the generic .vsix has none: stagelint from PATH", () => {
+    const de = { ...linux({ PATH: "/home/ada/.cargo/bin" }), extensionPath: ext };
+    const result = resolveBinary("", de, fakeFs("/home/ada/.cargo/bin/stagelint"));
+    assert.deepEqual(result, { ok: true, command: "/home/ada/.cargo/bin/stagelint", source: "path" });
+  });
+
+  test("Windows: bin\\stagelint.exe", () => {
+    const de = { ...windows({}), extensionPath: "C:\\ext" };
+    assert.equal(bundledBinary(de), "C:\\ext\\bin\\stagelint.exe");
+    assert.equal(bundledBinary(linux({})), undefined);
+  });
+
+  test("the output channel says which binary runs, from where, and its version", () => {
+    assert.equal(
+      startMessage({ command: bundled, source: "bundled" }, "stagelint 0.1.0"),
+      `starting ${bundled} lsp (bundled with the extension; stagelint 0.1.0)`,
+    );
+    assert.match(startMessage({ command: "/usr/bin/stagelint", source: "path" }, undefined), /\(from PATH; its version unknown/);
+    assert.match(startMessage({ command: "/x", source: "setting" }, "stagelint 9.9.9"), /from `stagelint.path`; stagelint 9.9.9/);
+  });
+
+  test("probing the version of something that does not run gives undefined", async () => {
+    assert.equal(await probeVersion("/nonexistent/stagelint"), undefined);
   });
 });
 

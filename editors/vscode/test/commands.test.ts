@@ -7,11 +7,13 @@ import {
   DRY_RUN,
   DRY_RUN_CURRENT_FILE,
   dryRunParams,
+  EXPLAIN,
   executeCommandMiddleware,
   INVALID_PARAMS,
   parseDryRunResult,
   RESTART_ACTION,
   RESTART_SERVER,
+  ruleDocumentText,
   SHOW_OUTPUT,
   SHOW_OUTPUT_ACTION,
   summaryMessage,
@@ -188,5 +190,23 @@ describe("the code lens (executeCommand middleware)", () => {
     const value = await executeCommandMiddleware(host)("other.command", [1], (command, args) => ({ command, args }));
     assert.deepEqual(value, { command: "other.command", args: [1] });
     assert.equal(host.requests.length, 0);
+  });
+});
+
+describe("rule documents (stagelint: URIs a rule link opens)", () => {
+  const uri = "stagelint:/docs/rules/sm/UnknownTool.md";
+
+  test("the text is the page stagelint.explain answers for the URI", async () => {
+    const host = fakeHost({ answer: async () => "# sm/UnknownTool\n\nAn allowedTools entry is not in the live tool set\n" });
+    assert.match(await ruleDocumentText(host, uri), /^# sm\/UnknownTool\n/);
+    assert.deepEqual(host.requests, [{ method: "workspace/executeCommand", params: { command: EXPLAIN, arguments: [uri] } }]);
+  });
+
+  test("a refusal or a server that is not running is said in the document", async () => {
+    const refused = fakeHost({ answer: async () => Promise.reject(new Error("expected a rule code")) });
+    assert.match(await ruleDocumentText(refused, uri), /No rule page for stagelint:.*expected a rule code/);
+    const stopped = fakeHost({ running: false });
+    assert.match(await ruleDocumentText(stopped, uri), /not running/);
+    assert.deepEqual(stopped.requests, []);
   });
 });

@@ -12,7 +12,15 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 
 import { nodeFileSystem, resolveBinary, serverExecutable } from "../src/binary";
-import { DRY_RUN, DRY_RUN_CURRENT_FILE, createHandlers, executeCommandMiddleware, SERVER_COMMANDS } from "../src/commands";
+import {
+  DRY_RUN,
+  DRY_RUN_CURRENT_FILE,
+  createHandlers,
+  executeCommandMiddleware,
+  INITIALIZATION_OPTIONS,
+  ruleDocumentText,
+  SERVER_COMMANDS,
+} from "../src/commands";
 import { fakeHost } from "./fakeHost";
 
 const repo = join(__dirname, "..", "..", "..");
@@ -76,6 +84,7 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
         workspace: { executeCommand: { dynamicRegistration: true }, workspaceFolders: true },
         textDocument: { codeLens: { dynamicRegistration: true }, synchronization: { didSave: true } },
       },
+      initializationOptions: INITIALIZATION_OPTIONS,
     });
     capabilities = result.capabilities;
     await connection.sendNotification("initialized", {});
@@ -90,6 +99,13 @@ describe("with stagelint lsp", { skip: binary === undefined ? "no stagelint bina
     }
     connection.dispose();
     server.kill();
+  });
+
+  test("a rule document shows the server's page of the rule, as `stagelint explain` prints it", async () => {
+    const host = fakeHost({ answer: (method, params) => connection.sendRequest(method, params) });
+    const text = await ruleDocumentText(host, "stagelint:/docs/rules/sm/UnknownTool.md");
+    assert.equal(text, readFileSync(join(repo, "docs", "rules", "sm", "UnknownTool.md"), "utf8"));
+    assert.match(await ruleDocumentText(host, "stagelint:/docs/rules/sm/Nope.md"), /^No rule page for/);
   });
 
   test("the server executes stagelint.dryRun and stagelint.previewPrompt and offers code lenses", () => {
