@@ -69,15 +69,19 @@ fn every_file_discovery_lints_in_the_repository_is_matched() {
     assert_eq!(hooks.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), ["stagelint", "stagelint-system"]);
     let mut seen = BTreeSet::new();
     let mut missed = Vec::new();
-    // Each fixture is a tree of its own (some have a config that cannot be used).
+    // Each fixture is a tree of its own (some have a config that cannot be used). More trees,
+    // whole upstream checkouts say, with STAGELINT_PRECOMMIT_TREES=dir:dir.
     let mut trees: Vec<PathBuf> = vec![repo().join("examples"), repo().join("tests/corpus")];
+    let extra: Vec<PathBuf> =
+        std::env::split_paths(&std::env::var_os("STAGELINT_PRECOMMIT_TREES").unwrap_or_default()).collect();
     for family in read_dirs(&repo().join("tests/fixtures")) {
         for rule in read_dirs(&family) {
             trees.extend(read_dirs(&rule));
         }
     }
-    for tree in &trees {
-        for (path, kind) in linted(tree, repo()) {
+    let in_repo = trees.iter().map(|tree| (tree, repo()));
+    for (tree, base) in in_repo.chain(extra.iter().map(|tree| (tree, tree.as_path()))) {
+        for (path, kind) in linted(tree, base) {
             for hook in &hooks {
                 if !hook.runs_on(&path) {
                     missed.push(format!("{}: {path} ({kind})", hook.id));
