@@ -1,6 +1,6 @@
 //! The rule pages in `docs/rules/` are what `stagelint explain` prints (generated from the rule
-//! docs; `UPDATE_RULE_DOCS=1 cargo test --test rule_docs` writes them again), and every link a
-//! finding carries, in every output, leads to one of them.
+//! docs; `UPDATE_RULE_DOCS=1 cargo test --test rule_docs rule_pages_are_current` writes them
+//! again), and every link a finding carries, in every output, leads to one of them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

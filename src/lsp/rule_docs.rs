@@ -117,6 +117,25 @@ mod tests {
         assert_eq!(links.href(None, "sm/UnknownTool").expect("a URI").as_str(), published);
     }
 
+    /// Every rule, each way a link can go without a base: the checkout's page, a `stagelint:`
+    /// document `explain` answers, the published page (a path that exists here).
+    #[test]
+    fn every_rule_links_to_a_page_that_exists() {
+        let checkout = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let local = RuleLinks::new(false);
+        let documents = RuleLinks::with_checkout(true, None);
+        let published = RuleLinks::with_checkout(false, None);
+        for rule in crate::registry::all_rules() {
+            let page = checkout.join(docs::path(rule.code));
+            assert!(page.is_file(), "{}", page.display());
+            assert_eq!(local.href(None, rule.code), Uri::from_file_path(&page), "{}", rule.code);
+            let document = documents.href(None, rule.code).expect("a URI");
+            assert_eq!(explain(document.as_str()), Some(docs::page(rule)), "{}", rule.code);
+            let url = published.href(None, rule.code).expect("a URI");
+            assert_eq!(url.as_str().strip_prefix(docs::DEFAULT_BASE), Some(docs::path(rule.code).as_str()));
+        }
+    }
+
     #[test]
     fn explain_answers_codes_aliases_and_document_uris() {
         let rule = crate::registry::rule("steps/SR-ENTRY-002").expect("rule");
