@@ -11,8 +11,9 @@
 
 use std::path::Path;
 
-/// The tools tests drive: Neovim (`tests/editor.rs`), pre-commit and git (`tests/precommit.rs`).
-const TOOLS: &[&str] = &["nvim", "pre-commit", "git"];
+/// The tools tests drive: Neovim (`tests/editor.rs`), pre-commit and git (`tests/precommit.rs`),
+/// maturin (`tests/wheel.rs`, with the `python3` of its environment).
+const TOOLS: &[&str] = &["nvim", "pre-commit", "git", "maturin"];
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");

@@ -92,7 +92,7 @@ fn every_rule(config_text: Option<&str>) -> (tempfile::TempDir, Workspace, Vec<D
 
 fn json_urls(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Vec<String> {
     let mut out = Vec::new();
-    stagelint::render::json::render(&mut out, workspace, diagnostics).expect("render");
+    stagelint::render::json::render(&mut out, workspace, diagnostics, &[]).expect("render");
     let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
     json["diagnostics"]
         .as_array()
@@ -104,7 +104,7 @@ fn json_urls(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Vec<String> {
 
 fn sarif_urls(workspace: &Workspace, diagnostics: &[Diagnostic]) -> Vec<String> {
     let mut out = Vec::new();
-    stagelint::render::sarif::render(&mut out, workspace, diagnostics).expect("render");
+    stagelint::render::sarif::render(&mut out, workspace, diagnostics, &[]).expect("render");
     let sarif: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
     let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules").clone();
     assert_eq!(rules.len(), families::all_rules().count(), "SARIF describes every rule");
