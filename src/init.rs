@@ -187,8 +187,8 @@ pub fn render(found: &Found) -> String {
     ));
     out.push_str(
         "# [output]: where findings link to their rule's page (JSON `url`, SARIF `helpUri`, the\n\
-         # editor's rule link): `docs-url` is the base the page's path `docs/rules/<family>/<Name>.md`\n\
-         # is put under; unset, the stagelint repository (the editor links a local page then).\n\
+         # editor's rule link): `docs-url` is the base of a copy of the stagelint repository that\n\
+         # holds the pages; unset, the stagelint repository (the editor links a local page then).\n\
          # [output]\n\
          # docs-url = \"https://example.com/stagelint/\"\n\n",
     );
