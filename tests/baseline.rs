@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{assert_valid_sarif, repo, sarif_validator, stagelint, stderr, stdout, write};
+use common::{assert_valid_sarif, copy_dir, repo, sarif_validator, stagelint, stderr, stdout, write};
 
 /// A stage with two identical findings (`{{env.HOME}}` twice, one line each) and an unknown tool.
 const STAGE: &str = "---\nid: plan\nname: Plan\nallowedTools: [Read, Grpe]\ncompletionTool: submit_plan\ncompletionSchema: { type: object }\nretryPolicy: { maxAttempts: 1, backoff: none }\nturnCap: 5\nresolutionPolicy: retry-later\n---\n\nTask: {{ctx.task}}. Call submit_plan.\nHome: {{env.HOME}}\nHome: {{env.HOME}}\n";
@@ -206,17 +206,4 @@ fn every_broken_example_adopted_then_checked_is_clean() {
     let output = stagelint(&["check", "broken", "--baseline", "stagelint-baseline.json"], dir.path());
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert!(stdout(&output).ends_with("No findings (42 files checked; 142 baselined).\n"), "{}", stdout(&output));
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }

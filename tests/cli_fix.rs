@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{repo, stagelint, stderr, stdout, write};
+use common::{copy_dir, repo, stagelint, stderr, stdout, write};
 use stagelint::config::Config;
 use stagelint::diagnostic::{Applicability, Diagnostic, Edit};
 use stagelint::source::Span;
@@ -121,19 +121,6 @@ fn lastlight_fixes_insert_required_fields_and_kind_cron() {
         "{remaining}"
     );
     assert!(!remaining.contains("CronKindMissing"), "{remaining}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Overlapping fixes: the first in finding order wins the round; both inserts at one offset

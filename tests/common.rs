@@ -202,3 +202,17 @@ pub fn assert_valid_sarif(validator: &jsonschema::Validator, sarif: &serde_json:
     let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     assert!(errors.is_empty(), "SARIF does not match the 2.1.0 schema:\n{}", errors.join("\n"));
 }
+
+/// Copies the tree at `from` into `to` (created when missing).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

@@ -10,6 +10,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use common::copy_dir;
 use stagelint::config::Config;
 
 /// (file, severity, code) → count, for `root` checked with the config text `toml`.
@@ -196,19 +197,6 @@ fn a_range_makes_what_only_some_of_its_releases_read_an_info() {
     assert_eq!(unknown("workflows/prompts/pr-fix.md", "info"), Some(2), "{counts:#?}");
     assert_eq!(unknown("workflows/pr-fix.yaml", "info"), Some(1), "{counts:#?}");
     assert_eq!(unknown("workflows/pr-fix.yaml", "warning"), None, "{counts:#?}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// v0.22.0 (2026-07-31; `apps/server/package.json` lastlight-core 0.22.0: release 0.18.5, the

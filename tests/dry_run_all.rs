@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_valid_sarif, repo, sarif_validator, stagelint, stderr, stdout};
+use common::{assert_valid_sarif, copy_dir, repo, sarif_validator, stagelint, stderr, stdout};
 use serde_json::json;
 
 fn all(args: &[&str]) -> std::process::Output {
@@ -303,17 +303,4 @@ fn a_broken_config_is_a_finding_not_a_usage_error() {
     let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
     assert_valid_sarif(&sarif_validator(), &sarif);
     assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], json!("stagelint/InvalidConfig"));
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }

@@ -56,6 +56,30 @@ fn git(dir: &Path, args: &[&str]) -> Output {
         .expect("git runs")
 }
 
+/// An empty git repository for a hook test, once the tools it needs are known to run (without
+/// them the test is ignored, unless STAGELINT_REQUIRE_TOOLS says they must be there, as in CI).
+fn repository() -> tempfile::TempDir {
+    for tool in ["pre-commit", "git"] {
+        assert!(runs(tool), "{tool} does not run, and STAGELINT_REQUIRE_TOOLS requires it (see .ci/run)");
+    }
+    let temp = tempfile::tempdir().expect("temp dir");
+    ok(temp.path(), &["init", "--quiet"]);
+    temp
+}
+
+/// Makes `hook` the repository's own pre-commit hook (as `pre-commit install` would), with a
+/// committer configured.
+fn install_git_hook(dir: &Path, hook: &str) {
+    ok(dir, &["config", "user.name", "stagelint test"]);
+    ok(dir, &["config", "user.email", "test@stagelint.invalid"]);
+    ok(dir, &["config", "commit.gpgsign", "false"]);
+    ok(dir, &["config", "core.hooksPath", "githooks"]);
+    let path = dir.join("githooks/pre-commit");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, hook).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 fn text(output: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
@@ -71,26 +95,14 @@ fn ok(dir: &Path, args: &[&str]) {
     ignore = "pre-commit or git is not on PATH (CI installs them: .ci/run)"
 )]
 fn commit_of_a_broken_stage_is_refused_and_a_fixed_one_goes_through() {
-    // Run without them only when STAGELINT_REQUIRE_TOOLS says the tools must be there (CI).
-    for tool in ["pre-commit", "git"] {
-        assert!(runs(tool), "{tool} does not run, and STAGELINT_REQUIRE_TOOLS requires it (see .ci/run)");
-    }
+    let temp = repository();
+    let dir = temp.path();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     assert!(
         git(repo, &["rev-parse", "--verify", "HEAD"]).status.success(),
         "try-repo needs this repository as a git checkout with a commit"
     );
-    let temp = tempfile::tempdir().expect("temp dir");
-    let dir = temp.path();
-    ok(dir, &["init", "--quiet"]);
-    ok(dir, &["config", "user.name", "stagelint test"]);
-    ok(dir, &["config", "user.email", "test@stagelint.invalid"]);
-    ok(dir, &["config", "commit.gpgsign", "false"]);
-    ok(dir, &["config", "core.hooksPath", "githooks"]);
-    let hook = dir.join("githooks/pre-commit");
-    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
-    std::fs::write(&hook, GIT_HOOK).unwrap();
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    install_git_hook(dir, GIT_HOOK);
 
     std::fs::write(dir.join("sm.yaml"), "entry: plan\n").unwrap();
     std::fs::write(dir.join("plan.md"), BROKEN_STAGE).unwrap();
@@ -126,21 +138,9 @@ fn commit_of_a_broken_stage_is_refused_and_a_fixed_one_goes_through() {
     ignore = "pre-commit or git is not on PATH (CI installs them: .ci/run)"
 )]
 fn the_dry_run_hook_refuses_a_stage_its_cassette_no_longer_replays() {
-    // Run without them only when STAGELINT_REQUIRE_TOOLS says the tools must be there (CI).
-    for tool in ["pre-commit", "git"] {
-        assert!(runs(tool), "{tool} does not run, and STAGELINT_REQUIRE_TOOLS requires it (see .ci/run)");
-    }
-    let temp = tempfile::tempdir().expect("temp dir");
+    let temp = repository();
     let dir = temp.path();
-    ok(dir, &["init", "--quiet"]);
-    ok(dir, &["config", "user.name", "stagelint test"]);
-    ok(dir, &["config", "user.email", "test@stagelint.invalid"]);
-    ok(dir, &["config", "commit.gpgsign", "false"]);
-    ok(dir, &["config", "core.hooksPath", "githooks"]);
-    let hook = dir.join("githooks/pre-commit");
-    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
-    std::fs::write(&hook, DRY_RUN_HOOK).unwrap();
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    install_git_hook(dir, DRY_RUN_HOOK);
     let fixed = BROKEN_STAGE.replace("Grpe", "Grep");
     let cassette = "cassette: 1\nstage: plan\nctx: { task: t }\nattempts:\n  - turns:\n      - response:\n          content:\n            - toolCall: { id: c1, name: submit_plan, args: {} }\n        expect: [ { branch: completion, call: c1 } ]\n";
     std::fs::write(dir.join("plan.md"), fixed.replace("submit_plan", "finish")).unwrap();
@@ -193,13 +193,8 @@ fn try_system_hook(dir: &Path) -> Output {
     ignore = "pre-commit or git is not on PATH (CI installs them: .ci/run)"
 )]
 fn the_system_hook_checks_a_staged_atomic_workflow() {
-    // Run without them only when STAGELINT_REQUIRE_TOOLS says the tools must be there (CI).
-    for tool in ["pre-commit", "git"] {
-        assert!(runs(tool), "{tool} does not run, and STAGELINT_REQUIRE_TOOLS requires it (see .ci/run)");
-    }
-    let temp = tempfile::tempdir().expect("temp dir");
+    let temp = repository();
     let dir = temp.path();
-    ok(dir, &["init", "--quiet"]);
     let workflow = dir.join(".atomic/workflows/hello/claude/index.ts");
     std::fs::create_dir_all(workflow.parent().unwrap()).unwrap();
     std::fs::write(&workflow, BROKEN_WORKFLOW).unwrap();
