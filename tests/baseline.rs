@@ -137,6 +137,45 @@ fn a_run_over_part_of_the_repository_judges_and_rewrites_only_that_part() {
     assert_eq!(out.matches("in `other/plan.md` is baselined but the file no longer exists").count(), 2, "{out}");
 }
 
+/// The same with no project root (no `stagelint.toml`, no `.git`): discovery of `sm/` never
+/// sees `other/`, which still exists, so its entries are neither stale nor dropped.
+#[test]
+fn a_partial_run_without_a_project_root_keeps_the_other_entries() {
+    let dir = common::temp_files(&[("sm/sm.yaml", "entry: plan\n"), ("sm/plan.md", STAGE), ("other/plan.md", STAGE)]);
+    write(dir.path(), "other/sm.yaml", "entry: plan\n");
+    assert_eq!(stagelint(&["check", "--write-baseline"], dir.path()).status.code(), Some(0));
+    let full = read(dir.path(), "stagelint-baseline.json");
+    assert!(full.contains("\"path\":\"other/plan.md\""), "{full}");
+    let baseline = ["--baseline", "stagelint-baseline.json"];
+    for part in ["sm", "sm/plan.md"] {
+        let (code, out) = concise(dir.path(), &[part, baseline[0], baseline[1]]);
+        assert_eq!(code, Some(0), "{part}: {out}");
+        assert!(!out.contains("BaselineStale"), "{part}: {out}");
+    }
+    assert_eq!(stagelint(&["check", "--write-baseline", "sm"], dir.path()).status.code(), Some(0));
+    assert_eq!(read(dir.path(), "stagelint-baseline.json"), full);
+}
+
+/// A baselined finding's fix is never applied, so it is not counted as one `--fix` would apply.
+#[test]
+fn fixes_of_baselined_findings_are_not_counted() {
+    let dir = baselined_workspace();
+    let output = stagelint(&["check", "--format", "json"], dir.path());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let summary = &report["summary"];
+    assert_eq!(
+        (&summary["fixable"], &summary["unsafe_fixable"], &summary["baselined"]),
+        (&serde_json::json!(0), &serde_json::json!(0), &serde_json::json!(3))
+    );
+    // One new finding with a fix: the closing line counts its fix, not the baselined one's.
+    edit(dir.path(), "sm/plan.md", "Task: {{ctx.task}}", "Task: {{ctx.task}} {{ctx.task2}}");
+    let (_, out) = concise(dir.path(), &[]);
+    assert!(
+        out.ends_with("Found 1 error (2 files checked; 3 baselined). 1 fixable with `--fix --unsafe-fixes`.\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_baseline_named_on_the_command_line_and_one_that_cannot_be_used() {
     let dir = baselined_workspace();

@@ -91,7 +91,8 @@ impl Summary {
 pub fn with_distinct_fixes(diagnostics: &[Diagnostic]) -> impl Iterator<Item = &Diagnostic> {
     let mut seen: HashSet<Vec<(FileId, Span, &str)>> = HashSet::new();
     diagnostics.iter().filter(move |d| {
-        let Some(fix) = &d.fix else { return false };
+        // A baselined finding's fix is never applied (`--fix` leaves it alone): none to count.
+        let Some(fix) = d.fix.as_ref().filter(|_| !d.baselined) else { return false };
         let mut edits: Vec<(FileId, Span, &str)> =
             fix.edits.iter().map(|(file, edit)| (*file, edit.span, edit.replacement.as_str())).collect();
         edits.sort_unstable();
