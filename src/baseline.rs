@@ -204,13 +204,13 @@ impl<'w> Loaded<'w> {
 }
 
 /// Whether this run checked what `entry` names (so a finding missing there is gone): its file
-/// was checked, or it no longer exists. A file the run did not read may lie outside the
-/// directories checked (`check sub/`), so only the disk says whether it is gone.
+/// was checked, or it no longer exists (discovery counts a file outside what the run reads as
+/// existing: `check sub/` knows nothing of `other/`).
 fn checked(workspace: &Workspace, dir: &Path, entry: &Entry, judged: &dyn Fn(&str, &SourceFile) -> bool) -> bool {
     let target = normalize(&dir.join(&entry.path));
     match workspace.file_at(&target) {
         Some(file) => file.reported && file.kind != FileKind::Baseline && judged(&entry.code, file),
-        None => !workspace.exists(&target) && !target.exists(),
+        None => !workspace.exists(&target),
     }
 }
 

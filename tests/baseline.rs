@@ -176,6 +176,19 @@ fn fixes_of_baselined_findings_are_not_counted() {
     );
 }
 
+/// A commit that changes only the baseline (pre-commit names just it) still checks it.
+#[test]
+fn a_baseline_named_alone_is_checked() {
+    let dir = baselined_workspace();
+    write(dir.path(), "stagelint-baseline.json", "{bad\n");
+    let (code, out) = concise(dir.path(), &["stagelint-baseline.json"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.starts_with("stagelint-baseline.json:1:2: error[stagelint/InvalidConfig] this baseline cannot be used"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_baseline_named_on_the_command_line_and_one_that_cannot_be_used() {
     let dir = baselined_workspace();

@@ -205,3 +205,35 @@ fn the_stage_rules_read_the_corpus_shapes() {
     );
     assert_eq!(unsaved, ["atomic/ReadUnsavedStage"]);
 }
+
+/// A file named alone (pre-commit names the staged files) gets the findings a check of its
+/// whole tree gives it: the workflows that import a child workflow are read with it, so it is
+/// not reported as never running.
+#[test]
+fn a_workflow_named_alone_gets_the_findings_of_its_tree() {
+    for root in ["examples/atomic", "tests/corpus/atomic/_at-0.9.15", "tests/corpus/atomic/_at-HEAD-6031a92"] {
+        let root = common::repo().join(root);
+        let (workspace, whole) = common::check_with(std::slice::from_ref(&root), config(&root));
+        let on =
+            |workspace: &stagelint::workspace::Workspace, found: &[stagelint::diagnostic::Diagnostic], path: &Path| {
+                let mut out: Vec<String> = found
+                    .iter()
+                    .filter(|d| workspace.file(d.file).path == path)
+                    .map(|d| format!("{}:{} {}", d.span.start, d.code, d.message))
+                    .collect();
+                out.sort();
+                out
+            };
+        let files: Vec<PathBuf> = workspace
+            .files()
+            .iter()
+            .filter(|f| f.kind == FileKind::AtomicWorkflow && f.reported)
+            .map(|f| f.path.clone())
+            .collect();
+        assert!(files.len() >= 2, "{}: {files:?}", root.display());
+        for path in files {
+            let (alone_ws, alone) = common::check_with(std::slice::from_ref(&path), config(&root));
+            assert_eq!(on(&alone_ws, &alone, &path), on(&workspace, &whole, &path), "{}", path.display());
+        }
+    }
+}

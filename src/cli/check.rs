@@ -139,7 +139,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, Failure> {
         configs = configs.with_baseline(baseline.clone());
     }
     if let Some(file) = &args.write_baseline {
-        return write_baseline(&args, file.as_deref(), &paths, &mut configs);
+        return write_baseline(&args, file.as_deref(), &paths, configs);
     }
     if args.fix || args.diff {
         let select = |diagnostics: Vec<Diagnostic>| {
@@ -195,7 +195,7 @@ fn write_baseline(
     args: &CheckArgs,
     file: Option<&Path>,
     paths: &[PathBuf],
-    configs: &mut ConfigCache,
+    configs: ConfigCache,
 ) -> Result<ExitCode, Failure> {
     let conflicting = [
         (args.fix || args.diff, "--fix and --diff"),
@@ -209,8 +209,21 @@ fn write_baseline(
     if let Some((_, what)) = conflicting.iter().find(|(set, _)| *set) {
         return Err(format!("--write-baseline writes the baseline and reports nothing: it does not take {what}").into());
     }
+    let mut configs = configs;
+    let path = match file {
+        Some(file) => absolute(file),
+        // The baseline the config of the current directory names, else the default name here.
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+            let config = configs.for_dir(&cwd).map_err(|e| e.to_string())?;
+            config.baseline.clone().unwrap_or_else(|| cwd.join(stagelint::baseline::DEFAULT_NAME))
+        }
+    };
+    // Read as the run's baseline, so that discovery says which files its entries name still
+    // exist where this run looks (an entry of a file outside it is kept as it is).
+    let mut configs = configs.with_baseline(path.clone());
     let overlay = HashMap::new();
-    let workspace = discover_with_overlay(paths, configs, &overlay).map_err(|e| e.to_string())?;
+    let workspace = discover_with_overlay(paths, &mut configs, &overlay).map_err(|e| e.to_string())?;
     // The files a broken config governs are not checked: a baseline written then would lack
     // their findings, and record the config's own.
     let broken: Vec<String> = configs.broken().map(|e| e.to_string()).collect();
@@ -221,15 +234,6 @@ fn write_baseline(
         )
         .into());
     }
-    let path = match file {
-        Some(file) => absolute(file),
-        // The baseline the config of the current directory names, else the default name here.
-        None => {
-            let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-            let config = configs.for_dir(&cwd).map_err(|e| e.to_string())?;
-            config.baseline.clone().unwrap_or_else(|| cwd.join(stagelint::baseline::DEFAULT_NAME))
-        }
-    };
     let diagnostics = stagelint::check::check(&workspace);
     let old = stagelint::source::read::read_text(&path).ok();
     let (text, recorded) = stagelint::baseline::record(&workspace, &diagnostics, &path, old.as_deref());

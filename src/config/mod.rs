@@ -507,7 +507,15 @@ mod tests {
                 .expect("parses");
         assert_eq!(config.docs_url.as_deref(), Some("https://git.example.com/mirror/stagelint/-/blob/main/"));
         assert_eq!(Config::defaults(Path::new("/p")).docs_url, None);
-        for bad in ["\"docs/rules\"", "\"https://\"", "\"https://a b/\"", "\"1x://a/\"", "true"] {
+        for bad in [
+            "\"docs/rules\"",
+            "\"https://\"",
+            "\"https://a b/\"",
+            "\"1x://a/\"",
+            "\"https://x/docs#f\"",
+            "\"http://x/?q=\"",
+            "true",
+        ] {
             let error = Config::parse(&format!("[output]\ndocs-url = {bad}\n"), path).expect_err(bad);
             assert_eq!((error.problems[0].line, error.problems[0].column), (2, 12), "{bad}");
             assert!(error.problems[0].message.starts_with("`docs-url` in `[output]` takes"), "{error}");

@@ -178,7 +178,7 @@ impl Reader<'_> {
                     DeValue::String(text) if is_url(text) => config.docs_url = Some(text.to_string()),
                     DeValue::String(text) => self.problems.push((
                         value.span(),
-                        format!("`docs-url` in `[output]` takes an absolute URL such as \"https://example.com/stagelint/\" (a scheme, `://`, no spaces), not `{text}`"),
+                        format!("`docs-url` in `[output]` takes an absolute URL such as \"https://example.com/stagelint/\" (a scheme, `://`, no spaces, no `?` query or `#` fragment: the page's path is put after it), not `{text}`"),
                     )),
                     other => self.wrong_type(key_text, value.span(), "a URL string", other),
                 },
@@ -392,7 +392,9 @@ fn is_url(text: &str) -> bool {
     let Some((scheme, rest)) = text.split_once("://") else { return false };
     let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    scheme_ok && !rest.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control())
+    // The page's path is appended: a query or fragment would swallow it.
+    let plain = !text.chars().any(|c| c.is_whitespace() || c.is_control() || c == '?' || c == '#');
+    scheme_ok && !rest.is_empty() && plain
 }
 
 /// Aliases are stored under the code their rule reports.

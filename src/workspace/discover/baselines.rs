@@ -23,14 +23,25 @@ pub(super) fn add_baselines(
     overlay: &HashMap<PathBuf, String>,
     pending: &Pending,
     bounds: &Bounds,
+    roots: &[PathBuf],
 ) {
-    let mut named: Vec<&Path> = workspace.reported_files().filter_map(|f| f.config.baseline.as_deref()).collect();
+    let mut named: Vec<PathBuf> = workspace.reported_files().filter_map(|f| f.config.baseline.clone()).collect();
+    // A baseline named itself (a pre-commit run of a commit that changes only it), when the
+    // config around it says it is the baseline: checked as one.
+    for root in roots.iter().filter(|root| root.is_file()) {
+        let dir = root.parent().unwrap_or(Path::new("/"));
+        if let Ok(config) = configs.for_dir(dir)
+            && config.baseline.as_deref().is_some_and(|b| normalize(b) == *root)
+        {
+            named.push(root.clone());
+        }
+    }
     if named.is_empty() {
         return;
     }
+    let mut named: Vec<PathBuf> = named.iter().map(|path| normalize(path)).collect();
     named.sort();
     named.dedup();
-    let named: Vec<PathBuf> = named.into_iter().map(normalize).collect();
     for path in named {
         if workspace.file_at(&path).is_some() || !(overlay.contains_key(&path) || path.exists()) {
             continue;
@@ -51,10 +62,14 @@ pub(super) fn add_baselines(
         workspace.add_context(path, display, text, FileKind::Baseline, config);
         for entry in entries {
             let target = normalize(&dir.join(&entry.path));
-            // Only inside the run's bounds: a hostile entry learns nothing of the rest of the disk.
+            // Only inside the run's bounds is the disk asked: a hostile entry learns nothing of
+            // the rest of it. Outside them (`check sub/`, no project root above it) the run did
+            // not look, so the file counts as existing: its entry is neither stale nor dropped.
             let inside = target.parent().is_some_and(|parent| bounds.holds_dir(parent));
-            let known = workspace.exists(&target);
-            if inside && !known && (overlay.contains_key(&target) || target.exists()) {
+            if workspace.exists(&target) {
+                continue;
+            }
+            if !inside || overlay.contains_key(&target) || target.exists() {
                 workspace.add_known_path(target);
             }
         }

@@ -110,13 +110,23 @@ impl ConfigCache {
         self.forced = self.forced.map(|forced| Arc::new(Config { baseline: Some(path.clone()), ..(*forced).clone() }));
         self.baseline = Some(path);
         self.store = Arc::new(self.store.rebuilt(self.forced.clone(), self.baseline.clone(), self.ceiling.clone()));
+        self.forget();
         self
+    }
+
+    /// Drops the configs handed out so far: they were made by the store before it was rebuilt.
+    fn forget(&mut self) {
+        self.by_dir.clear();
+        self.last = None;
+        self.defaults = None;
+        self.releases.clear();
     }
 
     /// Reads nothing outside `dirs`: no config above them, and discovery stays inside them.
     pub fn with_ceiling(mut self, dirs: Vec<PathBuf>) -> ConfigCache {
         self.ceiling = dirs.iter().map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone())).collect();
         self.store = Arc::new(self.store.rebuilt(self.forced.clone(), self.baseline.clone(), self.ceiling.clone()));
+        self.forget();
         self
     }
 

@@ -65,6 +65,9 @@ pub(super) struct AtomicFound {
     /// Each local base's `.gitignore`, the `package.json`s from a workflow up to its project,
     /// and the project's agent files; never a symlink.
     pub(super) context: Vec<PathBuf>,
+    /// The top-level files of a base no root holds (a file of it was named): the workflows that
+    /// may import the named one, read so that it is known to be imported; not reported.
+    pub(super) importers: Vec<PathBuf>,
 }
 
 /// Gathers [`AtomicFound`] for the atomic workflows read so far, and the bases at or under
@@ -97,6 +100,18 @@ pub(super) fn atomic_context(
         let ignore = base.join(".gitignore");
         if !builtin && ignore.is_file() {
             add(ignore, &mut found);
+        }
+        if !under_roots.holds(base) && !builtin {
+            let mut flat: Vec<PathBuf> = std::fs::read_dir(base)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ts") && p.is_file())
+                .filter(|p| workspace.file_at(p).is_none())
+                .collect();
+            flat.sort();
+            found.importers.extend(flat);
         }
         // The workflow directories to list: all of a base under a root, else the ones roots are in.
         let names: Vec<PathBuf> = if under_roots.holds(base) {

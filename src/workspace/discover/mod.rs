@@ -34,7 +34,7 @@ pub use paths::{absolute, normalize};
 use pending::{Found, Pending, Role};
 pub use read::read_as;
 use read::{add_broken_configs, add_file, read_pending};
-use scope::{find_agent_dir, find_sm_dir_with_open, find_workflows_dir};
+use scope::{breakdown_agent_dir, find_agent_dir, find_sm_dir_with_open, find_workflows_dir};
 pub use scope::{scope_of, scope_of_with_open, scopes, scopes_with_open};
 use walk::{could_be_ours, walk_files, walk_files_of, walk_files_parallel};
 
@@ -158,6 +158,10 @@ fn discover_shown_from(
         .filter_map(|f| f.path.0.parent().map(Path::to_path_buf))
         .collect();
     agent_dirs.extend(roots.iter().filter_map(|root| find_agent_dir(root)));
+    // A breakdown config named alone sits outside its agent's directory.
+    let agent_of_config =
+        |root: &PathBuf| breakdown_agent_dir(root).filter(|dir| find_agent_dir(dir).as_ref() == Some(dir));
+    agent_dirs.extend(roots.iter().filter_map(agent_of_config));
     agent_dirs.sort();
     agent_dirs.dedup();
     let under_roots = Roots::new(&roots);
@@ -199,13 +203,16 @@ fn discover_shown_from(
     // What atomic workflows depend on, and the workflows of a base the walk skipped.
     let found = atomic_context(&workspace, &roots, &under_roots, &bounds);
     // Exactly these files may be read, not their directories (the project may be a home).
-    bounds.extend(found.context.iter().cloned());
+    bounds.extend(found.context.iter().chain(&found.importers).cloned());
     let mut atomic = pending.empty();
     for path in &found.workflows {
         atomic.push_as(path, configs, Role::Walked, None, Found::Unlisted)?;
     }
     for path in &found.context {
         atomic.push_as(path, configs, Role::Context, Some(FileKind::AtomicContext), Found::Named)?;
+    }
+    for path in &found.importers {
+        atomic.push_as(path, configs, Role::Context, None, Found::Unlisted)?;
     }
     read_pending(&mut workspace, atomic.take(), overlay, configs, &bounds, &mut unclaimed);
     // The prompts and skills that workflows name are read as what they are, whatever their name.
@@ -253,7 +260,7 @@ fn discover_shown_from(
     let read = |path: &Path| overlay.get(path).cloned().or_else(|| crate::source::read::read_text(path).ok());
     let pins = crate::workspace::climpt::read_pins(&workspace, &|dir: &Path| bounds.holds_dir(dir), &read);
     workspace.set_climpt_pins(pins);
-    baselines::add_baselines(&mut workspace, configs, overlay, &schema_refs, &bounds);
+    baselines::add_baselines(&mut workspace, configs, overlay, &schema_refs, &bounds, &roots);
     // Every stage's frontmatter and YAML parse, on all cores; the rules read it from the file.
     crate::util::par_map(workspace.files(), |file| {
         if file.kind == FileKind::Stage {

@@ -101,12 +101,8 @@ pub fn scope_of_with_open(path: &Path, open: &dyn Fn(&Path) -> bool) -> PathBuf 
             return base.to_path_buf();
         }
     }
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    // `.agent/climpt/config/<agent>-steps-app.yml` belongs to `.agent/<agent>/`.
-    if let Some(agent) = name.strip_suffix("-steps-app.yml").or_else(|| name.strip_suffix("-steps-user.yml"))
-        && let Some(agents) = path.parent().and_then(Path::parent).and_then(Path::parent)
-    {
-        return agents.join(agent);
+    if let Some(agent) = breakdown_agent_dir(path) {
+        return agent;
     }
     let dir = path.parent().unwrap_or(Path::new("/"));
     let sm = find_sm_dir_with_open(dir, open);
@@ -139,6 +135,14 @@ fn has_cassette(dir: &Path) -> bool {
         .flatten()
         .flatten()
         .any(|entry| entry.file_name().to_str().is_some_and(crate::workspace::is_cassette_name))
+}
+
+/// The agent a breakdown config belongs to: `.agent/climpt/config/<agent>-steps-app.yml` (or
+/// `-steps-user.yml`) to `.agent/<agent>/`, which need not exist.
+pub(super) fn breakdown_agent_dir(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let agent = name.strip_suffix("-steps-app.yml").or_else(|| name.strip_suffix("-steps-user.yml"))?;
+    Some(path.parent()?.parent()?.parent()?.join(agent))
 }
 
 /// The nearest directory at or above `path` that is a climpt agent directory (holds

@@ -136,6 +136,24 @@ mod scale_tests {
     }
 
     #[test]
+    fn a_breakdown_config_named_alone_is_read_with_its_agent() {
+        // `.agent/climpt/config/<agent>-steps-app.yml` lies outside `.agent/<agent>/`: named
+        // alone (a pre-commit run of that one file), it is still checked, as its agent's.
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join(".agent/fixer");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(agent.join("steps_registry.json"), r#"{"agentId": "fixer", "steps": {}}"#).unwrap();
+        let config = dir.path().join(".agent/climpt/config/fixer-steps-app.yml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::fs::write(&config, "working_dir: .agent/fixer\n").unwrap();
+        let mut configs = ConfigCache::new(None);
+        let workspace = discover(std::slice::from_ref(&config), &mut configs).unwrap();
+        let named = workspace.file_at(&normalize(&config)).expect("the config is read");
+        assert_eq!((&named.kind, named.reported), (&FileKind::BreakdownConfig, true));
+        assert!(workspace.file_at(&normalize(&agent.join("steps_registry.json"))).is_some_and(|f| !f.reported));
+    }
+
+    #[test]
     fn a_batch_of_directories_is_listed_by_one_walker() {
         // An editor's index names machine directories in batches; a walker per directory read
         // the git config and probed every ancestor for ignore files each time (issue 18).
