@@ -17,13 +17,22 @@ const TOOLS: &[&str] = &["nvim", "pre-commit", "git", "maturin"];
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
+    for tool in TOOLS {
+        println!("cargo::rustc-check-cfg=cfg(tool_{})", tool.replace('-', "_"));
+    }
+    // Tests build with `debug` (the dev and test profiles). An optimized build (`release`,
+    // `dist`, `bench`) has no tool tests, and must not be rebuilt when only PATH changed: the
+    // wheel's build (maturin, with its environment's scripts first on PATH) and the
+    // extension's would otherwise each compile the fat-LTO binary again.
+    if std::env::var("PROFILE").as_deref() != Ok("debug") {
+        return;
+    }
     println!("cargo::rerun-if-env-changed=PATH");
     println!("cargo::rerun-if-env-changed=STAGELINT_REQUIRE_TOOLS");
     let required = std::env::var_os("STAGELINT_REQUIRE_TOOLS").is_some_and(|value| !value.is_empty());
     let path = std::env::var_os("PATH").unwrap_or_default();
     for tool in TOOLS {
         let cfg = format!("tool_{}", tool.replace('-', "_"));
-        println!("cargo::rustc-check-cfg=cfg({cfg})");
         let found = std::env::split_paths(&path)
             .any(|dir| is_executable(&dir.join(tool)) || is_executable(&dir.join(format!("{tool}.exe"))));
         if required || found {
