@@ -241,15 +241,7 @@ impl Engine for Lastlight {
         if readers.is_empty() {
             return Vec::new();
         }
-        let catalog = Catalog::new(workspace);
-        cassettes(workspace)
-            .filter(|f| has_top_key(f, self.subject_keys()))
-            .filter(|f| {
-                let (cassette, _) = read_cassette(f);
-                catalog.owner(f, &cassette).is_ok_and(|id| readers.contains(&id))
-            })
-            .map(|f| f.id)
-            .collect()
+        cassettes_owned_by(workspace, &|id| readers.contains(&id)).into_iter().map(|f| f.id).collect()
     }
 
     fn timeline(&self) -> Box<dyn Timeline> {
@@ -401,16 +393,23 @@ impl Refusals {
 /// it is, by path.
 fn owned_cassettes(workspace: &Workspace, workflow: &SourceFile) -> Vec<FileId> {
     let conventional = Lastlight.conventional_cassette(workspace, workflow);
-    let catalog = Catalog::new(workspace);
-    let mut others: Vec<&SourceFile> = cassettes(workspace)
-        .filter(|f| Some(f.id) != conventional && has_top_key(f, Lastlight.subject_keys()))
-        .filter(|f| {
-            let (cassette, _) = read_cassette(f);
-            catalog.owner(f, &cassette).is_ok_and(|id| id == workflow.id)
-        })
-        .collect();
+    let mut others = cassettes_owned_by(workspace, &|id| id == workflow.id);
+    others.retain(|f| Some(f.id) != conventional);
     others.sort_by(|a, b| a.path.cmp(&b.path));
     conventional.into_iter().chain(others.into_iter().map(|f| f.id)).collect()
+}
+
+/// The workflow cassettes of the workspace whose owner (see [`Catalog::owner`]) `owner` takes,
+/// each cassette read once.
+fn cassettes_owned_by<'w>(workspace: &'w Workspace, owner: &dyn Fn(FileId) -> bool) -> Vec<&'w SourceFile> {
+    let catalog = Catalog::new(workspace);
+    cassettes(workspace)
+        .filter(|f| has_top_key(f, Lastlight.subject_keys()))
+        .filter(|f| {
+            let (cassette, _) = read_cassette(f);
+            catalog.owner(f, &cassette).is_ok_and(owner)
+        })
+        .collect()
 }
 
 /// Dry-runs the workflow in `workflow` against the cassette in `cassette_file`.

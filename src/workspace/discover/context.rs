@@ -101,7 +101,10 @@ pub(super) fn atomic_context(
         if !builtin && ignore.is_file() {
             add(ignore, &mut found);
         }
-        if !under_roots.holds(base) && !builtin {
+        // Only a file below the top level needs them (a top-level file is discovered anyway):
+        // an editor re-checking a top-level workflow on each keystroke reads nothing more.
+        let nested = read.iter().any(|p| p.starts_with(base) && p.parent() != Some(base.as_path()));
+        if !under_roots.holds(base) && !builtin && nested {
             let mut flat: Vec<PathBuf> = std::fs::read_dir(base)
                 .into_iter()
                 .flatten()
